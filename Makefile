@@ -1,0 +1,34 @@
+# Two commands for a new user (see README.md):
+#   make book   -> set up .venv, execute every notebook with papermill, build the book
+#   make test   -> set up .venv, run the whole test suite
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PROFILE ?= default
+STAMP  := $(VENV)/.installed
+
+.PHONY: book notebooks html test setup clean
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	touch $(STAMP)
+
+notebooks: $(STAMP)
+	$(PY) -m lib.pipeline --profile $(PROFILE)
+
+html: $(STAMP)
+	$(VENV)/bin/jupyter-book build . -W -n --keep-going
+
+book: notebooks html
+	@echo "Open _build/html/index.html"
+
+test: $(STAMP)
+	$(VENV)/bin/pytest -ra
+
+clean:
+	rm -rf _build results notebooks/*.ipynb book/*.ipynb

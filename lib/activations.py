@@ -1,0 +1,230 @@
+"""Activation functions and their Gaussian constants.
+
+Every activation the book uses lives here once, in three forms: a torch function (for
+the networks), a numpy function and its derivative (for the infinite-width recursions
+of :mod:`lib.theory`). The scale constant ``c_s = 1 / E[s(z)^2]`` (z ~ N(0, 1)) of
+[LH] Eq. (1) is computed by adaptive quadrature, never typed in, except where a closed
+form exists (ReLU: 2, identity: 1, ReLU^2: 2/3).
+
+Normalized activations ([AAK] Sec. 2) are centred and scaled so that E[s(z)] = 0 and
+E[s(z)^2] = 1; their ``c_s`` is therefore 1.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import torch
+from scipy import integrate, optimize, special
+
+__all__ = [
+    "Activation",
+    "ACTIVATIONS",
+    "get_activation",
+    "gaussian_expectation",
+    "normalized",
+    "normrelu",
+    "AAK_NORMRELU_LAMBDA",
+]
+
+NpFn = Callable[[np.ndarray], np.ndarray]
+TorchFn = Callable[[torch.Tensor], torch.Tensor]
+
+_SQRT2 = math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def gaussian_expectation(fn: Callable[[float], float], kinks: tuple[float, ...] = ()) -> float:
+    """E[fn(z)] for z ~ N(0, 1) by adaptive quadrature, split at the kinks of ``fn``.
+
+    Accurate to ~1e-13 for the piecewise-smooth functions used here, where a fixed
+    Gauss-Hermite rule converges only algebraically across a kink.
+    """
+    pts = sorted(set(float(k) for k in kinks))
+    edges = [-np.inf, *pts, np.inf]
+    total = 0.0
+    for a, b in zip(edges[:-1], edges[1:]):
+        val, _ = integrate.quad(
+            lambda z: fn(z) * _INV_SQRT_2PI * math.exp(-0.5 * z * z), a, b,
+            epsabs=1e-14, epsrel=1e-13, limit=200,
+        )
+        total += val
+    return total
+
+
+@dataclass(frozen=True)
+class Activation:
+    """One activation s with the constants [LH] Eq. (1) and [AAK] need.
+
+    Attributes:
+        name: registry name (e.g. ``"relu"``, ``"norm_tanh"``).
+        torch_fn: s on tensors (used by :class:`lib.networks.MLP`).
+        np_fn, np_deriv: s and s' on numpy arrays (used by :mod:`lib.theory`).
+        c: the scale c_s = 1 / E[s(z)^2] ([LH] Sec. 2).
+        kinks: points where s or s' is not smooth (for accurate quadrature).
+        homogeneous: degree k if s(a z) = a^k s(z) for a > 0, else None.
+    """
+
+    name: str
+    torch_fn: TorchFn = field(repr=False)
+    np_fn: NpFn = field(repr=False)
+    np_deriv: NpFn = field(repr=False)
+    c: float
+    kinks: tuple[float, ...] = ()
+    homogeneous: int | None = None
+
+    def __call__(self, z: torch.Tensor) -> torch.Tensor:
+        return self.torch_fn(z)
+
+    def moment(self, fn: Callable[[float], float]) -> float:
+        """E[fn(z)] for z ~ N(0,1), split at this activation's kinks."""
+        return gaussian_expectation(fn, self.kinks)
+
+    @property
+    def mean(self) -> float:
+        """E[s(z)], z ~ N(0, 1)."""
+        return self.moment(lambda z: float(self.np_fn(np.float64(z))))
+
+    @property
+    def second_moment(self) -> float:
+        """E[s(z)^2], z ~ N(0, 1)."""
+        return self.moment(lambda z: float(self.np_fn(np.float64(z))) ** 2)
+
+
+def _phi(z):
+    return _INV_SQRT_2PI * np.exp(-0.5 * np.asarray(z) ** 2)
+
+
+def _Phi(z):
+    return 0.5 * (1.0 + special.erf(np.asarray(z) / _SQRT2))
+
+
+def _sigmoid(z):
+    return special.expit(z)
+
+
+def _c_from(np_fn: NpFn, kinks: tuple[float, ...] = ()) -> float:
+    return 1.0 / gaussian_expectation(lambda z: float(np_fn(np.float64(z))) ** 2, kinks)
+
+
+def _make_base() -> dict[str, Activation]:
+    acts: dict[str, Activation] = {}
+    acts["linear"] = Activation(
+        "linear", lambda z: z, lambda z: np.asarray(z, dtype=float),
+        lambda z: np.ones_like(np.asarray(z, dtype=float)), c=1.0, homogeneous=1,
+    )
+    acts["relu"] = Activation(
+        "relu", torch.relu, lambda z: np.maximum(z, 0.0),
+        lambda z: (np.asarray(z) > 0).astype(float), c=2.0, kinks=(0.0,), homogeneous=1,
+    )
+    acts["relu2"] = Activation(
+        "relu2", lambda z: torch.relu(z) ** 2, lambda z: np.maximum(z, 0.0) ** 2,
+        lambda z: 2.0 * np.maximum(z, 0.0), c=2.0 / 3.0, kinks=(0.0,), homogeneous=2,
+    )
+    gelu_np = lambda z: np.asarray(z) * _Phi(z)  # noqa: E731
+    acts["gelu"] = Activation(
+        "gelu", lambda z: torch.nn.functional.gelu(z), gelu_np,
+        lambda z: _Phi(z) + np.asarray(z) * _phi(z), c=_c_from(gelu_np),
+    )
+    acts["tanh"] = Activation(
+        "tanh", torch.tanh, np.tanh, lambda z: 1.0 - np.tanh(z) ** 2, c=_c_from(np.tanh),
+    )
+    swish_np = lambda z: np.asarray(z) * _sigmoid(z)  # noqa: E731
+    acts["swish"] = Activation(
+        "swish", lambda z: z * torch.sigmoid(z), swish_np,
+        lambda z: _sigmoid(z) * (1.0 + np.asarray(z) * (1.0 - _sigmoid(z))), c=_c_from(swish_np),
+    )
+    return acts
+
+
+_BASE = _make_base()
+
+
+def normalized(base: Activation | str, shift: float | None = None) -> Activation:
+    """The normalized version of ``base``: (s - E s) / sd(s), so E = 0, E[.^2] = 1 ([AAK] Sec. 2).
+
+    Args:
+        base: an activation or its registry name.
+        shift: only for ``relu``: use max(z, shift) instead of max(z, 0) (NormReLU of [AAK]).
+    """
+    base = _BASE[base] if isinstance(base, str) else base
+    if shift is not None and base.name != "relu":
+        raise ValueError("shift is only defined for the ReLU (NormReLU of [AAK])")
+    if shift is None:
+        f_np, d_np, f_t, kinks = base.np_fn, base.np_deriv, base.torch_fn, base.kinks
+        name = f"norm_{base.name}"
+    else:
+        b = float(shift)
+        f_np = lambda z: np.maximum(z, b)  # noqa: E731
+        d_np = lambda z: (np.asarray(z) > b).astype(float)  # noqa: E731
+        f_t = lambda z: torch.clamp(z, min=b)  # noqa: E731
+        kinks = (b,)
+        name = f"normrelu(b={b:.6g})"
+    mean = gaussian_expectation(lambda z: float(f_np(np.float64(z))), kinks)
+    var = gaussian_expectation(lambda z: (float(f_np(np.float64(z))) - mean) ** 2, kinks)
+    if not var > 0:
+        raise ValueError(f"activation {name} is constant under N(0,1); it cannot be normalized")
+    sd = math.sqrt(var)
+    return Activation(
+        name,
+        lambda z: (f_t(z) - mean) / sd,
+        lambda z: (f_np(z) - mean) / sd,
+        lambda z: d_np(z) / sd,
+        c=1.0,
+        kinks=kinks,
+    )
+
+
+#: [AAK] choose the NormReLU shift b so that the scale lambda_b is about 1.0507.
+AAK_NORMRELU_LAMBDA = 1.0507
+
+
+def _normrelu_lambda(b: float) -> float:
+    """lambda_b = 1 / sd(max(z, b)) in closed form (z ~ N(0,1))."""
+    Pb, pb = float(_Phi(b)), float(_phi(b))
+    mean = pb + b * Pb
+    second = b * b * Pb + (1.0 - Pb) + b * pb
+    return 1.0 / math.sqrt(second - mean * mean)
+
+
+def normrelu(b: float | None = None) -> Activation:
+    """NormReLU of [AAK]: s_b(z) = lambda_b (max(z, b) - c_b), c_b = phi(b) + b Phi(b).
+
+    With ``b=None`` the shift is solved for so that lambda_b = 1.0507 as in [AAK].
+    """
+    if b is None:
+        b = optimize.brentq(lambda t: _normrelu_lambda(t) - AAK_NORMRELU_LAMBDA, -8.0, 0.0, xtol=1e-14)
+    return normalized("relu", shift=b)
+
+
+def _make_registry() -> dict[str, Activation]:
+    reg = dict(_BASE)
+    for name in ("relu", "relu2", "gelu", "tanh", "swish"):
+        reg[f"norm_{name}"] = normalized(name)
+    reg["normrelu"] = normrelu()
+    return reg
+
+
+#: Every activation available by name. ``normrelu`` is [AAK]'s NormReLU (lambda_b = 1.0507);
+#: ``norm_X`` is X centred and scaled to unit second moment.
+ACTIVATIONS: dict[str, Activation] = _make_registry()
+
+
+def get_activation(activation: str | Activation) -> Activation:
+    """Look up an activation by name (or pass an :class:`Activation` through).
+
+    Raises:
+        ValueError: naming the unknown activation and listing the known ones.
+    """
+    if isinstance(activation, Activation):
+        return activation
+    if not isinstance(activation, str):
+        raise TypeError(f"activation must be a name or an Activation, got {type(activation).__name__}")
+    key = activation.strip().lower()
+    if key not in ACTIVATIONS:
+        raise ValueError(
+            f"unknown activation {activation!r}; known activations: {', '.join(sorted(ACTIVATIONS))}"
+        )
+    return ACTIVATIONS[key]

@@ -1,0 +1,171 @@
+"""Data sets of [LH] Sec. 4.1, all loaded locally (no download ever happens).
+
+- :func:`gaussian_data`: the paper's synthetic set, n samples from N(0, I_d) (paper: 2000 x 5).
+- :func:`load_digits_subset`: scikit-learn's 1797 real 8x8 handwritten digits (ship with the package).
+- :func:`load_idx_dataset`: MNIST / Fashion-MNIST from standard IDX files the user already has.
+- :func:`load_array`: a user's own ``.npy`` / ``.npz`` array.
+"""
+from __future__ import annotations
+
+import gzip
+import struct
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["gaussian_data", "load_digits_subset", "preprocess", "load_idx", "load_idx_dataset",
+           "load_array", "DataMissingError", "IDX_FILES"]
+
+
+class DataMissingError(FileNotFoundError):
+    """A data file the user must provide is not there; the message says what and where."""
+
+
+def _check_n(n, name="n"):
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"{name} must be a positive integer, got {n!r}")
+    return int(n)
+
+
+def preprocess(X, n: int | None = None, seed: int = 0, unit_norm: bool = False, center: bool = False,
+               scale: float | None = None) -> np.ndarray:
+    """Flatten, optionally subsample ``n`` rows (without replacement, seeded), center, scale, unit-normalize.
+
+    Raises on NaN/inf and on a zero row when ``unit_norm`` is asked (its direction is undefined).
+    """
+    X = np.asarray(X, dtype=np.float64)
+    X = X.reshape(len(X), -1)
+    if not np.all(np.isfinite(X)):
+        raise ValueError("data contain NaN or inf values")
+    if n is not None:
+        n = _check_n(n)
+        if n > len(X):
+            raise ValueError(f"asked for n={n} samples but the data set has only {len(X)}")
+        idx = np.sort(np.random.default_rng(seed).choice(len(X), size=n, replace=False))
+        X = X[idx]
+    if center:
+        X = X - X.mean(axis=0, keepdims=True)
+    if scale is not None:
+        X = X * float(scale)
+    if unit_norm:
+        norms = np.linalg.norm(X, axis=1, keepdims=True)
+        if np.any(norms == 0):
+            raise ValueError(f"{int((norms == 0).sum())} zero row(s) cannot be scaled to unit norm")
+        X = X / norms
+    return X
+
+
+def gaussian_data(n: int, d: int, seed: int = 0, unit_norm: bool = False) -> np.ndarray:
+    """n i.i.d. samples from N(0, I_d) (the synthetic set of [LH] Sec. 4.1 is n=2000, d=5)."""
+    n, d = _check_n(n), _check_n(d, "d")
+    X = np.random.default_rng(seed).standard_normal((n, d))
+    return preprocess(X, unit_norm=unit_norm)
+
+
+def load_digits_subset(n: int | None = None, seed: int = 0, unit_norm: bool = True,
+                       return_labels: bool = False, center: bool = False):
+    """scikit-learn's handwritten digits (1797 x 64, real data shipped with the package).
+
+    Pixels are divided by 16 (range [0, 1]); ``n`` rows are subsampled with ``seed``.
+    """
+    from sklearn.datasets import load_digits
+    data = load_digits()
+    X, y = data.data / 16.0, data.target
+    if n is not None:
+        n = _check_n(n)
+        if n > len(X):
+            raise ValueError(f"asked for n={n} digits but only {len(X)} exist")
+        idx = np.sort(np.random.default_rng(seed).choice(len(X), size=n, replace=False))
+        X, y = X[idx], y[idx]
+    X = preprocess(X, unit_norm=unit_norm, center=center)
+    return (X, y) if return_labels else X
+
+
+IDX_FILES = {
+    "train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
+    "test": ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"),
+}
+_IDX_DTYPES = {0x08: np.uint8, 0x09: np.int8, 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
+
+
+def load_idx(path: str | Path) -> np.ndarray:
+    """Read one IDX file (optionally gzipped), the format of MNIST and Fashion-MNIST."""
+    path = Path(path)
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rb") as fh:
+        raw = fh.read()
+    if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] not in _IDX_DTYPES:
+        raise ValueError(f"{path} is not an IDX file (bad magic number)")
+    ndim = raw[3]
+    dims = struct.unpack(f">{ndim}I", raw[4:4 + 4 * ndim])
+    dtype = np.dtype(_IDX_DTYPES[raw[2]])
+    expected = int(np.prod(dims)) * dtype.itemsize
+    body = raw[4 + 4 * ndim:]
+    if len(body) != expected:
+        raise ValueError(f"{path} is truncated or corrupt: {len(body)} data bytes, expected {expected} for shape {dims}")
+    return np.frombuffer(body, dtype=dtype).reshape(dims)
+
+
+def _find(directory: Path, stem: str) -> Path | None:
+    for name in (stem, stem + ".gz", stem.replace("-idx", ".idx"), stem.replace("-idx", ".idx") + ".gz"):
+        if (directory / name).exists():
+            return directory / name
+    return None
+
+
+def load_idx_dataset(directory: str | Path, split: str = "train", n: int | None = None, seed: int = 0,
+                     unit_norm: bool = True, return_labels: bool = False, name: str = "MNIST"):
+    """MNIST-style data (MNIST, Fashion-MNIST) from IDX files in ``directory``; nothing is downloaded.
+
+    Expects ``train-images-idx3-ubyte[.gz]`` and ``train-labels-idx1-ubyte[.gz]`` (or the ``t10k-``
+    files for ``split="test"``). Pixels are divided by 255, images flattened.
+
+    Raises:
+        DataMissingError: naming the missing files and where to put them.
+    """
+    if split not in IDX_FILES:
+        raise ValueError(f"split must be 'train' or 'test', got {split!r}")
+    directory = Path(directory).expanduser()
+    img_stem, lab_stem = IDX_FILES[split]
+    img, lab = _find(directory, img_stem), _find(directory, lab_stem)
+    if img is None or lab is None:
+        missing = [s for s, p in ((img_stem, img), (lab_stem, lab)) if p is None]
+        raise DataMissingError(
+            f"{name} files not found in {directory}: missing {', '.join(m + '[.gz]' for m in missing)}. "
+            f"This project never downloads data: copy the standard {name} IDX files into {directory} "
+            f"(or pass another directory).")
+    X, y = load_idx(img).astype(np.float64) / 255.0, load_idx(lab).astype(np.int64)
+    if len(X) != len(y):
+        raise ValueError(f"{img.name} has {len(X)} images but {lab.name} has {len(y)} labels")
+    if n is not None:
+        n = _check_n(n)
+        if n > len(X):
+            raise ValueError(f"asked for n={n} samples but {img.name} has only {len(X)}")
+        idx = np.sort(np.random.default_rng(seed).choice(len(X), size=n, replace=False))
+        X, y = X[idx], y[idx]
+    X = preprocess(X, unit_norm=unit_norm)
+    return (X, y) if return_labels else X
+
+
+def load_array(path: str | Path, key: str | None = None, n: int | None = None, seed: int = 0,
+               unit_norm: bool = False) -> np.ndarray:
+    """A user's own data from ``.npy`` or ``.npz`` (``key`` picks the array; default: the only/first one)."""
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise DataMissingError(f"data file {path} does not exist")
+    if path.suffix == ".npz":
+        with np.load(path, allow_pickle=False) as z:
+            keys = list(z.keys())
+            if key is None and len(keys) != 1:
+                raise ValueError(f"{path} holds arrays {keys}: name one with key=")
+            k = key or keys[0]
+            if k not in keys:
+                raise ValueError(f"{path} has no array {k!r}; it has {keys}")
+            X = z[k]
+    elif path.suffix == ".npy":
+        X = np.load(path, allow_pickle=False)
+    else:
+        raise ValueError(f"unsupported data file {path.name}: use .npy or .npz")
+    if X.ndim < 2:
+        raise ValueError(f"{path} holds an array of shape {X.shape}; need (n, ...) with n samples")
+    return preprocess(X, n=n, seed=seed, unit_norm=unit_norm)

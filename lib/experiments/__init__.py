@@ -1,0 +1,1 @@
+"""Chapter-level experiments: each module runs the measurements one notebook reports."""

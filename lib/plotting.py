@@ -1,0 +1,58 @@
+"""One shared figure style for the whole book (matplotlib + seaborn) and small plot helpers."""
+from __future__ import annotations
+
+import matplotlib
+
+if matplotlib.get_backend().lower() not in ("module://matplotlib_inline.backend_inline",):
+    matplotlib.use("Agg", force=False)
+
+import matplotlib.pyplot as plt
+import numpy as np
+import seaborn as sns
+
+__all__ = ["use_style", "palette", "slope_guide", "mark_infinite", "figure"]
+
+_STYLE_SET = False
+
+
+def use_style() -> None:
+    """Apply the book's style: seaborn whitegrid, colour-blind palette, readable sizes."""
+    global _STYLE_SET
+    sns.set_theme(context="notebook", style="whitegrid", palette="colorblind", font_scale=0.95)
+    plt.rcParams.update({
+        "figure.figsize": (6.4, 4.0), "figure.dpi": 100, "savefig.dpi": 150,
+        "axes.titlesize": "medium", "legend.fontsize": "small", "legend.frameon": False,
+        "lines.linewidth": 1.8, "figure.autolayout": True,
+    })
+    _STYLE_SET = True
+
+
+def figure(ncols: int = 1, nrows: int = 1, width: float = 6.4, height: float = 4.0, **kw):
+    """``plt.subplots`` in the book's style, sized per panel."""
+    if not _STYLE_SET:
+        use_style()
+    return plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False, **kw)
+
+
+def palette(n: int) -> list:
+    """``n`` colours of the book's colour-blind palette."""
+    return sns.color_palette("colorblind", n)
+
+
+def slope_guide(ax, x, slope: float, anchor_y: float, label: str | None = None, **kw) -> None:
+    """Draw a reference power law y = anchor_y * (x / x[0])^slope on log-log axes."""
+    x = np.asarray(x, dtype=float)
+    ax.plot(x, anchor_y * (x / x[0]) ** slope, ls=":", color=kw.pop("color", "0.3"),
+            label=label if label is not None else f"slope {slope:g}", **kw)
+
+
+def mark_infinite(ax, xs, y_top: float | None = None, label: str = r"$\kappa=\infty$ (singular)", **kw) -> None:
+    """Mark x positions whose value is infinite with upward triangles at the top of the axes.
+
+    An infinite condition number is drawn as such, never as a huge finite number.
+    """
+    xs = list(xs)
+    if not xs:
+        return
+    top = y_top if y_top is not None else ax.get_ylim()[1]
+    ax.scatter(xs, [top] * len(xs), marker="^", s=60, clip_on=False, zorder=5, label=label, **kw)

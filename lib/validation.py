@@ -1,0 +1,66 @@
+"""Input checks shared by every public function: clear messages instead of deep tracebacks."""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+__all__ = ["as_tensor", "check_device", "as_matrix"]
+
+
+def check_device(device: str | torch.device) -> torch.device:
+    """Return ``torch.device(device)``, failing clearly if it is unknown or not available here."""
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise ValueError(f"unknown device {device!r}: use 'cpu' or 'cuda[:i]'") from exc
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r} requested but CUDA is not available on this machine; use device='cpu'")
+    if dev.type == "cuda" and dev.index is not None and dev.index >= torch.cuda.device_count():
+        raise ValueError(f"device {device!r} requested but only {torch.cuda.device_count()} CUDA device(s) exist")
+    if dev.type not in ("cpu", "cuda", "mps"):
+        raise ValueError(f"unsupported device {device!r}: use 'cpu' or 'cuda[:i]'")
+    return dev
+
+
+def as_tensor(X, in_dim: int | None = None, *, dtype=torch.float64, device="cpu", name: str = "X") -> torch.Tensor:
+    """Validate a data matrix (n, d): 2-D, non-empty, finite, matching ``in_dim``."""
+    if isinstance(X, torch.Tensor):
+        t = X.detach() if X.requires_grad else X
+    else:
+        try:
+            arr = np.asarray(X, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must be a numeric array of shape (n, d); got {type(X).__name__}") from exc
+        t = torch.from_numpy(arr)
+    if t.ndim != 2:
+        raise ValueError(f"{name} must have shape (n, d), got shape {tuple(t.shape)}")
+    if t.shape[0] == 0:
+        raise ValueError(f"{name} has no rows")
+    if in_dim is not None and t.shape[1] != in_dim:
+        raise ValueError(f"{name} has {t.shape[1]} columns but the model expects in_dim={in_dim}")
+    if not torch.is_floating_point(t):
+        t = t.to(torch.float64)
+    bad = ~torch.isfinite(t)
+    if bool(bad.any()):
+        rows = torch.nonzero(bad.any(dim=1)).flatten()[:5].tolist()
+        raise ValueError(f"{name} contains NaN or inf values (first bad rows: {rows})")
+    return t.to(dtype=dtype, device=device)
+
+
+def as_matrix(K, name: str = "K", square: bool = True) -> np.ndarray:
+    """Validate a kernel matrix as a finite float64 numpy array (square and symmetric if asked)."""
+    if isinstance(K, torch.Tensor):
+        K = K.detach().cpu().numpy()
+    A = np.asarray(K, dtype=np.float64)
+    if A.ndim != 2 or (square and A.shape[0] != A.shape[1]):
+        raise ValueError(f"{name} must be a square matrix, got shape {A.shape}")
+    if A.size == 0:
+        raise ValueError(f"{name} is empty")
+    if not np.all(np.isfinite(A)):
+        raise ValueError(f"{name} contains NaN or inf entries")
+    if square:
+        scale = max(np.abs(A).max(), np.finfo(float).tiny)
+        asym = np.abs(A - A.T).max() / scale
+        if asym > 1e-8:
+            raise ValueError(f"{name} is not symmetric (max relative asymmetry {asym:.2e})")
+    return A

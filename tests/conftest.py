@@ -1,0 +1,46 @@
+"""Shared fixtures. The expensive one, ``smoke_book``, copies the sources to a temporary
+directory, executes every notebook under the ``smoke`` profile with papermill and builds the
+book there, once per test session."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = ["_config.yml", "_toc.yml", "book", "notebooks", "lib", "pyproject.toml"]
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(12345)
+
+
+def copy_sources(dest: Path) -> Path:
+    for name in SOURCES:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("*.ipynb", "__pycache__", "_build"))
+        else:
+            shutil.copy2(src, dest / name)
+    return dest
+
+
+def run(cmd, cwd, env=None, timeout=1800):
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="session")
+def smoke_book(tmp_path_factory):
+    """(root, pipeline result, book build result) of a smoke-profile run in a scratch copy."""
+    root = copy_sources(tmp_path_factory.mktemp("book"))
+    env = dict(os.environ, NTK_RESULTS_DIR=str(root / "results"), NTK_CACHE_DIR=str(root / ".cache"))
+    pipe = run([sys.executable, "-m", "lib.pipeline", "--profile", "smoke", "--root", str(root)], root, env)
+    jb = Path(sys.executable).parent / "jupyter-book"
+    book = run([str(jb), "build", ".", "-W", "-n", "--keep-going"], root, env) if pipe.returncode == 0 else None
+    return root, pipe, book
