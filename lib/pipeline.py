@@ -7,8 +7,9 @@ Usage (from the repository root)::
     python -m lib.pipeline --only 01 -p width 2048      # one notebook, one parameter changed
     python -m lib.pipeline --list                       # notebooks and their parameters
 
-Profiles live in ``notebooks/profiles.yaml``: ``default`` is the values written in each
-notebook's tagged ``parameters`` cell; other profiles override some of them. ``-p NAME VALUE``
+Profiles live in ``notebooks/profiles/<notebook stem>.yaml`` (one file per notebook, top-level
+keys ``smoke``, ``paper``, ...): ``default`` is the values written in each notebook's tagged
+``parameters`` cell; other profiles override some of them. ``-p NAME VALUE``
 overrides one parameter (VALUE is read as YAML: ``2048``, ``[1, 2, 5]``, ``true``, ``cpu``).
 A parameter name the notebook does not declare is rejected before anything runs.
 """
@@ -40,9 +41,16 @@ def notebook_sources(root: Path = ROOT) -> list[Path]:
 
 
 def load_profiles(root: Path = ROOT) -> dict:
-    path = root / "notebooks" / "profiles.yaml"
-    data = yaml.safe_load(path.read_text()) if path.exists() else {}
-    return data or {}
+    """``{profile: {notebook stem: {parameter: value}}}`` from ``notebooks/profiles/*.yaml``."""
+    out: dict = {}
+    for path in sorted((root / "notebooks" / "profiles").glob("*.yaml")):
+        try:
+            data = yaml.safe_load(path.read_text()) or {}
+        except yaml.YAMLError as exc:
+            raise PipelineError(f"{path} is not valid YAML: {exc}") from None
+        for profile, values in data.items():
+            out.setdefault(profile, {})[path.stem] = values or {}
+    return out
 
 
 def select(sources: list[Path], only: list[str] | None) -> list[Path]:
@@ -114,7 +122,7 @@ def parse_overrides(pairs: list[list[str]]) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m lib.pipeline", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--profile", default="default", help="smoke | default | paper (notebooks/profiles.yaml)")
+    ap.add_argument("--profile", default="default", help="smoke | default | paper (notebooks/profiles/*.yaml)")
     ap.add_argument("--only", nargs="+", help="run only notebooks whose name starts with these prefixes")
     ap.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                     help="override one parameter (VALUE parsed as YAML); repeatable")
