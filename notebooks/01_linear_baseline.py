@@ -99,6 +99,8 @@ for key, lab in labels.items():
     ax.loglog(by_width.index, by_width[key], "o-", label=lab)
 slope_guide(ax, by_width.index, -0.5, by_width["ntk_rel_err"].iloc[0] * 1.6, label=r"$\propto m^{-1/2}$")
 ax.set(xlabel="width m", ylabel="deviation from infinite-width value", title="Linear network: finite-width error")
+ax.set_xticks(list(by_width.index), [str(w) for w in by_width.index])
+ax.minorticks_off()
 ax.legend()
 ax = axs[0, 1]
 wmax = max(cfg.widths)
@@ -116,13 +118,19 @@ import matplotlib.pyplot as plt; plt.close(fig)
 
 # %%
 slope = np.polyfit(np.log(by_width.index), np.log(by_width["ntk_rel_err"]), 1)[0]
-worst = df[df.width == wmax][["norm_dev", "angle_dev", "phi_dev", "ntk_rel_err"]].max()
+dev_cols = ["norm_dev", "angle_dev", "phi_dev"]
+worst = df[df.width == wmax][dev_cols + ["ntk_rel_err"]].max()
+shrinks = bool((by_width[dev_cols].diff().dropna() < 0).all().all()) if len(by_width) > 1 else False
+dev_slopes = {c: np.polyfit(np.log(by_width.index), np.log(by_width[c]), 1)[0] for c in dev_cols} if len(by_width) > 1 else {}
 display(Markdown(verdict(
     CHAPTER, "[LH] Thm 2.3", "Linear networks keep norms and angles of inputs in every layer, and phi_bar = theta_in.",
-    "reproduced",
+    "reproduced" if shrinks else "reproduced with caveat",
     f"At width {wmax}, over depths {min(cfg.depths)}..{max(cfg.depths)} and {cfg.seeds} seeds, the largest norm "
     f"deviation is {worst.norm_dev:.3g}, the largest embedding-angle deviation {worst.angle_dev:.3g} rad and the "
-    f"largest gradient-angle deviation {worst.phi_dev:.3g} rad; all shrink with width.",
+    f"largest gradient-angle deviation {worst.phi_dev:.3g} rad; "
+    + (f"every deviation shrinks as the width grows (log-log slopes "
+       + ", ".join(f"{v:.2f}" for v in dev_slopes.values()) + ")." if shrinks else
+       "not every deviation shrinks monotonically over the widths run."),
     section="Claim 1 and 2", profile=cfg.profile)))
 display(Markdown(verdict(
     CHAPTER, "[LH] Cor 2.4 (kernel)", "The linear-network NTK is K_bar = (L+1) G.",
@@ -162,7 +170,7 @@ for ax, d, title in ((axs[0, 0], df, f"digits, n={X.shape[0]} < d={X.shape[1]}")
         mark_infinite(ax, list(inf_depths), y_top=1.0, color=cols[-1],
                       label=r"linear net: $\kappa=\infty$ (and $\kappa_0=\infty$)")
     ax.set(xlabel="depth L", ylabel=r"$\kappa(K)$", title=title)
-    ax.legend(loc="lower right")
+    ax.legend(loc="upper left")
 display(fig); plt.close(fig)
 
 # %% [markdown]
@@ -172,13 +180,17 @@ display(fig); plt.close(fig)
 
 # %%
 k_rel = (df[df.width == wmax]["kappa"] / df[df.width == wmax]["kappa0"] - 1).abs()
+deep = df[df.depth == max(cfg.depths)].groupby("width")["kappa"].median() / df["kappa0"].iloc[0]
 n_inf_over = int(np.isinf(df_over["kappa"]).sum())
 display(Markdown(verdict(
     CHAPTER, "[LH] Cor 2.4 (conditioning)", "Linear networks have kappa_bar = kappa_0 at every depth; infinite when n > d.",
-    "reproduced" if n_inf_over == len(df_over) else "not reproduced",
+    ("reproduced" if k_rel.max() < 0.25 else "reproduced with caveat") if n_inf_over == len(df_over) else "not reproduced",
     f"On digits (kappa_0 = {df['kappa0'].iloc[0]:.4g}) the width-{wmax} linear NTK has |kappa/kappa_0 - 1| at most "
-    f"{k_rel.max():.3g} over all depths and seeds; with n > d, {n_inf_over} of "
-    f"{len(df_over)} networks have an NTK singular to working precision (kappa = inf).",
+    f"{k_rel.max():.3g} over all depths and seeds. At finite width kappa drifts up with depth: at L={max(cfg.depths)} "
+    f"the median kappa/kappa_0 is " + ", ".join(f"{v:.3g} (m={w})" for w, v in deep.items())
+    + (", approaching 1 as m grows" if deep.is_monotonic_decreasing and len(deep) > 1 else "")
+    + f". With n > d, {n_inf_over} of {len(df_over)} networks have an NTK singular to "
+    f"working precision (kappa = inf).",
     section="Claim 3", profile=cfg.profile)))
 
 # %% [markdown]
@@ -212,7 +224,7 @@ dev_lin = float((fac["mean"] / (Ls + 1) - 1).abs().max())
 dev_sq = float((fac["mean"] / (Ls + 1) ** 2 - 1).abs().max())
 display(Markdown(verdict(
     CHAPTER, "[LH] Thm 2.3 (gradient norm)", "||grad f_bar(x)|| = (L+1)||x||, so K_bar = (L+1)^2 G.",
-    "not reproduced",
+    "not reproduced" if dev_lin < dev_sq else "reproduced",
     f"Measured ||grad f||^2/||x||^2 differs from L+1 by at most {dev_lin:.3g} (relative) over depths "
     f"{min(cfg.depths)}..{max(cfg.depths)}, and from (L+1)^2 by up to {dev_sq:.3g}: the norm is "
     f"sqrt(L+1)||x|| and K_bar = (L+1) G, as the paper's own Eq. (7)/(10) normalization implies.",
