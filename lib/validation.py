@@ -53,7 +53,8 @@ def as_matrix(K, name: str = "K", square: bool = True) -> np.ndarray:
         K = K.detach().cpu().numpy()
     A = np.asarray(K, dtype=np.float64)
     if A.ndim != 2 or (square and A.shape[0] != A.shape[1]):
-        raise ValueError(f"{name} must be a square matrix, got shape {A.shape}")
+        kind = "a square matrix" if square else "a 2-D matrix"
+        raise ValueError(f"{name} must be {kind}, got shape {A.shape}")
     if A.size == 0:
         raise ValueError(f"{name} is empty")
     if not np.all(np.isfinite(A)):
