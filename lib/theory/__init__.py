@@ -1,0 +1,70 @@
+"""Infinite-width theory engine for the companion to [LH] (THEORY.md Sec. 3-6).
+
+Submodules:
+
+* :mod:`~lib.theory.relu` -- ReLU closed forms: the map g ([LH] Eq. 8), embedding and gradient angles
+  ([LH] Lemma 3.1, Thm 3.2, Cor. 3.3), the NTK and the first-layer NTK G o P_L ([LH] Thm 4.2);
+  numerically stable for tiny angles and depth 10^6.
+* :mod:`~lib.theory.recursion` -- NNGP / NTK recursion for any activation (THEORY.md Sec. 6).
+* :mod:`~lib.theory.dual_kernel`, :mod:`~lib.theory.quadrature` -- E[s(u)s(v)], E[s'(u)s'(v)] by closed
+  forms, angle tables or kink-aware quadrature.
+* :mod:`~lib.theory.dual` -- c_s, normalization, Hermite coefficients, dual activation, mu ([AAK]).
+* :mod:`~lib.theory.limits` -- infinite-depth limits and rates ([LH] Thm 3.5, 4.3, Fig. 2; [AAK]).
+
+All angles are in radians, all arrays float64.
+"""
+from __future__ import annotations
+
+from ._common import input_angles
+from .dual import (
+    GaussianMoments,
+    coefficient_of_nonlinearity,
+    dual_activation,
+    dual_activation_bound,
+    gaussian_moments,
+    hermite_coefficients,
+    hermite_dual_activation,
+    normalization_constants,
+    scale_constant,
+)
+from .dual_kernel import METHODS, ThetaTable, diagonal_expectations, dual_expectations, layer_map, theta_table
+from .limits import (
+    FixedPoint,
+    aak_correlation_bound,
+    correlation_fixed_point,
+    gershgorin_kappa_bound,
+    ntk_offdiagonal_rate,
+    relu_condition_number_limit,
+    relu_cos_phi_asymptotic,
+    relu_gradient_angle_limit,
+    relu_normalized_ntk_limit,
+)
+from .recursion import LayerKernels, first_layer_ntk, gradient_angle, layer_kernels, nngp, ntk
+from .relu import (
+    arccos_kernel,
+    relu_embedding_angles,
+    relu_first_layer_ntk,
+    relu_g,
+    relu_g_stable,
+    relu_gradient_angle,
+    relu_gradient_angle_profile,
+    relu_gradient_angle_weighted,
+    relu_ntk,
+)
+
+__all__ = [
+    # ReLU closed forms
+    "relu_g", "relu_g_stable", "relu_embedding_angles", "relu_gradient_angle", "relu_gradient_angle_profile",
+    "relu_gradient_angle_weighted", "relu_ntk", "relu_first_layer_ntk", "arccos_kernel", "input_angles",
+    # general recursion
+    "ntk", "nngp", "first_layer_ntk", "gradient_angle", "layer_kernels", "LayerKernels",
+    "dual_expectations", "diagonal_expectations", "layer_map", "ThetaTable", "theta_table", "METHODS",
+    # activation facts ([AAK])
+    "GaussianMoments", "gaussian_moments", "scale_constant", "normalization_constants",
+    "coefficient_of_nonlinearity", "hermite_coefficients", "dual_activation", "hermite_dual_activation",
+    "dual_activation_bound",
+    # limits
+    "relu_gradient_angle_limit", "relu_cos_phi_asymptotic", "relu_normalized_ntk_limit",
+    "relu_condition_number_limit", "FixedPoint", "correlation_fixed_point", "ntk_offdiagonal_rate",
+    "aak_correlation_bound", "gershgorin_kappa_bound",
+]

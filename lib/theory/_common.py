@@ -1,0 +1,85 @@
+"""Input checks and accurate input angles shared by the theory modules."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+__all__ = ["check_depth", "check_angles", "check_data", "input_angles", "row_norms"]
+
+
+def check_depth(depth, name: str = "depth") -> int:
+    """Return ``depth`` as an int >= 0; TypeError for non-integers, ValueError for negatives."""
+    if isinstance(depth, (bool, np.bool_)) or not isinstance(depth, (int, np.integer)):
+        raise TypeError(f"{name} must be a non-negative integer (number of hidden layers), got {depth!r}")
+    if depth < 0:
+        raise ValueError(f"{name} must be a non-negative integer (number of hidden layers), got {depth}")
+    return int(depth)
+
+
+def check_angles(theta: ArrayLike, name: str = "theta_in") -> np.ndarray:
+    """Validate angles in radians: finite floats in [0, pi] (values within 1e-12 of the ends are clipped)."""
+    try:
+        arr = np.asarray(theta, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a float or an array of floats (radians), got {type(theta).__name__}") from exc
+    if arr.size and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or inf values")
+    if arr.size and (arr.min() < -1e-12 or arr.max() > math.pi + 1e-12):
+        raise ValueError(f"{name} must lie in [0, pi] radians, got values in [{arr.min():.6g}, {arr.max():.6g}] "
+                         "(did you pass degrees?)")
+    return np.clip(arr, 0.0, math.pi)
+
+
+def check_data(X: ArrayLike, name: str = "X") -> np.ndarray:
+    """Validate a data matrix of shape (n, d): numeric, 2-D, non-empty, finite; returned as float64."""
+    if hasattr(X, "detach"):  # torch tensor
+        X = X.detach().cpu().numpy()
+    try:
+        A = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a numeric array of shape (n, d), got {type(X).__name__}") from exc
+    if A.ndim != 2:
+        raise ValueError(f"{name} must have shape (n, d), got shape {A.shape}")
+    if A.shape[0] == 0 or A.shape[1] == 0:
+        raise ValueError(f"{name} is empty (shape {A.shape})")
+    if not np.all(np.isfinite(A)):
+        rows = np.flatnonzero(~np.all(np.isfinite(A), axis=1))[:5].tolist()
+        raise ValueError(f"{name} contains NaN or inf values (first bad rows: {rows})")
+    return A
+
+
+def row_norms(X: np.ndarray, name: str = "X") -> np.ndarray:
+    """Euclidean norms of the rows; a zero row raises ValueError (its angle to other inputs is undefined)."""
+    norms = np.linalg.norm(X, axis=1)
+    if np.any(norms == 0.0):
+        bad = np.flatnonzero(norms == 0.0)[:5].tolist()
+        raise ValueError(f"{name} has zero rows {bad}: the angle between a zero input and another input is "
+                         "undefined (and a bias-free ReLU network maps it to a zero gradient)")
+    return norms
+
+
+def input_angles(X: ArrayLike, near: float = 0.1) -> np.ndarray:
+    """Pairwise input angles theta_in(x_i, x_j) in radians, shape (n, n), zero diagonal.
+
+    ``arccos`` of the cosine loses half the digits near 0 and pi (error ~ sqrt(eps) = 1e-8 rad),
+    which matters here because the ReLU gradient angle grows like sqrt(L theta_in / pi)
+    ([LH] Cor. 3.3). Pairs within ``near`` radians of parallel or anti-parallel are therefore
+    recomputed with Kahan's formula theta = 2 atan2(|x|z| - z|x||, |x|z| + z|x||), accurate to a
+    few ulps (exactly 0 for x and 2x).
+    """
+    A = check_data(X)
+    norms = row_norms(A)
+    U = A / norms[:, None]
+    C = np.clip(U @ U.T, -1.0, 1.0)
+    theta = np.arccos(C)
+    i, j = np.nonzero(np.triu(np.abs(C) > math.cos(near), k=1))
+    step = max(1, 2_000_000 // A.shape[1])
+    for s in range(0, i.size, step):
+        a, b = i[s:s + step], j[s:s + step]
+        xa, xb = A[a] * norms[b, None], A[b] * norms[a, None]
+        theta[a, b] = 2.0 * np.arctan2(np.linalg.norm(xa - xb, axis=1), np.linalg.norm(xa + xb, axis=1))
+        theta[b, a] = theta[a, b]
+    np.fill_diagonal(theta, 0.0)
+    return theta
