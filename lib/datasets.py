@@ -4,17 +4,25 @@
 - :func:`load_digits_subset`: scikit-learn's 1797 real 8x8 handwritten digits (ship with the package).
 - :func:`load_idx_dataset`: MNIST / Fashion-MNIST from standard IDX files the user already has.
 - :func:`load_array`: a user's own ``.npy`` / ``.npz`` array.
+- :func:`load_dataset`: one entry point by name (``"synthetic"``, ``"digits"``, ``"mnist"``,
+  ``"fashion_mnist"``, ``"file"``) with the preprocessing options of chapter 03, and
+  :func:`fingerprint`, a content hash used to key cached sweep cells.
+
+Preprocessing (:func:`preprocess`): flatten, subsample ``n`` rows with a seed, center, scale,
+unit-normalize. Images are scaled to [0, 1] (digits / 16, MNIST-style pixels / 255).
 """
 from __future__ import annotations
 
 import gzip
+import hashlib
 import struct
 from pathlib import Path
 
 import numpy as np
 
 __all__ = ["gaussian_data", "load_digits_subset", "preprocess", "load_idx", "load_idx_dataset",
-           "load_array", "DataMissingError", "IDX_FILES"]
+           "load_array", "load_dataset", "find_idx_dir", "fingerprint", "DataMissingError", "IDX_FILES",
+           "DATASETS", "IDX_DATASETS"]
 
 
 class DataMissingError(FileNotFoundError):
@@ -91,12 +99,19 @@ _IDX_DTYPES = {0x08: np.uint8, 0x09: np.int8, 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">
 def load_idx(path: str | Path) -> np.ndarray:
     """Read one IDX file (optionally gzipped), the format of MNIST and Fashion-MNIST."""
     path = Path(path)
+    if not path.exists():
+        raise DataMissingError(f"IDX file {path} does not exist")
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rb") as fh:
-        raw = fh.read()
+    try:
+        with opener(path, "rb") as fh:
+            raw = fh.read()
+    except (OSError, EOFError) as exc:  # e.g. a truncated or non-gzip file named .gz
+        raise ValueError(f"{path} cannot be read: {exc}") from None
     if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] not in _IDX_DTYPES:
         raise ValueError(f"{path} is not an IDX file (bad magic number)")
     ndim = raw[3]
+    if ndim == 0 or len(raw) < 4 + 4 * ndim:
+        raise ValueError(f"{path} is truncated or corrupt: its IDX header announces {ndim} dimension(s)")
     dims = struct.unpack(f">{ndim}I", raw[4:4 + 4 * ndim])
     dtype = np.dtype(_IDX_DTYPES[raw[2]])
     expected = int(np.prod(dims)) * dtype.itemsize
@@ -134,7 +149,11 @@ def load_idx_dataset(directory: str | Path, split: str = "train", n: int | None 
             f"{name} files not found in {directory}: missing {', '.join(m + '[.gz]' for m in missing)}. "
             f"This project never downloads data: copy the standard {name} IDX files into {directory} "
             f"(or pass another directory).")
-    X, y = load_idx(img).astype(np.float64) / 255.0, load_idx(lab).astype(np.int64)
+    raw_images = load_idx(img)
+    X = raw_images.astype(np.float64)
+    if raw_images.dtype == np.uint8:  # pixels 0..255 -> [0, 1]
+        X /= 255.0
+    y = load_idx(lab).astype(np.int64)
     if len(X) != len(y):
         raise ValueError(f"{img.name} has {len(X)} images but {lab.name} has {len(y)} labels")
     if n is not None:
@@ -169,3 +188,98 @@ def load_array(path: str | Path, key: str | None = None, n: int | None = None, s
     if X.ndim < 2:
         raise ValueError(f"{path} holds an array of shape {X.shape}; need (n, ...) with n samples")
     return preprocess(X, n=n, seed=seed, unit_norm=unit_norm)
+
+
+#: names accepted by :func:`load_dataset`
+DATASETS = ("synthetic", "digits", "mnist", "fashion_mnist", "file")
+#: MNIST-style data sets and the sub-directory names searched for them under ``idx_dir``
+#: (``<name>/`` as in this book, or torchvision's ``<Name>/raw/`` layout)
+IDX_DATASETS = {
+    "mnist": ("MNIST", ("mnist", "MNIST", "MNIST/raw", "mnist/raw")),
+    "fashion_mnist": ("Fashion-MNIST", ("fashion_mnist", "fashion-mnist", "FashionMNIST", "FashionMNIST/raw",
+                                        "fashion_mnist/raw", "fashion-mnist/raw")),
+}
+
+
+def find_idx_dir(idx_dir: str | Path | None, name: str, split: str = "train") -> Path:
+    """The directory holding the IDX files of ``name`` ("mnist" or "fashion_mnist") under ``idx_dir``.
+
+    Searched: ``idx_dir/<name>/`` (e.g. ``idx_dir/mnist``, ``idx_dir/fashion_mnist``) and
+    torchvision's ``idx_dir/<Name>/raw/`` layout. ``idx_dir`` itself is not searched: MNIST and
+    Fashion-MNIST use the same file names, so one could silently stand in for the other.
+
+    Raises:
+        DataMissingError: no directory with both files; the message lists the files needed and
+        the places searched.
+    """
+    if name not in IDX_DATASETS:
+        raise ValueError(f"unknown IDX data set {name!r}; known: {sorted(IDX_DATASETS)}")
+    label, subdirs = IDX_DATASETS[name]
+    img_stem, lab_stem = IDX_FILES.get(split, (None, None))
+    if img_stem is None:
+        raise ValueError(f"split must be 'train' or 'test', got {split!r}")
+    need = f"{img_stem}[.gz] and {lab_stem}[.gz]"
+    if idx_dir is None:
+        raise DataMissingError(
+            f"{label} is not available: no idx_dir was given. This project never downloads data: put the "
+            f"standard {label} IDX files ({need}) in <idx_dir>/{subdirs[0]}/ and pass idx_dir=<idx_dir>.")
+    root = Path(idx_dir).expanduser()
+    if not root.is_dir():
+        raise DataMissingError(f"idx_dir {root} is not a directory; put the {label} IDX files ({need}) in "
+                               f"{root / subdirs[0]}/")
+    candidates = [root / sub for sub in subdirs]
+    for c in candidates:
+        if c.is_dir() and _find(c, img_stem) is not None and _find(c, lab_stem) is not None:
+            return c
+    raise DataMissingError(
+        f"{label} files not found: need {need} in {root / subdirs[0]}/ (also searched "
+        f"{', '.join(str(c) for c in candidates[1:])}). This project never downloads data: copy the "
+        f"standard {label} IDX files there, gzipped or not.")
+
+
+def fingerprint(X) -> str:
+    """A short SHA-256 of an array's shape, dtype and bytes (float64, C order): changes iff the data change."""
+    A = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
+    h = hashlib.sha256(f"{A.shape}|float64|".encode())
+    h.update(A.tobytes())
+    return h.hexdigest()[:20]
+
+
+def load_dataset(name: str, n: int | None = None, seed: int = 0, unit_norm: bool = False,
+                 center: bool = False, scale: float | None = None, *, d: int = 5,
+                 idx_dir: str | Path | None = None, split: str = "train",
+                 path: str | Path | None = None, key: str | None = None) -> np.ndarray:
+    """Load one data set of chapter 03 ([LH] Sec. 4.1) by name, preprocessed, as float64 (n, d).
+
+    Args:
+        name: ``"synthetic"`` (N(0, I_d), ``n`` samples drawn with ``seed``; paper n=2000, d=5),
+            ``"digits"`` (scikit-learn, 1797 x 64, pixels / 16), ``"mnist"`` / ``"fashion_mnist"``
+            (IDX files under ``idx_dir``, pixels / 255, 784 features), ``"file"`` (``path`` to a
+            ``.npy``/``.npz``, ``key`` picks an array of an ``.npz``).
+        n: number of samples; for the real sets a seeded subsample without replacement
+            (``None``: all of them; MNIST's 60000 give a 60000 x 60000 kernel, so subsample).
+        seed: seed of the synthetic draw or of the subsample.
+        unit_norm, center, scale: as in :func:`preprocess` (applied after flattening and subsampling).
+
+    Raises:
+        DataMissingError: MNIST-style files or the user's file are absent (the message says what
+            is missing and where to put it); ValueError: NaN/inf data, unknown name, bad n.
+    """
+    if name not in DATASETS:
+        raise ValueError(f"unknown data set {name!r}; choose from {list(DATASETS)}")
+    if name == "synthetic":
+        if n is None:
+            raise ValueError("the synthetic data set needs n (the paper uses n=2000, d=5)")
+        X = gaussian_data(n, d, seed=seed)
+        return preprocess(X, unit_norm=unit_norm, center=center, scale=scale)
+    if name == "digits":
+        from sklearn.datasets import load_digits
+        X = load_digits().data / 16.0
+    elif name in IDX_DATASETS:
+        directory = find_idx_dir(idx_dir, name, split)
+        X = load_idx_dataset(directory, split=split, unit_norm=False, name=IDX_DATASETS[name][0])
+    else:
+        if path is None:
+            raise ValueError("data set 'file' needs path= (a .npy or .npz file)")
+        X = load_array(path, key=key)
+    return preprocess(X, n=n, seed=seed, unit_norm=unit_norm, center=center, scale=scale)
