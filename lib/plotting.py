@@ -7,10 +7,11 @@ if matplotlib.get_backend().lower() not in ("module://matplotlib_inline.backend_
     matplotlib.use("Agg", force=False)
 
 import matplotlib.pyplot as plt
+import matplotlib.ticker
 import numpy as np
 import seaborn as sns
 
-__all__ = ["use_style", "palette", "slope_guide", "mark_infinite", "figure"]
+__all__ = ["use_style", "palette", "slope_guide", "mark_infinite", "figure", "value_ticks"]
 
 _STYLE_SET = False
 
@@ -56,3 +57,15 @@ def mark_infinite(ax, xs, y_top: float | None = None, label: str = r"$\kappa=\in
         return
     top = y_top if y_top is not None else ax.get_ylim()[1]
     ax.scatter(xs, [top] * len(xs), marker="^", s=60, clip_on=False, zorder=5, label=label, **kw)
+
+
+def value_ticks(ax, values, axis: str = "x") -> None:
+    """Label a log axis exactly at ``values`` (e.g. the widths run), with no crowded minor labels."""
+    vals = sorted(set(float(v) for v in values))
+    labels = [f"{v:g}" for v in vals]
+    if axis == "x":
+        ax.set_xticks(vals, labels)
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    else:
+        ax.set_yticks(vals, labels)
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())

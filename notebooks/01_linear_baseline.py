@@ -48,7 +48,7 @@ import numpy as np
 from lib import params as P
 from lib.datasets import load_digits_subset, gaussian_data
 from lib.experiments.linear import linear_sweep, gradient_norm_factors
-from lib.plotting import figure, slope_guide, mark_infinite, palette
+from lib.plotting import figure, slope_guide, mark_infinite, palette, value_ticks
 from lib.results import verdict
 
 cfg = P.validate(
@@ -99,8 +99,7 @@ for key, lab in labels.items():
     ax.loglog(by_width.index, by_width[key], "o-", label=lab)
 slope_guide(ax, by_width.index, -0.5, by_width["ntk_rel_err"].iloc[0] * 1.6, label=r"$\propto m^{-1/2}$")
 ax.set(xlabel="width m", ylabel="deviation from infinite-width value", title="Linear network: finite-width error")
-ax.set_xticks(list(by_width.index), [str(w) for w in by_width.index])
-ax.minorticks_off()
+value_ticks(ax, by_width.index)
 ax.legend()
 ax = axs[0, 1]
 wmax = max(cfg.widths)

@@ -58,7 +58,7 @@ from IPython.display import Markdown, display
 from lib import params as P
 from lib.experiments import separation as S
 from lib.pairs import angle_pairs
-from lib.plotting import figure, palette, slope_guide
+from lib.plotting import figure, palette, slope_guide, value_ticks
 from lib.results import verdict
 
 cfg = P.validate(
@@ -134,6 +134,7 @@ for L in cfg.fw_depths:
 e0 = errs[errs.depth == max(cfg.fw_depths)]
 slope_guide(ax, e0.width, -0.5, DEG * e0.rms.iloc[0] * 1.3, label=r"$\propto m^{-1/2}$")
 ax.set(xlabel="width m", ylabel=r"rms of $\phi_m - \phi_\infty$ (deg)", title="Convergence to the infinite-width angle")
+value_ticks(ax, e0.width)
 ax.legend()
 display(fig); plt.close(fig)
 
