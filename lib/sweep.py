@@ -36,7 +36,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
+from .progress import tqdm
 
 __all__ = ["cache_root", "sweep_dir", "cell_key", "run_sweep", "load_cells", "torch_threads", "SweepResult",
            "SweepError"]

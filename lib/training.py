@@ -21,7 +21,7 @@ from typing import Callable, Sequence
 import numpy as np
 import torch
 import torch.nn.functional as F
-from tqdm.auto import tqdm
+from .progress import tqdm
 
 from .measure import relative_error
 from .models_extra import model_ntk

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
+from ..progress import tqdm
 
 from ..networks import MLP
 from ..ntk import empirical_ntk

@@ -5,7 +5,7 @@ import itertools
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
+from ..progress import tqdm
 
 from ..measure import gram, layer_geometry, relative_error
 from ..networks import MLP

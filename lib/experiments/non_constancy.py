@@ -26,7 +26,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 import torch
-from tqdm.auto import tqdm
+from ..progress import tqdm
 
 from ..datasets import gaussian_data
 from ..hessian import model_hessian_norm

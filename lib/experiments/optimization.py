@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import torch
-from tqdm.auto import tqdm
+from ..progress import tqdm
 
 from ..networks import MLP
 from ..ntk import empirical_ntk

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pandas as pd
 from scipy import optimize
-from tqdm.auto import tqdm
+from ..progress import tqdm
 
 from ..networks import MLP
 from ..ntk import empirical_ntk
