@@ -528,7 +528,7 @@ k_ratio = (fin_k.kappa_relu / fin_k.kappa_relu_theory)
 worst = cmp.loc[cmp.angle_rel_dev.idxmax()]
 tol = 5.0 / math.sqrt(cfg.width)
 display(Markdown(verdict(
-    CHAPTER, "[LH] Sec. 4 (infinite-width prediction)", "The infinite-width theory (Lemma 3.1 angles, NTK "
+    CHAPTER, "[LH] Fig 3 (infinite-width prediction)", "The infinite-width theory (Lemma 3.1 angles, NTK "
     "Theta^(L)) predicts the finite-width min gradient angle and kappa of Figure 3.",
     "reproduced" if cmp.angle_rel_dev.max() < tol else "reproduced with caveat",
     f"Measured ReLU phi_min is within {cmp.angle_rel_dev.median():.2g} (median) and {cmp.angle_rel_dev.max():.2g} "
