@@ -99,7 +99,7 @@ class MLP(nn.Module):
         a = self.prepare(X) if validate else X
         hs, acts = [], [a]
         for l, W in enumerate(self.weights):
-            h = a @ W.T
+            h = self.preactivation(l, a, W)
             if keep_graph and not h.requires_grad:
                 h.requires_grad_(True)
             hs.append(h)
@@ -107,6 +107,10 @@ class MLP(nn.Module):
                 a = self.scales[l] * self.activation(h)
                 acts.append(a)
         return hs, acts, hs[-1]
+
+    def preactivation(self, l: int, a: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
+        """h^(l+1) = W^(l+1) a^(l) for rows of ``a`` (0-based ``l``); subclasses may add biases."""
+        return a @ W.T
 
     def embeddings(self, X) -> list[torch.Tensor]:
         """The layer embeddings a^(0..L)(x) of [LH] Sec. 3, as a list of (n, m_l) tensors."""

@@ -109,21 +109,10 @@ class VariantMLP(MLP):
         return (super().extra_repr() + f", parameterization={self.parameterization}, "
                 f"layer_std={list(self.layer_std)}, layer_mult={list(self.layer_mult)}, bias_std={self.bias_std}")
 
-    def features(self, X, keep_graph: bool = False, validate: bool = True):
-        """As :meth:`lib.networks.MLP.features`, with the biases added to every pre-activation."""
-        a = self.prepare(X) if validate else X
-        hs, acts = [], [a]
-        for l, W in enumerate(self.weights):
-            h = a @ W.T
-            if self.biases is not None:
-                h = h + self.bias_mult * self.biases[l]
-            if keep_graph and not h.requires_grad:
-                h.requires_grad_(True)
-            hs.append(h)
-            if l < self.depth:
-                a = self.scales[l] * self.activation(h)
-                acts.append(a)
-        return hs, acts, hs[-1]
+    def preactivation(self, l: int, a: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
+        """W^(l+1) a^(l), plus the scaled bias of that layer when biases are on."""
+        h = a @ W.T
+        return h if self.biases is None else h + self.bias_mult * self.biases[l]
 
     def ntk(self, X) -> np.ndarray:
         """The exact empirical NTK with respect to all weights (and biases), float64 (n, n).
