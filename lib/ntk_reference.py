@@ -29,6 +29,17 @@ def _param_names(model: torch.nn.Module, layers) -> list[str]:
     return names
 
 
+def _functional_setup(model: torch.nn.Module, X, layers):
+    """Validated X, trainable and frozen parameter dicts, and forward kwargs for ``functional_call``."""
+    X = model.prepare(X) if isinstance(model, MLP) else torch.as_tensor(X, dtype=torch.float64)
+    names = _param_names(model, layers)
+    params = {n: p.detach() for n, p in model.named_parameters()}
+    train = {n: params[n] for n in names}
+    frozen = {n: p for n, p in params.items() if n not in train}
+    kwargs = {"validate": False} if isinstance(model, MLP) else {}
+    return X, train, frozen, kwargs
+
+
 def jacobian_ntk(model: torch.nn.Module, X, layers: Iterable[int] | str | None = None,
                  chunk_size: int | None = None) -> np.ndarray:
     """NTK by explicit Jacobian contraction K = J J^T ([LH] Sec. 2), any model with (n, d) -> (n,) or (n, k).
@@ -36,13 +47,7 @@ def jacobian_ntk(model: torch.nn.Module, X, layers: Iterable[int] | str | None =
     ``layers`` selects trainable layers exactly as :func:`lib.ntk.empirical_ntk` does.
     Returns float64 (n, n), or (n k, n k) indexed ``i * k + c`` for k outputs.
     """
-    X = model.prepare(X) if isinstance(model, MLP) else torch.as_tensor(X, dtype=torch.float64)
-    names = _param_names(model, layers)
-    params = {n: p.detach() for n, p in model.named_parameters()}
-    train = {n: params[n] for n in names}
-    frozen = {n: p for n, p in params.items() if n not in train}
-
-    kwargs = {"validate": False} if isinstance(model, MLP) else {}
+    X, train, frozen, kwargs = _functional_setup(model, X, layers)
 
     def f_single(p, x):
         return functional_call(model, {**frozen, **p}, (x.unsqueeze(0),), kwargs).reshape(-1)
@@ -69,12 +74,7 @@ def ntk_vp(model: torch.nn.Module, X, layers: Iterable[int] | str | None = None,
     if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, int)
                                    or chunk_size < 1):
         raise ValueError(f"chunk_size must be a positive integer or None, got {chunk_size!r}")
-    X = model.prepare(X) if isinstance(model, MLP) else torch.as_tensor(X, dtype=torch.float64)
-    names = _param_names(model, layers)
-    params = {n: p.detach() for n, p in model.named_parameters()}
-    train = {n: params[n] for n in names}
-    frozen = {n: p for n, p in params.items() if n not in train}
-    kwargs = {"validate": False} if isinstance(model, MLP) else {}
+    X, train, frozen, kwargs = _functional_setup(model, X, layers)
 
     def f_all(p):
         return functional_call(model, {**frozen, **p}, (X,), kwargs).reshape(-1)  # (n k,), index i*k+c
