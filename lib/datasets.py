@@ -35,6 +35,17 @@ def _check_n(n, name="n"):
     return int(n)
 
 
+def _subsample(X: np.ndarray, y: np.ndarray, n: int | None, seed: int, source: str):
+    """n rows of (X, y) without replacement, seeded, in their original order (all rows if n is None)."""
+    if n is None:
+        return X, y
+    n = _check_n(n)
+    if n > len(X):
+        raise ValueError(f"asked for n={n} samples but {source} has only {len(X)}")
+    idx = np.sort(np.random.default_rng(seed).choice(len(X), size=n, replace=False))
+    return X[idx], y[idx]
+
+
 def preprocess(X, n: int | None = None, seed: int = 0, unit_norm: bool = False, center: bool = False,
                scale: float | None = None) -> np.ndarray:
     """Flatten, optionally subsample ``n`` rows (without replacement, seeded), center, scale, unit-normalize.
@@ -45,12 +56,7 @@ def preprocess(X, n: int | None = None, seed: int = 0, unit_norm: bool = False, 
     X = X.reshape(len(X), -1)
     if not np.all(np.isfinite(X)):
         raise ValueError("data contain NaN or inf values")
-    if n is not None:
-        n = _check_n(n)
-        if n > len(X):
-            raise ValueError(f"asked for n={n} samples but the data set has only {len(X)}")
-        idx = np.sort(np.random.default_rng(seed).choice(len(X), size=n, replace=False))
-        X = X[idx]
+    X, _ = _subsample(X, np.arange(len(X)), n, seed, "the data set")
     if center:
         X = X - X.mean(axis=0, keepdims=True)
     if scale is not None:
@@ -79,12 +85,7 @@ def load_digits_subset(n: int | None = None, seed: int = 0, unit_norm: bool = Tr
     from sklearn.datasets import load_digits
     data = load_digits()
     X, y = data.data / 16.0, data.target
-    if n is not None:
-        n = _check_n(n)
-        if n > len(X):
-            raise ValueError(f"asked for n={n} digits but only {len(X)} exist")
-        idx = np.sort(np.random.default_rng(seed).choice(len(X), size=n, replace=False))
-        X, y = X[idx], y[idx]
+    X, y = _subsample(X, y, n, seed, "the digits set")
     X = preprocess(X, unit_norm=unit_norm, center=center)
     return (X, y) if return_labels else X
 
@@ -156,12 +157,7 @@ def load_idx_dataset(directory: str | Path, split: str = "train", n: int | None 
     y = load_idx(lab).astype(np.int64)
     if len(X) != len(y):
         raise ValueError(f"{img.name} has {len(X)} images but {lab.name} has {len(y)} labels")
-    if n is not None:
-        n = _check_n(n)
-        if n > len(X):
-            raise ValueError(f"asked for n={n} samples but {img.name} has only {len(X)}")
-        idx = np.sort(np.random.default_rng(seed).choice(len(X), size=n, replace=False))
-        X, y = X[idx], y[idx]
+    X, y = _subsample(X, y, n, seed, img.name)
     X = preprocess(X, unit_norm=unit_norm)
     return (X, y) if return_labels else X
 
