@@ -21,6 +21,16 @@ def rng():
     return np.random.default_rng(12345)
 
 
+@pytest.fixture
+def one_thread():
+    """Tiny matrices: extra torch threads only spin on a shared 2-core machine (30x slower runs seen)."""
+    import torch
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
 def copy_sources(dest: Path) -> Path:
     for name in SOURCES:
         src = ROOT / name

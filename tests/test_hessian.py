@@ -11,13 +11,7 @@ from lib.models_extra import OutputWrapped
 from lib.networks import MLP
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Tiny matrices: extra threads only spin on a shared machine."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
+pytestmark = pytest.mark.usefixtures("one_thread")  # fixture in conftest.py
 
 
 def torch_func_hessian(model, x, output=0):

@@ -14,13 +14,7 @@ from lib.training import (KernelTracker, cross_entropy, gd_train, linearized_los
                           sgd_train, square_loss)
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Tiny matrices: extra threads only spin on a shared machine (30x slower runs were seen)."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
+pytestmark = pytest.mark.usefixtures("one_thread")  # fixture in conftest.py
 
 
 class NoValidate(nn.Module):
