@@ -11,7 +11,7 @@ import matplotlib.ticker
 import numpy as np
 import seaborn as sns
 
-__all__ = ["use_style", "palette", "slope_guide", "mark_infinite", "figure", "value_ticks"]
+__all__ = ["use_style", "palette", "slope_guide", "mark_infinite", "figure", "value_ticks", "band_lines"]
 
 _STYLE_SET = False
 
@@ -69,3 +69,16 @@ def value_ticks(ax, values, axis: str = "x") -> None:
     else:
         ax.set_yticks(vals, labels)
         ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+
+
+def band_lines(ax, table, labels: dict, colors=None, suffix: dict | None = None) -> None:
+    """One line per group with a min-to-max band: ``table`` is indexed by (group, x) with columns
+    ``mean``, ``min``, ``max`` (e.g. ``df.groupby([group, x])[y].agg(["mean", "min", "max"])``).
+
+    ``labels`` maps each group to its legend text (and fixes the order); ``suffix`` adds text per group.
+    """
+    colors = colors or palette(len(labels))
+    for c, g in zip(colors, labels):
+        t = table.loc[g]
+        ax.fill_between(t.index, t["min"], t["max"], color=c, alpha=0.2)
+        ax.plot(t.index, t["mean"], "o-", color=c, label=labels[g] + ((suffix or {}).get(g, "")))

@@ -60,7 +60,7 @@ from IPython.display import Markdown, display
 
 from lib import params as P
 from lib.experiments import non_constancy as NC
-from lib.plotting import figure, palette, slope_guide
+from lib.plotting import band_lines, figure, palette, slope_guide
 from lib.results import verdict
 
 cfg = P.validate(
@@ -124,10 +124,7 @@ mean_w = df.groupby(["arch", "width"])["delta_K"].agg(["mean", "min", "max"])
 slopes = {a: NC.fit_slope(mean_w.loc[a].index, mean_w.loc[a]["mean"]) for a in names}
 fig, axs = figure()
 ax = axs[0, 0]
-for c, a in zip(palette(3), names):
-    g = mean_w.loc[a]
-    ax.fill_between(g.index, g["min"], g["max"], color=c, alpha=0.2)
-    ax.plot(g.index, g["mean"], "o-", color=c, label=f"{names[a]} (slope {slopes[a]:.2f})")
+band_lines(ax, mean_w, names, suffix={a: f" (slope {v:.2f})" for a, v in slopes.items()})
 slope_guide(ax, mean_w.loc["linear"].index, -0.5, mean_w.loc["linear"]["mean"].iloc[0], label=r"$\propto m^{-1/2}$")
 ax.set(xscale="log", yscale="log", xlabel="width m",
        ylabel=r"$\Delta_K=\max_t\|K_t-K_0\|_F/\|K_0\|_F$", title="Kernel change during training to convergence")
@@ -250,10 +247,7 @@ hw = dh.groupby(["arch", "width"])["hess_norm"].agg(["mean", "min", "max"])
 h_slopes = {a: NC.fit_slope(hw.loc[a].index, hw.loc[a]["mean"]) for a in names}
 fig, axs = figure()
 ax = axs[0, 0]
-for c, a in zip(palette(3), names):
-    g = hw.loc[a]
-    ax.fill_between(g.index, g["min"], g["max"], color=c, alpha=0.2)
-    ax.plot(g.index, g["mean"], "o-", color=c, label=f"{names[a]} (slope {h_slopes[a]:.2f})")
+band_lines(ax, hw, names, suffix={a: f" (slope {v:.2f})" for a, v in h_slopes.items()})
 slope_guide(ax, hw.loc["linear"].index, -0.5, hw.loc["linear"]["mean"].iloc[0], label=r"$\propto m^{-1/2}$")
 ax.set(xscale="log", yscale="log", xlabel="width m", ylabel=r"$\max_i\|\nabla^2_w \tilde f(x_i)\|_2$",
        title="Model Hessian spectral norm at initialization")
