@@ -68,9 +68,21 @@ def text(name: str, v) -> str:
     return v
 
 
+def _parse_list(v):
+    """Plain papermill passes ``-p depths "[1, 2]"`` as a string: read such a string as YAML."""
+    if isinstance(v, str) and v.strip().startswith("["):
+        import yaml
+        try:
+            return yaml.safe_load(v)
+        except yaml.YAMLError:
+            return v
+    return v
+
+
 def int_list(min_value: int = 0, min_len: int = 1) -> Checker:
     """A list of integers >= ``min_value`` (a single int is accepted as a one-element list)."""
     def check(name: str, v) -> list[int]:
+        v = _parse_list(v)
         items = [v] if _is_int(v) else v
         if not isinstance(items, (list, tuple)) or len(items) < min_len or not all(_is_int(x) for x in items):
             raise ParameterError(f"parameter {name!r} must be a list of at least {min_len} integer(s), got {v!r}")
@@ -84,6 +96,7 @@ def int_list(min_value: int = 0, min_len: int = 1) -> Checker:
 def float_list(min_len: int = 1, positive: bool = False) -> Checker:
     """A list of finite numbers (positive if asked)."""
     def check(name: str, v) -> list[float]:
+        v = _parse_list(v)
         items = [v] if isinstance(v, (int, float)) and not isinstance(v, bool) else v
         ok = isinstance(items, (list, tuple)) and len(items) >= min_len and all(
             isinstance(x, (int, float)) and not isinstance(x, bool) and x == x and abs(x) != float("inf")
@@ -111,6 +124,7 @@ def choices_list(options: Iterable[str]) -> Checker:
     opts = list(options)
 
     def check(name: str, v) -> list[str]:
+        v = _parse_list(v)
         items = [v] if isinstance(v, str) else v
         if not isinstance(items, (list, tuple)) or not items or any(x not in opts for x in items):
             raise ParameterError(f"parameter {name!r} must be a list drawn from {opts}, got {v!r}")

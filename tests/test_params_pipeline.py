@@ -23,6 +23,14 @@ def test_validate_normalizes():
     assert cfg.depths == [3] and cfg.w == 512
 
 
+def test_lists_given_as_strings_by_plain_papermill_are_read():
+    cfg = P.validate(depths=("[0, 2, 5]", P.int_list()), lrs=("[0.1, 1]", P.float_list()),
+                     acts=("[relu, tanh]", P.choices_list(["relu", "tanh"])))
+    assert cfg.depths == [0, 2, 5] and cfg.lrs == [0.1, 1.0] and cfg.acts == ["relu", "tanh"]
+    with pytest.raises(P.ParameterError, match="'depths'"):
+        P.validate(depths=("[0, 2", P.int_list()))
+
+
 @pytest.mark.parametrize("src", notebook_sources(), ids=lambda p: p.stem)
 def test_parameters_cell_is_fully_visible_to_papermill(src, tmp_path):
     """Every assignment in the tagged cell must be a papermill parameter (a '=' in a comment hides it)."""
