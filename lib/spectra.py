@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg
-from scipy.linalg import lapack
-from scipy.sparse.linalg import eigsh
+from scipy.linalg import blas, lapack
+from scipy.sparse.linalg import LinearOperator, eigsh
 
 from .validation import as_matrix
 
@@ -96,14 +96,16 @@ def extreme_eigenvalues(K, method: str = "auto", tol: float = 1e-10) -> Spectrum
     if method == "eigh" or (method == "auto" and n <= EIGH_LIMIT) or n < 3:
         return spectrum(A)
     lmax = float(eigsh(A, k=1, which="LA", tol=tol, return_eigenvectors=False)[0])
-    chol, info = lapack.dpotrf(A, lower=1, clean=1)
+    chol, info = lapack.dpotrf(A, lower=1, clean=0)
     if info != 0:  # not numerically positive definite: singular to working precision
         return _classify(0.0, lmax, n)
-    inv, info = lapack.dpotri(chol, lower=1)
+    # explicit K^{-1}, overwriting the factor (one n x n copy in all): its lower triangle feeds a
+    # symmetric BLAS matvec, which beats two triangular solves per Lanczos step
+    inv, info = lapack.dpotri(chol, lower=1, overwrite_c=1)
     if info != 0:
         return _classify(0.0, lmax, n)
-    inv = np.tril(inv) + np.tril(inv, -1).T  # explicit K^{-1}: dense matvecs beat triangular solves
-    inv_max = float(eigsh(inv, k=1, which="LA", tol=tol, return_eigenvectors=False)[0])
+    op = LinearOperator((n, n), matvec=lambda v: blas.dsymv(1.0, inv, np.ravel(v), lower=1), dtype=np.float64)
+    inv_max = float(eigsh(op, k=1, which="LA", tol=tol, return_eigenvectors=False)[0])
     lmin = 1.0 / inv_max if inv_max > 0 else 0.0
     return _classify(lmin, lmax, n)
 
