@@ -103,6 +103,7 @@ def execute(src: Path, params: dict, log_output: bool = False) -> float:
         papermill.execute_notebook(
             str(ipynb), str(ipynb), parameters=params, kernel_name="python3",
             cwd=str(src.parent), progress_bar=False, log_output=log_output,
+            extra_arguments=["--IPKernelApp.log_level=ERROR"],  # no "running over TCP" warning
         )
     except papermill.PapermillExecutionError as exc:
         raise PipelineError(f"{src.name} failed in cell {exc.cell_index}: {exc.ename}: {exc.evalue}") from None
