@@ -8,7 +8,7 @@ from .networks import MLP
 from .spectra import angle_matrix
 from .validation import as_matrix, as_tensor
 
-__all__ = ["gram", "relative_error", "layer_geometry", "input_angle"]
+__all__ = ["gram", "relative_error", "layer_geometry", "input_angle", "fit_slope"]
 
 
 def gram(X) -> np.ndarray:
@@ -50,3 +50,11 @@ def layer_geometry(model: MLP, X) -> dict[str, np.ndarray]:
     ratios = torch.stack([a.norm(dim=1) / x_norm for a in acts]).cpu().numpy()
     angles = np.stack([angle_matrix((a @ a.T).cpu().numpy()) for a in acts])
     return {"norm_ratio": ratios, "angles": angles}
+
+
+def fit_slope(x, y) -> float:
+    """Least-squares slope of log y against log x: the exponent of a power law (e.g. the O(m^-1/2) rates)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.size < 2 or np.any(x <= 0) or np.any(y <= 0):
+        raise ValueError("fit_slope needs at least two points with positive x and y")
+    return float(np.polyfit(np.log(x), np.log(y), 1)[0])

@@ -48,6 +48,7 @@ import numpy as np
 from lib import params as P
 from lib.datasets import load_digits_subset, gaussian_data
 from lib.experiments.linear import linear_sweep, gradient_norm_factors
+from lib.measure import fit_slope
 from lib.plotting import figure, slope_guide, mark_infinite, palette, value_ticks
 from lib.results import verdict
 
@@ -116,11 +117,11 @@ import matplotlib.pyplot as plt; plt.close(fig)
 # `lib.experiments.linear.linear_sweep`.*
 
 # %%
-slope = np.polyfit(np.log(by_width.index), np.log(by_width["ntk_rel_err"]), 1)[0]
+slope = fit_slope(by_width.index, by_width["ntk_rel_err"])
 dev_cols = ["norm_dev", "angle_dev", "phi_dev"]
 worst = df[df.width == wmax][dev_cols + ["ntk_rel_err"]].max()
 shrinks = bool((by_width[dev_cols].diff().dropna() < 0).all().all()) if len(by_width) > 1 else False
-dev_slopes = {c: np.polyfit(np.log(by_width.index), np.log(by_width[c]), 1)[0] for c in dev_cols} if len(by_width) > 1 else {}
+dev_slopes = {c: fit_slope(by_width.index, by_width[c]) for c in dev_cols} if len(by_width) > 1 else {}
 display(Markdown(verdict(
     CHAPTER, "[LH] Thm 2.3", "Linear networks keep norms and angles of inputs in every layer, and phi_bar = theta_in.",
     "reproduced" if shrinks else "reproduced with caveat",

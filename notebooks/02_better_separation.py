@@ -58,6 +58,7 @@ from IPython.display import Markdown, display
 from lib import params as P
 from lib.experiments import separation as S
 from lib.pairs import angle_pairs
+from lib.measure import fit_slope
 from lib.plotting import figure, palette, slope_guide, value_ticks
 from lib.results import verdict
 
@@ -144,7 +145,7 @@ display(fig); plt.close(fig)
 # `lib.experiments.separation.relu_theory_curves`, `finite_width_angles` and `width_errors`.*
 
 # %%
-slopes = {L: np.polyfit(np.log(g.width), np.log(g.rms), 1)[0] for L, g in errs.groupby("depth")}
+slopes = {L: fit_slope(g.width, g.rms) for L, g in errs.groupby("depth")}
 err_max = errs[errs.width == wmax].set_index("depth")["rms"]
 ok = all(-0.8 < s < -0.3 for s in slopes.values()) and len(cfg.widths) > 1
 display(Markdown(verdict(

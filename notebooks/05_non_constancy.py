@@ -60,6 +60,7 @@ from IPython.display import Markdown, display
 
 from lib import params as P
 from lib.experiments import non_constancy as NC
+from lib.measure import fit_slope
 from lib.plotting import band_lines, figure, palette, slope_guide
 from lib.results import verdict
 
@@ -121,7 +122,7 @@ df.groupby(["arch", "width"])[["delta_K", "steps", "weight_move"]].mean().round(
 # %%
 names = {"linear": "linear output", "swish": "swish output", "softmax": f"softmax over {cfg.k} outputs"}
 mean_w = df.groupby(["arch", "width"])["delta_K"].agg(["mean", "min", "max"])
-slopes = {a: NC.fit_slope(mean_w.loc[a].index, mean_w.loc[a]["mean"]) for a in names}
+slopes = {a: fit_slope(mean_w.loc[a].index, mean_w.loc[a]["mean"]) for a in names}
 fig, axs = figure()
 ax = axs[0, 0]
 band_lines(ax, mean_w, names, suffix={a: f" (slope {v:.2f})" for a, v in slopes.items()})
@@ -173,7 +174,7 @@ display(Markdown(verdict(
 
 # %%
 bw = df_b.groupby("bottleneck")["delta_K"].agg(["mean", "min", "max"])
-s_b = NC.fit_slope(bw.index, bw["mean"])
+s_b = fit_slope(bw.index, bw["mean"])
 lin_at_m = df[df.arch == "linear"].groupby("width")["delta_K"].mean()
 fig, axs = figure()
 ax = axs[0, 0]
@@ -244,7 +245,7 @@ display(fig); plt.close(fig)
 dh = NC.hessian_sweep(data["X"][:cfg.n_hessian], cfg.widths, cfg.seeds, activation=cfg.activation, k=cfg.k,
                       tol=cfg.hessian_tol, max_iter=cfg.hessian_max_iter)
 hw = dh.groupby(["arch", "width"])["hess_norm"].agg(["mean", "min", "max"])
-h_slopes = {a: NC.fit_slope(hw.loc[a].index, hw.loc[a]["mean"]) for a in names}
+h_slopes = {a: fit_slope(hw.loc[a].index, hw.loc[a]["mean"]) for a in names}
 fig, axs = figure()
 ax = axs[0, 0]
 band_lines(ax, hw, names, suffix={a: f" (slope {v:.2f})" for a, v in h_slopes.items()})

@@ -6,6 +6,7 @@ from torch import nn
 
 from lib.experiments import non_constancy as NC
 from lib.experiments import optimization as OPT
+from lib.measure import fit_slope
 from lib.models_extra import OutputWrapped, wrapped_ntk
 from lib.networks import MLP
 from lib.ntk import empirical_ntk
@@ -143,9 +144,9 @@ def test_loss_and_lr_errors():
 
 def test_helpers(tmp_path, monkeypatch):
     x = np.array([10.0, 100.0, 1000.0])
-    assert NC.fit_slope(x, 3 * x ** -0.5) == pytest.approx(-0.5, abs=1e-12)
+    assert fit_slope(x, 3 * x ** -0.5) == pytest.approx(-0.5, abs=1e-12)
     with pytest.raises(ValueError):
-        NC.fit_slope([1.0], [1.0])
+        fit_slope([1.0], [1.0])
     assert OPT.late_rate(0.9 ** np.arange(50)) == pytest.approx(0.9, rel=1e-12)
     Xtr, ytr, Xte, yte = OPT.train_test_split(np.arange(20)[:, None], np.arange(20), 5, seed=0)
     assert len(Xte) == 5 and len(Xtr) == 15 and not set(ytr) & set(yte)

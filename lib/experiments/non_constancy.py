@@ -20,7 +20,6 @@ import hashlib
 import json
 import os
 import pickle
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -33,11 +32,12 @@ from ..hessian import model_hessian_norm
 from ..models_extra import OutputWrapped
 from ..networks import MLP
 from ..ntk import empirical_ntk
+from ..sweep import cache_root
 from ..spectra import extreme_eigenvalues
 from ..training import KernelTracker, gd_train
 
 __all__ = ["ARCHS", "SUP_DERIV", "cache_dir", "cached", "synthetic_regression", "build", "train_tracked",
-           "width_sweep", "bottleneck_sweep", "hessian_sweep", "fit_slope"]
+           "width_sweep", "bottleneck_sweep", "hessian_sweep"]
 
 ARCHS = ("linear", "swish", "softmax", "bottleneck")
 #: sup_z |phi'(z)|: swish' peaks at z ~ 2.3994 with value ~1.0998 (computed, not typed: see _sup_swish)
@@ -53,12 +53,6 @@ def _sup_swish() -> float:
 SUP_DERIV["swish"] = _sup_swish()
 
 
-def cache_dir() -> Path:
-    """``$NTK_CACHE_DIR`` or ``<repo>/.cache``."""
-    env = os.environ.get("NTK_CACHE_DIR")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / ".cache"
-
-
 def cached(tag: str, key: dict, fn: Callable[[], object]):
     """Return ``fn()``, pickled under the cache dir by a hash of ``tag`` and ``key`` (JSON-able, arrays allowed)."""
     def enc(v):
@@ -66,7 +60,7 @@ def cached(tag: str, key: dict, fn: Callable[[], object]):
             return hashlib.sha256(np.ascontiguousarray(v).tobytes()).hexdigest() + str(v.shape)
         return str(v)
     h = hashlib.sha256(json.dumps(key, sort_keys=True, default=enc).encode()).hexdigest()[:24]
-    path = cache_dir() / tag / f"{h}.pkl"
+    path = cache_root() / tag / f"{h}.pkl"
     if path.exists():
         try:
             with open(path, "rb") as fh:
@@ -187,9 +181,3 @@ def hessian_sweep(X, widths, seeds: int, archs=("linear", "swish", "softmax"), a
     return pd.DataFrame(rows)
 
 
-def fit_slope(x, y) -> float:
-    """Least-squares slope of log y against log x (the exponent of a power law)."""
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if x.size < 2 or np.any(x <= 0) or np.any(y <= 0):
-        raise ValueError("fit_slope needs at least two points with positive x and y")
-    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
