@@ -19,7 +19,7 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $(STAMP)
 
 notebooks: $(STAMP)
-	$(PY) -m lib.pipeline --profile $(PROFILE)
+	$(PY) -m lib.book.pipeline --profile $(PROFILE)
 
 html: $(STAMP)
 	$(VENV)/bin/jupyter-book build . -W -n --keep-going

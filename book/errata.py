@@ -31,9 +31,9 @@ from pathlib import Path
 
 from IPython.display import Markdown, display
 
-from lib import params as P
-from lib.report import errata_entries, errata_markdown
-from lib.results import load_all
+from lib.book import params as P
+from lib.book.report import errata_entries, errata_markdown
+from lib.book.results import load_all
 
 cfg = P.validate(profile=(profile, P.text))
 HERE = Path.cwd() / "errata.ipynb"

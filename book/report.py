@@ -19,8 +19,8 @@
 # One row per claim of the main paper {cite}`liu2023better` ([LH]: every theorem, corollary,
 # proposition, figure and table) and per result of {cite}`liu2020linearity` ([LZB]) and
 # {cite}`agarwal2021deep` ([AAK]) that the chapters use. The catalogue of claims is
-# `lib.claims.CLAIMS`; the verdicts are the ones the chapters recorded with
-# `lib.results.verdict` when they ran (files `results/<chapter>.json`). This page only reads
+# `lib.book.claims.CLAIMS`; the verdicts are the ones the chapters recorded with
+# `lib.book.results.verdict` when they ran (files `results/<chapter>.json`). This page only reads
 # them, so it shows exactly what the last run measured, under the parameter profile named in
 # each row.
 #
@@ -39,12 +39,12 @@ from pathlib import Path
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from lib import params as P
-from lib.sphinxext import public_modules
-from lib.pipeline import notebook_sources
-from lib.report import (build_rows, extra_table, figure_index, figure_table,
+from lib.book import params as P
+from lib.book.sphinxext import public_modules
+from lib.book.pipeline import notebook_sources
+from lib.book.report import (build_rows, extra_table, figure_index, figure_table,
                         report_table, verdict_counts)
-from lib.results import load_all
+from lib.book.results import load_all
 
 cfg = P.validate(profile=(profile, P.text))
 HERE = Path.cwd() / "report.ipynb"          # this page (papermill runs it in book/)
@@ -87,8 +87,8 @@ display(Markdown(report_table(rows, ROOT, HERE)))
 # %% [markdown]
 # ## Other recorded verdicts
 # Verdicts whose id is not a claim of the catalogue: the book's own targets (such as the
-# performance of the NTK code), and any paper label `lib.claims.match_claim` does not recognize
-# (then add it to `lib.claims.CLAIMS` or fix the id in the chapter). Listed, never dropped.
+# performance of the NTK code), and any paper label `lib.book.claims.match_claim` does not recognize
+# (then add it to `lib.book.claims.CLAIMS` or fix the id in the chapter). Listed, never dropped.
 
 # %%
 display(Markdown(extra_table(extra, ROOT, HERE) if extra else "*None: every recorded verdict is in the table above.*"))

@@ -60,7 +60,7 @@ class Activation:
 
     Attributes:
         name: registry name (e.g. ``"relu"``, ``"norm_tanh"``).
-        torch_fn: s on tensors (used by :class:`lib.networks.MLP`).
+        torch_fn: s on tensors (used by :class:`lib.finite.mlp.MLP`).
         np_fn, np_deriv: s and s' on numpy arrays (used by :mod:`lib.theory`).
         c: the scale c_s = 1 / E[s(z)^2] ([LH] Sec. 2).
         kinks: points where s or s' is not smooth (for accurate quadrature).

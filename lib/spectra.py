@@ -14,7 +14,7 @@ from scipy import linalg
 from scipy.linalg import blas, lapack
 from scipy.sparse.linalg import LinearOperator, eigsh
 
-from .validation import as_matrix
+from lib.validation import as_matrix
 
 __all__ = [
     "Spectrum",
@@ -25,6 +25,8 @@ __all__ = [
     "angle_matrix",
     "min_pairwise_angle",
     "EIGH_LIMIT",
+    "relative_error",
+    "fit_slope",
 ]
 
 EPS = np.finfo(np.float64).eps
@@ -139,3 +141,23 @@ def min_pairwise_angle(K) -> float:
         raise ValueError("min_pairwise_angle needs at least two samples")
     np.fill_diagonal(C, -np.inf)
     return float(np.arccos(C.max()))
+
+
+def relative_error(A, B) -> float:
+    """||A - B||_F / ||B||_F for two matrices of the same shape."""
+    A, B = as_matrix(A, "A", square=False), as_matrix(B, "B", square=False)
+    if A.shape != B.shape:
+        raise ValueError(f"shapes differ: {A.shape} vs {B.shape}")
+    nb = np.linalg.norm(B)
+    if nb == 0:
+        raise ValueError("relative error to the zero matrix is undefined")
+    return float(np.linalg.norm(A - B) / nb)
+
+
+def fit_slope(x, y) -> float:
+    """Least-squares slope of log y against log x: the exponent of a power law (e.g. the O(m^-1/2) rates)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.size < 2 or np.any(x <= 0) or np.any(y <= 0):
+        raise ValueError("fit_slope needs at least two points with positive x and y")
+    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
+

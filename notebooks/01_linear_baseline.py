@@ -45,12 +45,12 @@ device = "cpu"            # "cpu" or "cuda"
 from IPython.display import Markdown, display
 import numpy as np
 
-from lib import params as P
-from lib.datasets import load_digits_subset, gaussian_data
-from lib.experiments.linear import linear_sweep, gradient_norm_factors
-from lib.measure import fit_slope
-from lib.plotting import figure, slope_guide, mark_infinite, palette, value_ticks
-from lib.results import verdict
+from lib.book import params as P
+from lib.data.datasets import load_digits_subset, gaussian_data
+from lib.chapters.linear_baseline import linear_sweep, gradient_norm_factors
+from lib.spectra import fit_slope
+from lib.book.plotting import figure, slope_guide, mark_infinite, palette, value_ticks
+from lib.book.results import verdict
 
 cfg = P.validate(
     profile=(profile, P.text), widths=(widths, P.int_list(min_value=1)),
@@ -75,7 +75,7 @@ print(f"digits: X has shape {X.shape}; n > d case: X_over has shape {X_over.shap
 # %% [markdown]
 # ## Measurement
 # For every width, depth and seed we build a linear network, compute its exact NTK with
-# `lib.ntk.empirical_ntk`, and record: the largest deviation of embedding norms from
+# `lib.finite.ntk.empirical_ntk`, and record: the largest deviation of embedding norms from
 # $\|x\|$ and of embedding angles from $\theta_{in}$ over all layers, the relative error
 # $\|K/(L+1) - G\|_F / \|G\|_F$, the largest deviation of gradient angles from input angles,
 # and $\kappa(K)$ next to $\kappa_0$.
@@ -114,7 +114,7 @@ import matplotlib.pyplot as plt; plt.close(fig)
 # *Figure 1.1. Left: deviations from the infinite-width linear-network values against width
 # (mean over depths and seeds). Right: relative error of $K/(L+1)$ against $G$ by depth at the
 # largest width (mean and standard deviation over seeds). Drawn by the cell above from
-# `lib.experiments.linear.linear_sweep`.*
+# `lib.chapters.linear_baseline.linear_sweep`.*
 
 # %%
 slope = fit_slope(by_width.index, by_width["ntk_rel_err"])
@@ -175,7 +175,7 @@ display(fig); plt.close(fig)
 
 # %% [markdown]
 # *Figure 1.2. Condition number of the linear-network NTK against depth (band: min to max over
-# seeds). Drawn by the cell above from `lib.experiments.linear.linear_sweep` and
+# seeds). Drawn by the cell above from `lib.chapters.linear_baseline.linear_sweep` and
 # `lib.spectra.extreme_eigenvalues`.*
 
 # %%
@@ -217,7 +217,7 @@ display(fig); plt.close(fig)
 # %% [markdown]
 # *Figure 1.3. Measured squared gradient norm over squared input norm (mean and standard
 # deviation over inputs and seeds at the largest width). Drawn by the cell above from
-# `lib.experiments.linear.gradient_norm_factors`.*
+# `lib.chapters.linear_baseline.gradient_norm_factors`.*
 
 # %%
 dev_lin = float((fac["mean"] / (Ls + 1) - 1).abs().max())

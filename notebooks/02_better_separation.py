@@ -28,7 +28,7 @@
 # 5. (App. B) The separation persists for other initialization scales.
 #
 # Infinite-width values come from `lib.theory`; finite-width values from the exact NTK of real
-# networks (`lib.ntk.empirical_ntk`) on pairs of unit inputs at prescribed angles (`lib.pairs`).
+# networks (`lib.finite.ntk.empirical_ntk`) on pairs of unit inputs at prescribed angles (`lib.data.pairs`).
 
 # %% tags=["parameters"]
 profile = "default"            # parameter profile of this run (recorded with the verdicts)
@@ -55,12 +55,12 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from lib import params as P
-from lib.experiments import separation as S
-from lib.pairs import angle_pairs
-from lib.measure import fit_slope
-from lib.plotting import figure, palette, slope_guide, value_ticks
-from lib.results import verdict
+from lib.book import params as P
+from lib.chapters import better_separation as S
+from lib.data.pairs import angle_pairs
+from lib.spectra import fit_slope
+from lib.book.plotting import figure, palette, slope_guide, value_ticks
+from lib.book.results import verdict
 
 cfg = P.validate(
     profile=(profile, P.text), theory_depths=(theory_depths, P.int_list(min_value=1)),
@@ -85,7 +85,7 @@ fw_small_angles = np.geomspace(1e-6, 0.3, 12)  # finite-width angles of the smal
 # %% [markdown]
 # ## Inputs at prescribed angles
 # Pair $i$ is $(u_i,\ \cos t_i\,u_i + \sin t_i\,v_i)$ with $u_i, v_i$ orthonormal directions of
-# $\mathbb{R}^d$ drawn at random (`lib.pairs.angle_pairs`), so the input angle is exactly $t_i$ and
+# $\mathbb{R}^d$ drawn at random (`lib.data.pairs.angle_pairs`), so the input angle is exactly $t_i$ and
 # all inputs have unit norm. The angle $\phi$ of a pair is read from the NTK of all $2k$ inputs as
 # $\arccos\big(K_{12}/\sqrt{K_{11}K_{22}}\big)$.
 
@@ -142,7 +142,7 @@ display(fig); plt.close(fig)
 # %% [markdown]
 # *Figure 2.1. Left: model gradient angle against input angle; lines from `lib.theory.relu_gradient_angle`,
 # markers from finite networks. Right: finite-width error against width. Drawn by the cell above from
-# `lib.experiments.separation.relu_theory_curves`, `finite_width_angles` and `width_errors`.*
+# `lib.chapters.better_separation.relu_theory_curves`, `finite_width_angles` and `width_errors`.*
 
 # %%
 slopes = {L: fit_slope(g.width, g.rms) for L, g in errs.groupby("depth")}
@@ -167,7 +167,7 @@ display(Markdown(verdict(
 # close that no unit switches sign between them, its gradient changes linearly, so the
 # finite-width $\phi$ must fall back to $\propto \theta_{in}$ at tiny angles. The table after the figure
 # gives, for each width, the *onset*: the smallest grid angle above which every seed realizes at least
-# half of the infinite-width gain $\phi_\infty - \theta_{in}$ (`lib.experiments.separation.separation_onset`).
+# half of the infinite-width gain $\phi_\infty - \theta_{in}$ (`lib.chapters.better_separation.separation_onset`).
 
 # %%
 thetas_small = np.geomspace(1e-7, 1.0, 36)
@@ -207,7 +207,7 @@ display(fig); plt.close(fig)
 # %% [markdown]
 # *Figure 2.2. Left: exact infinite-width $\phi$ (solid), the law $\sqrt{L\theta_{in}/\pi}$ (dotted) and
 # finite-width angles (squares). Right: relative error of $\sqrt{\theta_{in}^2 + L\theta_{in}/\pi}$. Drawn by
-# the cell above from `lib.experiments.separation.small_angle_table` and `finite_width_angles`.*
+# the cell above from `lib.chapters.better_separation.small_angle_table` and `finite_width_angles`.*
 
 # %%
 tiny = small[small.theta_L <= 1e-3]
@@ -264,7 +264,7 @@ display(fig); plt.close(fig)
 
 # %% [markdown]
 # *Figure 2.3. Squared gradient norm over $(L+1)\|x\|^2$ (mean and standard deviation over inputs and seeds).
-# Drawn by the cell above from the `sq_ratio` columns of `lib.experiments.separation.finite_width_angles`.*
+# Drawn by the cell above from the `sq_ratio` columns of `lib.chapters.better_separation.finite_width_angles`.*
 
 # %%
 big = norms[norms.width == wmax]
@@ -306,7 +306,7 @@ display(fig); plt.close(fig)
 
 # %% [markdown]
 # *Figure 2.4. $\phi - \theta_{in}$ against $\theta_{in}$ at infinite width; the dots mark the crossover angles
-# of the table above. Drawn by the cell above from `lib.experiments.separation.crossover_table`.*
+# of the table above. Drawn by the cell above from `lib.chapters.better_separation.crossover_table`.*
 
 # %%
 c = cross.set_index("depth")
@@ -366,7 +366,7 @@ display(fig); plt.close(fig)
 # %% [markdown]
 # *Figure 2.5. Gradient angle against input angle for other activations: infinite width (lines) and finite
 # width (markers, mean and range over seeds); dashed: the linear network, dotted: $90^\circ$. Drawn by the cell
-# above from `lib.experiments.separation.theory_phi` (via `lib.theory.gradient_angle`) and `finite_width_angles`.*
+# above from `lib.chapters.better_separation.theory_phi` (via `lib.theory.gradient_angle`) and `finite_width_angles`.*
 #
 # For an odd activation (tanh) $f(-x) = -f(x)$, so $\nabla f(-x) = -\nabla f(x)$ and $\phi = 180^\circ$ at
 # $\theta_{in} = 180^\circ$ at every depth and width: antipodal inputs stay antipodal.
@@ -417,9 +417,9 @@ display(Markdown(verdict(
 #   weights the hidden layers by $m/c$ against the first, so as $m\to\infty$ the first layer drops out;
 # - **biases** add kernels and change $\phi$ (no infinite-width formula is computed here).
 #
-# We measure each variation (`lib.variants.VariantMLP`) at width `appb_width` on the same inputs and
+# We measure each variation (`lib.finite.variants.VariantMLP`) at width `appb_width` on the same inputs and
 # seeds as the plain net, and compare with the infinite-width weighted formula
-# (`lib.variants.relu_weighted_gradient_angle`).
+# (`lib.finite.variants.relu_weighted_gradient_angle`).
 
 # %%
 vb = S.variant_angles(fw_angles, cfg.appb_depths, cfg.appb_width, cfg.seeds, d=cfg.in_dim, device=cfg.device)
@@ -443,7 +443,7 @@ display(fig); plt.close(fig)
 # %% [markdown]
 # *Figure 2.6. Gradient angles of the App. B variations (markers: mean over seeds at finite width; lines:
 # infinite-width weighted formula where one exists). The first four variations coincide exactly. Drawn by
-# the cell above from `lib.experiments.separation.variant_angles` and `lib.variants`.*
+# the cell above from `lib.chapters.better_separation.variant_angles` and `lib.finite.variants`.*
 
 # %%
 vb["d_base"] = DEG * (vb.phi - vb.phi_base).abs()

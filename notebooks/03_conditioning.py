@@ -69,13 +69,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from lib import params as P
-from lib.datasets import DATASETS
-from lib.experiments import conditioning as C
-from lib.plotting import figure, mark_infinite, palette
+from lib.book import params as P
+from lib.data.datasets import DATASETS
+from lib.chapters import conditioning as C
+from lib.book.plotting import figure, mark_infinite, palette
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
-from lib.results import verdict
+from lib.book.results import verdict
 
 cfg = P.validate(
     profile=(profile, P.text), datasets=(datasets, P.choices_list(DATASETS)),
@@ -142,12 +142,12 @@ info
 # ## The sweep
 # Each cell is one data set, depth, activation (ReLU or linear, same shape) and weight seed:
 # a fresh network of width $m$ at initialization and its **full $n\times n$ NTK**, computed exactly
-# by `lib.ntk.empirical_ntk` (no Jacobian is formed), then $\lambda_{\min}$, $\lambda_{\max}$
+# by `lib.finite.ntk.empirical_ntk` (no Jacobian is formed), then $\lambda_{\min}$, $\lambda_{\max}$
 # (`eigvalsh` in float64; $\kappa = \infty$ when the kernel is singular to working precision)
 # and $\phi_{\min}$. The authors instead computed NTKs on batches of 512 samples and averaged
 # ([LH] Sec. 4.1); each cell also records that batch-512 average (principal $512\times512$
 # sub-matrices of the same kernel on a seeded partition), reported separately in the closing note.
-# Every finished cell is written to disk at once (`lib.sweep`), so an interrupted run resumes and a
+# Every finished cell is written to disk at once (`lib.book.sweep`), so an interrupted run resumes and a
 # finished one is only read back; with `dask_scheduler` the cells run on a Dask cluster.
 
 # %% tags=["remove-stderr"]
@@ -213,7 +213,7 @@ display(fig); plt.close(fig)
 # *Figure 3.1. [LH] Figure 3 on the data sets above (width and seeds as in the parameters
 # cell): smallest pairwise gradient angle (left) and NTK condition number (right) at
 # initialization against depth. Drawn by the cell above from
-# `lib.experiments.conditioning.run_conditioning` (exact full NTKs, `lib.ntk.empirical_ntk`).*
+# `lib.chapters.conditioning.run_conditioning` (exact full NTKs, `lib.finite.ntk.empirical_ntk`).*
 
 # %%
 checks, mono = [], []
@@ -305,7 +305,7 @@ display(fig); plt.close(fig)
 # *Figure 3.2. Left: smallest NTK eigenvalue (relative to the largest squared gradient norm)
 # against the squared smallest gradient angle, one point per non-singular cell of the sweep.
 # Right: condition number against $1/\phi_{\min}^2$. Dashed: the bounds above. Drawn by the
-# cell above from `lib.experiments.conditioning.prop41_bound`.*
+# cell above from `lib.chapters.conditioning.prop41_bound`.*
 
 # %%
 ok_l = bool((fin.lmin_rel <= fin.bound_rel * (1 + 1e-9)).all())
@@ -373,8 +373,8 @@ display(fig); plt.close(fig)
 # *Figure 3.3. Left: condition number of the NTK with only the first layer trainable, at
 # infinite width (lines) and width $m$ (points), with $\kappa_0$ dashed where it is finite.
 # Right: the smallest eigenvalue of the infinite-width $K_L$. Drawn by the cell above from
-# `lib.theory.relu_first_layer_ntk` (via `lib.experiments.conditioning.run_theory`) and
-# `lib.ntk.empirical_ntk(..., layers="first")`.*
+# `lib.theory.relu_first_layer_ntk` (via `lib.chapters.conditioning.run_theory`) and
+# `lib.finite.ntk.empirical_ntk(..., layers="first")`.*
 
 # %%
 rows42 = []
@@ -442,7 +442,7 @@ display(fig); plt.close(fig)
 # %% [markdown]
 # *Figure 3.4. Condition number of the two-sample NTK relative to the linear network's
 # $\kappa_0$, infinite width (lines) and finite width (points). Drawn by the cell above from
-# `lib.experiments.conditioning.two_sample_table`.*
+# `lib.chapters.conditioning.two_sample_table`.*
 
 # %%
 deep2 = t2[t2.depth >= 1]
@@ -499,7 +499,7 @@ display(fig); plt.close(fig)
 
 # %% [markdown]
 # *Figure 3.5. Finite-width measurements (points) against the infinite-width predictions (lines)
-# on the same data. Drawn by the cell above from `lib.experiments.conditioning.run_theory`
+# on the same data. Drawn by the cell above from `lib.chapters.conditioning.run_theory`
 # (`lib.theory.relu_ntk`) and `run_conditioning`.*
 #
 # The measured $\phi_{\min}$ is a minimum over $n(n-1)/2$ pairs of finite-width angles, each the

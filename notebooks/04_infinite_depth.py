@@ -28,7 +28,7 @@
 #    $(n+3)/3$.
 #
 # Every infinite-width value comes from `lib.theory`; finite-width values from real networks and
-# their exact NTK (`lib.ntk.empirical_ntk`) at the depths where that is feasible.
+# their exact NTK (`lib.finite.ntk.empirical_ntk`) at the depths where that is feasible.
 
 # %% tags=["parameters"]
 profile = "default"          # parameter profile of this run (recorded with the verdicts)
@@ -58,12 +58,12 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from lib import params as P
+from lib.book import params as P
 from lib import theory
-from lib.datasets import gaussian_data, load_digits_subset
-from lib.experiments import depth as D
-from lib.plotting import figure, palette, slope_guide
-from lib.results import verdict
+from lib.data.datasets import gaussian_data, load_digits_subset
+from lib.chapters import infinite_depth as D
+from lib.book.plotting import figure, palette, slope_guide
+from lib.book.results import verdict
 
 ACTS = ["relu", "relu2", "gelu", "tanh", "swish", "normrelu", "norm_relu", "norm_tanh", "norm_gelu", "norm_relu2",
         "norm_swish"]
@@ -124,7 +124,7 @@ display(fig); plt.close(fig)
 
 # %% [markdown]
 # *Figure 4.1. Left: $g^l$ for several $l$. Right: embedding angles against depth (lines: infinite width;
-# circles: finite width). Drawn by the cell above from `lib.experiments.depth.g_iterates`, `collapse_profile`
+# circles: finite width). Drawn by the cell above from `lib.chapters.infinite_depth.g_iterates`, `collapse_profile`
 # (both via `lib.theory.relu_embedding_angles`) and `finite_collapse`.*
 
 # %%
@@ -185,7 +185,7 @@ display(fig); plt.close(fig)
 
 # %% [markdown]
 # *Figure 4.2. Gradient angle against depth for several input angles (left) and its distance to the limit
-# (right). Drawn by the cell above from `lib.experiments.depth.phi_depth_profile`.*
+# (right). Drawn by the cell above from `lib.chapters.infinite_depth.phi_depth_profile`.*
 
 # %%
 at = prof.pivot_table(index="depth", columns="theta_in", values="phi")
@@ -244,7 +244,7 @@ display(fig); plt.close(fig)
 
 # %% [markdown]
 # *Figure 4.3. NTK condition number against depth; dashed: $(n+3)/3$. Drawn by the cell above from
-# `lib.experiments.depth.relu_kappa_vs_depth` (via `lib.theory.relu_ntk`) and `finite_kappa`.*
+# `lib.chapters.infinite_depth.relu_kappa_vs_depth` (via `lib.theory.relu_ntk`) and `finite_kappa`.*
 
 # %%
 deepest = kap[kap.depth == kap.depth.max()].set_index(["data", "n"])
@@ -362,7 +362,7 @@ display(fig); plt.close(fig)
 # %% [markdown]
 # *Figure 4.5. $\kappa - 1$ against depth for the top-layer kernel (left) and the NTK (right); lines: infinite
 # width, circles: width `fw_width`; dotted: predicted slopes (shifted up for legibility) for centred activations.
-# Drawn by the cell above from `lib.experiments.depth.kernel_kappa_vs_depth` (via `lib.theory.layer_kernels`),
+# Drawn by the cell above from `lib.chapters.infinite_depth.kernel_kappa_vs_depth` (via `lib.theory.layer_kernels`),
 # `finite_kernel_kappa` and `activation_rates` (via `lib.theory.coefficient_of_nonlinearity` and
 # `lib.theory.ntk_offdiagonal_rate`).*
 

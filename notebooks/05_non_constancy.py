@@ -58,11 +58,11 @@ import numpy as np
 import torch
 from IPython.display import Markdown, display
 
-from lib import params as P
-from lib.experiments import non_constancy as NC
-from lib.measure import fit_slope
-from lib.plotting import band_lines, figure, palette, slope_guide
-from lib.results import verdict
+from lib.book import params as P
+from lib.chapters import non_constancy as NC
+from lib.spectra import fit_slope
+from lib.book.plotting import band_lines, figure, palette, slope_guide
+from lib.book.results import verdict
 
 cfg = P.validate(
     profile=(profile, P.text), widths=(widths, P.int_list(min_value=1, min_len=2)),
@@ -97,7 +97,7 @@ T0 = time.perf_counter()
 # initial net, so that every output starts at $\phi(0)$ rather than at a random point where
 # $\phi'$ may vanish (swish$'$ is zero at $z \approx -1.28$), which would stall GD for reasons
 # unrelated to width. The kernel of $\tilde f$ is computed exactly as $J_\phi K J_\phi^\top$
-# (`lib.models_extra.wrapped_ntk`, tested against a Jacobian contraction), every
+# (`lib.finite.wrapped.wrapped_ntk`, tested against a Jacobian contraction), every
 # `track_every` steps.
 
 # %%
@@ -135,7 +135,7 @@ display(fig); plt.close(fig)
 # %% [markdown]
 # *Figure 5.1. Relative kernel change over a full GD run against width, for one-hidden-layer
 # nets with a linear, swish and softmax output (line: mean over seeds; band: min to max). Drawn
-# by the cell above from `lib.experiments.non_constancy.width_sweep`.*
+# by the cell above from `lib.chapters.non_constancy.width_sweep`.*
 
 # %%
 s_lin = slopes["linear"]
@@ -191,7 +191,7 @@ display(fig); plt.close(fig)
 # %% [markdown]
 # *Figure 5.2. Relative kernel change of the bottleneck net against the bottleneck width (line:
 # mean over seeds; band: min to max), with the $b^{-1/2}$ line. Drawn by the cell above from
-# `lib.experiments.non_constancy.bottleneck_sweep`.*
+# `lib.chapters.non_constancy.bottleneck_sweep`.*
 
 # %%
 b_status = ("reproduced" if -0.75 < s_b < -0.3 else "reproduced with caveat" if s_b <= -0.75 else "not reproduced")
@@ -230,14 +230,14 @@ display(fig); plt.close(fig)
 # *Figure 5.3. Relative kernel change against the training step for the widest nets (and the
 # narrowest bottleneck), seed 0; each axis is linear near zero (below $10^{-3}$, and below step
 # 10) and logarithmic above.
-# Drawn by the cell above from `lib.training.KernelTracker` via
-# `lib.experiments.non_constancy.train_tracked`.*
+# Drawn by the cell above from `lib.finite.training.KernelTracker` via
+# `lib.chapters.non_constancy.train_tracked`.*
 
 # %% [markdown]
 # ## Hessian norm at initialization
 # The spectral norm of the Hessian of the model (not the loss), $\max_i \|\partial^2 \tilde f(x_i)
 # / \partial w^2\|_2$ over `n_hessian` training inputs (and over the $k$ outputs for softmax),
-# by power iteration on Hessian-vector products (`lib.hessian.model_hessian_norm`, checked
+# by power iteration on Hessian-vector products (`lib.finite.hessian.model_hessian_norm`, checked
 # against a dense Hessian in the tests). [LZB] Thm 3.2 predicts $\tilde O(m^{-1/2})$ for the linear
 # output and $O(1)$ for the non-linear outputs.
 
@@ -259,7 +259,7 @@ print(f"power iteration: all converged = {bool(dh.converged.all())}, at most {in
 # %% [markdown]
 # *Figure 5.4. Spectral norm of the model Hessian at initialization against width (line: mean
 # over seeds; band: min to max), with the $m^{-1/2}$ line. Drawn by the cell above from
-# `lib.experiments.non_constancy.hessian_sweep` and `lib.hessian.model_hessian_norm`.*
+# `lib.chapters.non_constancy.hessian_sweep` and `lib.finite.hessian.model_hessian_norm`.*
 
 # %%
 h_ok = -0.7 < h_slopes["linear"] < -0.35 and all(abs(h_slopes[a]) < 0.15 for a in nl) and bool(dh.converged.all())
@@ -307,7 +307,7 @@ display(fig); plt.close(fig)
 # *Figure 5.5. Left: relative training loss against the GD step for the widest nets (seed 0) and
 # the PL guarantee $(1-\eta\mu)^t$ with $\mu$ the smallest kernel eigenvalue met along the path.
 # Right: that eigenvalue along training. Drawn by the cell above from
-# `lib.experiments.non_constancy.train_tracked` and `lib.training.KernelTracker`.*
+# `lib.chapters.non_constancy.train_tracked` and `lib.finite.training.KernelTracker`.*
 
 # %%
 wide_nl = df[(df.width == wmax) & df.arch.isin(nl)]

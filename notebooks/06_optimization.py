@@ -60,12 +60,12 @@ import torch
 from IPython.display import Markdown, display
 from scipy.stats import spearmanr
 
-from lib import params as P
-from lib.datasets import DataMissingError, load_digits_subset, load_idx_dataset
-from lib.experiments import optimization as OPT
-from lib.experiments.non_constancy import synthetic_regression
-from lib.plotting import figure, palette
-from lib.results import verdict
+from lib.book import params as P
+from lib.data.datasets import DataMissingError, load_digits_subset, load_idx_dataset
+from lib.chapters import optimization as OPT
+from lib.chapters.non_constancy import synthetic_regression
+from lib.book.plotting import figure, palette
+from lib.book.results import verdict
 
 cfg = P.validate(
     profile=(profile, P.text), gd_depths=(gd_depths, P.int_list(min_value=1, min_len=2)),
@@ -122,7 +122,7 @@ display(fig); plt.close(fig)
 # *Figure 6.1. Relative training loss of full-batch GD (square loss) against the step, for ReLU
 # nets of several depths, with the worst-case bounds from the measured NTK at initialization and
 # the prediction of the linearized model. Drawn by the cell above from
-# `lib.experiments.optimization.gd_depth_study`.*
+# `lib.chapters.optimization.gd_depth_study`.*
 
 # %%
 tab = pd.DataFrame({
@@ -222,7 +222,7 @@ plt.close("all")
 # %% [markdown]
 # *Figure 6.2. Training loss against epoch for ReLU nets of depth 1 to 10 on digits (seed 0;
 # learning rate per depth from the grid search). Drawn by the cell above from
-# `lib.experiments.optimization.sgd_depth_study`.*
+# `lib.chapters.optimization.sgd_depth_study`.*
 
 # %%
 def depth_speed(runs, depths):
@@ -286,7 +286,7 @@ for name, folder in (("MNIST", cfg.idx_dir), ("Fashion-MNIST", cfg.fashion_dir))
 
 # %% [markdown]
 # *When run, the figures above (Figure 6.3) are drawn by the cell above from
-# `lib.experiments.optimization.sgd_depth_study` on MNIST / Fashion-MNIST.*
+# `lib.chapters.optimization.sgd_depth_study` on MNIST / Fashion-MNIST.*
 
 # %% [markdown]
 # ## Test accuracy against depth
@@ -316,7 +316,7 @@ display(fig); plt.close(fig)
 # %% [markdown]
 # *Figure 6.4. Held-out test accuracy against depth (ours on digits: mean and standard deviation
 # over seeds) next to [LH] Table 1 (MNIST). Drawn by the cell above from
-# `lib.experiments.optimization.accuracy_table`.*
+# `lib.chapters.optimization.accuracy_table`.*
 
 # %%
 m, sd, ns = acc["mean (%)"], acc["sd (%)"], acc["seeds"]

@@ -13,7 +13,7 @@
 # %% [markdown]
 # # 7. Performance
 #
-# Every chapter of this book computes exact empirical NTKs with `lib.ntk.empirical_ntk`, which
+# Every chapter of this book computes exact empirical NTKs with `lib.finite.ntk.empirical_ntk`, which
 # never forms the Jacobian. For the MLP of [LH] Eq. (1) the gradient with respect to $W^{(l)}$
 # is the outer product $\delta^{(l)}(x)\,a^{(l-1)}(x)^\top$, so
 #
@@ -24,10 +24,10 @@
 # compares with the two standard ways of computing the same kernel with `torch.func`
 # ({cite}`pytorch`):
 #
-# * **Jacobian contraction** (`lib.ntk_reference.jacobian_ntk`): `vmap(jacrev)` forms the
+# * **Jacobian contraction** (`lib.finite.reference.jacobian_ntk`): `vmap(jacrev)` forms the
 #   $n \times P$ Jacobian $J$ and returns $JJ^\top$; this is what the authors' code of [LH]
 #   {cite}`liu2023better` used;
-# * **NTK-vector products** (`lib.ntk_reference.ntk_vp`), the method of the PyTorch NTK tutorial:
+# * **NTK-vector products** (`lib.finite.reference.ntk_vp`), the method of the PyTorch NTK tutorial:
 #   column $i$ of $K$ is a VJP $J^\top e_i$ followed by a JVP, vmapped over chunks of basis
 #   vectors $e_i$.
 #
@@ -38,7 +38,7 @@
 # statement that each NTK took hours on an A100 GPU.
 #
 # All parameters are in the next cell; re-run with other values through papermill, or run the
-# same benchmark from a terminal with `python -m lib.bench --help`.
+# same benchmark from a terminal with `python -m lib.finite.benchmark --help`.
 
 # %% tags=["parameters"]
 profile = "default"          # parameter profile this run belongs to (recorded with the verdicts)
@@ -62,11 +62,11 @@ from IPython.display import Markdown, display
 import matplotlib.pyplot as plt
 import numpy as np
 
-from lib import params as P
-from lib.bench import METHODS, flop_count, param_count, run_benchmark
-from lib.experiments.performance import summary_table, table_with_notes, target_row
-from lib.plotting import figure, palette
-from lib.results import verdict
+from lib.book import params as P
+from lib.finite.benchmark import METHODS, flop_count, param_count, run_benchmark
+from lib.chapters.performance import summary_table, table_with_notes, target_row
+from lib.book.plotting import figure, palette
+from lib.book.results import verdict
 
 cfg = P.validate(
     profile=(profile, P.text), ns=(ns, P.int_list(min_value=1)), width=(width, P.positive_int),
@@ -101,7 +101,7 @@ LABELS = {"ours": "ours (Hadamard of Grams)", "jacobian": "Jacobian contraction"
 #   own; a peak below the page-level resolution shows as 0 and its ratio as NaN. On a GPU we use
 #   `torch.cuda.max_memory_allocated` minus the memory allocated before the call;
 # * **budgets**: before a method runs, its memory is estimated from the sizes
-#   (`lib.bench.memory_estimate`; Jacobian contraction falls back to summing $J_l J_l^\top$ layer
+#   (`lib.finite.benchmark.memory_estimate`; Jacobian contraction falls back to summing $J_l J_l^\top$ layer
 #   by layer when the whole Jacobian does not fit) and its time from its floating-point
 #   operation count and the rate it reached at the largest smaller size in this run (before it
 #   has run at all, the plain-matmul rate). A method whose
@@ -184,7 +184,7 @@ display(fig); plt.close(fig)
 # %% [markdown]
 # *Figure 7.1. Wall-clock time (top) and peak extra memory (bottom) of the three methods
 # against the number of inputs, one column per depth; open symbols on the top edge mark methods
-# skipped for the budget. Drawn by the cell above from `lib.bench.run_benchmark`.*
+# skipped for the budget. Drawn by the cell above from `lib.finite.benchmark.run_benchmark`.*
 
 # %% [markdown]
 # ## Target 1 and 2: speed-up and memory against Jacobian contraction
@@ -253,7 +253,7 @@ display(fig); plt.close(fig)
 # %% [markdown]
 # *Figure 7.2. Floating-point throughput of our NTK (counted matrix-product flops over measured
 # time) beside a plain float64 matrix product of the same shape, measured in the same run. Drawn
-# by the cell above from `lib.bench.run_benchmark` and `lib.bench.matmul_gflops`.*
+# by the cell above from `lib.finite.benchmark.run_benchmark` and `lib.finite.benchmark.matmul_gflops`.*
 
 # %%
 if row is None or not np.isfinite(row.ours_frac_matmul):

@@ -5,8 +5,8 @@ import pytest
 
 from lib.spectra import (condition_number, extreme_eigenvalues, min_pairwise_angle, spectrum,
                          cosine_matrix)
-from lib.networks import MLP
-from lib.ntk import empirical_ntk
+from lib.finite.mlp import MLP
+from lib.finite.ntk import empirical_ntk
 
 
 def test_known_condition_number(rng):

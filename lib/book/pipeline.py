@@ -1,0 +1,165 @@
+"""Execute the book's notebooks: jupytext ``.py`` -> ``.ipynb`` -> papermill, with parameter profiles.
+
+Usage (from the repository root)::
+
+    python -m lib.book.pipeline                              # every notebook, profile "default"
+    python -m lib.book.pipeline --profile smoke              # the fast profile the tests use
+    python -m lib.book.pipeline --only 01 -p width 2048      # one notebook, one parameter changed
+    python -m lib.book.pipeline --list                       # notebooks and their parameters
+
+Profiles live in ``notebooks/profiles/<notebook stem>.yaml`` (one file per notebook, top-level
+keys ``smoke``, ``paper``, ...): ``default`` is the values written in each notebook's tagged
+``parameters`` cell; other profiles override some of them. ``-p NAME VALUE``
+overrides one parameter (VALUE is read as YAML: ``2048``, ``[1, 2, 5]``, ``true``, ``cpu``).
+A parameter name the notebook does not declare is rejected before anything runs.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+__all__ = ["ROOT", "notebook_sources", "load_profiles", "resolve_parameters", "to_ipynb", "execute", "main"]
+
+ROOT = Path(__file__).resolve().parents[2]
+PROFILES = ("smoke", "default", "paper")
+
+
+class PipelineError(RuntimeError):
+    """A notebook could not be run as asked (bad name, parameter or profile)."""
+
+
+def notebook_sources(root: Path = ROOT) -> list[Path]:
+    """The jupytext sources in execution order: ``notebooks/NN_*.py`` then ``book/*.py`` pages."""
+    chapters = sorted((root / "notebooks").glob("[0-9][0-9]_*.py"))
+    pages = sorted((root / "book").glob("*.py"))
+    return chapters + pages
+
+
+def load_profiles(root: Path = ROOT) -> dict:
+    """``{profile: {notebook stem: {parameter: value}}}`` from ``notebooks/profiles/*.yaml``."""
+    out: dict = {}
+    for path in sorted((root / "notebooks" / "profiles").glob("*.yaml")):
+        try:
+            data = yaml.safe_load(path.read_text()) or {}
+        except yaml.YAMLError as exc:
+            raise PipelineError(f"{path} is not valid YAML: {exc}") from None
+        for profile, values in data.items():
+            out.setdefault(profile, {})[path.stem] = values or {}
+    return out
+
+
+def select(sources: list[Path], only: list[str] | None) -> list[Path]:
+    """Sources whose stem starts with one of ``only`` (e.g. ``01`` or ``02_better``)."""
+    if not only:
+        return sources
+    chosen = [s for s in sources if any(s.stem.startswith(o) for o in only)]
+    missing = [o for o in only if not any(s.stem.startswith(o) for s in sources)]
+    if missing:
+        raise PipelineError(f"no notebook matches {missing}; known: {[s.stem for s in sources]}")
+    return chosen
+
+
+def to_ipynb(src: Path) -> Path:
+    """Convert a jupytext percent ``.py`` to the paired ``.ipynb`` beside it (outputs empty)."""
+    import jupytext
+    nb = jupytext.read(src)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    out = src.with_suffix(".ipynb")
+    jupytext.write(nb, out, fmt="ipynb")
+    return out
+
+
+def declared_parameters(ipynb: Path) -> dict:
+    import papermill
+    return papermill.inspect_notebook(str(ipynb))
+
+
+def resolve_parameters(src: Path, ipynb: Path, profile: str, overrides: dict, profiles: dict) -> dict:
+    """Profile values for this notebook merged with ``overrides``; unknown names are an error."""
+    if profile not in profiles and profile != "default":
+        raise PipelineError(f"unknown profile {profile!r}; known profiles: {sorted(set(profiles) | {'default'})}")
+    params = dict((profiles.get(profile) or {}).get(src.stem) or {})
+    params.update(overrides)
+    params["profile"] = profile
+    declared = declared_parameters(ipynb)
+    unknown = sorted(set(params) - set(declared))
+    if unknown:
+        raise PipelineError(
+            f"{src.name}: unknown parameter(s) {unknown}; this notebook declares: {sorted(declared)}")
+    return params
+
+
+def execute(src: Path, params: dict, log_output: bool = False) -> float:
+    """Run one notebook with papermill in its own folder; return the seconds it took."""
+    import papermill
+    ipynb = src.with_suffix(".ipynb")
+    t0 = time.perf_counter()
+    try:
+        papermill.execute_notebook(
+            str(ipynb), str(ipynb), parameters=params, kernel_name="python3",
+            cwd=str(src.parent), progress_bar=False, log_output=log_output,
+            extra_arguments=["--IPKernelApp.log_level=ERROR"],  # no "running over TCP" warning
+        )
+    except papermill.PapermillExecutionError as exc:
+        raise PipelineError(f"{src.name} failed in cell {exc.cell_index}: {exc.ename}: {exc.evalue}") from None
+    return time.perf_counter() - t0
+
+
+def parse_overrides(pairs: list[list[str]]) -> dict:
+    out = {}
+    for name, raw in pairs:
+        try:
+            out[name] = yaml.safe_load(raw)
+        except yaml.YAMLError as exc:
+            raise PipelineError(f"cannot read the value of parameter {name!r}: {raw!r} ({exc})") from None
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m lib.book.pipeline", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--profile", default="default", help="smoke | default | paper (notebooks/profiles/*.yaml)")
+    ap.add_argument("--only", nargs="+", help="run only notebooks whose name starts with these prefixes")
+    ap.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+                    help="override one parameter (VALUE parsed as YAML); repeatable")
+    ap.add_argument("--list", action="store_true", help="list notebooks and their parameters, run nothing")
+    ap.add_argument("--log-output", action="store_true", help="stream cell output to the terminal")
+    ap.add_argument("--root", default=str(ROOT), help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    root = Path(args.root).resolve()
+    os.environ.setdefault("NTK_RESULTS_DIR", str(root / "results"))
+    try:
+        profiles = load_profiles(root)
+        overrides = parse_overrides(args.parameter)
+        sources = select(notebook_sources(root), args.only)
+        if overrides and not args.only and len(sources) > 1:
+            print("note: -p applies to every notebook selected; unknown names fail", file=sys.stderr)
+        plan = []
+        for src in sources:
+            ipynb = to_ipynb(src)
+            if args.list:
+                decl = declared_parameters(ipynb)
+                print(f"{src.stem}: " + ", ".join(f"{k}={v['default']}" for k, v in decl.items()))
+                continue
+            plan.append((src, resolve_parameters(src, ipynb, args.profile, overrides, profiles)))
+        total = 0.0
+        for src, params in plan:
+            print(f"running {src.stem} (profile {args.profile}) ...", flush=True)
+            dt = execute(src, params, args.log_output)
+            total += dt
+            print(f"  done in {dt:.1f} s", flush=True)
+        if plan:
+            print(f"all {len(plan)} notebook(s) done in {total:.1f} s")
+    except PipelineError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

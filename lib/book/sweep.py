@@ -1,0 +1,337 @@
+"""Resumable parameter sweeps: every finished cell is one small JSON file on disk.
+
+A *cell* is a dict of JSON-serializable parameters (e.g. data set, depth, activation, width,
+seed). A cell function ``fn(params, X) -> dict`` computes its results; :func:`run_sweep`
+calls it for every cell that is not cached yet and writes each result the moment it is done,
+atomically (temporary file + ``os.replace``), so that
+
+- an interrupted sweep (Ctrl-C, a killed job, a lost worker) resumes where it stopped;
+- a finished sweep is not recomputed: a re-run only reads the files;
+- a changed parameter is a different cell: the file name is a hash of the sweep name, the
+  code ``version`` string, every parameter, and a fingerprint of the cell's data array.
+
+Cells run in this process by default. With ``scheduler="local"`` a ``dask.distributed``
+LocalCluster is started; with a scheduler address (``"tcp://host:8786"``) or a ``Client``,
+cells are dispatched to that cluster; results still come back here and are written here.
+A tqdm bar shows cells done (cached ones included) and the time left.
+
+Files live in ``<cache>/sweeps/<sweep name>/<key>.json`` with ``<cache>`` = ``$NTK_CACHE_DIR``
+or ``<repo>/.cache``.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import socket
+import tempfile
+import time
+import warnings
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from lib.progress import tqdm
+
+__all__ = ["cache_root", "sweep_dir", "cell_key", "run_sweep", "load_cells", "torch_threads", "SweepResult",
+           "SweepError"]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class SweepError(RuntimeError):
+    """A cell failed (the message names its parameters); finished cells stay cached."""
+
+
+def cache_root() -> Path:
+    """``$NTK_CACHE_DIR`` if set, else ``<repo>/.cache``."""
+    env = os.environ.get("NTK_CACHE_DIR")
+    return Path(env).expanduser() if env else ROOT / ".cache"
+
+
+def sweep_dir(name: str, cache_dir: str | Path | None = None) -> Path:
+    """Directory of the cells of sweep ``name``: ``<cache>/sweeps/<name>``."""
+    if not isinstance(name, str) or not name or any(c in name for c in "/\\") or name.startswith("."):
+        raise ValueError(f"sweep name must be a plain non-empty string without '/', got {name!r}")
+    base = Path(cache_dir).expanduser() if cache_dir is not None else cache_root() / "sweeps"
+    return base / name
+
+
+def _canonical(obj: Any, where: str = "params") -> Any:
+    """A JSON-stable form of ``obj``; numpy scalars become Python numbers, anything else is an error."""
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        v = float(obj)
+        return v if math.isfinite(v) else repr(v)
+    if obj is None or isinstance(obj, str):
+        return obj
+    if isinstance(obj, Mapping):
+        bad = [k for k in obj if not isinstance(k, str)]
+        if bad:
+            raise TypeError(f"{where} keys must be strings, got {bad!r}")
+        return {k: _canonical(v, f"{where}[{k!r}]") for k, v in sorted(obj.items())}
+    if isinstance(obj, (list, tuple)):
+        return [_canonical(v, f"{where}[{i}]") for i, v in enumerate(obj)]
+    raise TypeError(f"{where} must hold only str/int/float/bool/None/lists/dicts to be hashed; "
+                    f"got {type(obj).__name__} ({obj!r})")
+
+
+def cell_key(name: str, params: Mapping, version: str = "1", data_fingerprint: str | None = None) -> str:
+    """The cache key of one cell: SHA-256 (24 hex digits) of sweep name, version, parameters and data."""
+    if not isinstance(params, Mapping):
+        raise TypeError(f"a cell must be a dict of parameters, got {type(params).__name__}")
+    blob = json.dumps({"sweep": name, "version": str(version), "params": _canonical(params),
+                       "data": data_fingerprint}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+
+def _write_atomic(path: Path, record: dict) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump(record, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _read(path: Path, key: str) -> dict | None:
+    try:
+        rec = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        warnings.warn(f"ignoring unreadable cache file {path} ({exc}); the cell will be recomputed")
+        return None
+    if rec.get("key") != key or not isinstance(rec.get("result"), dict):
+        warnings.warn(f"ignoring cache file {path}: its content does not match its key; recomputing")
+        return None
+    return rec
+
+
+def _clean_result(res: Any, params: Mapping) -> dict:
+    if not isinstance(res, Mapping):
+        raise SweepError(f"cell {dict(params)} returned {type(res).__name__}, expected a dict of results")
+    out = {}
+    for k, v in res.items():
+        if isinstance(v, (np.floating, np.integer, np.bool_)):
+            v = v.item()
+        if not (v is None or isinstance(v, (str, int, float, bool))):
+            raise SweepError(f"cell {dict(params)}: result {k!r} is a {type(v).__name__}; "
+                             "results must be scalars (str/int/float/bool/None)")
+        out[k] = v
+    return out
+
+
+@contextmanager
+def torch_threads(n: int | None):
+    """Run a block with ``n`` torch intra-op threads (restored afterwards); ``None`` leaves them alone.
+
+    On a shared or busy machine one thread per process is often several times faster than
+    torch's default (one per core), whose threads then wait for each other at every small matmul.
+    """
+    if n is None:
+        yield
+        return
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"threads must be a positive integer or None, got {n!r}")
+    import torch
+    old = torch.get_num_threads()
+    torch.set_num_threads(int(n))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(old)
+
+
+def _timed_call(fn: Callable, params: dict, X, threads: int | None = None) -> tuple[dict, float]:
+    """Run one cell (in this process or on a Dask worker) with ``threads`` torch threads, and time it."""
+    with torch_threads(threads):
+        t0 = time.perf_counter()
+        res = fn(params, X) if X is not None else fn(params)
+        return res, time.perf_counter() - t0
+
+
+@dataclass
+class SweepResult:
+    """Outcome of :func:`run_sweep`.
+
+    Attributes:
+        frame: one row per cell: its parameters, its results, ``seconds`` (compute time recorded
+            when the cell ran), ``cached`` (read from disk in this call) and ``key``.
+        n_cached, n_computed: cells read from disk / computed in this call.
+        wall_seconds: wall time of this call.
+        directory: where the cell files are.
+    """
+
+    frame: pd.DataFrame
+    n_cached: int
+    n_computed: int
+    wall_seconds: float
+    directory: Path
+    executor: str = "in-process"
+    failed: list = field(default_factory=list)
+
+    @property
+    def compute_seconds(self) -> float:
+        """Sum of the recorded per-cell compute times: what the whole sweep cost, resumed or not."""
+        return float(self.frame["seconds"].sum()) if len(self.frame) else 0.0
+
+
+def _make_client(scheduler, n_workers: int | None, threads: int, timeout: float = 20.0):
+    from dask.distributed import Client, LocalCluster
+    if not isinstance(scheduler, str):  # an existing Client: the caller owns it
+        return scheduler, None, False
+    if scheduler == "local":
+        workers = n_workers or max(1, (os.cpu_count() or 1) // threads)
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True,
+                               dashboard_address=None)
+        return Client(cluster), cluster, True
+    try:
+        return Client(scheduler, timeout=f"{timeout}s"), None, True
+    except (OSError, TimeoutError) as exc:
+        raise SweepError(f"cannot reach the Dask scheduler at {scheduler!r}: {exc}") from None
+
+
+def run_sweep(name: str, fn: Callable[..., Mapping], cells: Sequence[Mapping], *,
+              data: Mapping[str, np.ndarray] | None = None, data_param: str = "dataset",
+              version: str = "1", cache_dir: str | Path | None = None, scheduler=None,
+              n_workers: int | None = None, threads_per_worker: int = 1, threads: int | None = None,
+              connect_timeout: float = 20.0, progress: bool = True, desc: str | None = None) -> SweepResult:
+    """Run every cell of a sweep that is not cached, writing each result as soon as it is done.
+
+    Args:
+        name: sweep name (a directory under the cache).
+        fn: module-level function ``fn(params, X) -> dict of scalars`` (``fn(params)`` when no
+            ``data``); it must be importable by Dask workers.
+        cells: parameter dicts; duplicates are an error.
+        data: arrays by name; a cell's ``params[data_param]`` names its array. Each array's
+            :func:`lib.data.datasets.fingerprint` enters the key, so changed data are new cells. With
+            Dask the arrays are scattered to the workers once.
+        version: bump it when ``fn`` changes what it computes (old cells then no longer match).
+        cache_dir: overrides ``<cache>/sweeps``.
+        scheduler: ``None`` (in-process), ``"local"`` (a LocalCluster with ``n_workers`` processes
+            of ``threads_per_worker`` threads), a scheduler address (given up on after
+            ``connect_timeout`` seconds), or a ``dask.distributed.Client`` (left open).
+        threads: torch threads per cell (in this process, or on each Dask worker; default: this
+            process keeps its setting, workers use ``threads_per_worker``).
+        progress: show a tqdm bar of cells done and time left.
+
+    Returns:
+        :class:`SweepResult`. Raises :class:`SweepError` when a cell fails (finished cells stay
+        cached; a rerun resumes).
+    """
+    from lib.data.datasets import fingerprint
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+    directory = sweep_dir(name, cache_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    data = dict(data or {})
+    prints = {k: fingerprint(v) for k, v in data.items()}
+    plan, seen = [], {}
+    for i, params in enumerate(cells):
+        params = dict(params)
+        fp = None
+        if data:
+            ds = params.get(data_param)
+            if ds not in data:
+                raise ValueError(f"cell {i} {params}: {data_param}={ds!r} is not one of the data arrays "
+                                 f"{sorted(data)}")
+            fp = prints[ds]
+        key = cell_key(name, params, version, fp)
+        if key in seen:
+            raise ValueError(f"cells {seen[key]} and {i} are identical: {params}")
+        seen[key] = i
+        plan.append((key, params, fp))
+
+    t_start = time.perf_counter()
+    rows: dict[str, dict] = {}
+    todo = []
+    for key, params, fp in plan:
+        rec = _read(directory / f"{key}.json", key)
+        if rec is None:
+            todo.append((key, params, fp))
+        else:
+            rows[key] = {**params, **rec["result"], "seconds": rec["seconds"], "cached": True, "key": key}
+    n_cached = len(rows)
+
+    def record(key, params, fp, res, secs):
+        res = _clean_result(res, params)
+        _write_atomic(directory / f"{key}.json", dict(
+            key=key, sweep=name, version=str(version), params=_canonical(params), data_fingerprint=fp,
+            result=res, seconds=secs, finished_utc=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            host=socket.gethostname()))
+        rows[key] = {**params, **res, "seconds": secs, "cached": False, "key": key}
+
+    bar = tqdm(total=len(plan), initial=n_cached, desc=desc or name, unit="cell", disable=not progress,
+               smoothing=0.1)
+    executor = "in-process"
+    try:
+        if todo and scheduler is None:
+            for key, params, fp in todo:
+                X = data[params[data_param]] if data else None
+                try:
+                    res, secs = _timed_call(fn, params, X, threads)
+                except Exception as exc:
+                    raise SweepError(f"sweep {name!r}: cell {params} failed: {type(exc).__name__}: {exc}") from exc
+                record(key, params, fp, res, secs)
+                bar.update()
+        elif todo:
+            from dask.distributed import as_completed
+            client, cluster, owned = _make_client(scheduler, n_workers, threads_per_worker, connect_timeout)
+            executor = f"dask ({client.scheduler.address if hasattr(client, 'scheduler') else scheduler})"
+            futures = {}
+            try:
+                needed = sorted({p[data_param] for _, p, _ in todo}) if data else []
+                remote = {k: client.scatter(data[k], broadcast=True) for k in needed}
+                for key, params, fp in todo:
+                    X = remote[params[data_param]] if data else None
+                    fut = client.submit(_timed_call, fn, params, X, threads or threads_per_worker, pure=False,
+                                        key=f"{name}-{key}")
+                    futures[fut] = (key, params, fp)
+                for fut in as_completed(list(futures)):
+                    key, params, fp = futures[fut]
+                    try:
+                        res, secs = fut.result()
+                    except Exception as exc:
+                        raise SweepError(f"sweep {name!r}: cell {params} failed on Dask: "
+                                         f"{type(exc).__name__}: {exc}") from exc
+                    record(key, params, fp, res, secs)
+                    bar.update()
+            finally:
+                for fut in futures:
+                    if not fut.done():
+                        fut.cancel()
+                if owned:
+                    client.close()
+                if cluster is not None:
+                    cluster.close()
+    finally:
+        bar.close()
+    frame = pd.DataFrame([rows[key] for key, _, _ in plan])
+    return SweepResult(frame=frame, n_cached=n_cached, n_computed=len(plan) - n_cached,
+                       wall_seconds=time.perf_counter() - t_start, directory=directory, executor=executor)
+
+
+def load_cells(name: str, cache_dir: str | Path | None = None) -> pd.DataFrame:
+    """Every cached cell of sweep ``name`` (any parameters, any version), one row each."""
+    directory = sweep_dir(name, cache_dir)
+    rows = []
+    for path in sorted(directory.glob("*.json")):
+        rec = _read(path, path.stem)
+        if rec is not None:
+            rows.append({**rec["params"], **rec["result"], "seconds": rec["seconds"],
+                         "version": rec.get("version"), "finished_utc": rec.get("finished_utc"), "key": rec["key"]})
+    return pd.DataFrame(rows)

@@ -1,0 +1,1 @@
+"""One module per chapter of the book: its computations, figures and verdict checks."""

@@ -1,1 +1,0 @@
-"""Chapter-level experiments: each module runs the measurements one notebook reports."""

@@ -1,0 +1,11 @@
+"""Finite-width networks and their exact empirical tangent kernels.
+
+* :mod:`~lib.finite.mlp` -- the NTK-parameterized MLP of [LH] Sec. 2.
+* :mod:`~lib.finite.ntk` -- the exact empirical NTK (Hadamard-of-Grams formula) and gradient angles.
+* :mod:`~lib.finite.variants`, :mod:`~lib.finite.wrapped` -- MLPs with biases or per-layer scales, and
+  networks with a nonlinear output ([LZB] Sec. 4-5).
+* :mod:`~lib.finite.reference` -- the torch.func reference NTKs (Jacobian contraction, NTK-vector products).
+* :mod:`~lib.finite.geometry` -- per-layer norms and angles of the embeddings.
+* :mod:`~lib.finite.hessian`, :mod:`~lib.finite.training` -- Hessian norms and training loops.
+* :mod:`~lib.finite.benchmark` -- our NTK against the reference methods (time, memory).
+"""

@@ -1,0 +1,263 @@
+"""The reproducibility report's logic (lib.book.claims, lib.book.report) and the API page's docstring
+conversion (lib.book.sphinxext), without building the book."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from lib.book.claims import CLAIMS, claim_by_id, match_claim, normalize_claim_id, split_claim_id
+from lib.book.report import (HEADING_ANCHOR_LEVEL, build_rows, caption_code, chapter_headings, errata_entries,
+                        figure_index, md_escape, report_table, section_link, verdict_counts)
+from lib.book.sphinxext import docstring_to_rst, escape_rst
+
+ROOT = Path(__file__).resolve().parents[2]
+PAPER = ROOT.parent / "shared" / "papers" / "liu-hui-2023-better-ntk-conditioning.txt"
+
+
+def record(claim_id, status="reproduced", chapter="01_demo", section="Claim A", measured="x = 1.5"):
+    return dict(chapter=chapter, claim_id=claim_id, claim="what the paper says", status=status,
+                measured=measured, section=section, profile="smoke")
+
+
+# --------------------------------------------------------------------------- claim ids
+
+@pytest.mark.parametrize("raw, canon", [
+    ("[LH] Theorem 3.2", "[LH] Thm 3.2"), ("[LH] Thm. 3.2", "[LH] Thm 3.2"),
+    ("[lh]  Cor. 2.4 (kernel)", "[LH] Cor 2.4 (kernel)"), ("[LH] Figure 1", "[LH] Fig 1"),
+    ("[LH] Fig. 1", "[LH] Fig 1"), ("[LH] App. F", "[LH] App F"), ("[LZB] Proposition 2.2", "[LZB] Prop 2.2"),
+    ("[LH] Table 1", "[LH] Table 1"), ("[LH] Thm A.2", "[LH] Thm A.2"),
+])
+def test_claim_ids_are_normalized(raw, canon):
+    assert normalize_claim_id(raw) == canon
+
+
+def test_claim_id_without_paper_tag_is_an_error():
+    with pytest.raises(ValueError, match="paper tag"):
+        split_claim_id("Thm 3.2")
+    with pytest.raises(KeyError, match="not in lib.book.claims.CLAIMS"):
+        claim_by_id("[LH] Thm 9.9")
+
+
+def test_catalogue_ids_are_canonical_and_unique():
+    ids = [c.claim_id for c in CLAIMS]
+    assert len(ids) == len(set(ids))
+    for c in CLAIMS:
+        assert normalize_claim_id(c.claim_id) == c.claim_id
+        assert c.statement and c.where and c.paper in ("LH", "LZB", "AAK")
+        for alias in c.aliases:  # an alias must not be another claim's id
+            assert split_claim_id(alias)[0] not in ids or split_claim_id(alias)[0] == c.claim_id
+
+
+def test_sub_claims_aliases_and_labels_in_parentheses_match():
+    assert match_claim("[LH] Cor 2.4 (kernel)").claim_id == "[LH] Cor 2.4"
+    assert match_claim("[LH] Theorem 2.3 (gradient norm)").claim_id == "[LH] Thm 2.3"
+    assert match_claim("[LH] App. F").claim_id == "[LH] Thm F.1"
+    assert match_claim("[LH] Sec. 4 (Figure 3, Prop 4.1)").claim_id == "[LH] Fig 3"
+    assert match_claim("[LH] Thm 9.9") is None
+    assert match_claim("not an id") is None
+
+
+@pytest.mark.skipif(not PAPER.exists(), reason="paper text not available next to the repository")
+def test_every_numbered_statement_of_the_paper_is_in_the_catalogue():
+    text = PAPER.read_text()
+    kinds = {"Theorem": "Thm", "Corollary": "Cor", "Proposition": "Prop"}
+    labels = {f"[LH] {kinds[k]} {n}" for k, n in
+              re.findall(r"^(Theorem|Corollary|Proposition) ([A-Z](?:\.\d+)+|\d+(?:\.\d+)?)\.?", text, re.M)}
+    labels |= {f"[LH] Fig {n}" for n in re.findall(r"Figure (\d+)", text)}
+    labels |= {f"[LH] Table {n}" for n in re.findall(r"Table (\d+)", text)}
+    missing = sorted(lab for lab in labels if match_claim(lab) is None)
+    assert len(labels) > 15 and not missing, f"claims of the paper not in lib.book.claims.CLAIMS: {missing}"
+
+
+# --------------------------------------------------------------------------- rows and verdicts
+
+def test_recorded_claim_gets_its_verdict_and_unrecorded_is_not_checked_with_reason():
+    rows, extra = build_rows([record("[LH] Thm 3.2", "reproduced with caveat")])
+    by_id = {r.claim_id: r for r in rows}
+    assert len(rows) == len(CLAIMS) and not extra
+    assert by_id["[LH] Thm 3.2"].status == "reproduced with caveat"
+    assert by_id["[LH] Thm 3.5"].status == "not checked" and not by_id["[LH] Thm 3.5"].records
+    counts = verdict_counts(rows)
+    assert counts["reproduced with caveat"] == 1 and counts["not checked"] == len(CLAIMS) - 1
+    table = report_table(rows, ROOT, ROOT / "book" / "report.ipynb")
+    assert "x = 1.5" in table and "no chapter recorded a verdict" in table
+    fig4 = next(c for c in CLAIMS if c.claim_id == "[LH] Fig 4")
+    assert md_escape(fig4.note) in table  # the reason a claim is left unchecked
+
+
+def test_parts_take_the_most_severe_verdict_and_unknown_ids_are_kept():
+    rows, extra = build_rows([record("[LH] Cor 2.4 (kernel)"), record("[LH] Cor 2.4 (conditioning)", "not reproduced"),
+                              record("[LH] Lemma 9.9", "reproduced")])
+    row = next(r for r in rows if r.claim_id == "[LH] Cor 2.4")
+    assert row.status == "not reproduced" and len(row.records) == 2
+    assert [e.claim_id for e in extra] == ["[LH] Lemma 9.9"]
+    only_unchecked, _ = build_rows([record("[LH] Fig 4", "not checked")])
+    assert next(r for r in only_unchecked if r.claim_id == "[LH] Fig 4").status == "not checked"
+
+
+def test_bad_status_is_an_error_naming_the_claim():
+    with pytest.raises(ValueError, match=r"\[LH\] Thm 3.2.*'fine'"):
+        build_rows([record("[LH] Thm 3.2", "fine")])
+
+
+def test_errata_entries_split_by_verdict():
+    recs = [record("[LH] Thm 2.3 (gradient norm)", "not reproduced"), record("[LH] Cor 2.4", "reproduced with caveat"),
+            record("[LH] Thm 3.2"), record("Performance: memory", "not reproduced")]
+    e = errata_entries(recs)
+    assert [r["claim_id"] for r in e["not reproduced"]] == ["[LH] Thm 2.3 (gradient norm)"]
+    assert [r["claim_id"] for r in e["reproduced with caveat"]] == ["[LH] Cor 2.4"]
+
+
+def test_md_escape_keeps_math_and_neutralizes_markup():
+    s = md_escape("||K||_F over $\\|x\\|_2$ and *x* [a](b)\n next")
+    assert "$\\|x\\|_2$" in s and "\\|\\|K\\|\\|\\_F" in s and "\\*x\\*" in s and "\\[a\\]" in s
+    assert "\n" not in s
+
+
+# --------------------------------------------------------------------------- links
+
+def make_book(tmp_path: Path, in_toc: bool = True) -> Path:
+    cells = [
+        {"cell_type": "markdown", "metadata": {}, "source": "# 9. Demo chapter\nIntro."},
+        {"cell_type": "markdown", "metadata": {}, "source": "## Claim A: $\\phi > \\theta$ for small angles\ntext"},
+        {"cell_type": "markdown", "metadata": {}, "source": "## Data\n### Data\n#### Deep `code` heading"},
+        {"cell_type": "markdown", "metadata": {}, "source": "*Figure 9.1. A plot. Drawn by the cell above from "
+                                                            "`lib.book.report.figure_index(...)` and `lib.nope.x`.*"},
+        {"cell_type": "markdown", "metadata": {}, "source": "*Figure 9.2. Another, from `lib.book.report.md_escape`\n"
+                                                            "and `caption_code`.*\n\nA paragraph after the caption."},
+    ]
+    nb = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "book").mkdir()
+    (tmp_path / "notebooks" / "09_demo.ipynb").write_text(json.dumps(nb))
+    toc = {"format": "jb-book", "root": "book/intro",
+           "parts": [{"caption": "C", "chapters": [{"file": "notebooks/09_demo"}] if in_toc else []}]}
+    (tmp_path / "_toc.yml").write_text(yaml.safe_dump(toc))
+    return tmp_path
+
+
+def myst_slugs(markdown: str) -> list[str]:
+    """The slugs MyST itself gives the headings of ``markdown`` (an independent computation)."""
+    from docutils.core import publish_doctree
+    from myst_parser.parsers.docutils_ import Parser
+    doc = publish_doctree(markdown, parser=Parser(), settings_overrides={
+        "myst_heading_anchors": HEADING_ANCHOR_LEVEL, "myst_enable_extensions": ["dollarmath"],
+        "report_level": 5})
+    return list(doc.myst_slugs)
+
+
+def test_heading_slugs_match_myst(tmp_path):
+    root = make_book(tmp_path)
+    src = root / "notebooks" / "09_demo.ipynb"
+    text = "\n\n".join(c["source"] for c in json.loads(src.read_text())["cells"])
+    ours = [h.slug for h in chapter_headings(src) if h.slug]
+    assert ours == myst_slugs(text)
+    assert "data-1" in ours  # duplicate headings get MyST's -1 suffix
+
+
+def test_section_link_points_at_the_heading_anchor(tmp_path):
+    root = make_book(tmp_path)
+    from_doc = root / "book" / "report.ipynb"
+    link = section_link(root, from_doc, "09_demo", "Claim A")
+    src = root / "notebooks" / "09_demo.ipynb"
+    slug = next(h.slug for h in chapter_headings(src) if h.source.startswith("Claim A"))
+    assert f"](../notebooks/09_demo.ipynb#{slug})" in link and "[9. Demo chapter](../notebooks/09_demo.ipynb)" in link
+    # a section that is not a heading: link to the chapter only, never a dangling anchor
+    link = section_link(root, from_doc, "09_demo", "No such section")
+    assert "#" not in link.split("§")[0] and "09_demo.ipynb)" in link and "No such section" in link
+
+
+def test_chapter_outside_the_toc_or_missing_is_not_linked(tmp_path):
+    root = make_book(tmp_path, in_toc=False)
+    link = section_link(root, root / "book" / "report.ipynb", "09_demo", "Claim A")
+    assert "](" not in link and "09" in link
+    assert "](" not in section_link(root, root / "book" / "report.ipynb", "10_absent", None)
+
+
+def test_figure_index_finds_captions_sections_and_code(tmp_path):
+    root = make_book(tmp_path)
+    figs = figure_index(root, ["09_demo", "10_absent"])
+    assert [f["figure"] for f in figs] == ["9.1", "9.2"]
+    assert figs[0]["section"] == "Deep `code` heading"
+    assert figs[0]["code"] == ["lib.book.report.figure_index", "lib.nope.x"]
+    assert figs[1]["code"] == ["lib.book.report.md_escape", "lib.book.report.caption_code"]  # bare name resolved
+
+
+def test_caption_code_drops_bare_names_it_cannot_resolve():
+    assert caption_code("from `lib.book.report.badge`, `no_such_function` and `x + 1`") == ["lib.book.report.badge"]
+
+
+def test_anchor_level_matches_the_book_config():
+    cfg = yaml.safe_load((ROOT / "_config.yml").read_text())
+    assert cfg["sphinx"]["config"]["myst_heading_anchors"] == HEADING_ANCHOR_LEVEL
+
+
+# --------------------------------------------------------------------------- API page docstrings
+
+def rst_problems(lines: list[str]) -> list[str]:
+    from docutils.core import publish_doctree
+    from docutils.utils import Reporter
+    messages = []
+    doc = publish_doctree("\n".join(lines), settings_overrides={"report_level": 5, "halt_level": 5})
+    for node in doc.findall():
+        if node.tagname == "system_message" and node["level"] >= Reporter.WARNING_LEVEL:
+            messages.append(node.astext())
+    return messages
+
+
+def test_plain_text_docstrings_convert_to_warning_free_rst():
+    raw = """Finite-width deviations |theta^(l) - theta_in| and ||K/(L+1) - G||_F.
+
+    Theta(x, z) = |x| |z| sum_l cos theta^(l)
+                = (L+1) |x| |z| cos phi
+    so the diagonal is (L+1) |x|^2. Uses a_ b* and `x.
+
+    - first item with |pipes|
+      continued
+    - second
+
+    Args:
+        X: inputs, shape (n, d); rows |x_i| > 0.
+        widths (list[int]): hidden widths m,
+            more than one.
+    Returns:
+        Sum of |a|: the total.
+    Raises:
+        ValueError: if *X* is empty.
+
+    Example::
+
+        >>> f(|x|)
+    """
+    from sphinx.util.docstrings import prepare_docstring
+    before = prepare_docstring(raw)
+    assert rst_problems(before), "the raw docstring should be broken reST (else the test proves nothing)"
+    after = docstring_to_rst(before)
+    assert rst_problems(after) == []
+    text = "\n".join(after)
+    assert ":param X:" in text and ":param widths: (list[int])" in text and ":Raises:" in text
+    assert "    Theta(x, z) = |x| |z| sum_l cos theta^(l)" in text  # formulas kept verbatim
+
+
+def test_escape_rst_keeps_literals_and_roles():
+    s = escape_rst("see ``a|b`` and :func:`lib.x` for |x| *y*")
+    assert "``a|b``" in s and ":func:`lib.x`" in s and "\\|x\\|" in s and "\\*y\\*" in s
+
+
+# --------------------------------------------------------------------------- on the smoke book
+
+@pytest.mark.slow
+def test_every_recorded_verdict_maps_to_the_catalogue(smoke_book):
+    root, pipe, _ = smoke_book
+    assert pipe.returncode == 0, pipe.stderr[-2000:]
+    from lib.book.results import load_all
+    rows, extra = build_rows(load_all(root / "results"))
+    # ids tagged with a paper must be catalogue claims; untagged ones are the book's own targets
+    tagged = sorted({r["claim_id"] for e in extra for r in e.records if r["claim_id"].lstrip().startswith("[")})
+    assert not tagged, ("recorded paper claim ids not in lib.book.claims.CLAIMS (add them or fix the chapter): "
+                        + ", ".join(tagged))
+    assert sum(len(r.records) for r in rows) > 0

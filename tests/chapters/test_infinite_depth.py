@@ -1,0 +1,110 @@
+"""Chapter 04 support: depth sweeps, rates, kappa limits ([LH] App. A, Thm 3.5, Thm 4.3; [AAK])."""
+import math
+
+import numpy as np
+import pytest
+
+from lib.data.datasets import gaussian_data, load_digits_subset
+from lib.chapters import infinite_depth as D
+from lib.spectra import condition_number
+
+
+def test_log_depths():
+    d = D.log_depths(1000, 4)
+    assert d[0] == 0 and d[-1] == 1000 and np.all(np.diff(d) > 0)
+    with pytest.raises(ValueError, match="max_depth"):
+        D.log_depths(0)
+
+
+def test_fit_rate_recovers_a_power_law():
+    x = np.geomspace(10, 1e6, 30)
+    s, b = D.fit_rate(x, 3.0 * x ** -0.8)
+    assert s == pytest.approx(-0.8, abs=1e-12) and b == pytest.approx(math.log(3.0), abs=1e-10)
+    with pytest.raises(ValueError, match="3 positive"):
+        D.fit_rate([1, 2], [1, 1])
+
+
+def test_decay_slope_recovers_an_exponential_and_ignores_the_floor():
+    L = np.arange(40)
+    v = 5.0 * 0.7 ** L
+    v[v < 1e-10] = 1e-16  # rounding floor: must not enter the fit
+    s, a, b = D.decay_slope(L, v, floor=1e-12)
+    assert s == pytest.approx(math.log(0.7), rel=1e-10)
+    assert v[b] > 1e-12
+    with pytest.raises(ValueError, match="fewer than 3"):
+        D.decay_slope([0, 1], [1.0, 0.5])
+
+
+def test_collapse_rate_is_three_pi_over_l():
+    # g(z) = z - z^2/(3 pi) + O(z^3) gives theta_l ~ 3 pi / l (a derivation independent of the code)
+    c = D.collapse_profile([0.5, 2.0], 20000)
+    for t0, g in c.groupby("theta_in"):
+        assert np.all(np.diff(g.theta_l.to_numpy()) < 0)
+        assert g.l_theta_l.iloc[-1] / (3 * math.pi) == pytest.approx(1.0, abs=0.01)
+
+
+def test_g_iterates_first_level_is_g():
+    z = np.linspace(0, math.pi, 7)
+    gi = D.g_iterates(z, [1])
+    naive = np.arccos(((math.pi - z) * np.cos(z) + np.sin(z)) / math.pi)
+    np.testing.assert_allclose(gi.g_l, naive, atol=1e-7)  # arccos near 1 limits the naive form to ~1e-8
+
+
+def test_phi_profile_approaches_arccos_quarter():
+    p = D.phi_depth_profile([0.2, 2.0], 30000)
+    last = p[p.depth == p.depth.max()]
+    assert np.all(np.abs(last.gap) < math.radians(0.2))
+    first = p[p.depth == 1]
+    assert np.all(np.abs(last.gap.to_numpy()) < np.abs(first.gap.to_numpy()))
+
+
+def test_relu_kappa_tends_to_n_plus_3_over_3():
+    n = 8
+    X = gaussian_data(n, 5, seed=2, unit_norm=True)
+    k = D.relu_kappa_vs_depth(X, [1, 10, 3000])
+    # the limit matrix 3/4 I + 1/4 11^T has exactly this condition number
+    assert condition_number(0.75 * np.eye(n) + 0.25) == pytest.approx((n + 3) / 3, rel=1e-12)
+    assert np.all(k.limit == (n + 3) / 3)
+    err = np.abs(k.ratio.to_numpy() - 1)
+    assert err[-1] < 0.05 and err[-1] < err[0]
+
+
+def test_finite_kappa_matches_theory_at_small_depth():
+    X = load_digits_subset(6, seed=0, unit_norm=True)
+    f = D.finite_kappa(X, [2048], [1], 2)
+    k = D.relu_kappa_vs_depth(X, [1]).kappa.iloc[0]
+    # kappa of a 6x6 kernel with O(1/sqrt(m)) entry noise: a 25% band is ~10 standard errors here
+    assert abs(f.kappa.median() / k - 1) < 0.25
+
+
+def test_normalized_tanh_decorrelates_at_rate_one_minus_mu():
+    from scipy import integrate
+    from lib.activations import get_activation
+    act = get_activation("norm_tanh")
+    pdf = lambda z: math.exp(-z * z / 2) / math.sqrt(2 * math.pi)  # noqa: E731
+    a1 = integrate.quad(lambda z: z * float(act.np_fn(np.float64(z))) * pdf(z), -12, 12, epsabs=1e-13)[0]
+    mu = 1 - a1 ** 2  # independent of lib.theory
+    X = load_digits_subset(6, seed=3, unit_norm=True)
+    rates = D.activation_rates("norm_tanh")
+    assert rates["mu"] == pytest.approx(mu, abs=1e-9) and rates["centred"]
+    k = D.kernel_kappa_vs_depth(X, "norm_tanh", 300)
+    s, _, _ = D.decay_slope(k.depth, k.kappa_nngp - 1)
+    assert s == pytest.approx(math.log(1 - mu), rel=0.02)  # asymptotic regime: correlations ~ (1 - mu)^L
+    assert k.kappa_ntk.iloc[-1] < 1 + 1e-9 and k.kappa_nngp.iloc[-1] < 1 + 1e-6
+
+
+def test_activation_rates_of_relu():
+    r = D.activation_rates("relu")
+    # relu: E s = 1/sqrt(2 pi); normalized relu has a_1 = E[z relu] / sd = (1/2) / sqrt(1/2 - 1/(2 pi))
+    assert r["mean"] == pytest.approx(1 / math.sqrt(2 * math.pi), rel=1e-10) and not r["centred"]
+    assert r["mu"] == pytest.approx(1 - 0.25 / (0.5 - 1 / (2 * math.pi)), abs=1e-10)
+    assert r["chi"] == pytest.approx(1.0, abs=1e-10) and r["slope_ntk"] == 0.0  # c E[s'^2] = 2 * 1/2: no decay
+
+
+def test_nested_subsets_equal_separate_kernels():
+    X = gaussian_data(9, 4, seed=5, unit_norm=True)
+    a = D.relu_kappa_vs_depth(X, [3], ns=[4, 9])
+    b = D.relu_kappa_vs_depth(X[:4], [3])
+    assert a[a.n == 4].kappa.iloc[0] == pytest.approx(b.kappa.iloc[0], rel=1e-12)
+    with pytest.raises(ValueError, match="subset sizes"):
+        D.relu_kappa_vs_depth(X, [1], ns=[20])

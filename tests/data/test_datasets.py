@@ -1,0 +1,191 @@
+"""lib.data.datasets: the data of [LH] Sec. 4.1, IDX files written here byte by byte, clear errors."""
+import gzip
+import struct
+
+import numpy as np
+import pytest
+
+from lib.data.datasets import (DataMissingError, fingerprint, gaussian_data, load_array, load_dataset,
+                          load_digits_subset, load_idx, load_idx_dataset, preprocess)
+
+
+def write_idx(path, arr, code):
+    """An IDX file from the format's definition: 0, 0, type code, ndim, big-endian dims, big-endian data."""
+    dt = {0x08: ">u1", 0x0D: ">f4"}[code]
+    raw = bytes([0, 0, code, arr.ndim]) + struct.pack(f">{arr.ndim}I", *arr.shape) + arr.astype(dt).tobytes()
+    if str(path).endswith(".gz"):
+        with gzip.open(path, "wb") as fh:
+            fh.write(raw)
+    else:
+        path.write_bytes(raw)
+    return raw
+
+
+@pytest.fixture
+def images(rng):
+    return rng.integers(0, 256, size=(7, 4, 3)).astype(np.uint8), rng.integers(0, 10, size=7).astype(np.uint8)
+
+
+def make_idx_dir(directory, images, gz):
+    directory.mkdir(parents=True, exist_ok=True)
+    suf = ".gz" if gz else ""
+    write_idx(directory / f"train-images-idx3-ubyte{suf}", images[0], 0x08)
+    write_idx(directory / f"train-labels-idx1-ubyte{suf}", images[1], 0x08)
+    return directory
+
+
+# ---- synthetic and digits ----------------------------------------------------------------
+
+def test_gaussian_and_digits_keep_working():
+    X = gaussian_data(50, 5, seed=3)
+    assert X.shape == (50, 5) and X.dtype == np.float64
+    np.testing.assert_array_equal(X, np.random.default_rng(3).standard_normal((50, 5)))
+    np.testing.assert_array_equal(load_dataset("synthetic", n=50, d=5, seed=3), X)
+    D = load_digits_subset(30, seed=1, unit_norm=True)
+    assert D.shape == (30, 64)
+    np.testing.assert_allclose(np.linalg.norm(D, axis=1), 1.0, rtol=1e-12)
+
+
+def test_digits_full_and_subsample():
+    from sklearn.datasets import load_digits
+    full = load_dataset("digits")
+    np.testing.assert_array_equal(full, load_digits().data / 16.0)
+    assert full.min() >= 0 and full.max() <= 1
+    a, b = load_dataset("digits", n=100, seed=0), load_dataset("digits", n=100, seed=1)
+    np.testing.assert_array_equal(a, load_dataset("digits", n=100, seed=0))
+    assert not np.array_equal(a, b)
+    # each subsampled row is a row of the full set
+    assert all((np.abs(full - r).sum(axis=1) == 0).any() for r in a)
+    with pytest.raises(ValueError, match="only 1797"):
+        load_dataset("digits", n=5000)
+
+
+def test_preprocess_options():
+    X = np.arange(24, dtype=float).reshape(4, 2, 3) + 1
+    P = preprocess(X, unit_norm=True, scale=2.0)
+    assert P.shape == (4, 6)
+    np.testing.assert_allclose(np.linalg.norm(P, axis=1), 1.0)
+    np.testing.assert_allclose(preprocess(X, scale=0.5), X.reshape(4, 6) * 0.5)
+    np.testing.assert_allclose(preprocess(X, center=True).mean(axis=0), 0.0, atol=1e-12)
+    with pytest.raises(ValueError, match="zero row"):
+        preprocess(np.zeros((2, 3)), unit_norm=True)
+
+
+def test_nan_data_is_an_error(tmp_path):
+    X = np.ones((5, 3))
+    X[2, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        preprocess(X)
+    np.save(tmp_path / "bad.npy", X)
+    with pytest.raises(ValueError, match="NaN"):
+        load_dataset("file", path=tmp_path / "bad.npy")
+
+
+def test_unknown_dataset_and_synthetic_without_n():
+    with pytest.raises(ValueError, match="unknown data set 'svhn'"):
+        load_dataset("svhn")
+    with pytest.raises(ValueError, match="needs n"):
+        load_dataset("synthetic")
+
+
+# ---- IDX ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_idx_roundtrip(tmp_path, images, gz):
+    d = make_idx_dir(tmp_path / "mnist", images, gz)
+    suf = ".gz" if gz else ""
+    np.testing.assert_array_equal(load_idx(d / f"train-images-idx3-ubyte{suf}"), images[0])
+    X, y = load_idx_dataset(d, unit_norm=False, return_labels=True)
+    np.testing.assert_array_equal(X, images[0].reshape(7, 12) / 255.0)
+    np.testing.assert_array_equal(y, images[1])
+    # by name, found in <idx_dir>/mnist
+    np.testing.assert_array_equal(load_dataset("mnist", idx_dir=tmp_path), X)
+    sub = load_dataset("mnist", idx_dir=tmp_path, n=3, seed=2, unit_norm=True)
+    assert sub.shape == (3, 12)
+    np.testing.assert_allclose(np.linalg.norm(sub, axis=1), 1.0)
+
+
+def test_torchvision_layout_and_no_cross_talk(tmp_path, images):
+    make_idx_dir(tmp_path / "FashionMNIST" / "raw", images, gz=True)
+    X = load_dataset("fashion_mnist", idx_dir=tmp_path)
+    assert X.shape == (7, 12)
+    # Fashion-MNIST files never stand in for MNIST (same file names)
+    with pytest.raises(DataMissingError, match="MNIST files not found"):
+        load_dataset("mnist", idx_dir=tmp_path)
+
+
+def test_float_idx_not_rescaled(tmp_path, rng):
+    A = rng.standard_normal((3, 2, 2)).astype(np.float32)
+    d = tmp_path / "mnist"
+    d.mkdir()
+    write_idx(d / "train-images-idx3-ubyte", A, 0x0D)
+    write_idx(d / "train-labels-idx1-ubyte", np.arange(3, dtype=np.uint8), 0x08)
+    np.testing.assert_allclose(load_dataset("mnist", idx_dir=tmp_path), A.reshape(3, 4).astype(float))
+
+
+def test_missing_files_say_what_and_where(tmp_path, images):
+    with pytest.raises(DataMissingError, match=r"no idx_dir was given.*train-images-idx3-ubyte.*<idx_dir>/mnist"):
+        load_dataset("mnist")
+    with pytest.raises(DataMissingError) as exc:
+        load_dataset("fashion_mnist", idx_dir=tmp_path)
+    msg = str(exc.value)
+    assert str(tmp_path / "fashion_mnist") in msg and "train-labels-idx1-ubyte" in msg and "never downloads" in msg
+    # only the labels missing: named in the message of the directory loader
+    d = tmp_path / "mnist"
+    d.mkdir()
+    write_idx(d / "train-images-idx3-ubyte", images[0], 0x08)
+    with pytest.raises(DataMissingError, match="missing train-labels-idx1-ubyte"):
+        load_idx_dataset(d)
+    with pytest.raises(DataMissingError, match="not a directory"):
+        load_dataset("mnist", idx_dir=tmp_path / "nowhere")
+
+
+def test_corrupt_idx(tmp_path, images):
+    raw = write_idx(tmp_path / "a-idx3-ubyte", images[0], 0x08)
+    (tmp_path / "trunc").write_bytes(raw[:-5])
+    with pytest.raises(ValueError, match="truncated"):
+        load_idx(tmp_path / "trunc")
+    (tmp_path / "header").write_bytes(raw[:6])
+    with pytest.raises(ValueError, match="truncated"):
+        load_idx(tmp_path / "header")
+    (tmp_path / "magic").write_bytes(b"\x01\x02" + raw[2:])
+    with pytest.raises(ValueError, match="magic"):
+        load_idx(tmp_path / "magic")
+    (tmp_path / "fake.gz").write_bytes(raw)
+    with pytest.raises(ValueError, match="cannot be read"):
+        load_idx(tmp_path / "fake.gz")
+    d = make_idx_dir(tmp_path / "mismatch", images, gz=False)
+    write_idx(d / "train-labels-idx1-ubyte", images[1][:5], 0x08)
+    with pytest.raises(ValueError, match="7 images but .* 5 labels"):
+        load_idx_dataset(d)
+
+
+# ---- user arrays and fingerprints -------------------------------------------------------
+
+def test_user_arrays(tmp_path, rng):
+    A = rng.standard_normal((20, 2, 3))
+    np.save(tmp_path / "x.npy", A)
+    np.savez(tmp_path / "two.npz", a=A, b=A[:5])
+    np.testing.assert_array_equal(load_dataset("file", path=tmp_path / "x.npy"), A.reshape(20, 6))
+    assert load_dataset("file", path=tmp_path / "two.npz", key="b").shape == (5, 6)
+    assert load_dataset("file", path=tmp_path / "x.npy", n=4, seed=0).shape == (4, 6)
+    with pytest.raises(ValueError, match="name one with key"):
+        load_array(tmp_path / "two.npz")
+    with pytest.raises(ValueError, match="no array 'c'"):
+        load_array(tmp_path / "two.npz", key="c")
+    with pytest.raises(DataMissingError, match="does not exist"):
+        load_dataset("file", path=tmp_path / "none.npy")
+    np.save(tmp_path / "vec.npy", np.ones(4))
+    with pytest.raises(ValueError, match=r"shape \(4,\)"):
+        load_array(tmp_path / "vec.npy")
+    with pytest.raises(ValueError, match="needs path"):
+        load_dataset("file")
+
+
+def test_fingerprint_tracks_content(rng):
+    A = rng.standard_normal((6, 3))
+    B = A.copy()
+    assert fingerprint(A) == fingerprint(B)
+    B[4, 2] = np.nextafter(B[4, 2], np.inf)
+    assert fingerprint(A) != fingerprint(B)
+    assert fingerprint(A) != fingerprint(A.reshape(3, 6))

@@ -1,0 +1,281 @@
+"""The built book in a real browser (headless Chromium driven by Playwright).
+
+Every HTML page of the smoke-profile book (fixture ``smoke_book``) is served from 127.0.0.1 and
+opened; a page fails if an image does not load, if math is not typeset by MathJax (or typesets
+to an error), if the browser console reports an error or a script throws, or if the page asks
+for anything that is not on the local server (such requests are blocked and listed). A second
+test checks every internal link and anchor of the built HTML without a browser. Screenshots of
+the index and of chapter 1 are kept in ``test-artifacts/``.
+
+Needs Chromium and the ``playwright`` Python package (no browser download: the system Chromium
+is used). Install: ``apt-get install -y chromium`` and ``pip install playwright`` (see README).
+Without them the test is skipped, unless ``REQUIRE_BROWSER=1`` (CI), where it fails.
+"""
+from __future__ import annotations
+
+import functools
+import html.parser
+import os
+import shutil
+import threading
+import time
+import urllib.parse
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SKIP_DIRS = {"_static", "_sources", "_images", "_downloads"}
+
+
+def _missing(reason: str):
+    if os.environ.get("REQUIRE_BROWSER") == "1":
+        pytest.fail(f"REQUIRE_BROWSER=1 but {reason}")
+    pytest.skip(reason)
+
+
+def chromium_path() -> str | None:
+    """``$CHROMIUM`` if set, else the first Chromium or Chrome on PATH."""
+    if os.environ.get("CHROMIUM"):
+        exe = os.environ["CHROMIUM"]
+        return exe if Path(exe).exists() else None
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        if shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def html_pages(html_dir: Path) -> list[Path]:
+    """Every page of the built book (not the static assets)."""
+    return sorted(p for p in html_dir.rglob("*.html")
+                  if not (SKIP_DIRS & set(p.relative_to(html_dir).parts)))
+
+
+@pytest.fixture(scope="module")
+def html_dir(smoke_book) -> Path:
+    root, pipe, book = smoke_book
+    if book is None or book.returncode != 0:
+        pytest.fail("the book did not build; see tests/test_book.py")
+    return root / "_build" / "html"
+
+
+@pytest.fixture(scope="module")
+def server(html_dir):
+    """The built HTML over http://127.0.0.1:<free port>/ (a thread; stopped after the module)."""
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(html_dir)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+# --------------------------------------------------------------------------- no browser needed
+
+class _Links(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.hrefs: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids.add(a["id"])
+        if tag == "a" and a.get("name"):
+            self.ids.add(a["name"])
+        for key in ("href", "src"):
+            if a.get(key) and not (tag == "link" and key == "href" and a.get("rel") == "preload"):
+                self.hrefs.append(a[key])
+
+
+def _parse(path: Path) -> _Links:
+    p = _Links()
+    p.feed(path.read_text(errors="replace"))
+    return p
+
+
+def broken_links(html_dir: Path) -> list[str]:
+    """Every local href/src that points to a missing file or to a missing #anchor."""
+    parsed: dict[Path, _Links] = {}
+
+    def links_of(path: Path) -> _Links:
+        if path not in parsed:
+            parsed[path] = _parse(path)
+        return parsed[path]
+
+    html_dir = html_dir.resolve()
+    bad = []
+    for page in html_pages(html_dir):
+        for href in links_of(page).hrefs:
+            url = urllib.parse.urlsplit(href)
+            if url.scheme or url.netloc or href.startswith(("mailto:", "javascript:", "data:")):
+                continue
+            target = page if not url.path else (page.parent / urllib.parse.unquote(url.path)).resolve()
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.exists():
+                bad.append(f"{page.relative_to(html_dir)}: {href} (no such file)")
+                continue
+            if url.fragment and target.suffix == ".html":
+                ids = links_of(target).ids
+                if urllib.parse.unquote(url.fragment) not in ids:
+                    bad.append(f"{page.relative_to(html_dir)}: {href} (no such anchor)")
+    return bad
+
+
+def test_every_internal_link_and_anchor_exists(html_dir):
+    pages = html_pages(html_dir)
+    assert len(pages) >= 5, f"only {len(pages)} pages built"
+    bad = broken_links(html_dir)
+    assert not bad, f"{len(bad)} broken internal link(s):\n" + "\n".join(bad[:40])
+
+
+def test_link_checker_finds_a_broken_link(tmp_path):
+    """The checker itself: a missing file and a missing anchor are both reported."""
+    (tmp_path / "a.html").write_text('<a href="b.html#here">x</a><a href="c.html">y</a><p id="top"></p>')
+    (tmp_path / "b.html").write_text('<h1 id="there">b</h1><a href="a.html#top">ok</a>')
+    bad = broken_links(tmp_path)
+    assert len(bad) == 2 and any("no such anchor" in b for b in bad) and any("no such file" in b for b in bad)
+
+
+# --------------------------------------------------------------------------- in Chromium
+
+PAGE_CHECK_JS = """
+async () => {
+  if (!document.body) { throw new Error('no document body yet (navigating)'); }
+  window.scrollTo(0, document.body.scrollHeight);
+  const imgs = Array.from(document.images);
+  imgs.forEach(i => { i.loading = 'eager'; });
+  await Promise.all(imgs.map(i => i.decode().catch(() => null)));
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    await MathJax.startup.promise;
+  }
+  const math = Array.from(document.querySelectorAll('.math'));
+  return {
+    images: imgs.map(i => ({src: i.getAttribute('src'), ok: i.complete && i.naturalWidth > 0})),
+    math: math.length,
+    typeset: math.filter(m => m.querySelector('mjx-container')).length,
+    mathErrors: document.querySelectorAll('mjx-merror').length,
+    mathjax: !!window.MathJax,
+  };
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("the Python package playwright is not installed (pip install playwright)")
+    exe = chromium_path()
+    if exe is None:
+        _missing("no Chromium found (apt-get install -y chromium, or set CHROMIUM=/path)")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_FLAGS)
+        yield b
+        b.close()
+
+
+def visit(browser, base: str, url: str, screenshot: Path | None = None) -> list[str]:
+    """Open one page; return its problems (empty when it is fine)."""
+    problems: list[str] = []
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+
+    def route(r):
+        u = r.request.url
+        if u.startswith(base) or u.startswith(("data:", "blob:", "about:")):
+            r.continue_()
+        else:
+            problems.append(f"requests a non-local resource: {u}")
+            r.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.on("console", lambda m: m.type == "error" and problems.append(f"console error: {m.text}"))
+    page.on("pageerror", lambda e: problems.append(f"script error: {e}"))
+    page.on("requestfailed", lambda r: r.url.startswith(base) and
+            problems.append(f"failed to load {r.url}: {r.failure}"))
+    try:
+        page.goto(url, wait_until="load", timeout=60_000)
+        for attempt in range(5):  # index.html redirects to the first page: check where it lands
+            try:
+                info = page.evaluate(PAGE_CHECK_JS)
+                break
+            except Exception as exc:  # noqa: BLE001 - playwright's Error on a navigation
+                if not any(m in str(exc) for m in ("context was destroyed", "no document body")) \
+                        or attempt == 4:
+                    raise
+                page.wait_for_timeout(300)
+                page.wait_for_load_state("load")
+        for img in info["images"]:
+            if not img["ok"]:
+                problems.append(f"image did not load: {img['src']}")
+        if info["math"]:
+            if not info["mathjax"]:
+                problems.append(f"{info['math']} math element(s) but MathJax is not loaded")
+            elif info["typeset"] < info["math"]:
+                problems.append(f"only {info['typeset']} of {info['math']} math elements typeset")
+            if info["mathErrors"]:
+                problems.append(f"{info['mathErrors']} math expression(s) typeset to an error")
+        if screenshot is not None:
+            screenshot.parent.mkdir(parents=True, exist_ok=True)
+            page.evaluate("window.scrollTo(0, 0)")
+            page.wait_for_timeout(300)
+            page.screenshot(path=str(screenshot), full_page=True)
+    finally:
+        context.close()
+    return problems
+
+
+def test_every_page_loads_cleanly_in_chromium(browser, server, html_dir):
+    t0 = time.perf_counter()
+    pages = html_pages(html_dir)
+    shots = {"index.html": ARTIFACTS / "index.png",
+             "notebooks/01_linear_baseline.html": ARTIFACTS / "chapter-01.png"}
+    failures = {}
+    for page in pages:
+        rel = page.relative_to(html_dir).as_posix()
+        problems = visit(browser, server, server + rel, shots.get(rel))
+        if problems:
+            failures[rel] = problems
+    took = time.perf_counter() - t0
+    print(f"visited {len(pages)} pages in {took:.1f} s; screenshots in {ARTIFACTS}")
+    assert not failures, "\n".join(f"{p}:\n  " + "\n  ".join(v[:8]) for p, v in failures.items())
+    for shot in shots.values():
+        assert shot.exists() and shot.stat().st_size > 10_000, f"no screenshot {shot}"
+
+
+def test_browser_check_catches_a_broken_page(browser, tmp_path):
+    """The checks themselves: a missing image, a console error, an external request and
+    untypeset math are all reported."""
+    (tmp_path / "bad.html").write_text(
+        '<html><body><img src="missing.png"><span class="math">\\(x\\)</span>'
+        '<script>console.error("boom")</script><img src="https://example.invalid/x.png"></body></html>')
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(tmp_path)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{httpd.server_address[1]}/"
+        problems = "\n".join(visit(browser, base, base + "bad.html"))
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    for expected in ("image did not load: missing.png", "console error: boom",
+                     "non-local resource: https://example.invalid", "MathJax is not loaded"):
+        assert expected in problems, f"{expected!r} not reported in:\n{problems}"
