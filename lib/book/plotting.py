@@ -11,7 +11,7 @@ import matplotlib.ticker
 import numpy as np
 import seaborn as sns
 
-__all__ = ["use_style", "palette", "slope_guide", "mark_infinite", "figure", "value_ticks", "band_lines"]
+__all__ = ["use_style", "palette", "slope_guide", "mark_infinite", "figure", "show", "value_ticks", "band_lines"]
 
 _STYLE_SET = False
 
@@ -33,6 +33,17 @@ def figure(ncols: int = 1, nrows: int = 1, width: float = 6.4, height: float = 4
     if not _STYLE_SET:
         use_style()
     return plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False, **kw)
+
+
+def show(fig) -> None:
+    """Display a figure in the notebook (or do nothing outside IPython) and close it."""
+    try:
+        from IPython.display import display
+    except ImportError:  # pragma: no cover - IPython ships with the notebook stack
+        display = None
+    if display is not None:
+        display(fig)
+    plt.close(fig)
 
 
 def palette(n: int) -> list:

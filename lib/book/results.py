@@ -10,11 +10,33 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["VERDICTS", "results_dir", "verdict", "load_all"]
+__all__ = ["VERDICTS", "Check", "results_dir", "verdict", "record", "load_all"]
 
 VERDICTS = ("reproduced", "reproduced with caveat", "not reproduced", "not checked")
+
+
+@dataclass(frozen=True)
+class Check:
+    """The outcome of one verdict check of a chapter (a ``check_*`` function in :mod:`lib.chapters`).
+
+    Attributes:
+        claim_id: the paper's label, e.g. ``"[LH] Thm 2.3"``.
+        claim: what the paper says, in one sentence.
+        status: one of :data:`VERDICTS`, computed from the measurement.
+        measured: the measured numbers that settle it, in one sentence.
+    """
+
+    claim_id: str
+    claim: str
+    status: str
+    measured: str
+
+    def __post_init__(self):
+        if self.status not in VERDICTS:
+            raise ValueError(f"status must be one of {VERDICTS}, got {self.status!r}")
 
 
 def results_dir() -> Path:
@@ -55,6 +77,12 @@ def verdict(chapter: str, claim_id: str, claim: str, status: str, measured: str,
         json.dump(rows, fh, indent=1)
     os.replace(tmp, path)
     return f"**Verdict ({claim_id}): {status}.** {measured}"
+
+
+def record(chapter: str, check: Check, section: str | None = None, profile: str | None = None) -> str:
+    """Record a :class:`Check` with :func:`verdict` and return its Markdown sentence."""
+    return verdict(chapter, check.claim_id, check.claim, check.status, check.measured,
+                   section=section, profile=profile)
 
 
 def load_all(directory: str | Path | None = None) -> list[dict]:
