@@ -13,7 +13,7 @@ The reference Jacobian contraction lives in :mod:`lib.finite.reference`.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import numpy as np
 import torch
@@ -21,16 +21,11 @@ import torch
 from lib.data.pairs import pair_angles
 from lib.finite.mlp import MLP
 
-__all__ = ["empirical_ntk", "layer_factors", "resolve_layers", "pair_gradient_angles"]
+__all__ = ["empirical_ntk", "ntk_with_layer_terms", "ntk_from_factors", "bias_ntk", "layer_factors", "resolve_layers",
+           "pair_gradient_angles"]
 
 
-def resolve_layers(model: MLP, layers: Iterable[int] | str | None) -> list[int]:
-    """Normalize a trainable-layer selection to a sorted list of 1-based layer indices.
-
-    ``None`` or ``"all"``: every layer 1..L+1; ``"first"``: only W^(1) ([LH] Thm 4.2);
-    ``"last"``: only the output layer W^(L+1); or an iterable of indices in 1..L+1.
-    """
-    n_layers = model.depth + 1
+def _resolve(n_layers: int, depth: int, layers: Iterable[int] | str | None) -> list[int]:
     if layers is None or (isinstance(layers, str) and layers == "all"):
         return list(range(1, n_layers + 1))
     if isinstance(layers, str):
@@ -41,16 +36,38 @@ def resolve_layers(model: MLP, layers: Iterable[int] | str | None) -> list[int]:
         raise ValueError(f"layers must be 'all', 'first', 'last' or layer indices, got {layers!r}")
     out = sorted(set(int(l) for l in layers))
     if not out or out[0] < 1 or out[-1] > n_layers:
-        raise ValueError(f"layer indices must lie in 1..{n_layers} (depth {model.depth}), got {list(layers)}")
+        raise ValueError(f"layer indices must lie in 1..{n_layers} (depth {depth}), got {list(layers)}")
     return out
 
 
-def layer_factors(model: MLP, X, chunk_size: int = 8192) -> tuple[list[torch.Tensor], list[list[torch.Tensor]]]:
-    """Embeddings A_0..A_L and backward vectors D_1..D_L per output ([LH] Eq. 1; THEORY.md Sec. 2).
+def resolve_layers(model: MLP, layers: Iterable[int] | str | None) -> list[int]:
+    """Normalize a trainable-layer selection to a sorted list of 1-based layer indices.
 
-    Returns ``(A, D)`` with ``A[l]`` of shape (n, m_l) and ``D[k][l-1]`` = d f_k / d h^(l) of shape
-    (n, m_l) for hidden layers l = 1..L. Rows are processed in chunks of ``chunk_size``.
+    Args:
+        model: the network (only its ``depth`` L is used).
+        layers: ``None`` or ``"all"``: every layer 1..L+1; ``"first"``: only W^(1) ([LH] Thm 4.2);
+            ``"last"``: only the output layer W^(L+1); or an iterable of indices in 1..L+1.
+
+    Returns:
+        The sorted, de-duplicated 1-based layer indices.
     """
+    return _resolve(model.depth + 1, model.depth, layers)
+
+
+def layer_factors(model: MLP, X, chunk_size: int = 8192) -> tuple[list[torch.Tensor], list[list[torch.Tensor]]]:
+    """Embeddings A_0..A_L and backward vectors D_1..D_L per output ([LH] Eq. 1 and Sec. 2).
+
+    Args:
+        model: a :class:`lib.finite.mlp.MLP` (or subclass) at its current weights.
+        X: inputs of shape (n, in_dim).
+        chunk_size: rows per forward/backward pass.
+
+    Returns:
+        ``(A, D)`` with ``A[l]`` = a^(l) of shape (n, m_l), l = 0..L, and ``D[k][l-1]`` = d f_k / d h^(l)
+        of shape (n, m_l) for hidden layers l = 1..L and outputs k (tensors of the model's dtype).
+    """
+    if chunk_size < 1:
+        raise ValueError("chunk_size must be positive")
     X = model.prepare(X)
     n = X.shape[0]
     A_parts: list[list[torch.Tensor]] = [[] for _ in range(model.depth + 1)]
@@ -71,6 +88,89 @@ def layer_factors(model: MLP, X, chunk_size: int = 8192) -> tuple[list[torch.Ten
     return A, D
 
 
+def _assemble(A: list[torch.Tensor], D: list[list[torch.Tensor]], sel: list[int], block_size: int,
+              terms: Sequence[int] = ()) -> tuple[torch.Tensor, dict[int, torch.Tensor]]:
+    """The Hadamard-of-Grams sum over the layers ``sel``, blockwise; also the single-layer kernels ``terms``.
+
+    The one implementation of K = sum_l (D_l D_l^T) o (A_{l-1} A_{l-1}^T) (+ A_L A_L^T for the output
+    layer, on the diagonal output blocks only).
+    """
+    if block_size < 1:
+        raise ValueError("block_size and chunk_size must be positive")
+    n, k_out, L = A[0].shape[0], len(D), len(A) - 1
+    dev, dt = A[0].device, A[0].dtype
+    K = torch.zeros(n * k_out, n * k_out, dtype=dt, device=dev)
+    Kv = K.view(n, k_out, n, k_out)
+    T = {l: torch.zeros(n * k_out, n * k_out, dtype=dt, device=dev) for l in terms}
+    Tv = {l: t.view(n, k_out, n, k_out) for l, t in T.items()}
+    blocks = [slice(s, min(s + block_size, n)) for s in range(0, n, block_size)]
+    grams_needed = {s - 1 for s in sel} | {s - 1 for s in terms}
+    for bi, I in enumerate(blocks):
+        for J in blocks[bi:]:
+            gram = {l: A[l][I] @ A[l][J].T for l in grams_needed}
+            for c in range(k_out):
+                for c2 in range(k_out):
+                    out_blk = L + 1 in sel and c == c2
+                    blk = gram[L].clone() if out_blk else torch.zeros_like(gram[sel[0] - 1])
+                    if L + 1 in Tv and c == c2:
+                        _put(Tv[L + 1], I, J, c, c2, gram[L])
+                    for l in sorted(set(sel) | set(terms)):
+                        if l > L:
+                            continue
+                        dd = D[c][l - 1][I] @ D[c2][l - 1][J].T
+                        if l in Tv:
+                            _put(Tv[l], I, J, c, c2, dd * gram[l - 1])
+                        if l in sel:
+                            blk.addcmul_(dd, gram[l - 1])
+                    _put(Kv, I, J, c, c2, blk)
+    return K, T
+
+
+def _put(Kv: torch.Tensor, I: slice, J: slice, c: int, c2: int, blk: torch.Tensor) -> None:
+    Kv[I, c, J, c2] = blk
+    if J != I:
+        Kv[J, c2, I, c] = blk.T
+
+
+def ntk_from_factors(A: list[torch.Tensor], D: list[list[torch.Tensor]], layers: Iterable[int] | str | None = None,
+                     block_size: int = 4096) -> np.ndarray:
+    """The NTK sum_l (D_l D_l^T) o (A_{l-1} A_{l-1}^T) from the factors of :func:`layer_factors` ([LH] Sec. 2).
+
+    Args:
+        A, D: the output of :func:`layer_factors` (one forward/backward pass may serve several kernels).
+        layers: trainable layers, as in :func:`resolve_layers`.
+        block_size: rows/columns per block of the n x n assembly.
+
+    Returns:
+        float64 array of shape (n k, n k) (k outputs, index ``i * k + c``).
+    """
+    L = len(A) - 1
+    K, _ = _assemble(A, D, _resolve(L + 1, L, layers), block_size)
+    return K.cpu().numpy().astype(np.float64, copy=False)
+
+
+def bias_ntk(A: list[torch.Tensor], D: list[list[torch.Tensor]], bias_scale: float) -> np.ndarray:
+    """The tangent kernel of the biases h^(k) = W^(k) a^(k-1) + beta b^(k), k = 1..L+1 ([LH] App. B).
+
+    d f / d b^(k) = beta delta^(k), so the biases add beta^2 (sum_{k=1..L} D_k D_k^T + 1), the 1 from the
+    output bias (delta^(L+1) = 1).
+
+    Args:
+        A, D: the output of :func:`layer_factors` for a scalar-output network.
+        bias_scale: beta, the multiplier of the biases in the forward pass.
+
+    Returns:
+        float64 array of shape (n, n), to be added to the weight kernel (:func:`ntk_from_factors`).
+    """
+    if len(D) != 1:
+        raise ValueError(f"bias_ntk supports scalar-output networks only, got {len(D)} outputs")
+    n = A[0].shape[0]
+    extra = torch.zeros((n, n), dtype=torch.float64)
+    for Dk in D[0]:
+        extra += (Dk @ Dk.T).to(torch.float64).cpu()
+    return float(bias_scale) ** 2 * (extra.numpy() + 1.0)
+
+
 def empirical_ntk(
     model: MLP,
     X,
@@ -78,7 +178,7 @@ def empirical_ntk(
     block_size: int = 4096,
     chunk_size: int = 8192,
 ) -> np.ndarray:
-    """The exact empirical NTK K = F F^T of ``model`` on the rows of ``X`` ([LH] Sec. 2; THEORY.md Sec. 2).
+    """The exact empirical NTK K = F F^T of ``model`` on the rows of ``X`` ([LH] Sec. 2).
 
     Args:
         model: a :class:`lib.finite.mlp.MLP` at its current weights.
@@ -93,31 +193,54 @@ def empirical_ntk(
         float64 array of shape (n, n), or (n k, n k) for ``out_dim = k > 1`` with index
         ``i * k + c`` for output c of sample i.
     """
-    if not isinstance(model, MLP):
-        raise TypeError(f"empirical_ntk needs a lib.finite.mlp.MLP, got {type(model).__name__}; "
-                        "use lib.finite.reference.jacobian_ntk for other models")
+    _check_model(model, "empirical_ntk")
     if block_size < 1 or chunk_size < 1:
         raise ValueError("block_size and chunk_size must be positive")
     sel = resolve_layers(model, layers)
     A, D = layer_factors(model, X, chunk_size)
-    n, k_out, L = A[0].shape[0], model.out_dim, model.depth
-    dev, dt = A[0].device, A[0].dtype
-    K = torch.zeros(n * k_out, n * k_out, dtype=dt, device=dev)
-    Kv = K.view(n, k_out, n, k_out)
-    blocks = [slice(s, min(s + block_size, n)) for s in range(0, n, block_size)]
-    for bi, I in enumerate(blocks):
-        for J in blocks[bi:]:
-            gram = {l: A[l][I] @ A[l][J].T for l in {s - 1 for s in sel}}
-            for c in range(k_out):
-                for c2 in range(k_out):
-                    blk = gram[L].clone() if (L + 1 in sel and c == c2) else torch.zeros_like(gram[sel[0] - 1])
-                    for l in sel:
-                        if l <= L:
-                            blk.addcmul_(D[c][l - 1][I] @ D[c2][l - 1][J].T, gram[l - 1])
-                    Kv[I, c, J, c2] = blk
-                    if J != I:
-                        Kv[J, c2, I, c] = blk.T
-    return K.cpu().numpy()
+    K, _ = _assemble(A, D, sel, block_size)
+    return K.cpu().numpy().astype(np.float64, copy=False)
+
+
+def ntk_with_layer_terms(
+    model: MLP,
+    X,
+    terms: Iterable[int] = (1,),
+    layers: Iterable[int] | str | None = None,
+    block_size: int = 4096,
+    chunk_size: int = 8192,
+) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+    """The NTK and single-layer kernels K_l from one forward/backward pass ([LH] Sec. 2 and Thm 4.2).
+
+    K_l = (D_l D_l^T) o (A_{l-1} A_{l-1}^T) is the NTK with only W^(l) trainable (K_{L+1} = A_L A_L^T);
+    K_1 is the first-layer kernel of [LH] Thm 4.2. The full kernel is the same as
+    :func:`empirical_ntk` with the same ``layers``; each K_l equals ``empirical_ntk(model, X, layers=[l])``.
+
+    Args:
+        model: a :class:`lib.finite.mlp.MLP` at its current weights.
+        X: inputs of shape (n, in_dim).
+        terms: the layers l in 1..L+1 whose kernels K_l are returned as well (may be empty).
+        layers, block_size, chunk_size: as in :func:`empirical_ntk`.
+
+    Returns:
+        ``(K, {l: K_l})``, float64 arrays of the shape of :func:`empirical_ntk`'s result.
+    """
+    _check_model(model, "ntk_with_layer_terms")
+    if block_size < 1 or chunk_size < 1:
+        raise ValueError("block_size and chunk_size must be positive")
+    sel = resolve_layers(model, layers)
+    terms = list(terms)
+    wanted = resolve_layers(model, terms) if terms else []
+    A, D = layer_factors(model, X, chunk_size)
+    K, T = _assemble(A, D, sel, block_size, wanted)
+    return (K.cpu().numpy().astype(np.float64, copy=False),
+            {l: t.cpu().numpy().astype(np.float64, copy=False) for l, t in T.items()})
+
+
+def _check_model(model, fname: str) -> None:
+    if not isinstance(model, MLP):
+        raise TypeError(f"{fname} needs a lib.finite.mlp.MLP, got {type(model).__name__}; "
+                        "use lib.finite.reference.jacobian_ntk for other models")
 
 
 def pair_gradient_angles(model, X) -> np.ndarray:

@@ -30,7 +30,8 @@ import torch
 from torch import nn
 
 from lib.finite.mlp import MLP
-from lib.finite.ntk import empirical_ntk, layer_factors
+from lib.finite.ntk import bias_ntk, layer_factors, ntk_from_factors
+from lib.theory import relu_gradient_angle_weighted
 
 __all__ = ["VariantMLP", "layer_weights", "relu_weighted_gradient_angle"]
 
@@ -117,18 +118,19 @@ class VariantMLP(MLP):
     def ntk(self, X) -> np.ndarray:
         """The exact empirical NTK with respect to all weights (and biases), float64 (n, n).
 
-        Weight blocks come from :func:`lib.finite.ntk.empirical_ntk`; the bias of layer k adds
-        bias_mult^2 D_k D_k^T (D_{L+1} = 1, a constant kernel).
+        Args:
+            X: inputs of shape (n, in_dim).
+
+        Returns:
+            The weight kernel of :func:`lib.finite.ntk.ntk_from_factors` plus, with biases, the bias kernel
+            bias_mult^2 (sum_k D_k D_k^T + 1) of :func:`lib.finite.ntk.bias_ntk` ([LH] App. B), from one
+            forward/backward pass.
         """
-        K = empirical_ntk(self, X)
+        A, D = layer_factors(self, X)
+        K = ntk_from_factors(A, D)
         if self.biases is None:
             return K
-        _, D = layer_factors(self, X)
-        b2 = self.bias_mult ** 2
-        extra = torch.zeros(K.shape, dtype=torch.float64)
-        for Dk in D[0]:
-            extra += (Dk @ Dk.T).to(torch.float64).cpu()
-        return K + b2 * (extra.numpy() + 1.0)
+        return K + bias_ntk(A, D, self.bias_mult)
 
 
 def layer_weights(depth: int, layer_std=None, parameterization: str = "ntk", width: float | None = None,
@@ -162,7 +164,6 @@ def relu_weighted_gradient_angle(theta_in, depth: int, weights) -> np.ndarray:
     A thin wrapper of :func:`lib.theory.relu_gradient_angle_weighted` ([LH] Lemma 3.1 with weighted layer
     kernels); pass :func:`layer_weights` for a :class:`VariantMLP`.
     """
-    from lib.theory import relu_gradient_angle_weighted
     w = np.asarray(weights, dtype=float)
     if w.shape != (depth + 1,) or np.any(w < 0) or not w.sum() > 0:
         raise ValueError(f"weights must be {depth + 1} non-negative numbers with a positive sum, got {weights!r}")

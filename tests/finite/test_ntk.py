@@ -6,7 +6,7 @@ import pytest
 from lib.activations import ACTIVATIONS
 from lib.finite.geometry import gram
 from lib.finite.mlp import MLP
-from lib.finite.ntk import empirical_ntk
+from lib.finite.ntk import bias_ntk, empirical_ntk, layer_factors, ntk_from_factors, ntk_with_layer_terms
 from lib.finite.reference import jacobian_ntk
 from lib.spectra import angle_matrix
 
@@ -32,6 +32,40 @@ def test_blocks_chunks_and_multi_output_match_reference(rng):
     assert rel(K, jacobian_ntk(net, X)) < 1e-10
     net1 = MLP(3, 16, 3, "relu")
     assert rel(empirical_ntk(net1, X, layers=[2, 4], block_size=6), jacobian_ntk(net1, X, layers=[2, 4])) < 1e-10
+
+
+@pytest.mark.parametrize("depth,out_dim", [(0, 1), (2, 1), (3, 2)])
+def test_layer_terms_are_the_single_layer_kernels(depth, out_dim, rng):
+    X = rng.standard_normal((11, 3))
+    net = MLP(3, 16, depth, "gelu", seed=3, out_dim=out_dim)
+    K, T = ntk_with_layer_terms(net, X, terms=range(1, depth + 2), block_size=4)
+    assert np.array_equal(K, empirical_ntk(net, X, block_size=4))
+    assert sorted(T) == list(range(1, depth + 2))
+    for l, Kl in T.items():
+        assert Kl.dtype == np.float64
+        assert rel(Kl, empirical_ntk(net, X, layers=[l])) < 1e-13
+    assert rel(sum(T.values()), K) < 1e-13
+    K2, T2 = ntk_with_layer_terms(net, X, terms=(), layers="first")
+    assert T2 == {} and np.array_equal(K2, empirical_ntk(net, X, layers="first"))
+    A, D = layer_factors(net, X)
+    assert np.array_equal(ntk_from_factors(A, D, layers="last", block_size=5), empirical_ntk(net, X, layers="last", block_size=5))
+    with pytest.raises(ValueError, match="layer indices must lie"):
+        ntk_with_layer_terms(net, X, terms=[depth + 2])
+
+
+def test_bias_ntk_is_the_kernel_of_the_biases(rng):
+    # f = W3 a2 + beta b3, a_l = s(W_l a_{l-1} + beta b_l): d f / d b_l = beta delta_l, d f / d b3 = beta
+    X = rng.standard_normal((7, 3))
+    net = MLP(3, 12, 2, "tanh", seed=4)
+    A, D = layer_factors(net, X)
+    Kb = bias_ntk(A, D, 0.5)
+    ref = 0.25 * (sum((d @ d.T).numpy() for d in D[0]) + 1.0)
+    np.testing.assert_allclose(Kb, ref, rtol=1e-14)
+    A0, D0 = layer_factors(MLP(3, 12, 0), X)
+    np.testing.assert_array_equal(bias_ntk(A0, D0, 2.0), np.full((7, 7), 4.0))
+    A2, D2 = layer_factors(MLP(3, 12, 1, out_dim=2), X)
+    with pytest.raises(ValueError, match="scalar-output"):
+        bias_ntk(A2, D2, 1.0)
 
 
 def test_bottleneck_widths(rng):
