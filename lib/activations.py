@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Callable
 
 import numpy as np
@@ -26,6 +27,8 @@ __all__ = [
     "gaussian_expectation",
     "normalized",
     "normrelu",
+    "normalization_constants",
+    "scale_constant",
     "AAK_NORMRELU_LAMBDA",
 ]
 
@@ -61,6 +64,7 @@ class Activation:
     Attributes:
         name: registry name (e.g. ``"relu"``, ``"norm_tanh"``).
         torch_fn: s on tensors (used by :class:`lib.finite.mlp.MLP`).
+        torch_deriv: s' on tensors, or None (then :meth:`deriv` uses autograd).
         np_fn, np_deriv: s and s' on numpy arrays (used by :mod:`lib.theory`).
         c: the scale c_s = 1 / E[s(z)^2] ([LH] Sec. 2).
         kinks: points where s or s' is not smooth (for accurate quadrature).
@@ -74,9 +78,27 @@ class Activation:
     c: float
     kinks: tuple[float, ...] = ()
     homogeneous: int | None = None
+    torch_deriv: TorchFn | None = field(default=None, repr=False)
 
     def __call__(self, z: torch.Tensor) -> torch.Tensor:
         return self.torch_fn(z)
+
+    def deriv(self, z: torch.Tensor) -> torch.Tensor:
+        """s'(z) on tensors, elementwise.
+
+        Args:
+            z: a tensor of pre-activations.
+
+        Returns:
+            ``torch_deriv(z)`` when the activation has a closed-form derivative, else the derivative
+            of ``torch_fn`` by autograd (detached, same shape as ``z``).
+        """
+        if self.torch_deriv is not None:
+            return self.torch_deriv(z)
+        with torch.enable_grad():
+            zz = z.detach().requires_grad_(True)
+            (g,) = torch.autograd.grad(self.torch_fn(zz).sum(), zz)
+        return g
 
     def moment(self, fn: Callable[[float], float]) -> float:
         """E[fn(z)] for z ~ N(0,1), split at this activation's kinks."""
@@ -106,7 +128,21 @@ def _sigmoid(z):
 
 
 def _c_from(np_fn: NpFn, kinks: tuple[float, ...] = ()) -> float:
+    """c_s = 1 / E[s(z)^2] ([LH] Eq. 1): the one computation of the scale constant."""
     return 1.0 / gaussian_expectation(lambda z: float(np_fn(np.float64(z))) ** 2, kinks)
+
+
+def _mean_sd(np_fn: NpFn, kinks: tuple[float, ...] = ()) -> tuple[float, float]:
+    """(E s, sd s) for z ~ N(0, 1): the one computation of the normalization constants ([AAK] Eq. 2)."""
+    mean = gaussian_expectation(lambda z: float(np_fn(np.float64(z))), kinks)
+    var = gaussian_expectation(lambda z: (float(np_fn(np.float64(z))) - mean) ** 2, kinks)
+    return mean, math.sqrt(var) if var > 0 else 0.0
+
+
+def _swish_deriv(z: torch.Tensor) -> torch.Tensor:
+    """swish'(z) = s(z) (1 + z (1 - s(z))), s = sigmoid."""
+    s = torch.sigmoid(z)
+    return s * (1 + z * (1 - s))
 
 
 def _make_base() -> dict[str, Activation]:
@@ -135,6 +171,7 @@ def _make_base() -> dict[str, Activation]:
     acts["swish"] = Activation(
         "swish", lambda z: z * torch.sigmoid(z), swish_np,
         lambda z: _sigmoid(z) * (1.0 + np.asarray(z) * (1.0 - _sigmoid(z))), c=_c_from(swish_np),
+        torch_deriv=_swish_deriv,
     )
     return acts
 
@@ -162,11 +199,9 @@ def normalized(base: Activation | str, shift: float | None = None) -> Activation
         f_t = lambda z: torch.clamp(z, min=b)  # noqa: E731
         kinks = (b,)
         name = f"normrelu(b={b:.6g})"
-    mean = gaussian_expectation(lambda z: float(f_np(np.float64(z))), kinks)
-    var = gaussian_expectation(lambda z: (float(f_np(np.float64(z))) - mean) ** 2, kinks)
-    if not var > 0:
+    mean, sd = _mean_sd(f_np, kinks)
+    if not sd > 0:
         raise ValueError(f"activation {name} is constant under N(0,1); it cannot be normalized")
-    sd = math.sqrt(var)
     return Activation(
         name,
         lambda z: (f_t(z) - mean) / sd,
@@ -175,6 +210,45 @@ def normalized(base: Activation | str, shift: float | None = None) -> Activation
         c=1.0,
         kinks=kinks,
     )
+
+
+@lru_cache(maxsize=None)
+def _constants(act: Activation) -> tuple[float, float]:
+    return _mean_sd(act.np_fn, act.kinks)
+
+
+def normalization_constants(activation: str | Activation) -> tuple[float, float]:
+    """(shift, scale) = (E s, sd s), z ~ N(0, 1), so that (s - shift) / scale is normalized ([AAK] Eq. 2).
+
+    The same adaptive quadrature that :func:`normalized` uses (cached per activation).
+
+    Args:
+        activation: a registry name or an :class:`Activation`.
+
+    Returns:
+        ``(shift, scale)``; for an already normalized activation about ``(0, 1)``.
+
+    Raises:
+        ValueError: if s is constant under N(0, 1) (scale 0).
+    """
+    act = get_activation(activation)
+    shift, scale = _constants(act)
+    if not scale > 0:
+        raise ValueError(f"activation {act.name} is constant under N(0, 1); it cannot be normalized")
+    return shift, scale
+
+
+def scale_constant(activation: str | Activation) -> float:
+    """c_s = 1 / E[s(z)^2], z ~ N(0, 1), of [LH] Eq. (1): the ``c`` the networks use.
+
+    Args:
+        activation: a registry name or an :class:`Activation`.
+
+    Returns:
+        ``get_activation(activation).c`` (closed forms for ReLU 2, ReLU^2 2/3, identity 1; 1 for normalized
+        activations; adaptive quadrature otherwise).
+    """
+    return get_activation(activation).c
 
 
 #: [AAK] choose the NormReLU shift b so that the scale lambda_b is about 1.0507.

@@ -2,7 +2,7 @@
 
 [LZB] show that a wide network whose *last* operation is non-linear in the output of a linear
 layer has a Hessian of norm O(1) and a tangent kernel that moves by O(1) during training, even
-when every weight moves by O(1/sqrt(m)). Two such outputs are used (THEORY.md Sec. 7):
+when every weight moves by O(1/sqrt(m)). Two such outputs are used ([LZB] Sec. 4):
 
 - ``"swish"``: a scalar network f followed by swish(z) = z * sigmoid(z);
 - ``"softmax"``: a k-output network followed by softmax over the k outputs.
@@ -28,6 +28,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from lib.activations import get_activation
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 
@@ -36,15 +37,31 @@ __all__ = ["OUTPUTS", "OutputWrapped", "swish", "swish_deriv", "output_jacobians
 OUTPUTS = ("swish", "softmax")
 
 
+_SWISH = get_activation("swish")
+
+
 def swish(z: torch.Tensor) -> torch.Tensor:
-    """swish(z) = z sigmoid(z)."""
-    return z * torch.sigmoid(z)
+    """swish(z) = z sigmoid(z), the ``"swish"`` of :data:`lib.activations.ACTIVATIONS` ([LZB] Sec. 4).
+
+    Args:
+        z: base outputs.
+
+    Returns:
+        swish(z), same shape.
+    """
+    return _SWISH(z)
 
 
 def swish_deriv(z: torch.Tensor) -> torch.Tensor:
-    """swish'(z) = s(z) (1 + z (1 - s(z))), s = sigmoid."""
-    s = torch.sigmoid(z)
-    return s * (1 + z * (1 - s))
+    """swish'(z) = s(z) (1 + z (1 - s(z))), s = sigmoid: :meth:`lib.activations.Activation.deriv` of swish.
+
+    Args:
+        z: base outputs.
+
+    Returns:
+        swish'(z), same shape.
+    """
+    return _SWISH.deriv(z)
 
 
 class OutputWrapped(nn.Module):

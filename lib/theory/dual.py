@@ -9,8 +9,9 @@ variances and correlation rho,
     mu = 1 - a_1^2 = 1 - (E[z s_hat(z)])^2                              ([AAK] Def. 3.1),
     |s_hat(rho)| <= a_1^2 |rho| + rho^2 sum_{i>=2} a_i^2 = (1 - mu)|rho| + mu rho^2   ([AAK] Lemma C.5).
 
-All moments are computed with the kink-aware rule of :mod:`lib.theory.quadrature`, independently
-of the adaptive quadrature that :mod:`lib.activations` uses for its constants.
+c_s and the normalization constants (shift, scale) are those of :mod:`lib.activations` (one
+computation, shared with the networks); the other moments use the kink-aware rule of
+:mod:`lib.theory.quadrature`.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from lib import activations
 from lib.activations import Activation, get_activation
 
 from ._common import check_angles
@@ -66,24 +68,41 @@ def gaussian_moments(activation: str | Activation) -> GaussianMoments:
 
 
 def scale_constant(activation: str | Activation) -> float:
-    """c_s = 1 / E[s(z)^2] of [LH] Eq. (1) (ReLU: 2, ReLU^2: 2/3, identity: 1; normalized: 1)."""
-    return 1.0 / gaussian_moments(activation).second
+    """c_s = 1 / E[s(z)^2] of [LH] Eq. (1) (ReLU: 2, ReLU^2: 2/3, identity: 1; normalized: 1).
+
+    Args:
+        activation: a registry name or an :class:`lib.activations.Activation`.
+
+    Returns:
+        The constant the networks use, :func:`lib.activations.scale_constant`.
+    """
+    return activations.scale_constant(activation)
 
 
 def normalization_constants(activation: str | Activation) -> tuple[float, float]:
-    """(shift, scale) with s_hat = (s - shift) / scale normalized: E s_hat = 0, E s_hat^2 = 1 ([AAK] Eq. 2)."""
-    m = gaussian_moments(activation)
-    if not m.var > 0:
-        raise ValueError(f"activation {get_activation(activation).name} is constant under N(0, 1)")
-    return m.mean, math.sqrt(m.var)
+    """(shift, scale) with s_hat = (s - shift) / scale normalized: E s_hat = 0, E s_hat^2 = 1 ([AAK] Eq. 2).
+
+    Args:
+        activation: a registry name or an :class:`lib.activations.Activation`.
+
+    Returns:
+        ``(E s, sd s)`` from :func:`lib.activations.normalization_constants`, the constants of the
+        normalized activations of the registry.
+    """
+    return activations.normalization_constants(activation)
 
 
 def coefficient_of_nonlinearity(activation: str | Activation) -> float:
-    """mu = 1 - (E[z s_hat(z)])^2 for the normalized s_hat ([AAK] Def. 3.1); 0 for linear s, in (0, 1] otherwise."""
-    m = gaussian_moments(activation)
-    if not m.var > 0:
-        raise ValueError(f"activation {get_activation(activation).name} is constant under N(0, 1)")
-    return max(0.0, 1.0 - m.first_hermite ** 2 / m.var)
+    """mu = 1 - (E[z s_hat(z)])^2 for the normalized s_hat ([AAK] Def. 3.1); 0 for linear s, in (0, 1] otherwise.
+
+    Args:
+        activation: a registry name or an :class:`lib.activations.Activation`.
+
+    Returns:
+        mu, with E[z s] by the kink-aware rule and sd(s) from :func:`normalization_constants`.
+    """
+    _, scale = normalization_constants(activation)
+    return max(0.0, 1.0 - (gaussian_moments(activation).first_hermite / scale) ** 2)
 
 
 def _hermite_table(z: np.ndarray, n: int) -> np.ndarray:
@@ -147,7 +166,7 @@ def hermite_dual_activation(activation: str | Activation, rho: ArrayLike,
 
 
 def dual_activation_bound(activation: str | Activation, rho: ArrayLike) -> np.ndarray:
-    """[AAK]'s envelope (1 - mu)|rho| + mu rho^2 of |s_hat(rho)| (Lemma C.5 / THEORY.md Sec. 6)."""
+    """[AAK]'s envelope (1 - mu)|rho| + mu rho^2 of |s_hat(rho)| ([AAK] Lemma C.5)."""
     r = _check_rho(rho)
     mu = coefficient_of_nonlinearity(activation)
     return (1.0 - mu) * np.abs(r) + mu * r * r

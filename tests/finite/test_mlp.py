@@ -6,6 +6,7 @@ import torch
 
 from lib.activations import ACTIVATIONS, get_activation, normrelu, AAK_NORMRELU_LAMBDA
 from lib.finite.mlp import MLP
+from lib.finite.wrapped import swish, swish_deriv
 
 
 def test_shapes_and_depth_zero_is_linear_model(rng):
@@ -69,6 +70,22 @@ def test_derivatives_match_finite_differences():
         h = 1e-6
         fd = (act.np_fn(z + h) - act.np_fn(z - h)) / (2 * h)
         np.testing.assert_allclose(act.np_deriv(z), fd, rtol=1e-5, atol=1e-6, err_msg=act.name)
+
+
+def test_torch_derivatives_match_numpy_derivatives():
+    z = torch.linspace(-3, 3, 61, dtype=torch.float64) + 0.013  # avoid the kinks exactly
+    for act in ACTIVATIONS.values():
+        np.testing.assert_allclose(act.deriv(z).numpy(), act.np_deriv(z.numpy()), rtol=1e-12, atol=1e-13,
+                                   err_msg=act.name)
+    assert ACTIVATIONS["swish"].torch_deriv is not None  # closed form; the others use autograd
+    assert ACTIVATIONS["relu"].deriv(z).dtype == torch.float64
+
+
+def test_wrapped_swish_is_the_registry_swish():
+    z = torch.linspace(-5, 5, 101, dtype=torch.float64)
+    assert torch.equal(swish(z), ACTIVATIONS["swish"].torch_fn(z))
+    s = torch.sigmoid(z)
+    assert torch.equal(swish_deriv(z), s * (1 + z * (1 - s)))
 
 
 def test_normrelu_matches_aak_scale():

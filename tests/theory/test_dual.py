@@ -3,6 +3,7 @@ import math
 
 import numpy as np
 import pytest
+import torch
 from numpy.polynomial.hermite_e import hermeval
 from scipy.stats import norm
 
@@ -22,13 +23,28 @@ def test_normalized_activations_are_centred_with_unit_second_moment(name):
 
 
 def test_scale_constants():
-    """c_s = 1/E[s^2]: closed forms for ReLU (2), ReLU^2 (2/3: E z^4 1(z>0) = 3/2), identity (1); and agreement
-    with the adaptive quadrature of lib.activations for the others (two independent quadratures)."""
+    """c_s = 1/E[s^2]: closed forms for ReLU (2), ReLU^2 (2/3: E z^4 1(z>0) = 3/2), identity (1); the constant
+    the networks use; and agreement of lib.activations' adaptive quadrature with the kink-aware Gauss-Legendre
+    second moment (two independent quadratures)."""
     assert T.scale_constant("relu") == pytest.approx(2.0, rel=1e-13)
     assert T.scale_constant("relu2") == pytest.approx(2 / 3, rel=1e-13)
     assert T.scale_constant("linear") == pytest.approx(1.0, rel=1e-13)
-    for name in ("gelu", "tanh", "swish"):
-        assert T.scale_constant(name) == pytest.approx(ACTIVATIONS[name].c, rel=1e-11)
+    for name in ACTIVATIONS:
+        assert T.scale_constant(name) == ACTIVATIONS[name].c
+        assert 1 / T.gaussian_moments(name).second == pytest.approx(ACTIVATIONS[name].c, rel=1e-11)
+
+
+@pytest.mark.parametrize("name", ["relu", "relu2", "gelu", "tanh", "swish"])
+def test_normalization_constants_are_those_of_the_registry(name):
+    shift, scale = T.normalization_constants(name)
+    m = T.gaussian_moments(name)  # independent quadrature
+    assert shift == pytest.approx(m.mean, rel=1e-11)
+    assert scale == pytest.approx(math.sqrt(m.var), rel=1e-11)
+    z = np.linspace(-3, 3, 13)
+    base, norm_act = ACTIVATIONS[name], ACTIVATIONS[f"norm_{name}"]
+    np.testing.assert_array_equal(norm_act.np_fn(z), (base.np_fn(z) - shift) / scale)
+    with pytest.raises(ValueError, match="constant under N"):
+        T.normalization_constants(type(base)("const", torch.ones_like, np.ones_like, np.zeros_like, 1.0))
 
 
 def test_normalization_constants_and_normrelu():
