@@ -19,6 +19,7 @@ import struct
 from pathlib import Path
 
 import numpy as np
+from sklearn.datasets import load_digits
 
 __all__ = ["gaussian_data", "load_digits_subset", "preprocess", "load_idx", "load_idx_dataset",
            "load_array", "load_dataset", "find_idx_dir", "fingerprint", "DataMissingError", "IDX_FILES",
@@ -82,7 +83,6 @@ def load_digits_subset(n: int | None = None, seed: int = 0, unit_norm: bool = Tr
 
     Pixels are divided by 16 (range [0, 1]); ``n`` rows are subsampled with ``seed``.
     """
-    from sklearn.datasets import load_digits
     data = load_digits()
     X, y = data.data / 16.0, data.target
     X, y = _subsample(X, y, n, seed, "the digits set")
@@ -269,7 +269,6 @@ def load_dataset(name: str, n: int | None = None, seed: int = 0, unit_norm: bool
         X = gaussian_data(n, d, seed=seed)
         return preprocess(X, unit_norm=unit_norm, center=center, scale=scale)
     if name == "digits":
-        from sklearn.datasets import load_digits
         X = load_digits().data / 16.0
     elif name in IDX_DATASETS:
         directory = find_idx_dir(idx_dir, name, split)

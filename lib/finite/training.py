@@ -1,6 +1,6 @@
 """Training loops: full-batch gradient descent and mini-batch SGD ([LZB] Sec. 5, [LH] Sec. 5).
 
-Conventions (THEORY.md Sec. 8):
+Conventions ([LH] Sec. 5; [LZB] Sec. 5):
 
 - square loss for full-batch GD is L(w) = 1/2 ||f(X) - y||^2 (a *sum* over samples and
   outputs), so that GD with step eta on the linearized model gives r_{t+1} = (I - eta K) r_t

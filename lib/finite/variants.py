@@ -1,6 +1,6 @@
 """Variations of the MLP of [LH] Eq. (1) for [LH] App. B: scales, parameterization, biases.
 
-What a variation can change (THEORY.md Sec. 4): the gradient with respect to W^(k) is the outer
+What a variation can change ([LH] App. B): the gradient with respect to W^(k) is the outer
 product delta^(k) a^(k-1)^T. With a positively homogeneous activation (ReLU) and no biases,
 
 - a **global weight scale** (every W^(k) -> sigma W^(k)) multiplies every block of the gradient by

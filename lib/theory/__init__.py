@@ -1,11 +1,11 @@
-"""Infinite-width theory engine for the companion to [LH] (THEORY.md Sec. 3-6).
+"""Infinite-width theory engine for the companion to [LH] (Sec. 2-4) and [AAK].
 
 Submodules:
 
 * :mod:`~lib.theory.relu` -- ReLU closed forms: the map g ([LH] Eq. 8), embedding and gradient angles
   ([LH] Lemma 3.1, Thm 3.2, Cor. 3.3), the NTK and the first-layer NTK G o P_L ([LH] Thm 4.2);
   numerically stable for tiny angles and depth 10^6.
-* :mod:`~lib.theory.recursion` -- NNGP / NTK recursion for any activation (THEORY.md Sec. 6).
+* :mod:`~lib.theory.recursion` -- NNGP / NTK recursion for any activation ([LH] Fig. 2; book/formulas.md).
 * :mod:`~lib.theory.dual_kernel`, :mod:`~lib.theory.quadrature` -- E[s(u)s(v)], E[s'(u)s'(v)] by closed
   forms, angle tables or kink-aware quadrature.
 * :mod:`~lib.theory.dual` -- c_s, normalization, Hermite coefficients, dual activation, mu ([AAK]).

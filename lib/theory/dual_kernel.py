@@ -1,4 +1,4 @@
-"""Dual kernels E[s(u) s(v)] and E[s'(u) s'(v)] of an activation (THEORY.md Sec. 6).
+"""Dual kernels E[s(u) s(v)] and E[s'(u) s'(v)] of an activation ([AAK] Sec. 3; book/formulas.md).
 
 (u, v) ~ N(0, [[q1, r], [r, q2]]) with r = sqrt(q1 q2) cos theta. Three ways to evaluate:
 
@@ -271,7 +271,7 @@ def dual_expectations(activation: str | Activation, theta: ArrayLike, q1: ArrayL
                       method: str = "auto") -> tuple[np.ndarray, np.ndarray]:
     """(E[s(u) s(v)], E[s'(u) s'(v)]) for (u, v) ~ N(0, [[q1, r], [r, q2]]), r = sqrt(q1 q2) cos theta.
 
-    The layer map of the infinite-width recursion (THEORY.md Sec. 6): Sigma^(l) = c_s E[s(u)s(v)],
+    The layer map of the infinite-width recursion (book/formulas.md): Sigma^(l) = c_s E[s(u)s(v)],
     Sigma_dot^(l) = c_s E[s'(u)s'(v)]. ``method``: see :data:`METHODS`. No c_s factor is applied.
     """
     act = get_activation(activation)

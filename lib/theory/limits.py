@@ -97,7 +97,7 @@ def _unit_variance(act: Activation) -> None:
 
 
 def correlation_fixed_point(activation: str | Activation) -> FixedPoint:
-    """rho*, chi*, chi_1 for rho -> c_s E[s(u)s(v)] at unit variances (THEORY.md Sec. 6).
+    """rho*, chi*, chi_1 for rho -> c_s E[s(u)s(v)] at unit variances ([AAK] Sec. 3; [LH] Thm 3.5).
 
     chi_1 <= 1 (ReLU: chi_1 = 1, linear): rho* = 1. Otherwise the map is convex on [0, 1] (non-negative
     Hermite coefficients) with slope chi_1 > 1 at its fixed point 1, so it has exactly one other

@@ -1,4 +1,4 @@
-"""The infinite-width NNGP / NTK recursion for any activation (THEORY.md Sec. 6).
+"""The infinite-width NNGP / NTK recursion for any activation ([LH] Sec. 3, Fig. 2; book/formulas.md).
 
 With Sigma^(0)(x, z) = <x, z> and, for l = 1..L, (u, v) ~ N(0, Sigma^(l-1) restricted to {x, z}):
 
@@ -31,7 +31,7 @@ from lib.activations import Activation, get_activation
 
 from ._common import check_angles, check_data, check_depth, input_angles, row_norms
 from .dual_kernel import check_method, closed_form_name, diagonal_expectations, layer_map
-from .relu import _step
+from .relu import _step, relu_gradient_angle
 
 __all__ = ["nngp", "ntk", "first_layer_ntk", "gradient_angle", "layer_kernels", "LayerKernels"]
 
@@ -130,7 +130,7 @@ def _run(X, depth, activation, method, keep_all: bool = False):
 
 
 def nngp(X: ArrayLike, depth: int, activation: str | Activation = "relu", method: str = "auto") -> np.ndarray:
-    """Sigma^(L): the infinite-width kernel <a^(L)(x), a^(L)(z)> of the top hidden layer (THEORY.md Sec. 6).
+    """Sigma^(L): the infinite-width kernel <a^(L)(x), a^(L)(z)> of the top hidden layer ([LH] Sec. 3).
 
     For ReLU this is |x| |z| cos theta^(L) ([LH] Cor. 4.2); ``depth=0`` gives X X^T.
     ``method``: ``"auto"`` (closed forms for relu/linear), ``"quadrature"`` (never closed forms),
@@ -143,9 +143,9 @@ def nngp(X: ArrayLike, depth: int, activation: str | Activation = "relu", method
 def ntk(X: ArrayLike, depth: int, activation: str | Activation = "relu", method: str = "auto") -> np.ndarray:
     """Theta^(L): the infinite-width NTK of the bias-free MLP of [LH] Eq. (1), output layer included.
 
-    General activations by the dual-kernel recursion (THEORY.md Sec. 6); for ReLU it equals
+    General activations by the dual-kernel recursion (the book's formulas page, book/formulas.md); for ReLU it equals
     :func:`lib.theory.relu_ntk` ([LH] Lemma 3.1), for ``linear`` it is (L+1) X X^T ([LH] Cor. 2.4
-    with the erratum of THEORY.md Sec. 3).
+    with the erratum (L+1), not (L+1)^2, of the book's formulas page, book/formulas.md).
     """
     st, G, (t_diag, t_off), _, _ = _run(X, depth, activation, method)
     return _assemble(G.shape[0], st, t_diag, t_off)
@@ -168,7 +168,7 @@ def gradient_angle(theta_in: ArrayLike, depth: int, activation: str | Activation
                    method: str = "auto") -> np.ndarray:
     """Model gradient angle phi (radians) between two unit-norm inputs at angle theta_in, infinite width.
 
-    cos phi = Theta^(L)(x, z) / sqrt(Theta^(L)(x, x) Theta^(L)(z, z)) (THEORY.md Sec. 6);
+    cos phi = Theta^(L)(x, z) / sqrt(Theta^(L)(x, x) Theta^(L)(z, z)) ([LH] Lemma 3.1; book/formulas.md);
     vectorized over theta_in. For ReLU (method ``"auto"``) this is the stable
     :func:`lib.theory.relu_gradient_angle` ([LH] Lemma 3.1); otherwise it is accurate to ~1e-8 rad
     near phi = 0 (``arccos``) and ~1e-12 elsewhere. Used for [LH] Fig. 2 (ReLU^2, GeLU, tanh).
@@ -178,8 +178,6 @@ def gradient_angle(theta_in: ArrayLike, depth: int, activation: str | Activation
     t = check_angles(theta_in)
     L = check_depth(depth)
     if _closed_name(act, method) == "relu":
-        from .relu import relu_gradient_angle
-
         return relu_gradient_angle(t, L)
     flat = t.ravel()
     idx = np.zeros(flat.size, dtype=int)

@@ -1,4 +1,4 @@
-"""Closed forms for infinitely wide bias-free ReLU networks ([LH] Sec. 3-4, THEORY.md Sec. 4-6).
+"""Closed forms for infinitely wide bias-free ReLU networks ([LH] Sec. 3-4, Thm 3.5, Thm 4.3).
 
 All angles are in radians. The layer map of embedding angles is [LH] Eq. (8),
 
@@ -10,7 +10,7 @@ phi off by about a degree at depth 1e6. Everything here iterates instead on s = 
 
     sin^2(g(z)/2) = sin^2(z/2) (1 + r(z)),   r(z) = (z cos z - sin z) / (2 pi sin^2(z/2)),
 
-with a Taylor series for z cos z - sin z at small z (THEORY.md Sec. 6), and accumulates the
+with a Taylor series for z cos z - sin z at small z (the stable form of the book's formulas page, book/formulas.md), and accumulates the
 deficit D_L = (L+1)(1 - cos phi) as a sum of non-negative terms. Measured against 40-50 digit
 evaluations of Eq. (7): relative error <= 4e-16 for g (any z down to 1e-300), <= 1e-14 for phi at
 depth <= 1000 and 5e-14 at depth 2e4 (at most linear growth in L).
@@ -218,7 +218,7 @@ def relu_gradient_angle_profile(theta_in: ArrayLike, depth: int) -> np.ndarray:
 
 
 def relu_gradient_angle_weighted(theta_in: ArrayLike, depth: int, layer_weights: ArrayLike) -> np.ndarray:
-    """phi when the gradient block of W^(l+1) is weighted by w_l, l = 0..L ([LH] App. B; THEORY.md Sec. 4).
+    """phi when the gradient block of W^(l+1) is weighted by w_l, l = 0..L ([LH] App. B).
 
     cos phi = sum_l w_l t_l / sum_l w_l with t_l = cos theta^(l) prod_{l'=l..L-1} (1 - theta^(l')/pi), the
     unit-norm NTK contribution of W^(l+1) ([LH] Lemma 3.1 has w = 1). Scaling W^(1) by a (other layers
@@ -281,7 +281,7 @@ def relu_ntk(X: ArrayLike, depth: int) -> np.ndarray:
 
     Theta(x, z) = |x| |z| sum_{l=0..L} cos theta^(l) prod_{l'=l..L-1} (1 - theta^(l')/pi)
                 = (L+1) |x| |z| cos phi(x, z)         ([LH] Lemma 3.1; arc-cosine kernels),
-    so the diagonal is (L+1) |x|^2 (THEORY.md Sec. 3 erratum: not (L+1)^2 |x|^2). Inputs may have
+    so the diagonal is (L+1) |x|^2 (not (L+1)^2 |x|^2 as [LH] Thm 2.3 states; see the errata in book/formulas.md). Inputs may have
     any non-zero norms; parallel inputs give theta = 0 exactly (rank-deficient kernel); zero rows
     raise ValueError. ``depth=0`` returns the Gram matrix X X^T.
     """

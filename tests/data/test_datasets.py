@@ -4,6 +4,7 @@ import struct
 
 import numpy as np
 import pytest
+from sklearn.datasets import load_digits
 
 from lib.data.datasets import (DataMissingError, fingerprint, gaussian_data, load_array, load_dataset,
                           load_digits_subset, load_idx, load_idx_dataset, preprocess)
@@ -47,7 +48,6 @@ def test_gaussian_and_digits_keep_working():
 
 
 def test_digits_full_and_subsample():
-    from sklearn.datasets import load_digits
     full = load_dataset("digits")
     np.testing.assert_array_equal(full, load_digits().data / 16.0)
     assert full.min() >= 0 and full.max() <= 1

@@ -97,7 +97,7 @@ def test_relu_gradient_angle_at_large_width_matches_two_layer_formula(rng):
 
 
 def test_linear_network_kernel_is_depth_plus_one_times_gram(rng):
-    # THEORY.md Sec. 3 erratum: K_bar = (L+1) G (not (L+1)^2 G) up to O(sqrt(L/m)) noise
+    # erratum to [LH] Thm 2.3 (book/formulas.md): K_bar = (L+1) G (not (L+1)^2 G) up to O(sqrt(L/m)) noise
     X = rng.standard_normal((6, 8))
     G = gram(X)
     L = 3

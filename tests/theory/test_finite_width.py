@@ -13,9 +13,11 @@ erratum shift entries by O(1) relative, 10-100 times the tolerance.
 """
 import numpy as np
 import pytest
+import torch
 
 import lib.theory as T
 from lib.finite.mlp import MLP
+from lib.spectra import cosine_matrix
 from lib.finite.ntk import empirical_ntk
 
 
@@ -52,7 +54,7 @@ def test_relu_ntk_matches_finite_width(L, m, S):
 
 
 def test_erratum_gradient_norm_is_L_plus_one_not_squared():
-    """THEORY.md Sec. 3: ||grad f(x)||^2 = (L+1)||x||^2 and K_bar = (L+1) G, not (L+1)^2 G ([LH] Thm 2.3, Lemma 3.1)."""
+    """[LH] erratum (book/formulas.md): ||grad f(x)||^2 = (L+1)||x||^2 and K_bar = (L+1) G, not (L+1)^2 G ([LH] Thm 2.3, Lemma 3.1)."""
     X = _data(unit=False)
     L, m, S = 3, 512, 8
     G = X @ X.T
@@ -85,12 +87,9 @@ def test_general_activation_depth_two(activation):
 
 
 def test_initialization_scale_app_b():
-    """[LH] App. B / THEORY.md Sec. 4: multiplying all weights of a bias-free ReLU net by a common factor scales
+    """[LH] App. B: multiplying all weights of a bias-free ReLU net by a common factor scales
     every gradient block by the same power, so the NTK cosines are unchanged (exactly, same seed); scaling only
     W^(1) by a reweights the blocks as w = (1, a^2, ..., a^2) and moves phi as relu_gradient_angle_weighted says."""
-    import torch
-    from lib.spectra import cosine_matrix
-
     X = _data(unit=True, n=4, d=3)
     L, m, S, a = 1, 100_000, 6, 3.0  # L = 1: no m x m matrix, so m can be large
     th = T.input_angles(X)

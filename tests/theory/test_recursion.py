@@ -1,4 +1,4 @@
-"""General-activation NNGP/NTK recursion of lib.theory (THEORY.md Sec. 6) against independent references:
+"""General-activation NNGP/NTK recursion of lib.theory ([LH] Sec. 3, Fig. 2) against independent references:
 ReLU closed forms, Cho & Saul arc-cosine kernels (ReLU^2, centred ReLU), a 200-point tensor Gauss-Hermite
 recursion written here for smooth activations, and Monte Carlo."""
 import math

@@ -9,8 +9,10 @@ import time
 import mpmath as mp
 import numpy as np
 import pytest
+from scipy.optimize import brentq
 
 import lib.theory as T
+from lib.theory import relu as R
 from lib.spectra import cosine_matrix
 
 PI = math.pi
@@ -123,7 +125,6 @@ def test_profile_matches_single_depths_and_scalar_path():
         assert np.allclose(prof[..., L], T.relu_gradient_angle(th, L), rtol=1e-14, atol=0)
     assert np.array_equal(prof[..., 0], th) or np.allclose(prof[..., 0], th, rtol=1e-15)
     # the Python-float path (few angles, large depth) and the numpy path agree
-    from lib.theory import relu as R
     d_np = R._deficits_numpy(th, 30_000, profile=False)[..., 0]
     d_sc = np.array([R._deficits_scalar(float(t), 30_000, False)[0] for t in th])
     assert np.allclose(d_np, d_sc, rtol=1e-12, atol=0)
@@ -150,7 +151,7 @@ def test_depth_one_million_is_fast_and_follows_the_limit_law():
 
 def test_small_angles_need_depth_of_order_3pi_over_theta():
     """For small theta the O(1/L) term is ~ 3 pi / (4 theta L) (limits.py): at L = 1e3 a pair at 1e-3 rad
-    is still far from arccos(1/4) (THEORY.md Sec. 6)."""
+    is still far from arccos(1/4) ([LH] Thm 3.5)."""
     th = 1e-3
     L = 10 ** 6
     c = float(np.cos(T.relu_gradient_angle(th, L)))
@@ -169,7 +170,6 @@ def test_better_separation_and_crossover():
     assert np.all(np.diff(prof, axis=-1) > 0)
     big = np.radians(np.linspace(60, 180, 600))
     assert np.all(T.relu_gradient_angle_profile(big, 10)[:, 1:] > np.radians(60))
-    from scipy.optimize import brentq
     cross = [brentq(lambda t: float(T.relu_gradient_angle(t, L)) - t, np.radians(50), np.radians(80))
              for L in (1, 2, 5, 10, 100)]
     assert np.all(np.diff(cross) > 0)
