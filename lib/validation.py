@@ -4,7 +4,10 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-__all__ = ["as_tensor", "check_device", "as_matrix"]
+__all__ = ["as_tensor", "check_device", "check_dtype", "as_matrix"]
+
+#: the floating-point types the networks support (float16/bfloat16 lose the digits the kernels need)
+FLOAT_DTYPES = (torch.float32, torch.float64)
 
 
 def check_device(device: str | torch.device) -> torch.device:
@@ -20,6 +23,24 @@ def check_device(device: str | torch.device) -> torch.device:
     if dev.type not in ("cpu", "cuda", "mps"):
         raise ValueError(f"unsupported device {device!r}: use 'cpu' or 'cuda[:i]'")
     return dev
+
+
+def check_dtype(dtype, name: str = "dtype") -> torch.dtype:
+    """Return ``dtype`` if it is torch.float32 or torch.float64.
+
+    Args:
+        dtype: the requested weight dtype.
+        name: the argument name used in the error message.
+
+    Returns:
+        ``dtype`` unchanged.
+
+    Raises:
+        ValueError: naming ``name`` for any other value (float16, bfloat16, integer types, strings, ...).
+    """
+    if not isinstance(dtype, torch.dtype) or dtype not in FLOAT_DTYPES:
+        raise ValueError(f"{name} must be torch.float32 or torch.float64, got {dtype!r}")
+    return dtype
 
 
 def as_tensor(X, in_dim: int | None = None, *, dtype=torch.float64, device="cpu", name: str = "X") -> torch.Tensor:

@@ -17,7 +17,7 @@ import torch
 from torch import nn
 
 from lib.activations import Activation, get_activation
-from lib.validation import as_tensor, check_device
+from lib.validation import as_tensor, check_device, check_dtype
 
 __all__ = ["MLP"]
 
@@ -33,7 +33,8 @@ class MLP(nn.Module):
         activation: a name from :data:`lib.activations.ACTIVATIONS` or an
             :class:`~lib.activations.Activation`; ``"linear"`` gives the linear network.
         seed: seed of the N(0, 1) weight draw (a private generator; global RNG untouched).
-        dtype, device: of the weights. ``device`` may be ``"cpu"`` or an available CUDA device.
+        dtype, device: of the weights. ``dtype`` must be torch.float32 or torch.float64 (ValueError
+            otherwise); ``device`` may be ``"cpu"`` or an available CUDA device.
         out_dim: output width (1 gives outputs of shape (n,)).
 
     ``weights[l-1]`` is W^(l), of shape (m_l, m_{l-1}), l = 1..L+1.
@@ -52,6 +53,7 @@ class MLP(nn.Module):
     ) -> None:
         super().__init__()
         widths = _check_shape(in_dim, width, depth, out_dim)
+        check_dtype(dtype)
         self.activation = get_activation(activation)
         self.device_ = check_device(device)
         if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):

@@ -6,6 +6,8 @@ import torch
 
 from lib.activations import ACTIVATIONS, get_activation, normrelu, AAK_NORMRELU_LAMBDA
 from lib.finite.mlp import MLP
+from lib.finite.ntk import empirical_ntk, ntk_with_layer_terms
+from lib.finite.variants import VariantMLP
 from lib.finite.wrapped import swish, swish_deriv
 
 
@@ -109,6 +111,30 @@ def test_normrelu_matches_aak_scale():
 def test_bad_construction_is_a_clear_error(kwargs, message):
     with pytest.raises((ValueError, TypeError), match=message):
         MLP(**kwargs)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.int64, torch.complex128, "float64"])
+def test_unsupported_dtype_is_a_clear_error(dtype):
+    with pytest.raises(ValueError, match=r"dtype must be torch.float32 or torch.float64, got") as info:
+        MLP(3, 8, 1, dtype=dtype)
+    assert repr(dtype) in str(info.value)
+    with pytest.raises(ValueError, match="dtype must be"):
+        VariantMLP(3, 8, 1, dtype=dtype, bias_std=0.5)
+
+
+def test_float32_network_gives_float64_kernels(rng):
+    X = rng.standard_normal((5, 3))
+    net32 = MLP(3, 8, 2, dtype=torch.float32, seed=1)
+    assert net32.dtype == torch.float32
+    K32 = empirical_ntk(net32, X)
+    assert K32.dtype == np.float64
+    K, T = ntk_with_layer_terms(net32, X)
+    assert K.dtype == np.float64 and T[1].dtype == np.float64
+    net64 = MLP(3, 8, 2, seed=1)
+    with torch.no_grad():
+        for w64, w32 in zip(net64.weights, net32.weights):
+            w64.copy_(w32.double())
+    np.testing.assert_allclose(K32, empirical_ntk(net64, X), rtol=1e-5)
 
 
 def test_bad_data_is_a_clear_error():
