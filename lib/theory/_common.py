@@ -6,7 +6,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["check_depth", "check_angles", "check_data", "input_angles", "row_norms"]
+__all__ = ["check_depth", "check_count", "check_angles", "check_data", "input_angles", "row_norms"]
 
 
 def check_depth(depth, name: str = "depth") -> int:
@@ -16,6 +16,15 @@ def check_depth(depth, name: str = "depth") -> int:
     if depth < 0:
         raise ValueError(f"{name} must be a non-negative integer (number of hidden layers), got {depth}")
     return int(depth)
+
+
+def check_count(n, name: str = "n") -> int:
+    """Return ``n`` as an int >= 1 (a number of inputs); TypeError for non-integers, ValueError for n <= 0."""
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"{name} must be a positive integer (number of inputs), got {n!r}")
+    if n < 1:
+        raise ValueError(f"{name} must be a positive integer (number of inputs), got {n}")
+    return int(n)
 
 
 def check_angles(theta: ArrayLike, name: str = "theta_in") -> np.ndarray:

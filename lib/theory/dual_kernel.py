@@ -237,6 +237,7 @@ def layer_map(activation: str | Activation, theta: ArrayLike, qi: ArrayLike, qj:
     E[(s(u)/|s(u)| - s(v)/|s(v)|)^2] (no ``arccos`` near 0). ``qi``, ``qj``: variances of u, v.
     """
     act = get_activation(activation)
+    check_angles(theta, "theta")  # validation only: values within 1e-12 of [0, pi] pass unchanged
     q1, q2, t = _as_pairs(qi, qj, theta)
     route = _route(act, check_method(method), np.concatenate([q1.ravel(), q2.ravel()]))
     if route == "closed":

@@ -30,7 +30,7 @@ from scipy.optimize import brentq
 
 from lib.activations import Activation, get_activation
 
-from ._common import check_depth
+from ._common import check_angles, check_count, check_depth
 from .dual import coefficient_of_nonlinearity, gaussian_moments
 from .dual_kernel import dual_expectations
 
@@ -57,27 +57,43 @@ def relu_cos_phi_asymptotic(depth: ArrayLike, theta_in: ArrayLike | None = None)
 
     The theta_in term is the small-angle form of the O(1/L) correction (see module docstring);
     it dominates until L >> 3 pi / theta_in.
+
+    Args:
+        depth: L >= 1 (scalar or array; need not be an integer).
+        theta_in: optional input angles in (0, pi] radians, broadcast against ``depth``.
+
+    Returns:
+        The asymptotic cos phi_L ([LH] Thm 3.5).
+
+    Raises:
+        ValueError: for depth < 1 or not finite, theta_in NaN, outside [0, pi] or 0 (parallel inputs keep
+            phi = 0; the correction 3 pi / (4 theta_in L) diverges).
     """
-    L = np.asarray(depth, dtype=float)
-    if np.any(L < 1):
-        raise ValueError("the asymptotic form needs depth >= 1")
+    try:
+        L = np.asarray(depth, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"depth must be a number or an array of numbers, got {type(depth).__name__}") from exc
+    if L.size and (not np.all(np.isfinite(L)) or np.any(L < 1)):
+        raise ValueError(f"the asymptotic form needs finite depth >= 1, got {depth!r}")
     out = 0.25 + 0.375 * np.log(L) / L
     if theta_in is not None:
-        out = out + 3.0 * math.pi / (4.0 * np.asarray(theta_in, dtype=float) * L)
+        t = check_angles(theta_in, "theta_in")
+        if t.size and t.min() <= 0.0:
+            raise ValueError("theta_in must be > 0: parallel inputs keep phi = 0, and the correction "
+                             "3 pi / (4 theta_in L) diverges")
+        out = out + 3.0 * math.pi / (4.0 * t * L)
     return out
 
 
 def relu_normalized_ntk_limit(n: int) -> np.ndarray:
     """(3/4) I + (1/4) 1 1^T: limit of Theta_ij / sqrt(Theta_ii Theta_jj), unit non-parallel inputs ([LH] Thm 4.3)."""
-    n = check_depth(n, "n")
+    n = check_count(n, "n")
     return 0.75 * np.eye(n) + 0.25 * np.ones((n, n))
 
 
 def relu_condition_number_limit(n: int) -> float:
     """(n + 3) / 3: eigenvalues 3/4 + n/4 (once) and 3/4 ((n - 1) times) of the limit matrix ([LH] Thm 4.3)."""
-    n = check_depth(n, "n")
-    if n < 1:
-        raise ValueError("n must be >= 1")
+    n = check_count(n, "n")
     return (n + 3.0) / 3.0
 
 
@@ -166,7 +182,24 @@ def gershgorin_kappa_bound(n: int, delta: ArrayLike) -> np.ndarray:
     """kappa <= (1 + (n-1) delta) / (1 - (n-1) delta) for a unit-diagonal kernel with |off-diagonals| <= delta.
 
     ``inf`` where (n - 1) delta >= 1 ([AAK] Cor. 3.3 via Gershgorin's theorem).
+
+    Args:
+        n: the number of inputs, an integer >= 1.
+        delta: bound(s) on the absolute off-diagonal entries, finite and >= 0.
+
+    Returns:
+        The bound on kappa, shape of ``delta``.
+
+    Raises:
+        ValueError: naming ``n`` for n <= 0, naming ``delta`` for negative, NaN or infinite values.
     """
-    d = (n - 1) * np.asarray(delta, dtype=float)
+    n = check_count(n, "n")
+    try:
+        delta = np.asarray(delta, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"delta must be a number or an array of numbers, got {type(delta).__name__}") from exc
+    if delta.size and (not np.all(np.isfinite(delta)) or delta.min() < 0.0):
+        raise ValueError(f"delta must be finite and >= 0 (a bound on |off-diagonal entries|), got {delta!r}")
+    d = (n - 1) * delta
     with np.errstate(divide="ignore"):
         return np.where(d < 1.0, (1.0 + d) / (1.0 - d), np.inf)

@@ -158,3 +158,30 @@ def test_smooth_activations_separate_similar_inputs_only_linearly():
             assert float(T.gradient_angle(th, 1, name)) / th == pytest.approx(pred, rel=1e-5)
     for th in (1e-3, 1e-4, 1e-6):  # phi/theta = sqrt(1 + L/(pi theta)) (1 + O(theta)): unbounded
         assert float(T.relu_gradient_angle(th, 1)) / th == pytest.approx(math.sqrt(1 + 1 / (PI * th)), rel=th)
+
+
+def test_bad_inputs_of_the_limits_raise_clear_errors():
+    for bad in (-0.1, 3.2, np.nan, [0.1, np.inf]):
+        with pytest.raises(ValueError, match="theta_in"):
+            T.relu_cos_phi_asymptotic(100, bad)
+    with pytest.raises(ValueError, match="theta_in must be > 0"):
+        T.relu_cos_phi_asymptotic(100, 0.0)
+    for bad in (0.5, np.nan, np.inf):
+        with pytest.raises(ValueError, match="depth >= 1"):
+            T.relu_cos_phi_asymptotic(bad, 0.1)
+    assert np.isfinite(T.relu_cos_phi_asymptotic([10, 100], math.pi)).all()
+    for n in (0, -3):
+        with pytest.raises(ValueError, match="n must be a positive integer"):
+            T.gershgorin_kappa_bound(n, 0.1)
+        with pytest.raises(ValueError, match="n must be a positive integer"):
+            T.relu_condition_number_limit(n)
+    with pytest.raises(TypeError, match="n must be a positive integer"):
+        T.gershgorin_kappa_bound(2.5, 0.1)
+    for bad in (-0.1, np.nan, [0.1, np.inf]):
+        with pytest.raises(ValueError, match="delta must be finite and >= 0"):
+            T.gershgorin_kappa_bound(4, bad)
+    assert T.gershgorin_kappa_bound(1, 0.7) == 1.0
+    assert T.gershgorin_kappa_bound(4, 0.5) == np.inf
+    for bad in (-0.5, 4.0, np.nan):
+        with pytest.raises(ValueError, match="theta"):
+            T.layer_map("tanh", bad, 1.0, 1.0)
