@@ -1,7 +1,8 @@
 """Finite-width networks and their exact empirical tangent kernels.
 
 * :mod:`~lib.finite.mlp` -- the NTK-parameterized MLP of [LH] Sec. 2.
-* :mod:`~lib.finite.ntk` -- the exact empirical NTK (Hadamard-of-Grams formula) and gradient angles.
+* :mod:`~lib.finite.ntk` -- the exact empirical NTK (Hadamard-of-Grams formula, its one implementation), the
+  single-layer kernels (``ntk_with_layer_terms``), the bias kernel and gradient angles.
 * :mod:`~lib.finite.variants`, :mod:`~lib.finite.wrapped` -- MLPs with biases or per-layer scales, and
   networks with a nonlinear output ([LZB] Sec. 4-5).
 * :mod:`~lib.finite.reference` -- the torch.func reference NTKs (Jacobian contraction, NTK-vector products).
