@@ -45,7 +45,7 @@ class Claim:
 
     @property
     def paper(self) -> str:
-        """The paper tag without brackets: ``"LH"``, ``"LZB"`` or ``"AAK"``."""
+        """The paper tag without brackets (``"LH"``, ``"LZB"`` or ``"AAK"``)."""
         return self.claim_id[1:self.claim_id.index("]")]
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 __all__ = ["VERDICTS", "Check", "results_dir", "verdict", "record", "load_all"]
 
+#: The four verdicts a claim can get, from best to worst.
 VERDICTS = ("reproduced", "reproduced with caveat", "not reproduced", "not checked")
 
 
