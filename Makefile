@@ -22,6 +22,7 @@ notebooks: $(STAMP)
 	$(PY) -m lib.book.pipeline --profile $(PROFILE)
 
 html: $(STAMP)
+	$(PY) -m lib.book.pipeline --stage-pages
 	$(VENV)/bin/jupyter-book build . -W -n --keep-going
 
 book: notebooks html
@@ -31,4 +32,4 @@ test: $(STAMP)
 	$(VENV)/bin/pytest -ra
 
 clean:
-	rm -rf _build results notebooks/*.ipynb book/*.ipynb
+	rm -rf _build _executed results

@@ -32,12 +32,12 @@ from pathlib import Path
 from IPython.display import Markdown, display
 
 from lib.book import params as P
-from lib.book.report import errata_entries, errata_markdown
+from lib.book.report import errata_entries, errata_markdown, page_path
 from lib.book.results import load_all
 
 cfg = P.validate(profile=(profile, P.text))
-HERE = Path.cwd() / "errata.ipynb"
-ROOT = Path.cwd().parent
+ROOT = Path.cwd().parent                    # papermill runs this page in book/
+HERE = page_path(ROOT, "errata")          # where the book reads this page (_executed/book/)
 entries = errata_entries(load_all())
 
 # %% [markdown]

@@ -42,13 +42,13 @@ from myst_nb import glue
 from lib.book import params as P
 from lib.book.sphinxext import public_modules
 from lib.book.pipeline import notebook_sources
-from lib.book.report import (build_rows, extra_table, figure_index, figure_table,
+from lib.book.report import (build_rows, page_path, extra_table, figure_index, figure_table,
                         report_table, verdict_counts)
 from lib.book.results import load_all
 
 cfg = P.validate(profile=(profile, P.text))
-HERE = Path.cwd() / "report.ipynb"          # this page (papermill runs it in book/)
-ROOT = Path.cwd().parent
+ROOT = Path.cwd().parent                    # papermill runs this page in book/
+HERE = page_path(ROOT, "report")          # where the book reads this page (_executed/book/)
 records = load_all()
 rows, extra = build_rows(records)
 counts = verdict_counts(rows)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ["_config.yml", "_toc.yml", "book", "notebooks", "lib", "pyproject.toml"]
+SOURCES = ["_config.yml", "_toc.yml", "jupytext.toml", "book", "notebooks", "lib", "pyproject.toml"]
 
 
 @pytest.fixture
@@ -35,7 +35,7 @@ def copy_sources(dest: Path) -> Path:
     for name in SOURCES:
         src = ROOT / name
         if src.is_dir():
-            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("*.ipynb", "__pycache__", "_build"))
+            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("*.ipynb", "__pycache__", "_build", "_executed"))
         else:
             shutil.copy2(src, dest / name)
     return dest

@@ -1,5 +1,13 @@
 """Execute the book's notebooks: jupytext ``.py`` -> ``.ipynb`` -> papermill, with parameter profiles.
 
+The ``.py`` files (``notebooks/NN_*.py``, ``book/*.py``) are the only sources. Their executed
+copies are written to ``_executed/`` with the same layout (``_executed/notebooks/NN_*.ipynb``,
+``_executed/book/report.ipynb``), and the book's Markdown pages are linked there too
+(:func:`stage_pages`), so the book (``_toc.yml``) is built from one tree in which every relative
+link between pages resolves. ``jupytext.toml`` pairs ``notebooks/`` and ``book/`` notebooks with
+their ``.py`` (``ipynb,py:percent``) but leaves ``_executed/`` unpaired: no executed notebook,
+with its injected-parameters cell, can ever be written back into a ``.py`` source.
+
 Usage (from the repository root)::
 
     python -m lib.book.pipeline                              # every notebook, profile "default"
@@ -18,14 +26,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import yaml
 
-__all__ = ["ROOT", "notebook_sources", "load_profiles", "resolve_parameters", "to_ipynb", "execute", "main"]
+__all__ = ["ROOT", "EXECUTED", "notebook_sources", "executed_path", "stage_pages", "load_profiles",
+           "resolve_parameters", "to_ipynb", "execute", "main"]
 
 ROOT = Path(__file__).resolve().parents[2]
+EXECUTED = "_executed"  # executed copies and staged pages; the book is built from here (gitignored)
 PROFILES = ("smoke", "default", "paper")
 
 
@@ -38,6 +49,44 @@ def notebook_sources(root: Path = ROOT) -> list[Path]:
     chapters = sorted((root / "notebooks").glob("[0-9][0-9]_*.py"))
     pages = sorted((root / "book").glob("*.py"))
     return chapters + pages
+
+
+def executed_path(src: Path, root: Path = ROOT) -> Path:
+    """Where the executed copy of the source ``src`` goes: ``_executed/<folder>/<stem>.ipynb``.
+
+    Args:
+        src: a jupytext source under ``root`` (e.g. ``notebooks/01_linear_baseline.py``).
+        root: the repository root.
+
+    Returns:
+        The path of the executed notebook (outside the reach of the jupytext pairing).
+    """
+    rel = Path(src).resolve().relative_to(Path(root).resolve())
+    return Path(root) / EXECUTED / rel.with_suffix(".ipynb")
+
+
+def stage_pages(root: Path = ROOT) -> list[Path]:
+    """Link every Markdown page of ``book/`` into ``_executed/book/`` (relative symlinks).
+
+    The book is built from ``_executed/``, next to the executed notebooks, so that links such as
+    ``../book/intro.md`` from a chapter resolve; a link (not a copy) keeps an edited page current.
+
+    Args:
+        root: the repository root.
+
+    Returns:
+        The staged links.
+    """
+    dest = Path(root) / EXECUTED / "book"
+    dest.mkdir(parents=True, exist_ok=True)
+    out = []
+    for page in sorted((Path(root) / "book").glob("*.md")):
+        link = dest / page.name
+        if link.is_symlink() or link.exists():
+            link.unlink()
+        link.symlink_to(Path("..") / ".." / "book" / page.name)
+        out.append(link)
+    return out
 
 
 def load_profiles(root: Path = ROOT) -> dict:
@@ -64,12 +113,23 @@ def select(sources: list[Path], only: list[str] | None) -> list[Path]:
     return chosen
 
 
-def to_ipynb(src: Path) -> Path:
-    """Convert a jupytext percent ``.py`` to the paired ``.ipynb`` beside it (outputs empty)."""
+def to_ipynb(src: Path, root: Path = ROOT, out: Path | None = None) -> Path:
+    """Convert a jupytext percent ``.py`` to a notebook (outputs empty) at :func:`executed_path`.
+
+    Args:
+        src: the jupytext source; it is only read.
+        root: the repository root.
+        out: write here instead (e.g. a scratch file to read the declared parameters from).
+
+    Returns:
+        The written notebook.
+    """
     import jupytext
     nb = jupytext.read(src)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    out = src.with_suffix(".ipynb")
+    nb.metadata.get("jupytext", {}).pop("formats", None)  # the copy is paired with nothing
+    out = Path(out) if out is not None else executed_path(src, root)
+    out.parent.mkdir(parents=True, exist_ok=True)
     jupytext.write(nb, out, fmt="ipynb")
     return out
 
@@ -94,10 +154,11 @@ def resolve_parameters(src: Path, ipynb: Path, profile: str, overrides: dict, pr
     return params
 
 
-def execute(src: Path, params: dict, log_output: bool = False) -> float:
-    """Run one notebook with papermill in its own folder; return the seconds it took."""
+def execute(src: Path, params: dict, log_output: bool = False, root: Path = ROOT) -> float:
+    """Run the executed copy of ``src`` (:func:`to_ipynb`) with papermill, in place, with the
+    source's folder as working directory; return the seconds it took. ``src`` is never written."""
     import papermill
-    ipynb = src.with_suffix(".ipynb")
+    ipynb = executed_path(src, root)
     t0 = time.perf_counter()
     try:
         papermill.execute_notebook(
@@ -128,29 +189,37 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                     help="override one parameter (VALUE parsed as YAML); repeatable")
     ap.add_argument("--list", action="store_true", help="list notebooks and their parameters, run nothing")
+    ap.add_argument("--stage-pages", action="store_true",
+                    help="only link the Markdown pages of book/ into _executed/ (done by every run)")
     ap.add_argument("--log-output", action="store_true", help="stream cell output to the terminal")
     ap.add_argument("--root", default=str(ROOT), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     root = Path(args.root).resolve()
     os.environ.setdefault("NTK_RESULTS_DIR", str(root / "results"))
     try:
+        stage_pages(root)
+        if args.stage_pages:
+            return 0
         profiles = load_profiles(root)
         overrides = parse_overrides(args.parameter)
         sources = select(notebook_sources(root), args.only)
         if overrides and not args.only and len(sources) > 1:
             print("note: -p applies to every notebook selected; unknown names fail", file=sys.stderr)
         plan = []
-        for src in sources:
-            ipynb = to_ipynb(src)
-            if args.list:
-                decl = declared_parameters(ipynb)
-                print(f"{src.stem}: " + ", ".join(f"{k}={v['default']}" for k, v in decl.items()))
-                continue
-            plan.append((src, resolve_parameters(src, ipynb, args.profile, overrides, profiles)))
+        # parameters are read from scratch copies: a run stopped here leaves _executed/ untouched
+        with tempfile.TemporaryDirectory(prefix="ntk-pipeline-") as scratch:
+            for src in sources:
+                ipynb = to_ipynb(src, root, out=Path(scratch) / f"{src.stem}.ipynb")
+                if args.list:
+                    decl = declared_parameters(ipynb)
+                    print(f"{src.stem}: " + ", ".join(f"{k}={v['default']}" for k, v in decl.items()))
+                    continue
+                plan.append((src, resolve_parameters(src, ipynb, args.profile, overrides, profiles)))
         total = 0.0
         for src, params in plan:
             print(f"running {src.stem} (profile {args.profile}) ...", flush=True)
-            dt = execute(src, params, args.log_output)
+            to_ipynb(src, root)
+            dt = execute(src, params, args.log_output, root)
             total += dt
             print(f"  done in {dt:.1f} s", flush=True)
         if plan:

@@ -20,7 +20,7 @@ from pathlib import Path
 from lib.book.claims import CLAIMS, PAPERS, Claim, match_claim, normalize_claim_id, split_claim_id
 from lib.book.results import VERDICTS
 
-__all__ = ["Heading", "ClaimRow", "HEADING_ANCHOR_LEVEL", "toc_documents", "chapter_source", "chapter_headings",
+__all__ = ["Heading", "ClaimRow", "HEADING_ANCHOR_LEVEL", "toc_documents", "page_path", "chapter_source", "chapter_headings",
            "badge", "section_link", "chapter_links", "find_section", "build_rows", "overall_status", "verdict_counts", "report_table",
            "extra_table", "errata_entries", "errata_markdown", "caption_code", "figure_index", "figure_table",
            "md_escape"]
@@ -79,18 +79,38 @@ def toc_documents(root: Path) -> set[str]:
     return out
 
 
-def chapter_source(root: Path, chapter: str) -> Path | None:
-    """The page file of ``chapter`` (a notebook stem) if the book builds it: ``.ipynb`` first,
-    then ``.md``, and only when ``_toc.yml`` lists it (a link to any other file would break)."""
-    docs = toc_documents(root)
-    for folder in ("notebooks", "book"):
-        if f"{folder}/{chapter}" not in docs:
-            continue
-        for ext in (".ipynb", ".md"):
-            p = Path(root) / folder / f"{chapter}{ext}"
-            if p.exists():
-                return p
+def page_path(root: Path, stem: str, folders: tuple[str, ...] = ("notebooks", "book")) -> Path | None:
+    """Where the book reads the page ``stem`` from, per ``_toc.yml``, whether or not it exists yet.
+
+    The book is built from the executed copies in ``_executed/`` (:mod:`lib.book.pipeline`), so the
+    table of contents names e.g. ``_executed/notebooks/01_linear_baseline``; a page is found by
+    its stem and its folder (``notebooks`` or ``book``), wherever that folder is.
+
+    Args:
+        root: the repository root (where ``_toc.yml`` is).
+        stem: the page's file name without extension, e.g. ``"01_linear_baseline"``.
+        folders: the folders a page may be in, in order of preference.
+
+    Returns:
+        The ``.ipynb`` path of the page (its ``.md`` when only that exists), or None when
+        ``_toc.yml`` does not list it.
+    """
+    docs = sorted(toc_documents(root))
+    for folder in folders:
+        for doc in docs:
+            d = Path(doc)
+            if d.name == stem and d.parent.name == folder:
+                md = Path(root) / f"{doc}.md"
+                return md if md.exists() and not (Path(root) / f"{doc}.ipynb").exists() \
+                    else Path(root) / f"{doc}.ipynb"
     return None
+
+
+def chapter_source(root: Path, chapter: str) -> Path | None:
+    """The page file of ``chapter`` (a notebook stem) if the book builds it (``_toc.yml`` lists
+    it, see :func:`page_path`) and it exists: a link to any other file would break the build."""
+    p = page_path(root, chapter)
+    return p if p is not None and p.exists() else None
 
 
 def _markdown_cells(path: Path) -> list[str]:

@@ -1,3 +1,5 @@
+import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -5,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from lib.book import params as P
-from lib.book.pipeline import ROOT, notebook_sources, to_ipynb, declared_parameters
+from lib.book.pipeline import EXECUTED, ROOT, declared_parameters, executed_path, main, notebook_sources, to_ipynb
 from lib.book.results import verdict, load_all
 
 
@@ -40,8 +42,7 @@ def test_parameters_cell_is_fully_visible_to_papermill(src, tmp_path):
     cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     assert len(cells) == 1, "exactly one cell tagged 'parameters'"
     names = {t.id for node in ast.parse(cells[0].source).body if isinstance(node, ast.Assign) for t in node.targets}
-    out = tmp_path / (src.stem + ".ipynb")
-    jupytext.write(nb, out, fmt="ipynb")
+    out = to_ipynb(src, out=tmp_path / (src.stem + ".ipynb"))
     assert set(declared_parameters(out)) == names
     assert "profile" in names
 
@@ -78,3 +79,68 @@ def test_verdicts_round_trip(tmp_path, monkeypatch):
     assert len(rows) == 1 and rows[0]["status"] == "not reproduced"
     with pytest.raises(ValueError, match="status must be one of"):
         verdict("99_x", "id", "c", "sort of", "m")
+
+
+# --------------------------------------------------------------------------- jupytext pairing, executed copies
+
+DEMO = """# %% [markdown]
+# # 9. Demo
+# Back to the [introduction](../book/intro.md).
+
+# %% tags=["parameters"]
+profile = "default"  # parameter profile
+n = 2  # a size
+
+# %%
+print(n * 21)
+"""
+
+
+def demo_root(tmp_path: Path) -> Path:
+    """A repository with one tiny chapter, one Markdown page and the real jupytext configuration."""
+    (tmp_path / "notebooks" / "profiles").mkdir(parents=True)
+    (tmp_path / "book").mkdir()
+    (tmp_path / "notebooks" / "09_demo.py").write_text(DEMO)
+    (tmp_path / "notebooks" / "profiles" / "09_demo.yaml").write_text("smoke:\n  n: 3\n")
+    (tmp_path / "book" / "intro.md").write_text("# Intro\n")
+    shutil.copy2(ROOT / "jupytext.toml", tmp_path / "jupytext.toml")
+    return tmp_path
+
+
+def test_executing_a_notebook_leaves_its_source_byte_identical(tmp_path, monkeypatch):
+    root = demo_root(tmp_path)
+    src = root / "notebooks" / "09_demo.py"
+    before = src.read_bytes()
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(root / "results"))
+    assert main(["--root", str(root), "--profile", "smoke", "--only", "09", "-p", "n", "5"]) == 0
+    assert src.read_bytes() == before
+    assert not src.with_suffix(".ipynb").exists(), "nothing is written beside the source"
+    out = executed_path(src, root)
+    assert out == root / EXECUTED / "notebooks" / "09_demo.ipynb"
+    nb = json.loads(out.read_text())
+    injected = [c for c in nb["cells"] if "injected-parameters" in c["metadata"].get("tags", [])]
+    assert injected and "n = 5" in "".join(injected[0]["source"])
+    assert "105" in json.dumps(nb)  # it ran
+    assert "formats" not in nb["metadata"].get("jupytext", {}), "the executed copy is paired with nothing"
+    # the pages are staged next to the executed notebooks, so ../book/intro.md resolves from a chapter
+    assert (out.parent / "../book/intro.md").resolve() == (root / "book" / "intro.md").resolve()
+
+
+def test_jupytext_pairs_sources_but_never_the_executed_copies():
+    from jupytext.config import find_jupytext_configuration_file, load_jupytext_configuration_file
+    from jupytext.paired_paths import paired_paths
+    cfg_file = find_jupytext_configuration_file(str(ROOT))
+    assert Path(cfg_file).resolve() == (ROOT / "jupytext.toml").resolve()
+    cfg = load_jupytext_configuration_file(cfg_file)
+
+    def paired(rel):
+        path = str(ROOT / rel)
+        fmts = cfg.default_formats(path)
+        return sorted(Path(p).relative_to(ROOT).as_posix() for p, _ in paired_paths(path, None, fmts)) if fmts else []
+
+    assert paired("notebooks/01_linear_baseline.py") == ["notebooks/01_linear_baseline.ipynb",
+                                                         "notebooks/01_linear_baseline.py"]
+    assert paired("notebooks/01_linear_baseline.ipynb") == paired("notebooks/01_linear_baseline.py")
+    assert paired("book/report.py") == ["book/report.ipynb", "book/report.py"]
+    for rel in ("_executed/notebooks/01_linear_baseline.ipynb", "_executed/book/report.ipynb"):
+        assert paired(rel) == [rel], f"{rel} must not be paired with a .py"

@@ -1,5 +1,5 @@
-"""The reproducibility report's logic (lib.book.claims, lib.book.report) and the API page's docstring
-conversion (lib.book.sphinxext), without building the book."""
+"""The reproducibility report's logic (lib.book.claims, lib.book.report) and the API page's docstrings
+(Google style, rendered by sphinx.ext.napoleon), without building the book."""
 from __future__ import annotations
 
 import json
@@ -11,8 +11,8 @@ import yaml
 
 from lib.book.claims import CLAIMS, claim_by_id, match_claim, normalize_claim_id, split_claim_id
 from lib.book.report import (HEADING_ANCHOR_LEVEL, build_rows, caption_code, chapter_headings, errata_entries,
-                        figure_index, md_escape, report_table, section_link, verdict_counts)
-from lib.book.sphinxext import docstring_to_rst, escape_rst
+                        figure_index, md_escape, page_path, report_table, section_link, verdict_counts)
+from lib.book.sphinxext import public_modules
 
 ROOT = Path(__file__).resolve().parents[2]
 PAPER = ROOT.parent / "shared" / "papers" / "liu-hui-2023-better-ntk-conditioning.txt"
@@ -83,7 +83,7 @@ def test_recorded_claim_gets_its_verdict_and_unrecorded_is_not_checked_with_reas
     assert by_id["[LH] Thm 3.5"].status == "not checked" and not by_id["[LH] Thm 3.5"].records
     counts = verdict_counts(rows)
     assert counts["reproduced with caveat"] == 1 and counts["not checked"] == len(CLAIMS) - 1
-    table = report_table(rows, ROOT, ROOT / "book" / "report.ipynb")
+    table = report_table(rows, ROOT, ROOT / "_executed" / "book" / "report.ipynb")
     assert "x = 1.5" in table and "no chapter recorded a verdict" in table
     fig4 = next(c for c in CLAIMS if c.claim_id == "[LH] Fig 4")
     assert md_escape(fig4.note) in table  # the reason a claim is left unchecked
@@ -131,11 +131,13 @@ def make_book(tmp_path: Path, in_toc: bool = True) -> Path:
                                                             "and `caption_code`.*\n\nA paragraph after the caption."},
     ]
     nb = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-    (tmp_path / "notebooks").mkdir()
-    (tmp_path / "book").mkdir()
-    (tmp_path / "notebooks" / "09_demo.ipynb").write_text(json.dumps(nb))
-    toc = {"format": "jb-book", "root": "book/intro",
-           "parts": [{"caption": "C", "chapters": [{"file": "notebooks/09_demo"}] if in_toc else []}]}
+    # the layout of lib.book.pipeline: the book is built from the executed copies in _executed/
+    (tmp_path / "_executed" / "notebooks").mkdir(parents=True)
+    (tmp_path / "_executed" / "book").mkdir()
+    (tmp_path / "_executed" / "notebooks" / "09_demo.ipynb").write_text(json.dumps(nb))
+    toc = {"format": "jb-book", "root": "_executed/book/intro",
+           "parts": [{"caption": "C", "chapters": [{"file": "_executed/notebooks/09_demo"},
+                                                   {"file": "_executed/book/report"}] if in_toc else []}]}
     (tmp_path / "_toc.yml").write_text(yaml.safe_dump(toc))
     return tmp_path
 
@@ -152,7 +154,7 @@ def myst_slugs(markdown: str) -> list[str]:
 
 def test_heading_slugs_match_myst(tmp_path):
     root = make_book(tmp_path)
-    src = root / "notebooks" / "09_demo.ipynb"
+    src = root / "_executed" / "notebooks" / "09_demo.ipynb"
     text = "\n\n".join(c["source"] for c in json.loads(src.read_text())["cells"])
     ours = [h.slug for h in chapter_headings(src) if h.slug]
     assert ours == myst_slugs(text)
@@ -161,9 +163,9 @@ def test_heading_slugs_match_myst(tmp_path):
 
 def test_section_link_points_at_the_heading_anchor(tmp_path):
     root = make_book(tmp_path)
-    from_doc = root / "book" / "report.ipynb"
+    from_doc = root / "_executed" / "book" / "report.ipynb"
     link = section_link(root, from_doc, "09_demo", "Claim A")
-    src = root / "notebooks" / "09_demo.ipynb"
+    src = root / "_executed" / "notebooks" / "09_demo.ipynb"
     slug = next(h.slug for h in chapter_headings(src) if h.source.startswith("Claim A"))
     assert f"](../notebooks/09_demo.ipynb#{slug})" in link and "[9. Demo chapter](../notebooks/09_demo.ipynb)" in link
     # a section that is not a heading: link to the chapter only, never a dangling anchor
@@ -171,11 +173,28 @@ def test_section_link_points_at_the_heading_anchor(tmp_path):
     assert "#" not in link.split("§")[0] and "09_demo.ipynb)" in link and "No such section" in link
 
 
+def test_pages_are_found_where_the_toc_puts_them(tmp_path):
+    root = make_book(tmp_path)
+    assert page_path(root, "09_demo") == root / "_executed" / "notebooks" / "09_demo.ipynb"
+    # the report page: where the book reads it, even before papermill has written it
+    assert page_path(root, "report") == root / "_executed" / "book" / "report.ipynb"
+    assert page_path(root, "10_absent") is None
+
+
+def test_the_real_toc_links_every_page_from_one_tree():
+    """Chapters link ``../book/intro.md``: pages and executed notebooks must share one folder tree."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]] + [c["file"] for part in toc["parts"] for c in part["chapters"]]
+    assert all(f.startswith("_executed/") for f in files), files
+    assert "_executed/book/formulas" in files
+    assert page_path(ROOT, "01_linear_baseline") == ROOT / "_executed" / "notebooks" / "01_linear_baseline.ipynb"
+
+
 def test_chapter_outside_the_toc_or_missing_is_not_linked(tmp_path):
     root = make_book(tmp_path, in_toc=False)
-    link = section_link(root, root / "book" / "report.ipynb", "09_demo", "Claim A")
+    link = section_link(root, root / "_executed" / "book" / "report.ipynb", "09_demo", "Claim A")
     assert "](" not in link and "09" in link
-    assert "](" not in section_link(root, root / "book" / "report.ipynb", "10_absent", None)
+    assert "](" not in section_link(root, root / "_executed" / "book" / "report.ipynb", "10_absent", None)
 
 
 def test_figure_index_finds_captions_sections_and_code(tmp_path):
@@ -198,54 +217,65 @@ def test_anchor_level_matches_the_book_config():
 
 # --------------------------------------------------------------------------- API page docstrings
 
-def rst_problems(lines: list[str]) -> list[str]:
+def rst_problems(text: str) -> list[str]:
+    """docutils warnings and errors of ``text``, except the Sphinx roles docutils does not know."""
+    import io
     from docutils.core import publish_doctree
-    from docutils.utils import Reporter
-    messages = []
-    doc = publish_doctree("\n".join(lines), settings_overrides={"report_level": 5, "halt_level": 5})
-    for node in doc.findall():
-        if node.tagname == "system_message" and node["level"] >= Reporter.WARNING_LEVEL:
-            messages.append(node.astext())
-    return messages
+    stream = io.StringIO()
+    publish_doctree(text, settings_overrides={"report_level": 2, "halt_level": 5, "warning_stream": stream})
+    return [line for line in stream.getvalue().splitlines()
+            if re.match(r"^<string>:\d+: \((WARNING|ERROR|SEVERE)", line)
+            and "interpreted text role" not in line]
 
 
-def test_plain_text_docstrings_convert_to_warning_free_rst():
-    raw = """Finite-width deviations |theta^(l) - theta_in| and ||K/(L+1) - G||_F.
+def napoleon_rst(doc: str, what: str = "function") -> str:
+    """A docstring as the book renders it: Google style through sphinx.ext.napoleon (our options)."""
+    from sphinx.ext.napoleon import Config, GoogleDocstring
+    from sphinx.util.docstrings import prepare_docstring
+    opts = {k: v for k, v in yaml.safe_load((ROOT / "_config.yml").read_text())["sphinx"]["config"].items()
+            if k.startswith("napoleon_")}
+    return str(GoogleDocstring(prepare_docstring(doc), Config(**opts), what=what))
 
-    Theta(x, z) = |x| |z| sum_l cos theta^(l)
-                = (L+1) |x| |z| cos phi
-    so the diagonal is (L+1) |x|^2. Uses a_ b* and `x.
 
-    - first item with |pipes|
-      continued
-    - second
+def test_napoleon_renders_google_sections():
+    rst = napoleon_rst("""Sum of squares.
 
     Args:
-        X: inputs, shape (n, d); rows |x_i| > 0.
-        widths (list[int]): hidden widths m,
-            more than one.
+        X: inputs, shape (n, d).
+        widths (list[int]): hidden widths.
+
     Returns:
-        Sum of |a|: the total.
-    Raises:
-        ValueError: if *X* is empty.
-
-    Example::
-
-        >>> f(|x|)
-    """
-    from sphinx.util.docstrings import prepare_docstring
-    before = prepare_docstring(raw)
-    assert rst_problems(before), "the raw docstring should be broken reST (else the test proves nothing)"
-    after = docstring_to_rst(before)
-    assert rst_problems(after) == []
-    text = "\n".join(after)
-    assert ":param X:" in text and ":param widths: (list[int])" in text and ":Raises:" in text
-    assert "    Theta(x, z) = |x| |z| sum_l cos theta^(l)" in text  # formulas kept verbatim
+        The total.
+    """)
+    assert ":param X:" in rst and ":type widths: list[int]" in rst and ":returns:" in rst
+    assert rst_problems(rst) == []
+    assert rst_problems(napoleon_rst("Norm |x| of the input.")), "the check must see a broken docstring"
 
 
-def test_escape_rst_keeps_literals_and_roles():
-    s = escape_rst("see ``a|b`` and :func:`lib.x` for |x| *y*")
-    assert "``a|b``" in s and ":func:`lib.x`" in s and "\\|x\\|" in s and "\\*y\\*" in s
+def public_docstrings():
+    import importlib
+    import inspect
+    out = []
+    for name in public_modules("lib"):
+        mod = importlib.import_module(name)
+        out.append((name, mod.__doc__ or "", "module"))
+        for attr in getattr(mod, "__all__", []):
+            obj = getattr(mod, attr, None)
+            if getattr(obj, "__module__", name) != name or not (inspect.isfunction(obj) or inspect.isclass(obj)):
+                continue
+            out.append((f"{name}.{attr}", obj.__doc__ or "", "class" if inspect.isclass(obj) else "function"))
+    return out
+
+
+def test_public_docstrings_are_valid_google_style_rst():
+    """What the API page needs to build with -W: every docstring is reST once napoleon has read it
+    (write formulas with ``|x|`` inside double backquotes, or after ``::`` as a literal block)."""
+    bad = {}
+    for qualname, doc, what in public_docstrings():
+        problems = rst_problems(napoleon_rst(doc, what))
+        if problems:
+            bad[qualname] = problems
+    assert not bad, "\n".join(f"{k}: {v}" for k, v in bad.items())
 
 
 # --------------------------------------------------------------------------- on the smoke book

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from lib.book.pipeline import notebook_sources
+from lib.book.pipeline import executed_path, notebook_sources
 
 pytestmark = pytest.mark.slow
 
@@ -13,7 +13,8 @@ def test_every_notebook_executes_under_smoke_profile(smoke_book):
     root, pipe, _ = smoke_book
     assert pipe.returncode == 0, pipe.stdout[-3000:] + pipe.stderr[-3000:]
     for src in notebook_sources(root):
-        nb = json.loads(src.with_suffix(".ipynb").read_text())
+        assert not src.with_suffix(".ipynb").exists(), f"{src.name}: no executed copy beside the source"
+        nb = json.loads(executed_path(src, root).read_text())
         errors = [o for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])
                   if o.get("output_type") == "error"]
         assert not errors, f"{src.name}: {errors[:1]}"
@@ -35,6 +36,6 @@ def test_book_builds_without_warnings(smoke_book):
     assert book.returncode == 0, book.stdout[-4000:] + book.stderr[-4000:]
     assert "WARNING" not in book.stderr
     html = root / "_build" / "html"
-    page = (html / "notebooks" / "01_linear_baseline.html").read_text()
-    assert len(re.findall(r"<img [^>]*src=\"\.\./_images/", page)) >= 3
+    page = (html / "_executed" / "notebooks" / "01_linear_baseline.html").read_text()
+    assert len(re.findall(r"<img [^>]*src=\"\.\./\.\./_images/", page)) >= 3
     assert "_static/mathjax/" in page and "cdn.jsdelivr" not in page

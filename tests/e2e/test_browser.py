@@ -243,7 +243,7 @@ def test_every_page_loads_cleanly_in_chromium(browser, server, html_dir):
     t0 = time.perf_counter()
     pages = html_pages(html_dir)
     shots = {"index.html": ARTIFACTS / "index.png",
-             "notebooks/01_linear_baseline.html": ARTIFACTS / "chapter-01.png"}
+             "_executed/notebooks/01_linear_baseline.html": ARTIFACTS / "chapter-01.png"}
     failures = {}
     for page in pages:
         rel = page.relative_to(html_dir).as_posix()
