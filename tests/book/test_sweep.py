@@ -14,13 +14,15 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from lib.chapters.conditioning import (conditioning_cells, full_and_first_layer_ntk, ntk_cell, prop41_bound,
                                           summarize)
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
-from lib.book.sweep import SweepError, cell_key, load_cells, run_sweep, sweep_dir, torch_threads
+from lib.book.sweep import (SweepError, cached_call, cell_key, from_json, load_cells, result_checksum, run_sweep,
+                            sweep_dir, to_json, torch_threads, verify_record)
 
 CALLS = []
 FAIL_AT = {"n": None}
@@ -126,9 +128,148 @@ def test_corrupt_cache_file_is_recomputed(tmp_path, data):
     run_sweep("t", square, cells(2), data=data, cache_dir=tmp_path, progress=False)
     f = sorted((tmp_path / "t").glob("*.json"))[0]
     f.write_text('{"key": "trunc')
-    with pytest.warns(UserWarning, match="unreadable"):
-        r = run_sweep("t", square, cells(2), data=data, cache_dir=tmp_path, progress=False)
+    r = run_sweep("t", square, cells(2), data=data, cache_dir=tmp_path, progress=False)
     assert r.n_computed == 1
+
+
+def _one_record(tmp_path, data):
+    run_sweep("t", square, cells(1), data=data, cache_dir=tmp_path, progress=False)
+    f = sorted((tmp_path / "t").glob("*.json"))[0]
+    return f, json.loads(f.read_text())
+
+
+def _rerun_warns(tmp_path, data, capsys, f, match):
+    capsys.readouterr()
+    CALLS.clear()
+    r = run_sweep("t", square, cells(1), data=data, cache_dir=tmp_path, progress=False)
+    err = capsys.readouterr().err
+    assert r.n_computed == 1 and len(CALLS) == 1
+    assert str(f) in err and match in err
+    rec = json.loads(f.read_text())  # rewritten as a valid record
+    assert verify_record(rec, f.stem) is None
+    return r
+
+
+def test_unreadable_record_warns_on_stderr_naming_file(tmp_path, data, capsys):
+    f, _ = _one_record(tmp_path, data)
+    f.write_text('{"key": "trunc')
+    _rerun_warns(tmp_path, data, capsys, f, "unreadable")
+
+
+@pytest.mark.parametrize("content", ["[1, 2, 3]", '"a string"', "42", "null"])
+def test_valid_json_that_is_not_an_object_is_recomputed(tmp_path, data, capsys, content):
+    f, _ = _one_record(tmp_path, data)
+    f.write_text(content)
+    _rerun_warns(tmp_path, data, capsys, f, "not an object")
+
+
+@pytest.mark.parametrize("drop", ["seconds", "result", "checksum", "key"])
+def test_record_missing_a_required_key_is_recomputed(tmp_path, data, capsys, drop):
+    f, rec = _one_record(tmp_path, data)
+    del rec[drop]
+    f.write_text(json.dumps(rec))
+    _rerun_warns(tmp_path, data, capsys, f, f"missing {drop!r}")
+
+
+@pytest.mark.parametrize("field,value", [("seconds", "fast"), ("seconds", True), ("result", [1.0]),
+                                         ("params", "a=1"), ("checksum", 7)])
+def test_record_with_a_wrong_type_is_recomputed(tmp_path, data, capsys, field, value):
+    f, rec = _one_record(tmp_path, data)
+    rec[field] = value
+    f.write_text(json.dumps(rec))
+    _rerun_warns(tmp_path, data, capsys, f, repr(field))
+
+
+def test_edited_result_fails_the_checksum(tmp_path, data, capsys):
+    f, rec = _one_record(tmp_path, data)
+    right = rec["result"]["value"]
+    rec["result"]["value"] = right + 1.0
+    f.write_text(json.dumps(rec))
+    r = _rerun_warns(tmp_path, data, capsys, f, "checksum")
+    assert r.frame["value"].iloc[0] == right
+
+
+def test_record_of_another_key_is_recomputed(tmp_path, data, capsys):
+    f, rec = _one_record(tmp_path, data)
+    rec["key"] = "0" * 24
+    f.write_text(json.dumps(rec))
+    _rerun_warns(tmp_path, data, capsys, f, "is not the file's")
+
+
+def test_valid_record_is_reused_silently(tmp_path, data, capsys):
+    f, rec = _one_record(tmp_path, data)
+    assert verify_record(rec, f.stem) is None and rec["checksum"] == result_checksum(rec["result"])
+    capsys.readouterr()
+    r = run_sweep("t", square, cells(1), data=data, cache_dir=tmp_path, progress=False)
+    assert r.n_cached == 1 and capsys.readouterr().err == ""
+
+
+def test_unwritable_cache_directory_is_one_clear_error(tmp_path, data):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    with pytest.raises(SweepError, match=f"cache directory {blocker / 't'}"):
+        run_sweep("t", square, cells(1), data=data, cache_dir=blocker, progress=False)
+    with pytest.raises(SweepError, match="cache directory"):
+        cached_call("c", {"a": 1}, lambda: 1.0, cache_dir=blocker)
+
+
+def test_read_only_cache_directory_is_one_clear_error(tmp_path, data, monkeypatch):
+    def refuse(*a, **k):
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr("lib.book.sweep.tempfile.mkstemp", refuse)  # root ignores chmod; refuse the write
+    with pytest.raises(SweepError, match=f"cache directory {tmp_path / 't'}.*Permission denied"):
+        run_sweep("t", square, cells(1), data=data, cache_dir=tmp_path, progress=False)
+
+
+def test_to_json_round_trip_is_exact():
+    value = {"loss": np.array([1.0, 1 / 3, np.nan, np.inf]), "steps": np.arange(3), "f32": np.float32(0.1),
+             "grid": (2.0, {0.5: 1e-300, 2.0: float("inf")}), "flag": np.bool_(True), "n": 3, "s": "x",
+             "frame": pd.DataFrame({"a": [1, 2], "b": [0.1, 0.2]}), "nested": [np.float64(2.5), None]}
+    back = from_json(json.loads(json.dumps(to_json(value))))
+    np.testing.assert_array_equal(back["loss"], value["loss"])
+    assert back["loss"].dtype == np.float64 and back["steps"].dtype == value["steps"].dtype
+    assert back["f32"] == value["f32"] and type(back["f32"]) is np.float32
+    assert back["grid"] == value["grid"] and isinstance(back["grid"], tuple)
+    assert back["flag"] is np.True_ and back["n"] == 3 and back["s"] == "x"
+    pd.testing.assert_frame_equal(back["frame"], value["frame"])
+    assert back["nested"] == [2.5, None]
+    with pytest.raises(TypeError):
+        to_json(object())
+
+
+def test_cached_call_computes_once_and_resumes(tmp_path, capsys):
+    calls = []
+
+    def run(i):
+        calls.append(i)
+        return {"curve": np.linspace(0, 1, 5) * i, "best": (0.5, {0.5: 1.0})}
+
+    X = np.arange(4.0)
+    first = [cached_call("c", {"i": i, "X": X}, lambda i=i: run(i), cache_dir=tmp_path) for i in range(2)]
+    assert calls == [0, 1]
+    # an interrupted loop: the third configuration fails, the first two stay cached
+    with pytest.raises(KeyboardInterrupt):
+        for i in range(3):
+            cached_call("c", {"i": i, "X": X}, (lambda i=i: run(i)) if i < 2 else
+                        (lambda: (_ for _ in ()).throw(KeyboardInterrupt)), cache_dir=tmp_path)
+    assert calls == [0, 1]
+    again = [cached_call("c", {"i": i, "X": X}, lambda i=i: run(i), cache_dir=tmp_path) for i in range(3)]
+    assert calls == [0, 1, 2]
+    for a, b in zip(first, again):
+        np.testing.assert_array_equal(a["curve"], b["curve"])
+        assert a["best"] == b["best"]
+    # changed data is a new computation; a corrupted record is recomputed with a warning naming it
+    cached_call("c", {"i": 0, "X": X + 1}, lambda: run(9), cache_dir=tmp_path)
+    assert calls[-1] == 9
+    files = sorted((tmp_path / "c").glob("*.json"))
+    for f in files:
+        f.write_text("[]")
+    capsys.readouterr()
+    n = len(calls)
+    for i in range(3):
+        cached_call("c", {"i": i, "X": X}, lambda i=i: run(i), cache_dir=tmp_path)
+    err = capsys.readouterr().err
+    assert len(calls) == n + 3 and sum(str(f) in err for f in files) == 3
 
 
 def test_env_cache_dir(tmp_path, monkeypatch, data):
