@@ -31,7 +31,7 @@
 #   column $i$ of $K$ is a VJP $J^\top e_i$ followed by a JVP, vmapped over chunks of basis
 #   vectors $e_i$.
 #
-# **Targets checked here** (issue 3 of this project, not claims of the paper): at $n = 512$,
+# **Targets checked here** (targets of this book, not claims of the paper): at $n = 512$,
 # width 512, depth 10, our NTK is (1) at least 100 times faster than Jacobian contraction,
 # (2) needs at least 10 times less peak memory, and (3) runs at no less than half the measured
 # throughput of a plain float64 matrix product. We also set our timing beside the paper's
@@ -51,22 +51,18 @@ repeats = 5                  # timed repeats per method and size, within a quart
 threads = 1                  # torch threads per worker (0 means torch's default)
 time_budget = 180.0          # seconds allowed per method and size (estimated first, then enforced)
 memory_budget_mb = 4096.0    # peak memory in MB allowed per method and size (estimated first)
-target_n = 512               # n at which the targets are evaluated (a verdict needs the issue's 512)
-target_depth = 10            # depth at which the targets are evaluated (a verdict needs the issue's 10)
+target_n = 512               # n at which the targets are evaluated (a verdict needs the targets' 512)
+target_depth = 10            # depth at which the targets are evaluated (a verdict needs the targets' 10)
 device = "cpu"               # "cpu" or "cuda"
 
 # %%
-import os
-
 from IPython.display import Markdown, display
-import matplotlib.pyplot as plt
-import numpy as np
 
 from lib.book import params as P
-from lib.finite.benchmark import METHODS, flop_count, param_count, run_benchmark
-from lib.chapters.performance import summary_table, table_with_notes, target_row
-from lib.book.plotting import figure, palette
-from lib.book.results import verdict
+from lib.book.plotting import show
+from lib.book.results import record
+from lib.chapters import performance as PERF
+from lib.finite.benchmark import METHODS
 
 cfg = P.validate(
     profile=(profile, P.text), ns=(ns, P.int_list(min_value=1)), width=(width, P.positive_int),
@@ -79,8 +75,6 @@ cfg = P.validate(
 if "ours" not in cfg.methods:
     raise P.ParameterError("parameter 'methods' must include 'ours' (every ratio is taken against it)")
 CHAPTER = "07_performance"
-ISSUE_SIZE = (512, 512, 10)  # (n, width, depth) named by the targets of issue 3
-LABELS = {"ours": "ours (Hadamard of Grams)", "jacobian": "Jacobian contraction", "ntk_vp": "NTK-vector products"}
 
 # %% [markdown]
 # ## How we measure
@@ -119,14 +113,10 @@ LABELS = {"ours": "ours (Hadamard of Grams)", "jacobian": "Jacobian contraction"
 # every number on this page comes from the run that produced the page.
 
 # %%
-df = run_benchmark(cfg.ns, cfg.width, cfg.depths, cfg.methods, in_dim=cfg.in_dim, repeats=cfg.repeats,
-                   time_budget=cfg.time_budget, memory_budget_mb=cfg.memory_budget_mb, device=cfg.device,
-                   threads=cfg.threads)
-tab = summary_table(df)
-cells, notes = table_with_notes(df)
-print(f"{len(df)} measurements with {cfg.threads or 'the default number of'} torch thread(s) per worker; "
-      f"1-minute load average {df.load_start.iloc[0]:.2f} at the start, {df.load_end.iloc[0]:.2f} at the end "
-      f"({os.cpu_count()} CPU cores).")
+df = PERF.compute_benchmark(cfg.ns, cfg.width, cfg.depths, cfg.methods, in_dim=cfg.in_dim, repeats=cfg.repeats,
+                            time_budget=cfg.time_budget, memory_budget_mb=cfg.memory_budget_mb, device=cfg.device,
+                            threads=cfg.threads)
+print(PERF.describe_run(df, cfg.threads))
 
 # %% [markdown]
 # ## Results table
@@ -137,20 +127,11 @@ print(f"{len(df)} measurements with {cfg.threads or 'the default number of'} tor
 # gives the reason.
 
 # %%
-peers = [m for m in METHODS[1:] if f"{m}_s" in cells]
-short = {"jacobian": "Jacobian", "ntk_vp": "NTK-vp"}
-time_cols = {"n": "n", "width": "width", "depth": "depth", "ours_s": "ours (s)",
-             **{f"{m}_s": f"{short[m]} (s)" for m in peers},
-             **{f"speedup_{m}": f"speed-up vs {short[m]}" for m in peers},
-             "ours_gflops": "ours GFLOP/s", "matmul_gflops": "matmul GFLOP/s", "ours_frac_matmul": "ours / matmul"}
-mem_cols = {"n": "n", "depth": "depth", "ours_MB": "ours (MB)", **{f"{m}_MB": f"{short[m]} (MB)" for m in peers},
-            **{f"mem_ratio_{m}": f"{short[m]} / ours" for m in peers},
-            **{f"maxreldiff_{m}": f"max rel. diff. {short[m]}" for m in peers}}
-fmt = lambda v: f"{v:.3g}" if isinstance(v, float) else str(v)  # noqa: E731
-for title, sel in (("Time and throughput", time_cols), ("Peak extra memory and agreement with ours", mem_cols)):
-    display(Markdown(f"**{title}**"))
-    display(cells[list(sel)].rename(columns=sel).style.format(fmt).hide(axis="index"))
-display(Markdown("\n".join(f"- {s}" for s in notes) if notes else "Every method ran at every size."))
+display(Markdown("**Time and throughput**"))
+display(PERF.table_time(df).style.hide(axis="index"))
+display(Markdown("**Peak extra memory and agreement with ours**"))
+display(PERF.table_memory(df).style.hide(axis="index"))
+display(Markdown(PERF.notes_markdown(df)))
 
 # %% [markdown]
 # ## Time and memory against the number of inputs
@@ -158,33 +139,14 @@ display(Markdown("\n".join(f"- {s}" for s in notes) if notes else "Every method 
 # notes above); they are marked by an open symbol at the top edge.
 
 # %%
-cols = dict(zip(METHODS, palette(len(METHODS))))
-marks = {"ours": "o", "jacobian": "s", "ntk_vp": "^"}
-fig, axs = figure(ncols=len(cfg.depths), nrows=2, width=4.2, height=3.4)
-for j, L in enumerate(cfg.depths):
-    for i, (col, unit) in enumerate((("seconds", "seconds per NTK"), ("peak_mb", "peak extra memory (MB)"))):
-        ax = axs[i, j]
-        for m in cfg.methods:
-            g = df[(df.method == m) & (df.depth == L)].sort_values("n")
-            ok = g[g.status == "ok"]
-            ax.plot(ok.n, ok[col], marker=marks[m], color=cols[m], label=LABELS[m])
-        ax.set(xscale="log", yscale="log", xlabel="n (inputs)", ylabel=unit if j == 0 else None,
-               title=f"depth {L}, width {cfg.width}")
-        ax.set_xticks(cfg.ns, [str(n) for n in cfg.ns])
-        ax.minorticks_off()
-        top = ax.get_ylim()[1]
-        for m in cfg.methods:
-            miss = df[(df.method == m) & (df.depth == L) & (df.status != "ok")]
-            ax.scatter(miss.n, [top] * len(miss), marker=marks[m], facecolors="none", edgecolors=cols[m],
-                       s=70, clip_on=False, zorder=5)
-axs[0, 0].scatter([], [], marker="o", facecolors="none", edgecolors="0.4", label="not run (budget)")
-fig.legend(*axs[0, 0].get_legend_handles_labels(), loc="lower center", ncol=4, bbox_to_anchor=(0.5, 1.0))
-display(fig); plt.close(fig)
+fig = PERF.plot_time_memory(df, cfg.methods, cfg.depths, cfg.ns, cfg.width)
+show(fig)
 
 # %% [markdown]
 # *Figure 7.1. Wall-clock time (top) and peak extra memory (bottom) of the three methods
 # against the number of inputs, one column per depth; open symbols on the top edge mark methods
-# skipped for the budget. Drawn by the cell above from `lib.finite.benchmark.run_benchmark`.*
+# skipped for the budget. Drawn by `lib.chapters.performance.plot_time_memory` from
+# `lib.finite.benchmark.run_benchmark`.*
 
 # %% [markdown]
 # ## Target 1 and 2: speed-up and memory against Jacobian contraction
@@ -200,38 +162,10 @@ display(fig); plt.close(fig)
 # (so the memory ratio we report is conservative).
 
 # %%
-row = target_row(df, cfg.target_n, cfg.target_depth)
-at_issue_size = (cfg.target_n, cfg.width, cfg.target_depth) == ISSUE_SIZE
-judge = lambda ok: ("reproduced" if ok else "not reproduced") if at_issue_size else "not checked"  # noqa: E731
-caveat = "" if at_issue_size else " (not the size the target names, so no verdict)"
-src = None if row is None else df[(df.method == "jacobian") & (df.n == cfg.target_n) & (df.depth == cfg.target_depth)]
-jac_ok = src is not None and len(src) and src.status.iloc[0] == "ok"
-where = f"n={cfg.target_n}, width {cfg.width}, depth {cfg.target_depth}"
-if not jac_ok:
-    why = ("that size was not benchmarked" if row is None else
-           "Jacobian contraction was not in the methods" if src is None or not len(src) else
-           f"Jacobian contraction was {src.status.iloc[0]} ({src.reason.iloc[0]})")
-    st1 = st2 = "not checked"
-    m1 = m2 = f"Not measured at {where}: {why}."
-else:
-    jv = src.variant.iloc[0]
-    sp, mr = row.speedup_jacobian, row.mem_ratio_jacobian
-    st1, st2 = judge(sp >= 100), judge(mr >= 10)
-    fl = flop_count("jacobian", cfg.target_n, cfg.in_dim, cfg.width, cfg.target_depth) / flop_count(
-        "ours", cfg.target_n, cfg.in_dim, cfg.width, cfg.target_depth)
-    m1 = (f"At {where}: ours {row.ours_s:.3g} s, Jacobian contraction ({jv} variant) {row.jacobian_s:.3g} s, "
-          f"a speed-up of {sp:.0f}x (target 100x; the ratio of operation counts is {fl:.0f}); the kernels agree "
-          f"to {row.maxreldiff_jacobian:.1e} relative{caveat}.")
-    m2 = (f"At {where}: peak extra memory ours {row.ours_MB:.3g} MB, Jacobian contraction ({jv} variant) "
-          f"{row.jacobian_MB:.3g} MB, a ratio of {mr:.3g}x (target 10x){caveat}.")
-display(Markdown(verdict(
-    CHAPTER, "Performance: speed-up vs Jacobian",
-    "Our NTK is at least 100x faster than vmap(jacrev) Jacobian contraction at n=512, width 512, depth 10.",
-    st1, m1, section="Target 1 and 2", profile=cfg.profile)))
-display(Markdown(verdict(
-    CHAPTER, "Performance: memory vs Jacobian",
-    "Our NTK needs at least 10x less peak memory than Jacobian contraction at n=512, width 512, depth 10.",
-    st2, m2, section="Target 1 and 2", profile=cfg.profile)))
+display(Markdown(record(CHAPTER, PERF.check_speedup(df, cfg.target_n, cfg.target_depth, cfg.width, cfg.in_dim),
+                        section="Target 1 and 2", profile=cfg.profile)))
+display(Markdown(record(CHAPTER, PERF.check_memory(df, cfg.target_n, cfg.target_depth, cfg.width),
+                        section="Target 1 and 2", profile=cfg.profile)))
 
 # %% [markdown]
 # ## Target 3: throughput against a plain matrix product
@@ -239,35 +173,18 @@ display(Markdown(verdict(
 # float64 $(n \times m)(m \times n)$ product in the same run, for every size.
 
 # %%
-fig, axs = figure(width=9.0, height=3.6)
-ax = axs[0, 0]
-lab = [f"n={r.n}\nL={r.depth}" for r in tab.itertuples()]
-x = np.arange(len(tab))
-ax.bar(x - 0.2, tab.ours_gflops, 0.4, color=cols["ours"], label="ours (counted flops / time)")
-ax.bar(x + 0.2, tab.matmul_gflops, 0.4, color="0.6", label=r"plain float64 matmul $n\times m\times n$")
-ax.set_xticks(x, lab, fontsize="small")
-ax.set(ylabel="GFLOP/s", title=f"Throughput, width {cfg.width}")
-ax.legend(loc="upper left")
-display(fig); plt.close(fig)
+fig = PERF.plot_throughput(df, cfg.width)
+show(fig)
 
 # %% [markdown]
 # *Figure 7.2. Floating-point throughput of our NTK (counted matrix-product flops over measured
 # time) beside a plain float64 matrix product of the same shape, measured in the same run. Drawn
-# by the cell above from `lib.finite.benchmark.run_benchmark` and `lib.finite.benchmark.matmul_gflops`.*
+# by `lib.chapters.performance.plot_throughput` from `lib.finite.benchmark.run_benchmark` and
+# `lib.finite.benchmark.matmul_gflops`.*
 
 # %%
-if row is None or not np.isfinite(row.ours_frac_matmul):
-    st3, m3 = "not checked", f"Not measured at {where}."
-else:
-    st3 = judge(row.ours_frac_matmul >= 0.5)
-    m3 = (f"At {where} ours runs at {row.ours_gflops:.1f} GFLOP/s against {row.matmul_gflops:.1f} GFLOP/s "
-          f"for the plain matmul, {100 * row.ours_frac_matmul:.0f}% (target 50%); over all sizes benchmarked "
-          f"the fraction ranges from {100 * tab.ours_frac_matmul.min():.0f}% "
-          f"to {100 * tab.ours_frac_matmul.max():.0f}%{caveat}.")
-display(Markdown(verdict(
-    CHAPTER, "Performance: throughput vs matmul",
-    "Our NTK assembly runs at no less than 50% of the measured float64 matmul throughput (n=512, width 512, depth 10).",
-    st3, m3, section="Target 3", profile=cfg.profile)))
+display(Markdown(record(CHAPTER, PERF.check_throughput(df, cfg.target_n, cfg.target_depth, cfg.width),
+                        section="Target 3", profile=cfg.profile)))
 
 # %% [markdown]
 # ## Against the paper's cost
@@ -277,15 +194,4 @@ display(Markdown(verdict(
 # takes on this machine at the matching size.
 
 # %%
-ours_t = None if row is None else row.ours_s
-P_target = param_count(cfg.in_dim, cfg.width, cfg.target_depth)
-if ours_t is not None and np.isfinite(ours_t):
-    msg = (f"At {where} ($P$ = {P_target:,} weights) our exact NTK took **{ours_t:.2g} s** in float64 on "
-           f"this machine ({os.cpu_count()} shared CPU cores)")
-    msg += (f", and Jacobian contraction {row.jacobian_s:.3g} s" if jac_ok else "")
-    msg += (f". The product $JJ^\\top$ alone is {2 * cfg.target_n ** 2 * P_target / 1e12:.2g} TFLOP at this size. "
-            "The paper's 'hours' on an A100 is the authors' statement, not our measurement, and the paper "
-            "does not say which data sizes it refers to.")
-else:
-    msg = f"Our method was not run at {where} in this profile."
-display(Markdown(msg))
+display(Markdown(PERF.paper_cost_text(df, cfg.target_n, cfg.target_depth, cfg.width, cfg.in_dim)))

@@ -1,4 +1,4 @@
-"""Benchmark of the exact NTK against the standard ``torch.func`` methods (issue 3).
+"""Benchmark of the exact NTK against the standard ``torch.func`` methods ([LH] Sec. 4 computes NTKs by the latter).
 
 Three methods compute the same kernel K = J J^T of a ReLU :class:`lib.finite.mlp.MLP`
 ([LH] Eq. 1) on the same inputs, each in a fresh Python process:
@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -30,9 +31,16 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import torch
+
+from lib.data.datasets import gaussian_data
+from lib.finite.mlp import MLP
+from lib.finite.ntk import empirical_ntk
+from lib.finite.reference import jacobian_ntk, ntk_vp
+from lib.progress import tqdm
 
 __all__ = ["METHODS", "BenchmarkError", "param_count", "flop_count", "memory_estimate", "ntk_vp_chunk",
-           "run_method", "run_benchmark", "main"]
+           "run_method", "run_benchmark", "summary_table", "table_with_notes", "format_table", "target_row", "main"]
 
 METHODS = ("ours", "jacobian", "ntk_vp")
 MB = 2.0 ** 20
@@ -136,7 +144,6 @@ def _rss_peak() -> float:
     try:
         return _status_bytes("VmHWM")
     except (OSError, RuntimeError):
-        import resource
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024.0  # KiB on Linux
 
 
@@ -150,15 +157,6 @@ def _vm_size() -> int:
 
 def _worker(spec: dict) -> dict:
     """Run one method in this (fresh) process; write K to ``spec['out']``; return timings and memory."""
-    import resource
-
-    import torch
-
-    from lib.data.datasets import gaussian_data
-    from lib.finite.mlp import MLP
-    from lib.finite.ntk import empirical_ntk
-    from lib.finite.reference import jacobian_ntk, ntk_vp
-
     dev = torch.device(spec["device"])
     if spec.get("threads"):
         torch.set_num_threads(int(spec["threads"]))
@@ -322,7 +320,6 @@ def run_benchmark(ns=(256, 512, 1024), width: int = 512, depths=(1, 5, 10), meth
     and ``load_end`` (1-minute load averages). ``threads`` > 0 sets torch's thread count in the
     workers (1 makes timings on a shared machine much less noisy).
     """
-    from lib.progress import tqdm
     ns, width, depths, methods, in_dim, repeats = _check_args(
         ns, width, depths, methods, in_dim, repeats, time_budget, memory_budget_mb)
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 0:
@@ -364,6 +361,97 @@ def run_benchmark(ns=(256, 512, 1024), width: int = 512, depths=(1, 5, 10), meth
     return df.drop(columns="K_path")
 
 
+# ---------------------------------------------------------------- tables of the results
+
+
+def _ratio(a: float, b: float) -> float:
+    """a / b, NaN when either is missing or b is not positive (e.g. a peak below the measurement's resolution)."""
+    return float(a) / float(b) if np.isfinite(a) and np.isfinite(b) and b > 0 else np.nan
+
+
+def summary_table(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per size: seconds, speed-ups, peak MB, memory ratios and max relative differences per peer.
+
+    Args:
+        df: rows of :func:`run_benchmark`.
+
+    Returns:
+        One row per (n, width, depth): ``ours_s``, ``ours_MB``, per peer ``<m>_s``, ``speedup_<m>``,
+        ``<m>_MB``, ``mem_ratio_<m>``, ``maxreldiff_<m>``, then ``ours_gflops``, ``matmul_gflops`` and
+        ``ours_frac_matmul`` (NaN where a peer did not run; see ``df.reason``).
+    """
+    out = []
+    for (n, width, depth), g in df.groupby(["n", "width", "depth"], sort=True):
+        by = {r.method: r for r in g.itertuples()}
+        ours = by["ours"]
+        row = {"n": n, "width": width, "depth": depth, "ours_s": ours.seconds, "ours_MB": ours.peak_mb}
+        for m in [m for m in METHODS if m != "ours" and m in by]:
+            r = by[m]
+            row.update({f"{m}_s": r.seconds, f"speedup_{m}": _ratio(r.seconds, ours.seconds),
+                        f"{m}_MB": r.peak_mb, f"mem_ratio_{m}": _ratio(r.peak_mb, ours.peak_mb),
+                        f"maxreldiff_{m}": r.max_rel_diff})
+        row.update(ours_gflops=ours.gflops if ours.status == "ok" else np.nan, matmul_gflops=ours.matmul_gflops)
+        row["ours_frac_matmul"] = _ratio(row["ours_gflops"], row["matmul_gflops"])
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def table_with_notes(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """:func:`summary_table` with a peer that did not run shown as ``<status>[k]``; note k gives the reason.
+
+    Args:
+        df: rows of :func:`run_benchmark`.
+
+    Returns:
+        (cells, notes): the table as objects, and the numbered notes ``"[k] <method> at n=.., depth=..: ..."``.
+    """
+    tab = summary_table(df)
+    notes = []
+    cells = tab.astype(object)
+    for i, r in tab.iterrows():
+        for m in METHODS[1:]:
+            if f"{m}_s" not in tab:
+                continue
+            src = df[(df.method == m) & (df.n == r.n) & (df.depth == r.depth)].iloc[0]
+            if src.status != "ok":
+                where = f"n={int(r.n)}, depth={int(r.depth)}"
+                notes.append(f"[{len(notes) + 1}] {m} at {where}: {src.status}, {src.reason}")
+                cells.loc[i, f"{m}_s"] = f"{src.status}[{len(notes)}]"
+                for c in (f"speedup_{m}", f"{m}_MB", f"mem_ratio_{m}", f"maxreldiff_{m}"):
+                    cells.loc[i, c] = "-"
+    return cells, notes
+
+
+def format_table(df: pd.DataFrame) -> str:
+    """The summary table as text, with the reasons of skipped peers as numbered notes.
+
+    Args:
+        df: rows of :func:`run_benchmark`.
+
+    Returns:
+        The text printed by ``python -m lib.finite.benchmark``.
+    """
+    cells, notes = table_with_notes(df)
+    fmt = cells.map(lambda v: f"{v:.3g}" if isinstance(v, float) else str(v))
+    return "\n".join([fmt.to_string(index=False), *notes])
+
+
+def target_row(df: pd.DataFrame, n: int, depth: int) -> pd.Series | None:
+    """The :func:`summary_table` row at size (n, depth).
+
+    Args:
+        df: rows of :func:`run_benchmark`.
+        n: number of inputs.
+        depth: number of hidden layers.
+
+    Returns:
+        That row, or None if that size was not benchmarked.
+    """
+    tab = summary_table(df)
+    sel = tab[(tab.n == n) & (tab.depth == depth)]
+    return sel.iloc[0] if len(sel) else None
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m lib.finite.benchmark", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -391,7 +479,6 @@ def main(argv: list[str] | None = None) -> int:
     except BenchmarkError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    from lib.chapters.performance import format_table
     print(format_table(df))
     print(f"load average (1 min) at start {df.load_start.iloc[0]:.2f}, at end {df.load_end.iloc[0]:.2f}")
     if args.csv:

@@ -4,7 +4,6 @@ import pytest
 import torch
 
 from lib.finite import benchmark as bench
-from lib.chapters import performance as perf
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 from lib.finite.reference import jacobian_ntk, ntk_vp
@@ -78,10 +77,10 @@ def test_runner_returns_sane_rows():
     # the measured peak of the full Jacobian (2 n P doubles) is of the estimated order
     jac = df[df.method == "jacobian"].iloc[0]
     assert jac.variant == "full" and 0.25 < jac.peak_mb / jac.est_mb < 4
-    tab = perf.summary_table(df).iloc[0]
+    tab = bench.summary_table(df).iloc[0]
     assert tab.speedup_jacobian == pytest.approx(jac.seconds / df.seconds.iloc[0])
     assert tab.ours_frac_matmul == pytest.approx(tab.ours_gflops / tab.matmul_gflops)
-    assert "skipped" not in perf.format_table(df)
+    assert "skipped" not in bench.format_table(df)
 
 
 def test_skipped_peer_is_reported_not_crashed():
@@ -89,9 +88,9 @@ def test_skipped_peer_is_reported_not_crashed():
     df = bench.run_benchmark([16], 16, [1], in_dim=4, repeats=1, memory_budget_mb=0.035, progress=False)
     assert df.set_index("method").status.to_dict() == {"ours": "ok", "jacobian": "skipped", "ntk_vp": "skipped"}
     assert df[df.method != "ours"].reason.str.contains("> budget 0.035 MB").all()
-    text = perf.format_table(df)
+    text = bench.format_table(df)
     assert "skipped[1]" in text and "skipped[2]" in text and "jacobian at n=16, depth=1: skipped" in text
-    assert np.isnan(perf.summary_table(df).speedup_jacobian.iloc[0])
+    assert np.isnan(bench.summary_table(df).speedup_jacobian.iloc[0])
 
 
 def test_time_budget_skip_and_kill(monkeypatch):

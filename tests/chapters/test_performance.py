@@ -1,0 +1,77 @@
+"""Chapter 07: tables, figures and the three target checks on synthetic benchmark rows."""
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+
+from lib.chapters import performance as PERF
+
+
+def rows(jac_s=20.0, jac_mb=500.0, ours_gflops=5.0, n=512, width=512, depth=10, jac_status="ok",
+         ntk_vp=True):
+    """Benchmark rows at one size: ours 0.1 s and 10 MB, matmul at 8 GFLOP/s."""
+    base = dict(n=n, width=width, depth=depth, in_dim=64, variant="", reason="", matmul_gflops=8.0,
+                load_start=0.5, load_end=0.7)
+    out = [dict(base, method="ours", seconds=0.1, peak_mb=10.0, status="ok", gflops=ours_gflops, max_rel_diff=0.0),
+           dict(base, method="jacobian", seconds=jac_s if jac_status == "ok" else np.nan,
+                peak_mb=jac_mb if jac_status == "ok" else np.nan, status=jac_status, gflops=1.0,
+                max_rel_diff=1e-14 if jac_status == "ok" else np.nan, variant="full",
+                reason="" if jac_status == "ok" else "estimated 9e+03 MB > budget 4096 MB")]
+    if ntk_vp:
+        out.append(dict(base, method="ntk_vp", seconds=2.0, peak_mb=40.0, status="ok", gflops=1.0,
+                        max_rel_diff=2e-14))
+    return pd.DataFrame(out)
+
+
+ARGS = dict(target_n=512, target_depth=10, width=512)
+
+
+def test_check_speedup_reproduced_and_counterfactual():
+    c = PERF.check_speedup(rows(), in_dim=64, **ARGS)
+    assert c.status == "reproduced" and c.claim_id == "Performance: speed-up vs Jacobian"
+    assert "a speed-up of 200x (target 100x" in c.measured
+    assert PERF.check_speedup(rows(jac_s=5.0), in_dim=64, **ARGS).status == "not reproduced"
+
+
+def test_check_memory_reproduced_and_counterfactual():
+    c = PERF.check_memory(rows(), **ARGS)
+    assert c.status == "reproduced" and "a ratio of 50x (target 10x)" in c.measured
+    assert PERF.check_memory(rows(jac_mb=50.0), **ARGS).status == "not reproduced"
+
+
+def test_check_throughput_reproduced_and_counterfactual():
+    c = PERF.check_throughput(rows(), **ARGS)
+    assert c.status == "reproduced" and "62% (target 50%)" in c.measured
+    assert PERF.check_throughput(rows(ours_gflops=2.0), **ARGS).status == "not reproduced"
+
+
+def test_checks_not_checked_off_target_or_when_the_peer_did_not_run():
+    small = rows(n=64, width=64, depth=2)
+    for c in (PERF.check_speedup(small, 64, 2, 64, 64), PERF.check_memory(small, 64, 2, 64),
+              PERF.check_throughput(small, 64, 2, 64)):
+        assert c.status == "not checked" and "not the size the target names" in c.measured
+    skipped = rows(jac_status="skipped")
+    c = PERF.check_speedup(skipped, in_dim=64, **ARGS)
+    assert c.status == "not checked" and "Jacobian contraction was skipped" in c.measured
+    assert PERF.check_memory(rows(), 256, 10, 512).measured.endswith("that size was not benchmarked.")
+
+
+def test_tables_and_notes():
+    t = PERF.table_time(rows())
+    assert list(t.columns[:4]) == ["n", "width", "depth", "ours (s)"] and "speed-up vs Jacobian" in t
+    assert t["speed-up vs Jacobian"].iloc[0] == "200"
+    m = PERF.table_memory(rows(jac_status="skipped"))
+    assert m["Jacobian (MB)"].iloc[0] == "-" and "NTK-vp / ours" in m
+    assert PERF.notes_markdown(rows()) == "Every method ran at every size."
+    assert PERF.notes_markdown(rows(jac_status="skipped")).startswith("- [1] jacobian at n=512, depth=10: skipped")
+    assert "measurements" in PERF.describe_run(rows(), 1)
+    assert "took **0.1 s**" in PERF.paper_cost_text(rows(), in_dim=64, **ARGS)
+    assert PERF.format_cell(0.123456) == "0.123" and PERF.format_cell("x") == "x"
+
+
+def test_plots_return_figures():
+    df = pd.concat([rows(), rows(n=256)], ignore_index=True)
+    fig = PERF.plot_time_memory(df, ["ours", "jacobian", "ntk_vp"], [10], [256, 512], 512)
+    assert isinstance(fig, Figure) and len(fig.axes) == 2
+    fig = PERF.plot_throughput(df, 512)
+    assert isinstance(fig, Figure) and len(fig.axes) == 1
