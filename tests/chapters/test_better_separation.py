@@ -1,9 +1,12 @@
 """Chapter 02 support: pairs at prescribed angles, App. B variants, separation measurements."""
 import math
 
+import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 import pytest
 import torch
+from matplotlib.figure import Figure
 
 from lib.chapters import better_separation as S
 from lib.finite.mlp import MLP
@@ -185,3 +188,196 @@ def test_finite_width_angles_close_to_theory():
 def test_gradient_norm_ratio_near_one():
     r = S.gradient_norm_ratios([2048], [1, 3], 1, n=6, d=5)
     assert np.all(np.abs(r.ratio_mean - 1) < 0.15)  # (L+1)|x|^2, not (L+1)^2 |x|^2 (= 2 or 4)
+
+
+# ---------------------------------------------------------------- chapter checks: prediction and counterfactual
+
+def _errs(power):
+    return pd.DataFrame([dict(depth=L, width=m, rms=0.1 * L * m ** power, bias=0.0)
+                         for L in (1, 5) for m in (64, 256, 1024)])
+
+
+def test_width_convergence_reproduced_at_rate_one_over_sqrt_m():
+    c = S.check_width_convergence(_errs(-0.5))
+    assert c.claim_id == "[LH] Lemma 3.1 (Eq. 7)" and c.status == "reproduced"
+    assert "L=1: -0.50, L=5: -0.50" in c.measured
+
+
+@pytest.mark.parametrize("power", [0.0, 0.5])
+def test_width_convergence_cannot_fail_flat_or_growing_error_only_gets_a_caveat(power):
+    assert S.check_width_convergence(_errs(power)).status == "reproduced with caveat"
+
+
+def test_small_angle_law_reproduced_by_the_relu_angles():
+    small = S.small_angle_table(np.geomspace(1e-7, 1.0, 36), [1, 20])
+    c = S.check_small_angle_law(small, [1, 20])
+    assert c.status == "reproduced" and "Over depths [1, 20]" in c.measured
+
+
+def test_small_angle_law_not_reproduced_by_a_linear_network():
+    small = S.small_angle_table(np.geomspace(1e-7, 1.0, 36), [1, 20])
+    lin = small.assign(phi=small.theta, rel_err_law=small.theta / small.law - 1)  # phi_bar = theta_in
+    assert S.check_small_angle_law(lin, [1, 20]).status == "not reproduced"
+
+
+def _fw_small(onsets, linear=False):
+    """Finite-width small-angle rows: phi = phi_inf above the width's onset angle, phi = theta below."""
+    t = np.geomspace(1e-6, 0.3, 12)
+    rows = []
+    for m, onset in onsets.items():
+        for L in (1, 5):
+            for s in range(2):
+                phi = theory.relu_gradient_angle(t, L)
+                phi = np.where((t >= onset) & (not linear), phi, t * 0.99)
+                rows.append(pd.DataFrame(dict(width=m, depth=L, seed=s, theta=t, phi=phi)))
+    return pd.concat(rows, ignore_index=True)
+
+
+def test_separation_onset_caveat_when_the_onset_shrinks_with_width():
+    fw = _fw_small({64: 1e-2, 256: 1e-3})
+    c = S.check_separation_onset(S.separation_onset(fw), fw)
+    assert c.claim_id == "[LH] Thm 3.2" and c.status == "reproduced with caveat"
+    assert "The onset shrinks" in c.measured and "for 8 of 8 nets" in c.measured
+
+
+@pytest.mark.parametrize("onsets, linear", [({64: 1e-3, 256: 1e-2}, False), ({64: 1e-3, 256: 1e-3}, True)])
+def test_separation_onset_not_reproduced_when_it_grows_or_never_sets_in(onsets, linear):
+    fw = _fw_small(onsets, linear=linear)
+    c = S.check_separation_onset(S.separation_onset(fw), fw)
+    assert c.status == "not reproduced" and "does not shrink" in c.measured
+
+
+def _norms(ratio_of_L):
+    rows = [dict(width=m, depth=L, seed=s, ratio=ratio_of_L(L) * (1 + 0.01 * s)) for m in (64, 256)
+            for L in (1, 5) for s in range(3)]
+    return pd.DataFrame(rows)
+
+
+def test_gradient_norm_reproduced_when_the_ratio_is_one():
+    c = S.check_gradient_norm(_norms(lambda L: 1.0), [1, 5])
+    assert c.status == "reproduced" and "over depths [1, 5]" in c.measured and "up to 6." in c.measured
+
+
+def test_gradient_norm_not_reproduced_with_the_papers_factor():
+    # the paper's ||grad f|| = (L+1)||x|| would make the ratio L+1
+    assert S.check_gradient_norm(_norms(lambda L: L + 1.0), [1, 5]).status == "not reproduced"
+
+
+@pytest.fixture(scope="module")
+def crossovers():
+    return S.compute_crossovers([1, 5, 20], np.deg2rad(np.arange(0.0, 180.0 + 1e-9, 5.0)))
+
+
+def test_crossover_reproduced_by_relu(crossovers):
+    cross, mono = crossovers
+    assert S.check_crossover(cross, mono).status == "reproduced"
+    assert S.check_large_angles(cross).status == "reproduced"
+
+
+def test_crossover_not_reproduced_below_60_or_without_depth_growth(crossovers):
+    cross, mono = crossovers
+    assert S.check_crossover(cross.assign(cross=45.0), mono).status == "not reproduced"
+    assert S.check_crossover(cross, mono.assign(increasing_below=30.0)).status == "not reproduced"
+
+
+def test_large_angles_not_reproduced_by_a_linear_network(crossovers):
+    cross, _ = crossovers
+    # phi_bar = theta_in: the smallest phi over [60, 180] deg is exactly 60 deg
+    assert S.check_large_angles(cross.assign(min_phi_above60=60.0)).status == "not reproduced"
+
+
+def _acts(linear=False, overflow=False):
+    grid = np.deg2rad(np.arange(0.0, 180.0 + 1e-9, 10.0))
+    acts, depths = ["relu2", "tanh"], [1, 5]
+    th = pd.concat([pd.DataFrame(dict(activation=a, depth=L, theta=grid[1:],
+                                      phi=grid[1:] if linear else S.theory_phi(a, grid[1:], L)))
+                    for a in acts for L in depths], ignore_index=True)
+    fw = th[th.theta.isin(grid[3::3])].assign(seed=0, overflow=False)
+    fw = fw.assign(phi=fw.phi + 0.01)
+    if overflow:
+        fw.loc[(fw.activation == "relu2") & (fw.depth == 5), ["phi", "overflow"]] = [np.nan, True]
+    return S.Activations(theory=th, fw=fw, activations=acts, depths=depths, width=64)
+
+
+def test_other_activations_reproduced_by_the_recursion():
+    c = S.check_other_activations(_acts(overflow=True))
+    assert c.status == "reproduced"
+    assert "differs from the recursion by 0.57 deg" in c.measured
+    assert "1 of 4 finite nets overflow float64 (relu2 L=5)" in c.measured
+
+
+def test_other_activations_cannot_fail_a_linear_network_only_gets_a_caveat():
+    c = S.check_other_activations(_acts(linear=True))
+    assert c.status == "reproduced with caveat" and "relu2 no, tanh no" in c.measured
+
+
+def _vb(linear=False, angles_deg=(10, 30, 90)):
+    t = np.deg2rad(angles_deg)
+    base = t if linear else theory.relu_gradient_angle(t, 3)
+    rows = []
+    for name in S.VARIANTS:
+        shift = 0.05 if ("init std" in name or "standard" in name or "biases" in name) else 0.0
+        rows.append(pd.DataFrame(dict(variant=name, depth=3, seed=0, theta=t, phi=base + shift, phi_inf=np.nan,
+                                      phi_inf_m=np.nan, phi_base=base)))
+    return pd.concat(rows, ignore_index=True)
+
+
+def test_app_b_caveat_when_scales_keep_the_separation():
+    vb = _vb()
+    summary = S.table_variant_summary(vb)
+    assert list(summary.index) == list(S.VARIANTS) and "inf_ratio_0.01rad_L3" in summary
+    c = S.check_app_b(summary, vb)
+    assert c.claim_id == "[LH] App B" and c.status == "reproduced with caveat"
+
+
+def test_app_b_not_reproduced_by_a_linear_network_and_not_checked_without_similar_inputs():
+    vb = _vb(linear=True)
+    assert S.check_app_b(S.table_variant_summary(vb), vb).status == "not reproduced"
+    vb = _vb(angles_deg=(60, 90))
+    assert S.check_app_b(S.table_variant_summary(vb), vb).status == "not checked"
+
+
+def test_app_b_not_reproduced_when_an_invariant_variation_moves_phi():
+    vb = _vb()
+    vb.loc[vb.variant == "global scale 10", "phi"] += 1e-6
+    assert S.check_app_b(S.table_variant_summary(vb), vb).status == "not reproduced"
+
+
+# ---------------------------------------------------------------- chapter figures on tiny data
+
+@pytest.fixture(scope="module")
+def tiny_sweep():
+    grids = S.compute_grids(10.0, 60.0)
+    sweep = S.compute_relu_sweep(grids, [1, 3], [8, 16], [1, 2], 1, d=4)
+    return grids, sweep
+
+
+def _n_axes(fig):
+    assert isinstance(fig, Figure)
+    n = len(fig.axes)
+    plt.close(fig)
+    return n
+
+
+def test_grids_and_pair_table():
+    g = S.compute_grids(30.0, 60.0)
+    assert g.grid.size == 7 and g.fw_angles.size == 3 and g.fw_small_angles.size == 12
+    tab = S.table_pair_angles(g.fw_angles, 4)
+    np.testing.assert_allclose(tab.measured_deg, tab.requested_deg, atol=1e-6)
+
+
+def test_plots_return_figures(tiny_sweep):
+    grids, sweep = tiny_sweep
+    assert sweep.depths == [1, 2, 3]
+    assert _n_axes(S.plot_gradient_angle(sweep)) == 2
+    small = S.compute_small_angles(sweep, grids, [1, 5])
+    assert small.fw_depths == [1, 2] and set(small.fw_small.theta) == set(grids.fw_small_angles)
+    assert _n_axes(S.plot_small_angles(small)) == 2
+    assert set(S.table_separation_onset(small).columns) >= {"width", "depth", "onset"}
+    assert _n_axes(S.plot_gradient_norm(S.compute_gradient_norms(sweep.fw_all))) == 1
+    cross, _ = S.compute_crossovers(sweep.depths, grids.grid)
+    assert _n_axes(S.plot_crossover(sweep.theory, cross)) == 1
+    acts = S.compute_other_activations(grids, ["relu2", "tanh", "gelu", "normrelu"], [1], 8, 1, d=4)
+    assert _n_axes(S.plot_other_activations(acts)) == 6  # 2 rows of 3, two switched off
+    vb = S.variant_angles(grids.fw_angles, [2], 8, 1, d=4)
+    assert _n_axes(S.plot_variants(vb, 8)) == 1
