@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -39,31 +40,60 @@ __all__ = [
 ]
 
 
-def relu_theory_curves(angles, depths) -> pd.DataFrame:
-    """phi(theta_in) of infinitely wide ReLU nets ([LH] Lemma 3.1) on a grid: columns depth, theta, phi (radians)."""
-    th = _th
+def relu_theory_curves(angles: Sequence[float], depths: Sequence[int]) -> pd.DataFrame:
+    """phi(theta_in) of infinitely wide ReLU nets ([LH] Lemma 3.1, Eq. 7) on a grid of input angles.
+
+    Args:
+        angles: input angles theta_in (radians).
+        depths: depths L.
+
+    Returns:
+        Columns depth, theta, phi (radians), one row per (depth, angle).
+    """
     t = np.asarray(angles, dtype=float)
-    return pd.concat([pd.DataFrame(dict(depth=L, theta=t, phi=th.relu_gradient_angle(t, L))) for L in depths],
+    return pd.concat([pd.DataFrame(dict(depth=L, theta=t, phi=_th.relu_gradient_angle(t, L))) for L in depths],
                      ignore_index=True)
 
 
-def theory_phi(activation: str, angles, depth: int) -> np.ndarray:
+def theory_phi(activation: str, angles: Sequence[float], depth: int) -> np.ndarray:
     """Infinite-width gradient angle of two unit inputs at the given angles, any activation.
 
     :func:`lib.theory.gradient_angle`: the ReLU closed form of [LH] Lemma 3.1, else the NTK
     recursion of the formulas page (book/formulas.md) ([LH] Figure 2).
+
+    Args:
+        activation: activation name (:mod:`lib.activations`).
+        angles: input angles (radians).
+        depth: depth L.
+
+    Returns:
+        phi (radians), one per angle.
     """
     return _th.gradient_angle(np.asarray(angles, dtype=float), depth, activation)
 
 
-def finite_width_angles(angles, widths, depths, seeds: int, activation: str = "relu", d: int = 16,
-                        device: str = "cpu", data_seed: int = 0) -> pd.DataFrame:
+def finite_width_angles(angles: Sequence[float], widths: Sequence[int], depths: Sequence[int], seeds: int,
+                        activation: str = "relu", d: int = 16, device: str = "cpu",
+                        data_seed: int = 0) -> pd.DataFrame:
     """Gradient angles of finite nets on pairs at the given input angles ([LH] Fig. 1-2, finite width).
 
-    One row per (width, depth, seed, pair): columns activation, width, depth, seed, theta, phi (radians),
-    sq_ratio_a, sq_ratio_b (||grad f(x)||^2 / ((L+1)||x||^2) of the two members), overflow. The pairs (:func:`lib.data.pairs.angle_pairs`, dimension ``d``) are redrawn for every seed. A net
+    The pairs (:func:`lib.data.pairs.angle_pairs`, dimension ``d``) are redrawn for every seed. A net
     whose NTK overflows float64 (e.g. deep relu2: its variance map q -> q^2 amplifies the O(1/sqrt(m))
     norm fluctuations doubly exponentially) gets phi = nan and overflow = True.
+
+    Args:
+        angles: input angles (radians).
+        widths: widths m.
+        depths: depths L.
+        seeds: weight draws (and input planes) per (width, depth).
+        activation: activation name (:mod:`lib.activations`).
+        d: input dimension.
+        device: torch device name.
+        data_seed: seed of the first input plane (seed ``s`` uses ``data_seed + s``).
+
+    Returns:
+        One row per (width, depth, seed, pair): columns activation, width, depth, seed, theta, phi
+        (radians), sq_ratio_a, sq_ratio_b (||grad f(x)||^2 / ((L+1)||x||^2) of the two members), overflow.
     """
     t = np.asarray(angles, dtype=float)
     rows = []
@@ -81,7 +111,15 @@ def finite_width_angles(angles, widths, depths, seeds: int, activation: str = "r
 
 
 def width_errors(df: pd.DataFrame, theory: pd.DataFrame) -> pd.DataFrame:
-    """RMS over seeds and angles of phi_m - phi_inf, by (depth, width); ``theory`` as from :func:`relu_theory_curves`."""
+    """RMS over seeds and angles of phi_m - phi_inf by (depth, width) ([LH] Lemma 3.1 at finite width).
+
+    Args:
+        df: from :func:`finite_width_angles`.
+        theory: from :func:`relu_theory_curves`, on the same depths and angles.
+
+    Returns:
+        Columns depth, width, rms, bias (mean error), radians.
+    """
     ref = theory.set_index(["depth", "theta"])["phi"]
     err = df["phi"].to_numpy() - ref.loc[list(zip(df["depth"], df["theta"]))].to_numpy()
     out = df.assign(err=err).groupby(["depth", "width"])["err"].agg(
@@ -100,19 +138,26 @@ def _crossing(f, lo: float, hi: float, n_grid: int = 721) -> float:
     return float(optimize.brentq(lambda x: float(f(np.array([x]))[0]), z[i], z[i + 1], xtol=1e-13))
 
 
-def crossover_table(depths, threshold_deg: float = 60.0) -> pd.DataFrame:
+def crossover_table(depths: Sequence[int], threshold_deg: float = 60.0) -> pd.DataFrame:
     """For each depth: where phi = theta_in, where phi = 60 deg, and the smallest phi above 60 deg input.
 
-    Columns (degrees): ``cross`` (phi > theta_in below it, phi < theta_in above; [LH] "about 60 deg"),
-    ``theta_at_phi60`` (phi >= 60 deg for every larger theta_in), ``phi_at_60`` (phi at theta_in = 60 deg),
-    ``min_phi_above60`` (min of phi over theta_in in [60, 180] deg), ``phi_at_180``.
+    [LH] Sec. 3 and Figure 1, on the exact ReLU angle (:func:`lib.theory.relu_gradient_angle`).
+
+    Args:
+        depths: depths L.
+        threshold_deg: the angle of the paper's statements (60 deg).
+
+    Returns:
+        Columns depth and (degrees): ``cross`` (phi > theta_in below it, phi < theta_in above; [LH]
+        "about 60 deg"), ``theta_at_phi60`` (phi >= 60 deg for every larger theta_in), ``phi_at_60``
+        (phi at theta_in = 60 deg), ``min_phi_above60`` (min of phi over theta_in in [60, 180] deg),
+        ``phi_at_180``.
     """
-    th = _th
     thr = math.radians(threshold_deg)
     rows = []
     grid = np.linspace(thr, math.pi, 1441)
     for L in depths:
-        phi = lambda z, L=L: th.relu_gradient_angle(np.clip(z, 0, math.pi), L)  # noqa: E731
+        phi = lambda z, L=L: _th.relu_gradient_angle(np.clip(z, 0, math.pi), L)  # noqa: E731
         cross = _crossing(lambda z: phi(z) - z, 1e-3, math.pi)
         t60 = _crossing(lambda z: phi(z) - thr, 1e-6, math.pi)
         rows.append(dict(depth=L, cross=math.degrees(cross), theta_at_phi60=math.degrees(t60),
@@ -122,34 +167,43 @@ def crossover_table(depths, threshold_deg: float = 60.0) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def depth_monotonicity(depths, angles) -> pd.DataFrame:
-    """For consecutive depths L < L': the largest input angle (deg) below which phi_L' > phi_L at every grid angle.
+def depth_monotonicity(depths: Sequence[int], angles: Sequence[float]) -> pd.DataFrame:
+    """For consecutive depths L < L': the input angle below which phi_L' > phi_L at every grid angle ([LH] Figure 1).
 
-    Columns depth, next_depth, increasing_below (deg; 180 if phi grows with depth everywhere on the grid).
+    Args:
+        depths: depths L (sorted here).
+        angles: the grid of input angles (radians).
+
+    Returns:
+        Columns depth, next_depth, increasing_below (deg: the first grid angle > 0 where phi does not
+        grow; 180 if phi grows with depth everywhere on the grid).
     """
-    th = _th
     t = np.asarray(angles, dtype=float)
     ds = sorted(depths)
     rows = []
     for L, L2 in zip(ds[:-1], ds[1:]):
-        up = th.relu_gradient_angle(t, L2) > th.relu_gradient_angle(t, L)
+        up = _th.relu_gradient_angle(t, L2) > _th.relu_gradient_angle(t, L)
         bad = np.flatnonzero(~up & (t > 0))
         below = math.degrees(t[bad[0]]) if bad.size else 180.0
         rows.append(dict(depth=L, next_depth=L2, increasing_below=below))
     return pd.DataFrame(rows)
 
 
-def small_angle_table(thetas, depths) -> pd.DataFrame:
+def small_angle_table(thetas: Sequence[float], depths: Sequence[int]) -> pd.DataFrame:
     """[LH] Thm 3.2 / Cor 3.3: exact phi against sqrt(theta^2 + L theta / pi) and sqrt(L theta / pi).
 
-    Columns depth, theta, phi, law (sqrt(theta^2 + L theta/pi)), leading (sqrt(L theta/pi)),
-    rel_err_law, rel_err_leading, theta_L (= theta L, the small parameter of the expansion).
+    Args:
+        thetas: input angles (radians).
+        depths: depths L.
+
+    Returns:
+        Columns depth, theta, phi, law (sqrt(theta^2 + L theta/pi)), leading (sqrt(L theta/pi)),
+        rel_err_law, rel_err_leading, theta_L (= theta L, the small parameter of the expansion).
     """
-    th = _th
     t = np.asarray(thetas, dtype=float)
     out = []
     for L in depths:
-        phi = th.relu_gradient_angle(t, L)
+        phi = _th.relu_gradient_angle(t, L)
         law = np.sqrt(t ** 2 + L * t / math.pi)
         lead = np.sqrt(L * t / math.pi)
         out.append(pd.DataFrame(dict(depth=L, theta=t, phi=phi, law=law, leading=lead,
@@ -157,12 +211,23 @@ def small_angle_table(thetas, depths) -> pd.DataFrame:
     return pd.concat(out, ignore_index=True)
 
 
-def gradient_norm_ratios(widths, depths, seeds: int, n: int = 16, d: int = 16, activation: str = "relu",
-                         device: str = "cpu") -> pd.DataFrame:
+def gradient_norm_ratios(widths: Sequence[int], depths: Sequence[int], seeds: int, n: int = 16, d: int = 16,
+                         activation: str = "relu", device: str = "cpu") -> pd.DataFrame:
     """||grad f(x)||^2 / ((L+1) ||x||^2) = K_xx / ((L+1)|x|^2) at finite width ([LH] Lemma 3.1 norm identity).
 
-    Inputs have random norms in [0.5, 2] so that the ||x||^2 scaling is tested too. Columns width,
-    depth, seed, ratio_mean, ratio_sd (over inputs).
+    Inputs have random norms in [0.5, 2] so that the ||x||^2 scaling is tested too.
+
+    Args:
+        widths: widths m.
+        depths: depths L.
+        seeds: weight draws per (width, depth).
+        n: number of inputs.
+        d: input dimension.
+        activation: activation name.
+        device: torch device name.
+
+    Returns:
+        Columns width, depth, seed, ratio_mean, ratio_sd (over inputs).
     """
     rng = np.random.default_rng(1)
     X = rng.standard_normal((n, d))
@@ -198,14 +263,24 @@ def _variant_theory(name: str, kw: dict, t: np.ndarray, L: int, width: int | Non
     return relu_weighted_gradient_angle(t, L, w)
 
 
-def variant_angles(angles, depths, width: int, seeds: int, d: int = 16, variants: dict | None = None,
-                   device: str = "cpu") -> pd.DataFrame:
-    """Finite-width ReLU gradient angles for each App. B variation, next to its infinite-width value.
+def variant_angles(angles: Sequence[float], depths: Sequence[int], width: int, seeds: int, d: int = 16,
+                   variants: dict | None = None, device: str = "cpu") -> pd.DataFrame:
+    """Finite-width ReLU gradient angles for each App. B variation, next to its infinite-width value ([LH] App. B).
 
-    Columns variant, depth, seed, theta, phi (finite width), phi_inf (infinite width; for the standard
-    parameterization the m -> oo limit, in which the first layer drops out; nan with biases),
-    phi_inf_m (the standard parameterization's weighting at this width), phi_base (the Eq. 1 net with the
-    same seed and inputs: differences from it are the effect of the variation alone).
+    Args:
+        angles: input angles (radians).
+        depths: depths L.
+        width: width m.
+        seeds: weight draws (and input planes) per depth.
+        d: input dimension.
+        variants: name -> VariantMLP keyword maker (default :data:`VARIANTS`).
+        device: torch device name.
+
+    Returns:
+        Columns variant, depth, seed, theta, phi (finite width), phi_inf (infinite width; for the standard
+        parameterization the m -> oo limit, in which the first layer drops out; nan with biases),
+        phi_inf_m (the standard parameterization's weighting at this width), phi_base (the Eq. 1 net with
+        the same seed and inputs: differences from it are the effect of the variation alone).
     """
     variants = variants or VARIANTS
     t = np.asarray(angles, dtype=float)
@@ -224,18 +299,24 @@ def variant_angles(angles, depths, width: int, seeds: int, d: int = 16, variants
 
 
 def separation_onset(df: pd.DataFrame, fraction: float = 0.5) -> pd.DataFrame:
-    """Smallest input angle of a finite-width ReLU sweep above which every net realizes a fraction of the infinite-width gain.
+    """Smallest input angle of a finite-width ReLU sweep above which every net realizes a fraction of the gain.
 
     Criterion at each grid angle: phi - theta_in >= ``fraction`` (phi_inf - theta_in) for every seed, with
     phi_inf from :func:`lib.theory.relu_gradient_angle` ([LH] Thm 3.2 at finite width). A finite ReLU net
     is piecewise linear: for inputs closer than the scale at which units switch sign, phi is proportional
-    to theta_in and the gain is lost. Columns width, depth, onset (radians; nan if no grid angle
-    qualifies), ratio_at_min (median phi/theta at the smallest angle).
+    to theta_in and the gain is lost.
+
+    Args:
+        df: ReLU rows of :func:`finite_width_angles` (columns width, depth, theta, phi).
+        fraction: the share of the infinite-width gain phi_inf - theta_in required.
+
+    Returns:
+        Columns width, depth, onset (radians; nan if no grid angle qualifies), ratio_at_min (median
+        phi/theta at the smallest angle).
     """
-    th = _th
     rows = []
     for (m, L), g in df.groupby(["width", "depth"]):
-        phi_inf = th.relu_gradient_angle(g.theta.to_numpy(), int(L))
+        phi_inf = _th.relu_gradient_angle(g.theta.to_numpy(), int(L))
         sep = (g.phi - g.theta).to_numpy() >= fraction * (phi_inf - g.theta.to_numpy())
         ok = g.assign(sep=sep).groupby("theta").sep.all().sort_index()
         bad = ok.index[~ok.to_numpy()]

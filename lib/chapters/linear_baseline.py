@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import itertools
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -26,7 +27,8 @@ __all__ = [
 ]
 
 
-def linear_sweep(X, widths, depths, seeds: int, device: str = "cpu") -> pd.DataFrame:
+def linear_sweep(X: np.ndarray, widths: Sequence[int], depths: Sequence[int], seeds: int,
+                 device: str = "cpu") -> pd.DataFrame:
     """Finite-width deviations of linear networks from [LH] Thm 2.3 / Cor 2.4, one row per net.
 
     Args:
