@@ -13,7 +13,7 @@
 # %% [markdown]
 # # 6. Conditioning and optimization speed
 #
-# **Claims checked here** ([LH] Sec. 5 {cite}`liu2023better`, THEORY.md Sec. 8).
+# **Claims checked here** ([LH] Sec. 5 {cite}`liu2023better`, restated on the formulas page, book/formulas.md).
 #
 # 1. **Worst-case rates.** For the square loss on a wide network, gradient descent with step
 #    $\eta$ satisfies $\mathcal L(w_t) \le (1 - \eta\lambda_{\min}(K)/2)^t\,\mathcal L(w_0)$, and with
@@ -53,19 +53,14 @@ idx_epochs = 20             # epochs on MNIST / Fashion-MNIST
 # %%
 import time
 
-import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
 import torch
 from IPython.display import Markdown, display
-from scipy.stats import spearmanr
 
 from lib.book import params as P
-from lib.data.datasets import DataMissingError, load_digits_subset, load_idx_dataset
+from lib.book.plotting import show
+from lib.book.results import record
 from lib.chapters import optimization as OPT
 from lib.chapters.non_constancy import synthetic_regression
-from lib.book.plotting import figure, palette
-from lib.book.results import verdict
 
 cfg = P.validate(
     profile=(profile, P.text), gd_depths=(gd_depths, P.int_list(min_value=1, min_len=2)),
@@ -85,7 +80,6 @@ if cfg.seeds < 2:
 # small matrices: one thread avoids the spin-waiting of idle threads on a shared machine
 torch.set_num_threads(1)
 CHAPTER = "06_optimization"
-PAPER_TABLE1 = {1: 95.98, 3: 97.43, 6: 97.57, 8: 97.52, 10: 97.39, 12: 97.19}  # [LH] Table 1, MNIST
 T0 = time.perf_counter()
 
 # %% [markdown]
@@ -100,42 +94,17 @@ T0 = time.perf_counter()
 # %%
 gd_data = synthetic_regression(cfg.gd_samples, cfg.gd_dim, seed=0)
 gd = OPT.gd_depth_study(gd_data["X"], gd_data["y"], cfg.gd_depths, cfg.gd_width, cfg.gd_steps)
-nd = len(cfg.gd_depths)
-fig, axs = figure(ncols=min(nd, 4), nrows=(nd + 3) // 4, width=3.6, height=3.3, sharey=True)
-for i, L in enumerate(cfg.gd_depths):
-    ax = axs.flat[i]
-    r = gd[L]
-    L0 = r["loss"][0]
-    ax.semilogy(r["loss"] / L0, lw=2.5, label="measured")
-    ax.semilogy(r["linear"] / L0, "--", label=r"linearized $\frac{1}{2}\|(I-\eta K)^t r_0\|^2$")
-    ax.semilogy(r["bound_lmin"] / L0, ":", label=r"$(1-\eta\lambda_{\min}/2)^t$")
-    ax.semilogy(r["bound_kappa"] / L0, "-.", label=r"$(1-1/\kappa)^t$")
-    ax.set(title=f"depth L={L}, $\\kappa$={r['kappa']:.0f}", xlabel="GD step t", ylim=(1e-16, 2))
-    if i % 4 == 0:
-        ax.set_ylabel(r"$\mathcal{L}(w_t)/\mathcal{L}(w_0)$")
-for ax in list(axs.flat)[nd:]:
-    ax.set_visible(False)
-axs.flat[0].legend(loc="lower left", fontsize="x-small")
-display(fig); plt.close(fig)
+fig = OPT.plot_gd_bounds(gd, cfg.gd_depths)
+show(fig)
 
 # %% [markdown]
 # *Figure 6.1. Relative training loss of full-batch GD (square loss) against the step, for ReLU
 # nets of several depths, with the worst-case bounds from the measured NTK at initialization and
-# the prediction of the linearized model. Drawn by the cell above from
+# the prediction of the linearized model. Drawn by `lib.chapters.optimization.plot_gd_bounds` from
 # `lib.chapters.optimization.gd_depth_study`.*
 
 # %%
-tab = pd.DataFrame({
-    "kappa": {L: gd[L]["kappa"] for L in cfg.gd_depths},
-    "measured late factor": {L: OPT.late_rate(gd[L]["loss"]) for L in cfg.gd_depths},
-    "(1-eta lmin)^2": {L: (1 - gd[L]["eta"] * gd[L]["lambda_min"]) ** 2 for L in cfg.gd_depths},
-    "1-eta lmin/2": {L: 1 - gd[L]["eta"] * gd[L]["lambda_min"] / 2 for L in cfg.gd_depths},
-    "1-1/kappa": {L: 1 - 1 / gd[L]["kappa"] for L in cfg.gd_depths},
-    "max_t measured/bound": {L: float(np.max(gd[L]["loss"] / gd[L]["bound_kappa"])) for L in cfg.gd_depths},
-    "loss/bound at the end": {L: gd[L]["loss"][-1] / gd[L]["bound_kappa"][-1] for L in cfg.gd_depths},
-})
-tab.index.name = "depth"
-tab.round(5)
+OPT.table_gd_rates(gd, cfg.gd_depths).round(5)
 
 # %% [markdown]
 # The table gives, per depth, $\kappa(K(w_0))$, the measured per-step contraction of the loss over
@@ -145,21 +114,8 @@ tab.round(5)
 # bound holds), and that ratio at the last step.
 
 # %%
-kappas = np.array([gd[L]["kappa"] for L in cfg.gd_depths])
-holds = bool((tab["max_t measured/bound"] <= 1 + 1e-9).all())
-kappa_falls = bool(np.all(np.diff(kappas) < 0))
-gap = float(np.median(tab["loss/bound at the end"]))
-display(Markdown(verdict(
-    CHAPTER, "[LH] Sec. 5 (worst-case rates)", "GD on the square loss converges at least as fast as (1 - 1/kappa)^t, "
-    "and deeper ReLU nets, with smaller kappa, have a faster worst case.",
-    "reproduced" if holds and kappa_falls else "reproduced with caveat" if holds else "not reproduced",
-    f"kappa(K(w_0)) = {', '.join(f'{k:.0f}' for k in kappas)} at depths {cfg.gd_depths} (width {cfg.gd_width}, "
-    f"n={cfg.gd_samples}); the measured loss stays below both bounds at every step: {holds}. The bounds are loose: "
-    f"at the last step the loss is {gap:.2g} times the (1-1/kappa)^t bound (median over depths), and the measured "
-    f"late per-step factors ({', '.join(f'{v:.4f}' for v in tab['measured late factor'])}) sit near the slowest-mode "
-    f"factor (1-eta lambda_min)^2 of the linearized model ({', '.join(f'{v:.4f}' for v in tab['(1-eta lmin)^2'])}), "
-    f"i.e. the bound has the right mode but squares it away.",
-    section="Worst-case bounds against measured GD", profile=cfg.profile)))
+display(Markdown(record(CHAPTER, OPT.check_worst_case(gd, cfg.gd_depths, cfg.gd_width, cfg.gd_samples),
+                        section="Worst-case bounds against measured GD", profile=cfg.profile)))
 
 # %% [markdown]
 # **Where the bound is tight and where it is loose.** Early on, the loss is dominated by the
@@ -184,67 +140,28 @@ display(Markdown(verdict(
 # the SGD noise); everything else in this chapter is float64.
 
 # %%
-X, y = load_digits_subset(return_labels=True)
-Xtr, ytr, Xte, yte = OPT.train_test_split(X, y, cfg.n_test, seed=0)
-sgd_args = dict(width=cfg.sgd_width, lrs=cfg.lrs, search_epochs=cfg.search_epochs, epochs=cfg.epochs,
-                batch_size=cfg.batch_size, dtype=cfg.sgd_dtype, tag="digits")
-t_sgd = time.perf_counter()
-grid_f, runs_f = OPT.sgd_depth_study(Xtr, ytr, Xte, yte, cfg.fig_depths, seeds=1, **sgd_args)
-grid_t, runs_t = OPT.sgd_depth_study(Xtr, ytr, Xte, yte, cfg.table_depths, seeds=cfg.seeds, **sgd_args)
-t_sgd = time.perf_counter() - t_sgd
-grid = pd.concat([grid_f, grid_t]).drop_duplicates(["depth", "lr"])
-print(f"digits: {len(Xtr)} training and {len(Xte)} test images; batch {min(cfg.batch_size, len(Xtr))}; "
-      f"SGD part took {t_sgd:.1f} s")
-grid.pivot(index="depth", columns="lr", values="search_loss").round(4).assign(
-    chosen=grid[grid.chosen].set_index("depth")["lr"])
-
+sgd = OPT.compute_sgd_digits(cfg.n_test, cfg.fig_depths, cfg.table_depths, cfg.seeds, width=cfg.sgd_width,
+                             lrs=cfg.lrs, search_epochs=cfg.search_epochs, epochs=cfg.epochs,
+                             batch_size=cfg.batch_size, dtype=cfg.sgd_dtype)
+print(OPT.sgd_summary(sgd))
+OPT.table_lr_grid(sgd)
 
 # %% [markdown]
 # The table above is the grid search: training loss after `search_epochs` epochs for each depth
 # (row) and learning rate (column; `inf` = diverged), and the rate chosen.
 
 # %%
-def plot_curves(runs, depths, title):
-    fig, axs = figure()
-    ax = axs[0, 0]
-    cmap = plt.get_cmap("viridis")
-    for i, L in enumerate(depths):
-        r = runs[(runs.depth == L) & (runs.seed == 0)].iloc[0]
-        ax.semilogy(r.train_loss, color=cmap(i / max(len(depths) - 1, 1)), label=f"L={L} (lr {r.lr:g})")
-    ax.set(xlabel="epoch", ylabel="training loss (cross-entropy)", title=title)
-    ax.legend(ncol=2, fontsize="x-small")
-    return fig
-
-
-display(plot_curves(runs_f, cfg.fig_depths, f"ReLU nets on digits, width {cfg.sgd_width}, SGD"))
-plt.close("all")
+fig = OPT.plot_loss_curves(sgd.runs_fig, cfg.fig_depths, f"ReLU nets on digits, width {cfg.sgd_width}, SGD")
+show(fig)
 
 # %% [markdown]
 # *Figure 6.2. Training loss against epoch for ReLU nets of depth 1 to 10 on digits (seed 0;
-# learning rate per depth from the grid search). Drawn by the cell above from
-# `lib.chapters.optimization.sgd_depth_study`.*
+# learning rate per depth from the grid search). Drawn by `lib.chapters.optimization.plot_loss_curves`
+# from `lib.chapters.optimization.sgd_depth_study`.*
 
 # %%
-def depth_speed(runs, depths):
-    """Spearman correlation of depth with the mean log training loss over all epochs (negative: deeper is faster)."""
-    curves = [runs[(runs.depth == L) & (runs.seed == 0)].iloc[0].train_loss for L in depths]
-    score = [float(np.mean(np.log(c[1:]))) for c in curves]
-    return float(spearmanr(depths, score).statistic), curves
-
-
-rho, curves = depth_speed(runs_f, cfg.fig_depths)
-mid = max(1, cfg.epochs // 5)
-rho_mid = float(spearmanr(cfg.fig_depths, [c[mid] for c in curves]).statistic)
-rho_end = float(spearmanr(cfg.fig_depths, [c[-1] for c in curves]).statistic)
-display(Markdown(verdict(
-    CHAPTER, "[LH] Figure 4", "Deeper ReLU nets reduce the training loss faster under SGD with cross-entropy.",
-    "reproduced" if rho < -0.5 else "reproduced with caveat" if rho < 0 else "not reproduced",
-    f"On digits, Spearman correlation of depth ({cfg.fig_depths[0]}..{cfg.fig_depths[-1]}) with the mean log training "
-    f"loss over the {cfg.epochs} epochs: {rho:.2f} (-1 = uniformly faster with every added layer); with the loss after "
-    f"{mid} epochs: {rho_mid:.2f}; after the last epoch: {rho_end:.2f} (final losses {curves[0][-1]:.3g} at depth "
-    f"{cfg.fig_depths[0]} and {curves[-1][-1]:.3g} at depth {cfg.fig_depths[-1]}). Learning rates were tuned per depth, "
-    f"as in the paper.",
-    section="Training loss against epoch (SGD, cross-entropy)", profile=cfg.profile)))
+display(Markdown(record(CHAPTER, OPT.check_depth_speed(sgd), section="Training loss against epoch (SGD, cross-entropy)",
+                        profile=cfg.profile)))
 
 # %% [markdown]
 # **How this setting differs from the argument of Sec. 5.** The worst-case rates of the first
@@ -261,31 +178,14 @@ display(Markdown(verdict(
 # `n_idx` training images for `idx_epochs` epochs, with the test split as held-out set.
 
 # %%
-for name, folder in (("MNIST", cfg.idx_dir), ("Fashion-MNIST", cfg.fashion_dir)):
-    if folder is None:
-        print(f"{name}: skipped (set the parameter {'idx_dir' if name == 'MNIST' else 'fashion_dir'} "
-              f"to a folder with the IDX files to run it)")
-        continue
-    try:
-        Xm, ym = load_idx_dataset(folder, "train", return_labels=True, name=name)
-        if len(Xm) > cfg.n_idx:  # seeded subsample of the training images
-            keep = np.sort(np.random.default_rng(0).choice(len(Xm), cfg.n_idx, replace=False))
-            Xm, ym = Xm[keep], ym[keep]
-        Xmt, ymt = load_idx_dataset(folder, "test", return_labels=True, name=name)
-    except DataMissingError as exc:
-        print(f"{name}: skipped -- {exc}")
-        continue
-    args = dict(sgd_args, epochs=cfg.idx_epochs, tag=name)
-    _, runs_m = OPT.sgd_depth_study(Xm, ym, Xmt, ymt, cfg.fig_depths, seeds=1, **args)
-    display(plot_curves(runs_m, cfg.fig_depths, f"ReLU nets on {name} ({len(Xm)} images), SGD"))
-    plt.close("all")
-    rho_m, _ = depth_speed(runs_m, cfg.fig_depths)
-    print(f"{name}: Spearman correlation of depth with the mean log training loss: {rho_m:.2f}; "
-          f"test accuracy by depth: "
-          + ", ".join(f"L={r.depth}: {100 * r.test_acc:.2f}%" for r in runs_m.itertuples()))
+idx = OPT.compute_idx_studies({"MNIST": (cfg.idx_dir, "idx_dir"), "Fashion-MNIST": (cfg.fashion_dir, "fashion_dir")},
+                              cfg.fig_depths, cfg.n_idx, cfg.idx_epochs, sgd.sgd_args)
+print(OPT.idx_summary(idx))
+if idx.ran:
+    show(OPT.plot_idx_curves(idx, cfg.fig_depths))
 
 # %% [markdown]
-# *When run, the figures above (Figure 6.3) are drawn by the cell above from
+# *When run, the figure above (Figure 6.3) is drawn by `lib.chapters.optimization.plot_idx_curves` from
 # `lib.chapters.optimization.sgd_depth_study` on MNIST / Fashion-MNIST.*
 
 # %% [markdown]
@@ -300,47 +200,19 @@ for name, folder in (("MNIST", cfg.idx_dir), ("Fashion-MNIST", cfg.fashion_dir))
 # therefore not comparable; only the trend with depth is.
 
 # %%
-acc = OPT.accuracy_table(runs_t, cfg.table_depths, PAPER_TABLE1)
+acc = OPT.accuracy_table(sgd.runs_table, cfg.table_depths, OPT.PAPER_TABLE1)
 acc.round(2)
 
 # %%
-fig, axs = figure()
-ax = axs[0, 0]
-ax.errorbar(acc.index, acc["mean (%)"], yerr=acc["sd (%)"], fmt="o-", capsize=3,
-            label=f"digits (ours), mean $\\pm$ sd over {cfg.seeds} seeds")
-ax.plot(acc.index, acc["[LH] MNIST (%)"], "s--", label="[LH] Table 1, MNIST")
-ax.set(xlabel="depth L", ylabel="test accuracy (%)", title="Test accuracy against depth")
-ax.legend()
-display(fig); plt.close(fig)
+fig = OPT.plot_accuracy(acc, cfg.seeds)
+show(fig)
 
 # %% [markdown]
 # *Figure 6.4. Held-out test accuracy against depth (ours on digits: mean and standard deviation
-# over seeds) next to [LH] Table 1 (MNIST). Drawn by the cell above from
+# over seeds) next to [LH] Table 1 (MNIST). Drawn by `lib.chapters.optimization.plot_accuracy` from
 # `lib.chapters.optimization.accuracy_table`.*
 
 # %%
-m, sd, ns = acc["mean (%)"], acc["sd (%)"], acc["seeds"]
-best_L = int(m.idxmax())
-
-
-def gap(a, b):
-    """Difference of mean accuracies at depths a and b, and twice its standard error."""
-    return m[a] - m[b], 2 * float(np.sqrt(sd[a] ** 2 / ns[a] + sd[b] ** 2 / ns[b]))
-
-
-first, last = acc.index[0], acc.index[-1]
-(rise, rise_se), (fall, fall_se) = gap(best_L, first), gap(best_L, last)
-rises, falls = rise > rise_se, fall > fall_se
-paper_fall = PAPER_TABLE1[6] - PAPER_TABLE1[12]
-display(Markdown(verdict(
-    CHAPTER, "[LH] Table 1", "Test accuracy rises with depth up to about 6 layers, then decreases slightly "
-    "(MNIST: 95.98 at depth 1, 97.57 at depth 6, 97.19 at depth 12).",
-    "reproduced" if rises and falls and first < best_L < last else "reproduced with caveat" if rises else "not reproduced",
-    f"On digits ({len(Xtr)} training / {len(Xte)} test images, {cfg.epochs} epochs, {cfg.seeds} seeds), the mean test "
-    f"accuracy is {', '.join(f'{v:.2f}' for v in m)} % at depths {list(acc.index)} (sd over seeds up to "
-    f"{sd.max():.2f}): best at depth {best_L}, {rise:.2f} points above depth {first} (twice the standard error: "
-    f"{rise_se:.2f}) and {fall:.2f} points above depth {last} ({fall_se:.2f}); the paper's fall from depth 6 to 12 is "
-    f"{paper_fall:.2f} points. A different, much smaller data set than the paper's MNIST; the largest spread over "
-    f"seeds is at depth {int(sd.idxmax())}.",
-    section="Test accuracy against depth", profile=cfg.profile)))
+display(Markdown(record(CHAPTER, OPT.check_accuracy(acc, sgd), section="Test accuracy against depth",
+                        profile=cfg.profile)))
 print(f"chapter run time: {time.perf_counter() - T0:.1f} s")

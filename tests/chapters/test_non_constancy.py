@@ -1,0 +1,116 @@
+"""Chapter 05: every check on synthetic runs (the paper's prediction and a counterfactual), figure smoke tests."""
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+
+from lib.chapters import non_constancy as NC
+
+WIDTHS = [20, 200, 2000]
+BOTTLENECKS = [4, 16, 64]
+
+
+def _path(level, steps, lr=0.5, lam0=1.0, lam_end=0.5):
+    t = np.arange(steps + 1)
+    ks = np.arange(0, steps + 1, 10)
+    return dict(loss=0.9 ** t, kernel_steps=ks, kernel_change=level * ks / max(ks[-1], 1), lr=lr,
+                lambda_min=np.linspace(lam0, lam_end, len(ks)))
+
+
+def make_runs(lin_slope=-0.5, nl_slope=0.0, nl_level=0.5, b_slope=-0.5, nl_converged=True, nl_steps=150,
+              lin_steps=100, seeds=2) -> NC.KernelRuns:
+    """Delta_K = c m^slope per arch, with small seed noise; a bottleneck sweep with Delta_K = b^b_slope."""
+    rows, rows_b = [], []
+    for s in range(seeds):
+        noise = 1 + 0.01 * s
+        for m in WIDTHS:
+            for arch, dk, steps, conv in (("linear", 0.3 * (m / 20) ** lin_slope, lin_steps, True),
+                                          ("swish", nl_level * (m / 20) ** nl_slope, nl_steps, nl_converged),
+                                          ("softmax", nl_level * 1.2 * (m / 20) ** nl_slope, nl_steps, nl_converged)):
+                rows.append(dict(arch=arch, width=m, bottleneck=None, seed=s, delta_K=dk * noise, steps=steps,
+                                 converged=conv, weight_move=1.0, **_path(dk, steps)))
+        for b in BOTTLENECKS:
+            dk = 0.8 * (b / 4) ** b_slope * noise
+            rows_b.append(dict(arch="bottleneck", width=256, bottleneck=b, seed=s, delta_K=dk, steps=100,
+                               converged=True, weight_move=1.0, **_path(dk, 100)))
+    return NC.KernelRuns(pd.DataFrame(rows), pd.DataFrame(rows_b), WIDTHS, 256, BOTTLENECKS, 3, 1500, 0.01)
+
+
+def make_hessian(lin_slope=-0.5, nl_slope=0.0, converged=True) -> NC.HessianNorms:
+    rows = [dict(arch=a, width=m, seed=s, hess_norm=c * (m / 20) ** sl * (1 + 0.01 * s), iterations=50,
+                 converged=converged)
+            for s in range(2) for m in WIDTHS
+            for a, c, sl in (("linear", 1.0, lin_slope), ("swish", 0.5, nl_slope), ("softmax", 0.3, nl_slope))]
+    return NC.HessianNorms(pd.DataFrame(rows), WIDTHS, 3)
+
+
+def test_check_linear_kernel():
+    c = NC.check_linear_kernel(make_runs())
+    assert c.status == "reproduced" and c.claim_id == "[LZB] Thm 3.2 (kernel)" and "fitted slope -0.50." in c.measured
+    steep = NC.check_linear_kernel(make_runs(lin_slope=-1.0))
+    assert steep.status == "reproduced with caveat" and "steeper than -1/2" in steep.measured
+    assert NC.check_linear_kernel(make_runs(lin_slope=0.0)).status == "not reproduced"  # a frozen-width kernel
+
+
+def test_check_nonlinear_kernel():
+    c = NC.check_nonlinear_kernel(make_runs())
+    assert c.status == "reproduced" and "fitted slopes 0.00 (swish)" in c.measured
+    # a linear output's numbers fed to the non-linear check: the change falls with width
+    assert NC.check_nonlinear_kernel(make_runs(nl_slope=-0.5)).status == "not reproduced"
+    assert NC.check_nonlinear_kernel(make_runs(nl_level=0.05)).status == "not reproduced"  # flat but tiny
+
+
+def test_check_bottleneck():
+    c = NC.check_bottleneck(make_runs())
+    assert c.status == "reproduced" and "fitted slope -0.50 (prediction -0.5)" in c.measured
+    assert NC.check_bottleneck(make_runs(b_slope=0.0)).status == "not reproduced"
+    assert NC.check_bottleneck(make_runs(b_slope=-1.2)).status == "reproduced with caveat"
+
+
+def test_check_hessian():
+    c = NC.check_hessian(make_hessian())
+    assert c.status == "reproduced" and "converged in every case: True" in c.measured
+    assert NC.check_hessian(make_hessian(lin_slope=0.0)).status == "not reproduced"
+    assert NC.check_hessian(make_hessian(nl_slope=-0.5)).status == "not reproduced"
+    assert NC.check_hessian(make_hessian(converged=False)).status == "not reproduced"
+
+
+def test_check_convergence():
+    c = NC.check_convergence(make_runs())
+    assert c.status == "reproduced" and "4 of 4 non-linear-output nets" in c.measured
+    assert NC.check_convergence(make_runs(nl_steps=1500)).status == "reproduced with caveat"  # 15x slower
+    assert NC.check_convergence(make_runs(nl_converged=False)).status == "not reproduced"
+
+
+def test_tables_and_summaries():
+    runs = make_runs()
+    t = NC.table_width_means(runs)
+    assert list(t.columns) == ["delta_K", "steps", "weight_move"] and len(t) == 9
+    assert "24 nets trained" in NC.run_summary({"X": np.zeros((12, 10))}, runs)
+    assert "all converged = True, at most 50 iterations" == NC.hessian_summary(make_hessian())[17:]
+
+
+@pytest.mark.parametrize("plot,n_axes", [("plot_width_trend", 1), ("plot_bottleneck", 1), ("plot_kernel_paths", 1),
+                                         ("plot_convergence", 2)])
+def test_plots_return_figures(plot, n_axes):
+    fig = getattr(NC, plot)(make_runs())
+    assert isinstance(fig, Figure) and len(fig.axes) == n_axes
+
+
+def test_plot_hessian_returns_figure():
+    fig = NC.plot_hessian(make_hessian())
+    assert isinstance(fig, Figure) and len(fig.axes) == 1
+
+
+def test_runs_are_cached_and_resumed(tmp_path, monkeypatch):
+    monkeypatch.setenv("NTK_CACHE_DIR", str(tmp_path))
+    data = NC.synthetic_regression(6, 3, 2, seed=0)
+    kw = dict(activation="tanh", max_steps=5, rel_tol=0.5, track_every=5, lr_scale=1.0)
+    a = NC.compute_kernel_runs(data, [8, 16], 8, [2, 4], 1, 2, **kw)
+    files = sorted((tmp_path / "sweeps" / "05_non_constancy").glob("*.json"))
+    assert len(files) == 6 + 2
+    files[0].unlink()  # as if the run had been interrupted before that net
+    b = NC.compute_kernel_runs(data, [8, 16], 8, [2, 4], 1, 2, **kw)
+    for col in ("delta_K", "steps", "lr", "weight_move"):
+        np.testing.assert_array_equal(a.df[col], b.df[col])
+    np.testing.assert_array_equal(a.df.loss.iloc[3], b.df.loss.iloc[3])
