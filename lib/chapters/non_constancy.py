@@ -60,6 +60,20 @@ def _sup_swish() -> float:
 SUP_DERIV["swish"] = _sup_swish()
 
 
+def cached(tag: str, key: dict, fn):
+    """Deprecated alias of :func:`lib.book.sweep.cached_call` (``cached_call(tag, key, fn)``), kept for old callers.
+
+    Args:
+        tag: cache name.
+        key: what identifies the computation (arrays allowed).
+        fn: computes the result.
+
+    Returns:
+        ``fn()``, computed once and then read from the JSON cache.
+    """
+    return cached_call(tag, key, fn)
+
+
 def synthetic_regression(n: int, d: int, k: int = 3, seed: int = 0) -> dict:
     """Unit-norm Gaussian inputs with smooth targets that need an O(1) move of the output.
 
