@@ -62,13 +62,25 @@ class SweepError(RuntimeError):
 
 
 def cache_root() -> Path:
-    """``$NTK_CACHE_DIR`` if set, else ``<repo>/.cache``."""
+    """``$NTK_CACHE_DIR`` if set, else ``<repo>/.cache``.
+
+    Returns:
+        The cache folder (not created here).
+    """
     env = os.environ.get("NTK_CACHE_DIR")
     return Path(env).expanduser() if env else ROOT / ".cache"
 
 
 def sweep_dir(name: str, cache_dir: str | Path | None = None) -> Path:
-    """Directory of the cells of sweep ``name``: ``<cache>/sweeps/<name>``."""
+    """Directory of the cells of sweep ``name``: ``<cache>/sweeps/<name>``.
+
+    Args:
+        name: sweep name: a plain non-empty string without path separators, not starting with a dot.
+        cache_dir: overrides ``<cache>/sweeps``.
+
+    Returns:
+        The folder (not created here).
+    """
     if not isinstance(name, str) or not name or any(c in name for c in "/\\") or name.startswith("."):
         raise ValueError(f"sweep name must be a plain non-empty string without '/', got {name!r}")
     base = Path(cache_dir).expanduser() if cache_dir is not None else cache_root() / "sweeps"
@@ -98,7 +110,17 @@ def _canonical(obj: Any, where: str = "params") -> Any:
 
 
 def cell_key(name: str, params: Mapping, version: str = "1", data_fingerprint: str | None = None) -> str:
-    """The cache key of one cell: SHA-256 (24 hex digits) of sweep name, version, parameters and data."""
+    """The cache key of one cell: SHA-256 (24 hex digits) of sweep name, version, parameters and data.
+
+    Args:
+        name: sweep name.
+        params: the cell's parameters (see :func:`run_sweep`).
+        version: the code version string.
+        data_fingerprint: the fingerprint of the cell's data array, if any.
+
+    Returns:
+        The key, also the cell's file name (without ``.json``).
+    """
     if not isinstance(params, Mapping):
         raise TypeError(f"a cell must be a dict of parameters, got {type(params).__name__}")
     blob = json.dumps({"sweep": name, "version": str(version), "params": _canonical(params),
@@ -114,7 +136,14 @@ RECORD_SCHEMA: dict[str, tuple[type, ...]] = {
 
 
 def result_checksum(result: Mapping) -> str:
-    """SHA-256 of the canonical JSON text of a (JSON-able) result dict: what a record stores as ``checksum``."""
+    """SHA-256 of the canonical JSON text of a (JSON-able) result dict: what a record stores as ``checksum``.
+
+    Args:
+        result: the ``result`` of a record.
+
+    Returns:
+        64 hex digits.
+    """
     blob = json.dumps(result, sort_keys=True, separators=(",", ":"), allow_nan=True)
     return hashlib.sha256(blob.encode()).hexdigest()
 
@@ -344,6 +373,12 @@ def torch_threads(n: int | None):
 
     On a shared or busy machine one thread per process is often several times faster than
     torch's default (one per core), whose threads then wait for each other at every small matmul.
+
+    Args:
+        n: the number of threads, or None.
+
+    Returns:
+        A context manager.
     """
     if n is None:
         yield
@@ -524,7 +559,16 @@ def run_sweep(name: str, fn: Callable[..., Mapping], cells: Sequence[Mapping], *
 
 
 def load_cells(name: str, cache_dir: str | Path | None = None) -> pd.DataFrame:
-    """Every cached cell of sweep ``name`` (any parameters, any version), one row each."""
+    """Every cached cell of sweep ``name`` (any parameters, any version), one row each.
+
+    Args:
+        name: sweep name.
+        cache_dir: overrides ``<cache>/sweeps``.
+
+    Returns:
+        One row per valid record: parameters, results, ``seconds``, ``version``, ``finished_utc`` and ``key``
+        (records that fail :func:`verify_record` are skipped with a warning naming the file).
+    """
     directory = sweep_dir(name, cache_dir)
     rows = []
     for path in sorted(directory.glob("*.json")):

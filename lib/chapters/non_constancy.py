@@ -8,7 +8,7 @@ Architectures (``arch``), all in the NTK parameterization of :class:`lib.finite.
 - ``"bottleneck"``: hidden widths [m, b, m] with a linear output ([LZB] Sec. 4.2).
 
 Every net is trained by full-batch GD on the sum square loss with step
-eta = lr_scale / (g^2 lambda_max(K(w_0))), K the base network's kernel and g = sup |phi'| of the
+eta = lr_scale / (g^2 lambda_max(K(w_0))), K the base network's kernel and g = ``sup |phi'|`` of the
 output non-linearity (1 for linear, ~1.0998 for swish, 1/2 for softmax), so that the step is
 stable for the wrapped kernel K~ = J K J^T as long as the base kernel is nearly constant.
 Non-linear outputs are centered at initialization, phi(f(x) - f_{w_0}(x)) (see
@@ -79,6 +79,15 @@ def synthetic_regression(n: int, d: int, k: int = 3, seed: int = 0) -> dict:
 
     ``y`` (scalar) = (1 + sin(3 <x, u>)) / 2 in [0, 1], reachable by swish (whose range is
     [-0.278, inf)); ``y_soft`` (n, k) = softmax(2 X U), probability vectors reachable by softmax.
+
+    Args:
+        n: number of points.
+        d: input dimension.
+        k: softmax outputs.
+        seed: seed of the inputs (the targets use ``seed + 1``).
+
+    Returns:
+        ``{"X": (n, d), "y": (n,), "y_soft": (n, k)}``, float64.
     """
     X = gaussian_data(n, d, seed=seed, unit_norm=True)
     rng = np.random.default_rng(seed + 1)
@@ -96,6 +105,19 @@ def build(arch: str, d: int, width: int, seed: int, activation: str = "tanh", k:
     """The network of one architecture (see the module docstring); returns (model, base MLP).
 
     Non-linear outputs are centered at initialization (``center``, see :class:`OutputWrapped`).
+
+    Args:
+        arch: one of :data:`ARCHS`.
+        d: input dimension.
+        width: hidden width m.
+        seed: weight seed.
+        activation: hidden activation.
+        k: softmax outputs.
+        bottleneck: the bottleneck width b (``arch="bottleneck"`` only).
+        center: center non-linear outputs at initialization.
+
+    Returns:
+        (model, base MLP); for a linear output both are the same net.
     """
     if arch == "linear":
         net = MLP(d, width, 1, activation=activation, seed=seed)
@@ -123,6 +145,21 @@ def train_tracked(arch: str, data: dict, width: int, seed: int, activation: str 
     (the tracked curve), ``loss`` (per step), ``steps``, ``converged``, ``lr``, ``weight_move``
     (||w_T - w_0||_2) and ``lambda_min`` (the PL constant: smallest non-trivial eigenvalue of the
     model's kernel at each tracked step, see :class:`lib.finite.training.KernelTracker`).
+
+    Args:
+        arch: one of :data:`ARCHS`.
+        data: :func:`synthetic_regression` output.
+        width: hidden width m.
+        seed: weight seed.
+        activation: hidden activation.
+        bottleneck: the bottleneck width b (``arch="bottleneck"`` only).
+        max_steps: cap on GD steps.
+        rel_tol: stop once L <= rel_tol L(0).
+        track_every: GD steps between kernel evaluations.
+        lr_scale: the step is lr_scale / (g^2 lambda_max(K(w_0))).
+
+    Returns:
+        The dict described above.
     """
     X = data["X"]
     y = data["y_soft"] if arch == "softmax" else data["y"]
@@ -150,13 +187,35 @@ def _sweep(runs: list[dict], data: dict, desc: str, **common) -> pd.DataFrame:
 
 
 def width_sweep(data: dict, widths, seeds: int, archs=("linear", "swish", "softmax"), **common) -> pd.DataFrame:
-    """:func:`train_tracked` for every architecture, width and seed; one row per net."""
+    """:func:`train_tracked` for every architecture, width and seed; one row per net.
+
+    Args:
+        data: :func:`synthetic_regression` output.
+        widths: hidden widths m.
+        seeds: weight draws per configuration.
+        archs: output types.
+        **common: passed to :func:`train_tracked` (activation, max_steps, rel_tol, track_every, lr_scale).
+
+    Returns:
+        One row per net (cached with :func:`lib.book.sweep.cached_call`).
+    """
     runs = [dict(arch=a, width=int(m), seed=s) for a in archs for m in widths for s in range(seeds)]
     return _sweep(runs, data, "width sweep", **common)
 
 
 def bottleneck_sweep(data: dict, width: int, bottlenecks, seeds: int, **common) -> pd.DataFrame:
-    """:func:`train_tracked` for the [m, b, m] net at fixed m over bottleneck widths b ([LZB] Sec. 4.2)."""
+    """:func:`train_tracked` for the [m, b, m] net at fixed m over bottleneck widths b ([LZB] Sec. 4.2).
+
+    Args:
+        data: :func:`synthetic_regression` output.
+        width: the wide layers m.
+        bottlenecks: bottleneck widths b.
+        seeds: weight draws per configuration.
+        **common: passed to :func:`train_tracked`.
+
+    Returns:
+        One row per net (cached with :func:`lib.book.sweep.cached_call`).
+    """
     runs = [dict(arch="bottleneck", width=int(width), bottleneck=int(b), seed=s)
             for b in bottlenecks for s in range(seeds)]
     return _sweep(runs, data, "bottleneck sweep", **common)
@@ -167,6 +226,19 @@ def hessian_sweep(X, widths, seeds: int, archs=("linear", "swish", "softmax"), a
     """Spectral norm of the model Hessian at initialization, max over the rows of X ([LZB] Thm 3.2).
 
     For softmax the norm is the max over the k probability outputs as well.
+
+    Args:
+        X: inputs over which the norm is maximized.
+        widths: hidden widths m.
+        seeds: weight draws per configuration.
+        archs: output types.
+        activation: hidden activation.
+        k: softmax outputs.
+        tol: power iteration tolerance (relative change).
+        max_iter: power iteration cap.
+
+    Returns:
+        One row per (arch, width, seed): ``hess_norm``, ``iterations``, ``converged``.
     """
     rows = []
     grid = [(a, int(m), s) for a in archs for m in widths for s in range(seeds)]

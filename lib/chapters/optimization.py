@@ -49,6 +49,18 @@ def gd_depth_study(X, y, depths, width: int, steps: int, seed: int = 0, activati
     Returns ``{depth: dict}`` with the measured ``loss`` (t = 0..steps), ``bound_lmin``
     = L0 (1 - eta lambda_min / 2)^t, ``bound_kappa`` = L0 (1 - 1/kappa)^t, ``linear`` (the
     linearized-model loss), and ``lambda_min``, ``lambda_max``, ``kappa``, ``eta``.
+
+    Args:
+        X: inputs (n, d).
+        y: targets (n,).
+        depths: depths L.
+        width: hidden width m.
+        steps: GD steps.
+        seed: weight seed.
+        activation: hidden activation.
+
+    Returns:
+        The dict described above (each depth cached with :func:`lib.book.sweep.cached_call`).
     """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -76,6 +88,14 @@ def late_rate(loss, frac: float = 0.5, floor: float = 1e-10) -> float:
     """Per-step contraction factor (L_T / L_s)^(1/(T-s)) over the last ``frac`` of the run.
 
     The run is first cut where L_t / L_0 falls below ``floor`` (rounding noise, not optimization).
+
+    Args:
+        loss: the loss per step.
+        frac: the fraction of the run (its end) over which the factor is taken.
+        floor: relative loss below which the run is cut.
+
+    Returns:
+        The per-step factor.
     """
     loss = np.asarray(loss, dtype=float)
     above = np.flatnonzero(loss > floor * loss[0])
@@ -87,7 +107,17 @@ def late_rate(loss, frac: float = 0.5, floor: float = 1e-10) -> float:
 
 
 def train_test_split(X, y, n_test: int, seed: int = 0):
-    """Random held-out split (seeded): returns X_train, y_train, X_test, y_test."""
+    """Random held-out split (seeded): returns X_train, y_train, X_test, y_test.
+
+    Args:
+        X: inputs.
+        y: labels.
+        n_test: held-out points (1..n-1).
+        seed: seed of the permutation.
+
+    Returns:
+        (X_train, y_train, X_test, y_test).
+    """
     n = len(X)
     if not 0 < n_test < n:
         raise ValueError(f"n_test must lie in 1..{n - 1} for {n} samples, got {n_test}")
@@ -107,6 +137,22 @@ def sgd_depth_study(Xtr, ytr, Xte, yte, depths, width: int, lrs, search_epochs: 
     Returns (grid, runs): ``grid`` has one row per (depth, lr) with the search loss and a
     ``chosen`` flag; ``runs`` one row per (depth, seed) with ``lr``, ``train_loss`` (array over
     epochs 0..E), ``test_acc`` and ``seconds``.
+
+    Args:
+        Xtr, ytr: training inputs and labels.
+        Xte, yte: held-out inputs and labels.
+        depths: depths L.
+        width: hidden width m.
+        lrs: the learning-rate grid.
+        search_epochs: epochs of each grid-search run.
+        epochs: training epochs.
+        batch_size: SGD batch.
+        seeds: seeds per depth.
+        dtype: ``"float32"`` or ``"float64"``.
+        tag: data set name (in the rows).
+
+    Returns:
+        (grid, runs) as described above.
     """
     if dtype not in DTYPES:
         raise ValueError(f"dtype must be one of {sorted(DTYPES)}, got {dtype!r}")
@@ -138,7 +184,16 @@ def sgd_depth_study(Xtr, ytr, Xte, yte, depths, width: int, lrs, search_epochs: 
 
 
 def accuracy_table(runs: pd.DataFrame, depths, paper: dict | None = None) -> pd.DataFrame:
-    """Test accuracy (%) by depth: mean, sd and count over seeds, next to the paper's numbers if given."""
+    """Test accuracy (%) by depth: mean, sd and count over seeds, next to the paper's numbers if given.
+
+    Args:
+        runs: the ``runs`` of :func:`sgd_depth_study`.
+        depths: the depths to keep.
+        paper: ``{depth: accuracy %}`` of [LH] Table 1, or None.
+
+    Returns:
+        A frame indexed by depth.
+    """
     sub = runs[runs.depth.isin(list(depths))]
     g = sub.groupby("depth")["test_acc"]
     tab = pd.DataFrame({"mean (%)": 100 * g.mean(), "sd (%)": 100 * g.std(ddof=1), "seeds": g.count()})

@@ -57,7 +57,16 @@ def _dims(in_dim: int, width: int, depth: int) -> list[int]:
 
 
 def param_count(in_dim: int, width: int, depth: int) -> int:
-    """P, the number of weights of the bias-free scalar-output MLP."""
+    """P, the number of weights of the bias-free scalar-output MLP.
+
+    Args:
+        in_dim: input dimension d.
+        width: hidden width m.
+        depth: number of hidden layers L.
+
+    Returns:
+        P = d m + (L - 1) m^2 + m ([LH] Eq. 1 without biases; d for L = 0).
+    """
     d = _dims(in_dim, width, depth)
     return sum(d[i] * d[i + 1] for i in range(len(d) - 1))
 
@@ -70,6 +79,14 @@ def flop_count(method: str, n: int, in_dim: int, width: int, depth: int) -> floa
     multiply-add of n^2 entries per hidden layer. ``jacobian``: 2 n^2 P for F F^T plus 6 n P to
     form the per-sample gradients. ``ntk_vp``: per basis vector one VJP (4 n P) and one JVP
     tangent pass (4 n P), so 8 n^2 P, plus one forward 2 n P.
+
+    Args:
+        method: one of :data:`METHODS`.
+        n: number of inputs.
+        in_dim, width, depth: the network's sizes (see :func:`param_count`).
+
+    Returns:
+        The operation count (float).
     """
     P = param_count(in_dim, width, depth)
     if method == "ours":
@@ -91,6 +108,16 @@ def memory_estimate(method: str, n: int, in_dim: int, width: int, depth: int,
     (``vmap`` output and its concatenation), 2 n P; ``per-layer``: 2 n P_l for the largest layer.
     ``ntk_vp``: per chunk of c basis vectors, c parameter-sized gradients and tangents (3 c P)
     and c batched activations (4 c n m (L+1)). Compare with the measured peaks in the table.
+
+    Args:
+        method: one of :data:`METHODS`.
+        n: number of inputs.
+        in_dim, width, depth: the network's sizes.
+        variant: ``"full"`` or ``"per-layer"`` for ``jacobian``.
+        chunk: basis vectors per chunk for ``ntk_vp`` (default n).
+
+    Returns:
+        Bytes.
     """
     P = param_count(in_dim, width, depth)
     nm = n * max(width, in_dim) * (depth + 1)
@@ -109,7 +136,17 @@ def memory_estimate(method: str, n: int, in_dim: int, width: int, depth: int,
 
 
 def ntk_vp_chunk(n: int, in_dim: int, width: int, depth: int, memory_budget: float, cap: int = 32) -> int:
-    """Largest basis chunk (at most ``cap``, at least 1) whose estimated memory is half the budget."""
+    """Largest basis chunk (at most ``cap``, at least 1) whose estimated memory is half the budget.
+
+    Args:
+        n: number of inputs.
+        in_dim, width, depth: the network's sizes.
+        memory_budget: bytes allowed.
+        cap: the largest chunk tried.
+
+    Returns:
+        The chunk size (a power-of-two fraction of ``min(cap, n)``).
+    """
     c = min(cap, n)
     while c > 1 and memory_estimate("ntk_vp", n, in_dim, width, depth, chunk=c) > memory_budget / 2:
         c //= 2
@@ -248,6 +285,22 @@ def run_method(method: str, n: int, width: int, depth: int, *, in_dim: int = 64,
     killed past the budget plus a start-up allowance. Returns a dict with ``status`` "ok",
     "skipped" (an estimate exceeds a budget), "timed out", "out of memory" or "failed",
     ``reason``, ``seconds``, ``peak_mb``, ``est_mb``, ``flops``, ``K_path`` and more.
+
+    Args:
+        method: one of :data:`METHODS`.
+        n, width, depth: the size.
+        in_dim: input dimension.
+        seed: seed of the data and the weights.
+        repeats: timed repeats (within a quarter of the time budget).
+        time_budget: seconds allowed.
+        memory_budget_mb: MB allowed.
+        rate_gflops: the rate used for the time estimate (None: no time estimate).
+        device: ``"cpu"`` or ``"cuda"``.
+        threads: torch threads in the worker (0: torch's default).
+        workdir: where the worker writes the kernel (a temporary folder by default).
+
+    Returns:
+        The row described above.
     """
     if method not in METHODS:
         raise BenchmarkError(f"unknown method {method!r}; choose from {METHODS}")
@@ -319,6 +372,17 @@ def run_benchmark(ns=(256, 512, 1024), width: int = 512, depths=(1, 5, 10), meth
     (n x width) @ (width x n) product, timed in our worker between our repeats) and ``load_start``
     and ``load_end`` (1-minute load averages). ``threads`` > 0 sets torch's thread count in the
     workers (1 makes timings on a shared machine much less noisy).
+
+    Args:
+        ns: numbers of inputs.
+        width: hidden width.
+        depths: numbers of hidden layers.
+        methods: subset of :data:`METHODS` (with ``"ours"``).
+        in_dim, seed, repeats, time_budget, memory_budget_mb, device, threads: as in :func:`run_method`.
+        progress: show a progress bar.
+
+    Returns:
+        One row per (size, method).
     """
     ns, width, depths, methods, in_dim, repeats = _check_args(
         ns, width, depths, methods, in_dim, repeats, time_budget, memory_budget_mb)
@@ -453,6 +517,14 @@ def target_row(df: pd.DataFrame, n: int, depth: int) -> pd.Series | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Command line: run the benchmark and print the table (``python -m lib.finite.benchmark --help``).
+
+    Args:
+        argv: command-line arguments (default ``sys.argv[1:]``).
+
+    Returns:
+        The exit status (0, or 2 for bad arguments).
+    """
     ap = argparse.ArgumentParser(prog="python -m lib.finite.benchmark", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--worker", help=argparse.SUPPRESS)
