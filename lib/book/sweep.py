@@ -48,6 +48,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+import torch
+
 from lib.data.datasets import fingerprint
 from lib.progress import tqdm
 
@@ -385,7 +387,6 @@ def torch_threads(n: int | None):
         return
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"threads must be a positive integer or None, got {n!r}")
-    import torch
     old = torch.get_num_threads()
     torch.set_num_threads(int(n))
     try:
