@@ -31,6 +31,7 @@ from lib.book.results import Check
 from lib.book.sweep import cached_call
 from lib.progress import tqdm
 
+from lib.activations import get_activation
 from lib.data.datasets import gaussian_data
 from lib.finite.hessian import model_hessian_norm
 from lib.finite.wrapped import OutputWrapped
@@ -47,31 +48,12 @@ __all__ = ["ARCHS", "SUP_DERIV", "synthetic_regression", "build", "train_tracked
            "plot_convergence", "check_convergence"]
 
 ARCHS = ("linear", "swish", "softmax", "bottleneck")
-#: sup_z |phi'(z)|: swish' peaks at z ~ 2.3994 with value ~1.0998 (computed, not typed: see _sup_swish)
-SUP_DERIV = {"linear": 1.0, "bottleneck": 1.0, "softmax": 0.5}
+#: sup_z |phi'(z)| of each output: swish' (from the activation registry) peaks at z ~ 2.3994 with value
+#: ~1.0998, computed on a fine grid, not typed
+SUP_DERIV = {"linear": 1.0, "bottleneck": 1.0, "softmax": 0.5,
+             "swish": float(get_activation("swish").deriv(torch.linspace(-10, 10, 200001, dtype=torch.float64))
+                            .abs().max())}
 
-
-def _sup_swish() -> float:
-    z = torch.linspace(-10, 10, 200001, dtype=torch.float64)
-    s = torch.sigmoid(z)
-    return float((s * (1 + z * (1 - s))).abs().max())
-
-
-SUP_DERIV["swish"] = _sup_swish()
-
-
-def cached(tag: str, key: dict, fn):
-    """Deprecated alias of :func:`lib.book.sweep.cached_call` (``cached_call(tag, key, fn)``), kept for old callers.
-
-    Args:
-        tag: cache name.
-        key: what identifies the computation (arrays allowed).
-        fn: computes the result.
-
-    Returns:
-        ``fn()``, computed once and then read from the JSON cache.
-    """
-    return cached_call(tag, key, fn)
 
 
 def synthetic_regression(n: int, d: int, k: int = 3, seed: int = 0) -> dict:

@@ -6,6 +6,7 @@ from torch import nn
 
 from lib.chapters import non_constancy as NC
 from lib.chapters import optimization as OPT
+from lib.book.sweep import cached_call
 from lib.spectra import fit_slope
 from lib.finite.wrapped import OutputWrapped, wrapped_ntk
 from lib.finite.mlp import MLP
@@ -153,7 +154,7 @@ def test_helpers(tmp_path, monkeypatch):
     monkeypatch.setenv("NTK_CACHE_DIR", str(tmp_path))
     calls = []
     f = lambda: calls.append(1) or {"v": 1}
-    assert NC.cached("t", {"a": np.ones(3)}, f) == NC.cached("t", {"a": np.ones(3)}, f) == {"v": 1}
+    assert cached_call("t", {"a": np.ones(3)}, f) == cached_call("t", {"a": np.ones(3)}, f) == {"v": 1}
     assert len(calls) == 1
-    NC.cached("t", {"a": np.zeros(3)}, f)
+    cached_call("t", {"a": np.zeros(3)}, f)
     assert len(calls) == 2
