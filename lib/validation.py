@@ -4,7 +4,45 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-__all__ = ["as_tensor", "check_device", "check_dtype", "as_matrix"]
+__all__ = ["InputError", "InputTypeError", "as_tensor", "check_device", "check_dtype", "as_matrix",
+           "available_memory", "check_memory"]
+
+
+class InputError(ValueError):
+    """A bad value or shape given to a public function; the message names the parameter or file."""
+
+
+class InputTypeError(InputError, TypeError):
+    """An argument of the wrong type (catchable as TypeError as before, and as :class:`InputError`)."""
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (``MemAvailable`` of /proc/meminfo), or None if unknown."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def check_memory(nbytes: int, what: str, hint: str) -> None:
+    """Refuse an allocation of ``nbytes`` that exceeds the available memory (no check where it is unknown).
+
+    Args:
+        nbytes: estimated size of the allocation.
+        what: what would be allocated, for the message (e.g. "the MLP weights (width=10000000, depth=2)").
+        hint: the parameter to change, for the message (e.g. "reduce width").
+
+    Raises:
+        InputError: the estimate, the limit and ``hint``.
+    """
+    limit = available_memory()
+    if limit is not None and nbytes > limit:
+        raise InputError(f"{what} would need about {nbytes / 2**30:.3g} GiB but only {limit / 2**30:.3g} GiB "
+                         f"of memory is available (MemAvailable in /proc/meminfo): {hint}")
 
 #: the floating-point types the networks support (float16/bfloat16 lose the digits the kernels need)
 FLOAT_DTYPES = (torch.float32, torch.float64)
@@ -15,13 +53,13 @@ def check_device(device: str | torch.device) -> torch.device:
     try:
         dev = torch.device(device)
     except (RuntimeError, TypeError) as exc:
-        raise ValueError(f"unknown device {device!r}: use 'cpu' or 'cuda[:i]'") from exc
+        raise InputError(f"unknown device {device!r}: use 'cpu' or 'cuda[:i]'") from exc
     if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device {device!r} requested but CUDA is not available on this machine; use device='cpu'")
+        raise InputError(f"device {device!r} requested but CUDA is not available on this machine; use device='cpu'")
     if dev.type == "cuda" and dev.index is not None and dev.index >= torch.cuda.device_count():
-        raise ValueError(f"device {device!r} requested but only {torch.cuda.device_count()} CUDA device(s) exist")
+        raise InputError(f"device {device!r} requested but only {torch.cuda.device_count()} CUDA device(s) exist")
     if dev.type not in ("cpu", "cuda", "mps"):
-        raise ValueError(f"unsupported device {device!r}: use 'cpu' or 'cuda[:i]'")
+        raise InputError(f"unsupported device {device!r}: use 'cpu' or 'cuda[:i]'")
     return dev
 
 
@@ -39,7 +77,7 @@ def check_dtype(dtype, name: str = "dtype") -> torch.dtype:
         ValueError: naming ``name`` for any other value (float16, bfloat16, integer types, strings, ...).
     """
     if not isinstance(dtype, torch.dtype) or dtype not in FLOAT_DTYPES:
-        raise ValueError(f"{name} must be torch.float32 or torch.float64, got {dtype!r}")
+        raise InputError(f"{name} must be torch.float32 or torch.float64, got {dtype!r}")
     return dtype
 
 
@@ -51,20 +89,20 @@ def as_tensor(X, in_dim: int | None = None, *, dtype=torch.float64, device="cpu"
         try:
             arr = np.asarray(X, dtype=np.float64)
         except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name} must be a numeric array of shape (n, d); got {type(X).__name__}") from exc
+            raise InputTypeError(f"{name} must be a numeric array of shape (n, d); got {type(X).__name__}") from exc
         t = torch.from_numpy(arr)
     if t.ndim != 2:
-        raise ValueError(f"{name} must have shape (n, d), got shape {tuple(t.shape)}")
+        raise InputError(f"{name} must have shape (n, d), got shape {tuple(t.shape)}")
     if t.shape[0] == 0:
-        raise ValueError(f"{name} has no rows")
+        raise InputError(f"{name} has no rows")
     if in_dim is not None and t.shape[1] != in_dim:
-        raise ValueError(f"{name} has {t.shape[1]} columns but the model expects in_dim={in_dim}")
+        raise InputError(f"{name} has {t.shape[1]} columns but the model expects in_dim={in_dim}")
     if not torch.is_floating_point(t):
         t = t.to(torch.float64)
     bad = ~torch.isfinite(t)
     if bool(bad.any()):
         rows = torch.nonzero(bad.any(dim=1)).flatten()[:5].tolist()
-        raise ValueError(f"{name} contains NaN or inf values (first bad rows: {rows})")
+        raise InputError(f"{name} contains NaN or inf values (first bad rows: {rows})")
     return t.to(dtype=dtype, device=device)
 
 
@@ -75,15 +113,15 @@ def as_matrix(K, name: str = "K", square: bool = True) -> np.ndarray:
     A = np.asarray(K, dtype=np.float64)
     if A.ndim != 2 or (square and A.shape[0] != A.shape[1]):
         kind = "a square matrix" if square else "a 2-D matrix"
-        raise ValueError(f"{name} must be {kind}, got shape {A.shape}")
+        raise InputError(f"{name} must be {kind}, got shape {A.shape}")
     if A.size == 0:
-        raise ValueError(f"{name} is empty")
+        raise InputError(f"{name} is empty")
     if not np.all(np.isfinite(A)):
-        raise ValueError(f"{name} contains NaN or inf entries")
+        raise InputError(f"{name} contains NaN or inf entries")
     if square:
         scale = max(np.abs(A).max(), np.finfo(float).tiny)
         step = max(1, 2**22 // A.shape[0])  # row blocks: no n x n temporaries for large kernels
         asym = max(np.abs(A[i:i + step] - A[:, i:i + step].T).max() for i in range(0, A.shape[0], step)) / scale
         if asym > 1e-8:
-            raise ValueError(f"{name} is not symmetric (max relative asymmetry {asym:.2e})")
+            raise InputError(f"{name} is not symmetric (max relative asymmetry {asym:.2e})")
     return A

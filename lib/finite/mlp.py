@@ -17,7 +17,7 @@ import torch
 from torch import nn
 
 from lib.activations import Activation, get_activation
-from lib.validation import as_tensor, check_device, check_dtype
+from lib.validation import InputError, InputTypeError, as_tensor, check_device, check_dtype, check_memory
 
 __all__ = ["MLP"]
 
@@ -36,6 +36,13 @@ class MLP(nn.Module):
         dtype, device: of the weights. ``dtype`` must be torch.float32 or torch.float64 (ValueError
             otherwise); ``device`` may be ``"cpu"`` or an available CUDA device.
         out_dim: output width (1 gives outputs of shape (n,)).
+
+    Raises:
+        lib.validation.InputTypeError: (a TypeError) non-integer or bool ``in_dim``, ``width``,
+            ``depth``, ``out_dim`` or ``seed``.
+        lib.validation.InputError: (a ValueError) non-positive sizes, negative ``depth``, or weights
+            larger than the available memory (``MemAvailable`` of /proc/meminfo; estimated before
+            anything is allocated, the message gives the estimate, the limit and ``width``).
 
     ``weights[l-1]`` is W^(l), of shape (m_l, m_{l-1}), l = 1..L+1.
     """
@@ -57,13 +64,20 @@ class MLP(nn.Module):
         self.activation = get_activation(activation)
         self.device_ = check_device(device)
         if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
-            raise TypeError(f"seed must be an integer, got {seed!r}")
+            raise InputTypeError(f"seed must be an integer, got {seed!r}")
         self.in_dim = int(in_dim)
         self.hidden = tuple(widths)
         self.depth = len(widths)
         self.out_dim = int(out_dim)
         self.seed = int(seed)
         dims = (self.in_dim, *self.hidden, self.out_dim)
+        n_params = sum(dims[i] * dims[i + 1] for i in range(len(dims) - 1))
+        itemsize = torch.empty((), dtype=dtype).element_size()
+        if self.device_.type == "cpu":
+            check_memory(n_params * itemsize,
+                         f"MLP weights ({n_params:,} parameters, in_dim={self.in_dim}, width={width!r}, "
+                         f"depth={self.depth}, {str(dtype).replace('torch.', '')})",
+                         "reduce width (or depth)")
         gen = torch.Generator(device="cpu").manual_seed(self.seed)
         self.weights = nn.ParameterList(
             nn.Parameter(torch.randn(dims[i + 1], dims[i], generator=gen, dtype=dtype).to(self.device_))
@@ -128,24 +142,24 @@ class MLP(nn.Module):
 def _check_shape(in_dim, width, depth, out_dim) -> list[int]:
     def _pos_int(name, v):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise TypeError(f"{name} must be a positive integer, got {v!r}")
+            raise InputTypeError(f"{name} must be a positive integer, got {v!r}")
         if v < 1:
-            raise ValueError(f"{name} must be a positive integer, got {v}")
+            raise InputError(f"{name} must be a positive integer, got {v}")
         return int(v)
 
     _pos_int("in_dim", in_dim)
     _pos_int("out_dim", out_dim)
     if depth is not None:
         if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)):
-            raise TypeError(f"depth must be a non-negative integer, got {depth!r}")
+            raise InputTypeError(f"depth must be a non-negative integer, got {depth!r}")
         if depth < 0:
-            raise ValueError(f"depth must be a non-negative integer (number of hidden layers), got {depth}")
+            raise InputError(f"depth must be a non-negative integer (number of hidden layers), got {depth}")
     if isinstance(width, (list, tuple)):
         widths = [_pos_int("width", w) for w in width]
         if depth is not None and depth != len(widths):
-            raise ValueError(f"depth={depth} does not match the {len(widths)} widths given")
+            raise InputError(f"depth={depth} does not match the {len(widths)} widths given")
         return widths
     w = _pos_int("width", width)
     if depth is None:
-        raise ValueError("depth is required when width is a single integer")
+        raise InputError("depth is required when width is a single integer")
     return [w] * int(depth)

@@ -145,3 +145,34 @@ def test_bad_data_is_a_clear_error():
         net(np.ones((2, 4)))
     with pytest.raises(ValueError, match=r"shape \(n, d\)"):
         net(np.ones(3))
+
+
+def test_too_wide_network_is_refused_before_allocating(monkeypatch):
+    """width=10**7 would need ~7e5 GiB: refused at once, naming the estimate, the limit and width."""
+    import lib.validation
+    from lib.validation import InputError
+
+    monkeypatch.setattr(lib.validation, "available_memory", lambda: 8 * 2**30)
+    with pytest.raises(InputError, match=r"would need about 7\.45e\+05 GiB but only 8 GiB.*reduce width") as exc:
+        MLP(5, width=10_000_000, depth=2)
+    assert "width=10000000" in str(exc.value)
+    assert isinstance(exc.value, ValueError)
+    monkeypatch.setattr(lib.validation, "available_memory", lambda: None)  # unknown limit: no check
+    assert MLP(3, 8, 1).depth == 1
+
+
+@pytest.mark.parametrize("kwargs, exc_type, message", [
+    (dict(width=0, depth=1), ValueError, "width must be a positive integer, got 0"),
+    (dict(width=-3, depth=1), ValueError, "width must be a positive integer, got -3"),
+    (dict(width=2.5, depth=1), TypeError, "width must be a positive integer, got 2.5"),
+    (dict(width=True, depth=1), TypeError, "width must be a positive integer, got True"),
+    (dict(width=4, depth=True), TypeError, "depth must be a non-negative integer, got True"),
+    (dict(width=4, depth=1.0), TypeError, "depth must be a non-negative integer, got 1.0"),
+    (dict(width=4, depth=-1), ValueError, "depth must be a non-negative integer"),
+])
+def test_bad_width_or_depth_is_an_input_error(kwargs, exc_type, message):
+    from lib.validation import InputError
+
+    with pytest.raises(InputError, match=message) as exc:
+        MLP(3, **kwargs)
+    assert isinstance(exc.value, exc_type)
