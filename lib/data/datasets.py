@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 from sklearn.datasets import load_digits
 
+from lib.validation import InputError
+
 __all__ = ["gaussian_data", "load_digits_subset", "preprocess", "load_idx", "load_idx_dataset",
            "load_array", "load_dataset", "find_idx_dir", "fingerprint", "DataMissingError", "IDX_FILES",
            "DATASETS", "IDX_DATASETS"]
@@ -32,7 +34,7 @@ class DataMissingError(FileNotFoundError):
 
 def _check_n(n, name="n"):
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"{name} must be a positive integer, got {n!r}")
+        raise InputError(f"{name} must be a positive integer, got {n!r}")
     return int(n)
 
 
@@ -42,7 +44,7 @@ def _subsample(X: np.ndarray, y: np.ndarray, n: int | None, seed: int, source: s
         return X, y
     n = _check_n(n)
     if n > len(X):
-        raise ValueError(f"asked for n={n} samples but {source} has only {len(X)}")
+        raise InputError(f"asked for n={n} samples but {source} has only {len(X)}")
     idx = np.sort(np.random.default_rng(seed).choice(len(X), size=n, replace=False))
     return X[idx], y[idx]
 
@@ -54,9 +56,11 @@ def preprocess(X, n: int | None = None, seed: int = 0, unit_norm: bool = False, 
     Raises on NaN/inf and on a zero row when ``unit_norm`` is asked (its direction is undefined).
     """
     X = np.asarray(X, dtype=np.float64)
+    if X.ndim == 0 or X.size == 0:
+        raise InputError(f"data are empty (shape {X.shape}): need at least one sample")
     X = X.reshape(len(X), -1)
     if not np.all(np.isfinite(X)):
-        raise ValueError("data contain NaN or inf values")
+        raise InputError("data contain NaN or inf values")
     X, _ = _subsample(X, np.arange(len(X)), n, seed, "the data set")
     if center:
         X = X - X.mean(axis=0, keepdims=True)
@@ -65,7 +69,7 @@ def preprocess(X, n: int | None = None, seed: int = 0, unit_norm: bool = False, 
     if unit_norm:
         norms = np.linalg.norm(X, axis=1, keepdims=True)
         if np.any(norms == 0):
-            raise ValueError(f"{int((norms == 0).sum())} zero row(s) cannot be scaled to unit norm")
+            raise InputError(f"{int((norms == 0).sum())} zero row(s) cannot be scaled to unit norm")
         X = X / norms
     return X
 
@@ -107,18 +111,18 @@ def load_idx(path: str | Path) -> np.ndarray:
         with opener(path, "rb") as fh:
             raw = fh.read()
     except (OSError, EOFError) as exc:  # e.g. a truncated or non-gzip file named .gz
-        raise ValueError(f"{path} cannot be read: {exc}") from None
+        raise InputError(f"{path} cannot be read: {exc}") from None
     if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] not in _IDX_DTYPES:
-        raise ValueError(f"{path} is not an IDX file (bad magic number)")
+        raise InputError(f"{path} is not an IDX file (bad magic number)")
     ndim = raw[3]
     if ndim == 0 or len(raw) < 4 + 4 * ndim:
-        raise ValueError(f"{path} is truncated or corrupt: its IDX header announces {ndim} dimension(s)")
+        raise InputError(f"{path} is truncated or corrupt: its IDX header announces {ndim} dimension(s)")
     dims = struct.unpack(f">{ndim}I", raw[4:4 + 4 * ndim])
     dtype = np.dtype(_IDX_DTYPES[raw[2]])
     expected = int(np.prod(dims)) * dtype.itemsize
     body = raw[4 + 4 * ndim:]
     if len(body) != expected:
-        raise ValueError(f"{path} is truncated or corrupt: {len(body)} data bytes, expected {expected} for shape {dims}")
+        raise InputError(f"{path} is truncated or corrupt: {len(body)} data bytes, expected {expected} for shape {dims}")
     return np.frombuffer(body, dtype=dtype).reshape(dims)
 
 
@@ -140,7 +144,7 @@ def load_idx_dataset(directory: str | Path, split: str = "train", n: int | None 
         DataMissingError: naming the missing files and where to put them.
     """
     if split not in IDX_FILES:
-        raise ValueError(f"split must be 'train' or 'test', got {split!r}")
+        raise InputError(f"split must be 'train' or 'test', got {split!r}")
     directory = Path(directory).expanduser()
     img_stem, lab_stem = IDX_FILES[split]
     img, lab = _find(directory, img_stem), _find(directory, lab_stem)
@@ -156,33 +160,84 @@ def load_idx_dataset(directory: str | Path, split: str = "train", n: int | None 
         X /= 255.0
     y = load_idx(lab).astype(np.int64)
     if len(X) != len(y):
-        raise ValueError(f"{img.name} has {len(X)} images but {lab.name} has {len(y)} labels")
+        raise InputError(f"{img.name} has {len(X)} images but {lab.name} has {len(y)} labels")
     X, y = _subsample(X, y, n, seed, img.name)
     X = preprocess(X, unit_norm=unit_norm)
     return (X, y) if return_labels else X
 
 
+_NPY_MAGIC = b"\x93NUMPY"
+_ZIP_MAGIC = b"PK\x03\x04"
+
+
 def load_array(path: str | Path, key: str | None = None, n: int | None = None, seed: int = 0,
                unit_norm: bool = False) -> np.ndarray:
-    """A user's own data from ``.npy`` or ``.npz`` (``key`` picks the array; default: the only/first one)."""
+    """A user's own data from ``.npy`` or ``.npz`` (``key`` picks the array; default: the only/first one).
+
+    Args:
+        path: a ``.npy`` file, or an ``.npz`` archive (saved with ``np.save`` / ``np.savez``).
+        key: the array of an ``.npz`` holding several (``data_key`` in chapter 03).
+        n, seed, unit_norm: as in :func:`preprocess`.
+
+    Returns:
+        float64 array (n, d), the samples flattened.
+
+    Raises:
+        DataMissingError: the file does not exist. lib.validation.InputError (a ValueError), naming
+            the file: not a NumPy file, pickled objects, no/unknown array name, non-numeric values,
+            fewer than 2 dimensions, no samples, NaN or inf values.
+    """
     path = Path(path).expanduser()
     if not path.exists():
         raise DataMissingError(f"data file {path} does not exist")
-    if path.suffix == ".npz":
-        with np.load(path, allow_pickle=False) as z:
-            keys = list(z.keys())
-            if key is None and len(keys) != 1:
-                raise ValueError(f"{path} holds arrays {keys}: name one with key=")
-            k = key or keys[0]
-            if k not in keys:
-                raise ValueError(f"{path} has no array {k!r}; it has {keys}")
-            X = z[k]
-    elif path.suffix == ".npy":
-        X = np.load(path, allow_pickle=False)
-    else:
-        raise ValueError(f"unsupported data file {path.name}: use .npy or .npz")
+    if path.suffix not in (".npy", ".npz"):
+        raise InputError(f"unsupported data file {path.name}: use .npy or .npz")
+    if not path.is_file():
+        raise InputError(f"data file {path} is not a file")
+    with open(path, "rb") as fh:
+        head = fh.read(6)
+    magic, kind = (_ZIP_MAGIC, "an .npz archive (np.savez)") if path.suffix == ".npz" else \
+        (_NPY_MAGIC, "a NumPy .npy file (np.save)")
+    if not head.startswith(magic):
+        raise InputError(f"data file {path} is not {kind}: its first bytes are {head!r}")
+    try:
+        if path.suffix == ".npz":
+            with np.load(path, allow_pickle=False) as z:
+                keys = list(z.keys())
+                if not keys:
+                    raise InputError(f"data file {path} holds no arrays")
+                if key is None and len(keys) != 1:
+                    raise InputError(f"data file {path} holds arrays {keys}: name one with key= "
+                                     f"(data_key= in chapter 03)")
+                k = keys[0] if key is None else key
+                if k not in keys:
+                    raise InputError(f"data file {path} has no array {k!r} (key / data_key); it has {keys}")
+                X = z[k]
+        else:
+            X = np.load(path, allow_pickle=False)
+    except InputError:
+        raise
+    except ValueError as exc:
+        if "pickle" in str(exc):
+            raise InputError(f"data file {path} holds Python objects (a pickled object array), not numbers; "
+                             f"save a numeric array with np.save") from None
+        raise InputError(f"data file {path} cannot be read as {kind}: {exc}") from None
+    except (OSError, EOFError) as exc:  # truncated header, corrupt zip
+        raise InputError(f"data file {path} cannot be read as {kind} (truncated or corrupt?): {exc}") from None
+    if not (np.issubdtype(X.dtype, np.number) or X.dtype == np.bool_):
+        raise InputError(f"data file {path} holds non-numeric values (dtype {X.dtype}); need a numeric array")
     if X.ndim < 2:
-        raise ValueError(f"{path} holds an array of shape {X.shape}; need (n, ...) with n samples")
+        raise InputError(f"data file {path} holds an array of shape {X.shape}; need (n, d) (or (n, ...)) "
+                         f"with n samples")
+    if X.size == 0:
+        raise InputError(f"data file {path} holds an empty array of shape {X.shape}; need at least one sample "
+                         f"with at least one feature")
+    if np.iscomplexobj(X):
+        raise InputError(f"data file {path} holds complex values (dtype {X.dtype}); need real numbers")
+    finite = np.isfinite(X.reshape(len(X), -1)).all(axis=1)
+    if not finite.all():
+        bad = np.flatnonzero(~finite)[:5].tolist()
+        raise InputError(f"data file {path} contains NaN or inf values (first bad rows: {bad})")
     return preprocess(X, n=n, seed=seed, unit_norm=unit_norm)
 
 
@@ -209,11 +264,11 @@ def find_idx_dir(idx_dir: str | Path | None, name: str, split: str = "train") ->
         the places searched.
     """
     if name not in IDX_DATASETS:
-        raise ValueError(f"unknown IDX data set {name!r}; known: {sorted(IDX_DATASETS)}")
+        raise InputError(f"unknown IDX data set {name!r}; known: {sorted(IDX_DATASETS)}")
     label, subdirs = IDX_DATASETS[name]
     img_stem, lab_stem = IDX_FILES.get(split, (None, None))
     if img_stem is None:
-        raise ValueError(f"split must be 'train' or 'test', got {split!r}")
+        raise InputError(f"split must be 'train' or 'test', got {split!r}")
     need = f"{img_stem}[.gz] and {lab_stem}[.gz]"
     if idx_dir is None:
         raise DataMissingError(
@@ -262,10 +317,10 @@ def load_dataset(name: str, n: int | None = None, seed: int = 0, unit_norm: bool
             is missing and where to put it); ValueError: NaN/inf data, unknown name, bad n.
     """
     if name not in DATASETS:
-        raise ValueError(f"unknown data set {name!r}; choose from {list(DATASETS)}")
+        raise InputError(f"unknown data set {name!r}; choose from {list(DATASETS)}")
     if name == "synthetic":
         if n is None:
-            raise ValueError("the synthetic data set needs n (the paper uses n=2000, d=5)")
+            raise InputError("the synthetic data set needs n (the paper uses n=2000, d=5)")
         X = gaussian_data(n, d, seed=seed)
         return preprocess(X, unit_norm=unit_norm, center=center, scale=scale)
     if name == "digits":
@@ -275,6 +330,6 @@ def load_dataset(name: str, n: int | None = None, seed: int = 0, unit_norm: bool
         X = load_idx_dataset(directory, split=split, unit_norm=False, name=IDX_DATASETS[name][0])
     else:
         if path is None:
-            raise ValueError("data set 'file' needs path= (a .npy or .npz file)")
+            raise InputError("data set 'file' needs path= (a .npy or .npz file)")
         X = load_array(path, key=key)
     return preprocess(X, n=n, seed=seed, unit_norm=unit_norm, center=center, scale=scale)

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from lib.spectra import cosine_matrix
-from lib.validation import as_matrix
+from lib.validation import InputError, InputTypeError, as_matrix
 
 __all__ = ["angle_pairs", "pair_cosines", "pair_angles"]
 
@@ -21,13 +21,13 @@ def _check_angles(angles) -> np.ndarray:
     try:
         t = np.asarray(angles, dtype=np.float64).ravel()
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"angles must be numbers (radians), got {type(angles).__name__}") from exc
+        raise InputTypeError(f"angles must be numbers (radians), got {type(angles).__name__}") from exc
     if t.size == 0:
-        raise ValueError("angles is empty")
+        raise InputError("angles is empty")
     if not np.all(np.isfinite(t)):
-        raise ValueError("angles contains NaN or inf")
+        raise InputError("angles contains NaN or inf")
     if t.min() < 0 or t.max() > math.pi:
-        raise ValueError(f"angles must lie in [0, pi] radians, got values in [{t.min():.6g}, {t.max():.6g}] "
+        raise InputError(f"angles must lie in [0, pi] radians, got values in [{t.min():.6g}, {t.max():.6g}] "
                          "(did you pass degrees?)")
     return t
 
@@ -46,10 +46,10 @@ def angle_pairs(angles, d: int, seed: int = 0, norms: tuple[float, float] = (1.0
     """
     t = _check_angles(angles)
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
-        raise ValueError(f"d must be an integer >= 2 (two orthogonal directions are needed), got {d!r}")
+        raise InputError(f"d must be an integer >= 2 (two orthogonal directions are needed), got {d!r}")
     a, b = (float(v) for v in norms)
     if not (a > 0 and b > 0 and math.isfinite(a) and math.isfinite(b)):
-        raise ValueError(f"norms must be two positive finite numbers, got {norms!r}")
+        raise InputError(f"norms must be two positive finite numbers, got {norms!r}")
     rng = np.random.default_rng(seed)
     G = rng.standard_normal((t.size, 2, d))
     u = G[:, 0] / np.linalg.norm(G[:, 0], axis=1, keepdims=True)
@@ -65,7 +65,7 @@ def pair_cosines(K) -> np.ndarray:
     """cos phi_i = K[2i, 2i+1] / sqrt(K[2i, 2i] K[2i+1, 2i+1]) for the pairs of :func:`angle_pairs`."""
     A = as_matrix(K)
     if A.shape[0] % 2:
-        raise ValueError(f"K must have an even number of rows (pairs of inputs), got {A.shape[0]}")
+        raise InputError(f"K must have an even number of rows (pairs of inputs), got {A.shape[0]}")
     C = cosine_matrix(A)
     i = np.arange(0, A.shape[0], 2)
     return C[i, i + 1]

@@ -189,3 +189,41 @@ def test_fingerprint_tracks_content(rng):
     B[4, 2] = np.nextafter(B[4, 2], np.inf)
     assert fingerprint(A) != fingerprint(B)
     assert fingerprint(A) != fingerprint(A.reshape(3, 6))
+
+
+def _bad_files(tmp_path):
+    np.save(tmp_path / "empty.npy", np.zeros((0, 3)))
+    np.save(tmp_path / "strings.npy", np.array([["a", "b"], ["c", "d"]]))
+    (tmp_path / "text.npy").write_text("hello, not numpy")
+    np.save(tmp_path / "objects.npy", np.array([[1, None]], dtype=object), allow_pickle=True)
+    np.savez(tmp_path / "two.npz", a=np.ones((2, 2)), b=np.ones((2, 2)))
+    np.save(tmp_path / "nan.npy", np.array([[1.0, np.nan], [1.0, 2.0]]))
+    np.save(tmp_path / "flat.npy", np.ones(5))
+    (tmp_path / "text.npz").write_text("nope")
+
+
+@pytest.mark.parametrize("name, kwargs, message", [
+    ("empty.npy", {}, r"empty\.npy holds an empty array of shape \(0, 3\); need at least one sample"),
+    ("strings.npy", {}, r"strings\.npy holds non-numeric values \(dtype <U1\)"),
+    ("text.npy", {}, r"text\.npy is not a NumPy \.npy file \(np\.save\): its first bytes are b'hello,'"),
+    ("objects.npy", {}, r"objects\.npy holds Python objects \(a pickled object array\), not numbers"),
+    ("text.npz", {}, r"text\.npz is not an \.npz archive"),
+    ("two.npz", {}, r"two\.npz holds arrays \['a', 'b'\]: name one with key= \(data_key= in chapter 03\)"),
+    ("two.npz", {"key": "c"}, r"two\.npz has no array 'c' \(key / data_key\); it has \['a', 'b'\]"),
+    ("nan.npy", {}, r"nan\.npy contains NaN or inf values \(first bad rows: \[0\]\)"),
+    ("flat.npy", {}, r"flat\.npy holds an array of shape \(5,\); need \(n, d\)"),
+])
+def test_bad_data_file_is_one_clear_input_error(tmp_path, name, kwargs, message):
+    from lib.validation import InputError
+
+    _bad_files(tmp_path)
+    with pytest.raises(InputError, match=message) as exc:
+        load_array(tmp_path / name, **kwargs)
+    assert isinstance(exc.value, ValueError) and str(tmp_path / name) in str(exc.value)
+    with pytest.raises(InputError, match=message):  # the same message through the chapter 03 entry point
+        load_dataset("file", path=tmp_path / name, **kwargs)
+
+
+def test_missing_data_file_names_the_file(tmp_path):
+    with pytest.raises(DataMissingError, match=r"data file .*nowhere\.npy does not exist"):
+        load_dataset("file", path=tmp_path / "nowhere.npy")
