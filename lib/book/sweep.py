@@ -425,7 +425,7 @@ class SweepResult:
 
     @property
     def compute_seconds(self) -> float:
-        """Sum of the recorded per-cell compute times: what the whole sweep cost, resumed or not."""
+        """Sum of the recorded per-cell compute times (what the whole sweep cost, resumed or not)."""
         return float(self.frame["seconds"].sum()) if len(self.frame) else 0.0
 
 

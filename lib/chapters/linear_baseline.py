@@ -40,8 +40,8 @@ def linear_sweep(X: np.ndarray, widths: Sequence[int], depths: Sequence[int], se
 
     Returns:
         Columns: width, depth, seed; ``norm_dev`` = max over layers and inputs of
-        | ||a^(l)(x)|| / ||x|| - 1 |; ``angle_dev`` = max over layers and pairs of |theta^(l) - theta_in|;
-        ``phi_dev`` = max over pairs of |phi - theta_in|; ``ntk_rel_err`` = ||K/(L+1) - G||_F / ||G||_F;
+        ``| ||a^(l)(x)|| / ||x|| - 1 |``; ``angle_dev`` = max over layers and pairs of ``|theta^(l) - theta_in|``;
+        ``phi_dev`` = max over pairs of ``|phi - theta_in|``; ``ntk_rel_err`` = ||K/(L+1) - G||_F / ||G||_F;
         ``kappa``, ``kappa0`` (``inf`` when singular); ``grad_sq_ratio_mean/sd`` = K_ii / ||x_i||^2.
     """
     X = np.asarray(X, dtype=np.float64)
@@ -253,7 +253,7 @@ def check_conditioning(df: pd.DataFrame, df_over: pd.DataFrame) -> Check:
 
     Rule: "not reproduced" unless every network on the n > d data has a singular NTK (kappa = inf:
     rank(G) <= d < n, and the linear net's NTK has the same range at any width). Otherwise
-    "reproduced" when |kappa/kappa_0 - 1| < 0.25 over all depths and seeds at the largest width
+    "reproduced" when ``|kappa/kappa_0 - 1| < 0.25`` over all depths and seeds at the largest width
     (finite-width NTKs drift from (L+1) G by O(sqrt(L/m)), which the smallest eigenvalue amplifies;
     0.25 allows the drift of the widths run), else "reproduced with caveat".
 

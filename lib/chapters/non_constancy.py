@@ -47,8 +47,9 @@ __all__ = ["ARCHS", "SUP_DERIV", "synthetic_regression", "build", "train_tracked
            "check_bottleneck", "plot_kernel_paths", "hessian_summary", "plot_hessian", "check_hessian",
            "plot_convergence", "check_convergence"]
 
+#: The architectures compared: linear output, swish output, softmax output, bottleneck.
 ARCHS = ("linear", "swish", "softmax", "bottleneck")
-#: sup_z |phi'(z)| of each output: swish' (from the activation registry) peaks at z ~ 2.3994 with value
+#: ``sup_z |phi'(z)|`` of each output: swish' (from the activation registry) peaks at z ~ 2.3994 with value
 #: ~1.0998, computed on a fine grid, not typed
 SUP_DERIV = {"linear": 1.0, "bottleneck": 1.0, "softmax": 0.5,
              "swish": float(get_activation("swish").deriv(torch.linspace(-10, 10, 200001, dtype=torch.float64))
@@ -86,7 +87,7 @@ def build(arch: str, d: int, width: int, seed: int, activation: str = "tanh", k:
           bottleneck: int | None = None, center: bool = True):
     """The network of one architecture (see the module docstring); returns (model, base MLP).
 
-    Non-linear outputs are centered at initialization (``center``, see :class:`OutputWrapped`).
+    Non-linear outputs are centered at initialization (``center``, see :class:`lib.finite.wrapped.OutputWrapped`).
 
     Args:
         arch: one of :data:`ARCHS`.

@@ -26,7 +26,7 @@ __all__ = ["TARGET_SIZE", "LABELS", "compute_benchmark", "describe_run", "format
            "check_memory", "check_throughput", "paper_cost_text", "summary_table", "table_with_notes",
            "format_table", "target_row"]
 
-#: (n, width, depth) at which the targets are stated ([LH] Sec. 4: batches of 512, width 512, depth <= 10).
+#: (n, width, depth) at which the targets are stated ([LH] Sec. 4; batches of 512, width 512, depth <= 10).
 TARGET_SIZE = (512, 512, 10)
 LABELS = {"ours": "ours (Hadamard of Grams)", "jacobian": "Jacobian contraction", "ntk_vp": "NTK-vector products"}
 SHORT = {"jacobian": "Jacobian", "ntk_vp": "NTK-vp"}

@@ -42,6 +42,7 @@ from lib.progress import tqdm
 __all__ = ["METHODS", "BenchmarkError", "param_count", "flop_count", "memory_estimate", "ntk_vp_chunk",
            "run_method", "run_benchmark", "summary_table", "table_with_notes", "format_table", "target_row", "main"]
 
+#: The NTK methods the benchmark compares.
 METHODS = ("ours", "jacobian", "ntk_vp")
 MB = 2.0 ** 20
 STARTUP_ALLOWANCE = 30.0  # seconds granted beyond the budget for the worker's imports and setup
@@ -280,7 +281,7 @@ def run_method(method: str, n: int, width: int, depth: int, *, in_dim: int = 64,
     """Measure one method at one size in a fresh process, or report why it was skipped.
 
     The memory estimate (:func:`memory_estimate`) must fit ``memory_budget_mb``; the time
-    estimate, :func:`flop_count` over ``rate_gflops`` (in :func:`run_benchmark`, the rate the method
+    estimate, :func:`flop_count` over ``rate_gflops`` (in :func:`lib.finite.benchmark.run_benchmark`, the rate the method
     reached at the largest smaller size, else the matmul rate), must fit ``time_budget`` seconds. The worker is
     killed past the budget plus a start-up allowance. Returns a dict with ``status`` "ok",
     "skipped" (an estimate exceeds a budget), "timed out", "out of memory" or "failed",
@@ -437,7 +438,7 @@ def summary_table(df: pd.DataFrame) -> pd.DataFrame:
     """One row per size: seconds, speed-ups, peak MB, memory ratios and max relative differences per peer.
 
     Args:
-        df: rows of :func:`run_benchmark`.
+        df: rows of :func:`lib.finite.benchmark.run_benchmark`.
 
     Returns:
         One row per (n, width, depth): ``ours_s``, ``ours_MB``, per peer ``<m>_s``, ``speedup_<m>``,
@@ -464,7 +465,7 @@ def table_with_notes(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """:func:`summary_table` with a peer that did not run shown as ``<status>[k]``; note k gives the reason.
 
     Args:
-        df: rows of :func:`run_benchmark`.
+        df: rows of :func:`lib.finite.benchmark.run_benchmark`.
 
     Returns:
         (cells, notes): the table as objects, and the numbered notes ``"[k] <method> at n=.., depth=..: ..."``.
@@ -490,7 +491,7 @@ def format_table(df: pd.DataFrame) -> str:
     """The summary table as text, with the reasons of skipped peers as numbered notes.
 
     Args:
-        df: rows of :func:`run_benchmark`.
+        df: rows of :func:`lib.finite.benchmark.run_benchmark`.
 
     Returns:
         The text printed by ``python -m lib.finite.benchmark``.
@@ -504,7 +505,7 @@ def target_row(df: pd.DataFrame, n: int, depth: int) -> pd.Series | None:
     """The :func:`summary_table` row at size (n, depth).
 
     Args:
-        df: rows of :func:`run_benchmark`.
+        df: rows of :func:`lib.finite.benchmark.run_benchmark`.
         n: number of inputs.
         depth: number of hidden layers.
 

@@ -11,7 +11,7 @@ for a vector output) of ||d^2 f_c(x_i) / dw^2||_2**, the quantity that bounds th
 in [LZB] Prop. 2.3.
 
 Power iteration v <- Hv / ||Hv|| with the estimate ||H v|| (which is non-decreasing and
-converges to max |eigenvalue| even when +lambda and -lambda are both eigenvalues, as happens
+converges to ``max |eigenvalue|`` even when +lambda and -lambda are both eigenvalues, as happens
 for one-hidden-layer ReLU nets). A dense reference for tiny nets is :func:`dense_model_hessian`.
 """
 from __future__ import annotations

@@ -244,7 +244,7 @@ def _check_model(model, fname: str) -> None:
 
 
 def pair_gradient_angles(model, X) -> np.ndarray:
-    """phi for every pair of ``X`` (from :func:`angle_pairs`): the angle between grad f(x_2i) and grad f(x_2i+1).
+    """phi for every pair of ``X`` (from :func:`lib.data.pairs.angle_pairs`): the angle between grad f(x_2i) and grad f(x_2i+1).
 
     ``model`` is a :class:`lib.finite.mlp.MLP` (exact fast NTK, :func:`lib.finite.ntk.empirical_ntk`) or any
     model with a ``ntk(X)`` method (e.g. :mod:`lib.finite.variants`).
