@@ -2,7 +2,8 @@
 
 A matrix that is singular to working precision has an infinite condition number here:
 :func:`condition_number` returns ``math.inf`` rather than a meaningless 1e17 or a
-negative ratio of rounding errors.
+negative ratio of rounding errors. A matrix with an eigenvalue clearly negative (beyond
+rounding) is not a kernel matrix: :func:`spectrum` and :func:`condition_number` raise ValueError.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg
 from scipy.linalg import blas, lapack
-from scipy.sparse.linalg import LinearOperator, eigsh
+from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
 from lib.validation import as_matrix
 
@@ -58,8 +59,16 @@ class Spectrum:
     eigenvalues: np.ndarray | None = None
 
 
+def _check_psd(lmin: float, lmax: float, n: int) -> None:
+    """Raise if lmin is negative beyond rounding: the matrix is not positive semi-definite."""
+    if lmin < -max(100.0 * n * EPS, math.sqrt(EPS)) * max(abs(lmax), abs(lmin)):
+        raise ValueError(f"K is not positive semi-definite: it has the eigenvalue {lmin:.6g} < 0 beyond rounding "
+                         f"(lambda_max = {lmax:.6g}); a kernel (Gram) matrix has no negative eigenvalues")
+
+
 def _classify(lmin: float, lmax: float, n: int, eigenvalues=None) -> Spectrum:
     tol = n * EPS * max(lmax, 0.0)
+    _check_psd(lmin, lmax, n)
     if lmax <= 0.0:
         raise ValueError("kernel has no positive eigenvalue (is it the zero matrix?)")
     singular = lmin <= tol
@@ -99,7 +108,8 @@ def extreme_eigenvalues(K, method: str = "auto", tol: float = 1e-10) -> Spectrum
         return spectrum(A)
     lmax = float(eigsh(A, k=1, which="LA", tol=tol, return_eigenvectors=False)[0])
     chol, info = lapack.dpotrf(A, lower=1, clean=0)
-    if info != 0:  # not numerically positive definite: singular to working precision
+    if info != 0:  # not numerically positive definite: singular to working precision, or indefinite
+        _check_psd(_smallest_eigenvalue(A, tol), lmax, n)
         return _classify(0.0, lmax, n)
     # explicit K^{-1}, overwriting the factor (one n x n copy in all): its lower triangle feeds a
     # symmetric BLAS matvec, which beats two triangular solves per Lanczos step
@@ -110,6 +120,16 @@ def extreme_eigenvalues(K, method: str = "auto", tol: float = 1e-10) -> Spectrum
     inv_max = float(eigsh(op, k=1, which="LA", tol=tol, return_eigenvectors=False)[0])
     lmin = 1.0 / inv_max if inv_max > 0 else 0.0
     return _classify(lmin, lmax, n)
+
+
+def _smallest_eigenvalue(A: np.ndarray, tol: float) -> float:
+    """Lanczos estimate of lambda_min (only to tell an indefinite matrix from a singular PSD one)."""
+    try:
+        return float(eigsh(A, k=1, which="SA", tol=max(tol, 1e-6), maxiter=20 * A.shape[0],
+                           return_eigenvectors=False)[0])
+    except ArpackNoConvergence as exc:
+        ev = np.asarray(exc.eigenvalues)
+        return float(ev.min()) if ev.size else 0.0
 
 
 def cosine_matrix(K) -> np.ndarray:

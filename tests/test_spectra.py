@@ -79,3 +79,23 @@ def test_bad_matrices():
         cosine_matrix(np.diag([1.0, 0.0]))
     with pytest.raises(ValueError, match="at least two"):
         min_pairwise_angle(np.ones((1, 1)))
+
+
+@pytest.mark.parametrize("K", [
+    np.array([[1.0, 2.0], [2.0, 1.0]]),               # eigenvalues -1 and 3
+    np.diag([1.0, -1e-3]),
+])
+def test_indefinite_matrix_is_rejected(K):
+    with pytest.raises(ValueError, match="not positive semi-definite"):
+        condition_number(K)
+    with pytest.raises(ValueError, match="not positive semi-definite"):
+        spectrum(K)
+
+
+def test_indefinite_matrix_is_rejected_by_lanczos_path(rng):
+    n = 60
+    Q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    ev = np.linspace(1.0, 10.0, n)
+    ev[0] = -0.5
+    with pytest.raises(ValueError, match="not positive semi-definite"):
+        extreme_eigenvalues(Q @ np.diag(ev) @ Q.T, "lanczos")
