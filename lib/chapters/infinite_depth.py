@@ -17,17 +17,13 @@ from lib.finite.ntk import empirical_ntk
 from lib.spectra import extreme_eigenvalues
 from lib.finite.geometry import layer_geometry
 from lib.data.pairs import angle_pairs
+from lib import theory as _th
 
 __all__ = [
     "log_depths", "g_iterates", "collapse_profile", "finite_collapse", "phi_depth_profile", "fit_rate",
     "relu_kappa_vs_depth", "finite_kappa", "kernel_kappa_vs_depth", "finite_kernel_kappa", "decay_slope",
     "activation_rates",
 ]
-
-
-def _theory():
-    from lib import theory
-    return theory
 
 
 def log_depths(max_depth: int, per_decade: int = 8) -> np.ndarray:
@@ -43,9 +39,8 @@ def g_iterates(z, ls) -> pd.DataFrame:
 
     Columns l, z, g_l (radians).
     """
-    th = _theory()
     z = np.asarray(z, dtype=float)
-    E = th.relu_embedding_angles(z, int(max(ls)))
+    E = _th.relu_embedding_angles(z, int(max(ls)))
     return pd.concat([pd.DataFrame(dict(l=int(l), z=z, g_l=E[:, int(l)])) for l in ls], ignore_index=True)
 
 
@@ -55,9 +50,8 @@ def collapse_profile(theta_ins, max_depth: int) -> pd.DataFrame:
     Columns theta_in, l, theta_l, l_theta_l (= l theta^(l); the small-angle map g(z) = z - z^2/(3 pi)
     + O(z^3) makes it tend to 3 pi).
     """
-    th = _theory()
     t = np.asarray(theta_ins, dtype=float)
-    E = th.relu_embedding_angles(t, max_depth)
+    E = _th.relu_embedding_angles(t, max_depth)
     ls = log_depths(max_depth, 12)
     rows = [pd.DataFrame(dict(theta_in=t0, l=ls, theta_l=E[i, ls], l_theta_l=ls * E[i, ls])) for i, t0 in enumerate(t)]
     return pd.concat(rows, ignore_index=True)
@@ -85,11 +79,10 @@ def phi_depth_profile(theta_ins, max_depth: int, per_decade: int = 12) -> pd.Dat
     Columns theta_in, depth, phi, gap (= phi - phi_inf with phi_inf = arccos(1/4)), from
     :func:`lib.theory.relu_gradient_angle_profile`.
     """
-    th = _theory()
     t = np.asarray(theta_ins, dtype=float)
-    P = th.relu_gradient_angle_profile(t, max_depth)
+    P = _th.relu_gradient_angle_profile(t, max_depth)
     Ls = log_depths(max_depth, per_decade)
-    phi_inf = th.relu_gradient_angle_limit()
+    phi_inf = _th.relu_gradient_angle_limit()
     rows = [pd.DataFrame(dict(theta_in=t0, depth=Ls, phi=P[i, Ls], gap=P[i, Ls] - phi_inf)) for i, t0 in enumerate(t)]
     return pd.concat(rows, ignore_index=True)
 
@@ -114,7 +107,7 @@ def _nested(n_total: int, ns) -> list[int]:
 
 
 def _kappa_row(K: np.ndarray, n: int) -> dict:
-    lim = _theory().relu_condition_number_limit(n)
+    lim = _th.relu_condition_number_limit(n)
     sub = K[:n, :n]
     sp = extreme_eigenvalues(sub)
     C = sub / np.sqrt(np.outer(np.diag(sub), np.diag(sub)))
@@ -130,12 +123,11 @@ def relu_kappa_vs_depth(X, depths, ns=None) -> pd.DataFrame:
     depth serves every n (default: all rows). Columns depth, n, kappa, limit (= (n+3)/3), ratio
     (kappa / limit), min_phi (deg), max_cos.
     """
-    th = _theory()
     X = np.asarray(X, dtype=float)
     ns = _nested(X.shape[0], ns)
     rows = []
     for L in tqdm(list(depths), desc="ReLU NTK vs depth", leave=False):
-        K = th.relu_ntk(X[:ns[-1]], int(L))
+        K = _th.relu_ntk(X[:ns[-1]], int(L))
         rows.extend(dict(depth=int(L), **_kappa_row(K, n)) for n in ns)
     return pd.DataFrame(rows)
 
@@ -164,11 +156,10 @@ def kernel_kappa_vs_depth(X, activation: str, max_depth: int) -> pd.DataFrame:
     q -> q^2 amplifies rounding errors doubly exponentially), the depth is halved until it does not,
     and the frame stops there.
     """
-    th = _theory()
     depth = int(max_depth)
     while True:  # an unstable variance map (e.g. relu2: q -> q^2) overflows at some depth: keep what is finite
         try:
-            hist = th.layer_kernels(X, depth, activation)
+            hist = _th.layer_kernels(X, depth, activation)
             break
         except FloatingPointError:
             if depth <= 1:
@@ -242,11 +233,10 @@ def activation_rates(activation: str) -> dict:
     has slope a_1^2 = 1 - mu at correlation 0) and ``slope_ntk`` = log of
     :func:`lib.theory.ntk_offdiagonal_rate` (= (1 - mu)/chi for centred activations).
     """
-    th = _theory()
-    mean = th.gaussian_moments(activation).mean
-    mu = th.coefficient_of_nonlinearity(activation)
-    chi = th.correlation_fixed_point(activation).chi_1
-    rate = th.ntk_offdiagonal_rate(activation)
+    mean = _th.gaussian_moments(activation).mean
+    mu = _th.coefficient_of_nonlinearity(activation)
+    chi = _th.correlation_fixed_point(activation).chi_1
+    rate = _th.ntk_offdiagonal_rate(activation)
     return dict(activation=activation, mean=mean, mu=mu, chi=chi, centred=abs(mean) < 1e-10,
                 slope_nngp=math.log(1.0 - mu) if mu < 1 else -math.inf,
                 slope_ntk=math.log(rate) if rate > 0 else -math.inf)
