@@ -139,3 +139,14 @@ def test_agrees_with_dense_path_at_n_8000():
     assert abs(f.min_angle - d.min_angle) < 1e-9 and f.min_pair == d.min_pair
     b = ntk_extremes(model, X, method="matrix_free", lambda_min="bounds", progress=False)
     assert b.kappa[0] <= d.kappa <= b.kappa[1]
+
+
+def test_lobpcg_refinement_keeps_a_valid_lower_upper_bound(case):
+    model, X, K = case
+    ref = extreme_eigenvalues(K)
+    a = ntk_extremes(model, X, method="matrix_free", lambda_min="bounds", sub_size=40, block_size=64, progress=False)
+    b = ntk_extremes(model, X, method="matrix_free", lambda_min="bounds", sub_size=40, block_size=64,
+                     refine_iters=30, progress=False)
+    assert ref.lambda_min <= b.lambda_min_bounds[1] <= a.lambda_min_bounds[1]
+    assert b.kappa[0] <= ref.kappa <= b.kappa[1] and b.kappa[0] >= a.kappa[0]
+    assert "LOBPCG" in b.accuracy
