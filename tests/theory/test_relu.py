@@ -333,3 +333,48 @@ def test_weighted_gradient_angle():
     assert np.allclose(np.cos(T.relu_gradient_angle_weighted(th, L, e_in)), ref, rtol=1e-12, atol=1e-15)
     with pytest.raises(ValueError, match="layer_weights"):
         T.relu_gradient_angle_weighted(th, L, np.ones(L))
+
+
+def _layer_by_layer(monkeypatch, fn, *args):
+    monkeypatch.setattr(R, "_TAIL_DEPTH", 10 ** 12)
+    out = fn(*args)
+    monkeypatch.setattr(R, "_TAIL_DEPTH", 100_000)
+    return out
+
+
+@pytest.mark.parametrize("name", ["relu_gradient_angle", "relu_embedding_angles"])
+def test_closed_form_deep_layers_match_the_layer_by_layer_recursion(monkeypatch, name):
+    """Past depth 1e5 the deep layers follow the Fatou coordinate of g and Euler-Maclaurin sums: same numbers."""
+    th = np.array([0.0, 1e-9, 1e-4, 0.3, 1.5, math.pi])
+    fn = getattr(R, name)
+    fast = fn(th, 200_000)
+    slow = _layer_by_layer(monkeypatch, fn, th, 200_000)
+    np.testing.assert_allclose(fast, slow, rtol=1e-11, atol=0)
+
+
+@pytest.mark.parametrize("name", ["relu_ntk", "relu_first_layer_ntk"])
+def test_closed_form_deep_kernels_match_the_layer_by_layer_recursion(monkeypatch, name):
+    X = np.random.default_rng(3).standard_normal((6, 4))
+    X[1] = -X[0]  # antiparallel pair: P = 0 exactly
+    X[2] = 2 * X[3]  # parallel pair: theta = 0
+    fn = getattr(R, name)
+    np.testing.assert_allclose(fn(X, 200_000), _layer_by_layer(monkeypatch, fn, X, 200_000), rtol=1e-11, atol=0)
+
+
+def test_depth_ten_million_for_fifty_angles_takes_seconds():
+    """Depth 1e7: the closed-form deep layers make it a fraction of a second (minutes layer by layer)."""
+    th = np.linspace(0.0, math.pi, 50)
+    X = np.random.default_rng(0).standard_normal((10, 5))
+    t0 = time.perf_counter()
+    phi = T.relu_gradient_angle(th, 10 ** 7)
+    K = T.relu_ntk(X, 10 ** 7)
+    P = T.relu_first_layer_ntk(X, 10 ** 7)
+    ang = T.relu_embedding_angles(th[:2], 10 ** 7)
+    elapsed = time.perf_counter() - t0
+    assert elapsed < 10, f"depth 1e7 took {elapsed:.1f} s"
+    lim = T.relu_gradient_angle_limit()
+    mid = th >= 0.5
+    assert np.all(phi[1:] < lim) and np.all(lim - phi[mid] < 2 * (3 / 8) * math.log(1e7) / 1e7 / math.sin(lim))
+    assert np.allclose(np.diag(K), (10 ** 7 + 1) * np.sum(X ** 2, axis=1))
+    assert np.all(np.isfinite(P)) and ang.shape == (2, 10 ** 7 + 1)
+    assert abs(ang[1, -1] * 10 ** 7 / (3 * math.pi) - 1) < 1e-4  # theta^(l) ~ 3 pi / l
