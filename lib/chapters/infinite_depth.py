@@ -7,9 +7,17 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
+
+from lib import theory as _th
+from lib.activations import get_activation
+from lib.book.plotting import figure, palette
+from lib.book.results import Check
+from lib.data.datasets import gaussian_data, load_digits_subset
 from lib.progress import tqdm
 
 from lib.finite.mlp import MLP
@@ -17,12 +25,15 @@ from lib.finite.ntk import empirical_ntk
 from lib.spectra import extreme_eigenvalues
 from lib.finite.geometry import layer_geometry
 from lib.data.pairs import angle_pairs
-from lib import theory as _th
 
 __all__ = [
     "log_depths", "g_iterates", "collapse_profile", "finite_collapse", "phi_depth_profile", "fit_rate",
     "relu_kappa_vs_depth", "finite_kappa", "kernel_kappa_vs_depth", "finite_kernel_kappa", "decay_slope",
-    "activation_rates",
+    "activation_rates", "DEG", "PHI_INF", "Collapse", "compute_collapse", "plot_collapse", "check_g_plot",
+    "check_prop_a1", "check_thm_a2", "plot_phi_depth", "check_thm35", "compute_kappa_study", "plot_kappa",
+    "table_kappa_deepest", "check_thm43", "DualStudy", "compute_dual", "plot_dual", "check_dual_bound",
+    "check_normrelu", "AakDepth", "compute_aak_depth", "plot_aak_depth", "table_rates", "check_aak_rate",
+    "check_relu_uncentred", "check_phi_90", "compute_phi_profile",
 ]
 
 
@@ -240,3 +251,646 @@ def activation_rates(activation: str) -> dict:
     return dict(activation=activation, mean=mean, mu=mu, chi=chi, centred=abs(mean) < 1e-10,
                 slope_nngp=math.log(1.0 - mu) if mu < 1 else -math.inf,
                 slope_ntk=math.log(rate) if rate > 0 else -math.inf)
+
+
+# --- the chapter's figures, tables and verdicts (notebook 04) -------------------------------------------------
+
+#: degrees per radian
+DEG = 180 / math.pi
+#: the infinite-depth ReLU gradient angle arccos(1/4) ([LH] Thm 3.5)
+PHI_INF = _th.relu_gradient_angle_limit()
+
+
+@dataclass
+class Collapse:
+    """The data of [LH] App. A: iterates of g on a grid, infinite- and finite-width embedding angles.
+
+    Attributes:
+        zgrid: the grid of angles z (radians).
+        gi: :func:`g_iterates` on ``zgrid``.
+        coll: :func:`collapse_profile`.
+        fcoll: :func:`finite_collapse`.
+    """
+
+    zgrid: np.ndarray
+    gi: pd.DataFrame
+    coll: pd.DataFrame
+    fcoll: pd.DataFrame
+
+
+def compute_collapse(g_levels, collapse_angles_deg, collapse_depth: int, fw_collapse_depth: int, fw_width: int,
+                     seeds: int, device: str = "cpu") -> Collapse:
+    """Everything [LH] App. A needs: g^l on 181 angles, theta^(l) at infinite and finite width.
+
+    Args:
+        g_levels: iterates l of g.
+        collapse_angles_deg: input angles (degrees).
+        collapse_depth: deepest layer of the infinite-width curves.
+        fw_collapse_depth: deepest layer at finite width.
+        fw_width: finite width.
+        seeds: weight draws.
+        device: torch device.
+
+    Returns:
+        A :class:`Collapse`.
+    """
+    zgrid = np.linspace(0, math.pi, 181)
+    t = np.deg2rad(collapse_angles_deg)
+    return Collapse(zgrid, g_iterates(zgrid, g_levels), collapse_profile(t, collapse_depth),
+                    finite_collapse(t, fw_collapse_depth, fw_width, seeds, device=device))
+
+
+def plot_collapse(c: Collapse, g_levels, collapse_angles_deg, collapse_depth: int) -> Figure:
+    """[LH] App. A: g and its iterates (left), embedding angles against depth with the 3 pi / l rate (right).
+
+    Args:
+        c: the data of :func:`compute_collapse`.
+        g_levels: iterates l drawn.
+        collapse_angles_deg: input angles (degrees).
+        collapse_depth: deepest layer (for the rate guide).
+
+    Returns:
+        A figure with two axes.
+    """
+    gi, coll, fcoll = c.gi, c.coll, c.fcoll
+    fig, axs = figure(ncols=2)
+    ax = axs[0, 0]
+    for col, l in zip(palette(len(g_levels)), g_levels):
+        s = gi[gi.l == l]
+        ax.plot(DEG * s.z, DEG * s.g_l, color=col, label=f"$g^{{{l}}}$")
+    ax.plot([0, 180], [0, 180], "k--", lw=1, label="identity")
+    ax.set(xlabel="z (deg)", ylabel=r"$g^l(z)$ (deg)", xlim=(0, 180), ylim=(0, 180),
+           title="[LH] App. A: g and its iterates")
+    ax.legend()
+    ax = axs[0, 1]
+    ca = dict(zip(collapse_angles_deg, palette(len(collapse_angles_deg))))
+    for t0, col in ca.items():
+        s = coll[(np.isclose(coll.theta_in, math.radians(t0))) & (coll.l > 0)]
+        ax.loglog(s.l, s.theta_l, color=col, label=fr"$\theta_{{in}}={t0:g}^\circ$")
+        f = fcoll[np.isclose(fcoll.theta_in, math.radians(t0)) & (fcoll.l > 0)].groupby("l").theta_l.mean()
+        ax.loglog(f.index, f.to_numpy(), "o", ms=3, mfc="none", color=col)
+    ls = np.geomspace(10, collapse_depth, 20)
+    ax.loglog(ls, 3 * math.pi / ls, "k:", label=r"$3\pi/l$")
+    ax.set(xlabel="layer l", ylabel=r"$\theta^{(l)}$ (rad)", title="Embedding collapse")
+    ax.legend(fontsize="x-small")
+    return fig
+
+
+def _g_monotone(gi: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
+    gz = gi[(gi.l == 1) & (gi.z > 0)]
+    return gz, bool((np.diff(gz.g_l) > 0).all() and (gz.g_l < gz.z).all())
+
+
+def check_g_plot(c: Collapse) -> Check:
+    """[LH] Fig 5: the plot of g(z) = arccos(((pi - z) cos z + sin z) / pi).
+
+    Rule: "reproduced" if g on the grid (z > 0) is strictly increasing and below the identity, else
+    "not reproduced" (exact properties of g, no tolerance).
+
+    Args:
+        c: the data of :func:`compute_collapse`.
+
+    Returns:
+        The verdict.
+    """
+    gz, mono_g = _g_monotone(c.gi)
+    return Check(
+        "[LH] Fig 5", "Plot of g(z) = arccos(((pi - z) cos z + sin z) / pi).",
+        "reproduced" if mono_g else "not reproduced",
+        f"Figure 4.1 (left) draws g from lib.theory on {len(c.zgrid)} angles; g(180 deg) = "
+        f"{DEG * float(gz.g_l.iloc[-1]):.4f} deg "
+        f"(= 90 deg: antipodal inputs become orthogonal after one ReLU layer).")
+
+
+def check_prop_a1(c: Collapse, g_levels) -> Check:
+    """[LH] Prop A.1: g is increasing, g(z) <= z with equality only at 0, and g^l(z) -> 0.
+
+    Rule: "reproduced" if g is increasing and below the identity on the grid and every embedding angle at
+    the deepest sampled layer is below 1e-3 rad (theta^(l) ~ 3 pi / l: below 1e-3 from l ~ 1e4 on); else
+    "not reproduced".
+
+    Args:
+        c: the data of :func:`compute_collapse`.
+        g_levels: iterates l of g.
+
+    Returns:
+        The verdict.
+    """
+    _, mono_g = _g_monotone(c.gi)
+    last = c.coll[c.coll.l == c.coll.l.max()]
+    return Check(
+        "[LH] Prop A.1", "g is increasing, g(z) <= z with equality only at 0, and g^l(z) -> 0.",
+        "reproduced" if mono_g and last.theta_l.max() < 1e-3 else "not reproduced",
+        f"On the grid g is increasing and below the identity for z > 0: {mono_g}; the largest g^l over the grid at "
+        f"l = {max(g_levels)} is {DEG * float(c.gi[c.gi.l == max(g_levels)].g_l.max()):.3f} deg.")
+
+
+def check_thm_a2(c: Collapse, collapse_angles_deg, fw_width: int, fw_collapse_depth: int) -> Check:
+    """[LH] Thm A.2: the embedding angles theta^(l) decrease with l and tend to 0.
+
+    Rule: "reproduced" if theta^(l) is strictly decreasing on the sampled layers for every input angle and at
+    most 1e-3 rad at the deepest layer (see :func:`check_prop_a1`); else "not reproduced". The finite-width
+    rms deviation is reported, not tested.
+
+    Args:
+        c: the data of :func:`compute_collapse`.
+        collapse_angles_deg: input angles (degrees).
+        fw_width: finite width.
+        fw_collapse_depth: deepest finite-width layer.
+
+    Returns:
+        The verdict.
+    """
+    coll, fcoll = c.coll, c.fcoll
+    last = coll[coll.l == coll.l.max()]
+    lt = last.l_theta_l / (3 * math.pi)
+    fdev = fcoll.merge(coll, on=["theta_in", "l"], suffixes=("_m", "_inf"))
+    fw_err = DEG * float(np.sqrt(((fdev.theta_l_m - fdev.theta_l_inf) ** 2).mean())) if len(fdev) else math.nan
+    dec = bool(coll.groupby("theta_in").theta_l.apply(lambda v: bool((np.diff(v.to_numpy()) < 0).all())).all())
+    return Check(
+        "[LH] Thm A.2", "The embedding angles theta^(l) decrease with l and tend to 0: the embeddings collapse.",
+        "reproduced" if dec and last.theta_l.max() < 1e-3 else "not reproduced",
+        f"theta^(l) strictly decreasing on the sampled layers: {dec}. At l = {int(coll.l.max())} it is at most "
+        f"{last.theta_l.max():.2e} rad over input angles {collapse_angles_deg} deg, and l theta^(l) / (3 pi) lies in "
+        f"[{lt.min():.4f}, {lt.max():.4f}] (-> 1: collapse like 3 pi / l). Finite width {fw_width} follows within "
+        f"{fw_err:.2f} deg rms on layers 0..{fw_collapse_depth}.")
+
+
+def plot_phi_depth(prof: pd.DataFrame, phi_angles_deg, max_depth: int) -> Figure:
+    """[LH] Thm 3.5: phi against depth (left) and |phi_L - arccos(1/4)| with a log L / L guide (right).
+
+    Args:
+        prof: the frame of :func:`phi_depth_profile`.
+        phi_angles_deg: input angles (degrees), at least two.
+        max_depth: deepest depth.
+
+    Returns:
+        A figure with two axes.
+    """
+    fig, axs = figure(ncols=2)
+    pa = dict(zip(phi_angles_deg, palette(len(phi_angles_deg))))
+    for t0, c in pa.items():
+        s = prof[np.isclose(prof.theta_in, math.radians(t0))]
+        axs[0, 0].semilogx(s.depth.clip(lower=0.5), DEG * s.phi, color=c, label=fr"$\theta_{{in}}={t0:g}^\circ$")
+        s = s[s.depth > 0]
+        axs[0, 1].loglog(s.depth, DEG * np.abs(s.gap), color=c)
+    axs[0, 0].axhline(DEG * PHI_INF, color="k", ls="--", label=r"$\arccos(1/4)$")
+    axs[0, 0].set(xlabel="depth L (0 drawn at 0.5)", ylabel=r"$\phi$ (deg)",
+                  title="[LH] Thm 3.5: gradient angle vs depth")
+    axs[0, 0].legend(fontsize="x-small")
+    Ls = np.geomspace(100, max_depth, 20)
+    ref = prof[np.isclose(prof.theta_in, math.radians(phi_angles_deg[-2])) & (prof.depth >= 100)]
+    anchor = DEG * abs(ref.gap.iloc[0]) if len(ref) else 1.0
+    axs[0, 1].loglog(Ls, anchor * (np.log(Ls) / Ls) / (math.log(100) / 100), "k:", label=r"$\propto \log L / L$")
+    axs[0, 1].set(xlabel="depth L", ylabel=r"$|\phi_L - \arccos(1/4)|$ (deg)", title="Rate of approach")
+    axs[0, 1].legend()
+    return fig
+
+
+def check_thm35(prof: pd.DataFrame, phi_angles_deg) -> Check:
+    """[LH] Thm 3.5: phi -> arccos(1/4) for every non-parallel pair in the infinite-width-then-depth limit.
+
+    Rule: "reproduced" if at the deepest L every input angle has |phi - arccos(1/4)| < 1 deg (the
+    approach is slow, ~ log L / L, so 1 deg is what L ~ 1e5..1e7 can reach); "reproduced with caveat" if not
+    yet within 1 deg but every gap shrank over the last decade of depth; else "not reproduced".
+
+    Args:
+        prof: the frame of :func:`phi_depth_profile` (depths up to at least 10).
+        phi_angles_deg: input angles (degrees).
+
+    Returns:
+        The verdict.
+    """
+    at = prof.pivot_table(index="depth", columns="theta_in", values="phi")
+    Lmax = int(at.index.max())
+    L3 = int(at.index[np.argmin(np.abs(at.index - 1000))])
+    gap_max = DEG * float(np.abs(at.loc[Lmax] - PHI_INF).max())
+    gap_1e3 = DEG * float(np.abs(at.loc[L3] - PHI_INF).max())
+    L_dec = int(at.index[np.argmin(np.abs(at.index - Lmax / 10))])
+    converging = bool((np.abs(at.loc[Lmax] - PHI_INF) < np.abs(at.loc[L_dec] - PHI_INF)).all())
+    slowest = DEG * float(at.columns[np.argmax(np.abs(at.loc[Lmax] - PHI_INF).to_numpy())])
+    rates = {}
+    for t0 in phi_angles_deg:
+        s = prof[np.isclose(prof.theta_in, math.radians(t0)) & (prof.depth >= max(10, Lmax // 1000))]
+        rates[t0] = fit_rate(s.depth, s.gap, tail=0.5)[0]
+    return Check(
+        "[LH] Thm 3.5",
+        "In the infinite-width-then-depth limit phi -> arccos(1/4) ~ 75.52 deg for every non-parallel pair.",
+        "reproduced" if gap_max < 1.0 else ("reproduced with caveat" if converging else "not reproduced"),
+        f"At L = {Lmax}, phi lies within {gap_max:.3f} deg of {DEG * PHI_INF:.4f} deg for every input angle in "
+        f"{phi_angles_deg} deg (at L = {L3}: within {gap_1e3:.2f} deg). Fitted log-log slopes of the gap over the "
+        "last decades: " + ", ".join(f"{t0:g} deg: {r:.2f}" for t0, r in rates.items())
+        + f" (log L / L has local slope just above -1): slow, as the paper says; every gap shrinks over the last "
+        f"decade: {converging}. The slowest pair is theta_in = {slowest:g} deg: the approach starts only once "
+        "L theta_in is of order 1.")
+
+
+def compute_kappa_study(kappa_ns, kappa_max_depth: int, gauss_dim: int, fw_width: int, fw_depths, seeds: int,
+                        device: str = "cpu") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """[LH] Thm 4.3 data: kappa of the ReLU NTK against depth on unit-norm digits and Gaussian points.
+
+    Args:
+        kappa_ns: numbers of inputs n (nested subsets of one sample).
+        kappa_max_depth: deepest infinite-width depth (log-sampled, 6 per decade).
+        gauss_dim: dimension of the Gaussian points.
+        fw_width: finite width.
+        fw_depths: finite-width depths.
+        seeds: weight draws.
+        device: torch device.
+
+    Returns:
+        ``(kap, fkap)``: :func:`relu_kappa_vs_depth` and :func:`finite_kappa` frames with a ``data`` column.
+    """
+    depth_grid = log_depths(kappa_max_depth, 6)
+    data = {"digits": lambda n: load_digits_subset(n, seed=0, unit_norm=True),
+            "Gaussian": lambda n: gaussian_data(n, gauss_dim, seed=0, unit_norm=True)}
+    kap, fkap = [], []
+    for name, make in data.items():
+        X = make(max(kappa_ns))  # nested subsets: the first n rows for every n
+        kap.append(relu_kappa_vs_depth(X, depth_grid, ns=kappa_ns).assign(data=name))
+        fkap.append(finite_kappa(X, [fw_width], fw_depths, seeds, ns=kappa_ns, device=device).assign(data=name))
+    return pd.concat(kap, ignore_index=True), pd.concat(fkap, ignore_index=True)
+
+
+def plot_kappa(kap: pd.DataFrame, fkap: pd.DataFrame, kappa_ns, fw_width: int) -> Figure:
+    """[LH] Thm 4.3: kappa against depth per data set, infinite width (lines), finite width (circles), (n+3)/3 dashed.
+
+    Args:
+        kap, fkap: the frames of :func:`compute_kappa_study`.
+        kappa_ns: numbers of inputs n.
+        fw_width: finite width (title).
+
+    Returns:
+        A figure with two axes (digits, Gaussian).
+    """
+    fig, axs = figure(ncols=2)
+    nc = dict(zip(kappa_ns, palette(len(kappa_ns))))
+    for ax, name in zip(axs[0], ("digits", "Gaussian")):
+        for n in kappa_ns:
+            s = kap[(kap.data == name) & (kap.n == n) & (kap.depth > 0)]
+            ax.loglog(s.depth, s.kappa, color=nc[n], label=f"n={n}")
+            ax.axhline(_th.relu_condition_number_limit(n), color=nc[n], ls="--", lw=1)
+            f = fkap[(fkap.data == name) & (fkap.n == n)].groupby("depth").kappa.agg(["median", "min", "max"])
+            ax.errorbar(f.index, f["median"], yerr=[f["median"] - f["min"], f["max"] - f["median"]], fmt="o", ms=4,
+                        mfc="none", color=nc[n], capsize=2)
+        ax.set(xlabel="depth L", ylabel=r"$\kappa(K)$",
+               title=f"{name}: infinite width (lines), m={fw_width} (circles)")
+        ax.legend()
+    return fig
+
+
+def table_kappa_deepest(kap: pd.DataFrame) -> pd.DataFrame:
+    """kappa, its limit (n+3)/3, their ratio and the smallest gradient angle at the deepest depth, per (data, n)."""
+    return kap[kap.depth == kap.depth.max()].set_index(["data", "n"])
+
+
+def check_thm43(kap: pd.DataFrame, fkap: pd.DataFrame, fw_width: int, fw_depths) -> Check:
+    """[LH] Thm 4.3: for unit-norm non-parallel inputs the ReLU NTK kappa tends to (n+3)/3 with depth.
+
+    Rule: "reproduced" if at the deepest depth every kappa is within 10% of (n+3)/3, "reproduced with
+    caveat" within 50% (the approach is as slow as phi's, ~ log L / L, Thm 3.5), else "not reproduced".
+    The finite-width comparison is reported, not tested.
+
+    Args:
+        kap, fkap: the frames of :func:`compute_kappa_study`.
+        fw_width: finite width.
+        fw_depths: finite-width depths.
+
+    Returns:
+        The verdict.
+    """
+    deepest = table_kappa_deepest(kap)
+    cmp = fkap.groupby(["data", "n", "depth"]).kappa.median().rename("finite").reset_index().merge(
+        kap[["data", "n", "depth", "kappa"]], on=["data", "n", "depth"])
+    cmp["rel"] = cmp.finite / cmp.kappa - 1
+    worst = float(np.abs(deepest.ratio - 1).max())
+    return Check(
+        "[LH] Thm 4.3",
+        "For unit-norm non-parallel inputs the ReLU NTK condition number tends to (n+3)/3 with depth.",
+        "reproduced" if worst < 0.1 else ("reproduced with caveat" if worst < 0.5 else "not reproduced"),
+        f"At L = {int(kap.depth.max())} kappa / ((n+3)/3) = " + ", ".join(
+            f"{r.ratio:.3f} ({d}, n={n})" for (d, n), r in deepest.iterrows())
+        + f"; the smallest gradient angle there is {deepest.min_phi.min():.2f} deg (limit 75.52). Finite width "
+        f"{fw_width} vs infinite width at L <= {max(fw_depths)}: median relative kappa difference "
+        f"{cmp.rel.abs().median():.2f}, largest {cmp.rel.abs().max():.2f} "
+        f"(at L={int(cmp.loc[cmp.rel.abs().idxmax(), 'depth'])}).")
+
+
+@dataclass
+class DualStudy:
+    """[AAK] Lemma C.7 data: dual activations of the centred activations on a grid of correlations.
+
+    Attributes:
+        rho: the correlations.
+        centred: the centred activations of the study, in order.
+        dual: s_hat(rho) per activation (:func:`lib.theory.dual_activation`).
+        bound: (1 - mu)|rho| + mu rho^2 per activation (:func:`lib.theory.dual_activation_bound`).
+        mu: coefficient of non-linearity per activation.
+        excess: max over rho of |s_hat| - bound per activation.
+    """
+
+    rho: np.ndarray
+    centred: list
+    dual: dict
+    bound: dict
+    mu: dict
+    excess: dict
+
+
+def compute_dual(activations) -> DualStudy:
+    """Dual activations and the [AAK] Lemma C.7 bound on 201 correlations in [-0.999, 0.999].
+
+    Args:
+        activations: names; only the centred ones (:func:`activation_rates`) are kept.
+
+    Returns:
+        A :class:`DualStudy`.
+    """
+    rho = np.linspace(-0.999, 0.999, 201)
+    centred = [a for a in activations if activation_rates(a)["centred"]]
+    dual, bound, mu, excess = {}, {}, {}, {}
+    for a in centred:
+        mu[a] = activation_rates(a)["mu"]
+        dual[a] = _th.dual_activation(a, rho)
+        bound[a] = _th.dual_activation_bound(a, rho)
+        excess[a] = float((np.abs(dual[a]) - bound[a]).max())
+    return DualStudy(rho, centred, dual, bound, mu, excess)
+
+
+def plot_dual(ds: DualStudy) -> Figure:
+    """[AAK] Lemma C.7: dual activations (solid) and the bound +-((1 - mu)|rho| + mu rho^2) (dashed).
+
+    Args:
+        ds: the data of :func:`compute_dual`.
+
+    Returns:
+        A figure with one axis.
+    """
+    rho = ds.rho
+    fig, axs = figure()
+    ax = axs[0, 0]
+    for c, a in zip(palette(len(ds.centred)), ds.centred):
+        ax.plot(rho, ds.dual[a], color=c, label=fr"{a}, $\mu$={ds.mu[a]:.4f}")
+        ax.plot(rho, ds.bound[a], "--", lw=1, color=c)
+        ax.plot(rho, -ds.bound[a], "--", lw=1, color=c)
+    ax.plot(rho, rho, "k:", lw=1, label="identity (linear)")
+    ax.set(xlabel=r"input correlation $\rho$", ylabel=r"$\hat\sigma(\rho)$",
+           title="[AAK] Lemma C.7: dual activations and bound")
+    ax.legend(fontsize="x-small")
+    return fig
+
+
+def check_dual_bound(ds: DualStudy) -> Check:
+    """[AAK] Lemma C.7: |s_hat(rho)| <= (1 - mu)|rho| + mu rho^2 for a normalized activation.
+
+    Rule: "reproduced" if the largest excess |s_hat| - bound over the grid is at most 1e-10 (quadrature
+    rounding; the bound is attained at rho = 0 and 1), "not reproduced" otherwise, "not checked" without a
+    centred activation.
+
+    Args:
+        ds: the data of :func:`compute_dual`.
+
+    Returns:
+        The verdict.
+    """
+    bound_ok = ds.excess
+    return Check(
+        "[AAK] Lemma C.7", "For a normalized activation |s_hat(rho)| <= (1 - mu)|rho| + mu rho^2.",
+        ("reproduced" if max(bound_ok.values()) <= 1e-10 else "not reproduced") if bound_ok else "not checked",
+        "Largest excess |s_hat| - bound over 201 correlations in [-0.999, 0.999]: " + ", ".join(
+            f"{a} {v:.2g}" for a, v in bound_ok.items())
+        + " (rounding: the bound holds, with equality at rho = 0 and 1).")
+
+
+def check_normrelu(name: str = "normrelu") -> Check:
+    """[AAK] Sec 7: NormReLU lambda_b (max(x, b) - c_b), lambda_b ~ 1.0507, is a normalized activation.
+
+    Rule: "reproduced" if E[s] and E[s^2] - 1 under N(0, 1) are both below 1e-10 in absolute value (the
+    shift b is solved numerically to that precision), else "not reproduced".
+
+    Args:
+        name: registry name of the activation.
+
+    Returns:
+        The verdict.
+    """
+    nr = get_activation(name)
+    b_shift = float(nr.name.split("=")[1].rstrip(")"))
+    return Check(
+        "[AAK] Sec 7", "NormReLU lambda_b (max(x, b) - c_b) with lambda_b ~ 1.0507 is a normalized activation.",
+        "reproduced" if abs(nr.mean) < 1e-10 and abs(nr.second_moment - 1) < 1e-10 else "not reproduced",
+        f"With b = {b_shift:.6f} (solved for lambda_b = 1.0507): E[s] = {nr.mean:.1e}, "
+        f"E[s^2] = {nr.second_moment:.12f}, "
+        f"mu = {activation_rates(name)['mu']:.5f}: NormReLU is nearly linear, so its decorrelation is slow.")
+
+
+@dataclass
+class AakDepth:
+    """[AAK] depth study data.
+
+    Attributes:
+        kk: :func:`kernel_kappa_vs_depth` for every activation.
+        fk: :func:`finite_kernel_kappa` for every activation.
+        facts: :func:`activation_rates` per activation.
+        fits: (activation, kind) -> (fitted slope, first depth, last depth, predicted slope).
+        activations: the activations, in legend order.
+        n: number of inputs.
+    """
+
+    kk: pd.DataFrame
+    fk: pd.DataFrame
+    facts: dict
+    fits: dict
+    activations: list
+    n: int
+
+
+def compute_aak_depth(activations, n: int, max_depth: int, fw_width: int, fw_depths, seeds: int,
+                      device: str = "cpu") -> AakDepth:
+    """[AAK] Sec. 3: kappa - 1 of the normalized NNGP and NTK against depth on n unit-norm digits, with fitted rates.
+
+    Args:
+        activations: activation names.
+        n: number of digits.
+        max_depth: deepest infinite-width depth.
+        fw_width: finite width.
+        fw_depths: finite-width depths.
+        seeds: weight draws.
+        device: torch device.
+
+    Returns:
+        An :class:`AakDepth`.
+    """
+    acts = list(activations)
+    Xa = load_digits_subset(n, seed=1, unit_norm=True)
+    kk = pd.concat([kernel_kappa_vs_depth(Xa, a, max_depth) for a in acts], ignore_index=True)
+    facts = {a: activation_rates(a) for a in acts}
+    fk = pd.concat([finite_kernel_kappa(Xa, a, fw_width, fw_depths, seeds, device=device) for a in acts],
+                   ignore_index=True)
+    fits = {}
+    for kind in ("nngp", "ntk"):
+        for a in acts:
+            s = kk[kk.activation == a]
+            y = s[f"kappa_{kind}_cos"] - 1
+            pred = facts[a][f"slope_{kind}"]
+            try:
+                fits[(a, kind)] = (*decay_slope(s.depth, y), pred)
+            except ValueError:
+                fits[(a, kind)] = (math.nan, 0, 0, pred)
+    return AakDepth(kk, fk, facts, fits, acts, int(n))
+
+
+def plot_aak_depth(st: AakDepth) -> Figure:
+    """[AAK] depth: kappa - 1 of the top-layer kernel (left) and the NTK (right), with predicted slopes (dotted).
+
+    Args:
+        st: the data of :func:`compute_aak_depth`.
+
+    Returns:
+        A figure with two axes and one legend below.
+    """
+    kk, fk, facts, fits = st.kk, st.fk, st.facts, st.fits
+    fig, axs = figure(ncols=2)
+    ac = dict(zip(st.activations, palette(len(st.activations))))
+    for ax, kind in zip(axs[0], ("nngp", "ntk")):
+        for a in st.activations:
+            s = kk[kk.activation == a]
+            y = s[f"kappa_{kind}_cos"] - 1
+            ax.semilogy(s.depth, y, color=ac[a], label=a)
+            f = fk[fk.activation == a].groupby("depth")[f"kappa_{kind}_cos"].median() - 1
+            ax.semilogy(f.index, f.to_numpy(), "o", ms=4, mfc="none", color=ac[a])
+            pred = facts[a][f"slope_{kind}"]
+            if facts[a]["centred"] and np.isfinite(fits[(a, kind)][0]):
+                L0, L1 = fits[(a, kind)][1:3]
+                y0 = float(y[s.depth == L0].iloc[0])
+                xs = np.arange(L0, L1 + 1)
+                ax.semilogy(xs, y0 * np.exp(pred * (xs - L0)) * 4, ":", lw=2.5, color=ac[a])
+        ax.axhline(_th.relu_condition_number_limit(st.n) - 1, color="k", ls="--", lw=1,
+                   label="ReLU NTK limit (n+3)/3")
+        lo = kk[f"kappa_{kind}_cos"].sub(1).clip(lower=1e-15).min()
+        ax.set(xlabel="depth L", ylabel=r"$\kappa - 1$", ylim=(max(1e-15, lo / 10), None),
+               title=("top-layer kernel (NNGP)" if kind == "nngp" else "NTK") + f", n={st.n} digits")
+    handles, labels = axs[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=len(labels), fontsize="small")
+    return fig
+
+
+def table_rates(st: AakDepth) -> pd.DataFrame:
+    """Fitted against predicted per-layer slopes of log(kappa - 1), per activation and kernel ([AAK]).
+
+    Args:
+        st: the data of :func:`compute_aak_depth`.
+
+    Returns:
+        Columns activation, kernel, mu, chi, centred, fitted_slope, predicted_slope, fit_range, kappa_at_max.
+    """
+    rows = []
+    for (a, kind), (slope, L0, L1, pred) in st.fits.items():
+        s = st.kk[st.kk.activation == a]
+        rows.append(dict(activation=a, kernel=kind, mu=st.facts[a]["mu"], chi=st.facts[a]["chi"],
+                         centred=st.facts[a]["centred"], fitted_slope=slope, predicted_slope=pred,
+                         fit_range=f"{L0}-{L1}", kappa_at_max=float(s[f"kappa_{kind}_cos"].iloc[-1])))
+    return pd.DataFrame(rows)
+
+
+def check_aak_rate(rates: pd.DataFrame, kind: str) -> Check:
+    """[AAK] Thm 3.2 (``kind="nngp"``) / Thm 3.4 (``"ntk"``): kappa -> 1 exponentially, at a rate set by mu.
+
+    Rule: "reproduced" if for every centred activation the fitted slope of log(kappa - 1) is within 10%
+    of the predicted log(1 - mu) (NNGP) or log((1 - mu)/chi) (NTK) (the fit starts in the asymptotic
+    regime, the second half of the depths; the prediction is the linearization at rho = 0) and kappa < 1.1 at
+    the deepest layer; else "reproduced with caveat"; "not checked" without a centred activation. This
+    check cannot return "not reproduced" as written.
+
+    Args:
+        rates: the frame of :func:`table_rates`.
+        kind: ``"nngp"`` or ``"ntk"``.
+
+    Returns:
+        The verdict.
+    """
+    cid, what = {"nngp": ("[AAK] Thm 3.2", "top-layer kernel"), "ntk": ("[AAK] Thm 3.4", "NTK")}[kind]
+    norm = rates[rates.centred]
+    sub = norm[norm.kernel == kind]
+    r = (sub.fitted_slope / sub.predicted_slope - 1).abs()
+    return Check(
+        cid, f"For normalized activations the {what} condition number tends to 1 exponentially fast in depth, "
+        "at a rate set by mu.",
+        ("reproduced" if r.max() < 0.1 and (sub.kappa_at_max < 1.1).all() else "reproduced with caveat") if len(sub)
+        else "not checked",
+        f"Fitted per-layer slopes of log(kappa - 1) against the predicted "
+        f"log({'1 - mu' if kind == 'nngp' else '(1 - mu)/chi'}): "
+        + "; ".join(f"{x.activation}: {x.fitted_slope:.4f} vs {x.predicted_slope:.4f} (mu = {x.mu:.4f}, layers "
+                    f"{x.fit_range}, kappa = {x.kappa_at_max:.6g} at the deepest layer)" for x in sub.itertuples())
+        + f"; largest relative slope error {r.max():.3f}.")
+
+
+def check_relu_uncentred(st: AakDepth) -> Check:
+    """[AAK] Thm 3.10: uncentred activations like ReLU send layer correlations to 1, so kappa does not tend to 1.
+
+    Rule: "reproduced" if plain ReLU's largest top-layer correlation at the deepest layer exceeds that at
+    L = 1 and its NTK kappa there is above 1.5 (the ReLU limit (n+3)/3 is >= 5/3 for n >= 2, [LH] Thm 4.3);
+    "not reproduced" otherwise (also when ReLU is not in the study).
+
+    Args:
+        st: the data of :func:`compute_aak_depth`.
+
+    Returns:
+        The verdict.
+    """
+    rr = st.kk[st.kk.activation == "relu"]
+    if rr.empty:
+        return Check("[AAK] Thm 3.10", "Uncentred activations like ReLU send layer correlations to 1, so kappa does "
+                     "not tend to 1.", "not checked", "ReLU is not among the activations of this run.")
+    return Check(
+        "[AAK] Thm 3.10", "Uncentred activations like ReLU send layer correlations to 1, so kappa does not tend to 1.",
+        "reproduced" if rr.max_abs_corr_nngp.iloc[-1] > rr.max_abs_corr_nngp.iloc[1] and rr.kappa_ntk.iloc[-1] > 1.5
+        else "not reproduced",
+        f"For plain ReLU the largest top-layer correlation grows from {rr.max_abs_corr_nngp.iloc[1]:.4f} (L=1) to "
+        f"{rr.max_abs_corr_nngp.iloc[-1]:.6f} (L={int(rr.depth.iloc[-1])}), the top-layer kappa from "
+        f"{rr.kappa_nngp.iloc[1]:.4g} to {rr.kappa_nngp.iloc[-1]:.4g}, and the NTK kappa is {rr.kappa_ntk.iloc[-1]:.4f} "
+        f"(limit (n+3)/3 = {_th.relu_condition_number_limit(st.n):.4f}, [LH] Thm 4.3).")
+
+
+def check_phi_90(st: AakDepth) -> Check:
+    """[LH] Fig 2 (phi -> 90 deg): for ReLU^2, GeLU and tanh the gradient angle tends to 90 deg with depth.
+
+    Rule: "reproduced" if, at the deepest computed layer, every pair's |phi - 90 deg| (from the largest
+    |off-diagonal| of the normalized NTK) is below 1 deg for each of these activations in the study, else
+    "reproduced with caveat"; "not checked" if none is in the study. This check cannot return
+    "not reproduced" as written.
+
+    Args:
+        st: the data of :func:`compute_aak_depth`.
+
+    Returns:
+        The verdict.
+    """
+    lh2 = [a for a in st.activations if a in ("relu2", "gelu", "tanh")]
+    end = st.kk.groupby("activation").tail(1).set_index("activation")
+    dev90 = {a: math.degrees(math.asin(min(1.0, end.loc[a, "max_abs_corr_ntk"]))) for a in lh2}
+    return Check(
+        "[LH] Fig 2 (phi -> 90 deg)", "For ReLU^2, GeLU and tanh the gradient angle tends to 90 deg as the depth grows.",
+        ("reproduced" if all(v < 1.0 for v in dev90.values()) else "reproduced with caveat") if lh2 else "not checked",
+        "Largest |phi - 90 deg| over all pairs of the NTK at the deepest computed layer: " + ", ".join(
+            f"{a} {v:.2g} deg (L={int(end.loc[a, 'depth'])}, kappa of the normalized NTK "
+            f"{end.loc[a, 'kappa_ntk_cos']:.6g}, "
+            f"of the normalized top-layer kernel {end.loc[a, 'kappa_nngp_cos']:.4g})" for a, v in dev90.items())
+        + (". relu2's variance map q -> q^2 has an unstable fixed point, so rounding errors in the diagonal grow like "
+           "2^L: its recursion overflows beyond the depth shown, and its raw NTK has unequal diagonal entries"
+           if "relu2" in dev90 else "")
+        + ". Uncentred activations keep a correlated top layer (their correlation map has a fixed point rho* > 0), "
+        "but their NTK still decorrelates; plain ReLU's stays at cos phi -> 1/4.")
+
+
+def compute_phi_profile(phi_angles_deg, max_depth: int) -> pd.DataFrame:
+    """:func:`phi_depth_profile` for input angles given in degrees ([LH] Thm 3.5).
+
+    Args:
+        phi_angles_deg: input angles (degrees).
+        max_depth: deepest depth.
+
+    Returns:
+        The frame of :func:`phi_depth_profile` (theta_in in radians).
+    """
+    return phi_depth_profile(np.deg2rad(phi_angles_deg), max_depth)
