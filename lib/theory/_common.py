@@ -6,24 +6,26 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
+from lib.validation import InputError, InputTypeError
+
 __all__ = ["check_depth", "check_count", "check_angles", "check_data", "input_angles", "row_norms"]
 
 
 def check_depth(depth, name: str = "depth") -> int:
     """Return ``depth`` as an int >= 0; TypeError for non-integers, ValueError for negatives."""
     if isinstance(depth, (bool, np.bool_)) or not isinstance(depth, (int, np.integer)):
-        raise TypeError(f"{name} must be a non-negative integer (number of hidden layers), got {depth!r}")
+        raise InputTypeError(f"{name} must be a non-negative integer (number of hidden layers), got {depth!r}")
     if depth < 0:
-        raise ValueError(f"{name} must be a non-negative integer (number of hidden layers), got {depth}")
+        raise InputError(f"{name} must be a non-negative integer (number of hidden layers), got {depth}")
     return int(depth)
 
 
 def check_count(n, name: str = "n") -> int:
     """Return ``n`` as an int >= 1 (a number of inputs); TypeError for non-integers, ValueError for n <= 0."""
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"{name} must be a positive integer (number of inputs), got {n!r}")
+        raise InputTypeError(f"{name} must be a positive integer (number of inputs), got {n!r}")
     if n < 1:
-        raise ValueError(f"{name} must be a positive integer (number of inputs), got {n}")
+        raise InputError(f"{name} must be a positive integer (number of inputs), got {n}")
     return int(n)
 
 
@@ -32,11 +34,11 @@ def check_angles(theta: ArrayLike, name: str = "theta_in") -> np.ndarray:
     try:
         arr = np.asarray(theta, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a float or an array of floats (radians), got {type(theta).__name__}") from exc
+        raise InputTypeError(f"{name} must be a float or an array of floats (radians), got {type(theta).__name__}") from exc
     if arr.size and not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or inf values")
+        raise InputError(f"{name} contains NaN or inf values")
     if arr.size and (arr.min() < -1e-12 or arr.max() > math.pi + 1e-12):
-        raise ValueError(f"{name} must lie in [0, pi] radians, got values in [{arr.min():.6g}, {arr.max():.6g}] "
+        raise InputError(f"{name} must lie in [0, pi] radians, got values in [{arr.min():.6g}, {arr.max():.6g}] "
                          "(did you pass degrees?)")
     return np.clip(arr, 0.0, math.pi)
 
@@ -48,14 +50,14 @@ def check_data(X: ArrayLike, name: str = "X") -> np.ndarray:
     try:
         A = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a numeric array of shape (n, d), got {type(X).__name__}") from exc
+        raise InputTypeError(f"{name} must be a numeric array of shape (n, d), got {type(X).__name__}") from exc
     if A.ndim != 2:
-        raise ValueError(f"{name} must have shape (n, d), got shape {A.shape}")
+        raise InputError(f"{name} must have shape (n, d), got shape {A.shape}")
     if A.shape[0] == 0 or A.shape[1] == 0:
-        raise ValueError(f"{name} is empty (shape {A.shape})")
+        raise InputError(f"{name} is empty (shape {A.shape})")
     if not np.all(np.isfinite(A)):
         rows = np.flatnonzero(~np.all(np.isfinite(A), axis=1))[:5].tolist()
-        raise ValueError(f"{name} contains NaN or inf values (first bad rows: {rows})")
+        raise InputError(f"{name} contains NaN or inf values (first bad rows: {rows})")
     return A
 
 
@@ -64,7 +66,7 @@ def row_norms(X: np.ndarray, name: str = "X") -> np.ndarray:
     norms = np.linalg.norm(X, axis=1)
     if np.any(norms == 0.0):
         bad = np.flatnonzero(norms == 0.0)[:5].tolist()
-        raise ValueError(f"{name} has zero rows {bad}: the angle between a zero input and another input is "
+        raise InputError(f"{name} has zero rows {bad}: the angle between a zero input and another input is "
                          "undefined (and a bias-free ReLU network maps it to a zero gradient)")
     return norms
 

@@ -23,6 +23,7 @@ from numpy.typing import ArrayLike
 
 from lib import activations
 from lib.activations import Activation, get_activation
+from lib.validation import InputError
 
 from ._common import check_angles
 from .dual_kernel import dual_expectations
@@ -124,7 +125,7 @@ def hermite_coefficients(activation: str | Activation, n_terms: int = 64, normal
     """
     act = get_activation(activation)
     if isinstance(n_terms, bool) or not isinstance(n_terms, (int, np.integer)) or not 1 <= n_terms <= 400:
-        raise ValueError(f"n_terms must be an integer in 1..400, got {n_terms!r}")
+        raise InputError(f"n_terms must be an integer in 1..400, got {n_terms!r}")
     z, w = _rule(act, T=14.0, h=0.2)
     s = act.np_fn(z)
     if normalize:
@@ -136,7 +137,7 @@ def hermite_coefficients(activation: str | Activation, n_terms: int = 64, normal
 def _check_rho(rho: ArrayLike) -> np.ndarray:
     r = np.asarray(rho, dtype=float)
     if r.size and (not np.all(np.isfinite(r)) or np.abs(r).max() > 1.0 + 1e-12):
-        raise ValueError("rho must be finite correlations in [-1, 1]")
+        raise InputError("rho must be finite correlations in [-1, 1]")
     return np.clip(r, -1.0, 1.0)
 
 

@@ -30,6 +30,7 @@ from numpy.polynomial import chebyshev as cheb
 from scipy.fft import dct
 
 from lib.activations import Activation, get_activation
+from lib.validation import InputError
 
 from ._common import check_angles
 from .quadrature import gaussian_rule, pair_expectations
@@ -54,7 +55,7 @@ def closed_form_name(act: Activation) -> str | None:
 
 def check_method(method: str) -> str:
     if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+        raise InputError(f"method must be one of {METHODS}, got {method!r}")
     return method
 
 
@@ -182,7 +183,7 @@ def theta_table(activation: Activation, q: float = 1.0) -> ThetaTable:
 def _as_pairs(q1, q2, theta):
     q1, q2, t = (np.asarray(v, dtype=float) for v in np.broadcast_arrays(q1, q2, theta))
     if q1.size and (not np.all(np.isfinite(q1)) or not np.all(np.isfinite(q2)) or q1.min() <= 0 or q2.min() <= 0):
-        raise ValueError("variances q1, q2 must be positive and finite")
+        raise InputError("variances q1, q2 must be positive and finite")
     return q1, q2, t
 
 
@@ -241,7 +242,7 @@ def layer_map(activation: str | Activation, theta: ArrayLike, qi: ArrayLike, qj:
     q1, q2, t = _as_pairs(qi, qj, theta)
     route = _route(act, check_method(method), np.concatenate([q1.ravel(), q2.ravel()]))
     if route == "closed":
-        raise ValueError("layer_map is for the quadrature routes; relu/linear closed forms live in recursion")
+        raise InputError("layer_map is for the quadrature routes; relu/linear closed forms live in recursion")
     if route in ("homogeneous", "table"):
         k = act.homogeneous
         tab = theta_table(act, 1.0 if route == "homogeneous" else float(np.mean(q1)))

@@ -29,6 +29,7 @@ from numpy.typing import ArrayLike
 from scipy.optimize import brentq
 
 from lib.activations import Activation, get_activation
+from lib.validation import InputError, InputTypeError
 
 from ._common import check_angles, check_count, check_depth
 from .dual import coefficient_of_nonlinearity, gaussian_moments
@@ -72,14 +73,14 @@ def relu_cos_phi_asymptotic(depth: ArrayLike, theta_in: ArrayLike | None = None)
     try:
         L = np.asarray(depth, dtype=float)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"depth must be a number or an array of numbers, got {type(depth).__name__}") from exc
+        raise InputTypeError(f"depth must be a number or an array of numbers, got {type(depth).__name__}") from exc
     if L.size and (not np.all(np.isfinite(L)) or np.any(L < 1)):
-        raise ValueError(f"the asymptotic form needs finite depth >= 1, got {depth!r}")
+        raise InputError(f"the asymptotic form needs finite depth >= 1, got {depth!r}")
     out = 0.25 + 0.375 * np.log(L) / L
     if theta_in is not None:
         t = check_angles(theta_in, "theta_in")
         if t.size and t.min() <= 0.0:
-            raise ValueError("theta_in must be > 0: parallel inputs keep phi = 0, and the correction "
+            raise InputError("theta_in must be > 0: parallel inputs keep phi = 0, and the correction "
                              "3 pi / (4 theta_in L) diverges")
         out = out + 3.0 * math.pi / (4.0 * t * L)
     return out
@@ -109,7 +110,7 @@ class FixedPoint:
 def _unit_variance(act: Activation) -> None:
     m = gaussian_moments(act)
     if abs(act.c * m.second - 1.0) > 1e-9:
-        raise ValueError(f"{act.name}: c_s E[s^2] = {act.c * m.second:.6g} != 1, unit variances are not preserved")
+        raise InputError(f"{act.name}: c_s E[s^2] = {act.c * m.second:.6g} != 1, unit variances are not preserved")
 
 
 def correlation_fixed_point(activation: str | Activation) -> FixedPoint:
@@ -169,7 +170,7 @@ def aak_correlation_bound(activation: str | Activation, delta0: float, depth: in
     mu = coefficient_of_nonlinearity(activation)
     d = float(delta0)
     if not 0.0 <= d <= 1.0:
-        raise ValueError(f"delta0 must lie in [0, 1], got {delta0}")
+        raise InputError(f"delta0 must lie in [0, 1], got {delta0}")
     out = np.empty(L + 1)
     out[0] = d
     for l in range(1, L + 1):
@@ -197,9 +198,9 @@ def gershgorin_kappa_bound(n: int, delta: ArrayLike) -> np.ndarray:
     try:
         delta = np.asarray(delta, dtype=float)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"delta must be a number or an array of numbers, got {type(delta).__name__}") from exc
+        raise InputTypeError(f"delta must be a number or an array of numbers, got {type(delta).__name__}") from exc
     if delta.size and (not np.all(np.isfinite(delta)) or delta.min() < 0.0):
-        raise ValueError(f"delta must be finite and >= 0 (a bound on |off-diagonal entries|), got {delta!r}")
+        raise InputError(f"delta must be finite and >= 0 (a bound on |off-diagonal entries|), got {delta!r}")
     d = (n - 1) * delta
     with np.errstate(divide="ignore"):
         return np.where(d < 1.0, (1.0 + d) / (1.0 - d), np.inf)

@@ -26,6 +26,8 @@ from typing import Callable
 
 import numpy as np
 
+from lib.validation import InputError
+
 __all__ = ["gaussian_rule", "pair_expectations", "T_MAX"]
 
 #: integration range [-T, T] for standard normal variables (mass outside, even weighted by z^4: < 1e-15)
@@ -150,7 +152,7 @@ def pair_expectations(
     q1, q2, theta = arrs[:3]
     al, be = (arrs[3], arrs[4]) if scales is not None else (None, None)
     if q1.size and (q1.min() <= 0 or q2.min() <= 0):
-        raise ValueError("variances q1, q2 must be positive")
+        raise InputError("variances q1, q2 must be positive")
     if h is None:
         h = min(1.0, 1.0 / math.sqrt(max(1.0, float(q1.max(initial=1.0)), float(q2.max(initial=1.0)))))
     per_dim = (int(math.ceil(2 * T_MAX / h)) + 2 * len(kinks) + len(kinks) ** 2) * n_nodes

@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lib.progress import tqdm
+from lib.validation import InputError
 
 from ._common import check_angles, check_data, check_depth, input_angles, row_norms
 from ._relu_tail import Z_TAIL, fatou, fatou_inverse, relu_tail
@@ -295,7 +296,7 @@ def relu_gradient_angle_weighted(theta_in: ArrayLike, depth: int, layer_weights:
     L = check_depth(depth)
     w = np.asarray(layer_weights, dtype=float)
     if w.shape != (L + 1,) or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
-        raise ValueError(f"layer_weights must be {L + 1} finite non-negative numbers (one per weight matrix), "
+        raise InputError(f"layer_weights must be {L + 1} finite non-negative numbers (one per weight matrix), "
                          f"not all zero; got shape {w.shape}")
     ang = relu_embedding_angles(z, L)
     with np.errstate(divide="ignore"):
@@ -321,7 +322,7 @@ def arccos_kernel(order: int, theta: ArrayLike) -> np.ndarray:
         return np.sin(t) + (_PI - t) * np.cos(t)
     if order == 2:
         return 3.0 * np.sin(t) * np.cos(t) + (_PI - t) * (1.0 + 2.0 * np.cos(t) ** 2)
-    raise ValueError(f"arccos_kernel is implemented for order 0, 1, 2; got {order!r}")
+    raise InputError(f"arccos_kernel is implemented for order 0, 1, 2; got {order!r}")
 
 
 def _pair_layers(X, depth):

@@ -378,3 +378,17 @@ def test_depth_ten_million_for_fifty_angles_takes_seconds():
     assert np.allclose(np.diag(K), (10 ** 7 + 1) * np.sum(X ** 2, axis=1))
     assert np.all(np.isfinite(P)) and ang.shape == (2, 10 ** 7 + 1)
     assert abs(ang[1, -1] * 10 ** 7 / (3 * math.pi) - 1) < 1e-4  # theta^(l) ~ 3 pi / l
+
+
+@pytest.mark.parametrize("call, exc_type, message", [
+    (lambda: T.relu_gradient_angle(0.5, -1), ValueError, r"depth must be a non-negative integer .* got -1"),
+    (lambda: T.relu_gradient_angle(0.5, 2.5), TypeError, r"depth must be a non-negative integer .* got 2\.5"),
+    (lambda: T.relu_gradient_angle(90.0, 3), ValueError, r"theta_in must lie in \[0, pi\] radians, .*degrees"),
+    (lambda: T.relu_ntk(np.zeros((0, 3)), 2), ValueError, r"X is empty \(shape \(0, 3\)\)"),
+])
+def test_theory_input_errors_are_project_input_errors(call, exc_type, message):
+    from lib.validation import InputError
+
+    with pytest.raises(InputError, match=message) as exc:
+        call()
+    assert isinstance(exc.value, exc_type)
