@@ -108,3 +108,119 @@ def test_nested_subsets_equal_separate_kernels():
     assert a[a.n == 4].kappa.iloc[0] == pytest.approx(b.kappa.iloc[0], rel=1e-12)
     with pytest.raises(ValueError, match="subset sizes"):
         D.relu_kappa_vs_depth(X, [1], ns=[20])
+
+
+# --- chapter 04 checks: the paper's prediction and a counterfactual; figures ---------------------------------
+
+from matplotlib.figure import Figure  # noqa: E402
+
+import pandas as pd  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def collapse():
+    return D.compute_collapse([1, 5], [10.0, 90.0], 20000, 3, 64, 1)
+
+
+def test_check_g_plot_prediction_and_counterfactual(collapse):
+    assert D.check_g_plot(collapse).status == "reproduced"
+    ident = D.Collapse(collapse.zgrid, collapse.gi.assign(g_l=collapse.gi.z), collapse.coll, collapse.fcoll)
+    assert D.check_g_plot(ident).status == "not reproduced"  # a linear network: g(z) = z
+
+
+def test_check_prop_a1_and_thm_a2_prediction_and_counterfactual(collapse):
+    assert D.check_prop_a1(collapse, [1, 5]).status == "reproduced"
+    assert D.check_thm_a2(collapse, [10.0, 90.0], 64, 3).status == "reproduced"
+    shallow = D.compute_collapse([1, 5], [10.0, 90.0], 100, 3, 64, 1)  # theta ~ 3 pi / 100: not yet collapsed
+    assert D.check_prop_a1(shallow, [1, 5]).status == "not reproduced"
+    assert D.check_thm_a2(shallow, [10.0, 90.0], 64, 3).status == "not reproduced"
+    flat = D.Collapse(collapse.zgrid, collapse.gi, collapse.coll.assign(theta_l=0.5), collapse.fcoll)
+    assert D.check_thm_a2(flat, [10.0, 90.0], 64, 3).status == "not reproduced"  # no collapse at all
+
+
+def test_check_thm35_prediction_and_counterfactuals():
+    angles = [0.1, 10.0, 90.0]
+    assert D.check_thm35(D.compute_phi_profile(angles, 100000), angles).status == "reproduced"
+    short = D.compute_phi_profile(angles, 300)  # converging but not yet within 1 deg at 0.1 deg
+    assert D.check_thm35(short, angles).status == "reproduced with caveat"
+    p = D.compute_phi_profile(angles, 100000)
+    # phi moving towards 90 deg (the limit of tanh or GeLU, [LH] Fig 2), away from arccos(1/4): the gap grows
+    phi = math.pi / 2 - 0.1 / (1 + p.depth)
+    away = p.assign(phi=phi, gap=phi - D.PHI_INF)
+    assert D.check_thm35(away, angles).status == "not reproduced"
+
+
+def test_check_thm43_prediction_and_counterfactual():
+    kap, fkap = D.compute_kappa_study([5], 3000, 5, 64, [1], 1)
+    assert D.check_thm43(kap, fkap, 64, [1]).status == "reproduced"
+    # kappa stuck at 3 (n+3)/3 (e.g. a linear network's growing condition number): not reproduced
+    bad = kap.assign(kappa=3 * kap.limit, ratio=3.0)
+    assert D.check_thm43(bad, fkap, 64, [1]).status == "not reproduced"
+    mid = kap.assign(kappa=1.3 * kap.limit, ratio=1.3)
+    assert D.check_thm43(mid, fkap, 64, [1]).status == "reproduced with caveat"
+
+
+def test_check_dual_bound_prediction_and_counterfactual():
+    ds = D.compute_dual(["norm_tanh", "relu"])
+    assert ds.centred == ["norm_tanh"]
+    assert D.check_dual_bound(ds).status == "reproduced"
+    over = D.DualStudy(ds.rho, ds.centred, ds.dual, ds.bound, ds.mu, {"norm_tanh": 0.1})
+    assert D.check_dual_bound(over).status == "not reproduced"
+    assert D.check_dual_bound(D.compute_dual(["relu"])).status == "not checked"
+
+
+def test_check_normrelu_prediction_and_counterfactual(monkeypatch):
+    assert D.check_normrelu().status == "reproduced"
+
+    class Plain:  # plain ReLU's moments under a NormReLU-like name
+        name, mean, second_moment = "normrelu(b=0.0)", 1 / math.sqrt(2 * math.pi), 0.5
+    monkeypatch.setattr(D, "get_activation", lambda name: Plain())
+    assert D.check_normrelu().status == "not reproduced"
+
+
+def _rates(fitted, kappa_at_max=1.0001, centred=True):
+    return pd.DataFrame([dict(activation="norm_tanh", kernel=k, mu=0.3, chi=1.0, centred=centred,
+                              fitted_slope=fitted, predicted_slope=math.log(0.7), fit_range="10-20",
+                              kappa_at_max=kappa_at_max) for k in ("nngp", "ntk")])
+
+
+def test_check_aak_rate_cannot_fail():
+    """Cannot fail: a wrong rate or a kappa far from 1 gives only a caveat."""
+    for kind in ("nngp", "ntk"):
+        assert D.check_aak_rate(_rates(math.log(0.7)), kind).status == "reproduced"
+        assert D.check_aak_rate(_rates(0.0, kappa_at_max=5.0), kind).status == "reproduced with caveat"
+        assert D.check_aak_rate(_rates(math.log(0.7), centred=False), kind).status == "not checked"
+
+
+@pytest.fixture(scope="module")
+def aak():
+    return D.compute_aak_depth(["norm_tanh", "relu", "tanh"], 6, 60, 32, [1], 1)
+
+
+def test_check_relu_uncentred_prediction_and_counterfactual(aak):
+    assert D.check_relu_uncentred(aak).status == "reproduced"
+    # a normalized activation's numbers fed in as ReLU's: correlations vanish, kappa -> 1
+    kk = aak.kk[aak.kk.activation == "norm_tanh"].assign(activation="relu")
+    fake = D.AakDepth(kk, aak.fk, aak.facts, aak.fits, ["relu"], aak.n)
+    assert D.check_relu_uncentred(fake).status == "not reproduced"
+
+
+def test_check_phi_90_cannot_fail(aak):
+    """Cannot fail: a gradient angle far from 90 deg gives only a caveat."""
+    kk = pd.DataFrame(dict(activation="tanh", depth=[1, 50], max_abs_corr_ntk=[0.5, 1e-4],
+                           kappa_ntk_cos=[3.0, 1.0], kappa_nngp_cos=[3.0, 1.0]))
+    st = D.AakDepth(kk, aak.fk, aak.facts, aak.fits, ["tanh"], 6)
+    assert D.check_phi_90(st).status == "reproduced"
+    stuck = D.AakDepth(kk.assign(max_abs_corr_ntk=0.25), aak.fk, aak.facts, aak.fits, ["tanh"], 6)
+    assert D.check_phi_90(stuck).status == "reproduced with caveat"  # ReLU-like cos phi = 1/4
+    assert D.check_phi_90(D.AakDepth(kk, aak.fk, aak.facts, aak.fits, ["relu"], 6)).status == "not checked"
+
+
+def test_plots_return_figures(collapse, aak):
+    figs = ((D.plot_collapse(collapse, [1, 5], [10.0, 90.0], 20000), 2),
+            (D.plot_phi_depth(D.compute_phi_profile([1.0, 90.0], 1000), [1.0, 90.0], 1000), 2),
+            (D.plot_kappa(*D.compute_kappa_study([5], 100, 5, 32, [1], 1), [5], 32), 2),
+            (D.plot_dual(D.compute_dual(["norm_tanh"])), 1), (D.plot_aak_depth(aak), 2))
+    for fig, n_axes in figs:
+        assert isinstance(fig, Figure) and len(fig.axes) == n_axes
+    assert len(D.table_rates(aak)) == 2 * 3
