@@ -1,14 +1,61 @@
-"""Measurement and theory library of the companion to Liu & Hui, "Better NTK Conditioning" ([LH]).
+"""Measurement and theory library of the companion to Liu & Hui, "Better NTK Conditioning" ([LH]),
+with Liu, Zhu & Belkin 2020 ([LZB]) and Agarwal, Awasthi & Kale 2021 ([AAK]).
 
-The map from the papers' results to the code is completed in the chapters; the public core::
+The public core::
 
     from lib import MLP, empirical_ntk, condition_number, spectrum, min_pairwise_angle, theory
+
+Which function checks which result (each ``check_*`` returns a :class:`lib.book.results.Check`;
+the formulas behind them are on the book's formulas page, ``book/formulas.md``):
+
+========================================  ===================================================================
+Result                                    Checked by (``lib.chapters.``...)
+========================================  ===================================================================
+[LH] Thm 2.3 (norms, angles)              ``linear_baseline.check_norms_angles``
+[LH] Thm 2.3 (gradient norm; erratum)     ``linear_baseline.check_gradient_norm``
+[LH] Cor 2.4 (K = (L+1) G; kappa)         ``linear_baseline.check_kernel``, ``linear_baseline.check_conditioning``
+[LH] Lemma 3.1 (Eq. 7; gradient norm)     ``better_separation.check_width_convergence``, ``better_separation.check_gradient_norm``
+[LH] Thm 3.2 (separation at finite m)     ``better_separation.check_separation_onset``
+[LH] Cor 3.3 (small-angle law)            ``better_separation.check_small_angle_law``
+[LH] Fig 1 (crossover, large angles)      ``better_separation.check_crossover``, ``better_separation.check_large_angles``
+[LH] Fig 2 (other activations)            ``better_separation.check_other_activations``, ``infinite_depth.check_phi_90``
+[LH] App B (biases, layer scales)         ``better_separation.check_app_b``
+[LH] Fig 3 (kappa and angle vs depth)     ``conditioning.check_figure3``, ``conditioning.check_theory_prediction``
+[LH] Prop 4.1 (small angle -> large k)    ``conditioning.check_prop41``
+[LH] Thm 4.2 (first-layer NTK)            ``conditioning.check_first_layer``
+[LH] Thm F.1 (two samples)                ``conditioning.check_two_sample``
+[LH] Thm 3.5 (phi -> arccos(1/4))         ``infinite_depth.check_thm35``
+[LH] Thm 4.3 (kappa -> (n+3)/3)           ``infinite_depth.check_thm43``
+[LH] Fig 5, Prop A.1, Thm A.2 (g map)     ``infinite_depth.check_g_plot``, ``infinite_depth.check_prop_a1``, ``infinite_depth.check_thm_a2``
+[LH] Sec. 5 (worst-case GD rates)         ``optimization.check_worst_case``
+[LH] Fig 4 (depth speeds up SGD)          ``optimization.check_depth_speed``
+[LH] Table 1 (accuracy vs depth)          ``optimization.check_accuracy``
+[LZB] Thm 3.2 (kernel, Hessian)           ``non_constancy.check_linear_kernel``, ``non_constancy.check_hessian``
+[LZB] Sec. 4 (non-linear output)          ``non_constancy.check_nonlinear_kernel``, ``non_constancy.check_bottleneck``
+[LZB] Thm 5.1 (fast GD, moving kernel)    ``non_constancy.check_convergence``
+[AAK] Thm 3.2, 3.4 (rates)                ``infinite_depth.check_aak_rate``
+[AAK] Thm 3.10 (uncentred ReLU)           ``infinite_depth.check_relu_uncentred``
+[AAK] Lemma C.7 (dual bound)              ``infinite_depth.check_dual_bound``
+[AAK] Sec. 7 (normalized ReLU)            ``infinite_depth.check_normrelu``
+Our engine (speed, memory, throughput)    ``performance.check_speedup``, ``performance.check_memory``, ``performance.check_throughput``
+========================================  ===================================================================
+
+Where the measurements come from:
+
+* :mod:`lib.finite` -- finite width: the MLP of [LH] Eq. (1), its exact empirical NTK
+  (:func:`lib.finite.ntk.empirical_ntk`), matrix-free spectra at large n
+  (:mod:`lib.finite.extremes`), Hessians, training, the torch.func reference NTKs.
+* :mod:`lib.theory` -- infinite width: ReLU closed forms, the general recursion, [AAK] dual activations,
+  infinite-depth limits.
+* :mod:`lib.spectra` -- eigenvalues, condition numbers (infinite when singular), angles.
+* :mod:`lib.data` -- data sets (nothing downloaded) and input pairs at exact angles.
+* :mod:`lib.chapters` -- one module per chapter; :mod:`lib.book` -- the book machinery.
 """
 from __future__ import annotations
 
 from lib import theory
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
-from lib.spectra import condition_number, min_pairwise_angle, spectrum
+from lib.spectra import Spectrum, condition_number, min_pairwise_angle, spectrum
 
-__all__ = ["MLP", "empirical_ntk", "condition_number", "spectrum", "min_pairwise_angle", "theory"]
+__all__ = ["MLP", "empirical_ntk", "condition_number", "spectrum", "Spectrum", "min_pairwise_angle", "theory"]
