@@ -5,7 +5,9 @@ one network of width m, its exact full n x n NTK (``lib.finite.ntk.empirical_ntk
 pairwise gradient angle and the extreme eigenvalues. Each (data set, L, activation, seed) is
 one cached cell of :func:`lib.book.sweep.run_sweep`, so the paper-size sweep resumes after an
 interruption and can run on a Dask cluster. The infinite-width predictions come from
-``lib.theory`` (:func:`relu_ntk`, :func:`relu_first_layer_ntk`), cached the same way.
+``lib.theory`` (:func:`lib.theory.relu_ntk`, :func:`lib.theory.relu_first_layer_ntk`), cached the same way.
+``compute_data`` and the sweeps gather the chapter's data, ``plot_*`` draw its figures, ``check_*``
+compute its verdicts (:class:`lib.book.results.Check`), ``table_*`` build its tables.
 """
 from __future__ import annotations
 
@@ -49,6 +51,17 @@ def load_datasets(names: Sequence[str], *, n_synthetic: int, d_synthetic: int = 
     Names: ``synthetic`` (n_synthetic x d_synthetic Gaussian), ``digits`` (n_digits of 1797, None = all),
     ``mnist`` / ``fashion_mnist`` (n_idx training images from IDX files under ``idx_dir``),
     ``file`` (n_file rows of the user's ``data_file``). Real sets are subsampled with ``seed``.
+
+    Args:
+        names: data set names.
+        n_synthetic, d_synthetic: size and dimension of the synthetic set.
+        n_digits: digits used (None: all 1797).
+        n_idx: images drawn from MNIST or Fashion-MNIST.
+        n_file: rows of ``data_file`` used (None: all).
+        idx_dir: folder of the IDX files.
+        data_file, data_key: the user's array and its key inside an .npz file.
+        unit_norm: rescale every input to unit norm.
+        seed: seed of the synthetic draw and of the subsamples.
 
     Returns:
         (arrays by name, messages by name for the skipped ones, saying what is missing and where).
@@ -126,9 +139,16 @@ def ntk_cell(params: dict, X: np.ndarray) -> dict:
     ``device``, ``first_layer`` (also the NTK with only W^(1) trainable, [LH] Thm 4.2),
     ``batch_size`` (None, or also the authors' batch-averaged kappa and angle), ``batch_seed``.
 
-    Returns min pairwise gradient angle (rad), kappa (``inf`` if singular), lambda_min,
+    The measurements: min pairwise gradient angle (rad), kappa (``inf`` if singular), lambda_min,
     lambda_max, the largest and smallest diagonal entry (||grad f(x)||^2), and the optional
     first-layer (``*_first``) and batch (``*_batch``) fields.
+
+    Args:
+        params: the cell's parameters (above).
+        X: the data set's inputs, shape (n, d).
+
+    Returns:
+        The cell's measurements (a flat dict of numbers).
     """
     net = MLP(X.shape[1], int(params["width"]), int(params["depth"]), activation=params["activation"],
               seed=int(params["seed"]), device=params.get("device", "cpu"))
@@ -153,6 +173,14 @@ def theory_cell(params: dict, X: np.ndarray) -> dict:
     ReLU: the NTK Theta^(L) (:func:`lib.theory.relu_ntk`); its min gradient angle and spectrum.
     Linear: (L+1) G ([LH] Cor 2.4), whose kappa is kappa_0 and whose angles are the input angles.
     First layer only: K_L = G o P_L (:func:`lib.theory.relu_first_layer_ntk`).
+
+    Args:
+        params: ``{"depth": L}``.
+        X: the data set's inputs, shape (n, d).
+
+    Returns:
+        ``min_angle_relu``/``_linear`` and the spectrum fields (``kappa``, ``lambda_min``, ``lambda_max``,
+        ``singular``) with suffixes ``_relu``, ``_linear``, ``_first``.
     """
     L = int(params["depth"])
     K = relu_ntk(X, L)
@@ -166,7 +194,19 @@ def theory_cell(params: dict, X: np.ndarray) -> dict:
 def conditioning_cells(datasets: Iterable[str], depths: Iterable[int], width: int, seeds: int, *,
                        activations: Sequence[str] = ACTIVATIONS, device: str = "cpu", first_layer: bool = True,
                        batch_size: int | None = None) -> list[dict]:
-    """The grid of [LH] Sec. 4.1: data set x depth x activation x seed (first-layer kernels for ReLU only)."""
+    """The grid of [LH] Sec. 4.1: data set x depth x activation x seed (first-layer kernels for ReLU only).    Args:
+        datasets: data set names.
+        depths: depths L.
+        width: hidden width m.
+        seeds: weight draws per (data set, depth, activation).
+        activations: drawn from ``("relu", "linear")``.
+        device: torch device.
+        first_layer: also the first-layer kernel ([LH] Thm 4.2) for ReLU cells.
+        batch_size: None, or also the authors' batch-averaged kappa and angle.
+
+    Returns:
+        One parameter dict per cell, for :func:`run_conditioning`.
+    """
     bad = [a for a in activations if a not in ACTIVATIONS]
     if bad:
         raise ValueError(f"activations must be drawn from {ACTIVATIONS}, got {bad}")
@@ -185,13 +225,30 @@ def conditioning_cells(datasets: Iterable[str], depths: Iterable[int], width: in
 
 def run_conditioning(data: dict, cells: list[dict], scheduler=None, progress: bool = True,
                      **kw) -> SweepResult:
-    """Run (or resume) the Figure 3 sweep: cached under ``<cache>/sweeps/conditioning``."""
+    """Run (or resume) the Figure 3 sweep: cached under ``<cache>/sweeps/conditioning``.    Args:
+        data: arrays by name.
+        cells: the cells of :func:`conditioning_cells`.
+        scheduler: None (run here), ``"local"`` or a Dask scheduler address.
+        progress: show a progress bar.
+        **kw: passed to :func:`lib.book.sweep.run_sweep` (e.g. ``threads``).
+
+    Returns:
+        The sweep, one row of :func:`ntk_cell` per cell in ``.frame``.
+    """
     return run_sweep("conditioning", ntk_cell, cells, data=data, version=CELL_VERSION, scheduler=scheduler,
                      progress=progress, desc="NTK cells", **kw)
 
 
 def run_theory(data: dict, depths: Iterable[int], progress: bool = True, **kw) -> SweepResult:
-    """Infinite-width predictions per (data set, depth), cached under ``<cache>/sweeps/conditioning-theory``."""
+    """Infinite-width predictions per (data set, depth), cached under ``<cache>/sweeps/conditioning-theory``.    Args:
+        data: arrays by name.
+        depths: depths L.
+        progress: show a progress bar.
+        **kw: passed to :func:`lib.book.sweep.run_sweep`.
+
+    Returns:
+        The sweep, one row of :func:`theory_cell` per (data set, depth) in ``.frame``.
+    """
     cells = [dict(dataset=ds, depth=int(L)) for ds in data for L in depths]
     return run_sweep("conditioning-theory", theory_cell, cells, data=data, version=CELL_VERSION,
                      progress=progress, desc="theory cells", **kw)
@@ -208,6 +265,12 @@ def summarize(frame: pd.DataFrame) -> pd.DataFrame:
     Columns: ``angle_mean/min/max`` (deg), ``kappa_mean`` (inf if any seed is singular),
     ``kappa_min/max``, ``n_inf`` (singular seeds), ``lambda_min_mean``, ``lambda_max_mean``,
     and ``kappa_first_mean``, ``kappa_batch_mean``, ``angle_batch_mean`` when present.
+
+    Args:
+        frame: the per-cell frame of :func:`run_conditioning`.
+
+    Returns:
+        One row per (dataset, activation, depth).
     """
     df = frame.copy()
     df["angle_deg"] = np.degrees(df["min_angle"])
@@ -233,6 +296,12 @@ def prop41_bound(frame: pd.DataFrame) -> pd.DataFrame:
     ``phi2`` = phi_min^2, ``lmin_rel`` = lambda_min / max_i K_ii, ``bound_rel`` = 1 - cos phi_min,
     ``tightness`` = lmin_rel / bound_rel, and ``kappa_lower`` = 1/(1 - cos phi_min) (since
     lambda_max >= max_i K_ii, kappa >= 1/(1 - cos phi_min) >= 2/phi_min^2).
+
+    Args:
+        frame: the per-cell frame of :func:`run_conditioning`.
+
+    Returns:
+        A copy of ``frame`` with the columns above.
     """
     df = frame.copy()
     df["phi2"] = df["min_angle"] ** 2
@@ -244,7 +313,15 @@ def prop41_bound(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def monotone_violations(values: Sequence[float], rtol: float = 1e-9) -> list[int]:
-    """Indices i with values[i+1] > values[i] (1 + rtol): where a sequence fails to be non-increasing."""
+    """Indices i with values[i+1] > values[i] (1 + rtol): where a sequence fails to be non-increasing.
+
+    Args:
+        values: the sequence (e.g. kappa against depth).
+        rtol: relative increase tolerated (rounding).
+
+    Returns:
+        The indices i where the sequence rises from i to i + 1 (none after an infinite value).
+    """
     v = np.asarray(values, dtype=float)
     return [i for i in range(len(v) - 1) if v[i + 1] > v[i] * (1 + rtol) and not (np.isinf(v[i]))]
 
@@ -263,6 +340,16 @@ def two_sample_table(theta_in: Sequence[float], depths: Sequence[int], width: in
     depth (one network serves every angle: its NTK on x_0 and all x_theta, 2 x 2 blocks taken out).
     One row per (theta_in, depth): ``phi``, ``kappa_theory``, ``kappa0``, and over seeds ``kappa_mean``,
     ``kappa_sd``, ``kappa_median``, ``kappa_q10``, ``kappa_q90``.
+
+    Args:
+        theta_in: input angles in (0, pi] radians.
+        depths: depths L.
+        width: width of the finite networks.
+        seeds: weight draws per depth.
+        device: torch device.
+
+    Returns:
+        The frame described above, sorted by (theta_in, depth).
     """
     th = np.asarray(theta_in, dtype=float)
     if th.ndim != 1 or th.size == 0 or not np.all((th > 0) & (th <= math.pi)):
