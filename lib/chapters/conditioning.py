@@ -194,7 +194,9 @@ def theory_cell(params: dict, X: np.ndarray) -> dict:
 def conditioning_cells(datasets: Iterable[str], depths: Iterable[int], width: int, seeds: int, *,
                        activations: Sequence[str] = ACTIVATIONS, device: str = "cpu", first_layer: bool = True,
                        batch_size: int | None = None) -> list[dict]:
-    """The grid of [LH] Sec. 4.1: data set x depth x activation x seed (first-layer kernels for ReLU only).    Args:
+    """The grid of [LH] Sec. 4.1: data set x depth x activation x seed (first-layer kernels for ReLU only).
+
+    Args:
         datasets: data set names.
         depths: depths L.
         width: hidden width m.
@@ -225,7 +227,9 @@ def conditioning_cells(datasets: Iterable[str], depths: Iterable[int], width: in
 
 def run_conditioning(data: dict, cells: list[dict], scheduler=None, progress: bool = True,
                      **kw) -> SweepResult:
-    """Run (or resume) the Figure 3 sweep: cached under ``<cache>/sweeps/conditioning``.    Args:
+    """Run (or resume) the Figure 3 sweep: cached under ``<cache>/sweeps/conditioning``.
+
+    Args:
         data: arrays by name.
         cells: the cells of :func:`conditioning_cells`.
         scheduler: None (run here), ``"local"`` or a Dask scheduler address.
@@ -240,7 +244,9 @@ def run_conditioning(data: dict, cells: list[dict], scheduler=None, progress: bo
 
 
 def run_theory(data: dict, depths: Iterable[int], progress: bool = True, **kw) -> SweepResult:
-    """Infinite-width predictions per (data set, depth), cached under ``<cache>/sweeps/conditioning-theory``.    Args:
+    """Infinite-width predictions per (data set, depth), cached under ``<cache>/sweeps/conditioning-theory``.
+
+    Args:
         data: arrays by name.
         depths: depths L.
         progress: show a progress bar.
