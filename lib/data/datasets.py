@@ -261,7 +261,7 @@ def find_idx_dir(idx_dir: str | Path | None, name: str, split: str = "train") ->
 
     Raises:
         DataMissingError: no directory with both files; the message lists the files needed and
-        the places searched.
+            the places searched.
     """
     if name not in IDX_DATASETS:
         raise InputError(f"unknown IDX data set {name!r}; known: {sorted(IDX_DATASETS)}")

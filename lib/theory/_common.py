@@ -77,7 +77,7 @@ def input_angles(X: ArrayLike, near: float = 0.1) -> np.ndarray:
     ``arccos`` of the cosine loses half the digits near 0 and pi (error ~ sqrt(eps) = 1e-8 rad),
     which matters here because the ReLU gradient angle grows like sqrt(L theta_in / pi)
     ([LH] Cor. 3.3). Pairs within ``near`` radians of parallel or anti-parallel are therefore
-    recomputed with Kahan's formula theta = 2 atan2(|x|z| - z|x||, |x|z| + z|x||), accurate to a
+    recomputed with Kahan's formula ``theta = 2 atan2(|x|z| - z|x||, |x|z| + z|x||)``, accurate to a
     few ulps (exactly 0 for x and 2x).
     """
     A = check_data(X)

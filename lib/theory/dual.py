@@ -3,7 +3,7 @@
 For z ~ N(0, 1) and the orthonormal (probabilists') Hermite polynomials h_i = He_i / sqrt(i!),
 an activation s in L2(N(0,1)) is s = sum_i a_i h_i with a_i = E[s(z) h_i(z)]. Its normalized
 version s_hat = (s - E s) / sd(s) ([AAK] Eq. 2) has a_0 = 0 and sum a_i^2 = 1, and for unit
-variances and correlation rho,
+variances and correlation rho::
 
     E[s_hat(u) s_hat(v)] = sum_i a_i^2 rho^i =: s_hat(rho)              (the dual activation),
     mu = 1 - a_1^2 = 1 - (E[z s_hat(z)])^2                              ([AAK] Def. 3.1),
@@ -157,8 +157,8 @@ def hermite_dual_activation(activation: str | Activation, rho: ArrayLike,
                             n_terms: int = 64) -> tuple[np.ndarray, np.ndarray]:
     """Truncated series sum_{i < n_terms} a_i^2 rho^i of the dual activation and its error bound.
 
-    Returns ``(value, bound)`` with |s_hat(rho) - value| <= bound = (1 - sum_{i<n} a_i^2) |rho|^n_terms.
-    Converges geometrically for |rho| < 1 but only algebraically at |rho| = 1 for kinked activations.
+    Returns ``(value, bound)`` with ``|s_hat(rho) - value| <= bound = (1 - sum_{i<n} a_i^2) |rho|^n_terms``.
+    Converges geometrically for ``|rho| < 1`` but only algebraically at ``|rho| = 1`` for kinked activations.
     """
     r = _check_rho(rho)
     a2 = hermite_coefficients(activation, n_terms) ** 2
@@ -167,7 +167,7 @@ def hermite_dual_activation(activation: str | Activation, rho: ArrayLike,
 
 
 def dual_activation_bound(activation: str | Activation, rho: ArrayLike) -> np.ndarray:
-    """[AAK]'s envelope (1 - mu)|rho| + mu rho^2 of |s_hat(rho)| ([AAK] Lemma C.5)."""
+    """[AAK]'s envelope (1 - mu)|rho| + mu rho^2 of ``|s_hat(rho)|`` ([AAK] Lemma C.5)."""
     r = _check_rho(rho)
     mu = coefficient_of_nonlinearity(activation)
     return (1.0 - mu) * np.abs(r) + mu * r * r

@@ -170,7 +170,7 @@ _TABLES: dict[Activation, list[ThetaTable]] = {}
 
 
 def theta_table(activation: Activation, q: float = 1.0) -> ThetaTable:
-    """Cached :class:`ThetaTable` of ``activation`` at variance q (reused for |q' - q| <= 1e-13 q)."""
+    """Cached :class:`ThetaTable` of ``activation`` at variance q (reused for ``|q' - q| <= 1e-13 q``)."""
     tables = _TABLES.setdefault(activation, [])
     for t in tables:
         if abs(t.q - q) <= _Q_REL_TOL * q:
@@ -235,7 +235,7 @@ def layer_map(activation: str | Activation, theta: ArrayLike, qi: ArrayLike, qj:
     """One layer of the recursion on pairs: E[s s], E[s' s'] and the next angle theta'.
 
     Returns ``(ess, edd, theta_next)`` with theta' = angle of (s(u), s(v)) computed from
-    E[(s(u)/|s(u)| - s(v)/|s(v)|)^2] (no ``arccos`` near 0). ``qi``, ``qj``: variances of u, v.
+    ``E[(s(u)/|s(u)| - s(v)/|s(v)|)^2]`` (no ``arccos`` near 0). ``qi``, ``qj``: variances of u, v.
     """
     act = get_activation(activation)
     check_angles(theta, "theta")  # validation only: values within 1e-12 of [0, pi] pass unchanged
@@ -274,7 +274,7 @@ def dual_expectations(activation: str | Activation, theta: ArrayLike, q1: ArrayL
     """(E[s(u) s(v)], E[s'(u) s'(v)]) for (u, v) ~ N(0, [[q1, r], [r, q2]]), r = sqrt(q1 q2) cos theta.
 
     The layer map of the infinite-width recursion (book/formulas.md): Sigma^(l) = c_s E[s(u)s(v)],
-    Sigma_dot^(l) = c_s E[s'(u)s'(v)]. ``method``: see :data:`METHODS`. No c_s factor is applied.
+    Sigma_dot^(l) = c_s E[s'(u)s'(v)]. ``method``: see :data:`lib.theory.dual_kernel.METHODS`. No c_s factor is applied.
     """
     act = get_activation(activation)
     method = check_method(method)

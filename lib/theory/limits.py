@@ -161,10 +161,10 @@ def ntk_offdiagonal_rate(activation: str | Activation) -> float:
 
 
 def aak_correlation_bound(activation: str | Activation, delta0: float, depth: int) -> np.ndarray:
-    """Upper bounds on max |rho^(l)|, l = 0..L, for a normalized activation and unit inputs ([AAK] Lemma C.7).
+    """Upper bounds on ``max |rho^(l)|``, l = 0..L, for a normalized activation and unit inputs ([AAK] Lemma C.7).
 
-    Iterates delta -> (1 - mu) delta + mu delta^2 from delta0 = max_{i != j} |<x_i, x_j>| < 1, using
-    |s_hat(rho)| <= (1 - mu)|rho| + mu rho^2 and monotonicity of the envelope.
+    Iterates delta -> (1 - mu) delta + mu delta^2 from ``delta0 = max_{i != j} |<x_i, x_j>| < 1``, using
+    ``|s_hat(rho)| <= (1 - mu)|rho| + mu rho^2`` and monotonicity of the envelope.
     """
     L = check_depth(depth)
     mu = coefficient_of_nonlinearity(activation)
@@ -180,7 +180,7 @@ def aak_correlation_bound(activation: str | Activation, delta0: float, depth: in
 
 
 def gershgorin_kappa_bound(n: int, delta: ArrayLike) -> np.ndarray:
-    """kappa <= (1 + (n-1) delta) / (1 - (n-1) delta) for a unit-diagonal kernel with |off-diagonals| <= delta.
+    """kappa <= (1 + (n-1) delta) / (1 - (n-1) delta) for a unit-diagonal kernel with ``|off-diagonals| <= delta``.
 
     ``inf`` where (n - 1) delta >= 1 ([AAK] Cor. 3.3 via Gershgorin's theorem).
 

@@ -30,7 +30,7 @@ from lib.validation import InputError
 
 __all__ = ["gaussian_rule", "pair_expectations", "T_MAX"]
 
-#: integration range [-T, T] for standard normal variables (mass outside, even weighted by z^4: < 1e-15)
+#: Integration range [-T, T] for standard normal variables (mass outside, even weighted by z^4, below 1e-15).
 T_MAX = 9.0
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 

@@ -132,7 +132,7 @@ def _run(X, depth, activation, method, keep_all: bool = False):
 def nngp(X: ArrayLike, depth: int, activation: str | Activation = "relu", method: str = "auto") -> np.ndarray:
     """Sigma^(L): the infinite-width kernel <a^(L)(x), a^(L)(z)> of the top hidden layer ([LH] Sec. 3).
 
-    For ReLU this is |x| |z| cos theta^(L) ([LH] Cor. 4.2); ``depth=0`` gives X X^T.
+    For ReLU this is ``|x| |z| cos theta^(L)`` ([LH] Cor. 4.2); ``depth=0`` gives X X^T.
     ``method``: ``"auto"`` (closed forms for relu/linear), ``"quadrature"`` (never closed forms),
     ``"direct"`` (per-pair quadrature, no tables).
     """

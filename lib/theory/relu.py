@@ -345,9 +345,13 @@ def _symmetric(n: int, iu, vals: np.ndarray, diag: np.ndarray) -> np.ndarray:
 def relu_ntk(X: ArrayLike, depth: int) -> np.ndarray:
     """Infinite-width NTK Theta^(L) of the bias-free ReLU MLP of [LH] Eq. (1) (c = 2, output layer included).
 
-    Theta(x, z) = |x| |z| sum_{l=0..L} cos theta^(l) prod_{l'=l..L-1} (1 - theta^(l')/pi)
-                = (L+1) |x| |z| cos phi(x, z)         ([LH] Lemma 3.1; arc-cosine kernels),
-    so the diagonal is (L+1) |x|^2 (not (L+1)^2 |x|^2 as [LH] Thm 2.3 states; see the errata in book/formulas.md). Inputs may have
+    ::
+
+        Theta(x, z) = |x| |z| sum_{l=0..L} cos theta^(l) prod_{l'=l..L-1} (1 - theta^(l')/pi)
+                    = (L+1) |x| |z| cos phi(x, z)         ([LH] Lemma 3.1; arc-cosine kernels)
+
+    so the diagonal is ``(L+1) |x|^2`` (not ``(L+1)^2 |x|^2`` as [LH] Thm 2.3 states; see the errata in
+    book/formulas.md). Inputs may have
     any non-zero norms; parallel inputs give theta = 0 exactly (rank-deficient kernel); zero rows
     raise ValueError. ``depth=0`` returns the Gram matrix X X^T. Above depth 1e5 the deep layers
     are summed in closed form as in :func:`relu_gradient_angle` (relative error < 1e-12 in T).
