@@ -1,7 +1,9 @@
-"""Measurements for chapter 04: infinite depth ([LH] App. A, Thm 3.5, Thm 4.3; [AAK] Sec. 3).
+"""Chapter 04, infinite depth ([LH] App. A, Thm 3.5, Thm 4.3; [AAK] Sec. 3): measurements, figures and verdicts.
 
-All infinite-width values come from :mod:`lib.theory`; this module only samples them on the
-grids the chapter plots, fits rates, and runs the finite-width comparisons.
+All infinite-width values come from :mod:`lib.theory`; this module samples them on the grids the
+chapter plots, fits rates, and runs the finite-width comparisons. ``compute_*`` gather the chapter's
+data, ``plot_*`` draw its figures, ``check_*`` compute its verdicts (:class:`lib.book.results.Check`),
+``table_*`` build its tables.
 """
 from __future__ import annotations
 
@@ -38,7 +40,15 @@ __all__ = [
 
 
 def log_depths(max_depth: int, per_decade: int = 8) -> np.ndarray:
-    """Integer depths 0, 1, 2, ... up to ``max_depth``, roughly log-spaced (``per_decade`` per factor 10)."""
+    """Integer depths 0, 1, 2, ... up to ``max_depth``, roughly log-spaced (``per_decade`` per factor 10).
+
+    Args:
+        max_depth: the deepest depth (a positive integer).
+        per_decade: depths per factor 10.
+
+    Returns:
+        Sorted unique integer depths from 0 to ``max_depth``.
+    """
     if isinstance(max_depth, bool) or not isinstance(max_depth, (int, np.integer)) or max_depth < 1:
         raise ValueError(f"max_depth must be a positive integer, got {max_depth!r}")
     n = int(per_decade * math.log10(max_depth)) + 2
@@ -49,6 +59,13 @@ def g_iterates(z, ls) -> pd.DataFrame:
     """g^l(z) for l in ``ls`` on the grid ``z`` ([LH] App. A), from :func:`lib.theory.relu_embedding_angles`.
 
     Columns l, z, g_l (radians).
+
+    Args:
+        z: angles (radians).
+        ls: iterates l (positive integers).
+
+    Returns:
+        The frame above, one row per (l, z).
     """
     z = np.asarray(z, dtype=float)
     E = _th.relu_embedding_angles(z, int(max(ls)))
@@ -60,6 +77,13 @@ def collapse_profile(theta_ins, max_depth: int) -> pd.DataFrame:
 
     Columns theta_in, l, theta_l, l_theta_l (= l theta^(l); the small-angle map g(z) = z - z^2/(3 pi)
     + O(z^3) makes it tend to 3 pi).
+
+    Args:
+        theta_ins: input angles (radians).
+        max_depth: deepest layer.
+
+    Returns:
+        The frame above, one row per (theta_in, sampled l).
     """
     t = np.asarray(theta_ins, dtype=float)
     E = _th.relu_embedding_angles(t, max_depth)
@@ -72,6 +96,17 @@ def finite_collapse(theta_ins, depth: int, width: int, seeds: int, d: int = 16, 
     """Finite-width embedding angles theta^(l), l = 0..depth, on pairs at the given angles ([LH] App. A).
 
     Columns theta_in, l, seed, theta_l (from :func:`lib.finite.geometry.layer_geometry`).
+
+    Args:
+        theta_ins: input angles (radians).
+        depth: deepest layer.
+        width: hidden width.
+        seeds: weight draws (and pair draws).
+        d: input dimension.
+        device: torch device.
+
+    Returns:
+        The frame above, one row per (seed, l, theta_in).
     """
     t = np.asarray(theta_ins, dtype=float)
     rows = []
@@ -89,6 +124,14 @@ def phi_depth_profile(theta_ins, max_depth: int, per_decade: int = 12) -> pd.Dat
 
     Columns theta_in, depth, phi, gap (= phi - phi_inf with phi_inf = arccos(1/4)), from
     :func:`lib.theory.relu_gradient_angle_profile`.
+
+    Args:
+        theta_ins: input angles (radians).
+        max_depth: deepest depth.
+        per_decade: sampled depths per factor 10.
+
+    Returns:
+        The frame above, one row per (theta_in, sampled depth).
     """
     t = np.asarray(theta_ins, dtype=float)
     P = _th.relu_gradient_angle_profile(t, max_depth)
@@ -99,7 +142,16 @@ def phi_depth_profile(theta_ins, max_depth: int, per_decade: int = 12) -> pd.Dat
 
 
 def fit_rate(x, y, tail: float = 0.5) -> tuple[float, float]:
-    """Least-squares slope and intercept of log|y| against log x over the last ``tail`` fraction of the points."""
+    """Least-squares slope and intercept of log|y| against log x over the last ``tail`` fraction of the points.
+
+    Args:
+        x: abscissae (positive points are used).
+        y: values (their absolute values, positive and finite ones, are used).
+        tail: fraction of the points, from the end, that enters the fit (at least 3).
+
+    Returns:
+        ``(slope, intercept)`` of the log-log line.
+    """
     x, y = np.asarray(x, float), np.abs(np.asarray(y, float))
     ok = (x > 0) & (y > 0) & np.isfinite(y)
     x, y = x[ok], y[ok]
@@ -133,6 +185,14 @@ def relu_kappa_vs_depth(X, depths, ns=None) -> pd.DataFrame:
     ``ns``: subset sizes; the kernel of the first n rows is the leading n x n block, so one kernel per
     depth serves every n (default: all rows). Columns depth, n, kappa, limit (= (n+3)/3), ratio
     (kappa / limit), min_phi (deg), max_cos.
+
+    Args:
+        X: unit-norm inputs, shape (n, d).
+        depths: depths L.
+        ns: subset sizes (default: all rows).
+
+    Returns:
+        The frame above, one row per (depth, n).
     """
     X = np.asarray(X, dtype=float)
     ns = _nested(X.shape[0], ns)
@@ -147,6 +207,18 @@ def finite_kappa(X, widths, depths, seeds: int, activation: str = "relu", ns=Non
     """kappa of the finite-width empirical NTK (:func:`lib.finite.ntk.empirical_ntk`) on the first n rows of X, n in ``ns``.
 
     Columns activation, width, depth, seed, n, kappa.
+
+    Args:
+        X: inputs, shape (n, d).
+        widths: widths m.
+        depths: depths L.
+        seeds: weight draws.
+        activation: activation name.
+        ns: subset sizes (default: all rows).
+        device: torch device.
+
+    Returns:
+        The frame above, one row per (width, depth, seed, n).
     """
     X = np.asarray(X, dtype=float)
     ns = _nested(X.shape[0], ns)
@@ -166,6 +238,14 @@ def kernel_kappa_vs_depth(X, activation: str, max_depth: int) -> pd.DataFrame:
     normalized kernels), kappa_nngp_cos, kappa_ntk_cos (condition numbers of the normalized kernels). If the recursion overflows (an unstable variance map such as relu2's
     q -> q^2 amplifies rounding errors doubly exponentially), the depth is halved until it does not,
     and the frame stops there.
+
+    Args:
+        X: unit-norm inputs, shape (n, d).
+        activation: activation name.
+        max_depth: deepest depth asked for.
+
+    Returns:
+        The frame above, one row per depth.
     """
     depth = int(max_depth)
     while True:  # an unstable variance map (e.g. relu2: q -> q^2) overflows at some depth: keep what is finite
@@ -200,6 +280,17 @@ def finite_kernel_kappa(X, activation: str, width: int, depths, seeds: int, devi
 
     Columns activation, depth, seed, overflow, kappa_nngp, kappa_ntk, kappa_nngp_cos, kappa_ntk_cos (nan if the
     net overflows float64).
+
+    Args:
+        X: inputs, shape (n, d).
+        activation: activation name.
+        width: hidden width.
+        depths: depths L.
+        seeds: weight draws.
+        device: torch device.
+
+    Returns:
+        The frame above, one row per (depth, seed).
     """
     rows = []
     for L, s in tqdm(list(itertools.product(depths, range(seeds))), desc=f"{activation} finite", leave=False):
@@ -219,8 +310,14 @@ def finite_kernel_kappa(X, activation: str, width: int, depths, seeds: int, devi
 def decay_slope(depths, values, floor: float = 1e-12) -> tuple[float, int, int]:
     """Per-layer slope of log(values) against depth, fitted where floor < values (kappa - 1 above rounding).
 
-    Returns (slope, first depth, last depth) of the fitted range: the asymptotic rate of the
-    exponential approach, to compare with log(1 - mu) ([AAK]).
+    Args:
+        depths: depths.
+        values: kappa - 1 (or any positive decaying sequence).
+        floor: values at or below it (rounding) are left out.
+
+    Returns:
+        (slope, first depth, last depth) of the fitted range: the asymptotic rate of the
+        exponential approach, to compare with log(1 - mu) ([AAK]).
     """
     d, v = np.asarray(depths, float), np.asarray(values, float)
     ok = np.isfinite(v) & (v > floor)
@@ -243,6 +340,12 @@ def activation_rates(activation: str) -> dict:
     per-layer slopes of log(kappa - 1): ``slope_nngp`` = log(1 - mu) (top-layer kernel: the dual activation
     has slope a_1^2 = 1 - mu at correlation 0) and ``slope_ntk`` = log of
     :func:`lib.theory.ntk_offdiagonal_rate` (= (1 - mu)/chi for centred activations).
+
+    Args:
+        activation: activation name of the registry (:mod:`lib.activations`).
+
+    Returns:
+        The dict above.
     """
     mean = _th.gaussian_moments(activation).mean
     mu = _th.coefficient_of_nonlinearity(activation)
