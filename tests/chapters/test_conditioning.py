@@ -33,7 +33,7 @@ def _summary(relu_angle, lin_angle, relu_kappa, lin_kappa):
     return pd.DataFrame(rows)
 
 
-THEORY = pd.DataFrame(dict(dataset="s", depth=[0, 1, 2, 3], kappa_relu=[math.inf, 50.0, 20.0, 10.0]))
+INF_WIDTH = pd.DataFrame(dict(dataset="s", depth=[0, 1, 2, 3], kappa_relu=[math.inf, 50.0, 20.0, 10.0]))
 DATA = {"s": np.zeros((20, 5))}
 
 
@@ -51,13 +51,13 @@ def test_full_and_first_layer_ntk_equals_two_empirical_ntks():
 def test_check_figure3_prediction_and_counterfactuals():
     inf = math.inf
     good = _summary([10, 20, 30, 40], [10, 10, 10, 10], [inf, 50, 20, 10], [inf, inf, inf, inf])
-    assert C.check_figure3(good, THEORY, DATA, [0, 1, 2, 3], 64, 2).status == "reproduced"
+    assert C.check_figure3(good, INF_WIDTH, DATA, [0, 1, 2, 3], 64, 2).status == "reproduced"
     rising = _summary([10, 20, 30, 40], [10, 10, 10, 10], [inf, 50, 20, 25], [inf, inf, inf, inf])
-    c = C.check_figure3(rising, THEORY, DATA, [0, 1, 2, 3], 64, 2)
+    c = C.check_figure3(rising, INF_WIDTH, DATA, [0, 1, 2, 3], 64, 2)
     assert c.status == "reproduced with caveat" and "rises at L=[3]" in c.measured
     # a linear network's numbers fed in as the ReLU ones: no separation, no conditioning
     linear = _summary([10, 10, 10, 10], [10, 10, 10, 10], [inf, inf, inf, inf], [inf, inf, inf, inf])
-    assert C.check_figure3(linear, THEORY, DATA, [0, 1, 2, 3], 64, 2).status == "not reproduced"
+    assert C.check_figure3(linear, INF_WIDTH, DATA, [0, 1, 2, 3], 64, 2).status == "not reproduced"
 
 
 def test_check_prop41_prediction_and_counterfactual(small):
