@@ -298,7 +298,7 @@ def summarize(frame: pd.DataFrame) -> pd.DataFrame:
 def prop41_bound(frame: pd.DataFrame) -> pd.DataFrame:
     """[LH] Prop 4.1 per cell: lambda_min <= (1 - cos phi_min) max_i K_ii <= phi_min^2/2 max_i K_ii.
 
-    (Rayleigh quotient of v ~ e_i/|F_i| - e_j/|F_j| for the pair at the minimum angle.) Adds
+    (Rayleigh quotient of v ~ e_i/``|F_i|`` - e_j/``|F_j|`` for the pair at the minimum angle.) Adds
     ``phi2`` = phi_min^2, ``lmin_rel`` = lambda_min / max_i K_ii, ``bound_rel`` = 1 - cos phi_min,
     ``tightness`` = lmin_rel / bound_rel, and ``kappa_lower`` = 1/(1 - cos phi_min) (since
     lambda_max >= max_i K_ii, kappa >= 1/(1 - cos phi_min) >= 2/phi_min^2).

@@ -234,7 +234,7 @@ def kernel_kappa_vs_depth(X, activation: str, max_depth: int) -> pd.DataFrame:
     """kappa of the infinite-width top-layer kernel (NNGP) and NTK at every depth 0..max_depth ([AAK] Sec. 3).
 
     Kernels Sigma^(L) and Theta^(L) from :func:`lib.theory.layer_kernels` (one pass for all depths). Columns activation, depth,
-    kappa_nngp, kappa_ntk, max_abs_corr_nngp, max_abs_corr_ntk (largest |off-diagonal| of the
+    kappa_nngp, kappa_ntk, max_abs_corr_nngp, max_abs_corr_ntk (largest ``|off-diagonal|`` of the
     normalized kernels), kappa_nngp_cos, kappa_ntk_cos (condition numbers of the normalized kernels). If the recursion overflows (an unstable variance map such as relu2's
     q -> q^2 amplifies rounding errors doubly exponentially), the depth is halved until it does not,
     and the frame stops there.
@@ -520,7 +520,7 @@ def check_thm_a2(c: Collapse, collapse_angles_deg, fw_width: int, fw_collapse_de
 
 
 def plot_phi_depth(prof: pd.DataFrame, phi_angles_deg, max_depth: int) -> Figure:
-    """[LH] Thm 3.5: phi against depth (left) and |phi_L - arccos(1/4)| with a log L / L guide (right).
+    """[LH] Thm 3.5: phi against depth (left) and ``|phi_L - arccos(1/4)|`` with a log L / L guide (right).
 
     Args:
         prof: the frame of :func:`phi_depth_profile`.
@@ -553,7 +553,7 @@ def plot_phi_depth(prof: pd.DataFrame, phi_angles_deg, max_depth: int) -> Figure
 def check_thm35(prof: pd.DataFrame, phi_angles_deg) -> Check:
     """[LH] Thm 3.5: phi -> arccos(1/4) for every non-parallel pair in the infinite-width-then-depth limit.
 
-    Rule: "reproduced" if at the deepest L every input angle has |phi - arccos(1/4)| < 1 deg (the
+    Rule: "reproduced" if at the deepest L every input angle has ``|phi - arccos(1/4)|`` < 1 deg (the
     approach is slow, ~ log L / L, so 1 deg is what L ~ 1e5..1e7 can reach); "reproduced with caveat" if not
     yet within 1 deg but every gap shrank over the last decade of depth; else "not reproduced".
 
@@ -689,7 +689,7 @@ class DualStudy:
         dual: s_hat(rho) per activation (:func:`lib.theory.dual_activation`).
         bound: (1 - mu)|rho| + mu rho^2 per activation (:func:`lib.theory.dual_activation_bound`).
         mu: coefficient of non-linearity per activation.
-        excess: max over rho of |s_hat| - bound per activation.
+        excess: max over rho of ``|s_hat|`` - bound per activation.
     """
 
     rho: np.ndarray
@@ -744,9 +744,9 @@ def plot_dual(ds: DualStudy) -> Figure:
 
 
 def check_dual_bound(ds: DualStudy) -> Check:
-    """[AAK] Lemma C.7: |s_hat(rho)| <= (1 - mu)|rho| + mu rho^2 for a normalized activation.
+    """[AAK] Lemma C.7: ``|s_hat(rho)|`` <= (1 - mu)``|rho|`` + mu rho^2 for a normalized activation.
 
-    Rule: "reproduced" if the largest excess |s_hat| - bound over the grid is at most 1e-10 (quadrature
+    Rule: "reproduced" if the largest excess ``|s_hat|`` - bound over the grid is at most 1e-10 (quadrature
     rounding; the bound is attained at rho = 0 and 1), "not reproduced" otherwise, "not checked" without a
     centred activation.
 
@@ -958,8 +958,8 @@ def check_relu_uncentred(st: AakDepth) -> Check:
 def check_phi_90(st: AakDepth) -> Check:
     """[LH] Fig 2 (phi -> 90 deg): for ReLU^2, GeLU and tanh the gradient angle tends to 90 deg with depth.
 
-    Rule: "reproduced" if, at the deepest computed layer, every pair's |phi - 90 deg| (from the largest
-    |off-diagonal| of the normalized NTK) is below 1 deg for each of these activations in the study, else
+    Rule: "reproduced" if, at the deepest computed layer, every pair's ``|phi - 90 deg|`` (from the largest
+    ``|off-diagonal|`` of the normalized NTK) is below 1 deg for each of these activations in the study, else
     "reproduced with caveat"; "not checked" if none is in the study. This check cannot return
     "not reproduced" as written.
 
