@@ -81,13 +81,11 @@ cfg = P.validate(
     width=(width, P.positive_int), seeds=(seeds, P.positive_int),
     batch_size=(batch_size, P.optional(P.positive_int)), first_layer=(first_layer, P.boolean),
     threads=(threads, P.positive_int), dask_scheduler=(dask_scheduler, P.optional(P.text)),
-    two_sample_angles=(two_sample_angles, P.float_list(positive=True)),
+    two_sample_angles=(two_sample_angles, P.float_list(positive=True, max_value=math.pi)),
     two_sample_depths=(two_sample_depths, P.int_list(min_value=0, min_len=2)),
     two_sample_width=(two_sample_width, P.positive_int), two_sample_seeds=(two_sample_seeds, P.positive_int),
     device=(device, P.device_name),
 )
-if max(cfg.two_sample_angles) > math.pi:
-    raise P.ParameterError(f"parameter 'two_sample_angles' must be radians in (0, pi], got {cfg.two_sample_angles}")
 CHAPTER = "03_conditioning"
 DEPTHS = sorted(set(cfg.depths))
 

@@ -62,20 +62,15 @@ ACTS = ["relu", "relu2", "gelu", "tanh", "swish", "normrelu", "norm_relu", "norm
         "norm_swish"]
 cfg = P.validate(
     profile=(profile, P.text), g_levels=(g_levels, P.int_list(min_value=1)),
-    collapse_angles=(collapse_angles, P.float_list(positive=True)), collapse_depth=(collapse_depth, P.positive_int),
-    fw_collapse_depth=(fw_collapse_depth, P.positive_int), phi_angles=(phi_angles, P.float_list(positive=True)),
+    collapse_angles=(collapse_angles, P.float_list(positive=True, below=180)), collapse_depth=(collapse_depth, P.positive_int),
+    fw_collapse_depth=(fw_collapse_depth, P.positive_int), phi_angles=(phi_angles, P.float_list(positive=True, below=180)),
     max_depth=(max_depth, P.positive_int), kappa_ns=(kappa_ns, P.int_list(min_value=2)),
     kappa_max_depth=(kappa_max_depth, P.positive_int), fw_depths=(fw_depths, P.int_list(min_value=1)),
     fw_width=(fw_width, P.positive_int), seeds=(seeds, P.positive_int), gauss_dim=(gauss_dim, P.positive_int),
-    aak_activations=(aak_activations, P.choices_list(ACTS)), aak_n=(aak_n, P.positive_int),
+    aak_activations=(aak_activations, P.choices_list(ACTS)), aak_n=(aak_n, P.int_at_least(2)),
     aak_max_depth=(aak_max_depth, P.positive_int), aak_fw_depths=(aak_fw_depths, P.int_list(min_value=1)),
     device=(device, P.device_name),
 )
-for name in ("collapse_angles", "phi_angles"):
-    if max(getattr(cfg, name)) >= 180:
-        raise P.ParameterError(f"parameter {name!r} must hold angles in degrees below 180 (non-parallel inputs)")
-if cfg.aak_n < 2:
-    raise P.ParameterError("parameter 'aak_n' must be at least 2 (a condition number needs two inputs)")
 CHAPTER = "04_infinite_depth"
 
 # %% [markdown]

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 from typing import Any, Callable, Iterable
 
 __all__ = [
-    "ParameterError", "validate", "positive_int", "nonneg_int", "positive_float", "unit_float",
+    "ParameterError", "validate", "positive_int", "int_at_least", "nonneg_int", "positive_float", "unit_float",
     "int_list", "float_list", "choice", "choices_list", "device_name", "boolean", "optional",
     "path_or_none", "text",
 ]
@@ -36,6 +36,17 @@ def positive_int(name: str, v) -> int:
     if not _is_int(v) or v < 1:
         raise ParameterError(f"parameter {name!r} must be a positive integer, got {v!r}")
     return v
+
+
+def int_at_least(minimum: int) -> Checker:
+    """An integer >= ``minimum``."""
+    def check(name: str, v) -> int:
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        if not _is_int(v) or v < minimum:
+            raise ParameterError(f"parameter {name!r} must be an integer >= {minimum}, got {v!r}")
+        return v
+    return check
 
 
 def nonneg_int(name: str, v) -> int:
@@ -93,8 +104,9 @@ def int_list(min_value: int = 0, min_len: int = 1) -> Checker:
     return check
 
 
-def float_list(min_len: int = 1, positive: bool = False) -> Checker:
-    """A list of finite numbers (positive if asked)."""
+def float_list(min_len: int = 1, positive: bool = False, max_value: float | None = None,
+               below: float | None = None) -> Checker:
+    """A list of finite numbers (positive if asked; at most ``max_value`` and strictly below ``below`` if given)."""
     def check(name: str, v) -> list[float]:
         v = _parse_list(v)
         items = [v] if isinstance(v, (int, float)) and not isinstance(v, bool) else v
@@ -104,6 +116,10 @@ def float_list(min_len: int = 1, positive: bool = False) -> Checker:
         if not ok or (positive and any(x <= 0 for x in items)):
             kind = "positive " if positive else ""
             raise ParameterError(f"parameter {name!r} must be a list of {kind}finite numbers, got {v!r}")
+        if max_value is not None and max(items) > max_value:
+            raise ParameterError(f"parameter {name!r} must contain numbers <= {max_value:.6g}, got {list(items)}")
+        if below is not None and max(items) >= below:
+            raise ParameterError(f"parameter {name!r} must contain numbers below {below:.6g}, got {list(items)}")
         return [float(x) for x in items]
     return check
 

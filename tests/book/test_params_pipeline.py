@@ -144,3 +144,13 @@ def test_jupytext_pairs_sources_but_never_the_executed_copies():
     assert paired("book/report.py") == ["book/report.ipynb", "book/report.py"]
     for rel in ("_executed/notebooks/01_linear_baseline.ipynb", "_executed/book/report.ipynb"):
         assert paired(rel) == [rel], f"{rel} must not be paired with a .py"
+
+
+def test_bounded_parameters_are_checked_in_lib_not_in_notebooks():
+    with pytest.raises(P.ParameterError, match=r"'angles' must contain numbers <= 3.14159"):
+        P.validate(angles=([0.5, 4.0], P.float_list(positive=True, max_value=3.141592653589793)))
+    with pytest.raises(P.ParameterError, match=r"'deg' must contain numbers below 180"):
+        P.validate(deg=([10, 180], P.float_list(positive=True, below=180)))
+    with pytest.raises(P.ParameterError, match=r"'n' must be an integer >= 2, got 1"):
+        P.validate(n=(1, P.int_at_least(2)))
+    assert P.validate(n=(2.0, P.int_at_least(2))).n == 2
