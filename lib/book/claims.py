@@ -8,7 +8,7 @@ id to its catalogue entry. It accepts the usual spellings (``"[LH] Theorem 3.2"`
 parenthesised suffix (``"[LH] Cor 2.4 (kernel)"`` belongs to ``"[LH] Cor 2.4"``). A claim no
 chapter recorded shows as "not checked", with :attr:`Claim.note` as the reason when there is one.
 
-Numbering follows the papers in ``shared/papers``: [LH] = Liu & Hui, *Better NTK conditioning*
+Numbering follows the papers: [LH] = Liu & Hui, *Better NTK conditioning*
 (theorem numbers of the final version); [LZB] = Liu, Zhu & Belkin 2020; [AAK] = Agarwal, Awasthi &
 Kale 2021.
 """
