@@ -37,6 +37,7 @@ from lib.finite.mlp import MLP
 from lib.finite.ntk import layer_factors
 from lib.progress import tqdm
 from lib.spectra import extreme_eigenvalues
+from lib.validation import available_memory
 
 __all__ = ["NTKExtremes", "MatrixFreeNTK", "AngleScan", "ntk_operator", "min_angle_scan", "lambda_max_bounds",
            "lambda_min_upper_bound", "ntk_extremes", "DENSE_LIMIT"]
@@ -50,19 +51,8 @@ _DENSE_COPIES = 3
 _MEM_FRACTION = 0.5
 
 
-def _mem_available() -> int | None:
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
-
-
 def _dense_fits(n: int, extra_bytes: int = 0) -> bool:
-    mem = _mem_available()
+    mem = available_memory()
     need = _DENSE_COPIES * 8 * n * n + extra_bytes
     return n <= DENSE_LIMIT and (mem is None or need <= _MEM_FRACTION * mem)
 
@@ -169,7 +159,7 @@ def _model_terms(model: MLP, X, device, chunk_size: int) -> list[tuple[torch.Ten
     widths = [model.in_dim, *model.hidden]
     L = model.depth
     nbytes = 8 * n * (sum(widths) + sum(model.hidden))
-    mem = _mem_available()
+    mem = available_memory()
     if mem is not None and dev.type == "cpu" and nbytes > 0.9 * mem:
         raise ValueError(f"the NTK factors need about {nbytes / 2**30:.3g} GiB but only {mem / 2**30:.3g} GiB "
                          "is available (MemAvailable): reduce n, width or depth")
@@ -217,7 +207,7 @@ class AngleScan:
         top_pairs: (T, 2) array of the T pairs with the largest cosines, best first (for sub-blocks).
         top_cos: their cosines.
         fro2: ||K||_F^2.
-        row_abs_max: max_i sum_j |K_ij| (>= lambda_max).
+        row_abs_max: ``max_i sum_j |K_ij|`` (>= lambda_max).
         ones_rayleigh: 1^T K 1 / n (<= lambda_max).
         ones_vector: K 1 (a good Lanczos start for lambda_max).
         trace: sum_i K_ii.
@@ -339,7 +329,7 @@ def lambda_max_bounds(op: MatrixFreeNTK, scan: AngleScan | None = None, tol: flo
     With the Ritz pair (theta, x), ||x|| = 1, and r = K x - theta x: theta = x^T K x <= lambda_max, and some
     eigenvalue mu lies in [theta - ||r||, theta + ||r||]. Either mu is lambda_max (then lambda_max <= theta + ||r||)
     or lambda_max^2 + mu^2 <= ||K||_F^2, so lambda_max <= sqrt(||K||_F^2 - (theta - ||r||)^2); also
-    lambda_max <= max_i sum_j |K_ij|. The bounds carry a relative slack of 10 n eps for rounding.
+    lambda_max <= ``max_i sum_j |K_ij|``. The bounds carry a relative slack of 10 n eps for rounding.
 
     Args:
         op: the matrix-free kernel.
@@ -395,7 +385,7 @@ def lambda_min_upper_bound(op: MatrixFreeNTK, scan: AngleScan, sub_size: int = 2
 
     lambda_min(K) <= lambda_min(K[S, S]) for every index set S. S is the union of the most parallel pairs
     of the scan (where small eigenvalues live: a 2 x 2 block with cosine c gives (1 - c) max K_ii) and
-    random rows up to ``sub_size`` indices. A rounding slack |S| eps lambda_max(K[S, S]) is added.
+    random rows up to ``sub_size`` indices. A rounding slack ``|S| eps lambda_max(K[S, S])`` is added.
     With ``refine_iters > 0``, LOBPCG on the full matrix-free K, started from the sub-block's eigenvector
     embedded in R^n, lowers the bound further: any Rayleigh quotient x^T K x / x^T x is >= lambda_min, and it
     is recomputed explicitly for the final vector (slack 10 n eps ||K||_F).
