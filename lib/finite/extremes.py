@@ -121,7 +121,7 @@ class MatrixFreeNTK:
         return res[:, 0] if vec else res
 
     def block(self, I, J) -> torch.Tensor:
-        """The block K[I, J] (slices or index tensors), O(L |I| |J| m) time, float64 on the factors' device."""
+        """The block K[I, J] (slices or index tensors), ``O(L |I| |J| m)`` time, float64 on the factors' device."""
         out = None
         for Dm, Am in self.terms:
             g = Am[I] @ Am[J].T

@@ -50,7 +50,7 @@ _Q_TERMS = ((2, 2.2e-4), (3, 7.1e-3), (4, 4.3e-2), (5, 0.13), (6, 0.28), (7, 0.5
 _SCALAR_DEPTH = 20_000
 _SCALAR_MAX_SIZE = 16
 #: above this depth, layers past the point where every angle is <= Z_TAIL = 2e-3 (at most ~5000
-#: layers in) are summed in closed form (:mod:`lib.theory._relu_tail`); below it, layer by layer
+#: layers in) are summed in closed form (``lib.theory._relu_tail``); below it, layer by layer
 _TAIL_DEPTH = 100_000
 #: seconds before a progress bar appears on a long layer loop
 _BAR_DELAY = 2.0
@@ -141,7 +141,7 @@ def relu_embedding_angles(theta_in: ArrayLike, depth: int) -> np.ndarray:
 
     Above depth 1e5, the layers past the point where every angle is <= 2e-3 follow the closed form
     theta^(l0+k) = Phi^{-1}(Phi(theta^(l0)) + k) of the Fatou coordinate Phi of g (relative difference
-    < 1e-11 from the layer-by-layer values; see :mod:`lib.theory._relu_tail`), computed for all layers at once.
+    < 1e-11 from the layer-by-layer values; see ``lib.theory._relu_tail``), computed for all layers at once.
     """
     z = check_angles(theta_in)
     L = check_depth(depth)
@@ -263,7 +263,7 @@ def relu_gradient_angle(theta_in: ArrayLike, depth: int) -> np.ndarray:
     Depth <= 1e5 is iterated layer by layer. Above, the layers past the point where every angle
     is <= 2e-3 (at most ~5000 layers in) are summed in closed form: the Fatou coordinate of g gives
     theta^(l) for all l at once (theta^(l) ~ 3 pi / l, the rate behind [LH] Thm 3.5 / Cor. 3.3) and
-    the sums over layers are Euler-Maclaurin sums (:mod:`lib.theory._relu_tail`). Stated tolerance:
+    the sums over layers are Euler-Maclaurin sums (``lib.theory._relu_tail``). Stated tolerance:
     relative error < 1e-11 in D_L (so in 1 - cos phi), < 1e-12 in phi, measured against the
     layer-by-layer recursion at depth 2e5; depth 1e7 for 50 angles takes well under a second.
 

@@ -261,6 +261,11 @@ def public_docstrings():
             if getattr(obj, "__module__", name) != name or not (inspect.isfunction(obj) or inspect.isclass(obj)):
                 continue
             out.append((f"{name}.{attr}", obj.__doc__ or "", "class" if inspect.isclass(obj) else "function"))
+            if inspect.isclass(obj):  # autodoc renders public methods and properties too
+                for meth, member in vars(obj).items():
+                    fn = member.fget if isinstance(member, property) else member
+                    if not meth.startswith("_") and (inspect.isfunction(fn) or isinstance(member, property)):
+                        out.append((f"{name}.{attr}.{meth}", fn.__doc__ or "", "method"))
     return out
 
 
