@@ -4,7 +4,6 @@ with Liu, Zhu & Belkin 2020 ([LZB]) and Agarwal, Awasthi & Kale 2021 ([AAK]).
 The public core::
 
     from lib import MLP, empirical_ntk, condition_number, spectrum, min_pairwise_angle, theory
-    from lib import ntk_extremes   # lambda_max, lambda_min or a certified interval, exact min angle, at any n
 
 Which function checks which result (each ``check_*`` returns a :class:`lib.book.results.Check`;
 the formulas behind them are on the book's formulas page, ``book/formulas.md``):
@@ -55,10 +54,8 @@ Where the measurements come from:
 from __future__ import annotations
 
 from lib import theory
-from lib.finite.extremes import ntk_extremes
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 from lib.spectra import Spectrum, condition_number, min_pairwise_angle, spectrum
 
-__all__ = ["MLP", "empirical_ntk", "ntk_extremes", "condition_number", "spectrum", "Spectrum", "min_pairwise_angle",
-           "theory"]
+__all__ = ["MLP", "empirical_ntk", "condition_number", "spectrum", "Spectrum", "min_pairwise_angle", "theory"]
