@@ -4,11 +4,23 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-__all__ = ["InputError", "InputTypeError", "as_tensor", "check_device", "check_dtype", "as_matrix",
+__all__ = ["ShortTraceback", "InputError", "InputTypeError", "as_tensor", "check_device", "check_dtype", "as_matrix",
            "available_memory", "check_memory"]
 
 
-class InputError(ValueError):
+class ShortTraceback:
+    """Mixin for errors about the user's input: in a notebook (IPython) only the message is shown.
+
+    IPython prints ``_render_traceback_()`` instead of the traceback, so a bad parameter or data
+    file run through plain papermill ends with one line naming the problem, not the frames of the
+    library that found it (which say nothing about what to change).
+    """
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"{type(self).__name__}: {self}"]
+
+
+class InputError(ShortTraceback, ValueError):
     """A bad value or shape given to a public function; the message names the parameter or file."""
 
 

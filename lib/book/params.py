@@ -13,6 +13,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any, Callable, Iterable
 
+from lib.validation import ShortTraceback
+
 __all__ = [
     "ParameterError", "validate", "positive_int", "int_at_least", "nonneg_int", "positive_float", "unit_float",
     "int_list", "float_list", "choice", "choices_list", "device_name", "boolean", "optional",
@@ -22,7 +24,7 @@ __all__ = [
 Checker = Callable[[str, Any], Any]
 
 
-class ParameterError(ValueError):
+class ParameterError(ShortTraceback, ValueError):
     """A notebook parameter has a wrong type or value."""
 
 

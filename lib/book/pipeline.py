@@ -24,7 +24,9 @@ A parameter name the notebook does not declare is rejected before anything runs.
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -33,7 +35,7 @@ from pathlib import Path
 import yaml
 
 __all__ = ["ROOT", "EXECUTED", "notebook_sources", "executed_path", "stage_pages", "load_profiles",
-           "resolve_parameters", "to_ipynb", "execute", "main"]
+           "resolve_parameters", "to_ipynb", "notebook_warnings", "run_environment", "execute", "main"]
 
 ROOT = Path(__file__).resolve().parents[2]
 EXECUTED = "_executed"  # executed copies and staged pages; the book is built from here (gitignored)
@@ -154,9 +156,72 @@ def resolve_parameters(src: Path, ipynb: Path, profile: str, overrides: dict, pr
     return params
 
 
+#: a Python warning as ``warnings.warn`` prints it (``file:line: CategoryWarning: message``), or a
+#: ``warning: ...`` line (the sweep cache's notices); progress bars and other stderr text do not match
+_WARNING_LINE = re.compile(r"^(?:\S.*?:\d+: )?(?P<cat>[A-Z]\w*Warning): (?P<msg>.+)$|^warning: (?P<plain>.+)$")
+
+
+def notebook_warnings(ipynb: Path) -> list[str]:
+    """The warnings a run of ``ipynb`` wrote to stderr, in cell order, each once.
+
+    A skipped data set or a recomputed cache cell is something the user must see on the terminal,
+    not only inside the executed notebook; :func:`execute` prints these after every run.
+
+    Args:
+        ipynb: an executed notebook.
+
+    Returns:
+        ``"cell N: Category: message"`` lines (``Category`` omitted for plain ``warning:`` lines).
+    """
+    import nbformat
+    try:
+        nb = nbformat.read(str(ipynb), as_version=4)
+    except Exception:  # a notebook papermill could not even write has no warnings to show
+        return []
+    out: list[str] = []
+    for index, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            if output.get("output_type") != "stream" or output.get("name") != "stderr":
+                continue
+            for line in str(output.get("text", "")).splitlines():
+                m = _WARNING_LINE.match(line.strip())
+                if not m:
+                    continue
+                msg = f"{m['cat']}: {m['msg']}" if m["cat"] else m["plain"]
+                entry = f"cell {index}: {msg}"
+                if entry not in out:
+                    out.append(entry)
+    return out
+
+
+def _report_warnings(src: Path, ipynb: Path) -> None:
+    for line in notebook_warnings(ipynb):
+        print(f"  warning in {src.stem}, {line}", file=sys.stderr, flush=True)
+
+
+def run_environment(profile: str, overrides: dict) -> dict[str, str]:
+    """Environment variables that tell a notebook's kernel how the pipeline ran it.
+
+    ``NTK_PROFILE`` is the profile name and ``NTK_OVERRIDES`` the ``-p`` overrides as a JSON object
+    (``{}`` if none); :mod:`lib.book.results` stores both with every verdict, so a record made with
+    changed parameters is labelled as such.
+
+    Args:
+        profile: the profile name.
+        overrides: the ``-p`` values.
+
+    Returns:
+        The variables to set.
+    """
+    return {"NTK_PROFILE": profile, "NTK_OVERRIDES": json.dumps(overrides, sort_keys=True, default=str)}
+
+
 def execute(src: Path, params: dict, log_output: bool = False, root: Path = ROOT) -> float:
     """Run the executed copy of ``src`` (:func:`to_ipynb`) with papermill, in place, with the
-    source's folder as working directory; return the seconds it took. ``src`` is never written."""
+    source's folder as working directory; return the seconds it took. ``src`` is never written.
+
+    The warnings the run wrote (:func:`notebook_warnings`) are printed on the terminal, also when
+    the run fails, so that the reasons for a failure (a skipped data set, say) are on screen."""
     import papermill
     ipynb = executed_path(src, root)
     t0 = time.perf_counter()
@@ -164,10 +229,15 @@ def execute(src: Path, params: dict, log_output: bool = False, root: Path = ROOT
         papermill.execute_notebook(
             str(ipynb), str(ipynb), parameters=params, kernel_name="python3",
             cwd=str(src.parent), progress_bar=False, log_output=log_output,
-            extra_arguments=["--IPKernelApp.log_level=ERROR"],  # no "running over TCP" warning
+            # CRITICAL: no "running over TCP" warning, and no "KeyboardInterrupt caught in kernel"
+            # line when jupyter_client's shutdown SIGINT meets an idle handler; a cell's own
+            # errors still reach us through papermill
+            extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
         )
     except papermill.PapermillExecutionError as exc:
+        _report_warnings(src, ipynb)
         raise PipelineError(f"{src.name} failed in cell {exc.cell_index}: {exc.ename}: {exc.evalue}") from None
+    _report_warnings(src, ipynb)
     return time.perf_counter() - t0
 
 
@@ -215,19 +285,34 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{src.stem}: " + ", ".join(f"{k}={v['default']}" for k, v in decl.items()))
                     continue
                 plan.append((src, resolve_parameters(src, ipynb, args.profile, overrides, profiles)))
-        total = 0.0
-        for src, params in plan:
-            print(f"running {src.stem} (profile {args.profile}) ...", flush=True)
-            to_ipynb(src, root)
-            dt = execute(src, params, args.log_output, root)
-            total += dt
-            print(f"  done in {dt:.1f} s", flush=True)
+        saved = {k: os.environ.get(k) for k in run_environment(args.profile, overrides)}
+        os.environ.update(run_environment(args.profile, overrides))
+        try:
+            total = _run_plan(plan, args, overrides, root)
+        finally:  # the caller's environment is left as it was (main() is also called from tests)
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
         if plan:
             print(f"all {len(plan)} notebook(s) done in {total:.1f} s")
     except PipelineError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _run_plan(plan: list, args: argparse.Namespace, overrides: dict, root: Path) -> float:
+    total = 0.0
+    for src, params in plan:
+        label = f"profile {args.profile}" + (f", overrides {overrides}" if overrides else "")
+        print(f"running {src.stem} ({label}) ...", flush=True)
+        to_ipynb(src, root)
+        dt = execute(src, params, args.log_output, root)
+        total += dt
+        print(f"  done in {dt:.1f} s", flush=True)
+    return total
 
 
 if __name__ == "__main__":

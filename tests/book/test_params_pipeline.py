@@ -1,4 +1,5 @@
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -154,3 +155,69 @@ def test_bounded_parameters_are_checked_in_lib_not_in_notebooks():
     with pytest.raises(P.ParameterError, match=r"'n' must be an integer >= 2, got 1"):
         P.validate(n=(1, P.int_at_least(2)))
     assert P.validate(n=(2.0, P.int_at_least(2))).n == 2
+
+
+# --------------------------------------------------------------------------- what the terminal shows
+
+WARNS = """# %% tags=["parameters"]
+profile = "default"  # parameter profile
+fail = False  # stop with a bad-parameter error after warning
+
+# %%
+import os, warnings
+warnings.warn("data set 'file' skipped: data_file /nowhere.npy does not exist")
+print("env", os.environ.get("NTK_PROFILE"), os.environ.get("NTK_OVERRIDES"))
+
+# %%
+from lib.book.params import ParameterError
+if fail:
+    raise ParameterError("parameter 'fail' asked for it")
+"""
+
+
+def warns_root(tmp_path: Path) -> Path:
+    root = demo_root(tmp_path)
+    (root / "notebooks" / "08_warns.py").write_text(WARNS)
+    return root
+
+
+def test_warnings_of_a_notebook_are_printed_on_the_terminal(tmp_path, monkeypatch, capsys):
+    root = warns_root(tmp_path)
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(root / "results"))
+    assert main(["--root", str(root), "--only", "08"]) == 0
+    err = capsys.readouterr().err
+    assert "warning in 08_warns, cell 2: UserWarning: data set 'file' skipped: data_file /nowhere.npy" in err
+    assert "KeyboardInterrupt" not in err and "IPKernelApp" not in err
+
+
+def test_a_failing_run_shows_its_warnings_and_one_line_error(tmp_path, monkeypatch, capsys):
+    root = warns_root(tmp_path)
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(root / "results"))
+    assert main(["--root", str(root), "--only", "08", "-p", "fail", "true"]) == 2
+    err = capsys.readouterr().err
+    assert "data set 'file' skipped" in err  # the reason is on screen, not only in the notebook
+    assert "ParameterError: parameter 'fail' asked for it" in err
+    # what plain papermill shows from the notebook: the message, not the frames of lib
+    nb = json.loads(executed_path(root / "notebooks" / "08_warns.py", root).read_text())
+    errors = [o for c in nb["cells"] for o in c.get("outputs", []) if o["output_type"] == "error"]
+    assert [e["traceback"] for e in errors] == [["ParameterError: parameter 'fail' asked for it"]]
+
+
+def test_the_kernel_is_told_the_profile_and_the_overrides(tmp_path, monkeypatch):
+    root = warns_root(tmp_path)
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(root / "results"))
+    monkeypatch.delenv("NTK_PROFILE", raising=False)
+    monkeypatch.delenv("NTK_OVERRIDES", raising=False)
+    assert main(["--root", str(root), "--only", "08", "--profile", "smoke", "-p", "fail", "false"]) == 0
+    nb = json.loads(executed_path(root / "notebooks" / "08_warns.py", root).read_text())
+    stdout = "".join("".join(o.get("text", "")) for c in nb["cells"] for o in c.get("outputs", [])
+                     if o.get("name") == "stdout")
+    assert 'env smoke {"fail": false}' in stdout
+    assert "NTK_PROFILE" not in os.environ, "main() leaves the caller's environment as it was"
+
+
+def test_input_errors_show_one_line_in_a_notebook():
+    from lib.validation import InputError, InputTypeError
+    for exc in (InputError("bad x"), InputTypeError("bad type"), P.ParameterError("bad p")):
+        assert exc._render_traceback_() == [f"{type(exc).__name__}: {exc}"]
+        assert isinstance(exc, ValueError)
