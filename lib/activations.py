@@ -20,6 +20,8 @@ import numpy as np
 import torch
 from scipy import integrate, optimize, special
 
+from lib.validation import InputError, InputTypeError
+
 __all__ = [
     "Activation",
     "ACTIVATIONS",
@@ -188,7 +190,7 @@ def normalized(base: Activation | str, shift: float | None = None) -> Activation
     """
     base = _BASE[base] if isinstance(base, str) else base
     if shift is not None and base.name != "relu":
-        raise ValueError("shift is only defined for the ReLU (NormReLU of [AAK])")
+        raise InputError("shift is only defined for the ReLU (NormReLU of [AAK])")
     if shift is None:
         f_np, d_np, f_t, kinks = base.np_fn, base.np_deriv, base.torch_fn, base.kinks
         name = f"norm_{base.name}"
@@ -201,7 +203,7 @@ def normalized(base: Activation | str, shift: float | None = None) -> Activation
         name = f"normrelu(b={b:.6g})"
     mean, sd = _mean_sd(f_np, kinks)
     if not sd > 0:
-        raise ValueError(f"activation {name} is constant under N(0,1); it cannot be normalized")
+        raise InputError(f"activation {name} is constant under N(0,1); it cannot be normalized")
     return Activation(
         name,
         lambda z: (f_t(z) - mean) / sd,
@@ -234,7 +236,7 @@ def normalization_constants(activation: str | Activation) -> tuple[float, float]
     act = get_activation(activation)
     shift, scale = _constants(act)
     if not scale > 0:
-        raise ValueError(f"activation {act.name} is constant under N(0, 1); it cannot be normalized")
+        raise InputError(f"activation {act.name} is constant under N(0, 1); it cannot be normalized")
     return shift, scale
 
 
@@ -295,10 +297,10 @@ def get_activation(activation: str | Activation) -> Activation:
     if isinstance(activation, Activation):
         return activation
     if not isinstance(activation, str):
-        raise TypeError(f"activation must be a name or an Activation, got {type(activation).__name__}")
+        raise InputTypeError(f"activation must be a name or an Activation, got {type(activation).__name__}")
     key = activation.strip().lower()
     if key not in ACTIVATIONS:
-        raise ValueError(
+        raise InputError(
             f"unknown activation {activation!r}; known activations: {', '.join(sorted(ACTIVATIONS))}"
         )
     return ACTIVATIONS[key]

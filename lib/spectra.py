@@ -3,7 +3,8 @@
 A matrix that is singular to working precision has an infinite condition number here:
 :func:`condition_number` returns ``math.inf`` rather than a meaningless 1e17 or a
 negative ratio of rounding errors. A matrix with an eigenvalue clearly negative (beyond
-rounding) is not a kernel matrix: :func:`spectrum` and :func:`condition_number` raise ValueError.
+rounding) is not a kernel matrix: :func:`spectrum` and :func:`condition_number` raise
+:class:`lib.validation.InputError` (a ValueError).
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from scipy import linalg
 from scipy.linalg import blas, lapack
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
-from lib.validation import as_matrix
+from lib.validation import InputError, as_matrix
 
 __all__ = [
     "Spectrum",
@@ -62,7 +63,7 @@ class Spectrum:
 def _check_psd(lmin: float, lmax: float, n: int) -> None:
     """Raise if lmin is negative beyond rounding: the matrix is not positive semi-definite."""
     if lmin < -max(100.0 * n * EPS, math.sqrt(EPS)) * max(abs(lmax), abs(lmin)):
-        raise ValueError(f"K is not positive semi-definite: it has the eigenvalue {lmin:.6g} < 0 beyond rounding "
+        raise InputError(f"K is not positive semi-definite: it has the eigenvalue {lmin:.6g} < 0 beyond rounding "
                          f"(lambda_max = {lmax:.6g}); a kernel (Gram) matrix has no negative eigenvalues")
 
 
@@ -70,7 +71,7 @@ def _classify(lmin: float, lmax: float, n: int, eigenvalues=None) -> Spectrum:
     tol = n * EPS * max(lmax, 0.0)
     _check_psd(lmin, lmax, n)
     if lmax <= 0.0:
-        raise ValueError("kernel has no positive eigenvalue (is it the zero matrix?)")
+        raise InputError("kernel has no positive eigenvalue (is it the zero matrix?)")
     singular = lmin <= tol
     kappa = math.inf if singular else lmax / lmin
     trust = (not singular) and tol / lmin < TRUST_REL_ERR
@@ -103,7 +104,7 @@ def extreme_eigenvalues(K, method: str = "auto", tol: float = 1e-10) -> Spectrum
     A = as_matrix(K)
     n = A.shape[0]
     if method not in ("auto", "eigh", "lanczos"):
-        raise ValueError(f"method must be 'auto', 'eigh' or 'lanczos', got {method!r}")
+        raise InputError(f"method must be 'auto', 'eigh' or 'lanczos', got {method!r}")
     if method == "eigh" or (method == "auto" and n <= EIGH_LIMIT) or n < 3:
         return spectrum(A)
     lmax = float(eigsh(A, k=1, which="LA", tol=tol, return_eigenvectors=False)[0])
@@ -138,7 +139,7 @@ def cosine_matrix(K) -> np.ndarray:
     d = np.diag(A)
     if np.any(d <= 0):
         bad = np.flatnonzero(d <= 0)[:5].tolist()
-        raise ValueError(f"K has non-positive diagonal entries at rows {bad}: a zero gradient has no angle "
+        raise InputError(f"K has non-positive diagonal entries at rows {bad}: a zero gradient has no angle "
                          "(is an input the zero vector?)")
     s = 1.0 / np.sqrt(d)
     return np.clip(A * s[:, None] * s[None, :], -1.0, 1.0)
@@ -158,7 +159,7 @@ def min_pairwise_angle(K) -> float:
     """
     C = cosine_matrix(K)
     if C.shape[0] < 2:
-        raise ValueError("min_pairwise_angle needs at least two samples")
+        raise InputError("min_pairwise_angle needs at least two samples")
     np.fill_diagonal(C, -np.inf)
     return float(np.arccos(C.max()))
 
@@ -167,10 +168,10 @@ def relative_error(A, B) -> float:
     """||A - B||_F / ||B||_F for two matrices of the same shape."""
     A, B = as_matrix(A, "A", square=False), as_matrix(B, "B", square=False)
     if A.shape != B.shape:
-        raise ValueError(f"shapes differ: {A.shape} vs {B.shape}")
+        raise InputError(f"shapes differ: {A.shape} vs {B.shape}")
     nb = np.linalg.norm(B)
     if nb == 0:
-        raise ValueError("relative error to the zero matrix is undefined")
+        raise InputError("relative error to the zero matrix is undefined")
     return float(np.linalg.norm(A - B) / nb)
 
 
@@ -178,6 +179,6 @@ def fit_slope(x, y) -> float:
     """Least-squares slope of log y against log x: the exponent of a power law (e.g. the O(m^-1/2) rates)."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if x.size < 2 or np.any(x <= 0) or np.any(y <= 0):
-        raise ValueError("fit_slope needs at least two points with positive x and y")
+        raise InputError("fit_slope needs at least two points with positive x and y")
     return float(np.polyfit(np.log(x), np.log(y), 1)[0])
 

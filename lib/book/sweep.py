@@ -52,6 +52,7 @@ import torch
 
 from lib.data.datasets import fingerprint
 from lib.progress import tqdm
+from lib.validation import InputError, InputTypeError
 
 __all__ = ["cache_root", "sweep_dir", "cell_key", "run_sweep", "load_cells", "torch_threads", "SweepResult",
            "SweepError", "cached_call", "to_json", "from_json", "result_checksum", "verify_record", "RECORD_SCHEMA"]
@@ -84,7 +85,7 @@ def sweep_dir(name: str, cache_dir: str | Path | None = None) -> Path:
         The folder (not created here).
     """
     if not isinstance(name, str) or not name or any(c in name for c in "/\\") or name.startswith("."):
-        raise ValueError(f"sweep name must be a plain non-empty string without '/', got {name!r}")
+        raise InputError(f"sweep name must be a plain non-empty string without '/', got {name!r}")
     base = Path(cache_dir).expanduser() if cache_dir is not None else cache_root() / "sweeps"
     return base / name
 
@@ -103,11 +104,11 @@ def _canonical(obj: Any, where: str = "params") -> Any:
     if isinstance(obj, Mapping):
         bad = [k for k in obj if not isinstance(k, str)]
         if bad:
-            raise TypeError(f"{where} keys must be strings, got {bad!r}")
+            raise InputTypeError(f"{where} keys must be strings, got {bad!r}")
         return {k: _canonical(v, f"{where}[{k!r}]") for k, v in sorted(obj.items())}
     if isinstance(obj, (list, tuple)):
         return [_canonical(v, f"{where}[{i}]") for i, v in enumerate(obj)]
-    raise TypeError(f"{where} must hold only str/int/float/bool/None/lists/dicts to be hashed; "
+    raise InputTypeError(f"{where} must hold only str/int/float/bool/None/lists/dicts to be hashed; "
                     f"got {type(obj).__name__} ({obj!r})")
 
 
@@ -124,7 +125,7 @@ def cell_key(name: str, params: Mapping, version: str = "1", data_fingerprint: s
         The key, also the cell's file name (without ``.json``).
     """
     if not isinstance(params, Mapping):
-        raise TypeError(f"a cell must be a dict of parameters, got {type(params).__name__}")
+        raise InputTypeError(f"a cell must be a dict of parameters, got {type(params).__name__}")
     blob = json.dumps({"sweep": name, "version": str(version), "params": _canonical(params),
                        "data": data_fingerprint}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
@@ -259,7 +260,7 @@ def to_json(obj: Any) -> Any:
         return obj
     if isinstance(obj, np.ndarray):
         if obj.dtype.kind not in "biuf":
-            raise TypeError(f"cannot store an array of dtype {obj.dtype} in the cache")
+            raise InputTypeError(f"cannot store an array of dtype {obj.dtype} in the cache")
         return {"__ndarray__": obj.tolist(), "dtype": str(obj.dtype), "shape": list(obj.shape)}
     if isinstance(obj, pd.DataFrame):
         return {"__dataframe__": {str(c): to_json(obj[c].to_numpy()) for c in obj.columns},
@@ -274,7 +275,7 @@ def to_json(obj: Any) -> Any:
         if all(isinstance(k, str) and not k.startswith("__") for k in obj):
             return {k: to_json(v) for k, v in obj.items()}
         return {"__dict__": [[to_json(k), to_json(v)] for k, v in obj.items()]}
-    raise TypeError(f"cannot store a {type(obj).__name__} in the cache")
+    raise InputTypeError(f"cannot store a {type(obj).__name__} in the cache")
 
 
 def from_json(obj: Any) -> Any:
@@ -386,7 +387,7 @@ def torch_threads(n: int | None):
         yield
         return
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"threads must be a positive integer or None, got {n!r}")
+        raise InputError(f"threads must be a positive integer or None, got {n!r}")
     old = torch.get_num_threads()
     torch.set_num_threads(int(n))
     try:
@@ -473,7 +474,7 @@ def run_sweep(name: str, fn: Callable[..., Mapping], cells: Sequence[Mapping], *
         cached; a rerun resumes).
     """
     if not callable(fn):
-        raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+        raise InputTypeError(f"fn must be callable, got {type(fn).__name__}")
     directory = _ensure_dir(sweep_dir(name, cache_dir))
     data = dict(data or {})
     prints = {k: fingerprint(v) for k, v in data.items()}
@@ -484,12 +485,12 @@ def run_sweep(name: str, fn: Callable[..., Mapping], cells: Sequence[Mapping], *
         if data:
             ds = params.get(data_param)
             if ds not in data:
-                raise ValueError(f"cell {i} {params}: {data_param}={ds!r} is not one of the data arrays "
+                raise InputError(f"cell {i} {params}: {data_param}={ds!r} is not one of the data arrays "
                                  f"{sorted(data)}")
             fp = prints[ds]
         key = cell_key(name, params, version, fp)
         if key in seen:
-            raise ValueError(f"cells {seen[key]} and {i} are identical: {params}")
+            raise InputError(f"cells {seen[key]} and {i} are identical: {params}")
         seen[key] = i
         plan.append((key, params, fp))
 

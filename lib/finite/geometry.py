@@ -6,7 +6,7 @@ import torch
 
 from lib.finite.mlp import MLP
 from lib.spectra import angle_matrix
-from lib.validation import as_tensor
+from lib.validation import InputError, as_tensor
 
 __all__ = ["gram", "layer_geometry", "input_angle"]
 
@@ -23,7 +23,7 @@ def input_angle(x, z) -> float:
     x, z = np.asarray(x, float).ravel(), np.asarray(z, float).ravel()
     nx, nz = np.linalg.norm(x), np.linalg.norm(z)
     if nx == 0 or nz == 0:
-        raise ValueError("the angle to a zero vector is undefined")
+        raise InputError("the angle to a zero vector is undefined")
     return float(np.arccos(np.clip(x @ z / (nx * nz), -1.0, 1.0)))
 
 
@@ -36,7 +36,7 @@ def layer_geometry(model: MLP, X) -> dict[str, np.ndarray]:
     acts = model.embeddings(X)
     x_norm = acts[0].norm(dim=1)
     if bool((x_norm == 0).any()):
-        raise ValueError("X contains a zero row: its angles are undefined")
+        raise InputError("X contains a zero row: its angles are undefined")
     ratios = torch.stack([a.norm(dim=1) / x_norm for a in acts]).cpu().numpy()
     angles = np.stack([angle_matrix((a @ a.T).cpu().numpy()) for a in acts])
     return {"norm_ratio": ratios, "angles": angles}

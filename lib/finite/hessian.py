@@ -22,6 +22,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from lib.validation import InputError
+
 __all__ = ["HessianNorm", "hvp_operator", "power_iteration", "model_hessian_norm", "dense_model_hessian"]
 
 
@@ -46,7 +48,7 @@ def _scalar_output(model: nn.Module, x: torch.Tensor, output: int) -> torch.Tens
     f = model(x)
     f = f.reshape(-1)
     if output < 0 or output >= f.numel():
-        raise ValueError(f"output index {output} out of range for a model with {f.numel()} output(s)")
+        raise InputError(f"output index {output} out of range for a model with {f.numel()} output(s)")
     return f[output]
 
 
@@ -58,12 +60,12 @@ def hvp_operator(model: nn.Module, x, output: int = 0):
     """
     params = [p for p in model.parameters() if p.requires_grad]
     if not params:
-        raise ValueError("the model has no trainable parameters")
+        raise InputError("the model has no trainable parameters")
     x = torch.as_tensor(x)
     if x.ndim == 1:
         x = x.unsqueeze(0)
     if x.ndim != 2 or x.shape[0] != 1:
-        raise ValueError(f"hvp_operator takes a single input of shape (d,) or (1, d), got {tuple(x.shape)}")
+        raise InputError(f"hvp_operator takes a single input of shape (d,) or (1, d), got {tuple(x.shape)}")
     with torch.enable_grad():
         f = _scalar_output(model, x, output)
         grads = torch.autograd.grad(f, params, create_graph=True, allow_unused=True)
@@ -73,7 +75,7 @@ def hvp_operator(model: nn.Module, x, output: int = 0):
 
     def hvp(v: torch.Tensor) -> torch.Tensor:
         if v.shape != (P,):
-            raise ValueError(f"v must be a flat vector of {P} entries, got shape {tuple(v.shape)}")
+            raise InputError(f"v must be a flat vector of {P} entries, got shape {tuple(v.shape)}")
         if not g_flat.requires_grad:  # f is linear in w (e.g. depth 0): the Hessian is zero
             return torch.zeros_like(v)
         with torch.enable_grad():
@@ -91,9 +93,9 @@ def power_iteration(matvec, dim: int, tol: float = 1e-6, max_iter: int = 500, se
     ``max_iter`` products. A zero operator returns (0.0, 1, True).
     """
     if not tol > 0:
-        raise ValueError(f"tol must be positive, got {tol!r}")
+        raise InputError(f"tol must be positive, got {tol!r}")
     if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+        raise InputError(f"max_iter must be a positive integer, got {max_iter!r}")
     gen = torch.Generator(device="cpu").manual_seed(seed)
     v = torch.randn(dim, generator=gen, dtype=dtype).to(device)
     v /= v.norm()
@@ -125,7 +127,7 @@ def model_hessian_norm(model: nn.Module, X, outputs: list[int] | None = None, to
     k = int(getattr(model, "out_dim", 1))
     outs = list(range(k)) if outputs is None else [int(o) for o in outputs]
     if not outs or min(outs) < 0 or max(outs) >= k:
-        raise ValueError(f"outputs must be indices in 0..{k - 1}, got {outputs!r}")
+        raise InputError(f"outputs must be indices in 0..{k - 1}, got {outputs!r}")
     norms = np.full((Xt.shape[0], k), np.nan)
     its, conv = 0, True
     for i in range(Xt.shape[0]):
@@ -141,7 +143,7 @@ def dense_model_hessian(model: nn.Module, x, output: int = 0) -> np.ndarray:
     """The full P x P Hessian d^2 f_output(x) / dw^2 at one input (tiny nets only; for tests)."""
     hvp, P = hvp_operator(model, x, output)
     if P > 5000:
-        raise ValueError(f"dense Hessian of {P} parameters is too large; use model_hessian_norm")
+        raise InputError(f"dense Hessian of {P} parameters is too large; use model_hessian_norm")
     params = [p for p in model.parameters() if p.requires_grad]
     eye = torch.eye(P, dtype=params[0].dtype, device=params[0].device)
     return torch.stack([hvp(eye[j]) for j in range(P)]).cpu().numpy()

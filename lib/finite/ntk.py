@@ -20,6 +20,7 @@ import torch
 
 from lib.data.pairs import pair_angles
 from lib.finite.mlp import MLP
+from lib.validation import InputError, InputTypeError
 
 __all__ = ["empirical_ntk", "ntk_with_layer_terms", "ntk_from_factors", "bias_ntk", "layer_factors", "resolve_layers",
            "pair_gradient_angles"]
@@ -33,10 +34,10 @@ def _resolve(n_layers: int, depth: int, layers: Iterable[int] | str | None) -> l
             return [1]
         if layers == "last":
             return [n_layers]
-        raise ValueError(f"layers must be 'all', 'first', 'last' or layer indices, got {layers!r}")
+        raise InputError(f"layers must be 'all', 'first', 'last' or layer indices, got {layers!r}")
     out = sorted(set(int(l) for l in layers))
     if not out or out[0] < 1 or out[-1] > n_layers:
-        raise ValueError(f"layer indices must lie in 1..{n_layers} (depth {depth}), got {list(layers)}")
+        raise InputError(f"layer indices must lie in 1..{n_layers} (depth {depth}), got {list(layers)}")
     return out
 
 
@@ -67,7 +68,7 @@ def layer_factors(model: MLP, X, chunk_size: int = 8192) -> tuple[list[torch.Ten
         of shape (n, m_l) for hidden layers l = 1..L and outputs k (tensors of the model's dtype).
     """
     if chunk_size < 1:
-        raise ValueError("chunk_size must be positive")
+        raise InputError("chunk_size must be positive")
     X = model.prepare(X)
     n = X.shape[0]
     A_parts: list[list[torch.Tensor]] = [[] for _ in range(model.depth + 1)]
@@ -96,7 +97,7 @@ def _assemble(A: list[torch.Tensor], D: list[list[torch.Tensor]], sel: list[int]
     layer, on the diagonal output blocks only).
     """
     if block_size < 1:
-        raise ValueError("block_size and chunk_size must be positive")
+        raise InputError("block_size and chunk_size must be positive")
     n, k_out, L = A[0].shape[0], len(D), len(A) - 1
     dev, dt = A[0].device, A[0].dtype
     K = torch.zeros(n * k_out, n * k_out, dtype=dt, device=dev)
@@ -163,7 +164,7 @@ def bias_ntk(A: list[torch.Tensor], D: list[list[torch.Tensor]], bias_scale: flo
         float64 array of shape (n, n), to be added to the weight kernel (:func:`ntk_from_factors`).
     """
     if len(D) != 1:
-        raise ValueError(f"bias_ntk supports scalar-output networks only, got {len(D)} outputs")
+        raise InputError(f"bias_ntk supports scalar-output networks only, got {len(D)} outputs")
     n = A[0].shape[0]
     extra = torch.zeros((n, n), dtype=torch.float64)
     for Dk in D[0]:
@@ -195,7 +196,7 @@ def empirical_ntk(
     """
     _check_model(model, "empirical_ntk")
     if block_size < 1 or chunk_size < 1:
-        raise ValueError("block_size and chunk_size must be positive")
+        raise InputError("block_size and chunk_size must be positive")
     sel = resolve_layers(model, layers)
     A, D = layer_factors(model, X, chunk_size)
     K, _ = _assemble(A, D, sel, block_size)
@@ -227,7 +228,7 @@ def ntk_with_layer_terms(
     """
     _check_model(model, "ntk_with_layer_terms")
     if block_size < 1 or chunk_size < 1:
-        raise ValueError("block_size and chunk_size must be positive")
+        raise InputError("block_size and chunk_size must be positive")
     sel = resolve_layers(model, layers)
     terms = list(terms)
     wanted = resolve_layers(model, terms) if terms else []
@@ -239,7 +240,7 @@ def ntk_with_layer_terms(
 
 def _check_model(model, fname: str) -> None:
     if not isinstance(model, MLP):
-        raise TypeError(f"{fname} needs a lib.finite.mlp.MLP, got {type(model).__name__}; "
+        raise InputTypeError(f"{fname} needs a lib.finite.mlp.MLP, got {type(model).__name__}; "
                         "use lib.finite.reference.jacobian_ntk for other models")
 
 
@@ -254,6 +255,6 @@ def pair_gradient_angles(model, X) -> np.ndarray:
     elif hasattr(model, "ntk"):
         K = model.ntk(X)
     else:
-        raise TypeError(f"need a lib.finite.mlp.MLP or a model with an ntk(X) method, got {type(model).__name__}")
+        raise InputTypeError(f"need a lib.finite.mlp.MLP or a model with an ntk(X) method, got {type(model).__name__}")
     return pair_angles(K)
 

@@ -16,6 +16,7 @@ from torch.func import functional_call, jacrev, jvp, vjp, vmap
 
 from lib.finite.mlp import MLP
 from lib.finite.ntk import resolve_layers
+from lib.validation import InputError
 
 __all__ = ["jacobian_ntk", "ntk_vp"]
 
@@ -25,7 +26,7 @@ def _param_names(model: torch.nn.Module, layers) -> list[str]:
     if isinstance(model, MLP):
         return [f"weights.{l - 1}" for l in resolve_layers(model, layers)]
     if layers not in (None, "all"):
-        raise ValueError("layer selection is only supported for lib.finite.mlp.MLP")
+        raise InputError("layer selection is only supported for lib.finite.mlp.MLP")
     return names
 
 
@@ -73,7 +74,7 @@ def ntk_vp(model: torch.nn.Module, X, layers: Iterable[int] | str | None = None,
     """
     if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, int)
                                    or chunk_size < 1):
-        raise ValueError(f"chunk_size must be a positive integer or None, got {chunk_size!r}")
+        raise InputError(f"chunk_size must be a positive integer or None, got {chunk_size!r}")
     X, train, frozen, kwargs = _functional_setup(model, X, layers)
 
     def f_all(p):

@@ -32,6 +32,7 @@ from torch import nn
 from lib.finite.mlp import MLP
 from lib.finite.ntk import bias_ntk, layer_factors, ntk_from_factors
 from lib.theory import relu_gradient_angle_weighted
+from lib.validation import InputError
 
 __all__ = ["VariantMLP", "layer_weights", "relu_weighted_gradient_angle"]
 
@@ -45,9 +46,9 @@ def _positive_seq(name: str, v, length: int) -> tuple[float, ...]:
         v = [v] * length
     vals = [float(x) for x in v]
     if len(vals) != length:
-        raise ValueError(f"{name} needs {length} values (one per layer), got {len(vals)}")
+        raise InputError(f"{name} needs {length} values (one per layer), got {len(vals)}")
     if not all(math.isfinite(x) and x > 0 for x in vals):
-        raise ValueError(f"{name} must be positive finite numbers, got {vals}")
+        raise InputError(f"{name} must be positive finite numbers, got {vals}")
     return tuple(vals)
 
 
@@ -74,16 +75,16 @@ class VariantMLP(MLP):
                  dtype: torch.dtype = torch.float64, device="cpu") -> None:
         super().__init__(in_dim, width, depth, activation, seed=seed, dtype=dtype, device=device)
         if parameterization not in PARAMETERIZATIONS:
-            raise ValueError(f"parameterization must be one of {PARAMETERIZATIONS}, got {parameterization!r}")
+            raise InputError(f"parameterization must be one of {PARAMETERIZATIONS}, got {parameterization!r}")
         if isinstance(bias_std, bool) or not isinstance(bias_std, (int, float)) or not (
                 math.isfinite(bias_std) and bias_std >= 0):
-            raise ValueError(f"bias_std must be a non-negative finite number, got {bias_std!r}")
+            raise InputError(f"bias_std must be a non-negative finite number, got {bias_std!r}")
         L = self.depth
         self.parameterization = parameterization
         self.layer_std = _positive_seq("layer_std", layer_std, L + 1)
         self.layer_mult = _positive_seq("layer_mult", layer_mult, L)
         if parameterization == "standard" and layer_mult is not None:
-            raise ValueError("layer_mult applies to the NTK parameterization only (standard has no multipliers)")
+            raise InputError("layer_mult applies to the NTK parameterization only (standard has no multipliers)")
         self.bias_std = float(bias_std)
         base = self.scales
         with torch.no_grad():
@@ -142,18 +143,18 @@ def layer_weights(depth: int, layer_std=None, parameterization: str = "ntk", wid
     i.e. w_1 = 0). Normalized to sum 1.
     """
     if parameterization not in PARAMETERIZATIONS:
-        raise ValueError(f"parameterization must be one of {PARAMETERIZATIONS}, got {parameterization!r}")
+        raise InputError(f"parameterization must be one of {PARAMETERIZATIONS}, got {parameterization!r}")
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 0:
-        raise ValueError(f"depth must be a non-negative integer, got {depth!r}")
+        raise InputError(f"depth must be a non-negative integer, got {depth!r}")
     w = np.array([s ** -2 for s in _positive_seq("layer_std", layer_std, depth + 1)])
     if parameterization == "standard":
         if width is None:
             if depth == 0:
-                raise ValueError("depth 0 has no hidden layer: the infinite-width standard weights are undefined")
+                raise InputError("depth 0 has no hidden layer: the infinite-width standard weights are undefined")
             w[0] = 0.0
         else:
             if not width > 0:
-                raise ValueError(f"width must be positive, got {width!r}")
+                raise InputError(f"width must be positive, got {width!r}")
             w[1:] *= float(width) / c
     return w / w.sum()
 
@@ -166,5 +167,5 @@ def relu_weighted_gradient_angle(theta_in, depth: int, weights) -> np.ndarray:
     """
     w = np.asarray(weights, dtype=float)
     if w.shape != (depth + 1,) or np.any(w < 0) or not w.sum() > 0:
-        raise ValueError(f"weights must be {depth + 1} non-negative numbers with a positive sum, got {weights!r}")
+        raise InputError(f"weights must be {depth + 1} non-negative numbers with a positive sum, got {weights!r}")
     return relu_gradient_angle_weighted(theta_in, depth, w)

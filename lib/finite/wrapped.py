@@ -31,6 +31,7 @@ from torch import nn
 from lib.activations import get_activation
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
+from lib.validation import InputError, InputTypeError
 
 __all__ = ["OUTPUTS", "OutputWrapped", "swish", "swish_deriv", "output_jacobians", "wrapped_ntk", "model_ntk"]
 
@@ -79,13 +80,13 @@ class OutputWrapped(nn.Module):
     def __init__(self, net: MLP, output: str, center: bool = False) -> None:
         super().__init__()
         if not isinstance(net, MLP):
-            raise TypeError(f"OutputWrapped needs a lib.finite.mlp.MLP, got {type(net).__name__}")
+            raise InputTypeError(f"OutputWrapped needs a lib.finite.mlp.MLP, got {type(net).__name__}")
         if output not in OUTPUTS:
-            raise ValueError(f"output must be one of {OUTPUTS}, got {output!r}")
+            raise InputError(f"output must be one of {OUTPUTS}, got {output!r}")
         if output == "swish" and net.out_dim != 1:
-            raise ValueError(f"a swish output wraps a scalar network; this MLP has out_dim={net.out_dim}")
+            raise InputError(f"a swish output wraps a scalar network; this MLP has out_dim={net.out_dim}")
         if output == "softmax" and net.out_dim < 2:
-            raise ValueError("a softmax output needs an MLP with out_dim >= 2 (softmax of one output is constant)")
+            raise InputError("a softmax output needs an MLP with out_dim >= 2 (softmax of one output is constant)")
         self.net = net
         self.output = output
         self.center = bool(center)
@@ -125,10 +126,10 @@ def output_jacobians(output: str, f: torch.Tensor) -> torch.Tensor:
         return swish_deriv(f.reshape(-1)).reshape(-1, 1, 1)
     if output == "softmax":
         if f.ndim != 2:
-            raise ValueError(f"softmax outputs need f of shape (n, k), got {tuple(f.shape)}")
+            raise InputError(f"softmax outputs need f of shape (n, k), got {tuple(f.shape)}")
         p = torch.softmax(f, dim=-1)
         return torch.diag_embed(p) - p[:, :, None] * p[:, None, :]
-    raise ValueError(f"output must be one of {OUTPUTS}, got {output!r}")
+    raise InputError(f"output must be one of {OUTPUTS}, got {output!r}")
 
 
 def wrapped_ntk(model: OutputWrapped, X, base_kernel: np.ndarray | None = None) -> np.ndarray:
@@ -138,12 +139,12 @@ def wrapped_ntk(model: OutputWrapped, X, base_kernel: np.ndarray | None = None) 
     on ``X``. Returns float64 (n, n) for swish, (n k, n k) indexed ``i * k + c`` for softmax.
     """
     if not isinstance(model, OutputWrapped):
-        raise TypeError(f"wrapped_ntk needs an OutputWrapped model, got {type(model).__name__}")
+        raise InputTypeError(f"wrapped_ntk needs an OutputWrapped model, got {type(model).__name__}")
     Xt = model.prepare(X)
     K = empirical_ntk(model.net, Xt) if base_kernel is None else np.asarray(base_kernel, dtype=np.float64)
     n, k = Xt.shape[0], model.out_dim
     if K.shape != (n * k, n * k):
-        raise ValueError(f"base kernel has shape {K.shape}, expected {(n * k, n * k)} for n={n}, k={k}")
+        raise InputError(f"base kernel has shape {K.shape}, expected {(n * k, n * k)} for n={n}, k={k}")
     with torch.no_grad():
         J = output_jacobians(model.output, model.base_output(Xt)).cpu().numpy()  # (n, k, k)
     Kv = K.reshape(n, k, n, k)
@@ -157,4 +158,4 @@ def model_ntk(model, X) -> np.ndarray:
         return wrapped_ntk(model, X)
     if isinstance(model, MLP):
         return empirical_ntk(model, X)
-    raise TypeError(f"model_ntk needs a lib.finite.mlp.MLP or OutputWrapped, got {type(model).__name__}")
+    raise InputTypeError(f"model_ntk needs a lib.finite.mlp.MLP or OutputWrapped, got {type(model).__name__}")

@@ -1,0 +1,56 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+#   mystnb:
+#     remove_code_source: true
+#     render_markdown_format: myst
+# ---
+
+# %% [markdown]
+# # Troubleshooting: what each bad input gets
+#
+# A mistake in a parameter, a data file or a call should stop with one message that names the
+# parameter or file and what is wrong, never with a traceback from deep inside torch or numpy,
+# and never with a silently wrong number. The table below is not typed by hand: this page ran
+# every case when the book was built (`lib.book.bad_input`) and shows what it got. Errors of the
+# library are `lib.validation.InputError` (a `ValueError`; `InputTypeError` is also a `TypeError`),
+# data files that are missing raise `DataMissingError` (a `FileNotFoundError`), notebook
+# parameters raise `lib.book.params.ParameterError`, and the pipeline exits with code 2 and one
+# line `error: ...`. Where the right answer exists (a singular kernel has an infinite condition
+# number; the ReLU NTK at depth 10^7 has a closed-form tail), the case shows the answer instead.
+#
+# Two more things the pipeline does for you:
+#
+# - **Warnings reach the terminal.** A skipped data set or a cache cell that failed its checksum
+#   and is recomputed prints a `warning in <chapter>, cell N: ...` line on the terminal after the
+#   chapter runs (also when it then fails), not only inside the executed notebook.
+# - **Records say how they were made.** Each run tells the notebook its profile and every `-p`
+#   override, and the verdicts it records carry them.
+#
+# Run through plain papermill instead, a bad parameter ends with papermill's own traceback of its
+# command-line frames (about 25 lines we cannot shorten) followed by one line from the notebook,
+# e.g. `ParameterError: bad notebook parameter(s): parameter 'seeds' must be a positive integer,
+# got -5`. The pipeline prints only that line.
+
+# %% tags=["parameters"]
+profile = "default"  # parameter profile of this run (the cases have no size to set)
+pipeline = True      # also run the command-line cases (each starts python, about 5 s apiece)
+
+# %%
+from IPython.display import Markdown, display
+
+from lib.book import bad_input as B
+from lib.book import params as P
+
+cfg = P.validate(profile=(profile, P.text), pipeline=(pipeline, P.boolean))
+scratch = B.scratch_dir()
+cases = B.library_cases(scratch) + (B.pipeline_cases(scratch) if cfg.pipeline else [])
+outcomes = B.run_cases(cases)
+display(Markdown(B.table_markdown(outcomes, tmp=scratch)))

@@ -1,0 +1,265 @@
+"""What each bad input gets: the troubleshooting appendix of the book, run live.
+
+Every case below is a mistake a user can make (an unknown activation, a negative width, NaN
+data, a missing or damaged data file, an indefinite "kernel", a damaged cache record, a bad
+notebook parameter). :func:`run_cases` runs each one and reports what happens: the project's own
+error type and its message, or, where the right answer exists (a singular kernel, a very deep
+infinite-width kernel), the answer. No message in the appendix is typed by hand; the test
+``tests/book/test_bad_input.py`` checks that every case ends in one of the project's own errors
+(:class:`lib.validation.InputError`, :class:`lib.book.params.ParameterError`, exit code 2 of the
+pipeline) or in the stated answer, never in a raw error from torch or numpy.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+__all__ = ["Case", "Outcome", "library_cases", "pipeline_cases", "run_cases", "table_markdown", "scratch_dir"]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One bad input.
+
+    Attributes:
+        where: the layer the input reaches (``"library"``, ``"data"``, ``"cache"``, ``"pipeline"``).
+        what: the bad input, in a few words.
+        call: the code a user would run, as shown in the table.
+        run: runs the case; returns the result when it does not raise.
+        expect_error: whether the right outcome is an error (False: a stated answer).
+    """
+
+    where: str
+    what: str
+    call: str
+    run: Callable[[], object]
+    expect_error: bool = True
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a :class:`Case` gave.
+
+    Attributes:
+        case: the case.
+        error: the exception's class name, or ``""`` if it returned.
+        message: the exception's message, or the returned value as text.
+        own_error: whether the exception is one of the project's own (or the pipeline's exit 2).
+        seconds: wall time of the case.
+    """
+
+    case: Case
+    error: str
+    message: str
+    own_error: bool
+    seconds: float
+
+
+def _own(exc: BaseException) -> bool:
+    from lib.book.params import ParameterError
+    from lib.data.datasets import DataMissingError
+    from lib.validation import InputError
+    return isinstance(exc, (InputError, ParameterError, DataMissingError, PipelineExit))
+
+
+class PipelineExit(Exception):
+    """The pipeline stopped with exit code 2 (its message is the last line it printed)."""
+
+
+def _mlp(**kw):
+    from lib.finite.mlp import MLP
+    args = dict(in_dim=5, width=64, depth=2)
+    args.update(kw)
+    return MLP(**args)
+
+
+def _ntk_of(X):
+    from lib.finite.ntk import empirical_ntk
+    return empirical_ntk(_mlp(), X)
+
+
+def _save(tmp: Path, name: str, array=None, raw: bytes | None = None) -> Path:
+    path = tmp / name
+    if raw is not None:
+        path.write_bytes(raw)
+    elif name.endswith(".npz"):
+        np.savez(path, **array)
+    else:
+        np.save(path, array)
+    return path
+
+
+def _damaged_cache_record(tmp: Path) -> str:
+    """A sweep cell whose cached record was edited by hand is recomputed, with a warning."""
+    import contextlib
+    import io
+
+    from lib.book.sweep import cached_call
+    calls = []
+
+    def cell():
+        calls.append(1)
+        return {"kappa": 3.0}
+
+    cached_call("demo", {"n": 1}, cell, cache_dir=tmp)
+    for path in tmp.rglob("*.json"):
+        rec = json.loads(path.read_text())
+        rec["result"] = {"kappa": 1e-9}  # an edit: the checksum no longer matches
+        path.write_text(json.dumps(rec))
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        out = cached_call("demo", {"n": 1}, cell, cache_dir=tmp)
+    return f"recomputed (kappa = {out['kappa']:g}); stderr: {err.getvalue().strip()}"
+
+
+def library_cases(tmp: Path) -> list[Case]:
+    """The bad inputs of the library's public functions (files are written under ``tmp``)."""
+    import torch
+
+    from lib import theory
+    from lib.data.datasets import load_array, load_dataset
+    from lib.spectra import condition_number, spectrum
+
+    return [
+        Case("library", "unknown activation", 'MLP(5, 64, 2, activation="relux")',
+             lambda: _mlp(activation="relux")),
+        Case("library", "negative width", "MLP(5, -64, 2)", lambda: _mlp(width=-64)),
+        Case("library", "float16 weights", "MLP(5, 64, 2, dtype=torch.float16)",
+             lambda: _mlp(dtype=torch.float16)),
+        Case("library", "weights larger than memory", "MLP(784, 10_000_000, 2)",
+             lambda: _mlp(in_dim=784, width=10_000_000)),
+        Case("library", "CUDA asked for on a CPU machine", 'MLP(5, 64, 2, device="cuda")',
+             lambda: _mlp(device="cuda") if not torch.cuda.is_available() else "CUDA is available here"),
+        Case("library", "NaN in the data", "empirical_ntk(net, X) with X[0, 0] = nan",
+             lambda: _ntk_of(np.where(np.eye(4, 5) > 0, np.nan, 1.0))),
+        Case("library", "an indefinite 'kernel'", "condition_number([[1, 2], [2, 1]])",
+             lambda: condition_number(np.array([[1.0, 2.0], [2.0, 1.0]]))),
+        Case("library", "a singular kernel", "condition_number([[1, 1], [1, 1]])",
+             lambda: f"kappa = {condition_number(np.ones((2, 2)))}; "
+                     f"singular = {spectrum(np.ones((2, 2))).singular}", expect_error=False),
+        Case("library", "angle outside [0, pi]", "theory.relu_cos_phi_asymptotic(10, 4.0)",
+             lambda: theory.relu_cos_phi_asymptotic(10, 4.0)),
+        Case("library", "negative correlation bound", "theory.gershgorin_kappa_bound(3, -1)",
+             lambda: theory.gershgorin_kappa_bound(3, -1)),
+        Case("library", "depth 10^7 of the ReLU NTK", "theory.relu_ntk(X, 10**7) on 3 points",
+             lambda: "computed: Theta[0, 1] / Theta[0, 0] = "
+                     f"{(lambda T: T[0, 1] / T[0, 0])(theory.relu_ntk(np.eye(3, 4) + 0.1, 10**7)):.6f}",
+             expect_error=False),
+        Case("data", "a data file that does not exist", 'load_dataset("file", path="missing.npy")',
+             lambda: load_dataset("file", path=tmp / "missing.npy")),
+        Case("data", "an empty array", "load_array(np.zeros((0, 5)) saved as .npy)",
+             lambda: load_array(_save(tmp, "empty.npy", np.zeros((0, 5))))),
+        Case("data", "strings instead of numbers", 'load_array(np.array(["a", "b"]) saved as .npy)',
+             lambda: load_array(_save(tmp, "strings.npy", np.array([["a", "b"], ["c", "d"]])))),
+        Case("data", "a text file named .npy", "load_array(a text file called data.npy)",
+             lambda: load_array(_save(tmp, "text.npy", raw=b"1,2,3\n4,5,6\n"))),
+        Case("data", "an .npz without the asked array", 'load_array("two.npz", key="Z")',
+             lambda: load_array(_save(tmp, "two.npz", {"X": np.ones((3, 2)), "Y": np.ones((3, 2))}), key="Z")),
+        Case("data", "MNIST files not on this machine", 'load_dataset("mnist", idx_dir="no/such/dir")',
+             lambda: load_dataset("mnist", idx_dir=tmp / "no" / "such" / "dir")),
+        Case("cache", "a cached sweep cell edited by hand", "cached_call(...) after editing its JSON record",
+             lambda: _damaged_cache_record(tmp / "cache"), expect_error=False),
+    ]
+
+
+def _scratch_root(tmp: Path) -> Path:
+    """A copy of chapter 01's source, profiles and the jupytext configuration under ``tmp``, so
+    that the pipeline's failed runs never overwrite the book's executed notebooks."""
+    import shutil
+
+    from lib.book.pipeline import ROOT
+    root = tmp / "repo"
+    (root / "notebooks" / "profiles").mkdir(parents=True, exist_ok=True)
+    (root / "book").mkdir(exist_ok=True)
+    for src in (ROOT / "notebooks").glob("01_*.py"):
+        shutil.copy2(src, root / "notebooks" / src.name)
+    for prof in (ROOT / "notebooks" / "profiles").glob("01_*.yaml"):
+        shutil.copy2(prof, root / "notebooks" / "profiles" / prof.name)
+    shutil.copy2(ROOT / "jupytext.toml", root / "jupytext.toml")
+    return root
+
+
+def _pipeline(root: Path, *args: str) -> str:
+    import os
+    env = dict(os.environ, NTK_RESULTS_DIR=str(root / "results"))
+    r = subprocess.run([sys.executable, "-m", "lib.book.pipeline", "--root", str(root), *args], cwd=root,
+                       capture_output=True, text=True, env=env)
+    lines = [ln.strip() for ln in r.stderr.strip().splitlines() if ln.strip()]
+    first = next((i for i, ln in enumerate(lines) if ln.startswith("error:")), max(len(lines) - 1, 0))
+    last = " ".join(lines[first:])
+    if r.returncode == 2:
+        raise PipelineExit(f"exit code 2: {last}")
+    return f"exit code {r.returncode}: {last}"
+
+
+def pipeline_cases(tmp: Path) -> list[Case]:
+    """Bad command lines of ``python -m lib.book.pipeline``, run on a scratch copy of chapter 01
+    under ``tmp`` (each starts a notebook kernel at most once)."""
+    root = _scratch_root(tmp)
+    return [
+        Case("pipeline", "a misspelt parameter name", "--only 01 -p widht 64",
+             lambda: _pipeline(root, "--only", "01", "-p", "widht", "64")),
+        Case("pipeline", "an unknown profile", "--only 01 --profile huge",
+             lambda: _pipeline(root, "--only", "01", "--profile", "huge")),
+        Case("pipeline", "a value the notebook refuses", "--profile smoke --only 01 -p widths '[-5]'",
+             lambda: _pipeline(root, "--profile", "smoke", "--only", "01", "-p", "widths", "[-5]")),
+    ]
+
+
+def run_cases(cases: list[Case]) -> list[Outcome]:
+    """Run each case and record what it gave.
+
+    Args:
+        cases: from :func:`library_cases` and :func:`pipeline_cases`.
+
+    Returns:
+        One :class:`Outcome` per case, in order.
+    """
+    out = []
+    for case in cases:
+        t0 = time.perf_counter()
+        try:
+            value = case.run()
+        except Exception as exc:  # noqa: BLE001 - the point is to show what any error looks like
+            out.append(Outcome(case, type(exc).__name__, str(exc), _own(exc), time.perf_counter() - t0))
+        else:
+            out.append(Outcome(case, "", str(value), False, time.perf_counter() - t0))
+    return out
+
+
+def _cell(text: str, limit: int = 260) -> str:
+    text = " ".join(str(text).split())
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    return text.replace("|", "\\|")
+
+
+def table_markdown(outcomes: list[Outcome], tmp: str | Path | None = None) -> str:
+    """The appendix table: input, call, what it gets (error class and message, or the answer).
+
+    Args:
+        outcomes: from :func:`run_cases`.
+        tmp: the scratch folder the cases wrote to, shown as ``<tmp>`` in messages.
+
+    Returns:
+        A Markdown table.
+    """
+    rows = ["| where | bad input | call | what it gets |", "|---|---|---|---|"]
+    for o in outcomes:
+        got = f"**{o.error}**: {o.message}" if o.error else f"answer: {o.message}"
+        if tmp is not None:
+            got = got.replace(str(tmp), "<tmp>")
+        rows.append(f"| {o.case.where} | {o.case.what} | `{_cell(o.case.call, 80)}` | {_cell(got)} |")
+    return "\n".join(rows)
+
+
+def scratch_dir() -> Path:
+    """A fresh scratch folder for the cases' files."""
+    return Path(tempfile.mkdtemp(prefix="ntk-bad-input-"))

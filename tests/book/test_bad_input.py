@@ -1,0 +1,65 @@
+"""The troubleshooting appendix: every bad input ends in one of the project's own errors, or in the
+right answer, never in a raw error from torch or numpy (lib.book.bad_input)."""
+import math
+
+import numpy as np
+import pytest
+
+from lib.book import bad_input as B
+
+
+@pytest.fixture(scope="module")
+def library_outcomes(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("bad")
+    return B.run_cases(B.library_cases(tmp)), tmp
+
+
+def test_every_library_bad_input_gets_an_own_error_naming_the_problem(library_outcomes):
+    outcomes, _ = library_outcomes
+    assert len(outcomes) >= 15
+    for o in outcomes:
+        if o.case.expect_error:
+            assert o.own_error, f"{o.case.what}: {o.error}: {o.message}"
+            assert o.message.strip(), o.case.what
+        else:
+            assert not o.error, f"{o.case.what} should compute an answer, got {o.error}: {o.message}"
+
+
+def test_the_answers_are_right(library_outcomes):
+    outcomes, _ = library_outcomes
+    by_what = {o.case.what: o for o in outcomes}
+    assert by_what["a singular kernel"].message == f"kappa = {math.inf}; singular = True"
+    # the depth-1e7 ReLU NTK: normalized off-diagonal entries tend to 1/4 ([LH] Thm 4.3, n = 3 points)
+    ratio = float(by_what["depth 10^7 of the ReLU NTK"].message.rsplit("=", 1)[1])
+    assert abs(ratio - 0.25) < 1e-3
+    assert by_what["depth 10^7 of the ReLU NTK"].seconds < 30
+    assert by_what["a cached sweep cell edited by hand"].message.startswith("recomputed (kappa = 3)")
+    assert "checksum" in by_what["a cached sweep cell edited by hand"].message
+
+
+def test_messages_name_the_parameter_or_file(library_outcomes):
+    outcomes, tmp = library_outcomes
+    by_what = {o.case.what: o.message for o in outcomes}
+    assert "activation 'relux'" in by_what["unknown activation"]
+    assert "width" in by_what["negative width"] and "width" in by_what["weights larger than memory"]
+    assert "missing.npy" in by_what["a data file that does not exist"]
+    assert "data_key" in by_what["an .npz without the asked array"]
+    assert "idx_dir" in by_what["MNIST files not on this machine"]
+    assert "not positive semi-definite" in by_what["an indefinite 'kernel'"]
+    table = B.table_markdown(outcomes, tmp=tmp)
+    assert str(tmp) not in table and table.count("\n") == len(outcomes) + 1
+
+
+def test_a_raw_error_is_flagged():
+    """Counterfactual: a case that ends in numpy's own error is not counted as handled."""
+    raw = B.Case("library", "raw", "np.linalg.inv(singular)", lambda: np.linalg.inv(np.ones((2, 2))))
+    (o,) = B.run_cases([raw])
+    assert o.error == "LinAlgError" and not o.own_error
+
+
+def test_pipeline_bad_command_lines_exit_2_with_one_message(tmp_path):
+    outcomes = B.run_cases(B.pipeline_cases(tmp_path))
+    for o in outcomes:
+        assert o.own_error and o.message.startswith("exit code 2: error:"), (o.case.what, o.message)
+    assert "['widht']" in outcomes[0].message
+    assert "parameter 'widths' must contain integers >= 1" in outcomes[2].message
