@@ -11,28 +11,57 @@ import matplotlib.ticker
 import numpy as np
 import seaborn as sns
 
-__all__ = ["use_style", "palette", "slope_guide", "mark_infinite", "figure", "show", "value_ticks", "band_lines"]
+__all__ = ["COLUMN_INCHES", "MIN_PANEL_INCHES", "use_style", "fit_to_column", "palette", "slope_guide", "mark_infinite", "figure", "show", "value_ticks", "band_lines"]
 
 _STYLE_SET = False
 
 
+#: width of the book's text column in inches at ``figure.dpi`` 100 (about 720 px in the HTML theme):
+#: a figure no wider than this is shown at its natural size, so its text keeps its point size
+COLUMN_INCHES = 7.2
+#: narrowest panel: below this, tick labels collide, so a figure of many panels may exceed the column
+MIN_PANEL_INCHES = 2.6
+
+
 def use_style() -> None:
-    """Apply the book's style: seaborn whitegrid, colour-blind palette, readable sizes."""
+    """Apply the book's style: seaborn whitegrid, colour-blind palette, text sized for the column."""
     global _STYLE_SET
-    sns.set_theme(context="notebook", style="whitegrid", palette="colorblind", font_scale=0.95)
+    sns.set_theme(context="paper", style="whitegrid", palette="colorblind", font_scale=1.1)
     plt.rcParams.update({
-        "figure.figsize": (6.4, 4.0), "figure.dpi": 100, "savefig.dpi": 150,
+        "figure.figsize": (COLUMN_INCHES * 0.8, 3.6), "figure.dpi": 100, "savefig.dpi": 150,
         "axes.titlesize": "medium", "legend.fontsize": "small", "legend.frameon": False,
-        "lines.linewidth": 1.8, "figure.autolayout": True,
+        "lines.linewidth": 1.6, "figure.autolayout": True,
     })
     _STYLE_SET = True
 
 
+def fit_to_column(ncols: int, nrows: int, width: float, height: float) -> tuple[float, float]:
+    """The figure size for ``ncols x nrows`` panels asked at ``width x height`` inches each.
+
+    A figure wider than the text column would be shrunk by the browser, and its text with it (a
+    12.8-inch figure shown in a 7.2-inch column has 5-pixel tick labels). So the panels are scaled
+    down to fit :data:`COLUMN_INCHES` (never narrower than :data:`MIN_PANEL_INCHES`), their height
+    by that factor to the power 0.3 so that wide panels do not become slits.
+
+    Args:
+        ncols, nrows: the panel grid.
+        width, height: the size asked for one panel, in inches.
+
+    Returns:
+        ``(total width, total height)`` in inches.
+    """
+    scale = 1.0
+    if width * ncols > COLUMN_INCHES:
+        scale = max(COLUMN_INCHES / (width * ncols), min(1.0, MIN_PANEL_INCHES / width))
+    return width * ncols * scale, height * nrows * scale ** 0.3
+
+
 def figure(ncols: int = 1, nrows: int = 1, width: float = 6.4, height: float = 4.0, **kw):
-    """``plt.subplots`` in the book's style, sized per panel."""
+    """``plt.subplots`` in the book's style, sized per panel and fitted to the text column
+    (:func:`fit_to_column`)."""
     if not _STYLE_SET:
         use_style()
-    return plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False, **kw)
+    return plt.subplots(nrows, ncols, figsize=fit_to_column(ncols, nrows, width, height), squeeze=False, **kw)
 
 
 def show(fig) -> None:
