@@ -16,19 +16,26 @@
 # %% [markdown]
 # # Reproducibility report
 #
-# One row per claim of the main paper {cite}`liu2023better` ([LH]: every theorem, corollary,
-# proposition, figure and table) and per result of {cite}`liu2020linearity` ([LZB]) and
-# {cite}`agarwal2021deep` ([AAK]) that the chapters use. The catalogue of claims is
-# `lib.book.claims.CLAIMS`; the verdicts are the ones the chapters recorded with
-# `lib.book.results.verdict` when they ran (files `results/<chapter>.json`). This page only reads
-# them, so it shows exactly what the last run measured, under the parameter profile named in
-# each row.
+# One row per claim of the main paper {cite}`liu2023better` ([LH]: every theorem, lemma,
+# corollary, proposition, remark with content, figure and table, appendices included, and the
+# implications of its Section 5) and per statement of {cite}`liu2020linearity` ([LZB]) and
+# {cite}`agarwal2021deep` ([AAK]) about the tangent kernel, its conditioning, the Hessian's scaling
+# and optimization rates. The registry of claims, with their stable ids and their statements, is
+# `lib.book.claims.CLAIMS`; the verdicts are the ones the chapters' checks recorded with
+# `lib.book.results.record` when they ran (files `results/<chapter>.json`). This page only reads
+# them, so it shows exactly what the last run measured. Each verdict says how it was produced: the
+# parameter profile, every parameter override (a record made with overrides is labelled **run with
+# overrides**), the git commit, the versions of Python, NumPy and PyTorch, and the wall time.
 #
-# A verdict is *reproduced* when the chapter's tolerance check passed, *reproduced with caveat*
-# when it passed only in part or only at the sizes we could afford, *not reproduced* when the
-# measurement contradicts the statement, and *not checked* when no chapter recorded it (the reason
-# is given). A claim with several recorded parts takes its most severe part's verdict; each part
-# is listed.
+# A verdict is *reproduced* when the measurement agrees with the statement within the tolerance
+# the check justifies, *reproduced with caveat* when it agrees only in part or with a different
+# constant (the caveat is named), *not reproduced* when a measurement under the paper's protocol,
+# or one at least as favourable to the claim, contradicts it, *inconclusive* when the size or
+# protocol we could run cannot settle it (the deviation from the paper is named), and *not checked*
+# when nothing was measured: the claim cannot be tested here (the reason is given), its premise is
+# vacuous on the data, or no chapter measures it yet. A claim with several recorded parts takes its
+# most severe part's verdict; each part is listed. A remark that restates another claim takes that
+# claim's verdict.
 
 # %% tags=["parameters"]
 profile = "default"  # parameter profile of this run (the page itself has nothing to size)
@@ -42,8 +49,8 @@ from myst_nb import glue
 from lib.book import params as P
 from lib.book.sphinxext import public_modules
 from lib.book.pipeline import notebook_sources
-from lib.book.report import (build_rows, page_path, extra_table, figure_index, figure_table,
-                        report_table, verdict_counts)
+from lib.book.report import (build_rows, claim_counts, page_path, extra_table, figure_index, figure_table,
+                             report_table, verdict_counts)
 from lib.book.results import load_all
 
 cfg = P.validate(profile=(profile, P.text))
@@ -60,18 +67,32 @@ recorded_chapters = sorted({r["chapter"] for r in records})
 # ## Summary
 
 # %%
-summary = (f"{len(rows)} claims in the catalogue: **{counts['reproduced']} reproduced**, "
+per_paper = claim_counts()
+summary = (f"{len(rows)} claims in the registry ("
+           + ", ".join(f"{tag}: {d['claims']}, of which {d['untestable']} cannot be tested here"
+                       for tag, d in per_paper.items()) + "): "
+           f"**{counts['reproduced']} reproduced**, "
            f"**{counts['reproduced with caveat']} reproduced with caveat**, "
-           f"**{counts['not reproduced']} not reproduced**, **{counts['not checked']} not checked**. "
+           f"**{counts['not reproduced']} not reproduced**, **{counts['inconclusive']} inconclusive**, "
+           f"**{counts['not checked']} not checked**. "
            f"They come from {len(records)} verdicts recorded by {len(recorded_chapters)} of the "
            f"{len(chapters)} chapters, under the profile(s) {', '.join(profiles) or 'none'}.")
+with_overrides = sorted({r["chapter"] for r in records if r.get("overrides")})
+outside = sorted({r["chapter"] for r in records if not r.get("pipeline")})
+if with_overrides:
+    summary += (" Chapters run with parameter overrides (their verdicts are labelled): "
+                + ", ".join(f"`{c}`" for c in with_overrides) + ".")
+if outside:
+    summary += (" Chapters run outside the pipeline (overrides unknown): "
+                + ", ".join(f"`{c}`" for c in outside) + ".")
 missing = sorted(set(chapters) - set(recorded_chapters))
 if missing:
     summary += " Chapters that recorded no verdict: " + ", ".join(f"`{m}`" for m in missing) + "."
 display(Markdown(summary))
 glue("n_claims", len(rows), display=False)
 for key, name in (("reproduced", "n_reproduced"), ("reproduced with caveat", "n_caveat"),
-                  ("not reproduced", "n_not_reproduced"), ("not checked", "n_not_checked")):
+                  ("not reproduced", "n_not_reproduced"), ("inconclusive", "n_inconclusive"),
+                  ("not checked", "n_not_checked")):
     glue(name, counts[key], display=False)
 glue("n_verdicts", len(records), display=False)
 glue("profiles", ", ".join(profiles) or "none", display=False)
@@ -86,9 +107,9 @@ display(Markdown(report_table(rows, ROOT, HERE)))
 
 # %% [markdown]
 # ## Other recorded verdicts
-# Verdicts whose id is not a claim of the catalogue: the book's own targets (such as the
-# performance of the NTK code), and any paper label `lib.book.claims.match_claim` does not recognize
-# (then add it to `lib.book.claims.CLAIMS` or fix the id in the chapter). Listed, never dropped.
+# Verdicts whose id is not in the registry (a record of an older run, or a chapter that records an
+# id `lib.book.claims.CLAIMS` does not have: then add the claim there or fix the chapter). Listed,
+# never dropped.
 
 # %%
 display(Markdown(extra_table(extra, ROOT, HERE) if extra else "*None: every recorded verdict is in the table above.*"))

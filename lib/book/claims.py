@@ -1,219 +1,349 @@
-"""The canonical list of claims the book checks: every theorem, corollary, proposition, figure
-and table of [LH], plus the [LZB] and [AAK] results the chapters use.
+"""The one registry of claims: every statement of the papers the book is about, with a stable id.
 
-The reproducibility report (``book/report.py``) has one row per :class:`Claim`. Chapters record
-verdicts with :func:`lib.book.results.verdict` under a ``claim_id``; :func:`match_claim` maps such an
-id to its catalogue entry. It accepts the usual spellings (``"[LH] Theorem 3.2"``,
-``"[LH] Thm. 3.2"``, ``"[LH] Fig. 1"``, ``"[LH] Figure 1"``) and sub-claims written as a
-parenthesised suffix (``"[LH] Cor 2.4 (kernel)"`` belongs to ``"[LH] Cor 2.4"``). A claim no
-chapter recorded shows as "not checked", with :attr:`Claim.note` as the reason when there is one.
+A chapter's ``check_*`` function returns a :class:`lib.book.results.Check` against one of these
+ids (``Check("[LH] Thm 2.3", status=..., measured=..., part=...)``); the claim's statement is
+written here once and nowhere else. The reproducibility report (``book/report.py``) has one row
+per :class:`Claim`.
 
-Numbering follows the papers: [LH] = Liu & Hui, *Better NTK conditioning*
-(theorem numbers of the final version); [LZB] = Liu, Zhu & Belkin 2020; [AAK] = Agarwal, Awasthi &
-Kale 2021.
+Coverage: every theorem, lemma, corollary, proposition, remark with content, figure and table of
+[LH] (main text and appendices, and the implications of its Sec. 5), and of [LZB] and [AAK] every
+statement about the tangent kernel, its conditioning, the Hessian's scaling and optimization rates.
+A claim the book cannot test says why (:attr:`Claim.untestable`); a remark that only restates
+another claim takes that claim's verdict (:attr:`Claim.verdict_of`); a testable claim names the
+functions that check it (:attr:`Claim.checked_by`).
+
+Ids are ``"[PAPER] Kind number"`` with the kinds ``Thm``, ``Lemma``, ``Cor``, ``Prop``, ``Remark``,
+``Def``, ``Fig``, ``Table``, ``Eq``, ``Sec``, ``App``, numbered as in the papers: [LH] = Liu & Hui,
+*Better NTK conditioning* (numbers of the final version); [LZB] = Liu, Zhu & Belkin 2020; [AAK] =
+Agarwal, Awasthi & Kale 2021. The book's own targets (performance of the NTK code) are listed too,
+under ids without a paper tag. The formulas behind the statements are on the formulas page,
+``book/formulas.md``.
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-__all__ = ["Claim", "CLAIMS", "PAPERS", "normalize_claim_id", "split_claim_id", "match_claim",
-           "claim_by_id"]
+__all__ = ["Claim", "CLAIMS", "PAPERS", "LEGACY_IDS", "claim_by_id", "resolve_claim_id", "match_claim",
+           "claims_of"]
 
-#: The papers, by tag.
+#: The papers, by tag; ``"book"`` tags the book's own targets.
 PAPERS = {"LH": "Liu & Hui, Better NTK conditioning", "LZB": "Liu, Zhu & Belkin 2020",
-          "AAK": "Agarwal, Awasthi & Kale 2021"}
+          "AAK": "Agarwal, Awasthi & Kale 2021", "book": "this book's own targets"}
 
 
 @dataclass(frozen=True)
 class Claim:
-    """One claim of a paper.
+    """One claim of a paper (or one target of this book).
 
     Attributes:
-        claim_id: canonical id, ``"[PAPER] Kind number"``, e.g. ``"[LH] Thm 3.2"``.
-        statement: what the paper says, in one sentence (plain text with ``$...$`` math).
+        claim_id: stable id, ``"[PAPER] Kind number"``, e.g. ``"[LH] Thm 3.2"``.
+        statement: what the paper says, in one or two sentences (plain text with ``$...$`` math).
         where: where the paper states it (section or appendix).
-        note: why it may be left unchecked (shown when no chapter records a verdict).
-        aliases: other ids chapters may use for the same claim (e.g. ``"[LH] App F"``).
+        checked_by: the ``lib.chapters`` functions (``module.function``) that record a verdict on it.
+        untestable: why this book cannot test it (empty when it can), e.g. ``"needs CIFAR-10"``.
+        verdict_of: ids of the claims whose verdicts this one takes (a remark restating a theorem,
+            a table summarizing results); empty for a claim checked on its own.
+        note: what the report shows when a testable claim has no recorded verdict.
     """
 
     claim_id: str
     statement: str
     where: str
+    checked_by: tuple[str, ...] = ()
+    untestable: str = ""
+    verdict_of: tuple[str, ...] = ()
     note: str = ""
-    aliases: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def paper(self) -> str:
-        """The paper tag without brackets (``"LH"``, ``"LZB"`` or ``"AAK"``)."""
-        return self.claim_id[1:self.claim_id.index("]")]
+        """The paper tag without brackets (``"LH"``, ``"LZB"``, ``"AAK"``), or ``"book"``."""
+        return self.claim_id[1:self.claim_id.index("]")] if self.claim_id.startswith("[") else "book"
+
+    @property
+    def testable(self) -> bool:
+        """Whether the book can test it (on its own or through :attr:`verdict_of`)."""
+        return not self.untestable
 
 
-_DATA = ("needs MNIST, Fashion-MNIST, SVHN or Librispeech, which nothing here downloads "
+_REAL = ("needs MNIST, Fashion-MNIST, SVHN or Librispeech, which nothing here downloads "
          "(put the IDX files in a folder and pass it to the chapter)")
+_PROOF = "a step of a proof whose conclusion is checked"
+_NOT_YET = "testable, but no chapter measures it yet"
 
-#: Every claim the report lists, in paper order ([LH] by section, then [LZB], then [AAK]).
+#: Every claim the report lists, in paper order ([LH] by section, then [LZB], then [AAK], then the book's targets).
 CLAIMS: tuple[Claim, ...] = (
     # ---- [LH] Section 2: the linear baseline
-    Claim("[LH] Thm 2.3", "A wide linear network keeps the norm of every input and every angle: "
-          "$\\bar\\phi = \\theta_{in}$ and $\\|\\nabla \\bar f(x)\\| = (L+1)\\|x\\|$.", "Sec. 2.1"),
-    Claim("[LH] Cor 2.4", "The linear-network NTK is a multiple of the Gram matrix, so "
-          "$\\bar\\kappa = \\kappa_0$ at every depth (infinite when $n > d$).", "Sec. 2.1"),
+    Claim("[LH] Thm 2.3", "For a linear network at infinite width and at initialization, "
+          "$\\|\\bar\\alpha^{(l)}(x)\\| = \\|x\\|$ for every layer $l$, $\\|\\nabla \\bar f(x)\\| = (L+1)\\|x\\|$, "
+          "and the model gradient angle equals the input angle, $\\bar\\phi(x, z) = \\theta_{in}(x, z)$.", "Sec. 2.1",
+          checked_by=("linear_baseline.check_norms_angles", "linear_baseline.check_gradient_norm")),
+    Claim("[LH] Cor 2.4", "For a linear network at infinite width and at initialization, the NTK is "
+          "$\\bar K = (L+1)^2 G$ ($G$ the Gram matrix), so $\\bar\\kappa = \\kappa_0$ at every depth.", "Sec. 2.1",
+          checked_by=("linear_baseline.check_kernel", "linear_baseline.check_conditioning")),
+    Claim("[LH] Lemma D.1", "For $A \\in \\mathbb{R}^{m \\times d}$ with i.i.d. $N(0, 1)$ entries, "
+          "$A^T A / m \\to I_d$ in probability as $m \\to \\infty$.", "App. D",
+          checked_by=("linear_baseline.check_lemma_d1",)),
     # ---- [LH] Section 3: better separation
-    Claim("[LH] Lemma 3.1", "For a wide ReLU network, $\\|\\nabla f(x)\\|^2 = (L+1)\\|x\\|^2$ and "
-          "$\\cos\\phi$ is given by Eq. (7) through the embedding angles $\\theta^{(l)} = g^l(\\theta_{in})$.",
-          "Sec. 3", aliases=("[LH] Eq 7",)),
-    Claim("[LH] Fig 1", "The gradient angle $\\phi$ exceeds $\\theta_{in}$ for small input angles, grows "
-          "with depth, and stays large for large input angles.", "Sec. 3"),
-    Claim("[LH] Thm 3.2", "For a small input angle, $\\phi > \\theta_{in}$ with high probability once the "
-          "width is large enough.", "Sec. 3"),
-    Claim("[LH] Cor 3.3", "For small $\\theta_{in}$, $\\phi^2 = \\theta_{in}^2 + (L/\\pi)\\,\\theta_{in} + "
-          "o(\\theta_{in})$, i.e. $\\phi \\approx \\sqrt{L\\theta_{in}/\\pi} \\gg \\theta_{in}$.", "Sec. 3"),
-    Claim("[LH] Thm 3.5", "In the infinite-width-then-depth limit, $\\phi \\to \\arccos(1/4) \\approx "
-          "75.5^\\circ$ for every non-parallel pair of inputs.", "Sec. 3", aliases=("[LH] Remark 3.6",)),
-    Claim("[LH] Fig 2", "Better separation also holds for ReLU$^2$, GeLU and tanh, with $\\phi \\to 90^\\circ$ "
-          "as $L \\to \\infty$.", "Sec. 3"),
+    Claim("[LH] Lemma 3.1", "For a ReLU network at infinite width and at initialization, "
+          "$\\|\\nabla f(x)\\| = (L+1)\\|x\\|$ and $\\cos\\phi = \\frac{1}{L+1}\\sum_{l=0}^{L} \\cos\\theta^{(l)} "
+          "\\prod_{l'=l}^{L-1}(1 - \\theta^{(l')}/\\pi)$ (Eq. 7), with embedding angles "
+          "$\\theta^{(l)} = g^l(\\theta_{in})$.", "Sec. 3",
+          checked_by=("better_separation.check_width_convergence", "better_separation.check_gradient_norm")),
+    Claim("[LH] Fig 1", "The gradient angle $\\phi$ exceeds $\\theta_{in}$ for input angles below about "
+          "$60^\\circ$ and grows with depth; for large input angles $\\phi$ stays large (above about "
+          "$60^\\circ$): non-similar data never become similar.", "Sec. 3",
+          checked_by=("better_separation.check_crossover", "better_separation.check_large_angles")),
+    Claim("[LH] Thm 3.2", "For a small input angle $\\theta_{in}$, a wide ReLU network has $\\phi > \\theta_{in}$ "
+          "with high probability over the initialization, and $\\phi$ increases with the depth $L$.", "Sec. 3",
+          checked_by=("better_separation.check_separation_onset",)),
+    Claim("[LH] Cor 3.3", "At infinite width and finite depth, for small $\\theta_{in}$, "
+          "$\\phi^2 = \\theta_{in}^2 + (L/\\pi)\\,\\theta_{in} + o(\\theta_{in})$, i.e. "
+          "$\\phi \\approx \\sqrt{L\\theta_{in}/\\pi} \\gg \\theta_{in}$.", "Sec. 3",
+          checked_by=("better_separation.check_small_angle_law",)),
+    Claim("[LH] Remark 3.4", "Better angle separation implies better separation in Euclidean distance, "
+          "since the gradient map preserves norms up to a universal factor: "
+          "$\\|\\nabla f(x) - \\nabla f(z)\\| > c_L \\|x - z\\|$ for similar inputs, with the factor $c_L$ of "
+          "Lemma 3.1.", "Sec. 3", note=_NOT_YET),
+    Claim("[LH] Thm 3.5", "In the infinite-width-then-depth limit, $\\phi \\to \\arccos(1/4)$ for every pair "
+          "of non-parallel inputs, whatever $\\theta_{in}$.", "Sec. 3", checked_by=("infinite_depth.check_thm35",)),
+    Claim("[LH] Remark 3.6", "The limit $\\arccos(1/4)$ is about $75.5^\\circ$: data become well and equally "
+          "separated in gradient space, whereas without activation $\\bar\\phi = \\theta_{in}$ can be arbitrarily "
+          "small.", "Sec. 3", verdict_of=("[LH] Thm 3.5", "[LH] Thm 2.3")),
+    Claim("[LH] Fig 2", "Better separation also holds for ReLU$^2$, GeLU and tanh: $\\phi > \\theta_{in}$ for "
+          "small input angles, larger for deeper networks, and $\\phi \\to 90^\\circ$ as $L \\to \\infty$.", "Sec. 3",
+          checked_by=("better_separation.check_other_activations", "infinite_depth.check_phi_90")),
     # ---- [LH] Section 4: better conditioning
-    Claim("[LH] Prop 4.1", "If two gradient features are at a small angle $\\phi$ and all have comparable "
-          "norms, then $\\lambda_{min} = O(\\phi^2)$ and $\\kappa = \\Omega(1/\\phi^2)$.", "Sec. 4"),
-    Claim("[LH] Thm 4.2", "With only the first layer trainable, the ReLU NTK $G \\circ P_L$ has "
-          "$\\lambda_{min} > \\lambda_{min}(G)$, $\\kappa < \\kappa_0$, and $\\kappa$ decreases with depth.",
-          "Sec. 4"),
-    Claim("[LH] Thm 4.3", "For unit-norm non-parallel inputs, in the infinite-width-then-depth limit the "
-          "NTK condition number tends to $(n+3)/3$.", "Sec. 4"),
-    Claim("[LH] Fig 3", "At initialization (width 512, depths 0 to 10, 5 seeds), ReLU networks have a "
-          "larger smallest gradient angle and a smaller $\\kappa$ than linear ones, decreasing with depth.",
-          "Sec. 4.1", note="the synthetic data set is checkable; the real data sets " + _DATA,
-          aliases=("[LH] Sec 4.1",)),
+    Claim("[LH] Prop 4.1", "If two rows of a full-row-rank $B$ are at a small angle $\\phi$ and every row norm "
+          "is in $[c, C]$, then $\\lambda_{min}(BB^T) = O(\\phi^2)$ and $\\kappa(BB^T) = \\Omega(1/\\phi^2)$.",
+          "Sec. 4", checked_by=("conditioning.check_prop41",)),
+    Claim("[LH] Thm 4.2", "With only the first layer trainable, at infinite width and for non-degenerate data, "
+          "the ReLU NTK has $\\lambda_{min} > \\lambda_{min}$ of the linear network's NTK, "
+          "$\\kappa < \\bar\\kappa$, and $\\kappa$ strictly decreases with depth.",
+          "Sec. 4", checked_by=("conditioning.check_first_layer",)),
+    Claim("[LH] Thm 4.3", "For unit-norm, pairwise non-parallel inputs, in the infinite-width-then-depth limit "
+          "the NTK condition number tends to $(n+3)/3$.", "Sec. 4", checked_by=("infinite_depth.check_thm43",)),
+    Claim("[LH] Fig 3", "At initialization (width 512, depths 0 to 10, 5 seeds), ReLU networks have a larger "
+          "smallest pairwise gradient angle and a smaller NTK condition number than linear networks, both "
+          "improving with depth, on synthetic data and on MNIST, Fashion-MNIST, SVHN and Librispeech.",
+          "Sec. 4.1", checked_by=("conditioning.check_figure3", "conditioning.check_theory_prediction"),
+          note="the real data sets " + _REAL),
     # ---- [LH] Section 5: optimization
-    Claim("[LH] Eq 9", "Worst-case GD rate on wide networks: $L(w_t) \\le (1 - \\eta\\lambda_{min}/2)^t "
-          "L(w_0)$, so a smaller $\\kappa$ means faster worst-case convergence.", "Sec. 5",
-          aliases=("[LH] Sec 5",)),
-    Claim("[LH] Fig 4", "Deeper ReLU networks reach a lower training loss faster (SGD, cross-entropy, "
-          "MNIST, Fashion-MNIST, Librispeech).", "Sec. 5", note=_DATA + "; 500 epochs of SGD"),
-    Claim("[LH] Table 1", "MNIST test accuracy rises from depth 1 to 6 and falls beyond 8 "
-          "(an optimization-generalization trade-off).", "Sec. 5", note=_DATA + "; 500 epochs of SGD"),
+    Claim("[LH] Eq 9", "Worst-case rate of gradient descent on a wide network (from prior work): "
+          "$L(w_t) \\le (1 - \\eta\\lambda_{min}(K)/2)^t L(w_0)$, i.e. about $(1 - 1/\\kappa)^t$ at "
+          "$\\eta \\approx 1/\\lambda_{max}$.", "Sec. 5", checked_by=("optimization.check_worst_case",)),
+    Claim("[LH] Sec 5(a)", "Implication: the ReLU activation improves the worst-case convergence rate of "
+          "gradient descent over the linear network's (a smaller $\\kappa$).", "Sec. 5",
+          checked_by=("optimization.check_worst_case",)),
+    Claim("[LH] Sec 5(b)", "Implication: deeper wide ReLU networks have a faster worst-case convergence rate "
+          "than shallower ones.", "Sec. 5", checked_by=("optimization.check_worst_case",)),
+    Claim("[LH] Fig 4", "Deeper ReLU networks reduce the training loss faster (mini-batch SGD, batch 500, "
+          "cross-entropy, learning rate tuned per task, 500 epochs on MNIST and Fashion-MNIST, 2000 on "
+          "Librispeech).", "Sec. 5", checked_by=("optimization.check_depth_speed",),
+          note=_REAL + "; about 60,000 SGD updates"),
+    Claim("[LH] Table 1", "MNIST test accuracy by depth 1, 3, 6, 8, 10, 12 is 95.98, 97.43, 97.57, 97.52, "
+          "97.39, 97.19: it rises to depth 6 and then falls (an optimization-generalization trade-off).",
+          "Sec. 5", checked_by=("optimization.check_accuracy",), note=_REAL + "; 500 epochs of SGD"),
+    Claim("[LH] Sec 5(c)", "In the infinite-depth limit all non-parallel inputs are equally separated, which "
+          "could make predictions on unseen data close to a random guess.", "Sec. 5",
+          untestable="statement about generalization in the infinite-depth limit"),
     # ---- [LH] Appendices
-    Claim("[LH] Fig 5", "Plot of $g(z) = \\arccos c(z)$, $c(z) = ((\\pi - z)\\cos z + \\sin z)/\\pi$, the "
-          "map from one layer's embedding angle to the next.", "App. A"),
-    Claim("[LH] Prop A.1", "$g$ is increasing, $g(z) \\le z$ with equality only at 0, and "
-          "$g^l(z) \\to 0$ as $l \\to \\infty$.", "App. A"),
-    Claim("[LH] Thm A.2", "The embedding angles $\\theta^{(l)}$ decrease with $l$ and tend to 0: "
-          "all embeddings collapse to one direction.", "App. A"),
-    Claim("[LH] App B", "The better separation persists for other initialization scales (Figure 6).",
-          "App. B", aliases=("[LH] Fig 6",)),
-    Claim("[LH] Thm F.1", "With all layers trainable and $n = 2$ close inputs, $\\kappa < \\kappa_0$ and "
-          "$\\kappa$ decreases with depth.", "App. F", aliases=("[LH] App F",)),
+    Claim("[LH] Fig 5", "The map $g(z) = \\arccos\\big(((\\pi - z)\\cos z + \\sin z)/\\pi\\big)$ from one layer's "
+          "embedding angle to the next lies below the identity on $(0, \\pi]$.", "App. A",
+          checked_by=("infinite_depth.check_g_plot",)),
+    Claim("[LH] Prop A.1", "$g$ is increasing, $g(z) \\le z$ with equality only at $z = 0$, and for every "
+          "$z$ the sequence $g^l(z)$ decreases to 0.", "App. A", checked_by=("infinite_depth.check_prop_a1",)),
+    Claim("[LH] Thm A.2", "The embedding angles $\\theta^{(l)}$ of any two inputs decrease with $l$ and tend "
+          "to 0: at infinite depth all embeddings collapse to one direction.", "App. A",
+          checked_by=("infinite_depth.check_thm_a2",)),
+    Claim("[LH] App B", "The better separation persists outside the NTK regime, for other initialization "
+          "scales (Figure 6).", "App. B", checked_by=("better_separation.check_app_b",)),
+    Claim("[LH] Fig 6", "Figure 6: the gradient angle against the input angle at several initialization "
+          "scales, above the identity for similar inputs.", "App. B", verdict_of=("[LH] App B",)),
+    Claim("[LH] Lemma E.1", "For $w \\sim N(0, I)$ and vectors at angle $\\theta$, "
+          "$P(w^T v_1 \\ge 0 \\text{ and } w^T v_2 \\ge 0) = 1/2 - \\theta/(2\\pi)$.", "App. E", note=_NOT_YET),
+    Claim("[LH] Lemma E.2", "For $W \\in \\mathbb{R}^{q \\times p}$ with i.i.d. $N(0,1)$ entries and "
+          "$u_i = \\sqrt{2/q}\\,\\sigma(W v_i)$, as $q \\to \\infty$ "
+          "$\\langle u_1, u_2\\rangle \\to ((\\pi - \\theta)\\cos\\theta + \\sin\\theta)\\|v_1\\|\\|v_2\\|/\\pi$.",
+          "App. E", note=_NOT_YET),
+    Claim("[LH] Lemma E.3", "With $A_i = \\sqrt{2/q}\\, U\\, \\mathrm{diag}(1\\{W v_i \\ge 0\\})$ for independent "
+          "Gaussian $U$, $W$, as $q \\to \\infty$ $A_1 A_2^T \\to ((\\pi - \\theta)/\\pi) I$.", "App. E",
+          note=_NOT_YET),
+    Claim("[LH] Lemma E.4", "Contracting the Gram matrix with the ReLU gates of a random layer gives a matrix "
+          "whose smallest eigenvalue is larger and largest eigenvalue smaller than the Gram matrix's "
+          "(strictly for non-degenerate data).", "App. E", verdict_of=("[LH] Thm 4.2",)),
+    Claim("[LH] Lemma E.5", "At infinite width, every layer of a ReLU network keeps the norm, "
+          "$\\|\\alpha^{(l)}(x)\\| = \\|x\\|$, and maps embedding angles by $\\theta^{(l)} = g(\\theta^{(l-1)})$.",
+          "App. E", verdict_of=("[LH] Thm A.2",)),
+    Claim("[LH] Lemma E.6", "For small $\\theta_{in}$, $\\theta^{(l)} = \\theta_{in} - l\\,\\theta_{in}^2/(3\\pi) + "
+          "o(\\theta_{in}^2)$.", "App. E", verdict_of=("[LH] Cor 3.3",)),
+    Claim("[LH] Thm F.1", "With all layers trainable, at infinite width, for $n = 2$ inputs at a small angle, "
+          "the ReLU NTK has $\\kappa < \\bar\\kappa$, and $\\kappa$ decreases with depth.", "App. F",
+          checked_by=("conditioning.check_two_sample",)),
     # ---- [LZB]
-    Claim("[LZB] Prop 2.2", "A model has a constant tangent kernel if and only if it is linear in its "
-          "weights.", "Sec. 2"),
-    Claim("[LZB] Prop 2.3", "A small Hessian norm in a ball around the initialization implies a small "
-          "change of the tangent kernel in that ball.", "Sec. 2"),
+    Claim("[LZB] Eq 2", "Training moves the weight vector by $\\|w^* - w_0\\| = \\Omega(1)$ in Euclidean "
+          "norm whatever the width, although each weight moves by $O(1/\\sqrt{m})$.", "Sec. 1.1", note=_NOT_YET),
+    Claim("[LZB] Prop 2.2", "A differentiable model has a constant tangent kernel if and only if it is "
+          "linear in its weights.", "Sec. 2", checked_by=("non_constancy.check_linear_model",)),
+    Claim("[LZB] Prop 2.3", "If the model Hessian has spectral norm at most $\\epsilon$ in a ball of radius "
+          "$R$ around $w_0$, the tangent kernel changes by $O(\\epsilon R)$ in that ball.", "Sec. 2",
+          note=_NOT_YET),
+    Claim("[LZB] Thm 3.1", "The Hessian spectral norm of a deep network is bounded by the $(2,2,1)$-norms of "
+          "its layer derivative tensors times the largest $\\infty$-norm of its backward vectors "
+          "(Prop 3.1 for two hidden layers).", "Sec. 3",
+          untestable="a bound in tensor norms the book does not compute; its consequence, Thm 3.2, is checked"),
+    Claim("[LZB] Lemma 3.1", "With a linear output layer, the backward vectors have $\\infty$-norm "
+          "$\\tilde O(1/\\sqrt{m})$ in a ball of fixed radius, with high probability.", "Sec. 3",
+          verdict_of=("[LZB] Thm 3.2",)),
     Claim("[LZB] Thm 3.2", "A wide network with a linear output layer has Hessian spectral norm "
-          "$\\tilde O(1/\\sqrt{m})$ in a ball of fixed radius (transition to linearity).", "Sec. 3"),
-    Claim("[LZB] Thm 3.3", "The Hessian norm is controlled by the smallest hidden width.", "Sec. 3"),
-    Claim("[LZB] Sec 4", "A non-linear output layer keeps the Hessian norm $O(1)$ and the tangent kernel "
-          "changes by $O(1)$ during training, at any width.", "Sec. 4", aliases=("[LZB] Fig 1",)),
-    Claim("[LZB] Thm 4.1", "A narrow bottleneck layer keeps the Hessian norm bounded below, so the "
-          "kernel is not constant (change $\\sim 1/\\sqrt{b}$ in the bottleneck width $b$).", "Sec. 4",
-          aliases=("[LZB] Fig 2", "[LZB] Sec 4.2")),
-    Claim("[LZB] Thm 5.1", "Gradient descent still converges exponentially fast on a non-linear-output "
-          "network whose kernel is not constant.", "Sec. 5"),
+          "$\\tilde O(1/\\sqrt{m})$ in a ball of fixed radius around the initialization (transition to "
+          "linearity), while the tangent kernel is $O(1)$.", "Sec. 3", checked_by=("non_constancy.check_hessian",)),
+    Claim("[LZB] Remark 3.5", "For very wide networks with a linear output layer the tangent kernel is "
+          "constant during gradient descent: its relative change vanishes as the width grows.", "Sec. 3",
+          checked_by=("non_constancy.check_linear_kernel",)),
+    Claim("[LZB] Thm 3.3", "The Hessian spectral norm is controlled by the smallest hidden width: "
+          "$\\tilde O(1/\\sqrt{m_{min}})$.", "Sec. 3", checked_by=("non_constancy.check_bottleneck_hessian",)),
+    Claim("[LZB] Eq 29", "With a non-linear output layer $\\phi(f)$, the Hessian spectral norm is $O(1)$ and "
+          "does not vanish as the width grows.", "Sec. 4", checked_by=("non_constancy.check_nonlinear_hessian",)),
+    Claim("[LZB] Fig 1", "The tangent kernel of a network with a non-linear (softmax or swish) output layer "
+          "changes by $O(1)$ during training at every width, while with a linear output layer the change "
+          "vanishes as the width grows.", "Sec. 6", checked_by=("non_constancy.check_nonlinear_kernel",)),
+    Claim("[LZB] Thm 4.1", "A network with a narrow bottleneck layer (width $b$) has Hessian spectral norm "
+          "bounded below by a positive constant in a ball around the initialization, however wide the other "
+          "layers: its tangent kernel is not constant.", "Sec. 4",
+          checked_by=("non_constancy.check_bottleneck_hessian",)),
+    Claim("[LZB] Fig 2", "The kernel change of a wide network with a bottleneck of width $b$ decreases with "
+          "$b$, close to $1/\\sqrt{b}$.", "Sec. 6", checked_by=("non_constancy.check_bottleneck",)),
+    Claim("[LZB] Table 1", "Constant tangent kernel: yes for wide networks with a linear output layer, no with "
+          "a non-linear output layer, no with a bottleneck.", "Sec. 4",
+          verdict_of=("[LZB] Remark 3.5", "[LZB] Fig 1", "[LZB] Fig 2")),
+    Claim("[LZB] Thm 5.1", "Gradient descent on the square loss still converges exponentially fast on a wide "
+          "network with a non-linear output layer, whose tangent kernel is not constant.", "Sec. 5",
+          checked_by=("non_constancy.check_convergence",)),
     # ---- [AAK]
-    Claim("[AAK] Lemma C.7", "For a normalized activation, $|\\hat\\sigma(\\rho)| \\le (1-\\mu)|\\rho| + "
-          "\\mu\\rho^2$: layer correlations shrink at a rate set by the coefficient of non-linearity $\\mu$.",
-          "App. C"),
-    Claim("[AAK] Thm 3.2", "For normalized activations the top-layer kernel's smallest eigenvalue tends to "
-          "1 exponentially fast in depth.", "Sec. 3.1", aliases=("[AAK] Cor 3.3",)),
-    Claim("[AAK] Thm 3.4", "For normalized activations the NTK condition number tends to 1 exponentially "
-          "fast in depth.", "Sec. 3.2", aliases=("[AAK] Cor 3.5",)),
-    Claim("[AAK] Thm 3.10", "Uncentered activations (like ReLU) send correlations to 1 instead, so "
-          "$\\kappa$ does not tend to 1.", "Sec. 3.4"),
-    Claim("[AAK] Sec 7", "NormReLU $\\lambda_b(\\max(x, b) - c_b)$ with $\\lambda_b \\approx 1.0507$ is a "
-          "normalized activation.", "Sec. 7", aliases=("[AAK] NormReLU",)),
+    Claim("[AAK] Def 3.1", "The coefficient of non-linearity of a normalized activation $\\sigma$ is "
+          "$\\mu = 1 - (E[z\\sigma(z)])^2$, $z \\sim N(0, 1)$; by Lemma C.2, $\\mu \\in (0, 1]$ for every "
+          "non-linear normalized $\\sigma$.", "Sec. 3.1", checked_by=("infinite_depth.check_mu",)),
+    Claim("[AAK] Lemma C.7", "For a normalized activation, the dual satisfies $|\\hat\\sigma(\\rho)| \\le "
+          "(1-\\mu)|\\rho| + \\mu\\rho^2$: layer correlations shrink at a rate set by $\\mu$.", "App. C",
+          checked_by=("infinite_depth.check_dual_bound",)),
+    Claim("[AAK] Thm 3.2", "For a normalized activation and unit-norm inputs with pairwise "
+          "$|\\langle x_i, x_j\\rangle| \\le 1 - \\delta$ (Assumption A), the off-diagonal entries of the "
+          "infinite-width top-layer kernel shrink exponentially in depth at a rate set by $\\mu$, so its "
+          "smallest eigenvalue tends to 1.", "Sec. 3.1", checked_by=("infinite_depth.check_aak_rate",)),
+    Claim("[AAK] Cor 3.3", "Under Assumption A the condition number of the top-layer kernel falls to "
+          "$1 + \\epsilon$ once the depth is of order $\\log(n/\\epsilon)$ over $\\mu$: it tends to 1 "
+          "exponentially fast.", "Sec. 3.1", verdict_of=("[AAK] Thm 3.2",)),
+    Claim("[AAK] Thm 3.4", "Under Assumption A, the infinite-width NTK of a normalized activation has equal "
+          "diagonal entries and off-diagonal entries, relative to the diagonal, that shrink exponentially in "
+          "depth at a rate set by $\\mu$.", "Sec. 3.2", checked_by=("infinite_depth.check_aak_rate",)),
+    Claim("[AAK] Cor 3.5", "Under Assumption A the NTK condition number tends to 1 exponentially fast in "
+          "depth.", "Sec. 3.2", verdict_of=("[AAK] Thm 3.4",)),
+    Claim("[AAK] Thm 3.6", "Under the stronger Assumption B (small pairwise correlations summed over the data), "
+          "the top-layer kernel's smallest eigenvalue is close to 1 at a smaller depth than Thm 3.2 needs.",
+          "Sec. 3.3", verdict_of=("[AAK] Thm 3.2",)),
+    Claim("[AAK] Cor 3.7", "Under Assumption B the top-layer kernel condition number is close to 1 at a "
+          "depth that grows more slowly with $n$.", "Sec. 3.3", verdict_of=("[AAK] Thm 3.2",)),
+    Claim("[AAK] Thm 3.8", "Under Assumption B the NTK's smallest normalized eigenvalue is close to 1 at a "
+          "smaller depth than Thm 3.4 needs.", "Sec. 3.3", verdict_of=("[AAK] Thm 3.4",)),
+    Claim("[AAK] Cor 3.9", "Under Assumption B the NTK condition number is close to 1 at a depth that grows "
+          "more slowly with $n$.", "Sec. 3.3", verdict_of=("[AAK] Thm 3.4",)),
+    Claim("[AAK] Thm 3.10", "For an uncentred non-affine activation (like ReLU), top-layer correlations "
+          "converge exponentially to a fixed point $\\rho^* > 0$ instead of 0, so the kernels do not become "
+          "perfectly conditioned.", "Sec. 3.4", checked_by=("infinite_depth.check_relu_uncentred",)),
+    Claim("[AAK] Thm 3.11", "For a twice-differentiable increasing odd activation that is concave on "
+          "$[0, \\infty)$ (like tanh), inputs of non-unit length reach the fixed point of the length map and "
+          "their correlations shrink after enough layers.", "Sec. 3.5", note=_NOT_YET),
+    Claim("[AAK] Thm 4.1", "Training only the top layer by gradient descent on the square loss reaches an "
+          "$\\epsilon$-suboptimal point in a number of steps proportional to the top-layer kernel's condition "
+          "number times $\\log(1/\\epsilon)$, at large enough width.", "Sec. 4.1", note=_NOT_YET),
+    Claim("[AAK] Thm 4.2", "Training all layers by gradient descent reaches an $\\epsilon$-suboptimal point in "
+          "a number of iterations proportional to the NTK condition number times $\\log(1/\\epsilon)$, at "
+          "large enough width.", "Sec. 4.2", note=_NOT_YET),
+    Claim("[AAK] Sec 7", "NormReLU $\\lambda_b(\\max(x, b) - c_b)$ is a normalized activation for every $b$; "
+          "the paper's choice has $\\lambda_b \\approx 1.0507$.", "Sec. 7",
+          checked_by=("infinite_depth.check_normrelu",)),
+    # ---- this book's targets (not claims of a paper)
+    Claim("Performance: speed-up vs Jacobian", "The exact NTK (one forward and one backward pass) is at least "
+          "100 times faster than a vmap(jacrev) Jacobian contraction at $n = 512$, width 512, depth 10.",
+          "book", checked_by=("performance.check_speedup",)),
+    Claim("Performance: memory vs Jacobian", "The exact NTK needs at least 10 times less peak memory than a "
+          "Jacobian contraction at $n = 512$, width 512, depth 10.", "book",
+          checked_by=("performance.check_memory",)),
+    Claim("Performance: throughput vs matmul", "The exact NTK's assembly runs at no less than 50% of the "
+          "measured float64 matrix-multiply throughput ($n = 512$, width 512, depth 10).", "book",
+          checked_by=("performance.check_throughput",)),
 )
 
-_KINDS = [
-    (r"theorem|thm\.?", "Thm"), (r"corollary|cor\.?", "Cor"), (r"proposition|prop\.?", "Prop"),
-    (r"lemma|lem\.?", "Lemma"), (r"figure|fig\.?", "Fig"), (r"table|tab\.?", "Table"),
-    (r"equation|eq\.?|eqn\.?", "Eq"), (r"section|sec\.?|§", "Sec"), (r"appendix|app\.?", "App"),
-    (r"remark|rem\.?", "Remark"), (r"definition|def\.?", "Def"),
-]
-_HEAD = re.compile(r"^\s*\[\s*(?P<paper>[A-Za-z]+)\s*\]\s*(?P<rest>.*?)\s*$")
-_KIND = re.compile(r"^(?P<kind>[A-Za-z§]+\.?)\s*(?P<num>[A-Z](?:\.[0-9]+)+|[A-Z]?[0-9]+(?:\.[0-9]+)*|[A-Z])\b\.?\s*(?P<tail>.*)$")
+#: Free-form ids chapters recorded before the registry, mapped to (registry id, part). Only for the
+#: transition: a chapter should record ``Check(<registry id>, ..., part=...)``.
+LEGACY_IDS: dict[str, tuple[str, str]] = {
+    "[LH] Thm 2.3 (gradient norm)": ("[LH] Thm 2.3", "gradient norm"),
+    "[LH] Cor 2.4 (kernel)": ("[LH] Cor 2.4", "kernel"),
+    "[LH] Cor 2.4 (conditioning)": ("[LH] Cor 2.4", "conditioning"),
+    "[LH] Lemma 3.1 (Eq. 7)": ("[LH] Lemma 3.1", "Eq. 7"),
+    "[LH] Lemma 3.1 (gradient norm)": ("[LH] Lemma 3.1", "gradient norm"),
+    "[LH] Fig 1 (phi > theta_in below ~60 deg)": ("[LH] Fig 1", "small angles"),
+    "[LH] Fig 1 (phi > 60 deg for large theta_in)": ("[LH] Fig 1", "large angles"),
+    "[LH] Fig 2 (better separation)": ("[LH] Fig 2", "better separation"),
+    "[LH] Fig 2 (phi -> 90 deg)": ("[LH] Fig 2", "phi -> 90 deg"),
+    "[LH] Fig 3 (infinite-width prediction)": ("[LH] Fig 3", "infinite-width prediction"),
+    "[LH] Figure 4": ("[LH] Fig 4", ""),
+    "[LH] Sec. 5 (worst-case rates)": ("[LH] Eq 9", ""),
+    "[LZB] Thm 3.2 (kernel)": ("[LZB] Remark 3.5", ""),
+    "[LZB] Thm 3.2 (Hessian)": ("[LZB] Thm 3.2", ""),
+    "[LZB] Sec. 4 (non-linear output)": ("[LZB] Fig 1", ""),
+    "[LZB] Sec. 4 (bottleneck)": ("[LZB] Fig 2", ""),
+}
 
-
-def _norm_label(paper: str, text: str) -> str | None:
-    m = _KIND.match(text.strip())
-    if not m:
-        return None
-    kind = m.group("kind").lower()
-    for pattern, canon in _KINDS:
-        if re.fullmatch(pattern, kind):
-            return f"[{paper}] {canon} {m.group('num').strip('().')}"
-    return None
-
-
-def split_claim_id(claim_id: str) -> tuple[str, str]:
-    """``"[LH] Cor. 2.4 (kernel)"`` -> ``("[LH] Cor 2.4", "kernel")``.
-
-    The first part is normalized (see :func:`normalize_claim_id`); the second is the sub-claim
-    label ("" if none). Raises ValueError if the id does not start with ``[PAPER]``.
-    """
-    m = _HEAD.match(claim_id or "")
-    if not m:
-        raise ValueError(f"claim id {claim_id!r} must start with a paper tag like '[LH]'")
-    paper, rest = m.group("paper").upper(), m.group("rest")
-    base, _, sub = rest.partition("(")
-    sub = sub.rsplit(")", 1)[0].strip() if sub else ""
-    label = _norm_label(paper, base)
-    return (label or f"[{paper}] {' '.join(base.split())}"), sub
-
-
-def normalize_claim_id(claim_id: str) -> str:
-    """Canonical spelling of a claim id, keeping any sub-claim suffix.
-
-    >>> normalize_claim_id("[LH] Theorem 3.2")
-    '[LH] Thm 3.2'
-    >>> normalize_claim_id("[lh] Cor. 2.4 (kernel)")
-    '[LH] Cor 2.4 (kernel)'
-    """
-    base, sub = split_claim_id(claim_id)
-    return f"{base} ({sub})" if sub else base
-
-
-def _index() -> dict[str, Claim]:
-    out: dict[str, Claim] = {}
-    for c in CLAIMS:
-        for key in (c.claim_id, *c.aliases):
-            out[split_claim_id(key)[0]] = c
-    return out
+_INDEX: dict[str, Claim] = {c.claim_id: c for c in CLAIMS}
 
 
 def claim_by_id(claim_id: str) -> Claim:
-    """The catalogue entry whose id (or alias) is ``claim_id``; KeyError naming the known ids."""
-    c = _index().get(split_claim_id(claim_id)[0])
-    if c is None:
-        raise KeyError(f"{claim_id!r} is not in lib.book.claims.CLAIMS; known: {[c.claim_id for c in CLAIMS]}")
-    return c
+    """The registry entry with this exact id.
+
+    Args:
+        claim_id: a registry id such as ``"[LH] Thm 2.3"`` (a legacy id of :data:`LEGACY_IDS` is accepted).
+
+    Returns:
+        The :class:`Claim`.
+
+    Raises:
+        KeyError: the id is not in :data:`CLAIMS`; the message lists the known ids.
+    """
+    cid = resolve_claim_id(claim_id)[0]
+    return _INDEX[cid]
+
+
+def resolve_claim_id(claim_id: str) -> tuple[str, str]:
+    """(registry id, part) for an id a check records: a registry id as is, a legacy id via :data:`LEGACY_IDS`.
+
+    Args:
+        claim_id: the id.
+
+    Returns:
+        The registry id and the part label (``""`` for a registry id).
+
+    Raises:
+        KeyError: the id is neither a registry id nor a listed legacy id.
+    """
+    if claim_id in _INDEX:
+        return claim_id, ""
+    if claim_id in LEGACY_IDS:
+        return LEGACY_IDS[claim_id]
+    raise KeyError(f"{claim_id!r} is not a claim id of lib.book.claims.CLAIMS; add the claim there or use one "
+                   f"of: {', '.join(repr(c.claim_id) for c in CLAIMS)}")
 
 
 def match_claim(claim_id: str) -> Claim | None:
-    """The catalogue claim a recorded ``claim_id`` belongs to, or None.
-
-    Tries the normalized id without its suffix, then every paper label named inside the
-    parenthesised suffix (``"[LH] Sec. 4 (Figure 3)"`` -> ``"[LH] Fig 3"``).
-    """
-    index = _index()
+    """The registry claim a recorded id belongs to (exact id or legacy id), or None."""
     try:
-        base, sub = split_claim_id(claim_id)
-    except ValueError:
+        return claim_by_id(claim_id)
+    except KeyError:
         return None
-    if base in index:
-        return index[base]
-    paper = base[1:base.index("]")]
-    for piece in re.split(r"[,;]|\band\b", sub):
-        label = _norm_label(paper, piece)
-        if label and label in index:
-            return index[label]
-    return None
+
+
+def claims_of(paper: str) -> list[Claim]:
+    """The claims of one paper (``"LH"``, ``"LZB"``, ``"AAK"`` or ``"book"``), in registry order."""
+    if paper not in PAPERS:
+        raise KeyError(f"unknown paper {paper!r}; known: {sorted(PAPERS)}")
+    return [c for c in CLAIMS if c.paper == paper]

@@ -17,17 +17,16 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lib.book.claims import CLAIMS, PAPERS, Claim, match_claim, normalize_claim_id, split_claim_id
-from lib.book.results import VERDICTS
+from lib.book.claims import CLAIMS, Claim, match_claim, resolve_claim_id
+from lib.book.results import OUTSIDE_PIPELINE, SEVERITY, VERDICTS
 
 __all__ = ["Heading", "ClaimRow", "HEADING_ANCHOR_LEVEL", "toc_documents", "page_path", "chapter_source", "chapter_headings",
            "badge", "section_link", "chapter_links", "find_section", "build_rows", "overall_status", "verdict_counts", "report_table",
            "extra_table", "errata_entries", "errata_markdown", "caption_code", "figure_index", "figure_table",
-           "md_escape"]
+           "md_escape", "provenance", "claim_counts"]
 
 #: must equal ``myst_heading_anchors`` in ``_config.yml`` (a test checks it)
 HEADING_ANCHOR_LEVEL = 3
-SEVERITY = {"reproduced": 0, "reproduced with caveat": 1, "not reproduced": 2}
 
 
 @dataclass(frozen=True)
@@ -41,16 +40,29 @@ class Heading:
 
 @dataclass
 class ClaimRow:
-    """One row of the report: a catalogue claim (or an unknown recorded id) and its verdicts."""
+    """One row of the report: a registry claim (or an unknown recorded id) and its verdicts.
+
+    Attributes:
+        claim_id: the registry id (or the unknown recorded id).
+        statement: the claim's statement.
+        records: the verdicts recorded on it.
+        claim: the registry entry (None for an unknown id).
+        borrowed: for a claim that takes the verdicts of others (:attr:`lib.book.claims.Claim.verdict_of`),
+            their rows.
+    """
 
     claim_id: str
     statement: str
     records: list[dict] = field(default_factory=list)
     claim: Claim | None = None
+    borrowed: list["ClaimRow"] = field(default_factory=list)
 
     @property
     def status(self) -> str:
-        return overall_status(self.records)
+        """The row's verdict: its records' (:func:`overall_status`), else its borrowed rows'."""
+        if self.records or not self.borrowed:
+            return overall_status(self.records)
+        return overall_status([dict(status=b.status) for b in self.borrowed])
 
 
 # --------------------------------------------------------------------------- chapter structure
@@ -218,7 +230,9 @@ def _link_text(s: str) -> str:
 # --------------------------------------------------------------------------- the claim table
 
 def overall_status(records: list[dict]) -> str:
-    """The verdict of a claim from its recorded parts: the most severe checked verdict."""
+    """The verdict of a claim from its recorded parts: the most severe checked verdict
+    (:data:`lib.book.results.SEVERITY`: not reproduced > inconclusive > with caveat > reproduced);
+    "not checked" when no part was checked."""
     checked = [r["status"] for r in records if r["status"] in SEVERITY]
     if not checked:
         return "not checked"
@@ -226,9 +240,21 @@ def overall_status(records: list[dict]) -> str:
 
 
 def build_rows(records: list[dict], claims: tuple[Claim, ...] = CLAIMS) -> tuple[list[ClaimRow], list[ClaimRow]]:
-    """(one row per catalogue claim in paper order, one row per recorded id not in the catalogue).
+    """(one row per registry claim in paper order, one row per recorded id not in the registry).
 
-    A record whose status is not one of :data:`lib.book.results.VERDICTS` raises ValueError.
+    A record is matched by its exact registry id (or a legacy id of :data:`lib.book.claims.LEGACY_IDS`,
+    whose part it takes); anything else is listed apart, never dropped. A claim with
+    :attr:`lib.book.claims.Claim.verdict_of` and no record of its own takes the verdicts of those claims.
+
+    Args:
+        records: recorded verdicts (:func:`lib.book.results.load_all`).
+        claims: the registry.
+
+    Returns:
+        The registry rows and the rows of unknown ids.
+
+    Raises:
+        ValueError: a record's status is not one of :data:`lib.book.results.VERDICTS`.
     """
     rows = {c.claim_id: ClaimRow(c.claim_id, c.statement, claim=c) for c in claims}
     extra: dict[str, ClaimRow] = {}
@@ -236,12 +262,18 @@ def build_rows(records: list[dict], claims: tuple[Claim, ...] = CLAIMS) -> tuple
         if r.get("status") not in VERDICTS:
             raise ValueError(f"{r.get('chapter')}: claim {r.get('claim_id')!r} has status "
                              f"{r.get('status')!r}, not one of {VERDICTS}")
-        c = match_claim(r["claim_id"])
-        if c is not None and c.claim_id in rows:
-            rows[c.claim_id].records.append(r)
+        try:
+            cid, part = resolve_claim_id(r["claim_id"])
+        except KeyError:
+            cid, part = None, ""
+        if cid is not None and cid in rows:
+            if part and not r.get("part"):
+                r = dict(r, part=part)
+            rows[cid].records.append(r)
         else:
-            key = normalize_claim_id(r["claim_id"]) if r["claim_id"].lstrip().startswith("[") else r["claim_id"]
-            extra.setdefault(key, ClaimRow(key, r.get("claim", ""))).records.append(r)
+            extra.setdefault(r["claim_id"], ClaimRow(r["claim_id"], r.get("claim", ""))).records.append(r)
+    for row in rows.values():
+        row.borrowed = [rows[i] for i in row.claim.verdict_of if i in rows]
     return list(rows.values()), list(extra.values())
 
 
@@ -253,6 +285,52 @@ def verdict_counts(rows: list[ClaimRow]) -> dict[str, int]:
     return counts
 
 
+def claim_counts(claims: tuple[Claim, ...] = CLAIMS) -> dict[str, dict[str, int]]:
+    """Per paper tag: how many claims the registry has, how many the book can test, how many it cannot.
+
+    Args:
+        claims: the registry.
+
+    Returns:
+        ``{paper: {"claims": n, "testable": k, "untestable": n - k}}``.
+    """
+    out: dict[str, dict[str, int]] = {}
+    for c in claims:
+        d = out.setdefault(c.paper, {"claims": 0, "testable": 0, "untestable": 0})
+        d["claims"] += 1
+        d["testable" if c.testable else "untestable"] += 1
+    return out
+
+
+def provenance(r: dict) -> str:
+    """One line saying how a record was produced: profile, overrides (labelled), commit, versions, wall time.
+
+    Args:
+        r: a recorded verdict (see :func:`lib.book.results.record`).
+
+    Returns:
+        E.g. ``"profile default, no overrides; commit 1a2b3c4; python 3.11.9, numpy 1.26.4, torch 2.3.0;
+        42 s into the run"``; a record made with ``-p`` overrides starts with **run with overrides**.
+    """
+    prof = r.get("profile") or "unknown"
+    if not r.get("pipeline"):
+        head = f"profile {prof}, {OUTSIDE_PIPELINE}"
+    elif r.get("overrides"):
+        head = ("**run with overrides**: profile " + prof + ", "
+                + ", ".join(f"{k} = {json.dumps(v)}" for k, v in sorted(r["overrides"].items())))
+    else:
+        head = f"profile {prof}, no overrides"
+    parts = [head]
+    if r.get("commit"):
+        parts.append(f"commit {r['commit'][:7]}{'+dirty' if r['commit'].endswith('+dirty') else ''}")
+    v = r.get("versions") or {}
+    if v:
+        parts.append(", ".join(f"{k} {x}" for k, x in v.items() if x))
+    if r.get("wall_time_s") is not None:
+        parts.append(f"{r['wall_time_s']:.0f} s into the run")
+    return "; ".join(parts)
+
+
 def md_escape(s: str) -> str:
     """One line of text safe inside a MyST list-table cell (keeps ``$...$`` math)."""
     s = " ".join(str(s).split())
@@ -262,7 +340,7 @@ def md_escape(s: str) -> str:
 
 
 BADGES = {"reproduced": "bdg-success", "reproduced with caveat": "bdg-warning",
-          "not reproduced": "bdg-danger", "not checked": "bdg-secondary"}
+          "not reproduced": "bdg-danger", "inconclusive": "bdg-info", "not checked": "bdg-secondary"}
 
 
 def badge(status: str) -> str:
@@ -272,6 +350,11 @@ def badge(status: str) -> str:
 
 def _verdict_text(row: ClaimRow) -> str:
     if not row.records:
+        if row.claim is not None and row.claim.untestable:
+            return f"{badge('not checked')}\n\n{md_escape('cannot be tested here: ' + row.claim.untestable)}"
+        if row.borrowed:
+            return badge(row.status) + "\n\n" + md_escape(
+                "takes the verdict of " + ", ".join(f"{b.claim_id} ({b.status})" for b in row.borrowed))
         why = "no chapter recorded a verdict"
         if row.claim is not None and row.claim.note:
             why += f": {row.claim.note}"
@@ -283,9 +366,13 @@ def _verdict_text(row: ClaimRow) -> str:
 
 
 def _part_label(r: dict, row: ClaimRow) -> str:
-    cid = normalize_claim_id(r["claim_id"]) if r["claim_id"].lstrip().startswith("[") else r["claim_id"]
-    sub = cid[len(row.claim_id):].strip(" ()") if cid.startswith(row.claim_id) else cid
-    return md_escape(sub or "main")
+    part = r.get("part")
+    if part is None:
+        try:
+            part = resolve_claim_id(r["claim_id"])[1]
+        except KeyError:
+            part = r["claim_id"]
+    return md_escape(part or "main")
 
 
 def _list_table(header: list[str], body: list[list[str]], widths: list[int], name: str) -> str:
@@ -313,12 +400,21 @@ def report_table(rows: list[ClaimRow], root: Path, from_doc: Path) -> str:
         for r in row.records:
             by_chapter.setdefault(r["chapter"], []).append(r.get("section"))
             prefix = f"*{_part_label(r, row)}*: " if many else ""
-            prof = f" (profile {md_escape(r['profile'])})" if r.get("profile") else ""
-            measured.append(prefix + md_escape(r.get("measured", "")) + prof)
+            cav = f"*{md_escape(r['caveat'])}.* " if r.get("caveat") else ""
+            measured.append(prefix + cav + md_escape(r.get("measured", "")) + f" ({_md_provenance(r)})")
         where = "; ".join(chapter_links(root, from_doc, ch, secs) for ch, secs in by_chapter.items())
         body.append([f"{claim}\n\nChecked in: {where}", _verdict_text(row), "\n\n".join(measured)])
     return _list_table(["Claim, and where it is checked", "Verdict", "Measured"], body, [38, 14, 48],
                        "report-table")
+
+
+def _md_provenance(r: dict) -> str:
+    """:func:`provenance` with its text escaped (the bold override label kept)."""
+    text = provenance(r)
+    label = "**run with overrides**"
+    if text.startswith(label):
+        return label + md_escape(text[len(label):])
+    return md_escape(text)
 
 
 def extra_table(extra: list[ClaimRow], root: Path, from_doc: Path) -> str:
@@ -328,7 +424,7 @@ def extra_table(extra: list[ClaimRow], root: Path, from_doc: Path) -> str:
         for r in row.records:
             where = section_link(root, from_doc, r["chapter"], r.get("section"))
             body.append([f"**{md_escape(r['claim_id'])}** {md_escape(r.get('claim', ''))}\n\nChecked in: {where}",
-                         badge(r["status"]), md_escape(r.get("measured", ""))])
+                         badge(r["status"]), md_escape(r.get("measured", "")) + f" ({_md_provenance(r)})"])
     return _list_table(["Recorded claim, and where it is checked", "Verdict", "Measured"], body,
                        [38, 14, 48], "report-extra-table")
 
@@ -336,31 +432,44 @@ def extra_table(extra: list[ClaimRow], root: Path, from_doc: Path) -> str:
 # --------------------------------------------------------------------------- errata
 
 def errata_entries(records: list[dict]) -> dict[str, list[dict]]:
-    """Recorded verdicts that contradict ("not reproduced") or refine ("reproduced with
-    caveat") the papers, in recording order. Only claims of a paper count (ids tagged
-    ``[LH]``, ``[LZB]`` or ``[AAK]``); the book's own targets (e.g. performance) are not errata."""
+    """Recorded verdicts that contradict a paper ("not reproduced": by the verdict rules of
+    :mod:`lib.book.results`, only a measurement under the paper's protocol, or one at least as
+    favourable to the claim, earns it), and those that refine it ("reproduced with caveat"), in
+    recording order. Only claims of a paper count; the book's own targets are not errata.
+
+    Args:
+        records: recorded verdicts.
+
+    Returns:
+        ``{"not reproduced": [...], "reproduced with caveat": [...]}``.
+    """
     def of_paper(r):
-        try:
-            return split_claim_id(r["claim_id"])[0][1:].split("]")[0] in PAPERS
-        except ValueError:
-            return False
+        c = match_claim(r["claim_id"])
+        return c is not None and c.paper != "book"
     return {st: [r for r in records if r["status"] == st and of_paper(r)]
             for st in ("not reproduced", "reproduced with caveat")}
 
 
 def errata_markdown(entries: list[dict], root: Path, from_doc: Path, kind: str = "warning") -> str:
-    """One admonition box per entry: what the paper states, what was measured, where."""
+    """One admonition box per entry: the exact statement of the paper it corrects (from the
+    registry), what was measured and how (:func:`provenance`), and where."""
     if not entries:
         return "*None recorded in this run.*"
     blocks = []
     for r in entries:
         c = match_claim(r["claim_id"])
         where = f"{c.where} of the paper" if c else "the paper"
+        statement = c.statement if c else md_escape(r.get("claim", ""))
+        try:
+            part = r.get("part") or resolve_claim_id(r["claim_id"])[1]
+        except KeyError:
+            part = ""
+        title = (c.claim_id if c else r["claim_id"]) + (f" ({part})" if part else "")
+        cav = f"*{md_escape(r['caveat'])}.* " if r.get("caveat") else ""
         blocks.append("\n".join([
-            f"::::{{admonition}} {md_escape(r['claim_id'])}", f":class: {kind}", "",
-            f"**What {md_escape(where)} states.** {md_escape(r.get('claim', ''))}", "",
-            f"**What we measured** (profile {md_escape(r.get('profile') or 'unknown')}). "
-            f"{md_escape(r.get('measured', ''))}", "",
+            f"::::{{admonition}} {md_escape(title)}", f":class: {kind}", "",
+            f"**What {md_escape(where)} states.** {statement}", "",
+            f"**What we measured** ({_md_provenance(r)}). {cav}{md_escape(r.get('measured', ''))}", "",
             f"**Where.** {section_link(root, from_doc, r['chapter'], r.get('section'))}",
             "::::", ""]))
     return "\n".join(blocks)

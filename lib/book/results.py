@@ -1,43 +1,130 @@
 """Claim verdicts recorded by the notebooks, read back by the reproducibility report.
 
-Each chapter calls :func:`verdict` once per claim it checks. The verdict is written to
-``results/<chapter>.json`` (one file per chapter, rewritten atomically) and returned as a
-Markdown sentence for the notebook to display. The report page builds its table from these
-files only, so it cannot go stale or be typed by hand.
+A chapter's ``check_*`` function (in :mod:`lib.chapters`) returns a :class:`Check` against a
+stable claim id of the registry :data:`lib.book.claims.CLAIMS`; the notebook records it with
+:func:`record`. The verdict is written to ``results/<chapter>.json`` (one file per chapter,
+rewritten atomically) and returned as a Markdown sentence for the notebook to display. The
+report page builds its table from these files only, so it cannot go stale or be typed by hand.
+
+The claim's statement is written once, in the registry: a record stores the id (and an optional
+part label, when several checks share one claim) and copies the statement from the registry.
+
+Every record also says how it was produced (:func:`run_context`): the parameter profile and every
+``-p`` override (read from ``NTK_PROFILE`` and ``NTK_OVERRIDES``, which
+:func:`lib.book.pipeline.run_environment` sets for each notebook; a notebook run outside the
+pipeline says so), the versions of Python, NumPy, SciPy and PyTorch, the git commit, and the wall
+time of the run so far.
+
+The verdict levels (:data:`VERDICTS`), computed by each check:
+
+* ``"reproduced"`` -- the measurement agrees with the statement within the tolerance the check
+  justifies;
+* ``"reproduced with caveat"`` -- it agrees only in part, or with a different constant or rate; the
+  caveat is named (:attr:`Check.caveat`);
+* ``"not reproduced"`` -- the measurement, made under the paper's protocol or one at least as
+  favourable to the claim, contradicts it;
+* ``"inconclusive"`` -- the measurement at this size or protocol cannot settle the claim; the
+  deviation from the paper's protocol is named (e.g. "150 updates instead of about 60,000");
+* ``"not checked"`` -- nothing was measured, e.g. the premise is vacuous on this data
+  ("not testable on this data: kappa_0 is infinite"); the reason is named.
 """
 from __future__ import annotations
 
 import json
 import os
+import platform
+import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
+from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["VERDICTS", "Check", "results_dir", "verdict", "record", "load_all"]
+__all__ = ["VERDICTS", "SEVERITY", "NAMED", "OUTSIDE_PIPELINE", "Check", "results_dir", "run_context",
+           "verdict", "record", "load_all"]
 
-#: The four verdicts a claim can get, from best to worst.
-VERDICTS = ("reproduced", "reproduced with caveat", "not reproduced", "not checked")
+#: The verdict levels. The first three keep their historical meaning and spelling;
+#: "inconclusive" (at this size or protocol) and "not checked" are the two ways of not settling a claim.
+VERDICTS = ("reproduced", "reproduced with caveat", "not reproduced", "inconclusive", "not checked")
+
+#: How a claim's parts combine (:func:`lib.book.report.overall_status`): the most severe checked part wins.
+SEVERITY = {"reproduced": 0, "reproduced with caveat": 1, "inconclusive": 2, "not reproduced": 3}
+
+#: Verdicts that must name why (the caveat, the deviation from the paper's protocol, the missing premise).
+NAMED = ("reproduced with caveat", "inconclusive", "not checked")
+
+#: What a record says about its parameters when the notebook ran outside :mod:`lib.book.pipeline`.
+OUTSIDE_PIPELINE = "run outside the pipeline, overrides unknown"
+
+_T0 = time.time()
+
+
+def _process_start() -> float:
+    """Start time (epoch seconds) of this process, from ``/proc`` when available."""
+    try:
+        ticks = os.sysconf("SC_CLK_TCK")
+        with open("/proc/self/stat") as fh:
+            start = int(fh.read().rsplit(")", 1)[1].split()[19]) / ticks
+        with open("/proc/stat") as fh:
+            btime = next(int(line.split()[1]) for line in fh if line.startswith("btime"))
+        t = btime + start
+        return t if 0 < time.time() - t < 7 * 24 * 3600 else _T0
+    except (OSError, ValueError, IndexError, StopIteration):
+        return _T0
 
 
 @dataclass(frozen=True)
 class Check:
     """The outcome of one verdict check of a chapter (a ``check_*`` function in :mod:`lib.chapters`).
 
+    Write ``Check("[LH] Thm 2.3", status="reproduced", measured="...", part="norms and angles")``:
+    the claim's statement comes from the registry :data:`lib.book.claims.CLAIMS`. An id the
+    registry does not know raises :class:`KeyError` naming the known ids. The historical positional
+    form ``Check(claim_id, claim, status, measured)`` still works during the transition: a free-form
+    id that :data:`lib.book.claims.LEGACY_IDS` lists is mapped to its registry id and part, and the
+    retyped ``claim`` sentence is ignored (the registry's statement is recorded).
+
     Attributes:
-        claim_id: the paper's label, e.g. ``"[LH] Thm 2.3"``.
-        claim: what the paper says, in one sentence.
+        claim_id: a registry id, e.g. ``"[LH] Thm 2.3"`` (or, during the transition, a listed legacy id).
+        claim: ignored legacy sentence (the registry's statement is used); leave it empty.
         status: one of :data:`VERDICTS`, computed from the measurement.
         measured: the measured numbers that settle it, in one sentence.
+        part: which part of the claim this check settles (``""`` for the whole claim).
+        caveat: for "reproduced with caveat" the caveat, for "inconclusive" the deviation from the
+            paper's size or protocol, for "not checked" why nothing was measured (e.g.
+            ``"not testable on this data: kappa_0 is infinite (n > d)"``).
     """
 
     claim_id: str
-    claim: str
-    status: str
-    measured: str
+    claim: str | None = None
+    status: str = ""
+    measured: str = ""
+    part: str = ""
+    caveat: str = ""
 
     def __post_init__(self):
+        from lib.book.claims import resolve_claim_id
         if self.status not in VERDICTS:
             raise ValueError(f"status must be one of {VERDICTS}, got {self.status!r}")
+        if self.status == "inconclusive" and not self.caveat.strip():
+            raise ValueError(f"{self.claim_id}: an 'inconclusive' verdict must name the deviation from the "
+                             "paper's size or protocol (caveat=...)")
+        cid, part = resolve_claim_id(self.claim_id)  # KeyError for an unknown id
+        if part and not self.part:
+            object.__setattr__(self, "part", part)
+
+    @property
+    def registry_id(self) -> str:
+        """The registry id (equal to :attr:`claim_id` unless that is a legacy id)."""
+        from lib.book.claims import resolve_claim_id
+        return resolve_claim_id(self.claim_id)[0]
+
+    @property
+    def statement(self) -> str:
+        """The claim's statement, from the registry."""
+        from lib.book.claims import claim_by_id
+        return claim_by_id(self.claim_id).statement
 
 
 def results_dir() -> Path:
@@ -52,38 +139,140 @@ def results_dir() -> Path:
     return here / "results"
 
 
-def verdict(chapter: str, claim_id: str, claim: str, status: str, measured: str,
-            section: str | None = None, profile: str | None = None) -> str:
+def _version(dist: str) -> str | None:
+    from importlib import metadata
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+@lru_cache(maxsize=None)
+def _git_commit(root: str) -> str | None:
+    """``HEAD`` of the repository at ``root``, with ``+dirty`` when tracked files are modified."""
+    try:
+        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
+                             timeout=10).stdout.strip()
+        if not sha:
+            return None
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        return sha + ("+dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _repo_root() -> Path:
+    here = Path(__file__).resolve()
+    return here.parents[2]
+
+
+def run_context(profile: str | None = None) -> dict:
+    """How the current notebook run was made, as stored with every verdict.
+
+    Args:
+        profile: the profile the notebook was told (its ``profile`` parameter); used only when the
+            pipeline did not set ``NTK_PROFILE``.
+
+    Returns:
+        A dict with ``profile``, ``overrides`` (the ``-p`` overrides as a dict, ``None`` when
+        unknown), ``pipeline`` (True when run by :mod:`lib.book.pipeline`), ``provenance`` (one line
+        for the report), ``versions`` (python, numpy, scipy, torch), ``commit``, ``wall_time_s``
+        (seconds since the notebook's kernel started) and ``recorded_at`` (UTC, ISO 8601).
+
+    Raises:
+        ValueError: ``NTK_OVERRIDES`` is set but is not a JSON object.
+    """
+    env_profile = os.environ.get("NTK_PROFILE")
+    raw = os.environ.get("NTK_OVERRIDES")
+    pipeline = env_profile is not None
+    overrides = None
+    if raw is not None:
+        try:
+            overrides = json.loads(raw)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"NTK_OVERRIDES must be a JSON object, got {raw!r} ({e})") from None
+        if not isinstance(overrides, dict):
+            raise ValueError(f"NTK_OVERRIDES must be a JSON object, got {raw!r}")
+    prof = env_profile or profile
+    if pipeline and overrides is not None:
+        provenance = (f"profile {prof}, overrides " + ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(overrides.items()))
+                      if overrides else f"profile {prof}, no overrides")
+    else:
+        provenance = f"profile {prof or 'unknown'}, {OUTSIDE_PIPELINE}"
+    return dict(
+        profile=prof, overrides=overrides if pipeline else None, pipeline=pipeline, provenance=provenance,
+        versions=dict(python=platform.python_version(), numpy=_version("numpy"), scipy=_version("scipy"),
+                      torch=_version("torch")),
+        commit=_git_commit(str(_repo_root())),
+        wall_time_s=round(time.time() - _process_start(), 1),
+        recorded_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    )
+
+
+def _key(claim_id: str, part: str) -> str:
+    return f"{claim_id} ({part})" if part else claim_id
+
+
+def verdict(chapter: str, claim_id: str, claim: str | None = None, status: str = "", measured: str = "",
+            section: str | None = None, profile: str | None = None, part: str = "", caveat: str = "") -> str:
     """Record the verdict on one claim and return it as a Markdown sentence.
 
     Args:
         chapter: notebook stem, e.g. ``"01_linear_baseline"``.
-        claim_id: the paper's label, e.g. ``"[LH] Thm 2.3"`` (one row of the report per id).
-        claim: what the paper says, in one sentence.
+        claim_id: a registry id, e.g. ``"[LH] Thm 2.3"`` (see :class:`Check`).
+        claim: ignored legacy sentence; the registry's statement is recorded.
         status: one of :data:`VERDICTS`.
         measured: the measured numbers that settle it, in one sentence.
         section: the heading (anchor text) of the chapter section that checks it.
-        profile: the parameter profile of the run (shown in the report).
+        profile: the notebook's ``profile`` parameter (``NTK_PROFILE`` wins when set).
+        part: which part of the claim this verdict settles (``""`` for the whole claim).
+        caveat: the named caveat, deviation or reason (see :class:`Check`).
+
+    Returns:
+        ``"**Verdict (id): status.** measured"``, with the caveat and, for a run with overrides
+        or outside the pipeline, its provenance.
     """
-    if status not in VERDICTS:
-        raise ValueError(f"status must be one of {VERDICTS}, got {status!r}")
+    return record(chapter, Check(claim_id, claim, status, measured, part=part, caveat=caveat),
+                  section=section, profile=profile)
+
+
+def record(chapter: str, check: Check, section: str | None = None, profile: str | None = None) -> str:
+    """Record a :class:`Check` (with its :func:`run_context`) and return its Markdown sentence.
+
+    Args:
+        chapter: notebook stem, e.g. ``"01_linear_baseline"``.
+        check: the outcome of a ``check_*`` function.
+        section: the heading (anchor text) of the chapter section that checks it.
+        profile: the notebook's ``profile`` parameter (``NTK_PROFILE`` wins when set).
+
+    Returns:
+        The verdict as a Markdown sentence.
+    """
+    from lib.book.claims import claim_by_id
+    c = claim_by_id(check.claim_id)
+    cid = c.claim_id
+    ctx = run_context(profile)
     d = results_dir()
     d.mkdir(parents=True, exist_ok=True)
     path = d / f"{chapter}.json"
     rows = json.loads(path.read_text()) if path.exists() else {}
-    rows[claim_id] = dict(chapter=chapter, claim_id=claim_id, claim=claim, status=status,
-                          measured=measured, section=section, profile=profile)
+    rows[_key(cid, check.part)] = dict(
+        chapter=chapter, claim_id=cid, part=check.part, claim=c.statement, status=check.status,
+        caveat=check.caveat, measured=check.measured, section=section, **ctx)
     fd, tmp = tempfile.mkstemp(dir=d, suffix=".tmp")
     with os.fdopen(fd, "w") as fh:
         json.dump(rows, fh, indent=1)
     os.replace(tmp, path)
-    return f"**Verdict ({claim_id}): {status}.** {measured}"
-
-
-def record(chapter: str, check: Check, section: str | None = None, profile: str | None = None) -> str:
-    """Record a :class:`Check` with :func:`verdict` and return its Markdown sentence."""
-    return verdict(chapter, check.claim_id, check.claim, check.status, check.measured,
-                   section=section, profile=profile)
+    label = _key(cid, check.part)
+    text = f"**Verdict ({label}): {check.status}.**"
+    if check.caveat:
+        text += f" *{check.caveat[0].upper() + check.caveat[1:]}.*" if not check.caveat.endswith(".") \
+            else f" *{check.caveat[0].upper() + check.caveat[1:]}*"
+    text += f" {check.measured}"
+    if not (ctx["pipeline"] and not ctx["overrides"]):
+        text += f" ({ctx['provenance']}.)"
+    return text
 
 
 def load_all(directory: str | Path | None = None) -> list[dict]:

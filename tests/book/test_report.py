@@ -9,65 +9,17 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lib.book.claims import CLAIMS, claim_by_id, match_claim, normalize_claim_id, split_claim_id
-from lib.book.report import (HEADING_ANCHOR_LEVEL, build_rows, caption_code, chapter_headings, errata_entries,
-                        figure_index, md_escape, page_path, report_table, section_link, verdict_counts)
+from lib.book.claims import CLAIMS
+from lib.book.report import (HEADING_ANCHOR_LEVEL, build_rows, caption_code, chapter_headings, claim_counts,
+                             errata_entries, errata_markdown, figure_index, md_escape, page_path, provenance,
+                             report_table, section_link, verdict_counts)
 from lib.book.sphinxext import public_modules
 
 ROOT = Path(__file__).resolve().parents[2]
-#: Every numbered theorem, corollary, proposition, figure and table of [LH] (main text and appendices),
-#: as the paper numbers them.
-LH_NUMBERED = ("[LH] Thm 2.3", "[LH] Cor 2.4", "[LH] Thm 3.2", "[LH] Cor 3.3", "[LH] Thm 3.5", "[LH] Prop 4.1",
-               "[LH] Thm 4.2", "[LH] Thm 4.3", "[LH] Prop A.1", "[LH] Thm A.2", "[LH] Thm F.1", "[LH] Fig 1",
-               "[LH] Fig 2", "[LH] Fig 3", "[LH] Fig 4", "[LH] Fig 5", "[LH] Fig 6", "[LH] Table 1")
-
-
-def record(claim_id, status="reproduced", chapter="01_demo", section="Claim A", measured="x = 1.5"):
-    return dict(chapter=chapter, claim_id=claim_id, claim="what the paper says", status=status,
-                measured=measured, section=section, profile="smoke")
-
-
-# --------------------------------------------------------------------------- claim ids
-
-@pytest.mark.parametrize("raw, canon", [
-    ("[LH] Theorem 3.2", "[LH] Thm 3.2"), ("[LH] Thm. 3.2", "[LH] Thm 3.2"),
-    ("[lh]  Cor. 2.4 (kernel)", "[LH] Cor 2.4 (kernel)"), ("[LH] Figure 1", "[LH] Fig 1"),
-    ("[LH] Fig. 1", "[LH] Fig 1"), ("[LH] App. F", "[LH] App F"), ("[LZB] Proposition 2.2", "[LZB] Prop 2.2"),
-    ("[LH] Table 1", "[LH] Table 1"), ("[LH] Thm A.2", "[LH] Thm A.2"),
-])
-def test_claim_ids_are_normalized(raw, canon):
-    assert normalize_claim_id(raw) == canon
-
-
-def test_claim_id_without_paper_tag_is_an_error():
-    with pytest.raises(ValueError, match="paper tag"):
-        split_claim_id("Thm 3.2")
-    with pytest.raises(KeyError, match="not in lib.book.claims.CLAIMS"):
-        claim_by_id("[LH] Thm 9.9")
-
-
-def test_catalogue_ids_are_canonical_and_unique():
-    ids = [c.claim_id for c in CLAIMS]
-    assert len(ids) == len(set(ids))
-    for c in CLAIMS:
-        assert normalize_claim_id(c.claim_id) == c.claim_id
-        assert c.statement and c.where and c.paper in ("LH", "LZB", "AAK")
-        for alias in c.aliases:  # an alias must not be another claim's id
-            assert split_claim_id(alias)[0] not in ids or split_claim_id(alias)[0] == c.claim_id
-
-
-def test_sub_claims_aliases_and_labels_in_parentheses_match():
-    assert match_claim("[LH] Cor 2.4 (kernel)").claim_id == "[LH] Cor 2.4"
-    assert match_claim("[LH] Theorem 2.3 (gradient norm)").claim_id == "[LH] Thm 2.3"
-    assert match_claim("[LH] App. F").claim_id == "[LH] Thm F.1"
-    assert match_claim("[LH] Sec. 4 (Figure 3, Prop 4.1)").claim_id == "[LH] Fig 3"
-    assert match_claim("[LH] Thm 9.9") is None
-    assert match_claim("not an id") is None
-
-
-def test_every_numbered_statement_of_the_paper_is_in_the_catalogue():
-    missing = [lab for lab in LH_NUMBERED if match_claim(lab) is None]
-    assert not missing, f"claims of the paper not in lib.book.claims.CLAIMS: {missing}"
+def record(claim_id, status="reproduced", chapter="01_demo", section="Claim A", measured="x = 1.5", part="",
+           **ctx):
+    return dict(chapter=chapter, claim_id=claim_id, part=part, claim="what the paper says", status=status,
+                measured=measured, section=section, profile="smoke", **ctx)
 
 
 # --------------------------------------------------------------------------- rows and verdicts
@@ -87,11 +39,15 @@ def test_recorded_claim_gets_its_verdict_and_unrecorded_is_not_checked_with_reas
 
 
 def test_parts_take_the_most_severe_verdict_and_unknown_ids_are_kept():
-    rows, extra = build_rows([record("[LH] Cor 2.4 (kernel)"), record("[LH] Cor 2.4 (conditioning)", "not reproduced"),
+    rows, extra = build_rows([record("[LH] Cor 2.4", part="kernel"),
+                              record("[LH] Cor 2.4", "not reproduced", part="conditioning"),
                               record("[LH] Lemma 9.9", "reproduced")])
     row = next(r for r in rows if r.claim_id == "[LH] Cor 2.4")
     assert row.status == "not reproduced" and len(row.records) == 2
     assert [e.claim_id for e in extra] == ["[LH] Lemma 9.9"]
+    legacy, _ = build_rows([record("[LH] Cor 2.4 (kernel)", "inconclusive")])  # a record of an older run
+    row = next(r for r in legacy if r.claim_id == "[LH] Cor 2.4")
+    assert row.status == "inconclusive" and row.records[0]["part"] == "kernel"
     only_unchecked, _ = build_rows([record("[LH] Fig 4", "not checked")])
     assert next(r for r in only_unchecked if r.claim_id == "[LH] Fig 4").status == "not checked"
 
@@ -102,11 +58,40 @@ def test_bad_status_is_an_error_naming_the_claim():
 
 
 def test_errata_entries_split_by_verdict():
-    recs = [record("[LH] Thm 2.3 (gradient norm)", "not reproduced"), record("[LH] Cor 2.4", "reproduced with caveat"),
-            record("[LH] Thm 3.2"), record("Performance: memory", "not reproduced")]
+    recs = [record("[LH] Thm 2.3", "not reproduced", part="gradient norm"),
+            record("[LH] Cor 2.4", "reproduced with caveat"), record("[LH] Thm 3.2"), record("[LH] Fig 4", "inconclusive"),
+            record("Performance: memory vs Jacobian", "not reproduced")]
     e = errata_entries(recs)
-    assert [r["claim_id"] for r in e["not reproduced"]] == ["[LH] Thm 2.3 (gradient norm)"]
+    assert [(r["claim_id"], r["part"]) for r in e["not reproduced"]] == [("[LH] Thm 2.3", "gradient norm")]
     assert [r["claim_id"] for r in e["reproduced with caveat"]] == ["[LH] Cor 2.4"]
+    md = errata_markdown(e["not reproduced"], ROOT, ROOT / "_executed" / "book" / "errata.ipynb")
+    # the exact statement of the registry it corrects, not the chapter's words
+    assert "(L+1)\\|x\\|" in md and "what the paper says" not in md and "gradient norm" in md
+
+
+def test_claims_taking_other_verdicts_and_untestable_claims():
+    rows, _ = build_rows([record("[LH] Thm 3.5", "reproduced"), record("[LH] Thm 2.3", "reproduced with caveat")])
+    by_id = {r.claim_id: r for r in rows}
+    assert by_id["[LH] Remark 3.6"].status == "reproduced with caveat"  # the more severe of Thm 3.5 and Thm 2.3
+    assert by_id["[LH] Sec 5(c)"].status == "not checked"
+    table = report_table(rows, ROOT, ROOT / "_executed" / "book" / "report.ipynb")
+    assert "cannot be tested here: statement about generalization" in table
+    assert "takes the verdict of" in table
+    counts = claim_counts()
+    assert sum(d["claims"] for d in counts.values()) == len(CLAIMS)
+    assert counts["LH"]["untestable"] >= 1 and counts["LH"]["testable"] > counts["LH"]["untestable"]
+
+
+def test_provenance_labels_overrides_and_runs_outside_the_pipeline():
+    ctx = dict(pipeline=True, overrides={"n_samples": 100}, commit="0123456789abcdef+dirty",
+               versions={"python": "3.11.9", "torch": "2.3.0"}, wall_time_s=12.0)
+    text = provenance(record("[LH] Thm 3.2", **ctx))
+    assert text.startswith("**run with overrides**") and "n_samples = 100" in text
+    assert "commit 0123456+dirty" in text and "torch 2.3.0" in text and "12 s" in text
+    assert provenance(record("[LH] Thm 3.2", **dict(ctx, overrides={}))).startswith("profile smoke, no overrides")
+    assert "run outside the pipeline, overrides unknown" in provenance(record("[LH] Thm 3.2"))
+    rows, _ = build_rows([record("[LH] Thm 3.2", **ctx)])
+    assert "**run with overrides**" in report_table(rows, ROOT, ROOT / "_executed" / "book" / "report.ipynb")
 
 
 def test_md_escape_keeps_math_and_neutralizes_markup():
@@ -288,8 +273,6 @@ def test_every_recorded_verdict_maps_to_the_catalogue(smoke_book):
     assert pipe.returncode == 0, pipe.stderr[-2000:]
     from lib.book.results import load_all
     rows, extra = build_rows(load_all(root / "results"))
-    # ids tagged with a paper must be catalogue claims; untagged ones are the book's own targets
-    tagged = sorted({r["claim_id"] for e in extra for r in e.records if r["claim_id"].lstrip().startswith("[")})
-    assert not tagged, ("recorded paper claim ids not in lib.book.claims.CLAIMS (add them or fix the chapter): "
-                        + ", ".join(tagged))
+    unknown = sorted({r["claim_id"] for e in extra for r in e.records})
+    assert not unknown, "recorded claim ids not in lib.book.claims.CLAIMS: " + ", ".join(unknown)
     assert sum(len(r.records) for r in rows) > 0

@@ -1,0 +1,86 @@
+"""Recorded verdicts (lib.book.results): registry ids, the verdict levels, and what each record carries."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lib.book.claims import claim_by_id
+from lib.book.results import OUTSIDE_PIPELINE, VERDICTS, Check, load_all, record, run_context, verdict
+
+
+@pytest.fixture
+def results(tmp_path, monkeypatch):
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(tmp_path))
+    monkeypatch.delenv("NTK_PROFILE", raising=False)
+    monkeypatch.delenv("NTK_OVERRIDES", raising=False)
+    return tmp_path
+
+
+def test_verdict_levels_keep_the_old_spellings_and_add_inconclusive():
+    assert VERDICTS[:3] == ("reproduced", "reproduced with caveat", "not reproduced")
+    assert "inconclusive" in VERDICTS and "not checked" in VERDICTS
+
+
+def test_check_takes_its_statement_from_the_registry():
+    c = Check("[LH] Thm 2.3", status="reproduced", measured="m", part="norms")
+    assert c.statement == claim_by_id("[LH] Thm 2.3").statement and c.part == "norms"
+
+
+def test_unknown_id_is_a_clear_error():
+    with pytest.raises(KeyError, match=r"not a claim id of lib.book.claims.CLAIMS.*\[LH\] Thm 2.3"):
+        Check("[LH] Thm 9.9", status="reproduced", measured="m")
+
+
+def test_legacy_positional_form_maps_to_the_registry_id_and_part():
+    c = Check("[LH] Cor 2.4 (kernel)", "a retyped sentence", "reproduced", "m")
+    assert (c.registry_id, c.part) == ("[LH] Cor 2.4", "kernel")
+
+
+def test_bad_status_and_unnamed_inconclusive_are_errors():
+    with pytest.raises(ValueError, match="status must be one of"):
+        Check("[LH] Thm 2.3", status="sort of", measured="m")
+    with pytest.raises(ValueError, match="must name the deviation"):
+        Check("[LH] Fig 4", status="inconclusive", measured="m")
+    Check("[LH] Fig 4", status="inconclusive", measured="m", caveat="150 updates instead of about 60,000")
+
+
+def test_record_outside_the_pipeline_says_so(results):
+    s = record("99_x", Check("[LH] Thm 2.3", status="reproduced", measured="numbers"), section="S", profile="smoke")
+    assert s.startswith("**Verdict ([LH] Thm 2.3): reproduced.** numbers") and OUTSIDE_PIPELINE in s
+    (row,) = load_all(results)
+    assert row["claim"] == claim_by_id("[LH] Thm 2.3").statement
+    assert row["profile"] == "smoke" and row["overrides"] is None and row["pipeline"] is False
+    assert OUTSIDE_PIPELINE in row["provenance"]
+    assert set(row["versions"]) >= {"python", "numpy", "torch"} and row["versions"]["python"]
+    assert row["wall_time_s"] >= 0 and row["recorded_at"]
+    assert row["commit"] is None or len(row["commit"].split("+")[0]) == 40
+
+
+def test_record_in_the_pipeline_carries_profile_and_overrides(results, monkeypatch):
+    monkeypatch.setenv("NTK_PROFILE", "smoke")
+    monkeypatch.setenv("NTK_OVERRIDES", json.dumps({"n_samples": 100}))
+    s = record("99_x", Check("[LH] Thm 2.3", status="reproduced", measured="m"), profile="default")
+    assert "n_samples=100" in s
+    (row,) = load_all(results)
+    assert row["profile"] == "smoke" and row["overrides"] == {"n_samples": 100} and row["pipeline"] is True
+    monkeypatch.setenv("NTK_OVERRIDES", "{}")
+    assert "n_samples" not in record("99_x", Check("[LH] Thm 2.3", status="reproduced", measured="m"))
+    monkeypatch.setenv("NTK_OVERRIDES", "[1, 2]")
+    with pytest.raises(ValueError, match="JSON object"):
+        run_context()
+
+
+def test_parts_are_separate_records_and_a_rerun_replaces_a_part(results):
+    record("99_x", Check("[LH] Cor 2.4", status="reproduced", measured="a", part="kernel"))
+    record("99_x", Check("[LH] Cor 2.4", status="reproduced", measured="b", part="conditioning"))
+    record("99_x", Check("[LH] Cor 2.4", status="not reproduced", measured="c", part="kernel"))
+    rows = load_all(results)
+    assert [(r["part"], r["status"]) for r in rows] == [("kernel", "not reproduced"), ("conditioning", "reproduced")]
+
+
+def test_verdict_function_still_works_for_old_callers(results):
+    s = verdict("99_x", "[LH] Thm 3.2", "claim", "reproduced with caveat", "numbers", caveat="width 512 only")
+    assert s.startswith("**Verdict ([LH] Thm 3.2): reproduced with caveat.** *Width 512 only.* numbers")
+    with pytest.raises(KeyError):
+        verdict("99_x", "[LH] Thm 9", "claim", "reproduced", "numbers")
