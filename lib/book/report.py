@@ -309,7 +309,7 @@ def provenance(r: dict) -> str:
         r: a recorded verdict (see :func:`lib.book.results.record`).
 
     Returns:
-        E.g. ``"profile default, no overrides; commit 1a2b3c4; python 3.11.9, numpy 1.26.4, torch 2.3.0;
+        E.g. ``"profile default, no overrides; commit 1a2b3c4d5e; python 3.11.9, numpy 1.26.4, torch 2.3.0;
         42 s into the run"``; a record made with ``-p`` overrides starts with **run with overrides**.
     """
     prof = r.get("profile") or "unknown"
@@ -322,7 +322,7 @@ def provenance(r: dict) -> str:
         head = f"profile {prof}, no overrides"
     parts = [head]
     if r.get("commit"):
-        parts.append(f"commit {r['commit'][:7]}{'+dirty' if r['commit'].endswith('+dirty') else ''}")
+        parts.append(f"commit {r['commit']}")
     v = r.get("versions") or {}
     if v:
         parts.append(", ".join(f"{k} {x}" for k, x in v.items() if x))

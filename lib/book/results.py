@@ -32,14 +32,13 @@ from __future__ import annotations
 
 import json
 import os
-import platform
-import subprocess
 import tempfile
-import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
+
+from lib.book.provenance import kernel_seconds, run_info
 
 __all__ = ["VERDICTS", "SEVERITY", "NAMED", "OUTSIDE_PIPELINE", "Check", "results_dir", "run_context",
            "verdict", "record", "load_all"]
@@ -56,23 +55,6 @@ NAMED = ("reproduced with caveat", "inconclusive", "not checked")
 
 #: What a record says about its parameters when the notebook ran outside :mod:`lib.book.pipeline`.
 OUTSIDE_PIPELINE = "run outside the pipeline, overrides unknown"
-
-_T0 = time.time()
-
-
-def _process_start() -> float:
-    """Start time (epoch seconds) of this process, from ``/proc`` when available."""
-    try:
-        ticks = os.sysconf("SC_CLK_TCK")
-        with open("/proc/self/stat") as fh:
-            start = int(fh.read().rsplit(")", 1)[1].split()[19]) / ticks
-        with open("/proc/stat") as fh:
-            btime = next(int(line.split()[1]) for line in fh if line.startswith("btime"))
-        t = btime + start
-        return t if 0 < time.time() - t < 7 * 24 * 3600 else _T0
-    except (OSError, ValueError, IndexError, StopIteration):
-        return _T0
-
 
 @dataclass(frozen=True)
 class Check:
@@ -139,34 +121,6 @@ def results_dir() -> Path:
     return here / "results"
 
 
-def _version(dist: str) -> str | None:
-    from importlib import metadata
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return None
-
-
-@lru_cache(maxsize=None)
-def _git_commit(root: str) -> str | None:
-    """``HEAD`` of the repository at ``root``, with ``+dirty`` when tracked files are modified."""
-    try:
-        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
-                             timeout=10).stdout.strip()
-        if not sha:
-            return None
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
-                               capture_output=True, text=True, timeout=10).stdout.strip()
-        return sha + ("+dirty" if dirty else "")
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
-def _repo_root() -> Path:
-    here = Path(__file__).resolve()
-    return here.parents[2]
-
-
 def run_context(profile: str | None = None) -> dict:
     """How the current notebook run was made, as stored with every verdict.
 
@@ -177,8 +131,9 @@ def run_context(profile: str | None = None) -> dict:
     Returns:
         A dict with ``profile``, ``overrides`` (the ``-p`` overrides as a dict, ``None`` when
         unknown), ``pipeline`` (True when run by :mod:`lib.book.pipeline`), ``provenance`` (one line
-        for the report), ``versions`` (python, numpy, scipy, torch), ``commit``, ``wall_time_s``
-        (seconds since the notebook's kernel started) and ``recorded_at`` (UTC, ISO 8601).
+        for the report), ``versions`` (python, numpy, scipy, torch), ``commit`` and ``machine`` (from
+        :func:`lib.book.provenance.run_info`), ``wall_time_s`` (seconds since the notebook's kernel
+        started, :func:`lib.book.provenance.kernel_seconds`) and ``recorded_at`` (UTC, ISO 8601).
 
     Raises:
         ValueError: ``NTK_OVERRIDES`` is set but is not a JSON object.
@@ -200,14 +155,22 @@ def run_context(profile: str | None = None) -> dict:
                       if overrides else f"profile {prof}, no overrides")
     else:
         provenance = f"profile {prof or 'unknown'}, {OUTSIDE_PIPELINE}"
+    info = _static_info()
     return dict(
         profile=prof, overrides=overrides if pipeline else None, pipeline=pipeline, provenance=provenance,
-        versions=dict(python=platform.python_version(), numpy=_version("numpy"), scipy=_version("scipy"),
-                      torch=_version("torch")),
-        commit=_git_commit(str(_repo_root())),
-        wall_time_s=round(time.time() - _process_start(), 1),
+        versions={k: info[k] for k in ("python", "numpy", "scipy", "torch")}, commit=info["commit"],
+        machine=info["machine"], wall_time_s=round(kernel_seconds(), 1),
         recorded_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
     )
+
+
+@lru_cache(maxsize=1)
+def _static_info() -> dict:
+    """The parts of :func:`lib.book.provenance.run_info` that do not change during a run (computed once)."""
+    info = run_info()
+    machine = f"{info['cpu']} ({info['cores']} cores)" + (f", GPU {info['gpu']}" if info.get("gpu") else "")
+    return dict(python=info["python"], numpy=info["numpy"], scipy=info["scipy"], torch=info["torch"],
+                commit=info["commit"], machine=machine)
 
 
 def _key(claim_id: str, part: str) -> str:

@@ -83,11 +83,11 @@ def test_claims_taking_other_verdicts_and_untestable_claims():
 
 
 def test_provenance_labels_overrides_and_runs_outside_the_pipeline():
-    ctx = dict(pipeline=True, overrides={"n_samples": 100}, commit="0123456789abcdef+dirty",
+    ctx = dict(pipeline=True, overrides={"n_samples": 100}, commit="0123456789 with uncommitted changes",
                versions={"python": "3.11.9", "torch": "2.3.0"}, wall_time_s=12.0)
     text = provenance(record("[LH] Thm 3.2", **ctx))
     assert text.startswith("**run with overrides**") and "n_samples = 100" in text
-    assert "commit 0123456+dirty" in text and "torch 2.3.0" in text and "12 s" in text
+    assert "commit 0123456789 with uncommitted changes" in text and "torch 2.3.0" in text and "12 s" in text
     assert provenance(record("[LH] Thm 3.2", **dict(ctx, overrides={}))).startswith("profile smoke, no overrides")
     assert "run outside the pipeline, overrides unknown" in provenance(record("[LH] Thm 3.2"))
     rows, _ = build_rows([record("[LH] Thm 3.2", **ctx)])

@@ -54,7 +54,7 @@ def test_record_outside_the_pipeline_says_so(results):
     assert OUTSIDE_PIPELINE in row["provenance"]
     assert set(row["versions"]) >= {"python", "numpy", "torch"} and row["versions"]["python"]
     assert row["wall_time_s"] >= 0 and row["recorded_at"]
-    assert row["commit"] is None or len(row["commit"].split("+")[0]) == 40
+    assert row["commit"] and row["machine"]
 
 
 def test_record_in_the_pipeline_carries_profile_and_overrides(results, monkeypatch):
