@@ -429,6 +429,17 @@ class SweepResult:
         """Sum of the recorded per-cell compute times (what the whole sweep cost, resumed or not)."""
         return float(self.frame["seconds"].sum()) if len(self.frame) else 0.0
 
+    def note(self) -> str:
+        """One line for a reader: cells, executor, computed now vs read from the cache, times.
+
+        The cache is named by its folder under the cache root (``sweeps/<name>``), not by a path
+        of the machine that ran it.
+        """
+        where = f"sweeps/{self.directory.name}"
+        return (f"{len(self.frame)} cells ({self.executor}): {self.n_computed} computed now, {self.n_cached} read "
+                f"from the sweep cache ({where}); wall time of this run {self.wall_seconds:.1f} s; recorded "
+                f"compute time of all cells {self.compute_seconds:.1f} s")
+
 
 def _make_client(scheduler, n_workers: int | None, threads: int, timeout: float = 20.0):
     from dask.distributed import Client, LocalCluster

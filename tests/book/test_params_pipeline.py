@@ -73,13 +73,13 @@ def test_bad_parameter_value_fails_with_a_clear_message():
 
 def test_verdicts_round_trip(tmp_path, monkeypatch):
     monkeypatch.setenv("NTK_RESULTS_DIR", str(tmp_path))
-    s = verdict("99_x", "[LH] Thm 9", "claim", "reproduced", "numbers", section="S")
-    assert s.startswith("**Verdict ([LH] Thm 9): reproduced.**")
-    verdict("99_x", "[LH] Thm 9", "claim", "not reproduced", "other")
+    s = verdict("99_x", "[LH] Thm 2.3", status="reproduced", measured="numbers", section="S")
+    assert s.startswith("**Verdict ([LH] Thm 2.3): reproduced.**")
+    verdict("99_x", "[LH] Thm 2.3", status="not reproduced", measured="other")
     rows = load_all(tmp_path)
     assert len(rows) == 1 and rows[0]["status"] == "not reproduced"
     with pytest.raises(ValueError, match="status must be one of"):
-        verdict("99_x", "id", "c", "sort of", "m")
+        verdict("99_x", "[LH] Thm 2.3", status="sort of", measured="m")
 
 
 # --------------------------------------------------------------------------- jupytext pairing, executed copies
@@ -214,6 +214,29 @@ def test_the_kernel_is_told_the_profile_and_the_overrides(tmp_path, monkeypatch)
                      if o.get("name") == "stdout")
     assert 'env smoke {"fail": false}' in stdout
     assert "NTK_PROFILE" not in os.environ, "main() leaves the caller's environment as it was"
+
+
+BARS = """# %% tags=["parameters"]
+profile = "default"  # parameter profile
+plain = False  # use tqdm itself (the counterfactual) instead of lib.progress.tqdm
+
+# %%
+import tqdm.std
+from lib.progress import tqdm as bar
+for _ in (tqdm.std.tqdm if plain else bar)(range(3), desc="demo-bar", disable=False):
+    pass
+"""
+
+
+@pytest.mark.parametrize("plain", [False, True])
+def test_progress_bars_stay_out_of_executed_notebooks(tmp_path, monkeypatch, plain):
+    root = demo_root(tmp_path)
+    (root / "notebooks" / "07_bars.py").write_text(BARS)
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(root / "results"))
+    assert main(["--root", str(root), "--only", "07", "-p", "plain", json.dumps(plain)]) == 0
+    nb = json.loads(executed_path(root / "notebooks" / "07_bars.py", root).read_text())
+    outputs = json.dumps([c.get("outputs", []) for c in nb["cells"]])
+    assert ("demo-bar" in outputs) == plain, "lib.progress bars go to the terminal; plain tqdm's land in the notebook"
 
 
 def test_input_errors_show_one_line_in_a_notebook():

@@ -65,6 +65,9 @@ def test_cells_are_cached_and_correct(tmp_path, data):
     np.testing.assert_array_equal(r2.frame["value"], r.frame["value"])
     assert r2.compute_seconds == pytest.approx(r.compute_seconds)
     assert len(load_cells("t", cache_dir=tmp_path)) == 6
+    note = r2.note()
+    assert "6 cells (in-process): 0 computed now, 6 read from the sweep cache (sweeps/t)" in note
+    assert str(tmp_path) not in note  # no machine path in what the book shows
 
 
 def test_resume_after_interruption(tmp_path, data):

@@ -32,6 +32,8 @@ ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SKIP_DIRS = {"_static", "_sources", "_images", "_downloads"}
+#: a figure shown narrower than this fraction of its pixel width has text too small to read
+MIN_IMAGE_SCALE = 0.85
 
 
 def _missing(reason: str):
@@ -163,7 +165,8 @@ async () => {
   }
   const math = Array.from(document.querySelectorAll('.math'));
   return {
-    images: imgs.map(i => ({src: i.getAttribute('src'), ok: i.complete && i.naturalWidth > 0})),
+    images: imgs.map(i => ({src: i.getAttribute('src'), ok: i.complete && i.naturalWidth > 0,
+                            natural: i.naturalWidth, shown: i.getBoundingClientRect().width})),
     math: math.length,
     typeset: math.filter(m => m.querySelector('mjx-container')).length,
     mathErrors: document.querySelectorAll('mjx-merror').length,
@@ -222,6 +225,9 @@ def visit(browser, base: str, url: str, screenshot: Path | None = None) -> list[
         for img in info["images"]:
             if not img["ok"]:
                 problems.append(f"image did not load: {img['src']}")
+            elif img["natural"] >= 300 and img["shown"] < MIN_IMAGE_SCALE * img["natural"]:
+                problems.append(f"figure {img['src']} shown at {img['shown'] / img['natural']:.0%} of its "
+                                f"{img['natural']} px: its text is shrunk (lib.book.plotting.COLUMN_INCHES)")
         if info["math"]:
             if not info["mathjax"]:
                 problems.append(f"{info['math']} math element(s) but MathJax is not loaded")
@@ -258,10 +264,17 @@ def test_every_page_loads_cleanly_in_chromium(browser, server, html_dir):
 
 
 def test_browser_check_catches_a_broken_page(browser, tmp_path):
-    """The checks themselves: a missing image, a console error, an external request and
-    untypeset math are all reported."""
+    """The checks themselves: a missing image, a console error, an external request, untypeset
+    math and a figure shrunk to a quarter of its size are all reported."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig = plt.figure(figsize=(8, 3), dpi=100)  # 800 px wide, shown at 200 px
+    fig.savefig(tmp_path / "wide.png")
+    plt.close(fig)
     (tmp_path / "bad.html").write_text(
         '<html><body><img src="missing.png"><span class="math">\\(x\\)</span>'
+        '<img src="wide.png" style="width: 200px">'
         '<script>console.error("boom")</script><img src="https://example.invalid/x.png"></body></html>')
 
     class Quiet(SimpleHTTPRequestHandler):
@@ -277,5 +290,6 @@ def test_browser_check_catches_a_broken_page(browser, tmp_path):
         httpd.shutdown()
         httpd.server_close()
     for expected in ("image did not load: missing.png", "console error: boom",
-                     "non-local resource: https://example.invalid", "MathJax is not loaded"):
+                     "non-local resource: https://example.invalid", "MathJax is not loaded",
+                     "figure wide.png shown at 25% of its 800 px"):
         assert expected in problems, f"{expected!r} not reported in:\n{problems}"
