@@ -54,3 +54,8 @@ scratch = B.scratch_dir()
 cases = B.library_cases(scratch) + (B.pipeline_cases(scratch) if cfg.pipeline else [])
 outcomes = B.run_cases(cases)
 display(Markdown(B.table_markdown(outcomes, tmp=scratch)))
+
+# %%
+from lib.book.provenance import provenance_line
+
+display(Markdown(provenance_line(cfg.profile)))
