@@ -13,7 +13,8 @@ Result                                    Checked by (``lib.chapters.``...)
 ========================================  ===================================================================
 [LH] Thm 2.3 (norms, angles)              ``linear_baseline.check_norms_angles``
 [LH] Thm 2.3 (gradient norm; erratum)     ``linear_baseline.check_gradient_norm``
-[LH] Cor 2.4 (K = (L+1) G; kappa)         ``linear_baseline.check_kernel``, ``linear_baseline.check_conditioning``
+[LH] Cor 2.4 (K ~ G; factor; kappa)       ``linear_baseline.check_kernel``, ``linear_baseline.check_kernel_factor``, ``linear_baseline.check_conditioning``
+[LH] Lemma D.1 (A^T A / m -> I)           ``linear_baseline.check_lemma_d1``
 [LH] Lemma 3.1 (Eq. 7; gradient norm)     ``better_separation.check_width_convergence``, ``better_separation.check_gradient_norm``
 [LH] Thm 3.2 (separation at finite m)     ``better_separation.check_separation_onset``
 [LH] Cor 3.3 (small-angle law)            ``better_separation.check_small_angle_law``

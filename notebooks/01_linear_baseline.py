@@ -13,20 +13,23 @@
 # %% [markdown]
 # # 1. The linear baseline
 #
-# **Claims checked here** ([LH] Thm 2.3 and Cor 2.4, restated in {cite}`liu2023better`).
+# **Claims checked here** ([LH] Thm 2.3, Cor 2.4 and Lemma D.1 of {cite}`liu2023better`; their
+# statements are in the [reproducibility report](../book/report.ipynb)).
 # A linear network $\bar f$ (the MLP of [LH] Eq. (1) with $\sigma(z) = z$ and $c_\sigma = 1$),
 # at infinite width and at initialization:
 #
 # 1. keeps every norm and every angle: $\|\bar a^{(l)}(x)\| = \|x\|$ and
-#    $\bar\theta^{(l)} = \theta_{in}$ for every layer $l$;
-# 2. has model-gradient angle $\bar\phi = \theta_{in}$ and NTK $\bar K = (L+1)\,G$ with
-#    $G = XX^\top$ the Gram matrix of the data;
-# 3. hence has condition number $\bar\kappa = \kappa_0 = \kappa(G)$ at every depth $L$, and an
-#    infinite one when $n > d$ (then $G$ is singular).
+#    $\bar\theta^{(l)} = \theta_{in}$ for every layer $l$, and has model-gradient angle
+#    $\bar\phi = \theta_{in}$ (Thm 2.3);
+# 2. has an NTK proportional to the Gram matrix $G = XX^\top$ (Cor 2.4), hence condition number
+#    $\bar\kappa = \kappa_0 = \kappa(G)$ at every depth $L$;
+# 3. with, the paper states, $\|\nabla \bar f(x)\| = (L+1)\|x\|$ and $\bar K = (L+1)^2 G$.
 #
-# We measure all three at finite width $m$, where the deviations should shrink like
-# $O(1/\sqrt{m})$. The paper also states $\|\nabla \bar f(x)\| = (L+1)\|x\|$, i.e.
-# $\bar K = (L+1)^2 G$; the last section measures which factor is right.
+# Each statement is about infinite width, so each check measures at several widths $m$ and asks
+# whether the deviation from the statement vanishes: a correct statement leaves finite-width
+# fluctuations of order $1/\sqrt{m}$, whose extrapolation to $m = \infty$ is zero
+# (`lib.chapters.linear_baseline.width_trend` gives the rule). The factor in item 3 is checked by its
+# exponent in $L+1$. The last section checks Lemma D.1, $A^\top A/m \to I$, on which the proofs rest.
 #
 # All parameters are in the next cell; re-run with other values through papermill
 # (see the [introduction](../book/intro.md)).
@@ -36,8 +39,8 @@ profile = "default"       # parameter profile this run belongs to (recorded with
 widths = [128, 512, 2048]  # hidden widths m for the convergence study
 depths = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]  # depths L (number of hidden layers)
 seeds = 3                 # weight draws per (width, depth)
-n_samples = 40            # data points (real digits with d 64 > n, so G is invertible)
-n_over = 40               # points for the n > d case (synthetic, d_over dimensions)
+n_samples = 40            # digits, d 64 pixels; their Gram matrix must be invertible (checked)
+n_over = 40               # points for the n > d case (synthetic, d_over dimensions; n_over > d_over)
 d_over = 5                # input dimension of the n > d case
 device = "cpu"            # "cpu" or "cuda"
 
@@ -48,7 +51,6 @@ from lib.book import params as P
 from lib.book.plotting import show
 from lib.book.results import record
 from lib.chapters import linear_baseline as B
-from lib.data.datasets import load_digits_subset, gaussian_data
 
 cfg = P.validate(
     profile=(profile, P.text), widths=(widths, P.int_list(min_value=1)),
@@ -61,13 +63,14 @@ CHAPTER = "01_linear_baseline"
 # %% [markdown]
 # ## Data
 # The real data are $n$ images of scikit-learn's handwritten digits ({cite}`sklearn`,
-# $d = 64$, shipped with the package), each flattened and scaled to unit norm. With
-# $n < d$ their Gram matrix is invertible, so $\kappa_0$ is finite. The $n > d$ case uses
-# standard Gaussian points in $d$ = `d_over` dimensions.
+# $d = 64$, shipped with the package), each flattened and scaled to unit norm. Their Gram matrix
+# must be invertible, so that $\kappa_0$ is finite: `lib.chapters.linear_baseline.load_data`
+# refuses an `n_samples` whose digits are linearly dependent (more than about 50 of them: some
+# pixels are always blank). The $n > d$ case uses standard Gaussian points in $d$ = `d_over`
+# dimensions.
 
 # %%
-X = load_digits_subset(cfg.n_samples, seed=0, unit_norm=True)
-X_over = gaussian_data(cfg.n_over, cfg.d_over, seed=0)
+X, X_over = B.load_data(cfg.n_samples, cfg.n_over, cfg.d_over)
 print(f"digits: X has shape {X.shape}; n > d case: X_over has shape {X_over.shape}")
 
 # %% [markdown]
@@ -83,9 +86,10 @@ df = B.linear_sweep(X, cfg.widths, cfg.depths, cfg.seeds, device=cfg.device)
 B.table_sweep_summary(df)
 
 # %% [markdown]
-# ## Claim 1 and 2: norms, angles and $\bar K = (L+1)G$ converge at rate $1/\sqrt{m}$
+# ## Claim 1 and 2: norms, angles and $K \propto G$ converge at rate $1/\sqrt{m}$
 # Each curve is one deviation, averaged over depths and seeds, against the width. If the
-# infinite-width statements are right, every deviation falls like $m^{-1/2}$ (dotted line).
+# infinite-width statements are right, every deviation falls like $m^{-1/2}$ (dotted line) and
+# extrapolates to zero.
 
 # %%
 fig = B.plot_width_trend(df)
@@ -102,11 +106,18 @@ display(Markdown(record(CHAPTER, B.check_norms_angles(df), section="Claim 1 and 
 display(Markdown(record(CHAPTER, B.check_kernel(df), section="Claim 1 and 2", profile=cfg.profile)))
 
 # %% [markdown]
+# The network of Figure 1.1 is a linear network. Fed a ReLU network's measurements, the same two
+# checks return "not reproduced": its gradient angles and its NTK's shape keep an $O(1)$ distance
+# from $\theta_{in}$ and $G$ at every width (the chapter's tests run this counterfactual).
+
+# %% [markdown]
 # ## Claim 3: $\bar\kappa = \kappa_0$ at every depth, infinite when $n > d$
 # Left: $\kappa(K)$ of the linear network against depth, with $\kappa_0 = \kappa(G)$ as a line.
 # Right: the same for Gaussian data with $n > d$: $G$ has rank $d$, so $\kappa_0 = \infty$, and
 # the finite-width NTK is singular too. Infinite values are drawn as triangles at the top edge,
-# never as a large finite number.
+# never as a large finite number. The right panel is an illustration, not a test: a linear
+# network's NTK has rank at most $d$ at every width, so $\bar\kappa = \kappa_0 = \infty$ holds by
+# construction. The verdict is decided on the digits, where $\kappa_0$ is finite.
 
 # %%
 df_over = B.linear_sweep(X_over, [max(cfg.widths)], cfg.depths, cfg.seeds, device=cfg.device)
@@ -123,11 +134,12 @@ display(Markdown(record(CHAPTER, B.check_conditioning(df, df_over), section="Cla
 
 # %% [markdown]
 # ## Erratum: the gradient norm is $\sqrt{L+1}\,\|x\|$, not $(L+1)\|x\|$
-# [LH] state $\|\nabla\bar f(x)\| = (L+1)\|x\|$, which would give $\bar K = (L+1)^2 G$. Each
-# of the $L+1$ weight matrices contributes $\|x\|^2$ to the squared gradient norm (the
-# backward vector and the embedding of every layer both keep the norm), so the calculation
-# gives $\|\nabla\bar f(x)\|^2 = (L+1)\|x\|^2$. We measure $\|\nabla\bar f(x)\|^2/\|x\|^2 =
-# K_{xx}/\|x\|^2$ and compare it with both candidates.
+# [LH] state $\|\nabla\bar f(x)\| = (L+1)\|x\|$ and $\bar K = (L+1)^2 G$. Each of the $L+1$
+# weight matrices contributes $\|x\|^2$ to the squared gradient norm (the backward vector and the
+# embedding of every layer both keep the norm), so the calculation gives
+# $\|\nabla\bar f(x)\|^2 = (L+1)\|x\|^2$ and $\bar K = (L+1) G$. We measure
+# $\|\nabla\bar f(x)\|^2/\|x\|^2 = K_{xx}/\|x\|^2$ and the least-squares factor $c_L$ of
+# $K \approx c_L G$, and fit their exponent $p$ in $(L+1)^p$: the paper's statements predict $p = 2$.
 
 # %%
 fac = B.gradient_norm_factors(df)
@@ -140,4 +152,26 @@ show(fig)
 # `lib.chapters.linear_baseline.plot_gradient_norm` from `lib.chapters.linear_baseline.gradient_norm_factors`.*
 
 # %%
-display(Markdown(record(CHAPTER, B.check_gradient_norm(fac), section="Erratum", profile=cfg.profile)))
+display(Markdown(record(CHAPTER, B.check_gradient_norm(fac, max(cfg.widths)), section="Erratum",
+                        profile=cfg.profile)))
+display(Markdown(record(CHAPTER, B.check_kernel_factor(df), section="Erratum", profile=cfg.profile)))
+
+# %% [markdown]
+# ## Lemma D.1: $A^\top A / m \to I$
+# The proofs of Thm 2.3 and of the ReLU results rest on [LH] Lemma D.1: for $A \in \mathbb{R}^{m
+# \times d}$ with i.i.d. $N(0, 1)$ entries, $A^\top A/m \to I_d$. We draw $A$ with $d = 64$ (the
+# digits' dimension) at the chapter's widths and measure $\|A^\top A/m - I\|_2$, which should fall
+# like $2\sqrt{d/m}$ (the Bai-Yin law) and extrapolate to zero.
+
+# %%
+d1 = B.lemma_d1_sweep(X.shape[1], cfg.widths, cfg.seeds)
+fig = B.plot_lemma_d1(d1)
+show(fig)
+
+# %% [markdown]
+# *Figure 1.4. Spectral-norm deviation of $A^\top A/m$ from the identity against $m$ (mean, and
+# min to max over seeds). Drawn by `lib.chapters.linear_baseline.plot_lemma_d1` from
+# `lib.chapters.linear_baseline.lemma_d1_sweep`.*
+
+# %%
+display(Markdown(record(CHAPTER, B.check_lemma_d1(d1), section="Lemma D.1", profile=cfg.profile)))

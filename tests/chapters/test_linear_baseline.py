@@ -1,77 +1,129 @@
-"""Chapter 01 (lib.chapters.linear_baseline): checks on synthetic sweeps, plots on a tiny real sweep."""
+"""Chapter 01 (lib.chapters.linear_baseline): every check with the paper's prediction and a counterfactual.
+
+Predictions are synthetic sweeps whose deviations vanish like m^(-1/2) (what [LH] Thm 2.3 / Cor 2.4
+predict at finite width) or real linear-network sweeps; counterfactuals are synthetic sweeps whose
+deviations do not vanish, and real ReLU-network sweeps fed to the linear-network checks.
+"""
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
+from lib.book.params import ParameterError
 from lib.chapters import linear_baseline as B
 
 WIDTHS = [64, 256, 1024]
 DEPTHS = [0, 1, 3]
 
 
-def _sweep(power: float = -0.5, kappa_factor: float = 1.0, kappa0: float = 10.0, widths=WIDTHS) -> pd.DataFrame:
-    """Rows of a linear_sweep whose deviations scale like m^power (power -0.5: the [LH] Thm 2.3 prediction)."""
+def _sweep(offset: float = 0.0, kappa_offset: float = 0.0, kappa0: float = 10.0, widths=WIDTHS, seeds=3,
+           factor=lambda L: L + 1.0) -> pd.DataFrame:
+    """Rows of a linear_sweep: deviations offset + m^(-1/2) x noise (offset 0: the [LH] prediction)."""
+    rng = np.random.default_rng(0)
     rows = []
     for m in widths:
         for L in DEPTHS:
-            for s in range(2):
-                dev = (1 + 0.01 * s) * m ** power
-                rows.append(dict(width=m, depth=L, seed=s, norm_dev=dev, angle_dev=2 * dev, phi_dev=3 * dev,
-                                 ntk_rel_err=dev, kappa=kappa0 * kappa_factor * (1 + 0.01 * s), kappa0=kappa0,
-                                 grad_sq_ratio_mean=L + 1.0, grad_sq_ratio_sd=0.0))
+            for s in range(seeds):
+                def dev():
+                    return 0.0 if L == 0 else offset + m ** -0.5 * (1 + 0.2 * rng.standard_normal())
+                rows.append(dict(width=m, depth=L, seed=s, norm_dev=dev(), angle_dev=2 * dev(), phi_dev=3 * dev(),
+                                 ntk_rel_err=dev(), ntk_factor=factor(L), ntk_shape_err=dev(),
+                                 kappa=kappa0 * (1 + (0 if L == 0 else kappa_offset + 3 * dev())), kappa0=kappa0,
+                                 grad_sq_ratio_mean=factor(L), grad_sq_ratio_sd=0.0))
     return pd.DataFrame(rows)
 
 
-def _singular(widths=(1024,)) -> pd.DataFrame:
-    return _sweep(kappa0=np.inf, widths=list(widths)).assign(kappa=np.inf)
+@pytest.fixture(scope="module")
+def digits():
+    X, X_over = B.load_data(16, 12, 4)
+    return X, X_over
 
 
-# ---------------------------------------------------------------- [LH] Thm 2.3
-
-def test_norms_angles_reproduced_when_every_deviation_shrinks():
-    c = B.check_norms_angles(_sweep())
-    assert c.claim_id == "[LH] Thm 2.3" and c.status == "reproduced"
-    assert "every deviation shrinks" in c.measured and "-0.50" in c.measured
+@pytest.fixture(scope="module")
+def linear(digits):
+    return B.linear_sweep(digits[0], [64, 256], [0, 1, 3, 6], 2)
 
 
-def test_norms_angles_cannot_fail_growing_deviations_only_get_a_caveat():
-    # counterfactual: deviations that GROW with width; the check, as written, still returns a caveat
-    c = B.check_norms_angles(_sweep(power=+0.5))
-    assert c.status == "reproduced with caveat"
-    assert "not every deviation shrinks" in c.measured
+@pytest.fixture(scope="module")
+def relu(digits):
+    """The counterfactual: a ReLU network measured with the linear-network sweep."""
+    return B.linear_sweep(digits[0], [64, 256], [0, 1, 3, 6], 2, activation="relu")
 
 
-# ---------------------------------------------------------------- [LH] Cor 2.4 (kernel)
+# ---------------------------------------------------------------- the width-trend rule
 
-def test_kernel_reproduced_at_rate_one_over_sqrt_m():
-    c = B.check_kernel(_sweep())
-    assert c.status == "reproduced" and "fitted slope -0.50" in c.measured
+def test_width_trend_zero_limit_reproduced_offset_not_reproduced_one_width_inconclusive():
+    def deep(df):
+        return df[df.depth == 1]
+    assert B.width_trend(deep(_sweep()), "norm_dev").status == "reproduced"
+    t = B.width_trend(deep(_sweep(offset=0.3)), "norm_dev")
+    assert t.status == "not reproduced" and t.limit > 3 * t.limit_se
+    assert B.width_trend(deep(_sweep(widths=[256])), "norm_dev").status == "inconclusive"
+    assert B.width_trend(deep(_sweep(widths=[64, 256], seeds=1)), "norm_dev").status == "inconclusive"  # no scatter
 
 
-@pytest.mark.parametrize("power", [0.0, 0.5, -1.0])
-def test_kernel_cannot_fail_flat_or_wrong_rate_only_gets_a_caveat(power):
-    assert B.check_kernel(_sweep(power=power)).status == "reproduced with caveat"
+# ---------------------------------------------------------------- [LH] Thm 2.3 (norms and angles)
+
+def test_norms_angles_reproduced_when_every_deviation_vanishes(linear):
+    assert B.check_norms_angles(_sweep()).status == "reproduced"
+    c = B.check_norms_angles(linear)
+    assert (c.claim_id, c.part, c.status) == ("[LH] Thm 2.3", "norms and angles", "reproduced")
+
+
+def test_norms_angles_not_reproduced_for_a_relu_network_or_a_lasting_offset(relu):
+    assert B.check_norms_angles(_sweep(offset=0.3)).status == "not reproduced"
+    c = B.check_norms_angles(relu)
+    assert c.status == "not reproduced" and "gradient-angle" in c.measured
+
+
+def test_norms_angles_one_width_inconclusive_and_depth_zero_not_checked():
+    c = B.check_norms_angles(_sweep(widths=[256]))
+    assert c.status == "inconclusive" and "one width" in c.caveat
+    c = B.check_norms_angles(_sweep()[lambda d: d.depth == 0])
+    assert c.status == "not checked" and c.caveat.startswith("not testable on this data")
+
+
+# ---------------------------------------------------------------- [LH] Cor 2.4 (K proportional to G, the factor)
+
+def test_kernel_shape_reproduced_for_linear_not_for_relu(linear, relu):
+    assert B.check_kernel(_sweep()).status == "reproduced"
+    assert B.check_kernel(linear).status == "reproduced"
+    assert B.check_kernel(_sweep(offset=0.2)).status == "not reproduced"
+    assert B.check_kernel(relu).status in ("not reproduced", "reproduced with caveat")  # O(1) shape error left
+
+
+def test_kernel_factor_reproduced_if_the_factor_were_L_plus_1_squared():
+    c = B.check_kernel_factor(_sweep(factor=lambda L: (L + 1.0) ** 2))
+    assert (c.part, c.status) == ("K = (L+1)^2 G", "reproduced") and "p = 2.00" in c.measured
+
+
+def test_kernel_factor_not_reproduced_for_a_real_linear_network(linear):
+    c = B.check_kernel_factor(linear)
+    assert c.status == "not reproduced" and "matches L+1" in c.measured
+    assert B.check_kernel_factor(_sweep(factor=lambda L: (L + 1.0) ** 1.6)).status == "reproduced with caveat"
+    assert B.check_kernel_factor(_sweep()[lambda d: d.depth == 0]).status == "not checked"
 
 
 # ---------------------------------------------------------------- [LH] Cor 2.4 (conditioning)
 
-def test_conditioning_reproduced_when_kappa_equals_kappa0_and_n_gt_d_is_singular():
-    c = B.check_conditioning(_sweep(kappa_factor=1.1), _singular())
-    assert c.status == "reproduced"
-    assert "6 of 6 networks" in c.measured
+def test_conditioning_reproduced_when_kappa_tends_to_kappa0(linear, digits):
+    assert B.check_conditioning(_sweep()).status == "reproduced"
+    df_over = B.linear_sweep(digits[1], [64], [1], 1)
+    c = B.check_conditioning(linear, df_over)
+    assert (c.part, c.status) == ("conditioning", "reproduced")
+    assert "an illustration, not a test" in c.measured
 
 
-def test_conditioning_not_reproduced_when_the_n_gt_d_kernel_is_invertible():
-    # counterfactual: a network (e.g. a ReLU net) whose NTK is invertible although n > d
-    c = B.check_conditioning(_sweep(), _sweep(widths=[1024]))
-    assert c.status == "not reproduced"
-    assert "0 of 6 networks" in c.measured
+def test_conditioning_not_reproduced_for_a_relu_network(relu):
+    assert B.check_conditioning(_sweep(kappa_offset=-0.7)).status == "not reproduced"
+    assert B.check_conditioning(relu).status == "not reproduced"
 
 
-def test_conditioning_caveat_when_kappa_drifts_from_kappa0():
-    assert B.check_conditioning(_sweep(kappa_factor=2.0), _singular()).status == "reproduced with caveat"
+def test_conditioning_is_not_testable_when_kappa0_is_infinite():
+    df = _sweep(kappa0=np.inf).assign(kappa=np.inf)
+    c = B.check_conditioning(df)
+    assert c.status == "not checked" and c.caveat.startswith("not testable on this data")
 
 
 # ---------------------------------------------------------------- [LH] Thm 2.3 (gradient norm)
@@ -82,16 +134,34 @@ def _factors(f) -> pd.DataFrame:
 
 
 def test_gradient_norm_reproduced_if_the_square_is_L_plus_1_squared():
-    # the paper's statement ||grad f|| = (L+1)||x||
-    c = B.check_gradient_norm(_factors(lambda L: (L + 1.0) ** 2))
-    assert c.status == "reproduced"
+    assert B.check_gradient_norm(_factors(lambda L: (L + 1.0) ** 2)).status == "reproduced"
 
 
-def test_gradient_norm_not_reproduced_for_a_linear_network():
-    # what a linear network actually gives: ||grad f||^2 = (L+1)||x||^2
-    c = B.check_gradient_norm(_factors(lambda L: L + 1.0))
-    assert c.status == "not reproduced"
-    assert "differs from L+1 by at most 0 " in c.measured and "over depths 0..3" in c.measured
+def test_gradient_norm_not_reproduced_for_a_real_linear_network(linear):
+    c = B.check_gradient_norm(B.gradient_norm_factors(linear), width=256)
+    assert (c.claim_id, c.part, c.status) == ("[LH] Thm 2.3", "gradient norm", "not reproduced")
+    assert "matches L+1" in c.measured
+    assert B.check_gradient_norm(_factors(lambda L: L + 1.0)[lambda d: d.index == 0]).status == "not checked"
+
+
+# ---------------------------------------------------------------- [LH] Lemma D.1
+
+def test_lemma_d1_reproduced_for_centred_gaussians_not_for_shifted_ones():
+    assert B.check_lemma_d1(B.lemma_d1_sweep(8, [64, 256, 1024], 2)).status == "reproduced"
+    assert B.check_lemma_d1(B.lemma_d1_sweep(8, [64, 256, 1024], 2, mean=0.5)).status == "not reproduced"
+    assert B.check_lemma_d1(B.lemma_d1_sweep(8, [256], 3)).status == "inconclusive"
+
+
+# ---------------------------------------------------------------- bad parameters
+
+def test_load_data_refuses_a_singular_gram_matrix_naming_the_parameter():
+    with pytest.raises(ParameterError, match=r"'n_samples' \(100\).*singular"):
+        B.load_data(100, 40, 5)
+
+
+def test_load_data_refuses_n_over_not_above_d_over():
+    with pytest.raises(ParameterError, match=r"'n_over' \(3\) must exceed 'd_over' \(5\)"):
+        B.load_data(16, 3, 5)
 
 
 # ---------------------------------------------------------------- measurements and figures on a tiny sweep
@@ -113,13 +183,15 @@ def test_tiny_sweep_tables(tiny):
     assert list(B.compute_width_means(df).index) == [8, 32]
     fac = B.gradient_norm_factors(df)
     np.testing.assert_allclose(fac.loc[0, "mean"], 1.0, rtol=1e-12)  # L = 0: K_xx = ||x||^2 exactly
+    np.testing.assert_allclose(df[df.depth == 0]["ntk_factor"], 1.0, rtol=1e-12)
 
 
 def test_plots_return_figures(tiny):
     X, df, df_over = tiny
     figs = [(B.plot_width_trend(df), 2),
             (B.plot_condition_numbers(df, df_over, X.shape, (5, 2), n_widths=2), 2),
-            (B.plot_gradient_norm(B.gradient_norm_factors(df), width=32), 1)]
+            (B.plot_gradient_norm(B.gradient_norm_factors(df), width=32), 1),
+            (B.plot_lemma_d1(B.lemma_d1_sweep(4, [8, 32], 2)), 1)]
     for fig, n_axes in figs:
         assert isinstance(fig, Figure) and len(fig.axes) == n_axes
         plt.close(fig)
