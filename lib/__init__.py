@@ -34,10 +34,10 @@ Result                                    Checked by (``lib.chapters.``...)
 [LZB] Thm 3.2 (kernel, Hessian)           ``non_constancy.check_linear_kernel``, ``non_constancy.check_hessian``
 [LZB] Sec. 4 (non-linear output)          ``non_constancy.check_nonlinear_kernel``, ``non_constancy.check_bottleneck``
 [LZB] Thm 5.1 (fast GD, moving kernel)    ``non_constancy.check_convergence``
-[AAK] Thm 3.2, 3.4 (rates)                ``infinite_depth.check_aak_rate``
+[AAK] Thm 3.2, 3.4 (rates)                ``infinite_depth.check_aak_rate`` (fails on no decay or a rate slower than mu's)
 [AAK] Thm 3.10 (uncentred ReLU)           ``infinite_depth.check_relu_uncentred``
 [AAK] Lemma C.7 (dual bound)              ``infinite_depth.check_dual_bound``
-[AAK] Sec. 7 (normalized ReLU)            ``infinite_depth.check_normrelu``
+[AAK] Sec. 7 (normalized ReLU)            ``infinite_depth.check_normrelu`` (Monte Carlo of the torch function)
 Our engine (speed, memory, throughput)    ``performance.check_speedup``, ``performance.check_memory``, ``performance.check_throughput``
 ========================================  ===================================================================
 

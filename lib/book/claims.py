@@ -222,7 +222,7 @@ CLAIMS: tuple[Claim, ...] = (
     # ---- [AAK]
     Claim("[AAK] Def 3.1", "The coefficient of non-linearity of a normalized activation $\\sigma$ is "
           "$\\mu = 1 - (E[z\\sigma(z)])^2$, $z \\sim N(0, 1)$; by Lemma C.2, $\\mu \\in (0, 1]$ for every "
-          "non-linear normalized $\\sigma$.", "Sec. 3.1", checked_by=("infinite_depth.check_mu",)),
+          "non-linear normalized $\\sigma$.", "Sec. 3.1", verdict_of=("[AAK] Lemma C.7",)),
     Claim("[AAK] Lemma C.7", "For a normalized activation, the dual satisfies $|\\hat\\sigma(\\rho)| \\le "
           "(1-\\mu)|\\rho| + \\mu\\rho^2$: layer correlations shrink at a rate set by $\\mu$.", "App. C",
           checked_by=("infinite_depth.check_dual_bound",)),

@@ -34,7 +34,7 @@ __all__ = [
     "activation_rates", "DEG", "PHI_INF", "Collapse", "compute_collapse", "plot_collapse", "check_g_plot",
     "check_prop_a1", "check_thm_a2", "plot_phi_depth", "check_thm35", "compute_kappa_study", "plot_kappa",
     "table_kappa_deepest", "check_thm43", "DualStudy", "compute_dual", "plot_dual", "check_dual_bound",
-    "check_normrelu", "AakDepth", "compute_aak_depth", "plot_aak_depth", "table_rates", "check_aak_rate",
+    "normrelu_moments", "check_normrelu", "AAK_MIN_RATIO", "AakDepth", "compute_aak_depth", "plot_aak_depth", "table_rates", "check_aak_rate",
     "check_relu_uncentred", "check_phi_90", "compute_phi_profile",
 ]
 
@@ -458,9 +458,8 @@ def check_g_plot(c: Collapse) -> Check:
     """
     gz, mono_g = _g_monotone(c.gi)
     return Check(
-        "[LH] Fig 5", "Plot of g(z) = arccos(((pi - z) cos z + sin z) / pi).",
-        "reproduced" if mono_g else "not reproduced",
-        f"Figure 4.1 (left) draws g from lib.theory on {len(c.zgrid)} angles; g(180 deg) = "
+        "[LH] Fig 5", status="reproduced" if mono_g else "not reproduced",
+        measured=f"Figure 4.1 (left) draws g from lib.theory on {len(c.zgrid)} angles; g(180 deg) = "
         f"{DEG * float(gz.g_l.iloc[-1]):.4f} deg "
         f"(= 90 deg: antipodal inputs become orthogonal after one ReLU layer).")
 
@@ -482,9 +481,8 @@ def check_prop_a1(c: Collapse, g_levels) -> Check:
     _, mono_g = _g_monotone(c.gi)
     last = c.coll[c.coll.l == c.coll.l.max()]
     return Check(
-        "[LH] Prop A.1", "g is increasing, g(z) <= z with equality only at 0, and g^l(z) -> 0.",
-        "reproduced" if mono_g and last.theta_l.max() < 1e-3 else "not reproduced",
-        f"On the grid g is increasing and below the identity for z > 0: {mono_g}; the largest g^l over the grid at "
+        "[LH] Prop A.1", status="reproduced" if mono_g and last.theta_l.max() < 1e-3 else "not reproduced",
+        measured=f"On the grid g is increasing and below the identity for z > 0: {mono_g}; the largest g^l over the grid at "
         f"l = {max(g_levels)} is {DEG * float(c.gi[c.gi.l == max(g_levels)].g_l.max()):.3f} deg.")
 
 
@@ -511,9 +509,8 @@ def check_thm_a2(c: Collapse, collapse_angles_deg, fw_width: int, fw_collapse_de
     fw_err = DEG * float(np.sqrt(((fdev.theta_l_m - fdev.theta_l_inf) ** 2).mean())) if len(fdev) else math.nan
     dec = bool(coll.groupby("theta_in").theta_l.apply(lambda v: bool((np.diff(v.to_numpy()) < 0).all())).all())
     return Check(
-        "[LH] Thm A.2", "The embedding angles theta^(l) decrease with l and tend to 0: the embeddings collapse.",
-        "reproduced" if dec and last.theta_l.max() < 1e-3 else "not reproduced",
-        f"theta^(l) strictly decreasing on the sampled layers: {dec}. At l = {int(coll.l.max())} it is at most "
+        "[LH] Thm A.2", status="reproduced" if dec and last.theta_l.max() < 1e-3 else "not reproduced",
+        measured=f"theta^(l) strictly decreasing on the sampled layers: {dec}. At l = {int(coll.l.max())} it is at most "
         f"{last.theta_l.max():.2e} rad over input angles {collapse_angles_deg} deg, and l theta^(l) / (3 pi) lies in "
         f"[{lt.min():.4f}, {lt.max():.4f}] (-> 1: collapse like 3 pi / l). Finite width {fw_width} follows within "
         f"{fw_err:.2f} deg rms on layers 0..{fw_collapse_depth}.")
@@ -554,8 +551,9 @@ def check_thm35(prof: pd.DataFrame, phi_angles_deg) -> Check:
     """[LH] Thm 3.5: phi -> arccos(1/4) for every non-parallel pair in the infinite-width-then-depth limit.
 
     Rule: "reproduced" if at the deepest L every input angle has ``|phi - arccos(1/4)|`` < 1 deg (the
-    approach is slow, ~ log L / L, so 1 deg is what L ~ 1e5..1e7 can reach); "reproduced with caveat" if not
-    yet within 1 deg but every gap shrank over the last decade of depth; else "not reproduced".
+    approach is slow, ~ log L / L, so 1 deg is what L ~ 1e5..1e7 can reach); "inconclusive" if not yet within
+    1 deg but every gap shrank over the last decade of depth (the limit lies beyond the depths computed);
+    "not reproduced" if some gap is above 1 deg and did not shrink (phi settles elsewhere).
 
     Args:
         prof: the frame of :func:`phi_depth_profile` (depths up to at least 10).
@@ -576,14 +574,15 @@ def check_thm35(prof: pd.DataFrame, phi_angles_deg) -> Check:
     for t0 in phi_angles_deg:
         s = prof[np.isclose(prof.theta_in, math.radians(t0)) & (prof.depth >= max(10, Lmax // 1000))]
         rates[t0] = fit_rate(s.depth, s.gap, tail=0.5)[0]
+    status = "reproduced" if gap_max < 1.0 else ("inconclusive" if converging else "not reproduced")
     return Check(
-        "[LH] Thm 3.5",
-        "In the infinite-width-then-depth limit phi -> arccos(1/4) ~ 75.52 deg for every non-parallel pair.",
-        "reproduced" if gap_max < 1.0 else ("reproduced with caveat" if converging else "not reproduced"),
-        f"At L = {Lmax}, phi lies within {gap_max:.3f} deg of {DEG * PHI_INF:.4f} deg for every input angle in "
+        "[LH] Thm 3.5", status=status,
+        caveat=f"depth {Lmax} is not enough: the gaps still shrink, towards a limit beyond the depths computed"
+        if status == "inconclusive" else "",
+        measured=f"At L = {Lmax}, phi lies within {gap_max:.3f} deg of {DEG * PHI_INF:.4f} deg for every input angle in "
         f"{phi_angles_deg} deg (at L = {L3}: within {gap_1e3:.2f} deg). Fitted log-log slopes of the gap over the "
         "last decades: " + ", ".join(f"{t0:g} deg: {r:.2f}" for t0, r in rates.items())
-        + f" (log L / L has local slope just above -1): slow, as the paper says; every gap shrinks over the last "
+        + f" (log L / L has local slope just above -1): slow; every gap shrinks over the last "
         f"decade: {converging}. The slowest pair is theta_in = {slowest:g} deg: the approach starts only once "
         "L theta_in is of order 1.")
 
@@ -650,9 +649,11 @@ def table_kappa_deepest(kap: pd.DataFrame) -> pd.DataFrame:
 def check_thm43(kap: pd.DataFrame, fkap: pd.DataFrame, fw_width: int, fw_depths) -> Check:
     """[LH] Thm 4.3: for unit-norm non-parallel inputs the ReLU NTK kappa tends to (n+3)/3 with depth.
 
-    Rule: "reproduced" if at the deepest depth every kappa is within 10% of (n+3)/3, "reproduced with
-    caveat" within 50% (the approach is as slow as phi's, ~ log L / L, Thm 3.5), else "not reproduced".
-    The finite-width comparison is reported, not tested.
+    Rule: "reproduced" if at the deepest depth every kappa is within 10% of (n+3)/3 (the approach is as
+    slow as phi's, ~ log L / L, Thm 3.5: 10% is what depths ~ 1e3..1e4 reach on these data); otherwise
+    "inconclusive" if every ``|kappa / ((n+3)/3) - 1|`` shrank over the last decade of depth (the limit lies
+    beyond the depths computed), and "not reproduced" if one did not (kappa settles elsewhere). The
+    finite-width comparison is reported, not tested.
 
     Args:
         kap, fkap: the frames of :func:`compute_kappa_study`.
@@ -667,11 +668,16 @@ def check_thm43(kap: pd.DataFrame, fkap: pd.DataFrame, fw_width: int, fw_depths)
         kap[["data", "n", "depth", "kappa"]], on=["data", "n", "depth"])
     cmp["rel"] = cmp.finite / cmp.kappa - 1
     worst = float(np.abs(deepest.ratio - 1).max())
+    Lmax = int(kap.depth.max())
+    depths = np.sort(kap.depth.unique())
+    L_dec = int(depths[np.argmin(np.abs(depths - Lmax / 10))])
+    earlier = kap[kap.depth == L_dec].set_index(["data", "n"]).ratio
+    approaching = bool((np.abs(deepest.ratio - 1) < np.abs(earlier.reindex(deepest.index) - 1)).all())
+    status = "reproduced" if worst < 0.1 else ("inconclusive" if approaching else "not reproduced")
     return Check(
-        "[LH] Thm 4.3",
-        "For unit-norm non-parallel inputs the ReLU NTK condition number tends to (n+3)/3 with depth.",
-        "reproduced" if worst < 0.1 else ("reproduced with caveat" if worst < 0.5 else "not reproduced"),
-        f"At L = {int(kap.depth.max())} kappa / ((n+3)/3) = " + ", ".join(
+        "[LH] Thm 4.3", status=status,
+        caveat=f"depth {Lmax} is not enough: kappa still approaches (n+3)/3" if status == "inconclusive" else "",
+        measured=f"At L = {int(kap.depth.max())} kappa / ((n+3)/3) = " + ", ".join(
             f"{r.ratio:.3f} ({d}, n={n})" for (d, n), r in deepest.iterrows())
         + f"; the smallest gradient angle there is {deepest.min_phi.min():.2f} deg (limit 75.52). Finite width "
         f"{fw_width} vs infinite width at L <= {max(fw_depths)}: median relative kappa difference "
@@ -758,33 +764,62 @@ def check_dual_bound(ds: DualStudy) -> Check:
     """
     bound_ok = ds.excess
     return Check(
-        "[AAK] Lemma C.7", "For a normalized activation |s_hat(rho)| <= (1 - mu)|rho| + mu rho^2.",
-        ("reproduced" if max(bound_ok.values()) <= 1e-10 else "not reproduced") if bound_ok else "not checked",
-        "Largest excess |s_hat| - bound over 201 correlations in [-0.999, 0.999]: " + ", ".join(
+        "[AAK] Lemma C.7",
+        status=("reproduced" if max(bound_ok.values()) <= 1e-10 else "not reproduced") if bound_ok else "not checked",
+        caveat="" if bound_ok else "not testable on this data: no centred activation in the run",
+        measured="Largest excess |s_hat| - bound over 201 correlations in [-0.999, 0.999]: " + ", ".join(
             f"{a} {v:.2g}" for a, v in bound_ok.items())
         + " (rounding: the bound holds, with equality at rho = 0 and 1).")
 
 
-def check_normrelu(name: str = "normrelu") -> Check:
-    """[AAK] Sec 7: NormReLU lambda_b (max(x, b) - c_b), lambda_b ~ 1.0507, is a normalized activation.
+def normrelu_moments(name: str = "normrelu", samples: int = 2_000_000, seed: int = 0) -> dict:
+    """Monte Carlo moments of an activation's torch implementation under N(0, 1) ([AAK] Sec 7).
 
-    Rule: "reproduced" if E[s] and E[s^2] - 1 under N(0, 1) are both below 1e-10 in absolute value (the
-    shift b is solved numerically to that precision), else "not reproduced".
+    Independent of the quadrature that set NormReLU's constants: the function the networks use is
+    evaluated on ``samples`` fresh Gaussian draws.
 
     Args:
-        name: registry name of the activation.
+        name: activation name of the registry (:mod:`lib.activations`).
+        samples: number of draws.
+        seed: generator seed.
+
+    Returns:
+        ``mean``, ``second`` (E[s^2]), their standard errors ``mean_se``, ``second_se``, and ``name``.
+    """
+    import torch
+    act = get_activation(name)
+    g = torch.Generator().manual_seed(seed)
+    z = torch.randn(samples, generator=g, dtype=torch.float64)
+    s = act(z)
+    s2 = s * s
+    return dict(name=act.name, mean=float(s.mean()), mean_se=float(s.std() / math.sqrt(samples)),
+                second=float(s2.mean()), second_se=float(s2.std() / math.sqrt(samples)))
+
+
+def check_normrelu(mom: dict | None = None) -> Check:
+    """[AAK] Sec 7: NormReLU lambda_b (max(x, b) - c_b), lambda_b ~ 1.0507, is a normalized activation.
+
+    Measurement: Monte Carlo moments of the torch function the networks use (:func:`normrelu_moments`),
+    not the quadrature constants the code divided by. Rule: "reproduced" if ``|E[s]|`` and ``|E[s^2] - 1|``
+    are both within 5 standard errors (a 5-sigma band: a false alarm has probability below 1e-6); else
+    "not reproduced" (plain ReLU, for instance, has E[s] = 0.40 and E[s^2] = 0.5).
+
+    Args:
+        mom: the output of :func:`normrelu_moments` (computed for ``"normrelu"`` if omitted).
 
     Returns:
         The verdict.
     """
-    nr = get_activation(name)
-    b_shift = float(nr.name.split("=")[1].rstrip(")"))
+    mom = mom if mom is not None else normrelu_moments()
+    ok = abs(mom["mean"]) <= 5 * mom["mean_se"] and abs(mom["second"] - 1) <= 5 * mom["second_se"]
+    mu = ""
+    if mom["name"].startswith("normrelu"):
+        mu = (f" Its coefficient of non-linearity is mu = {activation_rates('normrelu')['mu']:.5f}: NormReLU is "
+              "nearly linear, so its decorrelation is slow.")
     return Check(
-        "[AAK] Sec 7", "NormReLU lambda_b (max(x, b) - c_b) with lambda_b ~ 1.0507 is a normalized activation.",
-        "reproduced" if abs(nr.mean) < 1e-10 and abs(nr.second_moment - 1) < 1e-10 else "not reproduced",
-        f"With b = {b_shift:.6f} (solved for lambda_b = 1.0507): E[s] = {nr.mean:.1e}, "
-        f"E[s^2] = {nr.second_moment:.12f}, "
-        f"mu = {activation_rates(name)['mu']:.5f}: NormReLU is nearly linear, so its decorrelation is slow.")
+        "[AAK] Sec 7", status="reproduced" if ok else "not reproduced",
+        measured=f"Monte Carlo of {mom['name']} on N(0, 1): E[s] = {mom['mean']:.2e} +- {mom['mean_se']:.1e}, "
+        f"E[s^2] = {mom['second']:.5f} +- {mom['second_se']:.1e}." + mu)
 
 
 @dataclass
@@ -896,14 +931,31 @@ def table_rates(st: AakDepth) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: Smallest fitted / predicted slope of log(kappa - 1) that agrees with [AAK]'s rate, per kernel (see
+#: :func:`check_aak_rate`).
+AAK_MIN_RATIO = {"nngp": 0.9, "ntk": 0.75}
+
+
 def check_aak_rate(rates: pd.DataFrame, kind: str) -> Check:
     """[AAK] Thm 3.2 (``kind="nngp"``) / Thm 3.4 (``"ntk"``): kappa -> 1 exponentially, at a rate set by mu.
 
-    Rule: "reproduced" if for every centred activation the fitted slope of log(kappa - 1) is within 10%
-    of the predicted log(1 - mu) (NNGP) or log((1 - mu)/chi) (NTK) (the fit starts in the asymptotic
-    regime, the second half of the depths; the prediction is the linearization at rho = 0) and kappa < 1.1 at
-    the deepest layer; else "reproduced with caveat"; "not checked" without a centred activation. This
-    check cannot return "not reproduced" as written.
+    Measurement: the fitted per-layer slope of log(kappa - 1) over the second half of the depths
+    (:func:`decay_slope`) against the predicted log(1 - mu) (NNGP) or log((1 - mu)/chi) (NTK), as the
+    ratio ``r`` = fitted / predicted, for every centred activation. The prediction is an upper bound on
+    the asymptotic decay for the top-layer kernel ([AAK] Lemma C.7 contracts small correlations by at
+    least 1 - mu per layer), and a linearization at rho = 0 for the NTK (a sum over layers, whose
+    approach to its asymptotic rate is slower). Rule:
+
+    * "not reproduced" if some ``r < 0.1``: kappa - 1 does not decay (plain ReLU's kappa tends to
+      (n+3)/3 instead);
+    * "inconclusive" if kappa is still above 1.1 at the deepest layer for some activation: correlations
+      are not small yet, where the bound allows a slower decay (deeper needed);
+    * otherwise (asymptotic regime) "reproduced" if every ``r >= AAK_MIN_RATIO[kind]`` (0.9 for the
+      top-layer kernel: the fit recovers an exponential slope to 2%, 10% is the margin; 0.75 for the NTK,
+      whose sum over layers reaches its asymptotic slope only slowly), else "not reproduced" (a decay
+      slower than the rate mu sets). A faster decay agrees with the bound.
+
+    "not checked" without a centred activation (the theorem's premise).
 
     Args:
         rates: the frame of :func:`table_rates`.
@@ -912,20 +964,27 @@ def check_aak_rate(rates: pd.DataFrame, kind: str) -> Check:
     Returns:
         The verdict.
     """
-    cid, what = {"nngp": ("[AAK] Thm 3.2", "top-layer kernel"), "ntk": ("[AAK] Thm 3.4", "NTK")}[kind]
-    norm = rates[rates.centred]
-    sub = norm[norm.kernel == kind]
-    r = (sub.fitted_slope / sub.predicted_slope - 1).abs()
+    cid = {"nngp": "[AAK] Thm 3.2", "ntk": "[AAK] Thm 3.4"}[kind]
+    sub = rates[rates.centred & (rates.kernel == kind)]
+    if sub.empty:
+        return Check(cid, status="not checked", measured="No centred activation in this run.",
+                     caveat="not testable on this data: the theorem is about normalized (centred) activations")
+    r = (sub.fitted_slope / sub.predicted_slope).fillna(0.0)
+    if (r < 0.1).any():
+        status = "not reproduced"
+    elif (sub.kappa_at_max >= 1.1).any():
+        status = "inconclusive"
+    else:
+        status = "reproduced" if (r >= AAK_MIN_RATIO[kind]).all() else "not reproduced"
     return Check(
-        cid, f"For normalized activations the {what} condition number tends to 1 exponentially fast in depth, "
-        "at a rate set by mu.",
-        ("reproduced" if r.max() < 0.1 and (sub.kappa_at_max < 1.1).all() else "reproduced with caveat") if len(sub)
-        else "not checked",
-        f"Fitted per-layer slopes of log(kappa - 1) against the predicted "
+        cid, status=status,
+        caveat="kappa is not yet near 1 at the deepest depth computed (correlations not small): deeper needed"
+        if status == "inconclusive" else "",
+        measured=f"Fitted per-layer slopes of log(kappa - 1) against the predicted "
         f"log({'1 - mu' if kind == 'nngp' else '(1 - mu)/chi'}): "
         + "; ".join(f"{x.activation}: {x.fitted_slope:.4f} vs {x.predicted_slope:.4f} (mu = {x.mu:.4f}, layers "
                     f"{x.fit_range}, kappa = {x.kappa_at_max:.6g} at the deepest layer)" for x in sub.itertuples())
-        + f"; largest relative slope error {r.max():.3f}.")
+        + f"; fitted / predicted between {r.min():.3f} and {r.max():.3f}.")
 
 
 def check_relu_uncentred(st: AakDepth) -> Check:
@@ -943,13 +1002,13 @@ def check_relu_uncentred(st: AakDepth) -> Check:
     """
     rr = st.kk[st.kk.activation == "relu"]
     if rr.empty:
-        return Check("[AAK] Thm 3.10", "Uncentred activations like ReLU send layer correlations to 1, so kappa does "
-                     "not tend to 1.", "not checked", "ReLU is not among the activations of this run.")
+        return Check("[AAK] Thm 3.10", status="not checked", measured="ReLU is not among the activations of this run.",
+                     caveat="not testable on this data: no uncentred activation in the run")
     return Check(
-        "[AAK] Thm 3.10", "Uncentred activations like ReLU send layer correlations to 1, so kappa does not tend to 1.",
-        "reproduced" if rr.max_abs_corr_nngp.iloc[-1] > rr.max_abs_corr_nngp.iloc[1] and rr.kappa_ntk.iloc[-1] > 1.5
-        else "not reproduced",
-        f"For plain ReLU the largest top-layer correlation grows from {rr.max_abs_corr_nngp.iloc[1]:.4f} (L=1) to "
+        "[AAK] Thm 3.10",
+        status="reproduced" if rr.max_abs_corr_nngp.iloc[-1] > rr.max_abs_corr_nngp.iloc[1]
+        and rr.kappa_ntk.iloc[-1] > 1.5 else "not reproduced",
+        measured=f"For plain ReLU the largest top-layer correlation grows from {rr.max_abs_corr_nngp.iloc[1]:.4f} (L=1) to "
         f"{rr.max_abs_corr_nngp.iloc[-1]:.6f} (L={int(rr.depth.iloc[-1])}), the top-layer kappa from "
         f"{rr.kappa_nngp.iloc[1]:.4g} to {rr.kappa_nngp.iloc[-1]:.4g}, and the NTK kappa is {rr.kappa_ntk.iloc[-1]:.4f} "
         f"(limit (n+3)/3 = {_th.relu_condition_number_limit(st.n):.4f}, [LH] Thm 4.3).")
@@ -958,10 +1017,14 @@ def check_relu_uncentred(st: AakDepth) -> Check:
 def check_phi_90(st: AakDepth) -> Check:
     """[LH] Fig 2 (phi -> 90 deg): for ReLU^2, GeLU and tanh the gradient angle tends to 90 deg with depth.
 
-    Rule: "reproduced" if, at the deepest computed layer, every pair's ``|phi - 90 deg|`` (from the largest
-    ``|off-diagonal|`` of the normalized NTK) is below 1 deg for each of these activations in the study, else
-    "reproduced with caveat"; "not checked" if none is in the study. This check cannot return
-    "not reproduced" as written.
+    Measurement: for each of these activations in the study, the largest ``|phi - 90 deg|`` over all pairs
+    (from the largest ``|off-diagonal|`` of the normalized infinite-width NTK) at the deepest computed layer
+    and at the middle of the computed depths. Rule: "reproduced" if every deviation at the deepest layer is
+    below 1 deg (the decay is exponential in depth, so 1 deg is reached within the depths computed);
+    otherwise "inconclusive" if every deviation above 1 deg at least halved since the middle depth (an
+    exponential approach to 90 deg not yet complete: deeper needed), "not reproduced" if one did not (phi
+    settles elsewhere, as ReLU's does at arccos(1/4), where the deviation shrinks by a few percent only);
+    "not checked" if none of these activations is in the study.
 
     Args:
         st: the data of :func:`compute_aak_depth`.
@@ -970,14 +1033,29 @@ def check_phi_90(st: AakDepth) -> Check:
         The verdict.
     """
     lh2 = [a for a in st.activations if a in ("relu2", "gelu", "tanh")]
-    end = st.kk.groupby("activation").tail(1).set_index("activation")
-    dev90 = {a: math.degrees(math.asin(min(1.0, end.loc[a, "max_abs_corr_ntk"]))) for a in lh2}
+    if not lh2:
+        return Check("[LH] Fig 2", status="not checked", part="phi -> 90 deg",
+                     measured="None of ReLU^2, GeLU, tanh is among the activations of this run.",
+                     caveat="not testable on this data: no activation of Figure 2 in the run")
+    kk = st.kk[np.isfinite(st.kk["max_abs_corr_ntk"])]
+    end, mid = {}, {}
+    for a in lh2:
+        s = kk[kk.activation == a].sort_values("depth")
+        end[a] = s.iloc[-1]
+        mid[a] = s.iloc[len(s) // 2]
+    dev90 = {a: math.degrees(math.asin(min(1.0, float(end[a]["max_abs_corr_ntk"])))) for a in lh2}
+    dev_mid = {a: math.degrees(math.asin(min(1.0, float(mid[a]["max_abs_corr_ntk"])))) for a in lh2}
+    far = [a for a in lh2 if dev90[a] >= 1.0]
+    status = "reproduced" if not far else (
+        "inconclusive" if all(dev90[a] <= 0.5 * dev_mid[a] for a in far) else "not reproduced")
+    end = pd.DataFrame(end).T
     return Check(
-        "[LH] Fig 2 (phi -> 90 deg)", "For ReLU^2, GeLU and tanh the gradient angle tends to 90 deg as the depth grows.",
-        ("reproduced" if all(v < 1.0 for v in dev90.values()) else "reproduced with caveat") if lh2 else "not checked",
-        "Largest |phi - 90 deg| over all pairs of the NTK at the deepest computed layer: " + ", ".join(
-            f"{a} {v:.2g} deg (L={int(end.loc[a, 'depth'])}, kappa of the normalized NTK "
-            f"{end.loc[a, 'kappa_ntk_cos']:.6g}, "
+        "[LH] Fig 2", status=status, part="phi -> 90 deg",
+        caveat="the deviation from 90 deg still shrinks fast at the deepest depth computed" if status == "inconclusive"
+        else "",
+        measured="Largest |phi - 90 deg| over all pairs of the NTK at the deepest computed layer: " + ", ".join(
+            f"{a} {v:.2g} deg (L={int(end.loc[a, 'depth'])}; {dev_mid[a]:.2g} deg at L={int(mid[a]['depth'])}; "
+            f"kappa of the normalized NTK {end.loc[a, 'kappa_ntk_cos']:.6g}, "
             f"of the normalized top-layer kernel {end.loc[a, 'kappa_nngp_cos']:.4g})" for a, v in dev90.items())
         + (". relu2's variance map q -> q^2 has an unstable fixed point, so rounding errors in the diagonal grow like "
            "2^L: its recursion overflows beyond the depth shown, and its raw NTK has unequal diagonal entries"

@@ -142,7 +142,8 @@ def test_check_thm35_prediction_and_counterfactuals():
     angles = [0.1, 10.0, 90.0]
     assert D.check_thm35(D.compute_phi_profile(angles, 100000), angles).status == "reproduced"
     short = D.compute_phi_profile(angles, 300)  # converging but not yet within 1 deg at 0.1 deg
-    assert D.check_thm35(short, angles).status == "reproduced with caveat"
+    c = D.check_thm35(short, angles)
+    assert c.status == "inconclusive" and "depth 300 is not enough" in c.caveat
     p = D.compute_phi_profile(angles, 100000)
     # phi moving towards 90 deg (the limit of tanh or GeLU, [LH] Fig 2), away from arccos(1/4): the gap grows
     phi = math.pi / 2 - 0.1 / (1 + p.depth)
@@ -156,8 +157,10 @@ def test_check_thm43_prediction_and_counterfactual():
     # kappa stuck at 3 (n+3)/3 (e.g. a linear network's growing condition number): not reproduced
     bad = kap.assign(kappa=3 * kap.limit, ratio=3.0)
     assert D.check_thm43(bad, fkap, 64, [1]).status == "not reproduced"
-    mid = kap.assign(kappa=1.3 * kap.limit, ratio=1.3)
-    assert D.check_thm43(mid, fkap, 64, [1]).status == "reproduced with caveat"
+    # kappa still approaching the limit at the deepest depth (too shallow to decide): inconclusive
+    ratio = 1 + 3 / np.log(kap.depth + 3)
+    mid = kap.assign(kappa=ratio * kap.limit, ratio=ratio)
+    assert D.check_thm43(mid, fkap, 64, [1]).status == "inconclusive"
 
 
 def test_check_dual_bound_prediction_and_counterfactual():
@@ -169,13 +172,12 @@ def test_check_dual_bound_prediction_and_counterfactual():
     assert D.check_dual_bound(D.compute_dual(["relu"])).status == "not checked"
 
 
-def test_check_normrelu_prediction_and_counterfactual(monkeypatch):
-    assert D.check_normrelu().status == "reproduced"
-
-    class Plain:  # plain ReLU's moments under a NormReLU-like name
-        name, mean, second_moment = "normrelu(b=0.0)", 1 / math.sqrt(2 * math.pi), 0.5
-    monkeypatch.setattr(D, "get_activation", lambda name: Plain())
-    assert D.check_normrelu().status == "not reproduced"
+def test_check_normrelu_prediction_and_counterfactual():
+    # Monte Carlo of the torch functions, independent of the quadrature constants the code divides by
+    assert D.check_normrelu(D.normrelu_moments("normrelu", 200_000)).status == "reproduced"
+    assert D.check_normrelu(D.normrelu_moments("norm_tanh", 200_000)).status == "reproduced"
+    c = D.check_normrelu(D.normrelu_moments("relu", 200_000))  # plain ReLU: E[s] = 0.40, E[s^2] = 1 (c_s = 2)
+    assert c.status == "not reproduced"
 
 
 def _rates(fitted, kappa_at_max=1.0001, centred=True):
@@ -184,12 +186,21 @@ def _rates(fitted, kappa_at_max=1.0001, centred=True):
                               kappa_at_max=kappa_at_max) for k in ("nngp", "ntk")])
 
 
-def test_check_aak_rate_cannot_fail():
-    """Cannot fail: a wrong rate or a kappa far from 1 gives only a caveat."""
+def test_check_aak_rate_prediction_and_counterfactuals(aak):
     for kind in ("nngp", "ntk"):
         assert D.check_aak_rate(_rates(math.log(0.7)), kind).status == "reproduced"
-        assert D.check_aak_rate(_rates(0.0, kappa_at_max=5.0), kind).status == "reproduced with caveat"
+        assert D.check_aak_rate(_rates(0.0, kappa_at_max=5.0), kind).status == "not reproduced"  # no decay
+        assert D.check_aak_rate(_rates(math.log(0.95)), kind).status == "not reproduced"  # slower than mu's rate
+        assert D.check_aak_rate(_rates(math.log(0.5)), kind).status == "reproduced"  # faster: within the bound
+        assert D.check_aak_rate(_rates(math.log(0.7), kappa_at_max=2.0), kind).status == "inconclusive"
+        assert D.check_aak_rate(_rates(math.log(0.95), kappa_at_max=2.0), kind).status == "inconclusive"
         assert D.check_aak_rate(_rates(math.log(0.7), centred=False), kind).status == "not checked"
+    # the real computation: normalized tanh decays at its rate; plain ReLU's numbers, fed in as a centred
+    # activation, do not decay (kappa -> (n+3)/3): not reproduced
+    rates = D.table_rates(aak)
+    assert D.check_aak_rate(rates, "nngp").status in ("reproduced", "inconclusive")
+    relu_as_centred = rates[rates.activation == "relu"].assign(centred=True)
+    assert D.check_aak_rate(relu_as_centred, "ntk").status == "not reproduced"
 
 
 @pytest.fixture(scope="module")
@@ -205,14 +216,19 @@ def test_check_relu_uncentred_prediction_and_counterfactual(aak):
     assert D.check_relu_uncentred(fake).status == "not reproduced"
 
 
-def test_check_phi_90_cannot_fail(aak):
-    """Cannot fail: a gradient angle far from 90 deg gives only a caveat."""
-    kk = pd.DataFrame(dict(activation="tanh", depth=[1, 50], max_abs_corr_ntk=[0.5, 1e-4],
-                           kappa_ntk_cos=[3.0, 1.0], kappa_nngp_cos=[3.0, 1.0]))
+def test_check_phi_90_prediction_and_counterfactuals(aak):
+    assert D.check_phi_90(aak).status in ("reproduced", "inconclusive")  # real tanh, 60 layers
+    kk = pd.DataFrame(dict(activation="tanh", depth=[1, 25, 50], max_abs_corr_ntk=[0.5, 0.05, 1e-4],
+                           kappa_ntk_cos=[3.0, 1.1, 1.0], kappa_nngp_cos=[3.0, 1.1, 1.0]))
     st = D.AakDepth(kk, aak.fk, aak.facts, aak.fits, ["tanh"], 6)
     assert D.check_phi_90(st).status == "reproduced"
     stuck = D.AakDepth(kk.assign(max_abs_corr_ntk=0.25), aak.fk, aak.facts, aak.fits, ["tanh"], 6)
-    assert D.check_phi_90(stuck).status == "reproduced with caveat"  # ReLU-like cos phi = 1/4
+    assert D.check_phi_90(stuck).status == "not reproduced"  # ReLU-like cos phi = 1/4 at every depth
+    # plain ReLU's real numbers fed in as tanh's: phi settles at arccos(1/4), not 90 deg
+    relu = aak.kk[aak.kk.activation == "relu"].assign(activation="tanh")
+    assert D.check_phi_90(D.AakDepth(relu, aak.fk, aak.facts, aak.fits, ["tanh"], 6)).status == "not reproduced"
+    slow = D.AakDepth(kk.assign(max_abs_corr_ntk=[0.5, 0.3, 0.1]), aak.fk, aak.facts, aak.fits, ["tanh"], 6)
+    assert D.check_phi_90(slow).status == "inconclusive"
     assert D.check_phi_90(D.AakDepth(kk, aak.fk, aak.facts, aak.fits, ["relu"], 6)).status == "not checked"
 
 
