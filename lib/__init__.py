@@ -31,8 +31,10 @@ Result                                    Checked by (``lib.chapters.``...)
 [LH] Sec. 5 (worst-case GD rates)         ``optimization.check_worst_case``
 [LH] Fig 4 (depth speeds up SGD)          ``optimization.check_depth_speed``
 [LH] Table 1 (accuracy vs depth)          ``optimization.check_accuracy``
-[LZB] Thm 3.2 (kernel, Hessian)           ``non_constancy.check_linear_kernel``, ``non_constancy.check_hessian``
-[LZB] Sec. 4 (non-linear output)          ``non_constancy.check_nonlinear_kernel``, ``non_constancy.check_bottleneck``
+[LZB] Prop 2.2, Eq 2 (linear model)       ``non_constancy.check_linear_model``, ``non_constancy.check_weight_change``
+[LZB] Thm 3.2, Rem 3.5 (Hessian, kernel)  ``non_constancy.check_hessian``, ``non_constancy.check_linear_kernel``
+[LZB] Eq 29, Fig 1 (non-linear output)    ``non_constancy.check_nonlinear_hessian``, ``non_constancy.check_nonlinear_kernel``
+[LZB] Thm 3.3, 4.1, Fig 2 (bottleneck)    ``non_constancy.check_bottleneck_hessian``, ``non_constancy.check_bottleneck_hessian_width``, ``non_constancy.check_bottleneck``
 [LZB] Thm 5.1 (fast GD, moving kernel)    ``non_constancy.check_convergence``
 [AAK] Thm 3.2, 3.4 (rates)                ``infinite_depth.check_aak_rate`` (fails on no decay or a rate slower than mu's)
 [AAK] Thm 3.10 (uncentred ReLU)           ``infinite_depth.check_relu_uncentred``

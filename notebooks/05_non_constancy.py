@@ -17,17 +17,24 @@
 # The NTK analysis of [LH] assumes the tangent kernel $K(w)$ stays at its initial value during
 # training. [LZB] explain when this holds:
 #
+# 0. **Constant kernel = linear model** (Prop 2.2): only a model linear in its weights has an
+#    exactly constant tangent kernel.
 # 1. **Transition to linearity.** A wide network with a *linear output layer* has a model
-#    Hessian $\|\partial^2 f/\partial w^2\| = \tilde O(1/\sqrt m)$, so its kernel barely moves:
-#    the relative change $\Delta_K = \max_t \|K(w_t) - K(w_0)\|_F / \|K(w_0)\|_F$ should fall like
-#    $m^{-1/2}$ (or faster).
+#    Hessian $\|\partial^2 f/\partial w^2\| = \tilde O(1/\sqrt m)$ (Thm 3.2), so its kernel barely
+#    moves (Remark 3.5): the relative change $\Delta_K = \max_t \|K(w_t) - K(w_0)\|_F / \|K(w_0)\|_F$
+#    should fall like $m^{-1/2}$ (or faster), although the weights as a whole move by $O(1)$ (Eq. 2).
 # 2. **A non-linear output breaks it.** With $\tilde f = \phi(f)$ (swish on a scalar output, or
-#    softmax over $k$ outputs) the Hessian is $O(1)$ and $\Delta_K$ stays $O(1)$ at every width,
-#    although each weight still moves by only $O(1/\sqrt m)$.
-# 3. **A bottleneck breaks it too.** One hidden layer of width $b$ inside a wide network gives
-#    $\Delta_K \sim b^{-1/2}$, whatever the other widths.
+#    softmax over $k$ outputs) the Hessian is $O(1)$ (Eq. 29) and $\Delta_K$ stays $O(1)$ at every
+#    width (Figure 1), although each weight still moves by only $O(1/\sqrt m)$.
+# 3. **A bottleneck breaks it too.** The Hessian norm is set by the narrowest layer (Thm 3.3) and stays
+#    bounded below however wide the others are (Thm 4.1); one hidden layer of width $b$ inside a wide
+#    network gives $\Delta_K \sim b^{-1/2}$ (Figure 2).
 # 4. **Non-constancy does not mean slow training** ([LZB] Thm 5.1): the non-linear-output nets
 #    still converge exponentially fast, while their kernel moves.
+#
+# The statements are in the [reproducibility report](../book/report.ipynb); each check below says
+# how it decides, and the chapter's tests feed each one the counterfactual numbers (a linear
+# output's for a non-linear one, a wide net's for a bottleneck) that make it fail.
 #
 # All parameters are in the next cell; re-run with other values through papermill
 # (see the [introduction](../book/intro.md)).
@@ -70,12 +77,7 @@ cfg = P.validate(
     track_every=(track_every, P.positive_int), n_hessian=(n_hessian, P.positive_int),
     hessian_tol=(hessian_tol, P.positive_float), hessian_max_iter=(hessian_max_iter, P.positive_int),
 )
-if cfg.k < 2:
-    raise P.ParameterError("parameter 'k' must be at least 2 (softmax over one output is constant)")
-if cfg.lr_scale >= 2:
-    raise P.ParameterError(f"parameter 'lr_scale' must be below 2 (GD diverges beyond), got {cfg.lr_scale}")
-if cfg.n_hessian > cfg.n_samples:
-    raise P.ParameterError("parameter 'n_hessian' cannot exceed 'n_samples'")
+NC.check_parameters(cfg.k, cfg.lr_scale, cfg.n_hessian, cfg.n_samples)
 # tiny matrices: one thread avoids the spin-waiting of idle threads on a shared machine
 torch.set_num_threads(1)
 CHAPTER = "05_non_constancy"
@@ -126,6 +128,17 @@ show(fig)
 display(Markdown(record(CHAPTER, NC.check_linear_kernel(runs), section="Kernel change against width",
                         profile=cfg.profile)))
 display(Markdown(record(CHAPTER, NC.check_nonlinear_kernel(runs), section="Kernel change against width",
+                        profile=cfg.profile)))
+display(Markdown(record(CHAPTER, NC.check_weight_change(runs), section="Kernel change against width",
+                        profile=cfg.profile)))
+
+# %% [markdown]
+# The model $f(x) = Wx$, linear in its weights, was trained the same way: its kernel is $XX^\top$
+# whatever $W$ is, so $\Delta_K$ must be zero to rounding, while every network above, none of them
+# linear in its weights, moves its kernel.
+
+# %%
+display(Markdown(record(CHAPTER, NC.check_linear_model(runs), section="Kernel change against width",
                         profile=cfg.profile)))
 
 # %% [markdown]
@@ -178,7 +191,8 @@ show(fig)
 
 # %%
 hess = NC.compute_hessian_norms(data, cfg.n_hessian, cfg.widths, cfg.seeds, activation=cfg.activation, k=cfg.k,
-                                tol=cfg.hessian_tol, max_iter=cfg.hessian_max_iter)
+                                tol=cfg.hessian_tol, max_iter=cfg.hessian_max_iter,
+                                bottleneck_width=cfg.bottleneck_width, bottlenecks=cfg.bottlenecks)
 fig = NC.plot_hessian(hess)
 show(fig)
 print(NC.hessian_summary(hess))
@@ -190,6 +204,33 @@ print(NC.hessian_summary(hess))
 
 # %%
 display(Markdown(record(CHAPTER, NC.check_hessian(hess), section="Hessian norm at initialization",
+                        profile=cfg.profile)))
+display(Markdown(record(CHAPTER, NC.check_nonlinear_hessian(hess), section="Hessian norm at initialization",
+                        profile=cfg.profile)))
+
+# %% [markdown]
+# ## Hessian norm with a bottleneck
+# The same Hessian norm for the $[m, b, m]$ nets: left, against $b$ at $m$ = `bottleneck_width`
+# ([LZB] Thm 3.3: the narrowest layer sets the norm, $\tilde O(b^{-1/2})$); right, against $m$ at the
+# narrowest $b$, next to the one-hidden-layer linear-output nets ([LZB] Thm 4.1: the norm stays
+# bounded below however wide the other layers are). Thm 4.1 is proved for a particular network
+# (quadratic wide layers, an identity bottleneck); the chapter's tanh net is the general case that
+# [LZB] Sec. 4 argues for.
+
+# %%
+fig = NC.plot_bottleneck_hessian(hess)
+show(fig)
+
+# %% [markdown]
+# *Figure 5.5. Spectral norm of the model Hessian of the bottleneck nets at initialization (line:
+# mean over seeds; band: min to max), against the bottleneck width (left) and the wide-layer width
+# (right). Drawn by `lib.chapters.non_constancy.plot_bottleneck_hessian` from
+# `lib.chapters.non_constancy.bottleneck_hessian_sweep`.*
+
+# %%
+display(Markdown(record(CHAPTER, NC.check_bottleneck_hessian(hess), section="Hessian norm with a bottleneck",
+                        profile=cfg.profile)))
+display(Markdown(record(CHAPTER, NC.check_bottleneck_hessian_width(hess), section="Hessian norm with a bottleneck",
                         profile=cfg.profile)))
 
 # %% [markdown]
@@ -208,7 +249,7 @@ fig = NC.plot_convergence(runs)
 show(fig)
 
 # %% [markdown]
-# *Figure 5.5. Left: relative training loss against the GD step for the widest nets (seed 0) and
+# *Figure 5.6. Left: relative training loss against the GD step for the widest nets (seed 0) and
 # the PL guarantee $(1-\eta\mu)^t$ with $\mu$ the smallest kernel eigenvalue met along the path.
 # Right: that eigenvalue along training. Drawn by `lib.chapters.non_constancy.plot_convergence` from
 # `lib.chapters.non_constancy.train_tracked` and `lib.finite.training.KernelTracker`.*

@@ -181,7 +181,8 @@ CLAIMS: tuple[Claim, ...] = (
           checked_by=("conditioning.check_two_sample",)),
     # ---- [LZB]
     Claim("[LZB] Eq 2", "Training moves the weight vector by $\\|w^* - w_0\\| = \\Omega(1)$ in Euclidean "
-          "norm whatever the width, although each weight moves by $O(1/\\sqrt{m})$.", "Sec. 1.1", note=_NOT_YET),
+          "norm whatever the width, although each weight moves by $O(1/\\sqrt{m})$.", "Sec. 1.1",
+          checked_by=("non_constancy.check_weight_change",)),
     Claim("[LZB] Prop 2.2", "A differentiable model has a constant tangent kernel if and only if it is "
           "linear in its weights.", "Sec. 2", checked_by=("non_constancy.check_linear_model",)),
     Claim("[LZB] Prop 2.3", "If the model Hessian has spectral norm at most $\\epsilon$ in a ball of radius "
@@ -210,7 +211,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("[LZB] Thm 4.1", "A network with a narrow bottleneck layer (width $b$) has Hessian spectral norm "
           "bounded below by a positive constant in a ball around the initialization, however wide the other "
           "layers: its tangent kernel is not constant.", "Sec. 4",
-          checked_by=("non_constancy.check_bottleneck_hessian",)),
+          checked_by=("non_constancy.check_bottleneck_hessian_width",)),
     Claim("[LZB] Fig 2", "The kernel change of a wide network with a bottleneck of width $b$ decreases with "
           "$b$, close to $1/\\sqrt{b}$.", "Sec. 6", checked_by=("non_constancy.check_bottleneck",)),
     Claim("[LZB] Table 1", "Constant tangent kernel: yes for wide networks with a linear output layer, no with "
