@@ -1,0 +1,97 @@
+"""The one claims registry (lib.book.claims): coverage of the papers, stable ids, and its link to the checks."""
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+
+import pytest
+
+from lib.book.claims import CLAIMS, LEGACY_IDS, PAPERS, claim_by_id, claims_of, match_claim, resolve_claim_id
+
+#: Every numbered theorem, lemma, corollary, proposition, remark with content, figure and table of [LH]
+#: (main text and appendices, as the final version numbers them), and the implications of its Sec. 5.
+LH_STATEMENTS = (
+    "Thm 2.3", "Cor 2.4", "Lemma 3.1", "Thm 3.2", "Cor 3.3", "Remark 3.4", "Thm 3.5", "Remark 3.6", "Prop 4.1",
+    "Thm 4.2", "Thm 4.3", "Eq 9", "Sec 5(a)", "Sec 5(b)", "Sec 5(c)", "Prop A.1", "Thm A.2", "App B", "Lemma D.1",
+    "Lemma E.1", "Lemma E.2", "Lemma E.3", "Lemma E.4", "Lemma E.5", "Lemma E.6", "Thm F.1",
+    "Fig 1", "Fig 2", "Fig 3", "Fig 4", "Fig 5", "Fig 6", "Table 1",
+)
+#: The [LZB] statements about the tangent kernel, the Hessian's scaling and optimization.
+LZB_STATEMENTS = ("Eq 2", "Prop 2.2", "Prop 2.3", "Thm 3.1", "Lemma 3.1", "Thm 3.2", "Remark 3.5", "Thm 3.3",
+                  "Eq 29", "Thm 4.1", "Table 1", "Thm 5.1", "Fig 1", "Fig 2")
+#: The [AAK] statements about conditioning and optimization rates.
+AAK_STATEMENTS = ("Def 3.1", "Lemma C.7", "Thm 3.2", "Cor 3.3", "Thm 3.4", "Cor 3.5", "Thm 3.6", "Cor 3.7",
+                  "Thm 3.8", "Cor 3.9", "Thm 3.10", "Thm 3.11", "Thm 4.1", "Thm 4.2", "Sec 7")
+
+ID = re.compile(r"^\[(LH|LZB|AAK)\] (Thm|Lemma|Cor|Prop|Remark|Def|Fig|Table|Eq|Sec|App) [0-9A-Z][0-9A-Za-z.()]*$")
+
+
+@pytest.mark.parametrize("paper, labels", [("LH", LH_STATEMENTS), ("LZB", LZB_STATEMENTS), ("AAK", AAK_STATEMENTS)])
+def test_every_statement_of_the_papers_is_in_the_registry(paper, labels):
+    missing = [lab for lab in labels if match_claim(f"[{paper}] {lab}") is None]
+    assert not missing, f"[{paper}] statements not in lib.book.claims.CLAIMS: {missing}"
+
+
+def test_ids_are_stable_unique_and_well_formed():
+    ids = [c.claim_id for c in CLAIMS]
+    assert len(ids) == len(set(ids))
+    for c in CLAIMS:
+        assert c.paper in PAPERS and c.statement and c.where
+        if c.paper != "book":
+            assert ID.match(c.claim_id), c.claim_id
+    assert [c.claim_id for c in claims_of("LH")][:2] == ["[LH] Thm 2.3", "[LH] Cor 2.4"]
+
+
+def test_unknown_id_is_a_clear_error():
+    with pytest.raises(KeyError, match="not a claim id of lib.book.claims.CLAIMS"):
+        claim_by_id("[LH] Theorem 2.3")  # no spelling variants: ids are exact
+    assert match_claim("[LH] Thm 9.9") is None
+
+
+def test_every_claim_is_testable_with_a_check_or_says_why_not():
+    for c in CLAIMS:
+        if c.untestable:
+            assert not c.checked_by and not c.verdict_of, c.claim_id
+        else:
+            assert c.checked_by or c.verdict_of or c.note, f"{c.claim_id}: neither checked, borrowed nor explained"
+    untestable = [c.claim_id for c in CLAIMS if c.untestable]
+    assert "[LH] Sec 5(c)" in untestable  # a statement about generalization
+
+
+def test_borrowed_verdicts_point_at_checked_claims_without_cycles():
+    for c in CLAIMS:
+        for other in c.verdict_of:
+            target = claim_by_id(other)
+            assert target.claim_id != c.claim_id and not target.verdict_of, (c.claim_id, other)
+
+
+def test_legacy_ids_map_to_registry_ids():
+    for old, (new, part) in LEGACY_IDS.items():
+        assert claim_by_id(new).claim_id == new and resolve_claim_id(old) == (new, part)
+
+
+@pytest.mark.parametrize("claim", [c for c in CLAIMS if c.checked_by], ids=lambda c: c.claim_id)
+def test_named_checks_exist(claim):
+    for name in claim.checked_by:
+        mod, _, fn = name.rpartition(".")
+        assert callable(getattr(importlib.import_module(f"lib.chapters.{mod}"), fn, None)), name
+
+
+#: Chapters whose checks already record registry ids (the others still use LEGACY_IDS).
+MIGRATED = ("linear_baseline", "infinite_depth", "non_constancy")
+
+
+@pytest.mark.parametrize("claim", [c for c in CLAIMS if any(n.split(".")[0] in MIGRATED for n in c.checked_by)],
+                         ids=lambda c: c.claim_id)
+def test_migrated_checks_record_the_registry_id(claim):
+    """A check a claim names records that exact id (no free-form id left to reconcile)."""
+    for name in claim.checked_by:
+        mod, _, fn = name.rpartition(".")
+        if mod not in MIGRATED:
+            continue
+        src = inspect.getsource(getattr(importlib.import_module(f"lib.chapters.{mod}"), fn))
+        callees = re.findall(r"(_\w+_check)\(", src)
+        for callee in callees:  # a helper that builds the Check
+            src += inspect.getsource(getattr(importlib.import_module(f"lib.chapters.{mod}"), callee))
+        assert f'"{claim.claim_id}"' in src, f"{name} does not record {claim.claim_id!r}"
