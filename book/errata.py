@@ -14,14 +14,18 @@
 # ---
 
 # %% [markdown]
-# # Errata and notes
+# # Errata
 #
-# Where the measurements of this book contradict or refine what {cite}`liu2023better`,
-# {cite}`liu2020linearity` and {cite}`agarwal2021deep` state. Each entry quotes the statement, the
-# measurement that settles it and the chapter section where it is made; all of it is read from
-# the verdicts the chapters recorded in their last run (`results/*.json`), so an entry appears,
-# changes or disappears with the measurement. The full list of claims is in the
-# [reproducibility report](report.ipynb).
+# Statements of {cite}`liu2023better`, {cite}`liu2020linearity` and {cite}`agarwal2021deep` that a
+# measurement of this book contradicts. Only verdicts *not reproduced* appear here, and a check gives
+# that verdict only for a measurement made under the paper's protocol, or under one at least as
+# favourable to the claim; a measurement that cannot settle a claim at the sizes run is *inconclusive*
+# instead and is not an erratum. Each entry quotes the statement it corrects, word for word from the
+# claims registry (`lib.book.claims.CLAIMS`), gives the measured numbers and how they were produced
+# (profile, parameter overrides, commit), and links the chapter section where they are made. Everything
+# is read from the verdicts the chapters recorded in their last run (`results/*.json`), so an entry
+# appears, changes or disappears with the measurement. Refinements (verdicts *reproduced with caveat*)
+# and open questions (*inconclusive*) are in the [reproducibility report](report.ipynb).
 
 # %% tags=["parameters"]
 profile = "default"  # parameter profile of this run (the page itself has nothing to size)
@@ -41,17 +45,7 @@ HERE = page_path(ROOT, "errata")          # where the book reads this page (_exe
 entries = errata_entries(load_all())
 
 # %% [markdown]
-# ## Errata: statements the measurements contradict
-# Verdict *not reproduced*: the measured value disagrees with the statement beyond the finite-size
-# tolerance of the chapter.
+# ## Statements the measurements contradict
 
 # %%
 display(Markdown(errata_markdown(entries["not reproduced"], ROOT, HERE)))
-
-# %% [markdown]
-# ## Notes: statements the measurements refine
-# Verdict *reproduced with caveat*: the statement holds, but only in part, only at larger sizes
-# than we ran, or with a rate or constant different from the paper's.
-
-# %%
-display(Markdown(errata_markdown(entries["reproduced with caveat"], ROOT, HERE, kind="note")))

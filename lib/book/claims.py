@@ -44,6 +44,8 @@ class Claim:
         verdict_of: ids of the claims whose verdicts this one takes (a remark restating a theorem,
             a table summarizing results); empty for a claim checked on its own.
         note: what the report shows when a testable claim has no recorded verdict.
+        parts: ``(part label, the words of the statement that part checks)`` pairs, for claims whose checks
+            record parts (:attr:`lib.book.results.Check.part`); the errata quote the part they correct.
     """
 
     claim_id: str
@@ -53,6 +55,11 @@ class Claim:
     untestable: str = ""
     verdict_of: tuple[str, ...] = ()
     note: str = ""
+    parts: tuple[tuple[str, str], ...] = ()
+
+    def part_statement(self, part: str) -> str:
+        """The words of the statement that ``part`` checks (the whole statement if the part is not listed)."""
+        return dict(self.parts).get(part, self.statement)
 
     @property
     def paper(self) -> str:
@@ -76,10 +83,17 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("[LH] Thm 2.3", "For a linear network at infinite width and at initialization, "
           "$\\|\\bar\\alpha^{(l)}(x)\\| = \\|x\\|$ for every layer $l$, $\\|\\nabla \\bar f(x)\\| = (L+1)\\|x\\|$, "
           "and the model gradient angle equals the input angle, $\\bar\\phi(x, z) = \\theta_{in}(x, z)$.", "Sec. 2.1",
-          checked_by=("linear_baseline.check_norms_angles", "linear_baseline.check_gradient_norm")),
+          checked_by=("linear_baseline.check_norms_angles", "linear_baseline.check_gradient_norm"),
+          parts=(("norms and angles", "$\\|\\bar\\alpha^{(l)}(x)\\| = \\|x\\|$ for every layer $l$, and "
+                  "$\\bar\\phi(x, z) = \\theta_{in}(x, z)$"),
+                 ("gradient norm", "$\\|\\nabla \\bar f(x)\\| = (L+1)\\|x\\|$"))),
     Claim("[LH] Cor 2.4", "For a linear network at infinite width and at initialization, the NTK is "
           "$\\bar K = (L+1)^2 G$ ($G$ the Gram matrix), so $\\bar\\kappa = \\kappa_0$ at every depth.", "Sec. 2.1",
-          checked_by=("linear_baseline.check_kernel", "linear_baseline.check_conditioning")),
+          checked_by=("linear_baseline.check_kernel", "linear_baseline.check_kernel_factor",
+                      "linear_baseline.check_conditioning"),
+          parts=(("K proportional to G", "the NTK is a multiple of $G$"),
+                 ("K = (L+1)^2 G", "$\\bar K = (L+1)^2 G$"),
+                 ("conditioning", "$\\bar\\kappa = \\kappa_0$ at every depth"))),
     Claim("[LH] Lemma D.1", "For $A \\in \\mathbb{R}^{m \\times d}$ with i.i.d. $N(0, 1)$ entries, "
           "$A^T A / m \\to I_d$ in probability as $m \\to \\infty$.", "App. D",
           checked_by=("linear_baseline.check_lemma_d1",)),

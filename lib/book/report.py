@@ -466,9 +466,11 @@ def errata_markdown(entries: list[dict], root: Path, from_doc: Path, kind: str =
             part = ""
         title = (c.claim_id if c else r["claim_id"]) + (f" ({part})" if part else "")
         cav = f"*{md_escape(r['caveat'])}.* " if r.get("caveat") else ""
+        corrected = [f"**The words it corrects.** {c.part_statement(part)}", ""] \
+            if c is not None and part and dict(c.parts).get(part) else []
         blocks.append("\n".join([
             f"::::{{admonition}} {md_escape(title)}", f":class: {kind}", "",
-            f"**What {md_escape(where)} states.** {statement}", "",
+            f"**What {md_escape(where)} states.** {statement}", "", *corrected,
             f"**What we measured** ({_md_provenance(r)}). {cav}{md_escape(r.get('measured', ''))}", "",
             f"**Where.** {section_link(root, from_doc, r['chapter'], r.get('section'))}",
             "::::", ""]))

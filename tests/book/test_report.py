@@ -67,6 +67,7 @@ def test_errata_entries_split_by_verdict():
     md = errata_markdown(e["not reproduced"], ROOT, ROOT / "_executed" / "book" / "errata.ipynb")
     # the exact statement of the registry it corrects, not the chapter's words
     assert "(L+1)\\|x\\|" in md and "what the paper says" not in md and "gradient norm" in md
+    assert "**The words it corrects.** $\\|\\nabla \\bar f(x)\\| = (L+1)\\|x\\|$" in md
 
 
 def test_claims_taking_other_verdicts_and_untestable_claims():
