@@ -48,6 +48,7 @@ aak_activations = ["normrelu", "norm_tanh", "norm_gelu", "relu", "relu2", "gelu"
 aak_n = 20                   # number of inputs (digits) of the [AAK] study
 aak_max_depth = 400          # deepest L of the [AAK] study (infinite width)
 aak_fw_depths = [1, 3, 6, 10]  # depths of the finite-width [AAK] check
+lemma_widths = [256, 1024, 4096]  # widths of the one-layer check of [LH] Lemmas E.1-E.3 (two or more)
 device = "cpu"               # "cpu" or "cuda"
 
 # %%
@@ -69,7 +70,7 @@ cfg = P.validate(
     fw_width=(fw_width, P.positive_int), seeds=(seeds, P.positive_int), gauss_dim=(gauss_dim, P.positive_int),
     aak_activations=(aak_activations, P.choices_list(ACTS)), aak_n=(aak_n, P.int_at_least(2)),
     aak_max_depth=(aak_max_depth, P.positive_int), aak_fw_depths=(aak_fw_depths, P.int_list(min_value=1)),
-    device=(device, P.device_name),
+    lemma_widths=(lemma_widths, P.int_list(min_value=1, min_len=2)), device=(device, P.device_name),
 )
 CHAPTER = "04_infinite_depth"
 
@@ -158,7 +159,15 @@ show(fig)
 
 # %%
 display(Markdown(record(CHAPTER, D.check_dual_bound(dual), section="[AAK] The dual activation", profile=cfg.profile)))
-display(Markdown(record(CHAPTER, D.check_normrelu(), section="[AAK] The dual activation", profile=cfg.profile)))
+
+# %% [markdown]
+# NormReLU's constants $c_b$ and $\lambda_b$ are computed by quadrature; to test the normalization
+# rather than re-read those constants, we draw $2\cdot 10^6$ standard Gaussian numbers and average the
+# function the networks actually evaluate (`lib.chapters.infinite_depth.normrelu_moments`).
+
+# %%
+display(Markdown(record(CHAPTER, D.check_normrelu(D.normrelu_moments("normrelu")), section="[AAK] The dual activation",
+                        profile=cfg.profile)))
 
 # %% [markdown]
 # ## [AAK] Depth: normalized activations reach $\kappa = 1$ exponentially fast
@@ -168,7 +177,9 @@ display(Markdown(record(CHAPTER, D.check_normrelu(), section="[AAK] The dual act
 # and so does $\kappa - 1$ of the top-layer kernel (NNGP, $\Sigma^{(L)}$): slope $\log(1-\mu)$.
 # For the NTK, the diagonal grows by the factor $\chi = \mathbb E[\sigma'(z)^2]$ per layer while the
 # off-diagonal shrinks by $1-\mu$, so the predicted slope is $\log((1-\mu)/\chi)$ (our derivation
-# from the NTK recursion of [LH] Sec. 2, see the formulas page `book/formulas.md`; [AAK]'s bounds are stated through $\mu$). We plot
+# from the NTK recursion of [LH] Sec. 2, see the formulas page `book/formulas.md`; [AAK]'s bounds are stated through $\mu$).
+# The checks fail when $\kappa - 1$ does not decay, or decays more slowly than these rates once correlations are
+# small, and call the result inconclusive while $\kappa$ is still far from 1 at the deepest layer. We plot
 # $\log(\kappa - 1)$ against depth for $n$ = `aak_n` digits, where $\kappa$ is the condition number of the kernel
 # normalized to unit diagonal (the same as the raw kernel's whenever the diagonal is constant, as it is for every
 # activation here on unit inputs except ReLU$^2$, whose unstable variance map $q \mapsto q^2$ amplifies rounding), with the predicted slopes (dotted), next to plain ReLU
@@ -192,6 +203,30 @@ rates = D.table_rates(aak)
 display(rates.round(4))
 display(Markdown(record(CHAPTER, D.check_aak_rate(rates, "nngp"), section="[AAK] Depth", profile=cfg.profile)))
 display(Markdown(record(CHAPTER, D.check_aak_rate(rates, "ntk"), section="[AAK] Depth", profile=cfg.profile)))
-if "relu" in cfg.aak_activations:
-    display(Markdown(record(CHAPTER, D.check_relu_uncentred(aak), section="[AAK] Depth", profile=cfg.profile)))
+display(Markdown(record(CHAPTER, D.check_relu_uncentred(aak), section="[AAK] Depth", profile=cfg.profile)))
 display(Markdown(record(CHAPTER, D.check_phi_90(aak), section="[AAK] Depth", profile=cfg.profile)))
+
+# %% [markdown]
+# ## App. E: one random ReLU layer
+# Every infinite-width formula of the chapter rests on three facts about one random layer $W$ with
+# i.i.d. $N(0, 1)$ entries and unit inputs $x, z$ at angle $\theta$ ([LH] App. E): both ReLU gates are
+# open with probability $1/2 - \theta/(2\pi)$ (Lemma E.1); $\frac2m\langle\sigma(Wx), \sigma(Wz)\rangle
+# \to ((\pi-\theta)\cos\theta + \sin\theta)/\pi$, which gives the map $g$ below (Lemma E.2); and a
+# further Gaussian matrix $U$ through the gates gives $\frac2m U D_x D_z U^\top \to \frac{\pi-\theta}{\pi} I$
+# (Lemma E.3). We measure the three at the widths `lemma_widths`, for pairs at the angles
+# `collapse_angles`; each deviation must vanish like $m^{-1/2}$, i.e. extrapolate to zero.
+
+# %%
+one = D.one_layer_sweep(cfg.collapse_angles, cfg.lemma_widths, cfg.seeds)
+fig = D.plot_one_layer(one)
+show(fig)
+
+# %% [markdown]
+# *Figure 4.6. Largest deviation over the input angles of one random layer from Lemmas E.1-E.3 against
+# the width (mean, and min to max over draws). Drawn by `lib.chapters.infinite_depth.plot_one_layer` from
+# `lib.chapters.infinite_depth.one_layer_sweep`.*
+
+# %%
+for lemma in D.LEMMAS_E:
+    display(Markdown(record(CHAPTER, D.check_lemma_e(one, lemma), section="App. E: one random ReLU layer",
+                            profile=cfg.profile)))

@@ -174,14 +174,14 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("[LH] Fig 6", "Figure 6: the gradient angle against the input angle at several initialization "
           "scales, above the identity for similar inputs.", "App. B", verdict_of=("[LH] App B",)),
     Claim("[LH] Lemma E.1", "For $w \\sim N(0, I)$ and vectors at angle $\\theta$, "
-          "$P(w^T v_1 \\ge 0 \\text{ and } w^T v_2 \\ge 0) = 1/2 - \\theta/(2\\pi)$.", "App. E", note=_NOT_YET),
+          "$P(w^T v_1 \\ge 0 \\text{ and } w^T v_2 \\ge 0) = 1/2 - \\theta/(2\\pi)$.", "App. E", checked_by=("infinite_depth.check_lemma_e",)),
     Claim("[LH] Lemma E.2", "For $W \\in \\mathbb{R}^{q \\times p}$ with i.i.d. $N(0,1)$ entries and "
           "$u_i = \\sqrt{2/q}\\,\\sigma(W v_i)$, as $q \\to \\infty$ "
           "$\\langle u_1, u_2\\rangle \\to ((\\pi - \\theta)\\cos\\theta + \\sin\\theta)\\|v_1\\|\\|v_2\\|/\\pi$.",
-          "App. E", note=_NOT_YET),
+          "App. E", checked_by=("infinite_depth.check_lemma_e",)),
     Claim("[LH] Lemma E.3", "With $A_i = \\sqrt{2/q}\\, U\\, \\mathrm{diag}(1\\{W v_i \\ge 0\\})$ for independent "
           "Gaussian $U$, $W$, as $q \\to \\infty$ $A_1 A_2^T \\to ((\\pi - \\theta)/\\pi) I$.", "App. E",
-          note=_NOT_YET),
+          checked_by=("infinite_depth.check_lemma_e",)),
     Claim("[LH] Lemma E.4", "Contracting the Gram matrix with the ReLU gates of a random layer gives a matrix "
           "whose smallest eigenvalue is larger and largest eigenvalue smaller than the Gram matrix's "
           "(strictly for non-degenerate data).", "App. E", verdict_of=("[LH] Thm 4.2",)),

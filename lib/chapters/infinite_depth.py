@@ -35,7 +35,8 @@ __all__ = [
     "check_prop_a1", "check_thm_a2", "plot_phi_depth", "check_thm35", "compute_kappa_study", "plot_kappa",
     "table_kappa_deepest", "check_thm43", "DualStudy", "compute_dual", "plot_dual", "check_dual_bound",
     "normrelu_moments", "check_normrelu", "AAK_MIN_RATIO", "AakDepth", "compute_aak_depth", "plot_aak_depth", "table_rates", "check_aak_rate",
-    "check_relu_uncentred", "check_phi_90", "compute_phi_profile",
+    "check_relu_uncentred", "check_phi_90", "compute_phi_profile", "LEMMAS_E", "one_layer_sweep",
+    "plot_one_layer", "check_lemma_e",
 ]
 
 
@@ -1075,3 +1076,109 @@ def compute_phi_profile(phi_angles_deg, max_depth: int) -> pd.DataFrame:
         The frame of :func:`phi_depth_profile` (theta_in in radians).
     """
     return phi_depth_profile(np.deg2rad(phi_angles_deg), max_depth)
+
+
+#: The one-layer lemmas of [LH] App. E checked by :func:`check_lemma_e`, with what each measures.
+LEMMAS_E = {
+    "E.1": "fraction of rows w with w.x >= 0 and w.z >= 0, against 1/2 - theta/(2 pi)",
+    "E.2": "(2/m) <relu(W x), relu(W z)>, against ((pi - theta) cos theta + sin theta)/pi",
+    "E.3": "||(2/m) U D_x D_z U^T - ((pi - theta)/pi) I||_2 (D: the ReLU gates of W x, W z; U: s x m)",
+}
+
+
+def one_layer_sweep(angles_deg, widths, seeds: int, d: int = 8, s: int = 4, mean: float = 0.0) -> pd.DataFrame:
+    """Deviations of one random ReLU layer from [LH] Lemmas E.1-E.3, per width and seed.
+
+    For unit pairs (x, z) at each angle theta (:func:`lib.data.pairs.angle_pairs`) and W in R^(m x d) with
+    i.i.d. N(``mean``, 1) entries (the lemmas: ``mean = 0``; a non-zero mean is the counterfactual of the
+    tests), the largest deviation over the angles of each measured quantity of :data:`LEMMAS_E` from its
+    infinite-width value (the arc-cosine kernels, the formulas page ``book/formulas.md``, section
+    ``formulas-relu``).
+
+    Args:
+        angles_deg: input angles (degrees).
+        widths: numbers of rows m.
+        seeds: draws per width.
+        d: input dimension.
+        s: rows of U for Lemma E.3.
+        mean: mean of the entries of W and U.
+
+    Returns:
+        Columns lemma, width, seed, dev.
+    """
+    t = np.deg2rad(np.asarray(angles_deg, dtype=float))
+    X = angle_pairs(t, d, seed=0)
+    x, z = X[0::2], X[1::2]
+    p_both = 0.5 - t / (2 * math.pi)
+    k_relu = ((math.pi - t) * np.cos(t) + np.sin(t)) / math.pi
+    rows = []
+    for m in widths:
+        for seed in range(seeds):
+            rng = np.random.default_rng(seed)
+            W = rng.standard_normal((m, d)) + mean
+            U = rng.standard_normal((s, m)) + mean
+            hx, hz = x @ W.T, z @ W.T                      # (k, m)
+            gx, gz = hx >= 0, hz >= 0
+            e1 = np.abs((gx & gz).mean(axis=1) - p_both).max()
+            e2 = np.abs(2 / m * (np.maximum(hx, 0) * np.maximum(hz, 0)).sum(axis=1) - k_relu).max()
+            e3 = max(float(np.linalg.norm(2 / m * (U * (gx[i] & gz[i])) @ U.T - (math.pi - t[i]) / math.pi
+                                          * np.eye(s), 2)) for i in range(t.size))
+            for lemma, dev in (("E.1", e1), ("E.2", e2), ("E.3", e3)):
+                rows.append(dict(lemma=lemma, width=int(m), seed=seed, dev=float(dev)))
+    return pd.DataFrame(rows)
+
+
+def plot_one_layer(df: pd.DataFrame) -> Figure:
+    """Figure 4.6: deviations of one random ReLU layer from [LH] Lemmas E.1-E.3 against the width, log-log.
+
+    Args:
+        df: the output of :func:`one_layer_sweep`.
+
+    Returns:
+        A figure with one axis.
+    """
+    from lib.book.plotting import slope_guide
+    fig, axs = figure()
+    ax = axs[0, 0]
+    for c, (lemma, g) in zip(palette(3), df.groupby("lemma")):
+        st = g.groupby("width")["dev"].agg(["mean", "min", "max"])
+        ax.fill_between(st.index, st["min"], st["max"], color=c, alpha=0.2)
+        ax.loglog(st.index, st["mean"], "o-", color=c, label=f"Lemma {lemma}")
+    st = df[df.lemma == "E.1"].groupby("width")["dev"].mean()
+    slope_guide(ax, st.index, -0.5, st.iloc[0] * 2, label=r"$\propto m^{-1/2}$")
+    ax.set(xlabel="width m", ylabel="largest deviation over the angles", title="[LH] App. E: one random layer")
+    ax.legend(fontsize="small")
+    return fig
+
+
+def check_lemma_e(df: pd.DataFrame, lemma: str) -> Check:
+    """[LH] Lemma E.1, E.2 or E.3: one random ReLU layer's gate agreement, kernel and gated product at infinite width.
+
+    Measurement: the largest deviation over the input angles of the quantity :data:`LEMMAS_E` names from its
+    infinite-width value, for every width and draw (:func:`one_layer_sweep`). Rule:
+    :func:`lib.chapters.linear_baseline.width_trend`, the rule of the finite-width checks of chapter 1: the
+    extrapolated infinite-width deviation must be zero (finite-width fluctuations are O(1/sqrt(m))); a
+    lasting offset (weights with a non-zero mean, for instance) gives "not reproduced".
+
+    Args:
+        df: the output of :func:`one_layer_sweep`.
+        lemma: ``"E.1"``, ``"E.2"`` or ``"E.3"``.
+
+    Returns:
+        The verdict.
+    """
+    from lib.chapters.linear_baseline import width_trend
+    if lemma not in LEMMAS_E:
+        raise ValueError(f"lemma must be one of {sorted(LEMMAS_E)}, got {lemma!r}")
+    sub = df[df.lemma == lemma]
+    t = width_trend(sub, "dev")
+    by_width = sub.groupby("width")["dev"].mean()
+    return Check(
+        f"[LH] Lemma {lemma}", status=t.status,
+        caveat={"inconclusive": "one width, or too few draws to estimate the scatter: no width trend to fit",
+                "reproduced with caveat": "the deviation shrinks more slowly than 1/sqrt(m), or towards a small "
+                "offset"}.get(t.status, ""),
+        measured=f"{LEMMAS_E[lemma][0].upper()}{LEMMAS_E[lemma][1:]}: largest deviation (mean over "
+        f"{sub.seed.nunique()} draws) " + ", ".join(f"{v:.3g} (m={w})" for w, v in by_width.items())
+        + f"; {t.describe()}.")
+

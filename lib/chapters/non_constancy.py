@@ -42,7 +42,7 @@ from lib.finite.ntk import empirical_ntk
 from lib.spectra import extreme_eigenvalues, fit_slope
 from lib.finite.training import KernelTracker, gd_train
 
-__all__ = ["ARCHS", "SUP_DERIV", "check_parameters", "synthetic_regression", "build", "train_tracked",
+__all__ = ["ARCHS", "SUP_DERIV", "FLAT", "check_parameters", "synthetic_regression", "build", "train_tracked",
            "width_sweep", "bottleneck_sweep", "linear_model_sweep", "hessian_sweep", "bottleneck_hessian_sweep",
            "KernelRuns", "HessianNorms", "compute_kernel_runs", "compute_hessian_norms", "run_summary",
            "table_width_means", "kernel_change_by_width", "width_slopes", "plot_width_trend", "check_linear_model",

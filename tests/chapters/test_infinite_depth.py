@@ -240,3 +240,18 @@ def test_plots_return_figures(collapse, aak):
     for fig, n_axes in figs:
         assert isinstance(fig, Figure) and len(fig.axes) == n_axes
     assert len(D.table_rates(aak)) == 2 * 3
+
+
+def test_check_lemma_e_prediction_and_counterfactual():
+    df = D.one_layer_sweep([1.0, 45.0, 179.0], [256, 1024, 4096], 3)
+    for lemma in D.LEMMAS_E:
+        c = D.check_lemma_e(df, lemma)
+        assert c.claim_id == f"[LH] Lemma {lemma}" and c.status == "reproduced", c.measured
+    shifted = D.one_layer_sweep([1.0, 45.0, 179.0], [256, 1024, 4096], 3, mean=0.3)  # weights not centred
+    for lemma in D.LEMMAS_E:
+        assert D.check_lemma_e(shifted, lemma).status == "not reproduced"
+    assert D.check_lemma_e(df[df.width == 256], "E.1").status == "inconclusive"
+    with pytest.raises(ValueError, match="lemma"):
+        D.check_lemma_e(df, "E.9")
+    fig = D.plot_one_layer(df)
+    assert isinstance(fig, Figure) and len(fig.axes) == 1
