@@ -96,7 +96,13 @@ def test_idx_roundtrip(tmp_path, images, gz):
     suf = ".gz" if gz else ""
     np.testing.assert_array_equal(load_idx(d / f"train-images-idx3-ubyte{suf}"), images[0])
     X, y = load_idx_dataset(d, unit_norm=False, return_labels=True)
-    np.testing.assert_array_equal(X, images[0].reshape(7, 12) / 255.0)
+    # the authors' preprocessing by default: ToTensor() then Normalize(0.5, 0.5), i.e. 2 q / 255 - 1
+    np.testing.assert_allclose(X, images[0].reshape(7, 12) / 127.5 - 1.0, rtol=0, atol=1e-15)
+    assert X.min() >= -1 and X.max() <= 1
+    X01 = load_idx_dataset(d, unit_norm=False, pixel_range=(0, 1))
+    np.testing.assert_array_equal(X01, images[0].reshape(7, 12) / 255.0)
+    np.testing.assert_array_equal(load_dataset("mnist", idx_dir=tmp_path, pixel_range=[0, 1]), X01)
+    np.testing.assert_array_equal(load_dataset("mnist", idx_dir=tmp_path, pixel_range="[-1, 1]"), X)
     np.testing.assert_array_equal(y, images[1])
     # by name, found in <idx_dir>/mnist
     np.testing.assert_array_equal(load_dataset("mnist", idx_dir=tmp_path), X)
@@ -227,3 +233,67 @@ def test_bad_data_file_is_one_clear_input_error(tmp_path, name, kwargs, message)
 def test_missing_data_file_names_the_file(tmp_path):
     with pytest.raises(DataMissingError, match=r"data file .*nowhere\.npy does not exist"):
         load_dataset("file", path=tmp_path / "nowhere.npy")
+
+
+# ---- pixel ranges and the faces set ------------------------------------------------------
+
+@pytest.mark.parametrize("bad", [(0, 255), (-1, 0), "0..1", [0], None, 1.0, ("a", "b")])
+def test_pixel_range_is_validated_by_name(tmp_path, images, bad):
+    from lib.data.base import pixel_range_of
+    from lib.validation import InputError
+
+    with pytest.raises(InputError, match="pixel_range must be"):
+        pixel_range_of(bad)
+    make_idx_dir(tmp_path / "mnist", images, gz=False)
+    if bad is not None:
+        with pytest.raises(InputError, match="pixel_range"):
+            load_dataset("mnist", idx_dir=tmp_path, pixel_range=bad)
+        with pytest.raises(InputError, match="pixel_range"):
+            load_idx_dataset(tmp_path / "mnist", pixel_range=bad)
+
+
+def test_pixel_range_refused_where_values_are_not_pixels(tmp_path):
+    from lib.validation import InputError
+
+    with pytest.raises(InputError, match="pixel_range applies to image data sets"):
+        load_dataset("synthetic", n=5, pixel_range=(0, 1))
+    np.save(tmp_path / "x.npy", np.ones((3, 2)))
+    with pytest.raises(InputError, match="not to 'file'"):
+        load_dataset("file", path=tmp_path / "x.npy", pixel_range=(-1, 1))
+
+
+def test_digits_pixel_range_option():
+    P = load_digits().data / 16.0
+    np.testing.assert_array_equal(load_dataset("digits", pixel_range=(-1, 1)), 2 * P - 1)
+    np.testing.assert_array_equal(load_dataset("digits", pixel_range=(0, 1)), load_dataset("digits"))
+
+
+def test_faces_shape_labels_rank_and_ranges():
+    from lib.data.faces import load_faces
+
+    X, y = load_faces(return_labels=True)
+    assert X.shape == (200, 625) and X.dtype == np.float64
+    assert X.min() >= -1 and X.max() <= 1 and X.min() < -0.5  # the authors' [-1, 1] by default
+    assert y.tolist() == [1] * 100 + [0] * 100
+    np.testing.assert_array_equal(load_dataset("faces"), X)
+    X01 = load_dataset("faces", pixel_range=(0, 1))
+    assert X01.min() >= 0 and X01.max() <= 1
+    np.testing.assert_allclose(X, 2 * X01 - 1, rtol=0, atol=1e-15)
+    # n <= d and a Gram matrix of full rank: kappa_0 finite (the premise of [LH] Thm 4.2)
+    assert np.linalg.matrix_rank(X) == 200 and np.linalg.matrix_rank(X01) == 200
+    assert np.isfinite(np.linalg.cond(X @ X.T))
+    sub, ys = load_faces(n=30, seed=4, return_labels=True)
+    assert sub.shape == (30, 625)
+    np.testing.assert_array_equal(sub, load_dataset("faces", n=30, seed=4))
+    assert all((np.abs(X - r).sum(axis=1) == 0).any() for r in sub)
+    np.testing.assert_allclose(np.linalg.norm(load_dataset("faces", unit_norm=True), axis=1), 1.0, rtol=1e-12)
+    with pytest.raises(ValueError, match="only 200"):
+        load_dataset("faces", n=201)
+
+
+def test_faces_without_scikit_image_is_a_clear_data_missing_error(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "skimage", None)  # import skimage now raises ImportError
+    with pytest.raises(DataMissingError, match="scikit-image, which is not installed.*requirements.txt"):
+        load_dataset("faces")
