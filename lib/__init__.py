@@ -28,6 +28,7 @@ Result                                    Checked by (``lib.chapters.``...)
 [LH] Thm 3.5 (phi -> arccos(1/4))         ``infinite_depth.check_thm35``
 [LH] Thm 4.3 (kappa -> (n+3)/3)           ``infinite_depth.check_thm43``
 [LH] Fig 5, Prop A.1, Thm A.2 (g map)     ``infinite_depth.check_g_plot``, ``infinite_depth.check_prop_a1``, ``infinite_depth.check_thm_a2``
+[LH] Lemmas E.1-E.3 (one random layer)    ``infinite_depth.check_lemma_e``
 [LH] Sec. 5 (worst-case GD rates)         ``optimization.check_worst_case``
 [LH] Fig 4 (depth speeds up SGD)          ``optimization.check_depth_speed``
 [LH] Table 1 (accuracy vs depth)          ``optimization.check_accuracy``
@@ -38,6 +39,7 @@ Result                                    Checked by (``lib.chapters.``...)
 [LZB] Thm 5.1 (fast GD, moving kernel)    ``non_constancy.check_convergence``
 [AAK] Thm 3.2, 3.4 (rates)                ``infinite_depth.check_aak_rate`` (fails on no decay or a rate slower than mu's)
 [AAK] Thm 3.10 (uncentred ReLU)           ``infinite_depth.check_relu_uncentred``
+[AAK] Thm 3.11 (inputs of any length)     ``infinite_depth.check_lengths``
 [AAK] Lemma C.7 (dual bound)              ``infinite_depth.check_dual_bound``
 [AAK] Sec. 7 (normalized ReLU)            ``infinite_depth.check_normrelu`` (Monte Carlo of the torch function)
 Our engine (speed, memory, throughput)    ``performance.check_speedup``, ``performance.check_memory``, ``performance.check_throughput``

@@ -207,6 +207,17 @@ display(Markdown(record(CHAPTER, D.check_relu_uncentred(aak), section="[AAK] Dep
 display(Markdown(record(CHAPTER, D.check_phi_90(aak), section="[AAK] Depth", profile=cfg.profile)))
 
 # %% [markdown]
+# [AAK] Thm 3.11 extends the decorrelation to inputs of different lengths for an odd, increasing
+# activation that is concave on $[0, \infty)$, such as tanh: the length map $q \mapsto c_\sigma
+# \mathbb E[\sigma(\sqrt q z)^2]$ brings every input to its fixed point $q = 1$. We scale `aak_n` digits
+# to norms from 0.5 to 2 and follow the diagonal and the correlations of the top-layer kernel over 100
+# layers (`lib.chapters.infinite_depth.compute_lengths`).
+
+# %%
+display(Markdown(record(CHAPTER, D.check_lengths(D.compute_lengths("tanh", cfg.aak_n)), section="[AAK] Depth",
+                        profile=cfg.profile)))
+
+# %% [markdown]
 # ## App. E: one random ReLU layer
 # Every infinite-width formula of the chapter rests on three facts about one random layer $W$ with
 # i.i.d. $N(0, 1)$ entries and unit inputs $x, z$ at angle $\theta$ ([LH] App. E): both ReLU gates are

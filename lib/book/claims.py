@@ -267,7 +267,8 @@ CLAIMS: tuple[Claim, ...] = (
           "perfectly conditioned.", "Sec. 3.4", checked_by=("infinite_depth.check_relu_uncentred",)),
     Claim("[AAK] Thm 3.11", "For a twice-differentiable increasing odd activation that is concave on "
           "$[0, \\infty)$ (like tanh), inputs of non-unit length reach the fixed point of the length map and "
-          "their correlations shrink after enough layers.", "Sec. 3.5", note=_NOT_YET),
+          "their correlations shrink after enough layers.", "Sec. 3.5",
+          checked_by=("infinite_depth.check_lengths",)),
     Claim("[AAK] Thm 4.1", "Training only the top layer by gradient descent on the square loss reaches an "
           "$\\epsilon$-suboptimal point in a number of steps proportional to the top-layer kernel's condition "
           "number times $\\log(1/\\epsilon)$, at large enough width.", "Sec. 4.1", note=_NOT_YET),

@@ -255,3 +255,11 @@ def test_check_lemma_e_prediction_and_counterfactual():
         D.check_lemma_e(df, "E.9")
     fig = D.plot_one_layer(df)
     assert isinstance(fig, Figure) and len(fig.axes) == 1
+
+
+def test_check_lengths_prediction_and_counterfactual():
+    c = D.check_lengths(D.compute_lengths("tanh", 5, depth=60))
+    assert c.claim_id == "[AAK] Thm 3.11" and c.status == "reproduced", c.measured
+    # ReLU is positively homogeneous: every input keeps its length, no common fixed point
+    assert D.check_lengths(D.compute_lengths("relu", 5, depth=60)).status == "not reproduced"
+    assert D.check_lengths(D.compute_lengths("tanh", 5, depth=8)).status == "inconclusive"  # too shallow
