@@ -122,7 +122,7 @@ CLAIMS: tuple[Claim, ...] = (
           "of non-parallel inputs, whatever $\\theta_{in}$.", "Sec. 3", checked_by=("infinite_depth.check_thm35",)),
     Claim("[LH] Remark 3.6", "The limit $\\arccos(1/4)$ is about $75.5^\\circ$: data become well and equally "
           "separated in gradient space, whereas without activation $\\bar\\phi = \\theta_{in}$ can be arbitrarily "
-          "small.", "Sec. 3", verdict_of=("[LH] Thm 3.5", "[LH] Thm 2.3")),
+          "small.", "Sec. 3", verdict_of=("[LH] Thm 3.5",)),
     Claim("[LH] Fig 2", "Better separation also holds for ReLU$^2$, GeLU and tanh: $\\phi > \\theta_{in}$ for "
           "small input angles, larger for deeper networks, and $\\phi \\to 90^\\circ$ as $L \\to \\infty$.", "Sec. 3",
           checked_by=("better_separation.check_other_activations", "infinite_depth.check_phi_90")),

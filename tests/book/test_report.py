@@ -71,9 +71,11 @@ def test_errata_entries_split_by_verdict():
 
 
 def test_claims_taking_other_verdicts_and_untestable_claims():
-    rows, _ = build_rows([record("[LH] Thm 3.5", "reproduced"), record("[LH] Thm 2.3", "reproduced with caveat")])
+    rows, _ = build_rows([record("[LH] Thm 3.5", "inconclusive"), record("[LZB] Remark 3.5", "reproduced"),
+                          record("[LZB] Fig 1", "reproduced with caveat"), record("[LZB] Fig 2", "reproduced")])
     by_id = {r.claim_id: r for r in rows}
-    assert by_id["[LH] Remark 3.6"].status == "reproduced with caveat"  # the more severe of Thm 3.5 and Thm 2.3
+    assert by_id["[LH] Remark 3.6"].status == "inconclusive"  # Thm 3.5's
+    assert by_id["[LZB] Table 1"].status == "reproduced with caveat"  # the most severe of the three it summarizes
     assert by_id["[LH] Sec 5(c)"].status == "not checked"
     table = report_table(rows, ROOT, ROOT / "_executed" / "book" / "report.ipynb")
     assert "cannot be tested here: statement about generalization" in table
