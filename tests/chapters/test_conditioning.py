@@ -1,4 +1,5 @@
-"""Chapter 03 (lib.chapters.conditioning): each check with the paper's prediction and a counterfactual; figures."""
+"""Chapter 03 (lib.chapters.conditioning): cells, both protocols of Figure 3, each check with the paper's
+prediction and a counterfactual, figures."""
 import math
 
 import numpy as np
@@ -9,61 +10,133 @@ from matplotlib.figure import Figure
 from lib.chapters import conditioning as C
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
+from lib.spectra import condition_number, min_pairwise_angle
 
 DEPTHS = [0, 1, 2]
 
 
 @pytest.fixture(scope="module")
 def small():
-    """A tiny real sweep (two data sets, depths 0..2, width 32, 2 seeds) without the cache."""
+    """A tiny real sweep without the cache: n > d (a), n < d (b, finite kappa_0), a rank-deficient set (c)."""
     rng = np.random.default_rng(0)
-    data = {"a": rng.standard_normal((12, 3)), "b": rng.standard_normal((10, 4))}
-    cells = C.conditioning_cells(list(data), DEPTHS, 32, 2, batch_size=5)
-    df = pd.DataFrame([{**c, **C.ntk_cell(c, data[c["dataset"]]), "seconds": 0.01} for c in cells])
-    theory = pd.DataFrame([{"dataset": k, "depth": L, **C.theory_cell({"depth": L}, X)}
-                           for k, X in data.items() for L in DEPTHS])
+    c = rng.standard_normal((30, 6)) @ rng.standard_normal((6, 12))  # rank 6 in 12 dims
+    data = {"a": rng.standard_normal((12, 3)), "b": rng.standard_normal((8, 10)), "c": c}
+    smallb = C.small_batch_sets(data, 5)
+    assert smallb == {"c": 5}
+    info = C.table_datasets(data, smallb)
+    first = C.first_layer_sets(info)
+    assert first == ["b", "c"]
+    cells = C.conditioning_cells(list(data), DEPTHS, 32, 2, batch_size=5, small=smallb, first_layer=first)
+    df = pd.DataFrame([{**cl, **C.ntk_cell(cl, data[cl["dataset"]]), "seconds": 0.01} for cl in cells])
+    theory = pd.DataFrame([{"dataset": k, "depth": L, **C.theory_cell(
+        {"depth": L, "first_layer": k in first, "small_batch": smallb.get(k), "seeds": 2}, X)}
+        for k, X in data.items() for L in DEPTHS])
     return data, df, C.summarize(df), theory
 
 
-def _summary(relu_angle, lin_angle, relu_kappa, lin_kappa):
+def test_authors_partition_fresh_per_seed_partial_batch_kept():
+    b = C.authors_partition(11, 4, seed=3)
+    assert [len(x) for x in b] == [4, 4, 3]
+    assert sorted(np.concatenate(b).tolist()) == list(range(11))
+    assert not np.array_equal(np.concatenate(b), np.concatenate(C.authors_partition(11, 4, seed=4)))
+
+
+def test_cell_reads_batches_from_the_full_kernel_and_linear_features_are_exact():
+    X = np.random.default_rng(1).standard_normal((13, 4))
+    cell = dict(dataset="x", depth=2, activation="relu", width=32, seed=1, batch_size=5, first_layer=True)
+    out = C.ntk_cell(cell, X)
+    net = MLP(4, 32, 2, seed=1)
+    K = empirical_ntk(net, X)
+    assert out["kappa"] == pytest.approx(condition_number(K), rel=1e-9)
+    assert out["min_angle"] == pytest.approx(min_pairwise_angle(K), abs=1e-9)
+    direct = [condition_number(empirical_ntk(net, X[b])) for b in C.authors_partition(13, 5, 1)]
+    assert out["kappa_batch"] == pytest.approx(np.mean(direct), rel=1e-8) and out["n_batches"] == 3
+    lin = MLP(4, 32, 3, activation="linear", seed=0)
+    F = C.linear_features(lin, X)
+    Kl = empirical_ntk(lin, X)
+    assert np.max(np.abs(F @ F.T - Kl)) < 1e-12 * np.abs(Kl).max()
+    lout = C.ntk_cell({**cell, "activation": "linear", "depth": 3, "seed": 0}, X)
+    assert math.isinf(lout["kappa"]) and lout["singular"]  # rank <= d = 4 < n
+
+
+def test_full_method_extremes_matches_dense():
+    X = np.random.default_rng(2).standard_normal((40, 6))
+    cell = dict(dataset="x", depth=2, activation="relu", width=32, seed=0, batch_size=16)
+    dense, ext = C.ntk_cell({**cell, "full_method": "dense"}, X), C.ntk_cell({**cell, "full_method": "extremes"}, X)
+    assert ext["kappa"] == pytest.approx(dense["kappa"], rel=1e-6)
+    assert ext["min_angle"] == pytest.approx(dense["min_angle"], abs=1e-7)
+    assert ext["kappa_batch"] == pytest.approx(dense["kappa_batch"], rel=1e-8)
+    with pytest.raises(ValueError, match="full_method"):
+        C.ntk_cell({**cell, "full_method": "gpu"}, X)
+
+
+def test_interval_kappa_is_summarized_and_never_certifies_a_fall():
+    rows = []
+    for L, lo, hi in ((1, 100.0, math.inf), (2, 50.0, math.inf)):
+        rows.append(dict(dataset="s", activation="relu", depth=L, seed=0, min_angle=0.3, kappa=lo, kappa_high=hi,
+                         interval=True, lambda_min=1.0, lambda_max=2.0, kappa_batch=10.0 / L))
+    S = C.summarize(pd.DataFrame(rows))
+    assert S.interval.all() and math.isinf(S.kappa_high_mean.iloc[0])
+    c = C.check_figure3(S, ["s"], [1, 2], "full", 512)
+    assert c.status == "inconclusive" and "interval" in c.caveat
+    assert C.check_figure3(S, ["s"], [1, 2], "batch", 512).status == "reproduced"
+
+
+def _summary(relu_angle, lin_angle, relu_kappa, lin_kappa, col="kappa_mean"):
     rows = []
     for act, a, k in (("relu", relu_angle, relu_kappa), ("linear", lin_angle, lin_kappa)):
         for L, (ai, ki) in enumerate(zip(a, k)):
-            rows.append(dict(dataset="s", activation=act, depth=L, angle_mean=ai, kappa_mean=ki))
+            rows.append({"dataset": "s", "activation": act, "depth": L, "angle_mean": ai, "kappa_mean": ki,
+                         "kappa_high_mean": ki, "kappa_batch_mean": ki, "interval": False})
     return pd.DataFrame(rows)
 
 
-INF_WIDTH = pd.DataFrame(dict(dataset="s", depth=[0, 1, 2, 3], kappa_relu=[math.inf, 50.0, 20.0, 10.0]))
-DATA = {"s": np.zeros((20, 5))}
-
-
-def test_full_and_first_layer_ntk_equals_two_empirical_ntks():
-    X = np.random.default_rng(1).standard_normal((9, 4))
-    net = MLP(4, 32, 3, seed=2)
-    K, K1 = C.full_and_first_layer_ntk(net, X)
-    np.testing.assert_allclose(K, empirical_ntk(net, X), rtol=1e-12, atol=0)
-    np.testing.assert_allclose(K1, empirical_ntk(net, X, layers="first"), rtol=1e-12, atol=0)
-    K0, none = C.full_and_first_layer_ntk(MLP(4, 32, 0, seed=2), X)
-    np.testing.assert_allclose(K0, X @ X.T, rtol=1e-12)
-    assert none is None
-
-
-def test_check_figure3_prediction_and_counterfactuals():
+def test_check_figure3_depth_prediction_and_counterfactuals():
     inf = math.inf
-    good = _summary([10, 20, 30, 40], [10, 10, 10, 10], [inf, 50, 20, 10], [inf, inf, inf, inf])
-    assert C.check_figure3(good, INF_WIDTH, DATA, [0, 1, 2, 3], 64, 2).status == "reproduced"
-    rising = _summary([10, 20, 30, 40], [10, 10, 10, 10], [inf, 50, 20, 25], [inf, inf, inf, inf])
-    c = C.check_figure3(rising, INF_WIDTH, DATA, [0, 1, 2, 3], 64, 2)
+    good = _summary([10, 20, 30, 40], [10, 10, 10, 10], [inf, 50, 20, 10], [inf] * 4)
+    for protocol in ("batch", "full"):
+        assert C.check_figure3(good, ["s"], [0, 1, 2, 3], protocol, 512).status == "reproduced"
+    rising = _summary([10, 20, 30, 40], [10, 10, 10, 10], [inf, 50, 20, 25], [inf] * 4)
+    c = C.check_figure3(rising, ["s"], [0, 1, 2, 3], "batch", 512)
     assert c.status == "reproduced with caveat" and "rises at L=[3]" in c.measured
-    # a linear network's numbers fed in as the ReLU ones: no separation, no conditioning
-    linear = _summary([10, 10, 10, 10], [10, 10, 10, 10], [inf, inf, inf, inf], [inf, inf, inf, inf])
-    assert C.check_figure3(linear, INF_WIDTH, DATA, [0, 1, 2, 3], 64, 2).status == "not reproduced"
+    flat = _summary([10, 20, 30, 40], [10, 10, 10, 10], [inf, 50, 60, 55], [inf] * 4)
+    assert C.check_figure3(flat, ["s"], [0, 1, 2, 3], "batch", 512).status == "not reproduced"
+    # the full data is not the paper's protocol: a failure there is inconclusive, never "not reproduced"
+    c = C.check_figure3(flat, ["s"], [0, 1, 2, 3], "full", 512)
+    assert c.status == "inconclusive" and "batches of 512" in c.caveat
+
+
+def test_check_figure3_angle_and_kappa_prediction_and_counterfactuals():
+    inf = math.inf
+    good = _summary([10, 20, 30], [10, 10, 10], [1e4, 50, 20], [1e4, 1e4, 1e4])
+    assert C.check_figure3_angle(good, ["s"], [0, 1, 2]).status == "reproduced"
+    assert C.check_figure3_kappa(good, ["s"], [0, 1, 2]).status == "reproduced"
+    # a linear network's numbers fed in as the ReLU ones: no separation, no better conditioning
+    linear = _summary([10, 10, 10], [10, 10, 10], [1e4, 1e4, 1e4], [1e4, 1e4, 1e4])
+    assert C.check_figure3_angle(linear, ["s"], [0, 1, 2]).status == "not reproduced"
+    assert C.check_figure3_kappa(linear, ["s"], [0, 1, 2]).status == "not reproduced"
+    # kappa_0 = inf: "ReLU kappa < linear kappa" tests nothing
+    vacuous = _summary([10, 20, 30], [10, 10, 10], [inf, 50, 20], [inf, inf, inf])
+    c = C.check_figure3_kappa(vacuous, ["s"], [0, 1, 2])
+    assert c.status == "not checked" and c.caveat.startswith("not testable on this data")
+
+
+def test_checks_on_the_small_real_sweep(small):
+    data, df, S, theory = small
+    names = list(data)
+    assert C.check_figure3_angle(S, names, DEPTHS).status == "reproduced"
+    c = C.check_figure3_kappa(S, names, DEPTHS)
+    assert c.status == "reproduced" and "b (full data)" in c.measured and "c (small batches)" in c.measured
+    assert "a (full data)" not in c.measured  # n > d: linear kappa infinite, not tested
+    t42 = C.table_first_layer(theory, S, names)
+    assert set(t42.index) == {("b", "full data"), ("c", "small batches")}
+    assert bool(t42.below.all() and t42.lmin_ok.all())  # the Schur-product theorem on real data
 
 
 def test_check_prop41_prediction_and_counterfactual(small):
     _, df, _, _ = small
     p41 = C.prop41_bound(df)
-    assert C.check_prop41(p41).status == "reproduced"  # a theorem: every real kernel satisfies it
+    assert C.check_prop41(p41).status == "reproduced"
     bad = df.copy()
     bad["lambda_min"] = bad["diag_max"]  # lambda_min as large as the largest diagonal: violates the bound
     bad["kappa"] = 1.0
@@ -73,20 +146,20 @@ def test_check_prop41_prediction_and_counterfactual(small):
 
 
 def _t42(**kw):
-    row = dict(kappa0=math.inf, below=True, lmin_ok=True, mono=[], kappa_L1=30.0, kappa_Lmax=10.0,
+    row = dict(kappa0=1e4, below=True, lmin_ok=True, mono=[], kappa_L1=30.0, kappa_Lmax=10.0,
                fw_below=True, fw_mono=[], fw_L1=40.0, fw_Lmax=12.0)
     row.update(kw)
-    return pd.DataFrame([dict(dataset="s", **row)]).set_index("dataset")
+    return pd.DataFrame([dict(dataset="s", protocol="full data", **row)]).set_index(["dataset", "protocol"])
 
 
-def test_check_first_layer_prediction_and_counterfactuals(small):
-    data, df, _, theory = small
-    t42 = C.table_first_layer(theory, df, list(data))
-    assert bool(t42.below.all() and t42.lmin_ok.all())  # the Schur-product theorem on real data
+def test_check_first_layer_prediction_and_counterfactuals():
     assert C.check_first_layer(_t42(), DEPTHS, 32).status == "reproduced"
     assert C.check_first_layer(_t42(fw_mono=[2]), DEPTHS, 32).status == "reproduced with caveat"
+    assert C.check_first_layer(_t42(fw_below=False), DEPTHS, 32).status == "reproduced with caveat"
     assert C.check_first_layer(_t42(mono=[1]), DEPTHS, 32).status == "not reproduced"
     assert C.check_first_layer(_t42(below=False), DEPTHS, 32).status == "not reproduced"
+    c = C.check_first_layer(pd.DataFrame(), DEPTHS, 32)  # kappa_0 = inf everywhere
+    assert c.status == "not checked" and "not testable on this data" in c.caveat
 
 
 def test_check_two_sample_prediction_and_counterfactual():
@@ -98,33 +171,34 @@ def test_check_two_sample_prediction_and_counterfactual():
     assert C.check_two_sample(rising, [0.05, 0.3], 64, 2).status == "not reproduced"
 
 
-def test_check_theory_prediction_cannot_fail(small):
-    """Cannot fail: beyond the 5/sqrt(m) tolerance the rule gives only a caveat."""
+def test_check_theory_prediction_prediction_and_counterfactual(small):
     data, _, S, theory = small
     cmp = C.table_theory_comparison(theory, S, list(data), DEPTHS)
     close = cmp.assign(angle_relu=cmp.angle_relu_theory, angle_rel_dev=0.0)
     assert C.check_theory_prediction(close, 512).status == "reproduced"
-    far = cmp.assign(angle_relu=cmp.angle_relu_theory * 3, angle_rel_dev=2.0)
-    assert C.check_theory_prediction(far, 512).status == "reproduced with caveat"
+    mid = cmp.assign(angle_rel_dev=10.0 / math.sqrt(512))
+    assert C.check_theory_prediction(mid, 512).status == "reproduced with caveat"
+    # the linear network's angles (no separation) against the ReLU prediction
+    far = cmp.assign(angle_relu=cmp.angle_linear, angle_rel_dev=(cmp.angle_linear / cmp.angle_relu_theory - 1).abs())
+    assert C.check_theory_prediction(far, 512).status == "not reproduced"
 
 
-def test_tables_and_notes(small):
+def test_batching_sentence_and_tables(small):
     data, df, S, theory = small
-    info = C.table_datasets(data, theory)
-    assert list(info.index) == ["a", "b"] and list(info.rank_G) == [3, 4]
-    assert np.all(np.isinf(info.kappa0))  # n > d: singular Gram matrix
-    tab = C.table_measured(S, data, batch_size=5)
-    assert len(tab) == 2 * len(DEPTHS) and "kappa ReLU, batch 5" in tab
-    assert C.table_cell_times(df).shape == (2, len(DEPTHS))
-    with pytest.raises(RuntimeError, match="none of the requested"):
-        C.compute_data(["mnist"], n_synthetic=5, idx_dir=None)
+    s = C.batching_sentence(S, data, DEPTHS, 5, ds="a")
+    assert "times smaller than the full-data kappa" in s and "-fold" in s
+    assert "single batch" in C.batching_sentence(S, data, DEPTHS, 512, ds="a")
+    tab = C.table_measured(S, data, 5)
+    assert "kappa ReLU, batch 5" in tab and "kappa ReLU, full" in tab and "kappa_0, small batch" in tab
+    assert len(tab) == 3 * len(DEPTHS)
+    assert C.table_cell_times(df).shape == (3, len(DEPTHS))
 
 
 def test_plots_return_figures(small):
     data, df, S, theory = small
     names = list(data)
-    for fig, n_axes in ((C.plot_figure3(S, names, DEPTHS), 2), (C.plot_prop41(C.prop41_bound(df), names), 2),
-                        (C.plot_first_layer(theory, df, names, 32), 2),
+    for fig, n_axes in ((C.plot_figure3(S, names, DEPTHS, 5), 3), (C.plot_prop41(C.prop41_bound(df), names), 2),
+                        (C.plot_first_layer(theory, S, names, 32), 2),
                         (C.plot_two_sample(C.two_sample_table([0.1, 1.0], [0, 1], 32, 2), [0.1, 1.0]), 1),
                         (C.plot_theory_comparison(theory, S, names, 32), 2)):
         assert isinstance(fig, Figure) and len(fig.axes) == n_axes

@@ -1,0 +1,237 @@
+"""Chapter 03: [LH] Prop 4.1 (small angle -> large kappa) and Thm 4.2 (first-layer NTK, kappa < kappa_0)."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from lib.book.plotting import figure
+from lib.book.results import Check
+from lib.chapters.conditioning.data import colors
+from lib.chapters.conditioning.summary import by, monotone_violations
+
+__all__ = ["prop41_bound", "plot_prop41", "check_prop41", "table_first_layer", "plot_first_layer",
+           "check_first_layer"]
+
+
+def prop41_bound(frame: pd.DataFrame) -> pd.DataFrame:
+    """[LH] Prop 4.1 per cell: lambda_min <= (1 - cos phi_min) max_i K_ii <= phi_min^2/2 max_i K_ii.
+
+    (Rayleigh quotient of v ~ e_i/``|F_i|`` - e_j/``|F_j|`` for the pair at the minimum angle.) Adds
+    ``phi2`` = phi_min^2, ``lmin_rel`` = lambda_min / max_i K_ii, ``bound_rel`` = 1 - cos phi_min,
+    ``tightness`` = lmin_rel / bound_rel, and ``kappa_lower`` = 1/(1 - cos phi_min). Cells whose kappa is
+    only an interval (matrix-free, no diagonal recorded) are left out.
+
+    Args:
+        frame: the per-cell frame of :func:`lib.chapters.conditioning.run_conditioning`.
+
+    Returns:
+        A copy of ``frame`` with the columns above.
+    """
+    df = frame[~frame.get("interval", pd.Series(False, index=frame.index)).astype(bool)].copy()
+    df["phi2"] = df["min_angle"] ** 2
+    df["lmin_rel"] = df["lambda_min"] / df["diag_max"]
+    df["bound_rel"] = 2.0 * np.sin(df["min_angle"] / 2.0) ** 2
+    df["tightness"] = df["lmin_rel"] / df["bound_rel"]
+    df["kappa_lower"] = 1.0 / df["bound_rel"]
+    return df
+
+
+def plot_prop41(p41: pd.DataFrame, names: Sequence[str]) -> Figure:
+    """[LH] Prop 4.1: lambda_min / max K_ii against phi_min^2 (left) and kappa against 1/phi_min^2 (right).
+
+    Args:
+        p41: the frame of :func:`prop41_bound` (singular cells are left out).
+        names: data sets, in legend order.
+
+    Returns:
+        A figure with two axes, the bounds dashed.
+    """
+    COLORS = colors(names)
+    fin = p41[~p41.singular.astype(bool)]
+    fig, axs = figure(ncols=2, width=5.6, height=4.2)
+    ax = axs[0, 0]
+    for ds in names:
+        for act, mk in (("relu", "o"), ("linear", "s")):
+            s = fin[(fin.dataset == ds) & (fin.activation == act)]
+            if len(s):
+                ax.scatter(s.phi2, s.lmin_rel, s=14, marker=mk, color=COLORS[ds], alpha=0.7,
+                           facecolors=COLORS[ds] if act == "relu" else "none", label=f"{ds}, {act}")
+    xs = np.geomspace(p41.phi2.min() * 0.8, p41.phi2.max() * 1.2, 50)
+    ax.plot(xs, xs / 2, "k--", label=r"bound $\phi_{\min}^2/2$")
+    ax.set(xscale="log", yscale="log", xlabel=r"$\phi_{\min}^2$ (rad$^2$)", ylabel=r"$\lambda_{\min}/\max_i K_{ii}$",
+           title=r"$\lambda_{\min} = O(\phi_{\min}^2)$")
+    ax.legend(fontsize="x-small")
+    ax = axs[0, 1]
+    for ds in names:
+        s = fin[fin.dataset == ds]
+        ax.scatter(1 / s.phi2, s.kappa, s=14, color=COLORS[ds], alpha=0.7, label=ds)
+    xs = np.geomspace((1 / p41.phi2).min() * 0.8, (1 / p41.phi2).max() * 1.2, 50)
+    ax.plot(xs, 2 * xs, "k--", label=r"bound $2/\phi_{\min}^2$")
+    ax.set(xscale="log", yscale="log", xlabel=r"$1/\phi_{\min}^2$", ylabel=r"$\kappa$ (finite cells)",
+           title=r"$\kappa = \Omega(1/\phi_{\min}^2)$")
+    ax.legend(fontsize="x-small")
+    return fig
+
+
+def check_prop41(p41: pd.DataFrame) -> Check:
+    """[LH] Prop 4.1: lambda_min(K) = O(phi_min^2) and kappa = Omega(1/phi_min^2).
+
+    Rule: "reproduced" if every non-singular cell satisfies the explicit bounds lambda_min <= (1 - cos phi_min)
+    max_i K_ii and kappa >= 1/(1 - cos phi_min), each with a 1e-9 relative allowance for float64 rounding of
+    the eigenvalues; otherwise "not reproduced". Singular cells (lambda_min = 0) satisfy any bound.
+
+    Args:
+        p41: the frame of :func:`prop41_bound`.
+
+    Returns:
+        The verdict.
+    """
+    fin = p41[~p41.singular.astype(bool)]
+    ok_l = bool((fin.lmin_rel <= fin.bound_rel * (1 + 1e-9)).all())
+    ok_k = bool((fin.kappa >= fin.kappa_lower * (1 - 1e-9)).all())
+    relu_fin = fin[fin.activation == "relu"]
+    rho = float(pd.Series(np.log(relu_fin.phi2.values)).corr(pd.Series(np.log(relu_fin.lmin_rel.values)),
+                                                               method="spearman")) if len(relu_fin) > 2 else float("nan")
+    return Check(
+        "[LH] Prop 4.1", status="reproduced" if ok_l and ok_k else "not reproduced",
+        measured=f"All {len(fin)} non-singular cells satisfy lambda_min <= (1 - cos phi_min) max K_ii "
+        f"({'yes' if ok_l else 'NO'}) and kappa >= 1/(1 - cos phi_min) ({'yes' if ok_k else 'NO'}); "
+        f"the ratio lambda_min / bound lies in [{fin.tightness.min():.2g}, {fin.tightness.max():.2g}], and across "
+        f"ReLU cells log lambda_min and log phi_min^2 have Spearman correlation {rho:.2f}. "
+        f"{int(p41.singular.astype(bool).sum())} singular cells (lambda_min = 0, kappa = inf) are consistent with any "
+        "angle.")
+
+
+def table_first_layer(theory: pd.DataFrame, summary: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
+    """[LH] Thm 4.2 where it can fail: the data sets and protocols with a finite kappa_0.
+
+    Full data when G = X X^T is non-singular (faces: n = 200 <= d = 625); batches below the rank when
+    it is not (digits, rank 61, batches of 60: per batch, kappa of the batch's K_L against its own
+    kappa_0). Infinite width from :func:`lib.chapters.conditioning.theory_cell`, finite width (seed
+    means of the first-layer-only NTK of the sweep) from :func:`lib.chapters.conditioning.summarize`.
+
+    Args:
+        theory: the frame of :func:`lib.chapters.conditioning.run_theory`.
+        summary: the frame of :func:`lib.chapters.conditioning.summarize`.
+        names: data sets.
+
+    Returns:
+        One row per (dataset, protocol): kappa0, below, lmin_ok, mono, kappa_L1, kappa_Lmax, fw_below,
+        fw_mono, fw_L1, fw_Lmax (empty when no data set has a finite kappa_0).
+    """
+    rows = []
+    for ds in names:
+        t = theory[theory.dataset == ds].set_index("depth").sort_index()
+        if "kappa_first" not in t or t.kappa_first.isna().all():
+            continue
+        deep = t[t.index >= 1]
+        if deep.empty:
+            continue
+        k0 = t.kappa_linear.iloc[0]
+        if np.isfinite(k0):
+            lmin0 = t.lambda_min_linear.iloc[0] / (t.index[0] + 1)
+            tol = 1e-10 * t.lambda_max_first.max()
+            fw = by(summary, ds, "relu", "kappa_first_mean")[deep.index] if "kappa_first_mean" in summary else None
+            rows.append(dict(
+                dataset=ds, protocol="full data", kappa0=k0, below=bool((deep.kappa_first < k0).all()),
+                lmin_ok=bool((deep.lambda_min_first >= lmin0 - tol).all()),
+                mono=[int(t.index[i + 1]) for i in monotone_violations(deep.kappa_first.values, rtol=1e-9)],
+                kappa_L1=deep.kappa_first.iloc[0], kappa_Lmax=deep.kappa_first.iloc[-1],
+                fw_below=bool((fw < k0).all()) if fw is not None else None,
+                fw_mono=[int(fw.index[i + 1]) for i in monotone_violations(fw.values, rtol=0.0)] if fw is not None else [],
+                fw_L1=fw.iloc[0] if fw is not None else np.nan, fw_Lmax=fw.iloc[-1] if fw is not None else np.nan))
+        if "kappa_first_small" in t and deep.kappa_first_small.notna().all():
+            k0s = deep.kappa0_small.iloc[0]
+            fw = (by(summary, ds, "relu", "kappa_first_small_mean")[deep.index]
+                  if "kappa_first_small_mean" in summary else None)
+            fwb = (by(summary, ds, "relu", "first_below0_small_min")[deep.index]
+                   if "first_below0_small_min" in summary else None)
+            rows.append(dict(
+                dataset=ds, protocol="small batches", kappa0=k0s, below=bool((deep.first_below0_small == 1.0).all()),
+                lmin_ok=True,
+                mono=[int(deep.index[i + 1]) for i in monotone_violations(deep.kappa_first_small.values, rtol=1e-9)],
+                kappa_L1=deep.kappa_first_small.iloc[0], kappa_Lmax=deep.kappa_first_small.iloc[-1],
+                fw_below=bool((fwb == 1.0).all()) if fwb is not None else None,
+                fw_mono=[int(fw.index[i + 1]) for i in monotone_violations(fw.values, rtol=0.0)] if fw is not None else [],
+                fw_L1=fw.iloc[0] if fw is not None else np.nan, fw_Lmax=fw.iloc[-1] if fw is not None else np.nan))
+    return pd.DataFrame(rows).set_index(["dataset", "protocol"]) if rows else pd.DataFrame()
+
+
+def plot_first_layer(theory: pd.DataFrame, summary: pd.DataFrame, names: Sequence[str], width: int) -> Figure:
+    """[LH] Thm 4.2: kappa of the first-layer NTK K_L against depth, with kappa_0, where kappa_0 is finite.
+
+    Left: full data (lines: infinite width; points: width-m seed means; dashed: kappa_0). Right: the same
+    on the small batches (means over batches), dashed: the batches' mean kappa_0.
+
+    Args:
+        theory: the frame of :func:`lib.chapters.conditioning.run_theory`.
+        summary: the frame of :func:`lib.chapters.conditioning.summarize`.
+        names: data sets, in legend order.
+        width: hidden width m (legend).
+
+    Returns:
+        A figure with two axes.
+    """
+    COLORS = colors(names)
+    fig, axs = figure(ncols=2, width=5.6, height=4.2)
+    for ax, (col, k0col, fwcol, title) in zip(axs[0], (
+            ("kappa_first", "kappa_linear", "kappa_first_mean", "full data (finite $\\kappa_0$)"),
+            ("kappa_first_small", "kappa0_small", "kappa_first_small_mean", "batches below rank G"))):
+        for ds in names:
+            t = theory[theory.dataset == ds].set_index("depth").sort_index()
+            if col not in t or t[col].isna().all() or not np.isfinite(t[k0col].dropna()).all():
+                continue
+            t = t[t.index >= 1]
+            ax.plot(t.index, t[col], "-", color=COLORS[ds], label=f"{ds}, infinite width")
+            if fwcol in summary:
+                fw = by(summary, ds, "relu", fwcol)[t.index]
+                ax.plot(fw.index, fw, "o", ms=4, color=COLORS[ds], label=f"{ds}, width {width}")
+            ax.axhline(t[k0col].iloc[0], color=COLORS[ds], ls="--", lw=1, label=rf"{ds}: $\kappa_0$")
+        ax.set(yscale="log", xlabel="depth L", ylabel=r"$\kappa(K_L)$, first layer trained", title=title)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize="x-small")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    return fig
+
+
+def check_first_layer(t42: pd.DataFrame, depths: Sequence[int], width: int) -> Check:
+    """[LH] Thm 4.2: with only W^(1) trained, lambda_min(K_L) >= lambda_min(G), kappa(K_L) < kappa_0, non-increasing.
+
+    Tested only where kappa_0 is finite (:func:`table_first_layer`): with kappa_0 = inf "below" holds for
+    any finite kappa(K_L), so such data give "not checked" (not testable on this data). Rule: "reproduced"
+    if at infinite width every tested row has kappa(K_L) < kappa_0 for all L >= 1 (on the small batches:
+    in every batch), lambda_min(K_L) >= lambda_min(G) up to 1e-10 lambda_max (float64 eigenvalue rounding)
+    and kappa(K_L) non-increasing up to 1e-9 relative, and the finite-width seed means are below kappa_0
+    and non-increasing; "reproduced with caveat" if only the finite-width part fails (its kappa carries
+    O(1/sqrt(m)) noise); "not reproduced" if the infinite-width statement fails.
+
+    Args:
+        t42: the frame of :func:`table_first_layer`.
+        depths: the sorted depths of the sweep.
+        width: hidden width m.
+
+    Returns:
+        The verdict.
+    """
+    if t42.empty:
+        return Check("[LH] Thm 4.2", status="not checked", measured="kappa_0 = inf on every data set run.",
+                     caveat="not testable on this data: kappa_0 is infinite (n > rank G), so kappa(K_L) < kappa_0 "
+                     "holds for any finite value; needs data with n <= rank G (faces) or batches below the rank")
+    inf_ok = bool(t42.below.all() and t42.lmin_ok.all() and all(not v for v in t42.mono))
+    fw_ok = bool(all(b is None or b for b in t42.fw_below) and all(not v for v in t42.fw_mono))
+    status = "reproduced" if inf_ok and fw_ok else "reproduced with caveat" if inf_ok else "not reproduced"
+    txt = "; ".join(
+        f"{ds} ({prot}): kappa_0 = {r.kappa0:.3g}, infinite-width kappa(K_L) {r.kappa_L1:.3g} (L=1) -> "
+        f"{r.kappa_Lmax:.3g} (L={max(depths)}), width-{width} mean {r.fw_L1:.3g} -> {r.fw_Lmax:.3g}"
+        + (" (finite width NOT below kappa_0)" if r.fw_below is False else "")
+        + (f" (rises at L={r.fw_mono})" if r.fw_mono else "") for (ds, prot), r in t42.iterrows())
+    return Check(
+        "[LH] Thm 4.2", status=status,
+        caveat="" if status != "reproduced with caveat" else "the finite-width kernel misses the infinite-width bound",
+        measured=f"Where kappa_0 is finite ({len(t42)} data set/protocol pairs): infinite width kappa(K_L) < kappa_0 "
+        f"for all L >= 1 on {int(t42.below.sum())}/{len(t42)}, lambda_min(K_L) >= lambda_min(G) on "
+        f"{int(t42.lmin_ok.sum())}/{len(t42)}, non-increasing on {sum(not v for v in t42.mono)}/{len(t42)}. {txt}.")

@@ -1,0 +1,327 @@
+"""Chapter 03 sweep cells: one network per (data set, depth, activation, seed), its NTK measured once and
+read both ways ([LH] Sec. 4.1): on the full data and under the authors' batch protocol.
+
+The batch kernels of the authors' protocol are principal sub-matrices of the full NTK (the NTK of a
+batch is the restriction of the kernel), so one kernel serves both protocols, the first-layer kernel of
+[LH] Thm 4.2 comes from the same forward/backward pass, and a linear network's NTK is read off a d x d
+matrix (its gradient features are linear in x). At large n the full-data values come from
+:func:`lib.finite.extremes.ntk_extremes`, whose kappa may be a certified interval.
+"""
+from __future__ import annotations
+
+import math
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from lib.book.sweep import SweepResult, run_sweep
+from lib.finite.extremes import ntk_extremes
+from lib.finite.mlp import MLP
+from lib.finite.ntk import empirical_ntk, ntk_with_layer_terms
+from lib.spectra import extreme_eigenvalues, min_pairwise_angle
+from lib.theory import relu_first_layer_ntk, relu_ntk
+from lib.validation import InputError
+
+__all__ = ["CELL_VERSION", "ACTIVATIONS", "FULL_METHODS", "DENSE_MAX", "authors_partition", "mean_kappa",
+           "batch_kappas", "linear_features", "full_and_first_layer_ntk", "ntk_cell", "theory_cell",
+           "conditioning_cells", "run_conditioning", "run_theory"]
+
+#: bump when :func:`ntk_cell` or :func:`theory_cell` change what they compute (old cache cells stop matching)
+CELL_VERSION = "3"
+ACTIVATIONS = ("relu", "linear")
+#: how the full-data kappa and angle are computed: dense kernel, :func:`lib.finite.extremes.ntk_extremes`,
+#: or ``"auto"`` (dense up to :data:`DENSE_MAX` samples)
+FULL_METHODS = ("auto", "dense", "extremes")
+DENSE_MAX = 8000
+
+
+def authors_partition(n: int, batch_size: int, seed: int) -> list[np.ndarray]:
+    """The authors' batches ([LH] Sec. 4.1): a fresh random permutation per seed, cut into ``batch_size``
+    pieces, the last partial batch kept.
+
+    Args:
+        n: samples.
+        batch_size: batch size (512 in their script).
+        seed: seed of the permutation (one per weight seed, as their ``torch.randperm`` after ``manual_seed``).
+
+    Returns:
+        The index arrays of the batches, in order.
+    """
+    if batch_size < 1:
+        raise InputError(f"batch_size must be positive, got {batch_size}")
+    perm = np.random.default_rng(seed).permutation(n)
+    return [perm[i:i + batch_size] for i in range(0, n, batch_size)]
+
+
+def mean_kappa(values: Iterable[float]) -> float:
+    """Mean of condition numbers, ``inf`` as soon as one is infinite (the average of an infinite kappa)."""
+    v = np.asarray(list(values), dtype=float)
+    return math.inf if np.isinf(v).any() else float(v.mean())
+
+
+def _kappa(K: np.ndarray) -> float:
+    n = K.shape[0]
+    return extreme_eigenvalues(K, method="lanczos" if n >= 1000 else "eigh").kappa
+
+
+def batch_kappas(K: np.ndarray, batches: Sequence[np.ndarray]) -> np.ndarray:
+    """kappa of each batch kernel K[b, b] (a principal sub-matrix: the NTK of the batch), ``inf`` if singular.
+
+    Args:
+        K: the full kernel (n x n).
+        batches: index arrays (:func:`authors_partition`).
+
+    Returns:
+        One kappa per batch.
+    """
+    return np.array([_kappa(K[np.ix_(b, b)]) for b in batches])
+
+
+def linear_features(net: MLP, X) -> np.ndarray:
+    """Features F (n x d) with F F^T = the NTK of a linear network ([LH] Cor 2.4: rank <= d at any width).
+
+    A linear network's gradient is linear in x, so K(x, y) = x^T Q y with Q = K(I_d, I_d), the NTK on
+    the unit vectors; F = X Q^(1/2).
+
+    Args:
+        net: a scalar-output MLP with the linear activation.
+        X: inputs (n, d).
+
+    Returns:
+        float64 array (n, d).
+    """
+    if net.activation.name != "linear" and net.depth > 0:
+        raise InputError("linear_features needs a linear network")
+    d = net.in_dim
+    Q = empirical_ntk(net, np.eye(d))
+    w, V = np.linalg.eigh((Q + Q.T) / 2)
+    return np.asarray(X, dtype=np.float64) @ (V * np.sqrt(np.clip(w, 0.0, None)))
+
+
+def full_and_first_layer_ntk(net: MLP, X) -> tuple[np.ndarray, np.ndarray | None]:
+    """The full NTK and the first-layer-only NTK ([LH] Thm 4.2) from one forward/backward pass.
+
+    K = A_L A_L^T + sum_{l=1..L} (D_l D_l^T) o (A_{l-1} A_{l-1}^T) ([LH] Sec. 2, the formulas page
+    ``book/formulas.md``) and the first-layer kernel is the l = 1 term (D_1 D_1^T) o (X X^T), both from
+    :func:`lib.finite.ntk.ntk_with_layer_terms`.
+
+    Args:
+        net: a scalar-output :class:`lib.finite.mlp.MLP` at its current weights.
+        X: inputs of shape (n, d).
+
+    Returns:
+        ``(K, K_1)``: the full n x n NTK and the first-layer kernel (``(X X^T, None)`` at depth 0).
+    """
+    if net.out_dim != 1:
+        raise InputError("full_and_first_layer_ntk supports scalar-output networks only")
+    if net.depth == 0:
+        return empirical_ntk(net, X), None
+    K, terms = ntk_with_layer_terms(net, X, terms=(1,))
+    return K, terms[1]
+
+
+def _spectrum_fields(K: np.ndarray, suffix: str = "", rank_bound: int | None = None) -> dict:
+    n = K.shape[0]
+    if rank_bound is not None and rank_bound < n:  # singular by rank, exactly
+        lmax = float(np.linalg.eigvalsh(K)[-1]) if n <= 1000 else float(
+            extreme_eigenvalues(K, method="lanczos").lambda_max)
+        return {f"kappa{suffix}": math.inf, f"lambda_min{suffix}": 0.0, f"lambda_max{suffix}": lmax,
+                f"singular{suffix}": True}
+    sp = extreme_eigenvalues(K, method="lanczos" if n >= 1000 else "eigh")
+    return {f"kappa{suffix}": sp.kappa, f"lambda_min{suffix}": sp.lambda_min,
+            f"lambda_max{suffix}": sp.lambda_max, f"singular{suffix}": sp.singular}
+
+
+def _batch_fields(K, K1, X, batches, small) -> dict:
+    out = {"kappa_batch": mean_kappa(batch_kappas(K, batches)), "n_batches": len(batches),
+           "min_angle_batch": float(np.mean([min_pairwise_angle(K[np.ix_(b, b)]) if len(b) > 1 else np.nan
+                                             for b in batches]))}
+    if small is not None:
+        ks, k0 = batch_kappas(K, small), np.array([_kappa(X[b] @ X[b].T) for b in small])
+        out.update(kappa_small=mean_kappa(ks), kappa0_small=mean_kappa(k0),
+                   below0_small=float(np.mean(ks < k0)))
+        if K1 is not None:
+            k1 = batch_kappas(K1, small)
+            out.update(kappa_first_small=mean_kappa(k1), first_below0_small=float(np.mean(k1 < k0)))
+    return out
+
+
+def ntk_cell(params: dict, X: np.ndarray) -> dict:
+    """One cell of [LH] Figure 3: a fresh network at initialization, its NTK read on the full data and in batches.
+
+    ``params``: ``activation``, ``depth``, ``width``, ``seed`` (weights and the batch partition),
+    ``device``, ``batch_size`` (the authors' protocol, :func:`authors_partition`), ``small_batch``
+    (None, or batches of that size for a finite kappa_0), ``first_layer`` (also the NTK with only W^(1)
+    trainable, [LH] Thm 4.2), ``full_method`` (:data:`FULL_METHODS`).
+
+    Returns (flat dict): ``min_angle`` (full set, rad), ``kappa`` (full data; the low end when only an
+    interval is known) and ``kappa_high`` (= ``kappa`` for an exact value), ``interval``, ``lambda_min``,
+    ``lambda_max``, ``singular``, ``diag_max``/``diag_min`` (dense only), ``kappa_batch`` (mean over the
+    batches of the authors' partition), ``n_batches``, ``min_angle_batch`` (mean over batches of the batch's
+    min angle, for reference only: the authors took the angle on the full set); with ``small_batch``: ``kappa_small``,
+    ``kappa0_small`` (mean kappa of the batches' Gram matrices), ``below0_small`` (fraction of batches with
+    kappa < kappa_0); with ``first_layer``: ``kappa_first`` etc. and ``kappa_first_small``,
+    ``first_below0_small``.
+
+    Args:
+        params: the cell's parameters (above).
+        X: the data set's inputs, shape (n, d).
+
+    Returns:
+        The cell's measurements.
+    """
+    n, d = X.shape
+    L, act, seed = int(params["depth"]), params["activation"], int(params["seed"])
+    net = MLP(d, int(params["width"]), L, activation=act, seed=seed, device=params.get("device", "cpu"))
+    method = params.get("full_method", "auto")
+    if method not in FULL_METHODS:
+        raise InputError(f"full_method must be one of {FULL_METHODS}, got {method!r}")
+    if method == "auto":
+        method = "dense" if n <= DENSE_MAX else "extremes"
+    batches = authors_partition(n, int(params["batch_size"]), seed)
+    small = authors_partition(n, int(params["small_batch"]), seed) if params.get("small_batch") else None
+    first = bool(params.get("first_layer")) and L >= 1 and act == "relu"
+    out = {"n": int(n), "d": int(d), "batch_size": int(params["batch_size"])}
+    if method == "dense":
+        K1 = None
+        if act == "linear" or L == 0:
+            F = linear_features(net, X)
+            K, rank_bound = F @ F.T, d
+        elif first:
+            (K, K1), rank_bound = full_and_first_layer_ntk(net, X), None
+        else:
+            K, rank_bound = empirical_ntk(net, X), None
+        diag = np.diag(K)
+        out.update(min_angle=min_pairwise_angle(K), **_spectrum_fields(K, rank_bound=rank_bound), interval=False,
+                   diag_max=float(diag.max()), diag_min=float(diag.min()))
+        out["kappa_high"] = out["kappa"]
+        out.update(_batch_fields(K, K1, X, batches, small))
+        del K
+        if K1 is not None:
+            out.update(_spectrum_fields(K1, "_first"))
+        return out
+    # full data at large n: nothing n x n is held; batch kernels computed batch by batch
+    res = ntk_extremes(net, X, progress=False)
+    interval = isinstance(res.kappa, tuple)
+    lo, hi = res.kappa if interval else (res.kappa, res.kappa)
+    out.update(min_angle=res.min_angle, kappa=float(lo), kappa_high=float(hi), interval=interval,
+               lambda_min=res.lambda_min, lambda_max=res.lambda_max, singular=res.singular,
+               diag_max=np.nan, diag_min=np.nan, method_note=res.accuracy)
+    out.update(kappa_batch=mean_kappa(_kappa(empirical_ntk(net, X[b])) for b in batches), n_batches=len(batches))
+    return out
+
+
+def theory_cell(params: dict, X: np.ndarray) -> dict:
+    """Infinite-width predictions for one (data set, depth) from ``lib.theory`` ([LH] Lemma 3.1, Thm 4.2).
+
+    ReLU: the NTK Theta^(L) (:func:`lib.theory.relu_ntk`), its min gradient angle and spectrum. Linear:
+    (L+1) G ([LH] Cor 2.4), whose kappa is kappa_0 and whose angles are the input angles. With
+    ``first_layer``: K_L = G o P_L (:func:`lib.theory.relu_first_layer_ntk`); with ``small_batch`` and
+    ``seeds`` also its kappa and kappa_0 on the batches of the same partitions as the sweep
+    (``kappa_first_small``, ``kappa0_small``, ``first_below0_small``).
+
+    Args:
+        params: ``depth``, and optionally ``first_layer``, ``small_batch``, ``seeds``.
+        X: the data set's inputs, shape (n, d).
+
+    Returns:
+        ``min_angle_relu``/``_linear`` and the spectrum fields (``kappa``, ``lambda_min``, ``lambda_max``,
+        ``singular``) with suffixes ``_relu``, ``_linear``, ``_first``.
+    """
+    L, n = int(params["depth"]), X.shape[0]
+    rank = int(np.linalg.matrix_rank(X))
+    G = X @ X.T
+    out = {"min_angle_linear": min_pairwise_angle(G), **_spectrum_fields((L + 1) * G, "_linear", rank_bound=rank)}
+    K = relu_ntk(X, L) if L >= 1 else G
+    out.update(min_angle_relu=min_pairwise_angle(K), **_spectrum_fields(K, "_relu", rank_bound=rank if L == 0 else None))
+    del K
+    if params.get("first_layer"):
+        KL = relu_first_layer_ntk(X, L) if L >= 1 else G
+        out.update(_spectrum_fields(KL, "_first", rank_bound=rank if L == 0 else None))
+        if params.get("small_batch"):
+            ks, k0 = [], []
+            for s in range(int(params.get("seeds", 1))):
+                for b in authors_partition(n, int(params["small_batch"]), s):
+                    ks.append(_kappa(KL[np.ix_(b, b)]))
+                    k0.append(_kappa(G[np.ix_(b, b)]))
+            ks, k0 = np.array(ks), np.array(k0)
+            out.update(kappa_first_small=mean_kappa(ks), kappa0_small=mean_kappa(k0),
+                       first_below0_small=float(np.mean(ks < k0)))
+    return out
+
+
+def conditioning_cells(datasets: Iterable[str], depths: Iterable[int], width: int, seeds: int, *,
+                       batch_size: int = 512, small: dict[str, int] | None = None,
+                       first_layer: bool | Iterable[str] = True, activations: Sequence[str] = ACTIVATIONS,
+                       device: str = "cpu", full_method: str = "auto") -> list[dict]:
+    """The grid of [LH] Sec. 4.1: data set x depth x activation x seed.
+
+    Args:
+        datasets: data set names.
+        depths: depths L.
+        width: hidden width m.
+        seeds: weight draws (and batch partitions) per (data set, depth, activation).
+        batch_size: the authors' batch size.
+        small: ``{data set: batch size}`` of batches with a finite kappa_0 (:func:`~lib.chapters.conditioning.data.small_batch_sets`).
+        first_layer: data sets whose ReLU cells also record the first-layer kernel ([LH] Thm 4.2); True:
+            all, False: none.
+        activations: drawn from ``("relu", "linear")``.
+        device: torch device.
+        full_method: :data:`FULL_METHODS`.
+
+    Returns:
+        One parameter dict per cell, for :func:`run_conditioning`.
+    """
+    bad = [a for a in activations if a not in ACTIVATIONS]
+    if bad:
+        raise InputError(f"activations must be drawn from {ACTIVATIONS}, got {bad}")
+    if full_method not in FULL_METHODS:
+        raise InputError(f"full_method must be one of {FULL_METHODS}, got {full_method!r}")
+    datasets = list(datasets)
+    small = dict(small or {})
+    first_layer = set(datasets) if first_layer is True else set() if first_layer is False else set(first_layer)
+    return [dict(dataset=ds, depth=int(L), activation=act, width=int(width), seed=s, device=device,
+                 batch_size=int(batch_size), small_batch=small.get(ds), full_method=full_method,
+                 first_layer=bool(ds in first_layer and act == "relu"))
+            for ds in datasets for L in depths for act in activations for s in range(seeds)]
+
+
+def run_conditioning(data: dict, cells: list[dict], scheduler=None, progress: bool = True,
+                     **kw) -> SweepResult:
+    """Run (or resume) the Figure 3 sweep: cached under ``<cache>/sweeps/conditioning``.
+
+    Args:
+        data: arrays by name.
+        cells: the cells of :func:`conditioning_cells`.
+        scheduler: None (run here), ``"local"`` or a Dask scheduler address.
+        progress: show a progress bar.
+        **kw: passed to :func:`lib.book.sweep.run_sweep` (e.g. ``threads``).
+
+    Returns:
+        The sweep, one row of :func:`ntk_cell` per cell in ``.frame``.
+    """
+    return run_sweep("conditioning", ntk_cell, cells, data=data, version=CELL_VERSION, scheduler=scheduler,
+                     progress=progress, desc="NTK cells", **kw)
+
+
+def run_theory(data: dict, depths: Iterable[int], first_layer: Iterable[str] = (),
+               small: dict[str, int] | None = None, seeds: int = 1, progress: bool = True, **kw) -> SweepResult:
+    """Infinite-width predictions per (data set, depth), cached under ``<cache>/sweeps/conditioning-theory``.
+
+    Args:
+        data: arrays by name.
+        depths: depths L.
+        first_layer: data sets that also get the first-layer kernel K_L ([LH] Thm 4.2).
+        small: ``{data set: batch size}`` of the small batches.
+        seeds: partitions of the small batches (as in the sweep).
+        progress: show a progress bar.
+        **kw: passed to :func:`lib.book.sweep.run_sweep`.
+
+    Returns:
+        The sweep, one row of :func:`theory_cell` per (data set, depth) in ``.frame``.
+    """
+    small, first_layer = dict(small or {}), set(first_layer)
+    cells = [dict(dataset=ds, depth=int(L), first_layer=ds in first_layer, small_batch=small.get(ds),
+                  seeds=int(seeds)) for ds in data for L in depths]
+    return run_sweep("conditioning-theory", theory_cell, cells, data=data, version=CELL_VERSION,
+                     progress=progress, desc="theory cells", **kw)

@@ -1,0 +1,190 @@
+"""Chapter 03 data: the data sets of [LH] Sec. 4.1 that can be had offline, their ranks and kappa_0."""
+from __future__ import annotations
+
+import warnings
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from lib.book.plotting import palette
+from lib.data.datasets import DATASETS, DataMissingError, IDX_DATASETS, load_dataset
+from lib.spectra import extreme_eigenvalues
+
+__all__ = ["DATASET_NAMES", "load_datasets", "compute_data", "colors", "table_datasets", "small_batch_sets",
+           "pixel_range_param", "first_layer_sets"]
+
+#: the names chapter 03 accepts: those of :func:`lib.data.datasets.load_dataset` and ``"synthetic_d10"``,
+#: the 2000 x 10 Gaussian set of the authors' script (the paper's text says N(0, I_5))
+DATASET_NAMES = (*DATASETS, "synthetic_d10")
+
+
+def load_datasets(names: Sequence[str], *, n_synthetic: int, d_synthetic: int = 5, n_digits: int | None = None,
+                  n_idx: int | None = 2000, n_file: int | None = None, idx_dir=None, data_file=None,
+                  data_key: str | None = None, unit_norm: bool = False, seed: int = 0, n_faces: int | None = None,
+                  pixel_range=None) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """The data sets of the chapter by name; those whose files are absent are reported, not loaded.
+
+    Names: ``synthetic`` (n_synthetic x d_synthetic Gaussian), ``synthetic_d10`` (n_synthetic x 10),
+    ``digits`` (n_digits of 1797, None = all), ``faces`` (n_faces of scikit-image's 200 LFW images,
+    None = all), ``mnist`` / ``fashion_mnist`` (n_idx training images from IDX files under ``idx_dir``,
+    None = all 60000), ``file`` (n_file rows of the user's ``data_file``). Real sets are subsampled with
+    ``seed``; image pixels follow :func:`lib.data.datasets.load_dataset` (``pixel_range``).
+
+    Args:
+        names: data set names (:data:`DATASET_NAMES`).
+        n_synthetic, d_synthetic: size and dimension of the synthetic set.
+        n_digits, n_faces, n_idx, n_file: samples of the real sets (None: all).
+        idx_dir: folder of the IDX files.
+        data_file, data_key: the user's array and its key inside an .npz file.
+        unit_norm: rescale every input to unit norm.
+        seed: seed of the synthetic draw and of the subsamples.
+        pixel_range: None (each image set's default) or ``(-1, 1)`` / ``(0, 1)`` for every image set.
+
+    Returns:
+        (arrays by name, messages by name for the missing ones, saying what is missing and where).
+    """
+    data, skipped = {}, {}
+    for name in names:
+        opts = dict(seed=seed, unit_norm=unit_norm)
+        pix = dict(pixel_range=pixel_range) if pixel_range is not None else {}
+        try:
+            if name == "synthetic":
+                X = load_dataset(name, n=n_synthetic, d=d_synthetic, **opts)
+            elif name == "synthetic_d10":
+                X = load_dataset("synthetic", n=n_synthetic, d=10, **opts)
+            elif name == "digits":
+                X = load_dataset(name, n=n_digits, **opts, **pix)
+            elif name == "faces":
+                X = load_dataset(name, n=n_faces, **opts, **pix)
+            elif name in IDX_DATASETS:
+                X = load_dataset(name, n=n_idx, idx_dir=idx_dir, **opts, **pix)
+            elif name == "file":
+                if data_file is None:
+                    raise DataMissingError("data set 'file' was asked for but no data_file was given")
+                X = load_dataset(name, n=n_file, path=data_file, key=data_key, **opts)
+            else:
+                X = load_dataset(name)  # raises the unknown-name error
+        except DataMissingError as exc:
+            skipped[name] = str(exc)
+            continue
+        data[name] = X
+    return data, skipped
+
+
+def compute_data(names: Sequence[str], **kw) -> tuple[dict[str, np.ndarray], str]:
+    """The chapter's data sets (:func:`load_datasets`); a missing one is skipped with a warning.
+
+    Each skipped data set is reported by ``warnings.warn`` (the pipeline prints it on the terminal) and
+    in the returned Markdown note ([LH] Sec. 4.1).
+
+    Args:
+        names: data set names, in legend order.
+        **kw: the keyword arguments of :func:`load_datasets`.
+
+    Returns:
+        ``(arrays by name, note)``; the note is empty when nothing was skipped.
+
+    Raises:
+        lib.data.datasets.DataMissingError: none of the requested data sets is available; the message
+            gives the reason for each.
+    """
+    data, skipped = load_datasets(names, **kw)
+    for name, msg in skipped.items():
+        warnings.warn(f"data set {name!r} skipped: {msg}", stacklevel=2)
+    note = "\n\n".join(f"> **{name} skipped.** {msg}" for name, msg in skipped.items())
+    if not data:
+        raise DataMissingError("none of the requested data sets is available: "
+                               + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
+    return data, note
+
+
+def colors(names: Sequence[str]) -> dict:
+    """One colour of the book's palette per data set, in legend order."""
+    return dict(zip(names, palette(len(names))))
+
+
+def small_batch_sets(data: dict, small_batch: int | None) -> dict[str, int]:
+    """The data sets that get batches of ``small_batch`` for a finite kappa_0 ([LH] Thm 4.2, Fig 3).
+
+    A data set qualifies when its Gram matrix is singular (rank G < n, so kappa_0 = inf on the full set)
+    but ``small_batch <= rank G``, so that a batch of that size generically has a full-rank Gram matrix:
+    the digits (rank 61) with batches of 60, not the synthetic sets (rank d = 5 or 10).
+
+    Args:
+        data: arrays by name.
+        small_batch: the batch size (None: no data set).
+
+    Returns:
+        ``{name: small_batch}`` for the qualifying data sets.
+    """
+    if not small_batch:
+        return {}
+    out = {}
+    for k, X in data.items():
+        r = int(np.linalg.matrix_rank(X)) if X.shape[0] <= 20000 else min(X.shape)
+        if r < X.shape[0] and small_batch <= r:
+            out[k] = int(small_batch)
+    return out
+
+
+def table_datasets(data: dict, small: dict[str, int] | None = None) -> pd.DataFrame:
+    """Size, rank of G = X X^T, kappa_0 = kappa(G) and the batch of finite kappa_0 of each data set ([LH] Sec. 4.1).
+
+    Args:
+        data: arrays by name.
+        small: the output of :func:`small_batch_sets`.
+
+    Returns:
+        One row per data set: n, d, rank_G, kappa0 (inf when rank_G < n), small_batch.
+    """
+    rows = []
+    for k, X in data.items():
+        n = X.shape[0]
+        rank = int(np.linalg.matrix_rank(X)) if n <= 20000 else min(X.shape)
+        kappa0 = extreme_eigenvalues(X @ X.T).kappa if rank == n and n <= 8000 else np.inf if rank < n else np.nan
+        rows.append(dict(dataset=k, n=n, d=X.shape[1], rank_G=rank, kappa0=kappa0,
+                         small_batch=(small or {}).get(k)))
+    return pd.DataFrame(rows).set_index("dataset")
+
+
+def pixel_range_param(name: str, value):
+    """Notebook checker (:func:`lib.book.params.validate`) of ``pixel_range``: None, ``[-1, 1]`` or ``[0, 1]``.
+
+    Args:
+        name: the parameter's name (for the message).
+        value: the value.
+
+    Returns:
+        None or the range as a tuple.
+
+    Raises:
+        lib.book.params.ParameterError: any other value, naming the parameter.
+    """
+    from lib.book.params import ParameterError
+    from lib.data.base import pixel_range_of
+    from lib.validation import InputError
+
+    if value is None:
+        return None
+    try:
+        return pixel_range_of(value)
+    except InputError:
+        raise ParameterError(f"parameter {name!r} must be None, [-1, 1] (the authors' preprocessing) or [0, 1], "
+                             f"got {value!r}") from None
+
+
+def first_layer_sets(info: pd.DataFrame, enabled: bool = True) -> list[str]:
+    """The data sets on which [LH] Thm 4.2 can fail: kappa_0 finite on the full data or on small batches.
+
+    Args:
+        info: the frame of :func:`table_datasets`.
+        enabled: False gives none (the first-layer kernels are not computed).
+
+    Returns:
+        Their names (the first-layer kernels are computed only there: on the others kappa_0 = inf).
+    """
+    if not enabled:
+        return []
+    return [k for k, r in info.iterrows() if np.isfinite(r.kappa0) or (r.small_batch is not None
+                                                                        and not pd.isna(r.small_batch))]

@@ -1,0 +1,48 @@
+"""Chapter 03 data and the agreement with the authors' code (lib.chapters.conditioning.data, .agreement)."""
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lib.chapters import conditioning as C
+from lib.data.datasets import DataMissingError
+
+
+def test_compute_data_warns_on_a_missing_set_and_errors_when_none_is_left(tmp_path):
+    with pytest.warns(UserWarning, match="'mnist' skipped: .*train-images-idx3-ubyte"):
+        data, note = C.compute_data(["synthetic", "mnist"], n_synthetic=7, idx_dir=str(tmp_path))
+    assert list(data) == ["synthetic"] and "mnist skipped" in note
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(DataMissingError, match="none of the requested data sets is available: mnist: .*idx_dir"):
+            C.compute_data(["mnist"], n_synthetic=5, idx_dir=None)
+
+
+def test_faces_digits_and_synthetic_d10():
+    data, _ = C.load_datasets(["faces", "synthetic_d10", "digits"], n_synthetic=30, n_digits=120, n_faces=50)
+    assert data["faces"].shape == (50, 625) and data["synthetic_d10"].shape == (30, 10)
+    info = C.table_datasets(data, C.small_batch_sets(data, 40))
+    assert np.isfinite(info.kappa0["faces"]) and math.isinf(info.kappa0["digits"])
+    assert info.small_batch["digits"] == 40 and pd.isna(info.small_batch["synthetic_d10"])
+    assert C.first_layer_sets(info) == ["faces", "digits"] and C.first_layer_sets(info, False) == []
+    assert C.small_batch_sets(data, 70) == {}  # 70 > rank 61 of the digits: no finite kappa_0
+
+
+def test_pixel_range_param():
+    from lib.book.params import ParameterError
+    assert C.pixel_range_param("pixel_range", [0, 1]) == (0.0, 1.0) and C.pixel_range_param("p", None) is None
+    with pytest.raises(ParameterError, match="'pixel_range' must be"):
+        C.pixel_range_param("pixel_range", [0, 255])
+
+
+def test_authors_agreement_prediction_and_counterfactual():
+    rng = np.random.default_rng(0)
+    data = {"wide": rng.standard_normal((6, 9)), "tall": rng.standard_normal((8, 3))}
+    tab = C.authors_agreement(data, [0, 1, 3], 16, n=8, progress=False)
+    c = C.check_authors_agreement(tab)
+    assert c.status == "reproduced" and tab.kernel_rel_err.max() < 1e-12
+    assert "not inf" in c.measured  # "tall" has n > d: singular linear kernels
+    wrong = tab.assign(kernel_rel_err=np.where(tab.activation == "linear", 0.75, tab.kernel_rel_err))
+    assert C.check_authors_agreement(wrong).status == "not reproduced"
