@@ -3,7 +3,7 @@ with Liu, Zhu & Belkin 2020 ([LZB]) and Agarwal, Awasthi & Kale 2021 ([AAK]).
 
 The public core::
 
-    from lib import MLP, empirical_ntk, condition_number, spectrum, min_pairwise_angle, theory
+    from lib import MLP, empirical_ntk, condition_number, spectrum, min_pairwise_angle, theory, ntk_extremes
 
 Which function checks which result (each ``check_*`` returns a :class:`lib.book.results.Check`;
 the formulas behind them are on the book's formulas page, ``book/formulas.md``):
@@ -15,6 +15,7 @@ Result                                    Checked by (``lib.chapters.``...)
 [LH] Thm 2.3 (gradient norm; erratum)     ``linear_baseline.check_gradient_norm``
 [LH] Cor 2.4 (K ~ G; factor; kappa)       ``linear_baseline.check_kernel``, ``linear_baseline.check_kernel_factor``, ``linear_baseline.check_conditioning``
 [LH] Lemma D.1 (A^T A / m -> I)           ``linear_baseline.check_lemma_d1``
+[LH] Remark 3.4 (separation in distance)  ``linear_baseline.check_distances``
 [LH] Lemma 3.1 (Eq. 7; gradient norm)     ``better_separation.check_width_convergence``, ``better_separation.check_gradient_norm``
 [LH] Thm 3.2 (separation at finite m)     ``better_separation.check_separation_onset``
 [LH] Cor 3.3 (small-angle law)            ``better_separation.check_small_angle_law``
@@ -43,6 +44,7 @@ Result                                    Checked by (``lib.chapters.``...)
 [AAK] Lemma C.7 (dual bound)              ``infinite_depth.check_dual_bound``
 [AAK] Sec. 7 (normalized ReLU)            ``infinite_depth.check_normrelu`` (Monte Carlo of the torch function)
 Our engine (speed, memory, throughput)    ``performance.check_speedup``, ``performance.check_memory``, ``performance.check_throughput``
+Full-data kappa and angle (n = 60,000)    ``performance.compute_scale`` (:func:`lib.finite.extremes.ntk_extremes`, also ``lib.ntk_extremes``)
 ========================================  ===================================================================
 
 Where the measurements come from:
@@ -59,8 +61,10 @@ Where the measurements come from:
 from __future__ import annotations
 
 from lib import theory
+from lib.finite.extremes import ntk_extremes
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 from lib.spectra import Spectrum, condition_number, min_pairwise_angle, spectrum
 
-__all__ = ["MLP", "empirical_ntk", "condition_number", "spectrum", "Spectrum", "min_pairwise_angle", "theory"]
+__all__ = ["MLP", "empirical_ntk", "condition_number", "spectrum", "Spectrum", "min_pairwise_angle", "theory",
+           "ntk_extremes"]

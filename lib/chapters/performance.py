@@ -18,13 +18,15 @@ from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, palette
 from lib.book.results import Check
+from lib.book.sweep import cached_call
+from lib.finite.extremes.bench import run_scale_case
 from lib.finite.benchmark import (METHODS, flop_count, format_table, param_count, run_benchmark, summary_table,
                                   table_with_notes, target_row)
 
 __all__ = ["TARGET_SIZE", "LABELS", "compute_benchmark", "describe_run", "format_cell", "table_time",
            "table_memory", "notes_markdown", "plot_time_memory", "plot_throughput", "check_speedup",
            "check_memory", "check_throughput", "paper_cost_text", "summary_table", "table_with_notes",
-           "format_table", "target_row"]
+           "format_table", "target_row", "SCALE_VERSION", "compute_scale", "table_scale", "scale_text"]
 
 #: (n, width, depth) at which the targets are stated ([LH] Sec. 4; batches of 512, width 512, depth <= 10).
 TARGET_SIZE = (512, 512, 10)
@@ -330,3 +332,103 @@ def paper_cost_text(df: pd.DataFrame, target_n: int, target_depth: int, width: i
                 "does not say which data sizes it refers to.")
         return msg
     return f"Our method was not run at {where} in this profile."
+
+
+# --- Full-data spectra at MNIST scale (lib.finite.extremes) ---------------------------------------------------------
+
+#: bump when :func:`compute_scale` changes what a cached case holds
+SCALE_VERSION = "1"
+
+
+def compute_scale(ns, depths, *, width: int, in_dim: int, lambda_min: str, seed: int = 0, device: str = "cpu",
+                  tile: int = 2048, cache_dir=None) -> pd.DataFrame:
+    """Full-data extreme spectra and min angle ([LH] Sec. 4, 4.1) at every (n, depth), one fresh process each.
+
+    Each case is :func:`lib.finite.extremes.bench.run_scale_case` (ReLU MLP of [LH] Eq. (1) on n inputs
+    from N(0, I_d), :func:`lib.finite.extremes.ntk_extremes` with ``method="matrix_free"``), cached with
+    :func:`lib.book.sweep.cached_call`: an interrupted run resumes from the finished cases, and a cached
+    case keeps the timings and the date of the run that measured it.
+
+    Args:
+        ns: numbers of inputs n.
+        depths: depths L.
+        width: hidden width m.
+        in_dim: input dimension d (784: MNIST's shape).
+        lambda_min: ``"auto"``, ``"exact"``, ``"certified"`` or ``"bounds"`` (see ``ntk_extremes``); a
+            certified case whose tiles do not fit in memory falls back to ``"bounds"`` (column ``note``).
+        seed: seed of inputs and weights.
+        device: ``"cpu"`` or ``"cuda"``.
+        tile: tile edge of the certified factorization.
+        cache_dir: overrides the sweep cache directory.
+
+    Returns:
+        One row per case (the dict of :func:`lib.finite.extremes.bench.scale_case`).
+    """
+    rows = []
+    for n in ns:
+        for L in depths:
+            key = dict(n=int(n), depth=int(L), width=int(width), in_dim=int(in_dim), lambda_min=lambda_min,
+                       seed=int(seed), device=str(device), tile=int(tile))
+            rows.append(cached_call("07_performance_scale", key, lambda k=key: run_scale_case(**k),
+                                    version=SCALE_VERSION, cache_dir=cache_dir))
+    return pd.DataFrame(rows)
+
+
+def _interval(lo, hi) -> str:
+    hi_txt = "inf" if hi is None or not np.isfinite(hi) else f"{hi:.4g}"
+    return f"[{lo:.4g}, {hi_txt}]"
+
+
+def _width(lo, hi) -> str:
+    return "unbounded" if hi is None or not np.isfinite(hi) else f"{hi / lo - 1:.2g}"
+
+
+def table_scale(df: pd.DataFrame) -> pd.DataFrame:
+    """The "Full-data spectra" table: min angle, lambda_max with its certified error, kappa interval, cost.
+
+    Args:
+        df: rows of :func:`compute_scale`.
+
+    Returns:
+        One text row per case: n, depth, how lambda_min was bounded, min angle (rad), lambda_max, its
+        certified relative error ``(high - low) / lambda_max``, the kappa interval, its relative width
+        ``high / low - 1``, seconds, peak resident memory (GiB).
+    """
+    out = pd.DataFrame({
+        "n": df.n, "depth": df.depth, "lambda_min": df.lambda_min_mode,
+        "min angle (rad)": [f"{a:.6f}" for a in df.min_angle],
+        "lambda_max": [f"{v:.6g}" for v in df.lambda_max],
+        "lambda_max rel. error bound": [f"{(h - lo) / v:.1e}" for v, lo, h in
+                                        zip(df.lambda_max, df.lambda_max_low, df.lambda_max_high)],
+        "kappa interval": [_interval(lo, hi) for lo, hi in zip(df.kappa_low, df.kappa_high)],
+        "kappa rel. width": [_width(lo, hi) for lo, hi in zip(df.kappa_low, df.kappa_high)],
+        "seconds": [f"{s:.0f}" if s >= 10 else f"{s:.2g}" for s in df.seconds],
+        "peak memory (GiB)": [f"{p:.2g}" for p in df.peak_gib]})
+    return out
+
+
+def scale_text(df: pd.DataFrame) -> str:
+    """Markdown: per case, what took how long and how much memory, and what the kappa interval is.
+
+    Args:
+        df: rows of :func:`compute_scale`.
+
+    Returns:
+        One bullet per case, then the machine and GPU sentence.
+    """
+    lines = []
+    for r in df.itertuples():
+        scan, lmax = getattr(r, "t_angle_scan", np.nan), getattr(r, "t_lambda_max", np.nan)
+        lmin = getattr(r, "t_lambda_min", np.nan)
+        kap = (f"kappa lies in {_interval(r.kappa_low, r.kappa_high)} (relative width {_width(r.kappa_low, r.kappa_high)}; "
+               f"lambda_min {r.lambda_min_mode}, {lmin:.0f} s)")
+        lines.append(f"- n = {r.n:,}, depth {r.depth}: exact min angle {r.min_angle:.4f} rad in {scan:.0f} s, "
+                     f"lambda_max = {r.lambda_max:.6g} (certified to {(r.lambda_max_high - r.lambda_max_low) / r.lambda_max:.0e} "
+                     f"relative) in {lmax:.0f} s; {kap}; {r.seconds:.0f} s in all, peak memory "
+                     f"{r.peak_gib:.2g} GiB (measured {r.date}, load average {r.load_start:.1f} to {r.load_end:.1f} "
+                     f"on {r.cpus} cores).")
+    import torch
+    gpu = ("a CUDA device is available here but was not used in this run" if torch.cuda.is_available() else
+           "no GPU was available on this machine, so nothing was measured on one")
+    lines.append(f"\nThe same code runs unchanged with `device=\"cuda\"` (factors and tiles then live on the GPU); {gpu}.")
+    return "\n".join(lines)

@@ -1,0 +1,157 @@
+"""Full-data NTK spectra at scale, measured in a fresh process ([LH] Sec. 4, 4.1; MNIST's shape).
+
+One *case* is a ReLU MLP of [LH] Eq. (1) (width m, depth L, seed) on n synthetic inputs from
+N(0, I_d) (:func:`lib.data.datasets.gaussian_data`; d = 784 is MNIST's shape), passed to
+:func:`lib.finite.extremes.ntk_extremes`. :func:`lib.finite.extremes.bench.run_scale_case` runs it in a new
+Python process so that the peak resident memory (``getrusage().ru_maxrss``) is the case's own.
+From a terminal::
+
+    python -m lib.finite.extremes.bench --n 60000 --depth 1 --lambda-min certified
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import resource
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+
+import torch
+
+from lib.validation import InputError
+
+__all__ = ["scale_case", "run_scale_case", "main"]
+
+
+def _num(x) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None  # JSON has no inf: None means "unbounded"
+
+
+def scale_case(n: int, depth: int, width: int = 512, in_dim: int = 784, seed: int = 0, method: str = "matrix_free",
+               lambda_min: str = "auto", device: str = "cpu", tile: int = 2048, progress: bool = False) -> dict:
+    """Run :func:`lib.finite.extremes.ntk_extremes` on one case in this process and flatten the result.
+
+    Args:
+        n: number of inputs.
+        depth: hidden layers L.
+        width: hidden width m.
+        in_dim: input dimension d.
+        seed: seed of the inputs and of the weights.
+        method: ``"dense"``, ``"matrix_free"`` or ``"auto"``.
+        lambda_min: ``"auto"``, ``"exact"``, ``"certified"`` or ``"bounds"``.
+        device: ``"cpu"`` or ``"cuda"``.
+        tile: tile edge of the certified factorization.
+        progress: progress bars (to standard error).
+
+    Returns:
+        A dict of JSON scalars: the case (``note``: why a certified case fell back to bounds because its
+        tiles do not fit in memory), ``min_angle``, ``lambda_max`` and its certified
+        ``lambda_max_low``/``lambda_max_high``, ``lambda_min_low``/``lambda_min_high``,
+        ``kappa_low``/``kappa_high`` (None: unbounded), ``seconds`` and the stage timings
+        (``t_*``), ``peak_gib`` (this process's peak resident memory), the machine's load and cores.
+    """
+    from lib.data.datasets import gaussian_data
+    from lib.finite.extremes import ntk_extremes, tiled_bytes
+    from lib.validation import available_memory
+    from lib.finite.mlp import MLP
+
+    load0 = os.getloadavg()[0]
+    note = ""
+    if lambda_min == "certified":
+        need = tiled_bytes(n, tile) + 8 * n * (in_dim + 2 * width * depth)
+        mem = available_memory()
+        if device == "cpu" and mem is not None and need > 0.85 * mem:
+            lambda_min, note = "bounds", (f"certified lambda_min needs about {need / 2**30:.3g} GiB, "
+                                          f"{mem / 2**30:.3g} GiB available: bounds only")
+    X = gaussian_data(n, in_dim, seed=seed)
+    model = MLP(in_dim, width, depth, seed=seed)
+    t0 = time.perf_counter()
+    r = ntk_extremes(model, X, method=method, lambda_min=lambda_min, device=device, tile=tile, progress=progress)
+    secs = time.perf_counter() - t0
+    if isinstance(r.kappa, tuple):
+        k_lo, k_hi = r.kappa
+    else:
+        k_lo = k_hi = r.kappa
+    out = dict(n=n, depth=depth, width=width, in_dim=in_dim, seed=seed, device=device, method=r.method,
+               lambda_min_mode=r.lambda_min_mode, min_angle=r.min_angle, min_pair=f"{r.min_pair[0]},{r.min_pair[1]}",
+               lambda_max=r.lambda_max, lambda_max_low=r.lambda_max_bounds[0], lambda_max_high=r.lambda_max_bounds[1],
+               lambda_min=r.lambda_min, lambda_min_low=r.lambda_min_bounds[0], lambda_min_high=r.lambda_min_bounds[1],
+               kappa_low=_num(k_lo), kappa_high=_num(k_hi), singular=bool(r.singular), seconds=secs, note=note,
+               peak_gib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, accuracy=r.accuracy,
+               load_start=load0, load_end=os.getloadavg()[0], cpus=os.cpu_count(), threads=torch.get_num_threads(),
+               date=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+    out.update({f"t_{k}": float(v) for k, v in r.timings.items()})
+    return out
+
+
+def run_scale_case(n: int, depth: int, width: int = 512, in_dim: int = 784, seed: int = 0,
+                   method: str = "matrix_free", lambda_min: str = "auto", device: str = "cpu", tile: int = 2048,
+                   fresh_process: bool = True, progress: bool = True) -> dict:
+    """:func:`lib.finite.extremes.bench.scale_case`, by default in a new Python process (an honest peak memory).
+
+    Args:
+        n, depth, width, in_dim, seed, method, lambda_min, device, tile: as in
+            :func:`lib.finite.extremes.bench.scale_case`.
+        fresh_process: run in a subprocess.
+        progress: progress bars on standard error (the subprocess then shares this process's standard error).
+
+    Returns:
+        The dict of :func:`lib.finite.extremes.bench.scale_case`.
+
+    Raises:
+        lib.validation.InputError: the case failed; the message quotes the worker's last error line.
+    """
+    if not fresh_process:
+        return scale_case(n, depth, width, in_dim, seed, method, lambda_min, device, tile, progress)
+    cmd = [sys.executable, "-m", "lib.finite.extremes.bench", "--n", str(n), "--depth", str(depth), "--width",
+           str(width), "--in-dim", str(in_dim), "--seed", str(seed), "--method", method, "--lambda-min", lambda_min,
+           "--device", device, "--tile", str(tile), "--json"]
+    if progress:
+        cmd.append("--progress")
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=None if progress else subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        last = [s for s in (proc.stderr or "").strip().splitlines() if s.strip()][-1:] or ["see standard error"]
+        raise InputError(f"the scale case n={n}, depth={depth} failed: {last[0]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: run one case and print its dict (``--json``: one JSON line) or write it (``--out``).
+
+    Args:
+        argv: arguments (default: ``sys.argv[1:]``).
+
+    Returns:
+        The exit code.
+    """
+    p = argparse.ArgumentParser(prog="python -m lib.finite.extremes.bench", description=__doc__.splitlines()[0])
+    p.add_argument("--n", type=int, required=True)
+    p.add_argument("--depth", type=int, required=True)
+    p.add_argument("--width", type=int, default=512)
+    p.add_argument("--in-dim", type=int, default=784)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--method", default="matrix_free", choices=["auto", "dense", "matrix_free"])
+    p.add_argument("--lambda-min", default="auto", choices=["auto", "exact", "certified", "bounds"])
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--tile", type=int, default=2048)
+    p.add_argument("--json", action="store_true", help="print one JSON line (no progress bars unless --progress)")
+    p.add_argument("--progress", action="store_true", help="progress bars on standard error with --json")
+    p.add_argument("--out", help="also write the JSON to this file")
+    a = p.parse_args(argv)
+    res = scale_case(a.n, a.depth, a.width, a.in_dim, a.seed, a.method, a.lambda_min, a.device, a.tile,
+                     progress=a.progress or not a.json)
+    text = json.dumps(res)
+    if a.out:
+        with open(a.out, "w") as fh:
+            fh.write(text + "\n")
+    print(text if a.json else json.dumps(res, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

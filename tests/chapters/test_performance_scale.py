@@ -1,0 +1,65 @@
+"""Chapter 07, full-data section: cached scale cases, their table and text, against a direct dense computation."""
+import math
+
+import numpy as np
+import pytest
+
+from lib.chapters import performance as PERF
+from lib.data.datasets import gaussian_data
+from lib.finite.extremes import bench
+from lib.finite.mlp import MLP
+from lib.finite.ntk import empirical_ntk
+from lib.spectra import extreme_eigenvalues, min_pairwise_angle
+
+CASE = dict(width=32, in_dim=10, lambda_min="certified", tile=64)
+
+
+def test_scale_case_agrees_with_the_dense_kernel():
+    r = bench.scale_case(250, 2, seed=1, **CASE)
+    K = empirical_ntk(MLP(10, 32, 2, seed=1), gaussian_data(250, 10, seed=1))
+    ref = extreme_eigenvalues(K)
+    assert r["lambda_min_mode"] == "certified" and r["note"] == ""
+    assert r["kappa_low"] <= ref.kappa <= r["kappa_high"] and r["kappa_high"] / r["kappa_low"] < 1.01
+    assert abs(r["min_angle"] - min_pairwise_angle(K)) < 1e-9
+    assert r["lambda_max_low"] <= ref.lambda_max <= r["lambda_max_high"]
+    assert r["peak_gib"] > 0 and r["seconds"] > 0
+
+
+def test_certified_falls_back_to_bounds_when_the_tiles_do_not_fit(monkeypatch):
+    import lib.validation as V
+    monkeypatch.setattr(V, "available_memory", lambda: 10_000)
+    r = bench.scale_case(120, 1, **CASE)
+    assert r["lambda_min_mode"] == "bounds" and "bounds only" in r["note"] and r["kappa_high"] is None
+
+
+def test_compute_scale_runs_fresh_processes_and_resumes_from_the_cache(tmp_path, monkeypatch):
+    kw = dict(width=16, in_dim=6, lambda_min="auto", tile=64, cache_dir=tmp_path)
+    df = PERF.compute_scale([80], [1, 2], **kw)
+    assert list(df.depth) == [1, 2] and (df.lambda_min_mode == "exact").all() and (df.cpus >= 1).all()
+
+    def boom(**k):
+        raise AssertionError("a cached case must not be recomputed")
+    monkeypatch.setattr(PERF, "run_scale_case", boom)
+    again = PERF.compute_scale([80], [1, 2], **kw)
+    assert np.array_equal(again.min_angle, df.min_angle) and np.array_equal(again.seconds, df.seconds)
+    with pytest.raises(AssertionError, match="cached"):
+        PERF.compute_scale([81], [1], **kw)
+
+
+def test_table_and_text():
+    rows = [bench.scale_case(150, 1, **CASE), dict(bench.scale_case(150, 1, **dict(CASE, lambda_min="bounds")))]
+    import pandas as pd
+    df = pd.DataFrame(rows)
+    t = PERF.table_scale(df)
+    assert list(t.columns[:4]) == ["n", "depth", "lambda_min", "min angle (rad)"]
+    assert t["kappa interval"].iloc[1].endswith("inf]") and t["kappa rel. width"].iloc[1] == "unbounded"
+    assert float(t["kappa rel. width"].iloc[0]) < 0.01
+    text = PERF.scale_text(df)
+    assert text.count("- n = 150") == 2 and 'device="cuda"' in text and "certified" in text
+
+
+def test_run_scale_case_reports_a_failed_worker():
+    from lib.validation import InputError
+    with pytest.raises(InputError, match="n=1"):
+        bench.run_scale_case(1, 1, width=8, in_dim=3, progress=False)
+    assert math.isfinite(bench.run_scale_case(40, 1, width=8, in_dim=3, progress=False)["min_angle"])
