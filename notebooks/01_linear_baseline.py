@@ -42,6 +42,8 @@ seeds = 3                 # weight draws per (width, depth)
 n_samples = 40            # digits, d 64 pixels; their Gram matrix must be invertible (checked)
 n_over = 40               # points for the n > d case (synthetic, d_over dimensions; n_over > d_over)
 d_over = 5                # input dimension of the n > d case
+distance_angles = [1.0, 5.0, 20.0]  # input angles in degrees of the similar pairs of the last section
+distance_seeds = 5        # weight draws of the last section (a significance test needs several)
 device = "cpu"            # "cpu" or "cuda"
 
 # %%
@@ -57,6 +59,8 @@ cfg = P.validate(
     depths=(depths, P.int_list(min_value=0)), seeds=(seeds, P.positive_int),
     n_samples=(n_samples, P.positive_int), n_over=(n_over, P.positive_int),
     d_over=(d_over, P.positive_int), device=(device, P.device_name),
+    distance_angles=(distance_angles, P.float_list(positive=True, below=180)),
+    distance_seeds=(distance_seeds, P.int_at_least(2)),
 )
 CHAPTER = "01_linear_baseline"
 
@@ -175,3 +179,25 @@ show(fig)
 
 # %%
 display(Markdown(record(CHAPTER, B.check_lemma_d1(d1), section="Lemma D.1", profile=cfg.profile)))
+
+# %% [markdown]
+# ## Remark 3.4: a ReLU network separates similar inputs in distance too
+# The linear network keeps distances: $\|\nabla\bar f(x) - \nabla\bar f(z)\| = \sqrt{L+1}\,\|x - z\|$.
+# [LH] Remark 3.4 says that a ReLU network's better *angle* separation (Section 3 of the paper) is a better
+# separation in Euclidean distance as well, since its gradient map keeps norms up to the same factor. For
+# unit pairs at the small angles `distance_angles` we measure the ratio of the gradient distance to
+# $\sqrt{L+1}\,\|x - z\|$ in ReLU networks of the largest width (`distance_seeds` draws), next to its
+# infinite-width value $\sqrt{(1 - \cos\phi)/(1 - \cos\theta_{in})}$; the linear network's ratio is 1.
+
+# %%
+dist = B.distance_sweep(cfg.distance_angles, max(cfg.widths), cfg.depths, cfg.distance_seeds, device=cfg.device)
+fig = B.plot_distances(dist, max(cfg.widths))
+show(fig)
+
+# %% [markdown]
+# *Figure 1.5. Gradient distance of similar pairs over $\sqrt{L+1}$ times their input distance in ReLU
+# networks (mean and standard deviation over draws; lines: infinite width; dashed: the linear network).
+# Drawn by `lib.chapters.linear_baseline.plot_distances` from `lib.chapters.linear_baseline.distance_sweep`.*
+
+# %%
+display(Markdown(record(CHAPTER, B.check_distances(dist), section="Remark 3.4", profile=cfg.profile)))

@@ -117,7 +117,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("[LH] Remark 3.4", "Better angle separation implies better separation in Euclidean distance, "
           "since the gradient map preserves norms up to a universal factor: "
           "$\\|\\nabla f(x) - \\nabla f(z)\\| > c_L \\|x - z\\|$ for similar inputs, with the factor $c_L$ of "
-          "Lemma 3.1.", "Sec. 3", note=_NOT_YET),
+          "Lemma 3.1.", "Sec. 3", checked_by=("linear_baseline.check_distances",)),
     Claim("[LH] Thm 3.5", "In the infinite-width-then-depth limit, $\\phi \\to \\arccos(1/4)$ for every pair "
           "of non-parallel inputs, whatever $\\theta_{in}$.", "Sec. 3", checked_by=("infinite_depth.check_thm35",)),
     Claim("[LH] Remark 3.6", "The limit $\\arccos(1/4)$ is about $75.5^\\circ$: data become well and equally "

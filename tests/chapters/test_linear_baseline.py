@@ -195,3 +195,19 @@ def test_plots_return_figures(tiny):
     for fig, n_axes in figs:
         assert isinstance(fig, Figure) and len(fig.axes) == n_axes
         plt.close(fig)
+
+
+# ---------------------------------------------------------------- [LH] Remark 3.4
+
+def test_distances_reproduced_for_relu_not_for_a_linear_network():
+    relu = B.distance_sweep([1.0, 5.0, 20.0], 256, [0, 1, 3], 5)
+    c = B.check_distances(relu)
+    assert (c.claim_id, c.status) == ("[LH] Remark 3.4", "reproduced"), c.measured
+    lin = B.distance_sweep([1.0, 5.0, 20.0], 256, [1, 3], 5, activation="linear")
+    np.testing.assert_allclose(lin.predicted, 1.0)
+    assert B.check_distances(lin).status == "not reproduced"  # the linear network keeps distances
+    assert B.check_distances(relu[relu.seed == 0]).status == "inconclusive"  # one draw: no standard error
+    assert B.check_distances(relu[relu.depth == 0]).status == "not checked"
+    fig = B.plot_distances(relu, 256)
+    assert isinstance(fig, Figure) and len(fig.axes) == 1
+    plt.close(fig)
