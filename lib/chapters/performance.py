@@ -375,8 +375,12 @@ def compute_scale(ns, depths, *, width: int, in_dim: int, lambda_min: str, seed:
 
 
 def _interval(lo, hi) -> str:
-    hi_txt = "inf" if hi is None or not np.isfinite(hi) else f"{hi:.4g}"
-    return f"[{lo:.4g}, {hi_txt}]"
+    hi_txt = "inf" if hi is None or not np.isfinite(hi) else f"{hi:.6g}"
+    return f"[{lo:.6g}, {hi_txt}]"
+
+
+def _secs(s) -> str:
+    return f"{s:.0f}" if s >= 10 else f"{s:.2g}"
 
 
 def _width(lo, hi) -> str:
@@ -402,7 +406,7 @@ def table_scale(df: pd.DataFrame) -> pd.DataFrame:
                                         zip(df.lambda_max, df.lambda_max_low, df.lambda_max_high)],
         "kappa interval": [_interval(lo, hi) for lo, hi in zip(df.kappa_low, df.kappa_high)],
         "kappa rel. width": [_width(lo, hi) for lo, hi in zip(df.kappa_low, df.kappa_high)],
-        "seconds": [f"{s:.0f}" if s >= 10 else f"{s:.2g}" for s in df.seconds],
+        "seconds": [_secs(s) for s in df.seconds],
         "peak memory (GiB)": [f"{p:.2g}" for p in df.peak_gib]})
     return out
 
@@ -420,11 +424,12 @@ def scale_text(df: pd.DataFrame) -> str:
     for r in df.itertuples():
         scan, lmax = getattr(r, "t_angle_scan", np.nan), getattr(r, "t_lambda_max", np.nan)
         lmin = getattr(r, "t_lambda_min", np.nan)
+        note = f", because the {r.note}" if getattr(r, "note", "") else ""
         kap = (f"kappa lies in {_interval(r.kappa_low, r.kappa_high)} (relative width {_width(r.kappa_low, r.kappa_high)}; "
-               f"lambda_min {r.lambda_min_mode}, {lmin:.0f} s)")
-        lines.append(f"- n = {r.n:,}, depth {r.depth}: exact min angle {r.min_angle:.4f} rad in {scan:.0f} s, "
+               f"lambda_min {r.lambda_min_mode}{note}, {_secs(lmin)} s)")
+        lines.append(f"- n = {r.n:,}, depth {r.depth}: exact min angle {r.min_angle:.4f} rad in {_secs(scan)} s, "
                      f"lambda_max = {r.lambda_max:.6g} (certified to {(r.lambda_max_high - r.lambda_max_low) / r.lambda_max:.0e} "
-                     f"relative) in {lmax:.0f} s; {kap}; {r.seconds:.0f} s in all, peak memory "
+                     f"relative) in {_secs(lmax)} s; {kap}; {_secs(r.seconds)} s in all, peak memory "
                      f"{r.peak_gib:.2g} GiB (measured {r.date}, load average {r.load_start:.1f} to {r.load_end:.1f} "
                      f"on {r.cpus} cores).")
     import torch

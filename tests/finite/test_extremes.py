@@ -139,6 +139,9 @@ def test_agrees_with_dense_path_at_n_8000():
     assert abs(f.min_angle - d.min_angle) < 1e-9 and f.min_pair == d.min_pair
     b = ntk_extremes(model, X, method="matrix_free", lambda_min="bounds", progress=False)
     assert b.kappa[0] <= d.kappa <= b.kappa[1]
+    c = ntk_extremes(model, X, method="matrix_free", lambda_min="certified", progress=False)
+    assert c.kappa[0] <= d.kappa <= c.kappa[1] and c.kappa[1] / c.kappa[0] < 1 + 1e-2
+    assert abs(c.min_angle - d.min_angle) < 1e-9 and c.lambda_max == pytest.approx(d.lambda_max, rel=1e-8)
 
 
 def test_lobpcg_refinement_keeps_a_valid_lower_upper_bound(case):
