@@ -198,6 +198,8 @@ class TiledCholesky:
                         bar.update(1)
         finally:
             bar.close()
+        if not all(bool(torch.isfinite(t).all()) for row in T for t in row):
+            return self.n  # an overflow the pivots did not catch: not a completed factorization
         self.factored = True
         return 0
 
@@ -248,12 +250,14 @@ def rounding_constants(op: MatrixFreeNTK) -> dict:
     """
     n = op.n
     d = op.diag.double().cpu().numpy()
-    trace = float(d.sum()) * (1.0 + 2.0 * _gamma(n))
-    max_diag = float(d.max())
+    m = max(max(int(A.shape[1]), int(D.shape[1]) if D is not None else 0) for D, A in op.terms)
+    kb = 2 * m + len(op.terms) + 2
+    # the summed diagonal, with every rounding of its entries and of the sum
+    trace = float(d.sum()) * (1.0 + 2.0 * _gamma(n + kb))
+    max_diag = float(d.max()) * (1.0 + 2.0 * _gamma(kb))
     g = _gamma(2 * (n + 1))
     c_chol = g / (1.0 - g) * trace
-    m = max(max(int(A.shape[1]), int(D.shape[1]) if D is not None else 0) for D, A in op.terms)
-    gb = _gamma(2 * m + len(op.terms) + 2)
+    gb = _gamma(kb)
     c_build = gb * (1.0 + 2.0 * gb) * trace
     c_under = 4.0 * n * (2.0 * (n + 2) + max_diag) * _ETA
 
