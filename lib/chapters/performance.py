@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 from lib.book.plotting import figure, palette
 from lib.book.results import Check
 from lib.book.sweep import cached_call
+from lib.finite.extremes import tiled_bytes
 from lib.finite.extremes.bench import run_scale_case
 from lib.finite.benchmark import (METHODS, flop_count, format_table, param_count, run_benchmark, summary_table,
                                   table_with_notes, target_row)
@@ -375,6 +376,8 @@ def compute_scale(ns, depths, *, width: int, in_dim: int, lambda_min: str, seed:
 
 
 def _interval(lo, hi) -> str:
+    if lo is None or not np.isfinite(lo):
+        return "inf (singular)"
     hi_txt = "inf" if hi is None or not np.isfinite(hi) else f"{hi:.6g}"
     return f"[{lo:.6g}, {hi_txt}]"
 
@@ -384,6 +387,8 @@ def _secs(s) -> str:
 
 
 def _width(lo, hi) -> str:
+    if lo is None or not np.isfinite(lo):
+        return "0"
     return "unbounded" if hi is None or not np.isfinite(hi) else f"{hi / lo - 1:.2g}"
 
 
@@ -425,13 +430,25 @@ def scale_text(df: pd.DataFrame) -> str:
         scan, lmax = getattr(r, "t_angle_scan", np.nan), getattr(r, "t_lambda_max", np.nan)
         lmin = getattr(r, "t_lambda_min", np.nan)
         note = f", because the {r.note}" if getattr(r, "note", "") else ""
-        kap = (f"kappa lies in {_interval(r.kappa_low, r.kappa_high)} (relative width {_width(r.kappa_low, r.kappa_high)}; "
+        kap = (f"kappa {'lies in' if r.kappa_low is not None and np.isfinite(r.kappa_low) else '='} {_interval(r.kappa_low, r.kappa_high)} (relative width {_width(r.kappa_low, r.kappa_high)}; "
                f"lambda_min {r.lambda_min_mode}{note}, {_secs(lmin)} s)")
         lines.append(f"- n = {r.n:,}, depth {r.depth}: exact min angle {r.min_angle:.4f} rad in {_secs(scan)} s, "
                      f"lambda_max = {r.lambda_max:.6g} (certified to {(r.lambda_max_high - r.lambda_max_low) / r.lambda_max:.0e} "
                      f"relative) in {_secs(lmax)} s; {kap}; {_secs(r.seconds)} s in all, peak memory "
                      f"{r.peak_gib:.2g} GiB (measured {r.date}, load average {r.load_start:.1f} to {r.load_end:.1f} "
                      f"on {r.cpus} cores).")
+    # an extrapolation only from sizes where the tile products run at their level-3 BLAS rate
+    cert = df[(df.lambda_min_mode == "certified") & np.isfinite(df.t_certified_factor) & (df.n >= 4000)] \
+        if "t_certified_factor" in df else df.iloc[:0]
+    if len(cert):
+        r = cert.sort_values("n").iloc[-1]
+        nf = r.get("t_certified_factorizations", 2)
+        nf = 2 if nf is None or not np.isfinite(nf) else nf
+        rate = nf * r.n ** 3 / 3 / r.t_certified_factor
+        lines.append(f"\nThe certified factorizations at n = {r.n:,} ran at {rate / 1e9:.3g} GFLOP/s "
+                     f"({nf:.0f} of n^3/3 flops each, {_secs(r.t_certified_factor)} s); at that rate one factorization "
+                     f"at n = 60,000 takes about {60000 ** 3 / 3 / rate / 60:.0f} minutes, and its tiles need "
+                     f"{tiled_bytes(60000, 2048) / 1e9:.1f} GB.")
     import torch
     gpu = ("a CUDA device is available here but was not used in this run" if torch.cuda.is_available() else
            "no GPU was available on this machine, so nothing was measured on one")

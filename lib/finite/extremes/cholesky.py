@@ -351,6 +351,7 @@ def lambda_min_lower_bound(op: MatrixFreeNTK, tile: int = 2048, delta: float = 1
         piv = T.factor(progress=progress)
         timings["factor"] = timings.get("factor", 0.0) + time.perf_counter() - t
         attempts.append((float(s), int(piv)))
+        timings["factorizations"] = len(attempts)
         return piv == 0
 
     def result(s_ok: float) -> CertifiedLambdaMin:

@@ -177,7 +177,9 @@ def ntk_extremes(model: MLP, X, method: str = "auto", device=None, lambda_min: s
     sub_txt = (f"Cauchy interlacing on a {S.size} x {S.size} principal sub-block"
                f"{f', lowered by {refine_iters} LOBPCG iterations (a Rayleigh quotient)' if refine_iters else ''}")
     lmin_lo, low_txt = 0.0, "no rigorous lower bound on lambda_min other than 0 (K is PSD) was computed"
-    if lambda_min == "certified" and lmin_hi > n * EPS * lmax_hi:
+    if lambda_min == "certified" and lmin_hi <= n * EPS * lmax_hi:
+        lambda_min = "bounds"  # singular already by the upper bound: nothing to certify
+    if lambda_min == "certified":
         t = time.perf_counter()
         cert = lambda_min_lower_bound(op, tile=tile, delta=delta, tol=max(tol, 1e-10), progress=progress)
         timings["lambda_min_certified"] = time.perf_counter() - t
