@@ -31,7 +31,9 @@ layer factors, the same matrix the dense path factors.
 
 The shift s is chosen by a first factorization of K~ itself (s = 0): inverse Lanczos with the factor
 gives the smallest eigenvalue ``theta`` of K~; the second factorization, of ``K~ - s I`` with
-``s = theta (1 - delta)``, certifies. If it fails, s is lowered by ``10 delta`` and tried again.
+``s = theta (1 - delta)``, certifies. If it fails, the gap ``delta`` is multiplied by 10 and the
+factorization tried again (up to ``max_tries`` times); if none succeeds, only ``lambda_min >= 0`` is
+certified.
 The Ritz vector of the first pass also gives a rigorous upper bound (its Rayleigh quotient, computed
 with the matrix-free product), so lambda_min is bracketed to a relative width of about ``delta``.
 """
