@@ -58,7 +58,7 @@ scale_ns = [4000]            # full-data section: numbers of inputs n (the paper
 scale_depths = [1, 10]       # full-data section: depths L
 scale_width = 512            # full-data section: hidden width m
 scale_in_dim = 784           # full-data section: input dimension d (784: MNIST's shape)
-scale_lambda_min = "auto"    # full-data section: "auto", "exact", "certified" or "bounds" (see ntk_extremes)
+scale_lambda_min = "certified"  # full-data section: "auto", "exact", "certified" or "bounds" (see ntk_extremes)
 
 # %%
 from IPython.display import Markdown, display
