@@ -153,3 +153,8 @@ def test_lobpcg_refinement_keeps_a_valid_lower_upper_bound(case):
     assert ref.lambda_min <= b.lambda_min_bounds[1] <= a.lambda_min_bounds[1]
     assert b.kappa[0] <= ref.kappa <= b.kappa[1] and b.kappa[0] >= a.kappa[0]
     assert "LOBPCG" in b.accuracy
+
+
+def test_top_level_export():
+    import lib
+    assert lib.ntk_extremes is ntk_extremes and "ntk_extremes" in lib.__all__
