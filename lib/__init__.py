@@ -30,6 +30,7 @@ Result                                    Checked by (``lib.chapters.``...)
 [LH] Thm 4.3 (kappa -> (n+3)/3)           ``infinite_depth.check_thm43``
 [LH] Fig 5, Prop A.1, Thm A.2 (g map)     ``infinite_depth.check_g_plot``, ``infinite_depth.check_prop_a1``, ``infinite_depth.check_thm_a2``
 [LH] Lemmas E.1-E.3 (one random layer)    ``infinite_depth.check_lemma_e``
+[LH] Lemma E.6 (small-angle expansion)    ``infinite_depth.check_lemma_e6``
 [LH] Sec. 5 (worst-case GD rates)         ``optimization.check_worst_case``
 [LH] Fig 4 (depth speeds up SGD)          ``optimization.check_depth_speed``
 [LH] Table 1 (accuracy vs depth)          ``optimization.check_accuracy``

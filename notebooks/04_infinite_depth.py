@@ -241,3 +241,13 @@ show(fig)
 for lemma in D.LEMMAS_E:
     display(Markdown(record(CHAPTER, D.check_lemma_e(one, lemma), section="App. E: one random ReLU layer",
                             profile=cfg.profile)))
+
+# %% [markdown]
+# Lemma E.6 expands the embedding angles for small inputs angles: $\theta^{(l)} = \theta_{in} -
+# l\,\theta_{in}^2/(3\pi) + o(\theta_{in}^2)$. We compare it with the exact recursion for $\theta_{in}$ from
+# $10^{-1}$ to $10^{-3}$ rad (`lib.chapters.infinite_depth.small_angle_embedding`): the remainder over
+# $\theta_{in}^2$ must vanish as $\theta_{in} \to 0$.
+
+# %%
+display(Markdown(record(CHAPTER, D.check_lemma_e6(D.small_angle_embedding()), section="App. E: one random ReLU layer",
+                        profile=cfg.profile)))

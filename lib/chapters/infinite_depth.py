@@ -36,7 +36,8 @@ __all__ = [
     "table_kappa_deepest", "check_thm43", "DualStudy", "compute_dual", "plot_dual", "check_dual_bound",
     "normrelu_moments", "check_normrelu", "AAK_MIN_RATIO", "AakDepth", "compute_aak_depth", "plot_aak_depth", "table_rates", "check_aak_rate",
     "check_relu_uncentred", "check_phi_90", "compute_phi_profile", "LEMMAS_E", "one_layer_sweep",
-    "plot_one_layer", "check_lemma_e", "compute_lengths", "check_lengths",
+    "plot_one_layer", "check_lemma_e", "compute_lengths", "check_lengths", "small_angle_embedding",
+    "check_lemma_e6",
 ]
 
 
@@ -1241,4 +1242,57 @@ def check_lengths(df: pd.DataFrame) -> Check:
         measured=f"For {first.activation}, inputs of norms 0.5 to 2: max |Sigma_ii - 1| is {first.norm_dev:.3g} at "
         f"L=1 and {last.norm_dev:.2g} at L={int(last.depth)}; the largest correlation goes from {first.max_corr:.3g} to "
         f"{last.max_corr:.3g}.")
+
+
+def small_angle_embedding(angles=(1e-1, 3e-2, 1e-2, 3e-3, 1e-3), depths=(1, 3, 10),
+                          coefficient: float = 1 / 3) -> pd.DataFrame:
+    """Remainder of the small-angle expansion of the embedding angles ([LH] Lemma E.6).
+
+    ``|theta^(l) - (theta_in - coefficient l theta_in^2 / pi)| / theta_in^2`` with theta^(l) from the exact
+    recursion (:func:`lib.theory.relu_embedding_angles`); the lemma's coefficient is 1/3, for which the
+    remainder is o(theta_in^2), i.e. the ratio vanishes as theta_in -> 0 (another coefficient is the
+    counterfactual of the tests).
+
+    Args:
+        angles: input angles (radians, small).
+        depths: layers l.
+        coefficient: the coefficient c of the expansion theta_in - c l theta_in^2 / pi.
+
+    Returns:
+        Columns depth, theta_in, rel_remainder.
+    """
+    t = np.asarray(angles, dtype=float)
+    E = _th.relu_embedding_angles(t, int(max(depths)))
+    return pd.concat([pd.DataFrame(dict(depth=int(l), theta_in=t,
+                                        rel_remainder=np.abs(E[:, l] - (t - coefficient * l * t ** 2 / math.pi)) / t ** 2))
+                      for l in depths], ignore_index=True)
+
+
+def check_lemma_e6(df: pd.DataFrame) -> Check:
+    """[LH] Lemma E.6: theta^(l) = theta_in - l theta_in^2 / (3 pi) + o(theta_in^2) for small theta_in.
+
+    Measurement: the remainder over theta_in^2 (:func:`small_angle_embedding`) against theta_in, per layer.
+    Rule: o(theta_in^2) means the ratio vanishes as theta_in -> 0; the next term of the expansion makes it
+    fall like theta_in (log-log slope 1). "reproduced" if every layer's slope is at least 0.5; "not
+    reproduced" if some slope is below 0.2 (the ratio tends to a constant: a wrong coefficient, e.g. 1
+    instead of 1/3, gives slope ~ 0); "reproduced with caveat" in between.
+
+    Args:
+        df: the output of :func:`small_angle_embedding`.
+
+    Returns:
+        The verdict.
+    """
+    slopes = {int(l): fit_rate(g.theta_in, g.rel_remainder, tail=1.0)[0] for l, g in df.groupby("depth")}
+    worst = min(slopes.values())
+    status = "reproduced" if worst >= 0.5 else "not reproduced" if worst < 0.2 else "reproduced with caveat"
+    small = df[df.theta_in == df.theta_in.min()]
+    return Check(
+        "[LH] Lemma E.6", status=status,
+        caveat="the remainder vanishes more slowly than theta_in^3" if status == "reproduced with caveat" else "",
+        measured="|theta^(l) - (theta_in - l theta_in^2/(3 pi))| / theta_in^2 against theta_in from "
+        f"{df.theta_in.max():g} to {df.theta_in.min():g} rad: log-log slopes "
+        + ", ".join(f"{v:.2f} (l={l})" for l, v in slopes.items())
+        + " (o(theta_in^2) needs a positive slope; the next term gives 1); at the smallest angle the ratio is "
+        + ", ".join(f"{r.rel_remainder:.2g} (l={int(r.depth)})" for r in small.itertuples()) + ".")
 

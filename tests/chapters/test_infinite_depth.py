@@ -263,3 +263,10 @@ def test_check_lengths_prediction_and_counterfactual():
     # ReLU is positively homogeneous: every input keeps its length, no common fixed point
     assert D.check_lengths(D.compute_lengths("relu", 5, depth=60)).status == "not reproduced"
     assert D.check_lengths(D.compute_lengths("tanh", 5, depth=8)).status == "inconclusive"  # too shallow
+
+
+def test_check_lemma_e6_prediction_and_counterfactual():
+    c = D.check_lemma_e6(D.small_angle_embedding())
+    assert c.claim_id == "[LH] Lemma E.6" and c.status == "reproduced", c.measured
+    # a wrong coefficient (1 instead of 1/3): the remainder is of order theta_in^2, its ratio does not vanish
+    assert D.check_lemma_e6(D.small_angle_embedding(coefficient=1.0)).status == "not reproduced"
