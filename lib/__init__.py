@@ -36,6 +36,7 @@ Result                                    Checked by (``lib.chapters.``...)
 [LH] Table 1 (accuracy vs depth)          ``optimization.check_accuracy``
 [LZB] Prop 2.2, Eq 2 (linear model)       ``non_constancy.check_linear_model``, ``non_constancy.check_weight_change``
 [LZB] Thm 3.2, Rem 3.5 (Hessian, kernel)  ``non_constancy.check_hessian``, ``non_constancy.check_linear_kernel``
+[LZB] Lemma 3.1 (backward vectors)        ``non_constancy.check_backward``
 [LZB] Eq 29, Fig 1 (non-linear output)    ``non_constancy.check_nonlinear_hessian``, ``non_constancy.check_nonlinear_kernel``
 [LZB] Thm 3.3, 4.1, Fig 2 (bottleneck)    ``non_constancy.check_bottleneck_hessian``, ``non_constancy.check_bottleneck_hessian_width``, ``non_constancy.check_bottleneck``
 [LZB] Thm 5.1 (fast GD, moving kernel)    ``non_constancy.check_convergence``

@@ -209,6 +209,17 @@ display(Markdown(record(CHAPTER, NC.check_nonlinear_hessian(hess), section="Hess
                         profile=cfg.profile)))
 
 # %% [markdown]
+# Behind the $\tilde O(1/\sqrt m)$ Hessian is [LZB] Lemma 3.1: with a linear output layer the backward
+# vectors $\partial f/\partial h^{(l)}$ are small entry by entry, $\|\cdot\|_\infty = \tilde O(1/\sqrt m)$,
+# while their Euclidean norm is $O(1)$. We measure their largest entry at initialization in nets with
+# three hidden layers of width $m$ (`lib.chapters.non_constancy.backward_sweep`).
+
+# %%
+display(Markdown(record(CHAPTER, NC.check_backward(NC.backward_sweep(data["X"][:cfg.n_hessian], cfg.widths, cfg.seeds,
+                                                                     activation=cfg.activation)),
+                        section="Hessian norm at initialization", profile=cfg.profile)))
+
+# %% [markdown]
 # ## Hessian norm with a bottleneck
 # The same Hessian norm for the $[m, b, m]$ nets: left, against $b$ at $m$ = `bottleneck_width`
 # ([LZB] Thm 3.3: the narrowest layer sets the norm, $\tilde O(b^{-1/2})$); right, against $m$ at the

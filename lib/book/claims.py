@@ -210,7 +210,7 @@ CLAIMS: tuple[Claim, ...] = (
           untestable="a bound in tensor norms the book does not compute; its consequence, Thm 3.2, is checked"),
     Claim("[LZB] Lemma 3.1", "With a linear output layer, the backward vectors have $\\infty$-norm "
           "$\\tilde O(1/\\sqrt{m})$ in a ball of fixed radius, with high probability.", "Sec. 3",
-          verdict_of=("[LZB] Thm 3.2",)),
+          checked_by=("non_constancy.check_backward",)),
     Claim("[LZB] Thm 3.2", "A wide network with a linear output layer has Hessian spectral norm "
           "$\\tilde O(1/\\sqrt{m})$ in a ball of fixed radius around the initialization (transition to "
           "linearity), while the tangent kernel is $O(1)$.", "Sec. 3", checked_by=("non_constancy.check_hessian",)),

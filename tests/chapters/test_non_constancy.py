@@ -181,3 +181,11 @@ def test_runs_are_cached_and_resumed(tmp_path, monkeypatch):
     for col in ("delta_K", "steps", "lr", "weight_move"):
         np.testing.assert_array_equal(a.df[col], b.df[col])
     np.testing.assert_array_equal(a.df.loss.iloc[3], b.df.loss.iloc[3])
+
+
+def test_check_backward_prediction_and_counterfactual():
+    X = NC.synthetic_regression(4, 5, 2)["X"]
+    c = NC.check_backward(NC.backward_sweep(X, [32, 128, 512, 2048], 2))
+    assert c.claim_id == "[LZB] Lemma 3.1" and c.status == "reproduced", c.measured
+    # a bottleneck of width 4 in the middle: that layer's backward vector does not shrink with m
+    assert NC.check_backward(NC.backward_sweep(X, [32, 128, 512, 2048], 2, bottleneck=4)).status == "not reproduced"
