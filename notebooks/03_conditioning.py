@@ -162,7 +162,8 @@ info
 
 # %% tags=["remove-stderr"]
 cells = C.conditioning_cells(NAMES, DEPTHS, cfg.width, cfg.seeds, batch_size=cfg.batch_size, small=SMALL,
-                             first_layer=FIRST, device=cfg.device, full_method=cfg.full_method)
+                             first_layer=FIRST, device=cfg.device, full_method=cfg.full_method,
+                             n_samples=info["n"].to_dict())
 sweep = C.run_conditioning(data, cells, scheduler=cfg.dask_scheduler, threads=cfg.threads)
 df = sweep.frame
 S = C.summarize(df)

@@ -28,9 +28,11 @@ from lib.data.faces import load_faces
 from lib.data.idx import IDX_DATASETS, IDX_FILES, find_idx_dir, load_idx, load_idx_dataset
 from lib.validation import InputError
 
-__all__ = ["gaussian_data", "load_digits_subset", "preprocess", "load_idx", "load_idx_dataset", "load_faces",
-           "load_array", "load_dataset", "find_idx_dir", "fingerprint", "DataMissingError", "IDX_FILES",
-           "DATASETS", "IDX_DATASETS", "DEFAULT_PIXEL_RANGE", "PIXEL_RANGES", "pixel_range_of", "scale_pixels"]
+# re-exported for the callers of this entry point: ``preprocess``, ``fingerprint``, ``DataMissingError``,
+# ``PIXEL_RANGES``, ``pixel_range_of``, ``scale_pixels`` (lib.data.base), ``load_idx``,
+# ``load_idx_dataset``, ``find_idx_dir``, ``IDX_FILES``, ``IDX_DATASETS`` (lib.data.idx), ``load_faces``
+# (lib.data.faces)
+__all__ = ["gaussian_data", "load_digits_subset", "load_array", "load_dataset", "DATASETS", "DEFAULT_PIXEL_RANGE"]
 
 
 def gaussian_data(n: int, d: int, seed: int = 0, unit_norm: bool = False) -> np.ndarray:
@@ -86,7 +88,7 @@ def load_array(path: str | Path, key: str | None = None, n: int | None = None, s
     Args:
         path: a ``.npy`` file, or an ``.npz`` archive (saved with ``np.save`` / ``np.savez``).
         key: the array of an ``.npz`` holding several (``data_key`` in chapter 03).
-        n, seed, unit_norm: as in :func:`preprocess`.
+        n, seed, unit_norm: as in :func:`lib.data.base.preprocess`.
 
     Returns:
         float64 array (n, d), the samples flattened.

@@ -13,7 +13,8 @@ the linear networks (c_s = 1 in ours) the factor is 2^(L+1) / d (:func:`ntk_scal
 "trace" NTK of ``functorch`` (``vmap(jacrev(...))`` and ``einsum('Naf,Maf->NM')`` summed over weight
 matrices), their kappa is the ratio of the extreme real parts of a general ``np.linalg.eig``, their
 minimum angle the arccos of the largest off-diagonal cosine (:func:`authors_kappa`,
-:func:`authors_min_angle`). This is our own port for the comparison, not a dependency.
+:func:`authors_min_angle`). This is our own port for the comparison, not a dependency. The
+scaling is derived on the formulas page, ``book/formulas.md`` (section ``formulas-authors``).
 """
 from __future__ import annotations
 

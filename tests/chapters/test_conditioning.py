@@ -202,3 +202,36 @@ def test_plots_return_figures(small):
                         (C.plot_two_sample(C.two_sample_table([0.1, 1.0], [0, 1], 32, 2), [0.1, 1.0]), 1),
                         (C.plot_theory_comparison(theory, S, names, 32), 2)):
         assert isinstance(fig, Figure) and len(fig.axes) == n_axes
+
+
+def test_shared_depth_kernels_equal_per_depth_kernels():
+    from lib.chapters.conditioning.kernels import relu_depth_kernels
+    from lib.finite.ntk import ntk_with_layer_terms
+
+    X = np.random.default_rng(3).standard_normal((25, 6))
+    for L, K, K1, secs in relu_depth_kernels(X, 48, [0, 1, 4], seed=5, first_layer=True):
+        net = MLP(6, 48, L, seed=5)
+        if L == 0:
+            np.testing.assert_allclose(K, X @ X.T, rtol=1e-13)
+            assert K1 is None
+            continue
+        Kr, T = ntk_with_layer_terms(net, X, terms=(1,))
+        assert np.max(np.abs(K - Kr)) <= 1e-12 * np.abs(Kr).max() and np.allclose(K, K.T, rtol=0, atol=0)
+        assert np.max(np.abs(K1 - T[1])) <= 1e-12 * np.abs(T[1]).max() and secs >= 0
+
+
+def test_grouped_cells_give_the_same_rows_as_per_depth_cells():
+    X = np.random.default_rng(4).standard_normal((20, 5))
+    data = {"x": X}
+    kw = dict(batch_size=6, small={"x": 4}, first_layer=["x"])
+    per = C.conditioning_cells(["x"], [0, 1, 3], 32, 2, **kw)
+    grouped = C.conditioning_cells(["x"], [0, 1, 3], 32, 2, n_samples={"x": 20}, **kw)
+    assert len(grouped) == 2 + 6 and sum("depths" in c for c in grouped) == 2  # ReLU grouped by seed
+    rows = lambda cells: C.expand_cells(pd.DataFrame([{**c, **C.sweep_cell(c, X), "seconds": 1.0} for c in cells]))
+    a = rows(per).sort_values(["activation", "depth", "seed"]).reset_index(drop=True)
+    b = rows(grouped).sort_values(["activation", "depth", "seed"]).reset_index(drop=True)
+    assert len(a) == len(b) == 12 and "depths" not in b and "rows" not in b
+    for col in ("kappa", "kappa_batch", "min_angle", "kappa_small", "kappa0_small"):
+        np.testing.assert_allclose(b[col], a[col], rtol=1e-8)
+    relu1 = b[(b.activation == "relu") & (b.depth >= 1)]
+    np.testing.assert_allclose(relu1.kappa_first, a[(a.activation == "relu") & (a.depth >= 1)].kappa_first, rtol=1e-8)

@@ -7,8 +7,10 @@ over seeds; the min angle on the full set) and (b) the full-data kappa and angle
 
 * :mod:`~lib.chapters.conditioning.data` -- the data sets, their ranks and kappa_0, the small batches
   below the rank (digits);
-* :mod:`~lib.chapters.conditioning.cells` -- the sweep cells (finite width, infinite width), cached by
-  :func:`lib.book.sweep.run_sweep`;
+* :mod:`~lib.chapters.conditioning.cells` -- the finite-width sweep cells, cached by
+  :func:`lib.book.sweep.run_sweep`; :mod:`~lib.chapters.conditioning.kernels` -- the ReLU kernels of all
+  depths of a seed from shared Gram matrices; :mod:`~lib.chapters.conditioning.theory_cells` -- the
+  infinite-width cells;
 * :mod:`~lib.chapters.conditioning.summary` -- seed means, the measured tables, the batching sentence, costs;
 * :mod:`~lib.chapters.conditioning.figure3` -- Figure 3 both ways and its checks;
 * :mod:`~lib.chapters.conditioning.bounds` -- Prop 4.1 and Thm 4.2;
@@ -17,25 +19,18 @@ over seeds; the min angle on the full set) and (b) the full-data kappa and angle
 * :mod:`~lib.chapters.conditioning.agreement` -- agreement with the authors' code (:mod:`lib.finite.authors`).
 
 ``plot_*`` draw the figures, ``check_*`` compute the verdicts (:class:`lib.book.results.Check`),
-``table_*`` build the tables; everything is re-exported here.
+``table_*`` build the tables; everything is re-exported here (``from lib.chapters import conditioning as C``
+then ``C.plot_figure3``), and documented in its module.
 """
 from __future__ import annotations
 
 from lib.chapters.conditioning.agreement import *  # noqa: F401,F403
-from lib.chapters.conditioning.agreement import __all__ as _agreement
 from lib.chapters.conditioning.bounds import *  # noqa: F401,F403
-from lib.chapters.conditioning.bounds import __all__ as _bounds
 from lib.chapters.conditioning.cells import *  # noqa: F401,F403
-from lib.chapters.conditioning.cells import __all__ as _cells
 from lib.chapters.conditioning.data import *  # noqa: F401,F403
-from lib.chapters.conditioning.data import __all__ as _data
 from lib.chapters.conditioning.figure3 import *  # noqa: F401,F403
-from lib.chapters.conditioning.figure3 import __all__ as _figure3
 from lib.chapters.conditioning.summary import *  # noqa: F401,F403
-from lib.chapters.conditioning.summary import __all__ as _summary
+from lib.chapters.conditioning.theory_cells import *  # noqa: F401,F403
 from lib.chapters.conditioning.theory_cmp import *  # noqa: F401,F403
-from lib.chapters.conditioning.theory_cmp import __all__ as _theory_cmp
 from lib.chapters.conditioning.two_sample import *  # noqa: F401,F403
-from lib.chapters.conditioning.two_sample import __all__ as _two_sample
 
-__all__ = [*_data, *_cells, *_summary, *_figure3, *_bounds, *_two_sample, *_theory_cmp, *_agreement]

@@ -26,7 +26,7 @@ def prop41_bound(frame: pd.DataFrame) -> pd.DataFrame:
     only an interval (matrix-free, no diagonal recorded) are left out.
 
     Args:
-        frame: the per-cell frame of :func:`lib.chapters.conditioning.run_conditioning`.
+        frame: the per-cell frame of :func:`lib.chapters.conditioning.cells.run_conditioning`.
 
     Returns:
         A copy of ``frame`` with the columns above.
@@ -111,12 +111,12 @@ def table_first_layer(theory: pd.DataFrame, summary: pd.DataFrame, names: Sequen
 
     Full data when G = X X^T is non-singular (faces: n = 200 <= d = 625); batches below the rank when
     it is not (digits, rank 61, batches of 60: per batch, kappa of the batch's K_L against its own
-    kappa_0). Infinite width from :func:`lib.chapters.conditioning.theory_cell`, finite width (seed
-    means of the first-layer-only NTK of the sweep) from :func:`lib.chapters.conditioning.summarize`.
+    kappa_0). Infinite width from :func:`lib.chapters.conditioning.theory_cells.theory_cell`, finite width (seed
+    means of the first-layer-only NTK of the sweep) from :func:`lib.chapters.conditioning.summary.summarize`.
 
     Args:
-        theory: the frame of :func:`lib.chapters.conditioning.run_theory`.
-        summary: the frame of :func:`lib.chapters.conditioning.summarize`.
+        theory: the frame of :func:`lib.chapters.conditioning.theory_cells.run_theory`.
+        summary: the frame of :func:`lib.chapters.conditioning.summary.summarize`.
         names: data sets.
 
     Returns:
@@ -168,8 +168,8 @@ def plot_first_layer(theory: pd.DataFrame, summary: pd.DataFrame, names: Sequenc
     on the small batches (means over batches), dashed: the batches' mean kappa_0.
 
     Args:
-        theory: the frame of :func:`lib.chapters.conditioning.run_theory`.
-        summary: the frame of :func:`lib.chapters.conditioning.summarize`.
+        theory: the frame of :func:`lib.chapters.conditioning.theory_cells.run_theory`.
+        summary: the frame of :func:`lib.chapters.conditioning.summary.summarize`.
         names: data sets, in legend order.
         width: hidden width m (legend).
 

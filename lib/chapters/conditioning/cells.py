@@ -9,22 +9,27 @@ matrix (its gradient features are linear in x). At large n the full-data values 
 """
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
+import time
 from typing import Iterable, Sequence
 
 import numpy as np
+import pandas as pd
 
 from lib.book.sweep import SweepResult, run_sweep
+from lib.chapters.conditioning.kernels import SHARED_MAX_N, relu_depth_kernels
 from lib.finite.extremes import ntk_extremes
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk, ntk_with_layer_terms
 from lib.spectra import extreme_eigenvalues, min_pairwise_angle
-from lib.theory import relu_first_layer_ntk, relu_ntk
 from lib.validation import InputError
 
 __all__ = ["CELL_VERSION", "ACTIVATIONS", "FULL_METHODS", "DENSE_MAX", "authors_partition", "mean_kappa",
-           "batch_kappas", "linear_features", "full_and_first_layer_ntk", "ntk_cell", "theory_cell",
-           "conditioning_cells", "run_conditioning", "run_theory"]
+           "batch_kappas", "linear_features", "full_and_first_layer_ntk", "ntk_cell",
+           "conditioning_cells", "run_conditioning", "dense_measurements", "relu_depths_cell",
+           "sweep_cell", "expand_cells"]
 
 #: bump when :func:`ntk_cell` or :func:`theory_cell` change what they compute (old cache cells stop matching)
 CELL_VERSION = "3"
@@ -32,12 +37,16 @@ ACTIVATIONS = ("relu", "linear")
 #: how the full-data kappa and angle are computed: dense kernel, :func:`lib.finite.extremes.ntk_extremes`,
 #: or ``"auto"`` (dense up to :data:`DENSE_MAX` samples)
 FULL_METHODS = ("auto", "dense", "extremes")
+#: above this many samples ``full_method="auto"`` uses :func:`lib.finite.extremes.ntk_extremes` instead of a dense kernel
 DENSE_MAX = 8000
 
 
 def authors_partition(n: int, batch_size: int, seed: int) -> list[np.ndarray]:
     """The authors' batches ([LH] Sec. 4.1): a fresh random permutation per seed, cut into ``batch_size``
     pieces, the last partial batch kept.
+
+    The batch mean of kappa is defined on the formulas page, ``book/formulas.md`` (section
+    ``formulas-authors``).
 
     Args:
         n: samples.
@@ -146,6 +155,31 @@ def _batch_fields(K, K1, X, batches, small) -> dict:
     return out
 
 
+def dense_measurements(K: np.ndarray, K1: np.ndarray | None, X: np.ndarray, batches: Sequence[np.ndarray],
+                       small: Sequence[np.ndarray] | None, rank_bound: int | None = None) -> dict:
+    """Everything a cell reads off one dense NTK: full-data kappa and angle, and the batch means ([LH] Sec. 4.1).
+
+    Args:
+        K: the NTK (n x n).
+        K1: the first-layer-only NTK ([LH] Thm 4.2), or None.
+        X: the inputs (for the batches' kappa_0).
+        batches: the authors' partition (:func:`authors_partition`).
+        small: the small batches, or None.
+        rank_bound: a bound on the rank of K (a linear network's: d), or None.
+
+    Returns:
+        The fields of :func:`ntk_cell` (dense path).
+    """
+    diag = np.diag(K)
+    out = dict(min_angle=min_pairwise_angle(K), **_spectrum_fields(K, rank_bound=rank_bound), interval=False,
+               diag_max=float(diag.max()), diag_min=float(diag.min()))
+    out["kappa_high"] = out["kappa"]
+    out.update(_batch_fields(K, K1, X, batches, small))
+    if K1 is not None:
+        out.update(_spectrum_fields(K1, "_first"))
+    return out
+
+
 def ntk_cell(params: dict, X: np.ndarray) -> dict:
     """One cell of [LH] Figure 3: a fresh network at initialization, its NTK read on the full data and in batches.
 
@@ -191,14 +225,7 @@ def ntk_cell(params: dict, X: np.ndarray) -> dict:
             (K, K1), rank_bound = full_and_first_layer_ntk(net, X), None
         else:
             K, rank_bound = empirical_ntk(net, X), None
-        diag = np.diag(K)
-        out.update(min_angle=min_pairwise_angle(K), **_spectrum_fields(K, rank_bound=rank_bound), interval=False,
-                   diag_max=float(diag.max()), diag_min=float(diag.min()))
-        out["kappa_high"] = out["kappa"]
-        out.update(_batch_fields(K, K1, X, batches, small))
-        del K
-        if K1 is not None:
-            out.update(_spectrum_fields(K1, "_first"))
+        out.update(dense_measurements(K, K1, X, batches, small, rank_bound))
         return out
     # full data at large n: nothing n x n is held; batch kernels computed batch by batch
     res = ntk_extremes(net, X, progress=False)
@@ -211,49 +238,79 @@ def ntk_cell(params: dict, X: np.ndarray) -> dict:
     return out
 
 
-def theory_cell(params: dict, X: np.ndarray) -> dict:
-    """Infinite-width predictions for one (data set, depth) from ``lib.theory`` ([LH] Lemma 3.1, Thm 4.2).
+def relu_depths_cell(params: dict, X: np.ndarray) -> dict:
+    """One seed of ReLU networks at every depth of ``params["depths"]``, kernels from shared embeddings.
 
-    ReLU: the NTK Theta^(L) (:func:`lib.theory.relu_ntk`), its min gradient angle and spectrum. Linear:
-    (L+1) G ([LH] Cor 2.4), whose kappa is kappa_0 and whose angles are the input angles. With
-    ``first_layer``: K_L = G o P_L (:func:`lib.theory.relu_first_layer_ntk`); with ``small_batch`` and
-    ``seeds`` also its kappa and kappa_0 on the batches of the same partitions as the sweep
-    (``kappa_first_small``, ``kappa0_small``, ``first_below0_small``).
+    The same measurements as :func:`ntk_cell` per depth (dense path), with the kernels of
+    :func:`lib.chapters.conditioning.kernels.relu_depth_kernels` (the layer Gram matrices are computed
+    once for all depths of the seed).
 
     Args:
-        params: ``depth``, and optionally ``first_layer``, ``small_batch``, ``seeds``.
-        X: the data set's inputs, shape (n, d).
+        params: as for :func:`ntk_cell`, with ``depths`` (a list) instead of ``depth``.
+        X: the data set's inputs, shape (n, d), n <= :data:`lib.chapters.conditioning.kernels.SHARED_MAX_N`.
 
     Returns:
-        ``min_angle_relu``/``_linear`` and the spectrum fields (``kappa``, ``lambda_min``, ``lambda_max``,
-        ``singular``) with suffixes ``_relu``, ``_linear``, ``_first``.
+        ``{"rows": JSON text}``: a list of one dict per depth (with its own ``seconds``); the sweep cache
+        holds scalars only, :func:`expand_cells` spreads them out.
     """
-    L, n = int(params["depth"]), X.shape[0]
-    rank = int(np.linalg.matrix_rank(X))
-    G = X @ X.T
-    out = {"min_angle_linear": min_pairwise_angle(G), **_spectrum_fields((L + 1) * G, "_linear", rank_bound=rank)}
-    K = relu_ntk(X, L) if L >= 1 else G
-    out.update(min_angle_relu=min_pairwise_angle(K), **_spectrum_fields(K, "_relu", rank_bound=rank if L == 0 else None))
-    del K
-    if params.get("first_layer"):
-        KL = relu_first_layer_ntk(X, L) if L >= 1 else G
-        out.update(_spectrum_fields(KL, "_first", rank_bound=rank if L == 0 else None))
-        if params.get("small_batch"):
-            ks, k0 = [], []
-            for s in range(int(params.get("seeds", 1))):
-                for b in authors_partition(n, int(params["small_batch"]), s):
-                    ks.append(_kappa(KL[np.ix_(b, b)]))
-                    k0.append(_kappa(G[np.ix_(b, b)]))
-            ks, k0 = np.array(ks), np.array(k0)
-            out.update(kappa_first_small=mean_kappa(ks), kappa0_small=mean_kappa(k0),
-                       first_below0_small=float(np.mean(ks < k0)))
-    return out
+    n, d = X.shape
+    seed = int(params["seed"])
+    batches = authors_partition(n, int(params["batch_size"]), seed)
+    small = authors_partition(n, int(params["small_batch"]), seed) if params.get("small_batch") else None
+    rows = []
+    for L, K, K1, secs in relu_depth_kernels(X, int(params["width"]), params["depths"], seed,
+                                             first_layer=bool(params.get("first_layer"))):
+        t = time.perf_counter()
+        row = {"depth": L, "n": int(n), "d": int(d), "batch_size": int(params["batch_size"]),
+               **dense_measurements(K, K1, X, batches, small, rank_bound=d if L == 0 else None)}
+        del K, K1
+        row["seconds"] = secs + time.perf_counter() - t
+        rows.append(row)
+    return {"rows": json.dumps([{k: _scalar(v) for k, v in r.items()} for r in rows])}
+
+
+def _scalar(v):
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    return float(v)
+
+
+def sweep_cell(params: dict, X: np.ndarray) -> dict:
+    """The sweep's cell function: :func:`relu_depths_cell` for a cell with ``depths``, else :func:`ntk_cell`."""
+    return relu_depths_cell(params, X) if "depths" in params else ntk_cell(params, X)
+
+
+def expand_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per (data set, depth, activation, seed): the per-depth rows of grouped cells spread out.
+
+    Args:
+        frame: the frame of :func:`lib.book.sweep.run_sweep` over :func:`sweep_cell`.
+
+    Returns:
+        The frame with every grouped cell replaced by its depth rows (parameters repeated).
+    """
+    if "rows" not in frame:
+        return frame
+    out = []
+    for rec in frame.to_dict("records"):
+        sub = rec.pop("rows", None)
+        if isinstance(sub, str):
+            rec.pop("depths", None)
+            rec.pop("seconds", None)
+            out.extend({**rec, **r} for r in json.loads(sub))
+        else:
+            rec.pop("depths", None)
+            out.append(rec)
+    return pd.DataFrame(out)
 
 
 def conditioning_cells(datasets: Iterable[str], depths: Iterable[int], width: int, seeds: int, *,
                        batch_size: int = 512, small: dict[str, int] | None = None,
                        first_layer: bool | Iterable[str] = True, activations: Sequence[str] = ACTIVATIONS,
-                       device: str = "cpu", full_method: str = "auto") -> list[dict]:
+                       device: str = "cpu", full_method: str = "auto",
+                       n_samples: dict[str, int] | None = None) -> list[dict]:
     """The grid of [LH] Sec. 4.1: data set x depth x activation x seed.
 
     Args:
@@ -268,6 +325,9 @@ def conditioning_cells(datasets: Iterable[str], depths: Iterable[int], width: in
         activations: drawn from ``("relu", "linear")``.
         device: torch device.
         full_method: :data:`FULL_METHODS`.
+        n_samples: ``{data set: n}``; when given, the ReLU cells of a data set with n <=
+            :data:`lib.chapters.conditioning.kernels.SHARED_MAX_N` (dense) become one cell per seed with
+            all depths (:func:`relu_depths_cell`), whose kernels share the layer Gram matrices.
 
     Returns:
         One parameter dict per cell, for :func:`run_conditioning`.
@@ -280,10 +340,19 @@ def conditioning_cells(datasets: Iterable[str], depths: Iterable[int], width: in
     datasets = list(datasets)
     small = dict(small or {})
     first_layer = set(datasets) if first_layer is True else set() if first_layer is False else set(first_layer)
-    return [dict(dataset=ds, depth=int(L), activation=act, width=int(width), seed=s, device=device,
-                 batch_size=int(batch_size), small_batch=small.get(ds), full_method=full_method,
-                 first_layer=bool(ds in first_layer and act == "relu"))
-            for ds in datasets for L in depths for act in activations for s in range(seeds)]
+    depths = [int(L) for L in depths]
+    grouped = {ds for ds, n in (n_samples or {}).items() if n <= SHARED_MAX_N and full_method != "extremes"}
+    cells = []
+    for ds in datasets:
+        for act in activations:
+            base = dict(dataset=ds, activation=act, width=int(width), device=device, batch_size=int(batch_size),
+                        small_batch=small.get(ds), full_method=full_method,
+                        first_layer=bool(ds in first_layer and act == "relu"))
+            if act == "relu" and ds in grouped and device == "cpu":
+                cells += [dict(base, depths=depths, seed=s) for s in range(seeds)]
+            else:
+                cells += [dict(base, depth=L, seed=s) for L in depths for s in range(seeds)]
+    return cells
 
 
 def run_conditioning(data: dict, cells: list[dict], scheduler=None, progress: bool = True,
@@ -298,30 +367,9 @@ def run_conditioning(data: dict, cells: list[dict], scheduler=None, progress: bo
         **kw: passed to :func:`lib.book.sweep.run_sweep` (e.g. ``threads``).
 
     Returns:
-        The sweep, one row of :func:`ntk_cell` per cell in ``.frame``.
+        The sweep, one row of :func:`ntk_cell` per (data set, depth, activation, seed) in ``.frame``
+        (grouped cells spread out by :func:`expand_cells`).
     """
-    return run_sweep("conditioning", ntk_cell, cells, data=data, version=CELL_VERSION, scheduler=scheduler,
-                     progress=progress, desc="NTK cells", **kw)
-
-
-def run_theory(data: dict, depths: Iterable[int], first_layer: Iterable[str] = (),
-               small: dict[str, int] | None = None, seeds: int = 1, progress: bool = True, **kw) -> SweepResult:
-    """Infinite-width predictions per (data set, depth), cached under ``<cache>/sweeps/conditioning-theory``.
-
-    Args:
-        data: arrays by name.
-        depths: depths L.
-        first_layer: data sets that also get the first-layer kernel K_L ([LH] Thm 4.2).
-        small: ``{data set: batch size}`` of the small batches.
-        seeds: partitions of the small batches (as in the sweep).
-        progress: show a progress bar.
-        **kw: passed to :func:`lib.book.sweep.run_sweep`.
-
-    Returns:
-        The sweep, one row of :func:`theory_cell` per (data set, depth) in ``.frame``.
-    """
-    small, first_layer = dict(small or {}), set(first_layer)
-    cells = [dict(dataset=ds, depth=int(L), first_layer=ds in first_layer, small_batch=small.get(ds),
-                  seeds=int(seeds)) for ds in data for L in depths]
-    return run_sweep("conditioning-theory", theory_cell, cells, data=data, version=CELL_VERSION,
-                     progress=progress, desc="theory cells", **kw)
+    res = run_sweep("conditioning", sweep_cell, cells, data=data, version=CELL_VERSION, scheduler=scheduler,
+                    progress=progress, desc="NTK cells", **kw)
+    return dataclasses.replace(res, frame=expand_cells(res.frame))

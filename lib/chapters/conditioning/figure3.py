@@ -26,7 +26,7 @@ def plot_figure3(summary: pd.DataFrame, names: Sequence[str], depths: Sequence[i
     (mean over batches of ``batch_size``, middle) and kappa of the full-data NTK (right), ReLU vs linear.
 
     Args:
-        summary: the frame of :func:`lib.chapters.conditioning.summarize`.
+        summary: the frame of :func:`lib.chapters.conditioning.summary.summarize`.
         names: data sets, in legend order.
         depths: the sorted depths of the sweep.
         batch_size: the authors' batch size (title).
@@ -87,7 +87,7 @@ def check_figure3_angle(summary: pd.DataFrame, names: Sequence[str], depths: Seq
     at L >= 1 the infinite-width gap ([LH] Lemma 3.1) is many times the O(1/sqrt(m)) seed spread.
 
     Args:
-        summary: the frame of :func:`lib.chapters.conditioning.summarize`.
+        summary: the frame of :func:`lib.chapters.conditioning.summary.summarize`.
         names: data sets.
         depths: the sorted depths.
 
@@ -121,7 +121,7 @@ def check_figure3_kappa(summary: pd.DataFrame, names: Sequence[str], depths: Seq
     reproduced" otherwise; "not checked" (not testable on this data) when no pair has a finite linear kappa.
 
     Args:
-        summary: the frame of :func:`lib.chapters.conditioning.summarize`.
+        summary: the frame of :func:`lib.chapters.conditioning.summary.summarize`.
         names: data sets.
         depths: the sorted depths.
 
@@ -166,7 +166,7 @@ def check_figure3(summary: pd.DataFrame, names: Sequence[str], depths: Sequence[
     interval) is "inconclusive" too.
 
     Args:
-        summary: the frame of :func:`lib.chapters.conditioning.summarize`.
+        summary: the frame of :func:`lib.chapters.conditioning.summary.summarize`.
         names: data sets.
         depths: the sorted depths.
         protocol: ``"batch"`` or ``"full"``.

@@ -33,7 +33,7 @@ def summarize(frame: pd.DataFrame) -> pd.DataFrame:
     ``kappa_first_mean``, ``kappa_first_small_mean``, ``first_below0_small_min``.
 
     Args:
-        frame: the per-cell frame of :func:`lib.chapters.conditioning.run_conditioning`.
+        frame: the per-cell frame of :func:`lib.chapters.conditioning.cells.run_conditioning`.
 
     Returns:
         One row per (dataset, activation, depth).
@@ -184,7 +184,7 @@ def cost_note(sweep: SweepResult, data: dict, depths: Sequence[int], width: int,
     """A Markdown paragraph on the cost of the sweep on this machine, against "hours" per NTK in [LH] Sec. 4.1.
 
     Args:
-        sweep: the result of :func:`lib.chapters.conditioning.run_conditioning`.
+        sweep: the result of :func:`lib.chapters.conditioning.cells.run_conditioning`.
         data: arrays by name.
         depths: the sorted depths of the sweep.
         width: hidden width m.

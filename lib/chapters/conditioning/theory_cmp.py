@@ -21,8 +21,8 @@ def plot_theory_comparison(theory: pd.DataFrame, summary: pd.DataFrame, names: S
     """Finite-width phi_min and ReLU kappa (points) against the infinite-width prediction (lines), [LH] Fig 3.
 
     Args:
-        theory: the frame of :func:`run_theory`.
-        summary: the frame of :func:`summarize`.
+        theory: the frame of :func:`~lib.chapters.conditioning.theory_cells.run_theory`.
+        summary: the frame of :func:`~lib.chapters.conditioning.summary.summarize`.
         names: data sets, in legend order.
         width: hidden width m (legend).
 
@@ -60,8 +60,8 @@ def table_theory_comparison(theory: pd.DataFrame, summary: pd.DataFrame, names: 
     """Seed-mean phi_min (deg) and ReLU kappa against the infinite-width values, per (data set, depth).
 
     Args:
-        theory: the frame of :func:`run_theory`.
-        summary: the frame of :func:`summarize`.
+        theory: the frame of :func:`~lib.chapters.conditioning.theory_cells.run_theory`.
+        summary: the frame of :func:`~lib.chapters.conditioning.summary.summarize`.
         names: data sets.
         depths: depths of the sweep.
 
