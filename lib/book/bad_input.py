@@ -65,7 +65,7 @@ class Outcome:
 
 def _own(exc: BaseException) -> bool:
     from lib.book.params import ParameterError
-    from lib.data.datasets import DataMissingError
+    from lib.data.base import DataMissingError
     from lib.validation import InputError
     return isinstance(exc, (InputError, ParameterError, DataMissingError, PipelineExit))
 

@@ -469,7 +469,7 @@ def run_sweep(name: str, fn: Callable[..., Mapping], cells: Sequence[Mapping], *
             ``data``); it must be importable by Dask workers.
         cells: parameter dicts; duplicates are an error.
         data: arrays by name; a cell's ``params[data_param]`` names its array. Each array's
-            :func:`lib.data.datasets.fingerprint` enters the key, so changed data are new cells. With
+            :func:`lib.data.base.fingerprint` enters the key, so changed data are new cells. With
             Dask the arrays are scattered to the workers once.
         version: bump it when ``fn`` changes what it computes (old cells then no longer match).
         cache_dir: overrides ``<cache>/sweeps``.
