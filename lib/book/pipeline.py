@@ -141,6 +141,24 @@ def declared_parameters(ipynb: Path) -> dict:
     return papermill.inspect_notebook(str(ipynb))
 
 
+def parameter_cell_names(src: Path) -> set[str]:
+    """The names assigned in the source's cell tagged ``parameters`` (read with :mod:`ast`)."""
+    import ast
+
+    import jupytext
+    nb = jupytext.read(src)
+    names: set[str] = set()
+    for cell in nb.cells:
+        if "parameters" in cell.metadata.get("tags", []):
+            try:
+                body = ast.parse(cell.source).body
+            except SyntaxError as exc:
+                raise PipelineError(f"{Path(src).name}: the parameters cell is not valid Python: {exc}") from None
+            names |= {t.id for node in body if isinstance(node, ast.Assign)
+                      for t in node.targets if isinstance(t, ast.Name)}
+    return names
+
+
 def resolve_parameters(src: Path, ipynb: Path, profile: str, overrides: dict, profiles: dict) -> dict:
     """Profile values for this notebook merged with ``overrides``; unknown names are an error."""
     if profile not in profiles and profile != "default":
@@ -149,6 +167,11 @@ def resolve_parameters(src: Path, ipynb: Path, profile: str, overrides: dict, pr
     params.update(overrides)
     params["profile"] = profile
     declared = declared_parameters(ipynb)
+    hidden = sorted(parameter_cell_names(src) - set(declared))
+    if hidden:
+        raise PipelineError(
+            f"{src.name}: papermill cannot see parameter(s) {hidden} of the parameters cell (a comment "
+            f"with '=' or ';' on the line hides it from papermill's parser); reword that comment")
     unknown = sorted(set(params) - set(declared))
     if unknown:
         raise PipelineError(

@@ -239,6 +239,16 @@ def test_progress_bars_stay_out_of_executed_notebooks(tmp_path, monkeypatch, pla
     assert ("demo-bar" in outputs) == plain, "lib.progress bars go to the terminal; plain tqdm's land in the notebook"
 
 
+def test_a_parameter_hidden_from_papermill_is_named(tmp_path, monkeypatch, capsys):
+    root = demo_root(tmp_path)
+    (root / "notebooks" / "06_hidden.py").write_text(
+        '# %% tags=["parameters"]\nprofile = "default"  # profile\n'
+        'n = 40  # digits (d = 64); more are dependent\n\n# %%\nprint(n)\n')
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(root / "results"))
+    assert main(["--root", str(root), "--only", "06"]) == 2
+    assert "papermill cannot see parameter(s) ['n']" in capsys.readouterr().err
+
+
 def test_input_errors_show_one_line_in_a_notebook():
     from lib.validation import InputError, InputTypeError
     for exc in (InputError("bad x"), InputTypeError("bad type"), P.ParameterError("bad p")):
