@@ -270,7 +270,7 @@ show(fig)
 
 # %%
 t42 = C.table_first_layer(theory, S, NAMES)
-display(Markdown(record(CHAPTER, C.check_first_layer(t42, DEPTHS, cfg.width), section="Thm 4.2",
+display(Markdown(record(CHAPTER, C.check_first_layer(t42, DEPTHS, cfg.width, NAMES), section="Thm 4.2",
                         profile=cfg.profile)))
 t42
 

@@ -235,3 +235,17 @@ def test_grouped_cells_give_the_same_rows_as_per_depth_cells():
         np.testing.assert_allclose(b[col], a[col], rtol=1e-8)
     relu1 = b[(b.activation == "relu") & (b.depth >= 1)]
     np.testing.assert_allclose(relu1.kappa_first, a[(a.activation == "relu") & (a.depth >= 1)].kappa_first, rtol=1e-8)
+
+
+def test_fast_extremes_agree_with_lib_spectra():
+    from lib.spectra import extreme_eigenvalues
+
+    rng = np.random.default_rng(5)
+    B = rng.standard_normal((900, 1000))
+    K = B @ B.T / 1000 + 1e-3 * np.eye(900)
+    lmin, lmax, kappa, singular = C.fast_extremes(K)
+    sp = extreme_eigenvalues(K, method="eigh")
+    assert not singular and kappa == pytest.approx(sp.kappa, rel=1e-8) and lmax == pytest.approx(sp.lambda_max, rel=1e-10)
+    R = rng.standard_normal((900, 40))
+    lmin, lmax, kappa, singular = C.fast_extremes(R @ R.T)  # rank 40: singular
+    assert singular and math.isinf(kappa)

@@ -198,7 +198,8 @@ def plot_first_layer(theory: pd.DataFrame, summary: pd.DataFrame, names: Sequenc
     return fig
 
 
-def check_first_layer(t42: pd.DataFrame, depths: Sequence[int], width: int) -> Check:
+def check_first_layer(t42: pd.DataFrame, depths: Sequence[int], width: int,
+                      names: Sequence[str] | None = None) -> Check:
     """[LH] Thm 4.2: with only W^(1) trained, lambda_min(K_L) >= lambda_min(G), kappa(K_L) < kappa_0, non-increasing.
 
     Tested only where kappa_0 is finite (:func:`table_first_layer`): with kappa_0 = inf "below" holds for
@@ -213,10 +214,14 @@ def check_first_layer(t42: pd.DataFrame, depths: Sequence[int], width: int) -> C
         t42: the frame of :func:`table_first_layer`.
         depths: the sorted depths of the sweep.
         width: hidden width m.
+        names: all data sets of the run (those without a row are named as not testable).
 
     Returns:
         The verdict.
     """
+    tested = set(t42.index.get_level_values(0)) if not t42.empty else set()
+    untested = [d for d in (names or []) if d not in tested]
+    note = f" Not testable on {', '.join(untested)} (kappa_0 = inf)." if untested else ""
     if t42.empty:
         return Check("[LH] Thm 4.2", status="not checked", measured="kappa_0 = inf on every data set run.",
                      caveat="not testable on this data: kappa_0 is infinite (n > rank G), so kappa(K_L) < kappa_0 "
@@ -234,4 +239,4 @@ def check_first_layer(t42: pd.DataFrame, depths: Sequence[int], width: int) -> C
         caveat="" if status != "reproduced with caveat" else "the finite-width kernel misses the infinite-width bound",
         measured=f"Where kappa_0 is finite ({len(t42)} data set/protocol pairs): infinite width kappa(K_L) < kappa_0 "
         f"for all L >= 1 on {int(t42.below.sum())}/{len(t42)}, lambda_min(K_L) >= lambda_min(G) on "
-        f"{int(t42.lmin_ok.sum())}/{len(t42)}, non-increasing on {sum(not v for v in t42.mono)}/{len(t42)}. {txt}.")
+        f"{int(t42.lmin_ok.sum())}/{len(t42)}, non-increasing on {sum(not v for v in t42.mono)}/{len(t42)}. {txt}." + note)

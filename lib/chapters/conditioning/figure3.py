@@ -38,6 +38,7 @@ def plot_figure3(summary: pd.DataFrame, names: Sequence[str], depths: Sequence[i
     S, NAMES, DEPTHS, COLORS = summary, list(names), list(depths), colors(names)
     fig, axs = figure(ncols=3, width=4.2, height=4.3, sharey=False)
     ax_a, ax_b, ax_f = axs[0]
+    ax_f.sharey(ax_b)  # the two kappa panels on one axis: batching's effect is read off directly
     for ds in NAMES:
         c = COLORS[ds]
         for act, ls in (("relu", "-"), ("linear", "--")):
@@ -55,8 +56,8 @@ def plot_figure3(summary: pd.DataFrame, names: Sequence[str], depths: Sequence[i
         ax.set_yscale("log")
     lo = min(ax_b.get_ylim()[0], ax_f.get_ylim()[0])
     top = max(ax_b.get_ylim()[1], ax_f.get_ylim()[1]) * 3
+    ax_b.set_ylim(lo, top)
     for ax, (col, label) in ((ax_b, PROTOCOLS["batch"]), (ax_f, PROTOCOLS["full"])):
-        ax.set_ylim(lo, top)
         for i, ds in enumerate(NAMES):
             for j, (act, face) in enumerate((("relu", COLORS[ds]), ("linear", "none"))):
                 off = (2 * i + j - (2 * len(NAMES) - 1) / 2) * 0.09
@@ -67,6 +68,7 @@ def plot_figure3(summary: pd.DataFrame, names: Sequence[str], depths: Sequence[i
     ax_b.set(xlabel="depth L", ylabel=r"NTK condition number $\kappa$",
              title=f"(a) $\\kappa$, mean over batches of {batch_size}")
     ax_f.set(xlabel="depth L", title=r"(b) $\kappa$ of the full-data NTK")
+    ax_b.set_ylim(lo, top)
     handles = [Line2D([], [], color=COLORS[ds], lw=6, alpha=0.6, label=ds) for ds in NAMES] + [
         Line2D([], [], color="0.3", ls="-", label="ReLU"), Line2D([], [], color="0.3", ls="--", label="linear"),
         Line2D([], [], color="0.3", marker="^", ls="", label=r"ReLU: $\kappa=\infty$"),
@@ -130,7 +132,7 @@ def check_figure3_kappa(summary: pd.DataFrame, names: Sequence[str], depths: Seq
     """
     deep = [L for L in depths if L >= 1]
     cols = {"full data": "kappa_mean", "small batches": "kappa_small_mean", "authors' batches": "kappa_batch_mean"}
-    tested, lines = [], []
+    tested, lines, seen = [], [], set()
     for ds in names:
         for label, col in cols.items():
             if col not in summary or not deep:
@@ -140,6 +142,7 @@ def check_figure3_kappa(summary: pd.DataFrame, names: Sequence[str], depths: Seq
                 continue
             ok = bool(np.all(relu < lin))
             tested.append(ok)
+            seen.add(ds)
             lines.append(f"{ds} ({label}): ReLU {relu.iloc[0]:.3g} vs linear {lin.iloc[0]:.3g} at L={deep[0]}, "
                          f"{relu.iloc[-1]:.3g} vs {lin.iloc[-1]:.3g} at L={deep[-1]}" + ("" if ok else " (ReLU NOT smaller)"))
     if not tested:
@@ -149,7 +152,8 @@ def check_figure3_kappa(summary: pd.DataFrame, names: Sequence[str], depths: Seq
                      "'smaller'; run data with n <= rank G (faces) or batches below the rank (digits)")
     return Check("[LH] Fig 3", status="reproduced" if all(tested) else "not reproduced", part="ReLU vs linear kappa",
                  measured=f"Where the linear kappa is finite ({len(tested)} data set/protocol pairs): " + "; ".join(lines)
-                 + ".")
+                 + "." + (f" Not testable on {', '.join(d for d in names if d not in seen)} (linear kappa = inf: "
+                          "kappa_0 = inf)." if len(seen) < len(names) else ""))
 
 
 def check_figure3(summary: pd.DataFrame, names: Sequence[str], depths: Sequence[int], protocol: str,
