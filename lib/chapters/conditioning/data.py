@@ -86,7 +86,7 @@ def compute_data(names: Sequence[str], **kw) -> tuple[dict[str, np.ndarray], str
         ``(arrays by name, note)``; the note is empty when nothing was skipped.
 
     Raises:
-        lib.data.datasets.DataMissingError: none of the requested data sets is available; the message
+        lib.data.base.DataMissingError: none of the requested data sets is available; the message
             gives the reason for each.
     """
     data, skipped = load_datasets(names, **kw)
