@@ -23,8 +23,9 @@
 # and optimization rates. The registry of claims, with their stable ids and their statements, is
 # `lib.book.claims.CLAIMS`; the verdicts are the ones the chapters' checks recorded with
 # `lib.book.results.record` when they ran (files `results/<chapter>.json`). This page only reads
-# them, so it shows exactly what the last run measured. Each verdict says how it was produced: the
-# parameter profile, every parameter override (a record made with overrides is labelled **run with
+# them, so it shows exactly what the last run measured. The table gives each claim's verdict and its
+# measurement in one line; the section after it has every measurement in full (click a claim to open
+# it), with how it was produced: the parameter profile, every parameter override (labelled **run with
 # overrides**), the git commit, the versions of Python, NumPy and PyTorch, and the wall time.
 #
 # A verdict is *reproduced* when the measurement agrees with the statement within the tolerance
@@ -50,7 +51,7 @@ from lib.book import params as P
 from lib.book.sphinxext import public_modules
 from lib.book.pipeline import notebook_sources
 from lib.book.report import (build_rows, claim_counts, page_path, extra_table, figure_index, figure_table,
-                             report_table, verdict_counts)
+                             report_details, report_table, verdict_counts)
 from lib.book.results import load_all
 
 cfg = P.validate(profile=(profile, P.text))
@@ -106,10 +107,16 @@ glue("not_reproduced_ids", "; ".join(r.claim_id for r in rows if r.status == "no
 display(Markdown(report_table(rows, ROOT, HERE)))
 
 # %% [markdown]
+# ## Measurements in full
+# Every recorded measurement, by chapter; click a claim to open it.
+
+# %%
+display(Markdown(report_details(rows, ROOT, HERE)))
+
+# %% [markdown]
 # ## Other recorded verdicts
-# Verdicts whose id is not in the registry (a record of an older run, or a chapter that records an
-# id `lib.book.claims.CLAIMS` does not have: then add the claim there or fix the chapter). Listed,
-# never dropped.
+# Verdicts whose id is not in the registry of claims (for instance a record left by an older run).
+# They are listed here, never dropped.
 
 # %%
 display(Markdown(extra_table(extra, ROOT, HERE) if extra else "*None: every recorded verdict is in the table above.*"))
@@ -122,3 +129,7 @@ display(Markdown(extra_table(extra, ROOT, HERE) if extra else "*None: every reco
 # %%
 figs = figure_index(ROOT, chapters)
 display(Markdown(figure_table(figs, ROOT, HERE, set(public_modules())) if figs else "*No captioned figure found.*"))
+
+# %%
+from lib.book.provenance import provenance_line
+display(Markdown(provenance_line(cfg.profile)))

@@ -48,6 +48,7 @@ device = "cpu"            # "cpu" or "cuda"
 
 # %%
 from IPython.display import Markdown, display
+from myst_nb import glue
 
 from lib.book import params as P
 from lib.book.plotting import show
@@ -63,15 +64,17 @@ cfg = P.validate(
     distance_seeds=(distance_seeds, P.int_at_least(2)),
 )
 CHAPTER = "01_linear_baseline"
+for name, text in B.glue_values(cfg).items():
+    glue(name, text, display=False)
 
 # %% [markdown]
 # ## Data
 # The real data are $n$ images of scikit-learn's handwritten digits ({cite}`sklearn`,
 # $d = 64$, shipped with the package), each flattened and scaled to unit norm. Their Gram matrix
 # must be invertible, so that $\kappa_0$ is finite: `lib.chapters.linear_baseline.load_data`
-# refuses an `n_samples` whose digits are linearly dependent (more than about 50 of them: some
-# pixels are always blank). The $n > d$ case uses standard Gaussian points in $d$ = `d_over`
-# dimensions.
+# refuses a number of digits whose images are linearly dependent (more than about 50 of them: some
+# pixels are always blank); this run uses {glue:text}`n_samples` digits. The $n > d$ case uses
+# {glue:text}`n_over` standard Gaussian points in $d$ = {glue:text}`d_over` dimensions.
 
 # %%
 X, X_over = B.load_data(cfg.n_samples, cfg.n_over, cfg.d_over)
@@ -104,6 +107,8 @@ show(fig)
 # (mean over depths and seeds). Right: relative error of $K/(L+1)$ against $G$ by depth at the
 # largest width (mean and standard deviation over seeds). Drawn by
 # `lib.chapters.linear_baseline.plot_width_trend` from `lib.chapters.linear_baseline.linear_sweep`.*
+#
+# {glue:text}`fig1_1`
 
 # %%
 display(Markdown(record(CHAPTER, B.check_norms_angles(df), section="Claim 1 and 2", profile=cfg.profile)))
@@ -132,6 +137,8 @@ show(fig)
 # *Figure 1.2. Condition number of the linear-network NTK against depth (band: min to max over
 # seeds). Drawn by `lib.chapters.linear_baseline.plot_condition_numbers` from
 # `lib.chapters.linear_baseline.linear_sweep` and `lib.spectra.extreme_eigenvalues`.*
+#
+# {glue:text}`fig1_2`
 
 # %%
 display(Markdown(record(CHAPTER, B.check_conditioning(df, df_over), section="Claim 3", profile=cfg.profile)))
@@ -154,11 +161,22 @@ show(fig)
 # *Figure 1.3. Measured squared gradient norm over squared input norm (mean and standard
 # deviation over inputs and seeds at the largest width). Drawn by
 # `lib.chapters.linear_baseline.plot_gradient_norm` from `lib.chapters.linear_baseline.gradient_norm_factors`.*
+#
+# {glue:text}`fig1_3`
 
 # %%
 display(Markdown(record(CHAPTER, B.check_gradient_norm(fac, max(cfg.widths)), section="Erratum",
                         profile=cfg.profile)))
 display(Markdown(record(CHAPTER, B.check_kernel_factor(df), section="Erratum", profile=cfg.profile)))
+
+# %% [markdown]
+# ## The paper's Section 2 beside this book
+# [LH] Sec. 2 gives its statements as exact values at infinite width; the paper has no experiment
+# for them. Each row puts the paper's value beside ours at the largest width, with the rule by which
+# the checks above decide.
+
+# %%
+B.table_paper_vs_book(df, fac)
 
 # %% [markdown]
 # ## Lemma D.1: $A^\top A / m \to I$
@@ -176,6 +194,8 @@ show(fig)
 # *Figure 1.4. Spectral-norm deviation of $A^\top A/m$ from the identity against $m$ (mean, and
 # min to max over seeds). Drawn by `lib.chapters.linear_baseline.plot_lemma_d1` from
 # `lib.chapters.linear_baseline.lemma_d1_sweep`.*
+#
+# {glue:text}`fig1_4`
 
 # %%
 display(Markdown(record(CHAPTER, B.check_lemma_d1(d1), section="Lemma D.1", profile=cfg.profile)))
@@ -185,8 +205,8 @@ display(Markdown(record(CHAPTER, B.check_lemma_d1(d1), section="Lemma D.1", prof
 # The linear network keeps distances: $\|\nabla\bar f(x) - \nabla\bar f(z)\| = \sqrt{L+1}\,\|x - z\|$.
 # [LH] Remark 3.4 says that a ReLU network's better *angle* separation (Section 3 of the paper) is a better
 # separation in Euclidean distance as well, since its gradient map keeps norms up to the same factor. For
-# unit pairs at the small angles `distance_angles` we measure the ratio of the gradient distance to
-# $\sqrt{L+1}\,\|x - z\|$ in ReLU networks of the largest width (`distance_seeds` draws), next to its
+# unit pairs at the small angles {glue:text}`distance_angles` degrees we measure the ratio of the gradient distance to
+# $\sqrt{L+1}\,\|x - z\|$ in ReLU networks of width {glue:text}`max_width` ({glue:text}`distance_seeds` draws), next to its
 # infinite-width value $\sqrt{(1 - \cos\phi)/(1 - \cos\theta_{in})}$; the linear network's ratio is 1.
 
 # %%
@@ -198,6 +218,12 @@ show(fig)
 # *Figure 1.5. Gradient distance of similar pairs over $\sqrt{L+1}$ times their input distance in ReLU
 # networks (mean and standard deviation over draws; lines: infinite width; dashed: the linear network).
 # Drawn by `lib.chapters.linear_baseline.plot_distances` from `lib.chapters.linear_baseline.distance_sweep`.*
+#
+# {glue:text}`fig1_5`
 
 # %%
 display(Markdown(record(CHAPTER, B.check_distances(dist), section="Remark 3.4", profile=cfg.profile)))
+
+# %%
+from lib.book.provenance import provenance_line
+display(Markdown(provenance_line(cfg.profile)))

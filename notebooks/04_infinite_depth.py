@@ -53,6 +53,7 @@ device = "cpu"               # "cpu" or "cuda"
 
 # %%
 from IPython.display import Markdown, display
+from myst_nb import glue
 
 from lib.book import params as P
 from lib.book.plotting import show
@@ -73,6 +74,8 @@ cfg = P.validate(
     lemma_widths=(lemma_widths, P.int_list(min_value=1, min_len=2)), device=(device, P.device_name),
 )
 CHAPTER = "04_infinite_depth"
+for name, text in D.glue_values(cfg).items():
+    glue(name, text, display=False)
 
 # %% [markdown]
 # ## App. A: the map $g$ and the collapse of embeddings
@@ -80,7 +83,7 @@ CHAPTER = "04_infinite_depth"
 # $g(z) = \arccos\big(((\pi - z)\cos z + \sin z)/\pi\big)$ ([LH] App. A; the formulas page `book/formulas.md`). Left: $g$ and its iterates
 # $g^l$. Right: $\theta^{(l)}$ against $l$ for several input angles: every curve goes to 0, at the rate
 # $\theta^{(l)} \approx 3\pi/l$ that the expansion $g(z) = z - z^2/(3\pi) + O(z^3)$ predicts (dotted);
-# markers are finite-width embedding angles (width `fw_width`, mean over seeds).
+# markers are finite-width embedding angles (width {glue:text}`fw_width`, mean over {glue:text}`seeds` seeds).
 
 # %%
 coll = D.compute_collapse(cfg.g_levels, cfg.collapse_angles, cfg.collapse_depth, cfg.fw_collapse_depth,
@@ -92,6 +95,8 @@ show(fig)
 # *Figure 4.1. Left: $g^l$ for several $l$. Right: embedding angles against depth (lines: infinite width;
 # circles: finite width). Drawn by `lib.chapters.infinite_depth.plot_collapse` from `lib.chapters.infinite_depth.g_iterates`, `collapse_profile`
 # (both via `lib.theory.relu_embedding_angles`) and `finite_collapse`.*
+#
+# {glue:text}`fig4_1`
 
 # %%
 display(Markdown(record(CHAPTER, D.check_g_plot(coll), section="App. A", profile=cfg.profile)))
@@ -101,8 +106,8 @@ display(Markdown(record(CHAPTER, D.check_thm_a2(coll, cfg.collapse_angles, cfg.f
 
 # %% [markdown]
 # ## Thm 3.5: $\phi \to \arccos(1/4)$ for every input angle
-# Left: $\phi$ against depth (log axis, up to `max_depth`) for input angles from $0.001^\circ$ to
-# $179^\circ$, computed in $O(L)$ by `lib.theory.relu_gradient_angle_profile` with a cancellation-free
+# Left: $\phi$ against depth (log axis, up to {glue:text}`max_depth`) for the input angles
+# {glue:text}`phi_angles` degrees, computed in $O(L)$ by `lib.theory.relu_gradient_angle_profile` with a cancellation-free
 # form of $g$ ([LH] Thm 3.5; the formulas page `book/formulas.md`). Right: the gap $|\phi_L - \arccos(1/4)|$ on log-log axes, with
 # the $\log L / L$ rate of the formulas page (`book/formulas.md`) as a guide.
 
@@ -114,6 +119,8 @@ show(fig)
 # %% [markdown]
 # *Figure 4.2. Gradient angle against depth for several input angles (left) and its distance to the limit
 # (right). Drawn by `lib.chapters.infinite_depth.plot_phi_depth` from `lib.chapters.infinite_depth.phi_depth_profile` (via `lib.chapters.infinite_depth.compute_phi_profile`).*
+#
+# {glue:text}`fig4_2`
 
 # %%
 display(Markdown(record(CHAPTER, D.check_thm35(prof, cfg.phi_angles), section="Thm 3.5", profile=cfg.profile)))
@@ -122,8 +129,8 @@ display(Markdown(record(CHAPTER, D.check_thm35(prof, cfg.phi_angles), section="T
 # ## Thm 4.3: $\kappa \to (n+3)/3$
 # The condition number of the infinite-width ReLU NTK (`lib.theory.relu_ntk`) against depth, on $n$
 # unit-norm inputs: handwritten digits ({cite}`sklearn`, $d = 64$) and standard Gaussian points in
-# $d$ = `gauss_dim` dimensions scaled to unit norm; the $n$ inputs are the first $n$ of one sample. Dashed lines: the limit $(n+3)/3$. Markers: the
-# finite-width NTK (width `fw_width`, median over seeds, bars min to max) at the depths where it is feasible.
+# $d$ = {glue:text}`gauss_dim` dimensions scaled to unit norm; the $n$ inputs are the first $n$ of one sample. Dashed lines: the limit $(n+3)/3$. Markers: the
+# finite-width NTK (width {glue:text}`fw_width`, median over seeds, bars min to max) at the depths where it is feasible.
 
 # %%
 kap, fkap = D.compute_kappa_study(cfg.kappa_ns, cfg.kappa_max_depth, cfg.gauss_dim, cfg.fw_width, cfg.fw_depths,
@@ -134,9 +141,16 @@ show(fig)
 # %% [markdown]
 # *Figure 4.3. NTK condition number against depth; dashed: $(n+3)/3$. Drawn by `lib.chapters.infinite_depth.plot_kappa` from
 # `lib.chapters.infinite_depth.relu_kappa_vs_depth` (via `lib.theory.relu_ntk`) and `finite_kappa`.*
+#
+# {glue:text}`fig4_3`
+
+# %% [markdown]
+# ### The paper's limits beside this book
+# Thm 3.5 and Thm 4.3 give exact limits; the paper has no experiment for them. Each row puts the
+# paper's value beside ours at the deepest depth computed, with the rule by which the checks decide.
 
 # %%
-display(D.table_kappa_deepest(kap)[["depth", "kappa", "limit", "ratio", "min_phi"]].round(4))
+display(D.table_paper_vs_book(prof, kap))
 display(Markdown(record(CHAPTER, D.check_thm43(kap, fkap, cfg.fw_width, cfg.fw_depths), section="Thm 4.3",
                         profile=cfg.profile)))
 
@@ -156,6 +170,8 @@ show(fig)
 # %% [markdown]
 # *Figure 4.4. Dual activations of the centred activations (solid) and the bound $\pm((1-\mu)|\rho| + \mu\rho^2)$
 # (dashed). Drawn by `lib.chapters.infinite_depth.plot_dual` from `lib.theory.dual_activation` and `lib.theory.dual_activation_bound`.*
+#
+# {glue:text}`fig4_4`
 
 # %%
 display(Markdown(record(CHAPTER, D.check_dual_bound(dual), section="[AAK] The dual activation", profile=cfg.profile)))
@@ -180,7 +196,7 @@ display(Markdown(record(CHAPTER, D.check_normrelu(D.normrelu_moments("normrelu")
 # from the NTK recursion of [LH] Sec. 2, see the formulas page `book/formulas.md`; [AAK]'s bounds are stated through $\mu$).
 # The checks fail when $\kappa - 1$ does not decay, or decays more slowly than these rates once correlations are
 # small, and call the result inconclusive while $\kappa$ is still far from 1 at the deepest layer. We plot
-# $\log(\kappa - 1)$ against depth for $n$ = `aak_n` digits, where $\kappa$ is the condition number of the kernel
+# $\log(\kappa - 1)$ against depth for $n$ = {glue:text}`aak_n` digits, where $\kappa$ is the condition number of the kernel
 # normalized to unit diagonal (the same as the raw kernel's whenever the diagonal is constant, as it is for every
 # activation here on unit inputs except ReLU$^2$, whose unstable variance map $q \mapsto q^2$ amplifies rounding), with the predicted slopes (dotted), next to plain ReLU
 # and the activations of [LH] Figure 2.
@@ -193,14 +209,16 @@ show(fig)
 
 # %% [markdown]
 # *Figure 4.5. $\kappa - 1$ against depth for the top-layer kernel (left) and the NTK (right); lines: infinite
-# width, circles: width `fw_width`; dotted: predicted slopes (shifted up for legibility) for centred activations.
+# width, circles: width {glue:text}`fw_width`; dotted: predicted slopes (shifted up for legibility) for centred activations.
 # Drawn by `lib.chapters.infinite_depth.plot_aak_depth` from `lib.chapters.infinite_depth.kernel_kappa_vs_depth` (via `lib.theory.layer_kernels`),
 # `finite_kernel_kappa` and `activation_rates` (via `lib.theory.coefficient_of_nonlinearity` and
 # `lib.theory.ntk_offdiagonal_rate`).*
+#
+# {glue:text}`fig4_5`
 
 # %%
 rates = D.table_rates(aak)
-display(rates.round(4))
+display(D.table_rates_rounded(rates))
 display(Markdown(record(CHAPTER, D.check_aak_rate(rates, "nngp"), section="[AAK] Depth", profile=cfg.profile)))
 display(Markdown(record(CHAPTER, D.check_aak_rate(rates, "ntk"), section="[AAK] Depth", profile=cfg.profile)))
 display(Markdown(record(CHAPTER, D.check_relu_uncentred(aak), section="[AAK] Depth", profile=cfg.profile)))
@@ -209,7 +227,7 @@ display(Markdown(record(CHAPTER, D.check_phi_90(aak), section="[AAK] Depth", pro
 # %% [markdown]
 # [AAK] Thm 3.11 extends the decorrelation to inputs of different lengths for an odd, increasing
 # activation that is concave on $[0, \infty)$, such as tanh: the length map $q \mapsto c_\sigma
-# \mathbb E[\sigma(\sqrt q z)^2]$ brings every input to its fixed point $q = 1$. We scale `aak_n` digits
+# \mathbb E[\sigma(\sqrt q z)^2]$ brings every input to its fixed point $q = 1$. We scale {glue:text}`aak_n` digits
 # to norms from 0.5 to 2 and follow the diagonal and the correlations of the top-layer kernel over 100
 # layers (`lib.chapters.infinite_depth.compute_lengths`).
 
@@ -224,8 +242,8 @@ display(Markdown(record(CHAPTER, D.check_lengths(D.compute_lengths("tanh", cfg.a
 # open with probability $1/2 - \theta/(2\pi)$ (Lemma E.1); $\frac2m\langle\sigma(Wx), \sigma(Wz)\rangle
 # \to ((\pi-\theta)\cos\theta + \sin\theta)/\pi$, which gives the map $g$ below (Lemma E.2); and a
 # further Gaussian matrix $U$ through the gates gives $\frac2m U D_x D_z U^\top \to \frac{\pi-\theta}{\pi} I$
-# (Lemma E.3). We measure the three at the widths `lemma_widths`, for pairs at the angles
-# `collapse_angles`; each deviation must vanish like $m^{-1/2}$, i.e. extrapolate to zero.
+# (Lemma E.3). We measure the three at the widths {glue:text}`lemma_widths`, for pairs at the angles
+# {glue:text}`collapse_angles` degrees; each deviation must vanish like $m^{-1/2}$, i.e. extrapolate to zero.
 
 # %%
 one = D.one_layer_sweep(cfg.collapse_angles, cfg.lemma_widths, cfg.seeds)
@@ -236,6 +254,8 @@ show(fig)
 # *Figure 4.6. Largest deviation over the input angles of one random layer from Lemmas E.1-E.3 against
 # the width (mean, and min to max over draws). Drawn by `lib.chapters.infinite_depth.plot_one_layer` from
 # `lib.chapters.infinite_depth.one_layer_sweep`.*
+#
+# {glue:text}`fig4_6`
 
 # %%
 for lemma in D.LEMMAS_E:
@@ -251,3 +271,7 @@ for lemma in D.LEMMAS_E:
 # %%
 display(Markdown(record(CHAPTER, D.check_lemma_e6(D.small_angle_embedding()), section="App. E: one random ReLU layer",
                         profile=cfg.profile)))
+
+# %%
+from lib.book.provenance import provenance_line
+display(Markdown(provenance_line(cfg.profile)))

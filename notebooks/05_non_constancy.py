@@ -58,10 +58,9 @@ hessian_tol = 1e-6         # power iteration tolerance (relative change)
 hessian_max_iter = 3000    # power iteration cap
 
 # %%
-import time
-
 import torch
 from IPython.display import Markdown, display
+from myst_nb import glue
 
 from lib.book import params as P
 from lib.book.plotting import show
@@ -81,7 +80,8 @@ NC.check_parameters(cfg.k, cfg.lr_scale, cfg.n_hessian, cfg.n_samples)
 # tiny matrices: one thread avoids the spin-waiting of idle threads on a shared machine
 torch.set_num_threads(1)
 CHAPTER = "05_non_constancy"
-T0 = time.perf_counter()
+for name, text in NC.glue_values(cfg).items():
+    glue(name, text, display=False)
 
 # %% [markdown]
 # ## Setup
@@ -89,15 +89,16 @@ T0 = time.perf_counter()
 # $y = (1 + \sin(3\langle x, u\rangle))/2 \in [0, 1]$ (inside the range of swish), and the softmax
 # target is $\operatorname{softmax}(2XU)$ for a random $d\times k$ matrix $U$; both force the
 # output to move by $O(1)$. All nets are trained by full-batch gradient descent on
-# $\frac12\|\tilde f(X) - y\|^2$ with step $\eta = $ `lr_scale` $/(g^2\lambda_{\max}(K(w_0)))$,
+# $\frac12\|\tilde f(X) - y\|^2$ with step $\eta = c/(g^2\lambda_{\max}(K(w_0)))$, $c$ = {glue:text}`lr_scale`,
 # $g = \sup|\phi'|$ of the output function ($1$ for a linear output, about $1.1$ for swish, $1/2$
-# for softmax), until the loss falls below `rel_tol` times its initial value. The non-linear
+# for softmax), until the loss falls below {glue:text}`rel_tol` times its initial value (at most
+# {glue:text}`max_steps` steps). The non-linear
 # outputs are *centered*: $\tilde f = \phi(f(x) - f_{w_0}(x))$ with a frozen copy $f_{w_0}$ of the
 # initial net, so that every output starts at $\phi(0)$ rather than at a random point where
 # $\phi'$ may vanish (swish$'$ is zero at $z \approx -1.28$), which would stall GD for reasons
 # unrelated to width. The kernel of $\tilde f$ is computed exactly as $J_\phi K J_\phi^\top$
 # (`lib.finite.wrapped.wrapped_ntk`, tested against a Jacobian contraction), every
-# `track_every` steps.
+# {glue:text}`track_every` steps.
 
 # %%
 data = NC.synthetic_regression(cfg.n_samples, cfg.d, cfg.k, seed=0)
@@ -123,6 +124,8 @@ show(fig)
 # *Figure 5.1. Relative kernel change over a full GD run against width, for one-hidden-layer
 # nets with a linear, swish and softmax output (line: mean over seeds; band: min to max). Drawn
 # by `lib.chapters.non_constancy.plot_width_trend` from `lib.chapters.non_constancy.width_sweep`.*
+#
+# {glue:text}`fig5_1`
 
 # %%
 display(Markdown(record(CHAPTER, NC.check_linear_kernel(runs), section="Kernel change against width",
@@ -150,7 +153,7 @@ display(Markdown(record(CHAPTER, NC.check_linear_model(runs), section="Kernel ch
 # %% [markdown]
 # ## Bottleneck
 # The net $[m, b, m]$ (three hidden layers, the middle one of width $b$, linear output) at
-# fixed $m$ = `bottleneck_width`: [LZB] predict $\Delta_K \sim b^{-1/2}$ even though $m$ is large.
+# fixed $m$ = {glue:text}`bottleneck_width`: [LZB] predict $\Delta_K \sim b^{-1/2}$ even though $m$ is large.
 
 # %%
 fig = NC.plot_bottleneck(runs)
@@ -160,6 +163,8 @@ show(fig)
 # *Figure 5.2. Relative kernel change of the bottleneck net against the bottleneck width (line:
 # mean over seeds; band: min to max), with the $b^{-1/2}$ line. Drawn by
 # `lib.chapters.non_constancy.plot_bottleneck` from `lib.chapters.non_constancy.bottleneck_sweep`.*
+#
+# {glue:text}`fig5_2`
 
 # %%
 display(Markdown(record(CHAPTER, NC.check_bottleneck(runs), section="Bottleneck", profile=cfg.profile)))
@@ -180,11 +185,13 @@ show(fig)
 # 10) and logarithmic above.
 # Drawn by `lib.chapters.non_constancy.plot_kernel_paths` from `lib.finite.training.KernelTracker` via
 # `lib.chapters.non_constancy.train_tracked`.*
+#
+# {glue:text}`fig5_3`
 
 # %% [markdown]
 # ## Hessian norm at initialization
 # The spectral norm of the Hessian of the model (not the loss), $\max_i \|\partial^2 \tilde f(x_i)
-# / \partial w^2\|_2$ over `n_hessian` training inputs (and over the $k$ outputs for softmax),
+# / \partial w^2\|_2$ over {glue:text}`n_hessian` training inputs (and over the $k$ outputs for softmax),
 # by power iteration on Hessian-vector products (`lib.finite.hessian.model_hessian_norm`, checked
 # against a dense Hessian in the tests). [LZB] Thm 3.2 predicts $\tilde O(m^{-1/2})$ for the linear
 # output and $O(1)$ for the non-linear outputs.
@@ -201,6 +208,8 @@ print(NC.hessian_summary(hess))
 # *Figure 5.4. Spectral norm of the model Hessian at initialization against width (line: mean
 # over seeds; band: min to max), with the $m^{-1/2}$ line. Drawn by `lib.chapters.non_constancy.plot_hessian`
 # from `lib.chapters.non_constancy.hessian_sweep` and `lib.finite.hessian.model_hessian_norm`.*
+#
+# {glue:text}`fig5_4`
 
 # %%
 display(Markdown(record(CHAPTER, NC.check_hessian(hess), section="Hessian norm at initialization",
@@ -221,7 +230,7 @@ display(Markdown(record(CHAPTER, NC.check_backward(NC.backward_sweep(data["X"][:
 
 # %% [markdown]
 # ## Hessian norm with a bottleneck
-# The same Hessian norm for the $[m, b, m]$ nets: left, against $b$ at $m$ = `bottleneck_width`
+# The same Hessian norm for the $[m, b, m]$ nets: left, against $b$ at $m$ = {glue:text}`bottleneck_width`
 # ([LZB] Thm 3.3: the narrowest layer sets the norm, $\tilde O(b^{-1/2})$); right, against $m$ at the
 # narrowest $b$, next to the one-hidden-layer linear-output nets ([LZB] Thm 4.1: the norm stays
 # bounded below however wide the other layers are). Thm 4.1 is proved for a particular network
@@ -237,6 +246,8 @@ show(fig)
 # mean over seeds; band: min to max), against the bottleneck width (left) and the wide-layer width
 # (right). Drawn by `lib.chapters.non_constancy.plot_bottleneck_hessian` from
 # `lib.chapters.non_constancy.bottleneck_hessian_sweep`.*
+#
+# {glue:text}`fig5_5`
 
 # %%
 display(Markdown(record(CHAPTER, NC.check_bottleneck_hessian(hess), section="Hessian norm with a bottleneck",
@@ -264,8 +275,13 @@ show(fig)
 # the PL guarantee $(1-\eta\mu)^t$ with $\mu$ the smallest kernel eigenvalue met along the path.
 # Right: that eigenvalue along training. Drawn by `lib.chapters.non_constancy.plot_convergence` from
 # `lib.chapters.non_constancy.train_tracked` and `lib.finite.training.KernelTracker`.*
+#
+# {glue:text}`fig5_6`
 
 # %%
 display(Markdown(record(CHAPTER, NC.check_convergence(runs), section="Fast convergence with a moving kernel",
                         profile=cfg.profile)))
-print(f"chapter run time: {time.perf_counter() - T0:.1f} s")
+
+# %%
+from lib.book.provenance import provenance_line
+display(Markdown(provenance_line(cfg.profile)))

@@ -21,7 +21,8 @@ from lib.book.claims import CLAIMS, Claim, match_claim, resolve_claim_id
 from lib.book.results import OUTSIDE_PIPELINE, SEVERITY, VERDICTS
 
 __all__ = ["Heading", "ClaimRow", "HEADING_ANCHOR_LEVEL", "toc_documents", "page_path", "chapter_source", "chapter_headings",
-           "badge", "section_link", "chapter_links", "find_section", "build_rows", "overall_status", "verdict_counts", "report_table",
+           "badge", "BADGES", "section_link", "chapter_links", "find_section", "build_rows", "overall_status", "verdict_counts",
+           "report_table", "report_details", "one_line",
            "extra_table", "errata_entries", "errata_markdown", "caption_code", "figure_index", "figure_table",
            "md_escape", "provenance", "claim_counts"]
 
@@ -339,30 +340,14 @@ def md_escape(s: str) -> str:
                    for i, p in enumerate(pieces))
 
 
+#: one sphinx-design badge colour per verdict, all distinct: green, orange, red, blue, dark grey
 BADGES = {"reproduced": "bdg-success", "reproduced with caveat": "bdg-warning",
-          "not reproduced": "bdg-danger", "inconclusive": "bdg-info", "not checked": "bdg-secondary"}
+          "not reproduced": "bdg-danger", "inconclusive": "bdg-info", "not checked": "bdg-muted"}
 
 
 def badge(status: str) -> str:
     """A coloured sphinx-design badge for a verdict."""
     return f"{{{BADGES[status]}}}`{status}`"
-
-
-def _verdict_text(row: ClaimRow) -> str:
-    if not row.records:
-        if row.claim is not None and row.claim.untestable:
-            return f"{badge('not checked')}\n\n{md_escape('cannot be tested here: ' + row.claim.untestable)}"
-        if row.borrowed:
-            return badge(row.status) + "\n\n" + md_escape(
-                "takes the verdict of " + ", ".join(f"{b.claim_id} ({b.status})" for b in row.borrowed))
-        why = "no chapter recorded a verdict"
-        if row.claim is not None and row.claim.note:
-            why += f": {row.claim.note}"
-        return f"{badge('not checked')}\n\n{md_escape(why)}"
-    parts = [badge(row.status)]
-    if len(row.records) > 1 or row.records[0]["status"] == "not checked":
-        parts.append("; ".join(f"*{_part_label(r, row)}*: {r['status']}" for r in row.records))
-    return "\n\n".join(parts)
 
 
 def _part_label(r: dict, row: ClaimRow) -> str:
@@ -387,25 +372,111 @@ def _list_table(header: list[str], body: list[list[str]], widths: list[int], nam
     return "\n".join(lines)
 
 
+def one_line(text: str, limit: int = 110) -> str:
+    """The first sentence of ``text``, cut at a word boundary to at most about ``limit`` characters.
+
+    A cut never splits inline math: an unmatched ``$`` left by the cut is dropped with what follows it.
+
+    Args:
+        text: plain text with optional ``$...$`` math.
+        limit: the longest line kept before cutting.
+
+    Returns:
+        One line, ending in "..." when something was cut.
+    """
+    text = " ".join(str(text).split())
+    m = re.search(r"(?<=[a-z0-9)\]])\.\s+(?=[A-Z(])", text)
+    short = text[:m.start() + 1] if m else text
+    cut = len(short) > limit
+    if cut:
+        short = short[:limit].rsplit(" ", 1)[0].rstrip(",;:")
+    if short.count("$") % 2:
+        short = short[:short.rindex("$")].rstrip()
+        cut = True
+    cut = cut or len(short) < len(text)
+    return short + (" ..." if cut and not short.endswith(".") else "")
+
+
+def _summary(row: ClaimRow) -> str:
+    """The one-line "Measured" cell of the compact table."""
+    if not row.records:
+        if row.claim is not None and row.claim.untestable:
+            return md_escape("Cannot be tested here: " + row.claim.untestable)
+        if row.borrowed:
+            return md_escape("Takes the verdict of " + ", ".join(f"{b.claim_id} ({b.status})" for b in row.borrowed))
+        why = "No chapter recorded a verdict"
+        if row.claim is not None and row.claim.note:
+            why += f": {row.claim.note}"
+        return md_escape(why)
+    if len(row.records) > 1:
+        return "; ".join(f"*{_part_label(r, row)}*: {md_escape(r['status'])}" for r in row.records)
+    r = row.records[0]
+    over = " **(run with overrides)**" if r.get("overrides") else ""
+    return md_escape(one_line(r.get("measured", ""))) + over
+
+
+def _where(row: ClaimRow, root: Path, from_doc: Path) -> str:
+    by_chapter: dict[str, list] = {}
+    for r in row.records:
+        by_chapter.setdefault(r["chapter"], []).append(r.get("section"))
+    return "; ".join(chapter_links(root, from_doc, ch, secs[:1]) for ch, secs in by_chapter.items())
+
+
 def report_table(rows: list[ClaimRow], root: Path, from_doc: Path) -> str:
-    """The reproducibility table (MyST list-table): claim, where checked, measured, verdict."""
+    """The reproducibility table, compact (MyST list-table): verdict badge, claim, a one-line summary of the
+    measurement, and where it is checked. The full measurements are in :func:`report_details`.
+
+    Args:
+        rows: the rows of :func:`build_rows`.
+        root: the repository root.
+        from_doc: the page the table appears on (for relative links).
+
+    Returns:
+        MyST Markdown.
+    """
     body = []
     for row in rows:
         claim = f"**{md_escape(row.claim_id)}** " + (row.statement if row.claim else md_escape(row.statement))
-        if not row.records:
-            body.append([claim, _verdict_text(row), ""])
-            continue
-        measured, by_chapter = [], {}
-        many = len(row.records) > 1
-        for r in row.records:
-            by_chapter.setdefault(r["chapter"], []).append(r.get("section"))
-            prefix = f"*{_part_label(r, row)}*: " if many else ""
-            cav = f"*{md_escape(r['caveat'])}.* " if r.get("caveat") else ""
-            measured.append(prefix + cav + md_escape(r.get("measured", "")) + f" ({_md_provenance(r)})")
-        where = "; ".join(chapter_links(root, from_doc, ch, secs) for ch, secs in by_chapter.items())
-        body.append([f"{claim}\n\nChecked in: {where}", _verdict_text(row), "\n\n".join(measured)])
-    return _list_table(["Claim, and where it is checked", "Verdict", "Measured"], body, [38, 14, 48],
-                       "report-table")
+        body.append([badge(row.status), claim, _summary(row), _where(row, root, from_doc) if row.records else ""])
+    return _list_table(["Verdict", "Claim", "Measured (in one line; in full below)", "Checked in"], body,
+                       [13, 42, 30, 15], "report-table")
+
+
+def report_details(rows: list[ClaimRow], root: Path, from_doc: Path) -> str:
+    """The full measurement of every claim with recorded verdicts, one collapsed dropdown per claim,
+    grouped by the chapter that recorded it: each part's verdict, caveat, measurement and how it was
+    produced (:func:`provenance`), and a link to the section.
+
+    Args:
+        rows: the rows of :func:`build_rows`.
+        root: the repository root.
+        from_doc: the page the details appear on (for relative links).
+
+    Returns:
+        MyST Markdown (one level-3 heading per chapter).
+    """
+    by_chapter: dict[str, list[ClaimRow]] = {}
+    for row in rows:
+        if row.records:
+            by_chapter.setdefault(row.records[0]["chapter"], []).append(row)
+    blocks = []
+    for chapter in sorted(by_chapter):
+        src = chapter_source(root, chapter)
+        title = next((h.source for h in chapter_headings(src) if h.level == 1), chapter) if src else chapter
+        blocks.append(f"### {md_escape(title)}\n")
+        for row in by_chapter[chapter]:
+            parts = []
+            many = len(row.records) > 1
+            for r in row.records:
+                prefix = f"*{_part_label(r, row)}* ({md_escape(r['status'])}): " if many else ""
+                cav = f"*{md_escape(r['caveat'])}.* " if r.get("caveat") else ""
+                parts.append(f"{prefix}{cav}{md_escape(r.get('measured', ''))}\n\n"
+                             f"<small>{_md_provenance(r)}; "
+                             f"{section_link(root, from_doc, r['chapter'], r.get('section'))}</small>")
+            statement = row.statement if row.claim else md_escape(row.statement)
+            blocks.append("\n".join([f":::{{dropdown}} {md_escape(row.claim_id)}: {row.status}",
+                                      f"**The claim.** {statement}", "", "\n\n".join(parts), ":::", ""]))
+    return "\n".join(blocks) if blocks else "*No verdict recorded.*"
 
 
 def _md_provenance(r: dict) -> str:

@@ -37,7 +37,8 @@ __all__ = [
     "normrelu_moments", "check_normrelu", "AAK_MIN_RATIO", "AakDepth", "compute_aak_depth", "plot_aak_depth", "table_rates", "check_aak_rate",
     "check_relu_uncentred", "check_phi_90", "compute_phi_profile", "LEMMAS_E", "one_layer_sweep",
     "plot_one_layer", "check_lemma_e", "compute_lengths", "check_lengths", "small_angle_embedding",
-    "check_lemma_e6",
+    "check_lemma_e6", "PAPER_PHI_LIMIT_DEG", "paper_kappa_limit", "table_paper_vs_book", "table_rates_rounded",
+    "glue_values",
 ]
 
 
@@ -364,6 +365,25 @@ def activation_rates(activation: str) -> dict:
 DEG = 180 / math.pi
 #: the infinite-depth ReLU gradient angle arccos(1/4) ([LH] Thm 3.5)
 PHI_INF = _th.relu_gradient_angle_limit()
+#: the paper's limit of Thm 3.5 in degrees: arccos(1/4), about 75.52 deg ([LH] Thm 3.5)
+PAPER_PHI_LIMIT_DEG = math.degrees(math.acos(0.25))
+
+
+def paper_kappa_limit(n: int) -> float:
+    """The paper's limit of the ReLU NTK condition number for n unit-norm inputs, (n+3)/3 ([LH] Thm 4.3).
+
+    Args:
+        n: the number of inputs.
+
+    Returns:
+        (n + 3) / 3.
+    """
+    return (n + 3) / 3
+
+
+def _small(v: float, floor: float = 1e-9, fmt: str = ".2g") -> str:
+    """A deviation to two digits, or "below <floor> (rounding)" when it is at double-precision rounding level."""
+    return f"below {floor:g} (rounding)" if abs(v) < floor else format(v, fmt)
 
 
 @dataclass
@@ -581,7 +601,7 @@ def check_thm35(prof: pd.DataFrame, phi_angles_deg) -> Check:
         "[LH] Thm 3.5", status=status,
         caveat=f"depth {Lmax} is not enough: the gaps still shrink, towards a limit beyond the depths computed"
         if status == "inconclusive" else "",
-        measured=f"At L = {Lmax}, phi lies within {gap_max:.3f} deg of {DEG * PHI_INF:.4f} deg for every input angle in "
+        measured=f"At L = {Lmax}, phi lies within {gap_max:.2g} deg of {DEG * PHI_INF:.2f} deg for every input angle in "
         f"{phi_angles_deg} deg (at L = {L3}: within {gap_1e3:.2f} deg). Fitted log-log slopes of the gap over the "
         "last decades: " + ", ".join(f"{t0:g} deg: {r:.2f}" for t0, r in rates.items())
         + f" (log L / L has local slope just above -1): slow; every gap shrinks over the last "
@@ -637,9 +657,13 @@ def plot_kappa(kap: pd.DataFrame, fkap: pd.DataFrame, kappa_ns, fw_width: int) -
             f = fkap[(fkap.data == name) & (fkap.n == n)].groupby("depth").kappa.agg(["median", "min", "max"])
             ax.errorbar(f.index, f["median"], yerr=[f["median"] - f["min"], f["max"] - f["median"]], fmt="o", ms=4,
                         mfc="none", color=nc[n], capsize=2)
-        ax.set(xlabel="depth L", ylabel=r"$\kappa(K)$",
-               title=f"{name}: infinite width (lines), m={fw_width} (circles)")
-        ax.legend()
+        ax.plot([], [], color="0.3", label="infinite width")
+        ax.errorbar([], [], fmt="o", ms=4, mfc="none", color="0.3", label=f"width {fw_width}")
+        ax.plot([], [], color="0.3", ls="--", lw=1, label="(n+3)/3")
+        ax.set(xlabel="depth L", ylabel=r"$\kappa(K)$", title=name)
+    handles, labels = axs[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(5, len(labels)),
+               fontsize="small")
     return fig
 
 
@@ -770,8 +794,8 @@ def check_dual_bound(ds: DualStudy) -> Check:
         status=("reproduced" if max(bound_ok.values()) <= 1e-10 else "not reproduced") if bound_ok else "not checked",
         caveat="" if bound_ok else "not testable on this data: no centred activation in the run",
         measured="Largest excess |s_hat| - bound over 201 correlations in [-0.999, 0.999]: " + ", ".join(
-            f"{a} {v:.2g}" for a, v in bound_ok.items())
-        + " (rounding: the bound holds, with equality at rho = 0 and 1).")
+            f"{a} {_small(v, 1e-12)}" for a, v in bound_ok.items())
+        + " (the bound holds up to quadrature rounding, with equality at rho = 0 and 1).")
 
 
 def normrelu_moments(name: str = "normrelu", samples: int = 2_000_000, seed: int = 0) -> dict:
@@ -905,13 +929,15 @@ def plot_aak_depth(st: AakDepth) -> Figure:
                 y0 = float(y[s.depth == L0].iloc[0])
                 xs = np.arange(L0, L1 + 1)
                 ax.semilogy(xs, y0 * np.exp(pred * (xs - L0)) * 4, ":", lw=2.5, color=ac[a])
-        ax.axhline(_th.relu_condition_number_limit(st.n) - 1, color="k", ls="--", lw=1,
-                   label="ReLU NTK limit (n+3)/3")
+        if kind == "ntk":
+            ax.axhline(_th.relu_condition_number_limit(st.n) - 1, color="k", ls="--", lw=1,
+                       label=f"ReLU NTK limit: (n+3)/3 - 1 = n/3 = {st.n / 3:.3g}")
         lo = kk[f"kappa_{kind}_cos"].sub(1).clip(lower=1e-15).min()
         ax.set(xlabel="depth L", ylabel=r"$\kappa - 1$", ylim=(max(1e-15, lo / 10), None),
                title=("top-layer kernel (NNGP)" if kind == "nngp" else "NTK") + f", n={st.n} digits")
-    handles, labels = axs[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=len(labels), fontsize="small")
+    handles, labels = axs[0, 1].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(4, len(labels)),
+               fontsize="small")
     return fig
 
 
@@ -984,8 +1010,8 @@ def check_aak_rate(rates: pd.DataFrame, kind: str) -> Check:
         if status == "inconclusive" else "",
         measured=f"Fitted per-layer slopes of log(kappa - 1) against the predicted "
         f"log({'1 - mu' if kind == 'nngp' else '(1 - mu)/chi'}): "
-        + "; ".join(f"{x.activation}: {x.fitted_slope:.4f} vs {x.predicted_slope:.4f} (mu = {x.mu:.4f}, layers "
-                    f"{x.fit_range}, kappa = {x.kappa_at_max:.6g} at the deepest layer)" for x in sub.itertuples())
+        + "; ".join(f"{x.activation}: {x.fitted_slope:.3g} vs {x.predicted_slope:.3g} (mu = {x.mu:.3g}, layers "
+                    f"{x.fit_range}, kappa = {x.kappa_at_max:.4g} at the deepest layer)" for x in sub.itertuples())
         + f"; fitted / predicted between {r.min():.3f} and {r.max():.3f}.")
 
 
@@ -1012,8 +1038,8 @@ def check_relu_uncentred(st: AakDepth) -> Check:
         and rr.kappa_ntk.iloc[-1] > 1.5 else "not reproduced",
         measured=f"For plain ReLU the largest top-layer correlation grows from {rr.max_abs_corr_nngp.iloc[1]:.4f} (L=1) to "
         f"{rr.max_abs_corr_nngp.iloc[-1]:.6f} (L={int(rr.depth.iloc[-1])}), the top-layer kappa from "
-        f"{rr.kappa_nngp.iloc[1]:.4g} to {rr.kappa_nngp.iloc[-1]:.4g}, and the NTK kappa is {rr.kappa_ntk.iloc[-1]:.4f} "
-        f"(limit (n+3)/3 = {_th.relu_condition_number_limit(st.n):.4f}, [LH] Thm 4.3).")
+        f"{rr.kappa_nngp.iloc[1]:.3g} to {rr.kappa_nngp.iloc[-1]:.3g}, and the NTK kappa is {rr.kappa_ntk.iloc[-1]:.3f} "
+        f"(limit (n+3)/3 = {_th.relu_condition_number_limit(st.n):.3f}, [LH] Thm 4.3).")
 
 
 def check_phi_90(st: AakDepth) -> Check:
@@ -1056,8 +1082,8 @@ def check_phi_90(st: AakDepth) -> Check:
         caveat="the deviation from 90 deg still shrinks fast at the deepest depth computed" if status == "inconclusive"
         else "",
         measured="Largest |phi - 90 deg| over all pairs of the NTK at the deepest computed layer: " + ", ".join(
-            f"{a} {v:.2g} deg (L={int(end.loc[a, 'depth'])}; {dev_mid[a]:.2g} deg at L={int(mid[a]['depth'])}; "
-            f"kappa of the normalized NTK {end.loc[a, 'kappa_ntk_cos']:.6g}, "
+            f"{a} {_small(v)} deg (L={int(end.loc[a, 'depth'])}; {_small(dev_mid[a])} deg at L={int(mid[a]['depth'])}; "
+            f"kappa of the normalized NTK {end.loc[a, 'kappa_ntk_cos']:.4g}, "
             f"of the normalized top-layer kernel {end.loc[a, 'kappa_nngp_cos']:.4g})" for a, v in dev90.items())
         + (". relu2's variance map q -> q^2 has an unstable fixed point, so rounding errors in the diagonal grow like "
            "2^L: its recursion overflows beyond the depth shown, and its raw NTK has unequal diagonal entries"
@@ -1240,7 +1266,7 @@ def check_lengths(df: pd.DataFrame) -> Check:
         "[AAK] Thm 3.11", status=status,
         caveat="the lengths still converge at the deepest layer computed" if status == "inconclusive" else "",
         measured=f"For {first.activation}, inputs of norms 0.5 to 2: max |Sigma_ii - 1| is {first.norm_dev:.3g} at "
-        f"L=1 and {last.norm_dev:.2g} at L={int(last.depth)}; the largest correlation goes from {first.max_corr:.3g} to "
+        f"L=1 and {_small(last.norm_dev, 1e-12)} at L={int(last.depth)}; the largest correlation goes from {first.max_corr:.3g} to "
         f"{last.max_corr:.3g}.")
 
 
@@ -1296,3 +1322,113 @@ def check_lemma_e6(df: pd.DataFrame) -> Check:
         + " (o(theta_in^2) needs a positive slope; the next term gives 1); at the smallest angle the ratio is "
         + ", ".join(f"{r.rel_remainder:.2g} (l={int(r.depth)})" for r in small.itertuples()) + ".")
 
+
+
+# --- paper vs book, rounded tables, the values the prose shows ---------------------------------------------------
+
+def table_paper_vs_book(prof: pd.DataFrame, kap: pd.DataFrame) -> pd.DataFrame:
+    """The limits of [LH] Thm 3.5 (phi -> arccos(1/4)) and Thm 4.3 (kappa -> (n+3)/3) beside ours at the deepest depth.
+
+    The paper's values are :data:`PAPER_PHI_LIMIT_DEG` and :func:`paper_kappa_limit`; ours are the
+    infinite-width values of :func:`phi_depth_profile` and :func:`relu_kappa_vs_depth` at the deepest
+    depth computed, rounded to two decimals (the distance to the limit is what the verdict weighs).
+
+    Args:
+        prof: the frame of :func:`phi_depth_profile` (one row per input angle and depth).
+        kap: the first frame of :func:`compute_kappa_study`.
+
+    Returns:
+        One row per input angle (Thm 3.5) and per (data set, n) (Thm 4.3); columns ``result``, ``case``,
+        ``paper``, ``this book``, ``verdict rule``.
+    """
+    rows = []
+    Lp = int(prof.depth.max())
+    for t0, g in prof[prof.depth == Lp].groupby("theta_in"):
+        rows.append(("[LH] Thm 3.5: gradient angle phi", f"input angle {math.degrees(t0):g} deg",
+                     f"{PAPER_PHI_LIMIT_DEG:.2f} deg", f"{DEG * float(g.phi.iloc[0]):.2f} deg at L = {Lp:,}",
+                     "reproduced within 1 deg of the limit at the deepest depth; inconclusive if farther but the "
+                     "gap still shrinks; not reproduced if it stopped shrinking"))
+    Lk = int(kap.depth.max())
+    for (data, n), r in kap[kap.depth == Lk].set_index(["data", "n"]).sort_index().iterrows():
+        rows.append(("[LH] Thm 4.3: NTK condition number kappa", f"{data}, n = {n}",
+                     f"(n+3)/3 = {paper_kappa_limit(int(n)):.2f}", f"{r.kappa:.2f} at L = {Lk:,}",
+                     "reproduced within 10% of (n+3)/3 at the deepest depth; inconclusive if farther but "
+                     "still approaching; not reproduced otherwise"))
+    return pd.DataFrame(rows, columns=["result", "case", "paper", "this book", "verdict rule"]).set_index(["result", "case"])
+
+
+def table_rates_rounded(rates: pd.DataFrame) -> pd.DataFrame:
+    """:func:`table_rates` rounded for reading: slopes and mu to 3 significant digits, kappa to 4 ([AAK] Thm 3.2, 3.4).
+
+    Args:
+        rates: the frame of :func:`table_rates`.
+
+    Returns:
+        The same columns, rounded (kappa at rounding level shown as 1).
+    """
+    out = rates.copy()
+    for col in ("mu", "chi", "fitted_slope", "predicted_slope"):
+        out[col] = out[col].map(lambda v: float(f"{v:.3g}"))
+    out["kappa_at_max"] = out["kappa_at_max"].map(lambda v: float(f"{v:.4g}"))
+    return out
+
+
+def _profile_text(profile: str) -> str:
+    import json
+    import os
+    raw = os.environ.get("NTK_OVERRIDES")
+    try:
+        over = json.loads(raw) if raw else {}
+    except json.JSONDecodeError:
+        over = {"?": raw}
+    if over:
+        return f"profile {profile} with overrides " + ", ".join(f"{k} = {v}" for k, v in over.items())
+    return f"profile {profile}"
+
+
+def _list(values, unit: str = "") -> str:
+    return ", ".join(f"{v:g}" if isinstance(v, float) else f"{v:,}" for v in values) + unit
+
+
+def glue_values(cfg, lemma_d: int = 8, collapse_d: int = 16) -> dict[str, str]:
+    """The values the chapter's prose and figure captions show, as plain text to glue ([LH] App. A, E, Thm 3.5, 4.3; [AAK]).
+
+    Each ``fig4_k`` entry is the line under Figure 4.k: data, n, widths, depths, seeds and profile, and
+    how the setting departs from the paper (whose statements here are infinite-width theory, with no
+    experiment of their own).
+
+    Args:
+        cfg: the validated parameters of the notebook.
+        lemma_d: input dimension of :func:`one_layer_sweep`.
+        collapse_d: input dimension of :func:`finite_collapse`.
+
+    Returns:
+        ``{name: text}``: ``fig4_1`` ... ``fig4_6`` and prose values (``fw_width``, ``max_depth``,
+        ``gauss_dim``, ``aak_n``, ``lemma_widths``, ``collapse_angles``).
+    """
+    prof = _profile_text(cfg.profile)
+    theory = "The paper has no experiment for this statement (infinite-width theory); sizes and depths are ours."
+    return {
+        "fig4_1": f"Setting: infinite width (lib.theory), input angles {_list(cfg.collapse_angles)} deg, layers up to "
+                  f"{cfg.collapse_depth:,}; finite width: pairs in d = {collapse_d}, width m = {cfg.fw_width:,}, layers "
+                  f"0 to {cfg.fw_collapse_depth}, {cfg.seeds} seeds; {prof}. {theory}",
+        "fig4_2": f"Setting: infinite width, input angles {_list(cfg.phi_angles)} deg, depths up to "
+                  f"{cfg.max_depth:,}; no data and no seeds (exact recursion); {prof}. {theory}",
+        "fig4_3": f"Setting: the first n = {_list(cfg.kappa_ns)} of {max(cfg.kappa_ns)} unit-norm scikit-learn digits (d = 64) and of "
+                  f"standard Gaussian points (d = {cfg.gauss_dim}); infinite width up to depth {cfg.kappa_max_depth:,}; "
+                  f"finite width m = {cfg.fw_width:,} at depths {_list(cfg.fw_depths)}, {cfg.seeds} seeds; {prof}. "
+                  f"{theory}",
+        "fig4_4": f"Setting: activations {', '.join(cfg.aak_activations)} (centred ones drawn); exact quadrature, no "
+                  f"data and no seeds; {prof}. [AAK] has no experiment for Lemma C.7.",
+        "fig4_5": f"Setting: n = {cfg.aak_n} unit-norm scikit-learn digits; activations "
+                  f"{', '.join(cfg.aak_activations)}; infinite width up to depth {cfg.aak_max_depth:,}; finite width "
+                  f"m = {cfg.fw_width:,} at depths {_list(cfg.aak_fw_depths)}, {cfg.seeds} seeds; {prof}. [AAK] has "
+                  "no experiment of this kind; the depths and data are ours.",
+        "fig4_6": f"Setting: one random layer, unit pairs in d = {lemma_d} at angles {_list(cfg.collapse_angles)} deg; "
+                  f"widths m = {_list(cfg.lemma_widths)}; {cfg.seeds} seeds; {prof}. The paper states Lemmas E.1-E.3 "
+                  "without an experiment.",
+        "fw_width": f"{cfg.fw_width:,}", "max_depth": f"{cfg.max_depth:,}", "gauss_dim": str(cfg.gauss_dim),
+        "aak_n": str(cfg.aak_n), "lemma_widths": _list(cfg.lemma_widths),
+        "collapse_angles": _list(cfg.collapse_angles), "phi_angles": _list(cfg.phi_angles),
+        "seeds": str(cfg.seeds),
+    }

@@ -38,7 +38,7 @@ __all__ = [
     "lemma_d1_sweep", "table_sweep_summary", "compute_width_means", "WidthTrend", "width_trend", "plot_width_trend",
     "check_norms_angles", "check_kernel", "check_kernel_factor", "plot_condition_numbers", "check_conditioning",
     "plot_gradient_norm", "check_gradient_norm", "plot_lemma_d1", "check_lemma_d1", "distance_sweep",
-    "plot_distances", "check_distances",
+    "plot_distances", "check_distances", "PAPER_SEC2", "table_paper_vs_book", "glue_values",
 ]
 
 #: A deviation must fall at least this fast on log-log axes to count as vanishing (1/sqrt(m) is -0.5;
@@ -47,6 +47,12 @@ SLOPE_VANISHING = -0.3
 #: Largest distance of a fitted exponent from the predicted one that still counts as agreement
 #: (see :func:`check_gradient_norm`).
 EXPONENT_TOL = 0.25
+
+#: What [LH] Sec. 2 (Thm 2.3, Cor 2.4) states for a linear network at infinite width, in the paper's own
+#: numbers: norms and angles kept, the NTK (L+1)^2 G (exponent 2 of L+1, as the gradient norm (L+1)||x||),
+#: kappa_bar = kappa_0. The paper has no experiment of its own for Sec. 2.
+PAPER_SEC2 = {"norm_ratio": 1.0, "angle_dev_deg": 0.0, "phi_dev_deg": 0.0, "ntk_exponent": 2.0,
+              "grad_exponent": 2.0, "kappa_ratio": 1.0}
 
 
 def load_data(n_samples: int, n_over: int, d_over: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -156,7 +162,7 @@ def gradient_norm_factors(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def table_sweep_summary(df: pd.DataFrame) -> pd.DataFrame:
-    """Mean of every measured column of a :func:`linear_sweep` by (width, depth), rounded to 5 digits.
+    """Mean of every measured column of a :func:`linear_sweep` by (width, depth), to 3 significant digits.
 
     Args:
         df: the output of :func:`linear_sweep`.
@@ -165,7 +171,7 @@ def table_sweep_summary(df: pd.DataFrame) -> pd.DataFrame:
         One row per (width, depth); the ``seed`` column is dropped.
     """
     summary = df.groupby(["width", "depth"]).mean(numeric_only=True).drop(columns="seed")
-    return summary.round(5)
+    return summary.apply(lambda col: col.map(lambda v: float(f"{v:.3g}")))
 
 
 def lemma_d1_sweep(d: int, widths: Sequence[int], seeds: int, mean: float = 0.0) -> pd.DataFrame:
@@ -388,7 +394,7 @@ def check_kernel(df: pd.DataFrame) -> Check:
     by_width = per_seed.groupby("width")["ntk_shape_err"].mean()
     return Check(
         "[LH] Cor 2.4", status=t.status, part="K proportional to G", caveat=_CAVEATS.get(t.status, ""),
-        measured="||K/c - G||_F/||G||_F (c fitted; mean over depths 1.. and seeds) is "
+        measured="||K/c - G||_F/||G||_F (c fitted; mean over depths L >= 1 and seeds) is "
         + ", ".join(f"{v:.3g} (m={w})" for w, v in by_width.items()) + f"; {t.describe()}.")
 
 
@@ -473,6 +479,11 @@ def plot_condition_numbers(df: pd.DataFrame, df_over: pd.DataFrame, shape: tuple
             ax.set_yticks([])
             mark_infinite(ax, list(inf_depths), y_top=1.0, color=cols[-1],
                           label=r"linear net: $\kappa=\infty$ (and $\kappa_0=\infty$)")
+            ax.text(0.5, 0.45, "no finite value to draw:\nG has rank d < n, so " + r"$\kappa_0=\infty$"
+                    + ",\nand every linear-network NTK\nis singular too: " + r"$\kappa=\infty$"
+                    + "\n(triangles: the depths run)", transform=ax.transAxes, ha="center", va="center")
+            ax.set(xlabel="depth L", ylabel=r"$\kappa(K)$", title=title)
+            continue
         ax.set(xlabel="depth L", ylabel=r"$\kappa(K)$", title=title)
         ax.legend(loc="upper left")
     return fig
@@ -711,3 +722,109 @@ def check_distances(dist: pd.DataFrame) -> Check:
         f"(mean over {int(g.n.min())} seeds) lies between {g['mean'].min():.3g} (L={int(worst[0])}, {worst[1]:g} deg) "
         f"and {g['mean'].max():.3g}; infinite width predicts {g.predicted.min():.3g} to {g.predicted.max():.3g}; a "
         "linear network keeps 1.")
+
+
+# --------------------------------------------------------------------------- paper vs book, figure settings
+
+def table_paper_vs_book(df: pd.DataFrame, fac: pd.DataFrame) -> pd.DataFrame:
+    """[LH] Sec. 2 (Thm 2.3, Cor 2.4) beside this book's measurement at the largest width.
+
+    The paper's values are :data:`PAPER_SEC2`; ours come from :func:`linear_sweep` (mean over depths
+    and seeds at the largest width; kappa at the deepest depth) and :func:`gradient_norm_factors`
+    (exponents fitted as in :func:`check_kernel_factor`). Numbers are rounded to what the seed scatter
+    supports (two or three significant digits).
+
+    Args:
+        df: the output of :func:`linear_sweep` (data with a finite kappa_0).
+        fac: the output of :func:`gradient_norm_factors` of the same sweep.
+
+    Returns:
+        One row per statement; columns ``statement``, ``paper ([LH] Sec. 2)``, ``this book``,
+        ``verdict rule``.
+    """
+    wmax = int(df.width.max())
+    sub = df[df.width == wmax]
+    Lmax = int(sub.depth.max())
+    deep_fac = sub[sub.depth >= 1].groupby("depth")["ntk_factor"].median()
+    deep_grad = fac["mean"][fac.index >= 1]
+    p_ntk = _exponent(deep_fac.index.to_numpy(), deep_fac.to_numpy()) if len(deep_fac) else float("nan")
+    p_grad = _exponent(deep_grad.index.to_numpy(), deep_grad.to_numpy()) if len(deep_grad) else float("nan")
+    kap = float((sub[sub.depth == Lmax]["kappa"] / sub[sub.depth == Lmax]["kappa0"]).median())
+    here = f"(m = {wmax})"
+    rows = [
+        ("embedding norm ||a^(l)(x)|| / ||x||, every layer", f"{PAPER_SEC2['norm_ratio']:g}",
+         f"1 ± {sub.norm_dev.mean():.2g} {here}",
+         "the deviation from 1 must fall with the width and extrapolate to 0"),
+        ("embedding angle minus input angle (deg)", f"{PAPER_SEC2['angle_dev_deg']:g}",
+         f"{np.degrees(sub.angle_dev.mean()):.2g} {here}", "must fall with the width and extrapolate to 0"),
+        ("gradient angle minus input angle (deg)", f"{PAPER_SEC2['phi_dev_deg']:g}",
+         f"{np.degrees(sub.phi_dev.mean()):.2g} {here}", "must fall with the width and extrapolate to 0"),
+        ("exponent p of the NTK factor, K = (L+1)^p G", f"{PAPER_SEC2['ntk_exponent']:g}",
+         f"{p_ntk:.2f} {here}", f"agreement when |p - 2| < {EXPONENT_TOL:g}; contradiction when |p - 2| >= "
+         f"{2 * EXPONENT_TOL:g}"),
+        ("exponent p of the squared gradient norm, (L+1)^p ||x||^2", f"{PAPER_SEC2['grad_exponent']:g}",
+         f"{p_grad:.2f} {here}", "as the row above"),
+        (f"kappa(K) / kappa_0 at depth L = {Lmax}", f"{PAPER_SEC2['kappa_ratio']:g}",
+         f"{kap:.3g} {here}", "|kappa/kappa_0 - 1| must fall with the width and extrapolate to 0"),
+    ]
+    return pd.DataFrame(rows, columns=["statement", "paper ([LH] Sec. 2)", "this book", "verdict rule"]).set_index("statement")
+
+
+def _profile_text(profile: str) -> str:
+    import json
+    import os
+    raw = os.environ.get("NTK_OVERRIDES")
+    try:
+        over = json.loads(raw) if raw else {}
+    except json.JSONDecodeError:
+        over = {"?": raw}
+    if over:
+        return f"profile {profile} with overrides " + ", ".join(f"{k} = {v}" for k, v in over.items())
+    return f"profile {profile}"
+
+
+def _ints(values) -> str:
+    vals = [int(v) for v in values]
+    if len(vals) > 3 and vals == list(range(vals[0], vals[-1] + 1)):
+        return f"{vals[0]} to {vals[-1]}"
+    return ", ".join(str(v) for v in vals)
+
+
+def glue_values(cfg, d: int = 64, distance_d: int = 16) -> dict[str, str]:
+    """The values the chapter's prose and figure captions show, as plain text to glue ([LH] Sec. 2).
+
+    Each ``fig1_k`` entry is the line under Figure 1.k: data set(s), n, width(s), depths, seeds and
+    profile that produced it, and how it departs from the paper (which has no experiment for Sec. 2).
+
+    Args:
+        cfg: the validated parameters of the notebook (``profile``, ``widths``, ``depths``, ``seeds``,
+            ``n_samples``, ``n_over``, ``d_over``, ``distance_angles``, ``distance_seeds``).
+        d: the digits' dimension.
+        distance_d: the input dimension of the pairs of :func:`distance_sweep`.
+
+    Returns:
+        ``{name: text}``: ``fig1_1`` ... ``fig1_5`` and the prose values ``d_over``, ``n_samples``,
+        ``distance_angles``, ``distance_seeds``, ``max_width``.
+    """
+    prof = _profile_text(cfg.profile)
+    widths = ", ".join(str(w) for w in cfg.widths)
+    wmax = max(cfg.widths)
+    deps = _ints(cfg.depths)
+    digits = f"{cfg.n_samples} scikit-learn digits (d = {d}, unit norm)"
+    theory = "The paper has no experiment for Sec. 2 (an infinite-width statement); the widths are ours."
+    angles = ", ".join(f"{a:g}" for a in cfg.distance_angles)
+    return {
+        "fig1_1": f"Setting: {digits}; linear networks of widths m = {widths}; depths L = {deps}; "
+                  f"{cfg.seeds} seeds per (m, L); {prof}. {theory}",
+        "fig1_2": f"Setting: left, {digits}, widths m = {widths}; right, {cfg.n_over} standard Gaussian points in "
+                  f"d = {cfg.d_over} dimensions, width m = {wmax}; depths L = {deps}; {cfg.seeds} seeds; {prof}. "
+                  f"{theory}",
+        "fig1_3": f"Setting: {digits}; width m = {wmax}; depths L = {deps}; {cfg.seeds} seeds; {prof}. {theory}",
+        "fig1_4": f"Setting: Gaussian matrices A of size m x {d} with m = {widths}; {cfg.seeds} seeds; {prof}. "
+                  "The paper states Lemma D.1 without an experiment.",
+        "fig1_5": f"Setting: unit input pairs in d = {distance_d} at angles {angles} deg; ReLU networks of width "
+                  f"m = {wmax}; depths L = {deps}; {cfg.distance_seeds} seeds; {prof}. The paper states Remark 3.4 "
+                  "without an experiment.",
+        "d_over": str(cfg.d_over), "n_over": str(cfg.n_over), "n_samples": str(cfg.n_samples),
+        "distance_angles": angles, "distance_seeds": str(cfg.distance_seeds), "max_width": str(wmax),
+    }

@@ -28,7 +28,7 @@ import torch
 from matplotlib.figure import Figure
 
 from lib.book.params import ParameterError
-from lib.book.plotting import band_lines, figure, palette, slope_guide
+from lib.book.plotting import band_lines, figure, palette, slope_guide, value_ticks
 from lib.book.results import Check
 from lib.book.sweep import cached_call
 from lib.progress import tqdm
@@ -42,7 +42,7 @@ from lib.finite.ntk import empirical_ntk, layer_factors
 from lib.spectra import extreme_eigenvalues, fit_slope
 from lib.finite.training import KernelTracker, gd_train
 
-__all__ = ["ARCHS", "SUP_DERIV", "FLAT", "check_parameters", "synthetic_regression", "build", "train_tracked",
+__all__ = ["glue_values", "ARCHS", "SUP_DERIV", "FLAT", "check_parameters", "synthetic_regression", "build", "train_tracked",
            "width_sweep", "bottleneck_sweep", "linear_model_sweep", "hessian_sweep", "bottleneck_hessian_sweep",
            "KernelRuns", "HessianNorms", "compute_kernel_runs", "compute_hessian_norms", "run_summary",
            "table_width_means", "kernel_change_by_width", "width_slopes", "plot_width_trend", "check_linear_model",
@@ -417,7 +417,7 @@ def run_summary(data: dict, runs: KernelRuns) -> str:
 
 
 def table_width_means(runs: KernelRuns) -> pd.DataFrame:
-    """Mean over seeds of Delta_K, GD steps and ||w_T - w_0||_2 per (arch, width), rounded to 4 decimals.
+    """Mean over seeds of Delta_K, GD steps and ||w_T - w_0||_2 per (arch, width), to 3 significant digits.
 
     Args:
         runs: :func:`compute_kernel_runs` output.
@@ -425,7 +425,8 @@ def table_width_means(runs: KernelRuns) -> pd.DataFrame:
     Returns:
         The table shown under the training cell.
     """
-    return runs.df.groupby(["arch", "width"])[["delta_K", "steps", "weight_move"]].mean().round(4)
+    out = runs.df.groupby(["arch", "width"])[["delta_K", "steps", "weight_move"]].mean()
+    return out.apply(lambda col: col.map(lambda v: float(f"{v:.3g}")))
 
 
 def kernel_change_by_width(runs: KernelRuns) -> pd.DataFrame:
@@ -590,6 +591,21 @@ def check_nonlinear_kernel(runs: KernelRuns) -> Check:
     return Check("[LZB] Fig 1", status=status, measured=measured)
 
 
+def _log_value_ticks(ax, lo: float, hi: float, axis: str = "y") -> None:
+    """At least two labelled ticks on a log axis spanning [lo, hi]: 1-2-5 values (or finer) inside the range."""
+    lo, hi = float(lo), float(hi)
+    if not (np.isfinite(lo) and np.isfinite(hi)) or lo <= 0 or hi <= lo:
+        return
+    for mantissas in ((1,), (1, 2, 5), (1, 1.5, 2, 3, 5, 7)):
+        vals = [m * 10.0 ** e for e in range(int(np.floor(np.log10(lo))) - 1, int(np.ceil(np.log10(hi))) + 1)
+                for m in mantissas if lo <= m * 10.0 ** e <= hi]
+        if len(vals) >= 2:
+            break
+    if len(vals) < 2:
+        vals = [float(f"{lo:.2g}"), float(f"{hi:.2g}")]
+    value_ticks(ax, vals, axis=axis)
+
+
 def _bottleneck_table(runs: KernelRuns) -> tuple[pd.DataFrame, float]:
     bw = runs.df_b.groupby("bottleneck")["delta_K"].agg(["mean", "min", "max"])
     return bw, fit_slope(bw.index, bw["mean"])
@@ -612,8 +628,8 @@ def plot_bottleneck(runs: KernelRuns) -> Figure:
     slope_guide(ax, bw.index, -0.5, bw["mean"].iloc[0], label=r"$\propto b^{-1/2}$")
     ax.set(xscale="log", yscale="log", xlabel="bottleneck width b", ylabel=r"$\Delta_K$",
            title="Kernel change with a bottleneck layer")
-    ax.set_xticks(list(bw.index), [str(b) for b in bw.index])
-    ax.minorticks_off()
+    value_ticks(ax, list(bw.index))
+    _log_value_ticks(ax, bw["min"].min(), bw["max"].max())
     ax.legend()
     return fig
 
@@ -804,12 +820,16 @@ def plot_bottleneck_hessian(h: HessianNorms) -> Figure:
         g = bt[bt.sweep == sweep].groupby(col)["hess_norm"].agg(["mean", "min", "max"])
         ax.fill_between(g.index, g["min"], g["max"], alpha=0.2)
         ax.plot(g.index, g["mean"], "o-", label=f"[m, b, m], slope {fit_slope(g.index, g['mean']):.2f}")
-        slope_guide(ax, g.index, -0.5, g["mean"].iloc[0], label=r"$\propto x^{-1/2}$")
+        slope_guide(ax, g.index, -0.5, g["mean"].iloc[0], label=fr"$\propto {sweep}^{{-1/2}}$")
+        lo, hi = g["min"].min(), g["max"].max()
         if sweep == "m":
             lin = h.frame[h.frame.arch == "linear"].groupby("width")["hess_norm"].mean()
-            ax.plot(lin.index, lin.to_numpy(), "s--", label="one hidden layer, linear output")
+            ax.plot(lin.index, lin.to_numpy(), "s--", label="one hidden layer,\nlinear output")
+            lo, hi = min(lo, lin.min()), max(hi, lin.max())
         ax.set(xscale="log", yscale="log", xlabel=lab, ylabel=r"$\max_i\|\nabla^2_w f(x_i)\|_2$")
-        ax.legend(fontsize="small")
+        value_ticks(ax, list(g.index) if len(g) <= 4 else list(g.index)[::2])
+        _log_value_ticks(ax, lo, hi)
+        ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=1)
     axs[0, 0].set_title(f"against b, m={int(bt[bt.sweep == 'b'].width.iloc[0])}")
     axs[0, 1].set_title(f"against m, b={int(bt[bt.sweep == 'm'].bottleneck.iloc[0])}")
     return fig
@@ -898,12 +918,13 @@ def plot_convergence(runs: KernelRuns) -> Figure:
         axs[0, 0].semilogy(t, (1 - r.lr * mu) ** t, ":", color=c)
         axs[0, 1].plot(r.kernel_steps, r.lambda_min / r.lambda_min[0], color=c, label=runs.names[a])
     axs[0, 0].axhline(runs.rel_tol, color="0.4", ls="--", lw=1, label="stopping tolerance")
+    axs[0, 0].plot([], [], ":", color="0.3", label=r"PL guarantee $(1-\eta\mu)^t$")
     axs[0, 0].set(xlabel="GD step t", ylabel=r"$\mathcal{L}(w_t)/\mathcal{L}(w_0)$",
-                  title=f"Training loss, m={wmax} (dotted: PL guarantee)", ylim=(runs.rel_tol / 10, 2))
-    axs[0, 0].legend()
+                  title=f"Training loss, m={wmax}", ylim=(runs.rel_tol / 10, 2))
+    handles, labels = axs[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize="small")
     axs[0, 1].set(xlabel="GD step t", ylabel=r"$\lambda_{\min}(K_t)/\lambda_{\min}(K_0)$", xscale="symlog",
-                  yscale="log", title="Smallest kernel eigenvalue along training")
-    axs[0, 1].legend()
+                  yscale="log", title=r"Smallest kernel eigenvalue")
     return fig
 
 
@@ -1025,3 +1046,61 @@ def check_backward(bw: pd.DataFrame) -> Check:
         measured=f"Largest entry of d f / d h^(l) at initialization over m = {widths[0]}..{widths[-1]}: log-log slopes "
         + ", ".join(f"{v:.2f} (layer {l})" for l, v in slopes.items()) + " (prediction -0.5 up to a log factor).")
 
+
+
+# --------------------------------------------------------------------------- the values the prose shows
+
+def _profile_text(profile: str) -> str:
+    import json
+    import os
+    raw = os.environ.get("NTK_OVERRIDES")
+    try:
+        over = json.loads(raw) if raw else {}
+    except json.JSONDecodeError:
+        over = {"?": raw}
+    if over:
+        return f"profile {profile} with overrides " + ", ".join(f"{k} = {v}" for k, v in over.items())
+    return f"profile {profile}"
+
+
+def glue_values(cfg) -> dict[str, str]:
+    """The values the chapter's prose and figure captions show, as plain text to glue ([LZB] Sec. 3-6).
+
+    Each ``fig5_k`` entry is the line under Figure 5.k: data, n, widths, depth, seeds and profile, and
+    how the setting departs from [LZB]'s experiments (their App. B: GD to convergence on a synthetic
+    classification set; we regress on unit-norm Gaussian points).
+
+    Args:
+        cfg: the validated parameters of the notebook.
+
+    Returns:
+        ``{name: text}``: ``fig5_1`` ... ``fig5_6`` and prose values (``lr_scale``, ``rel_tol``,
+        ``track_every``, ``n_hessian``, ``bottleneck_width``, ``max_steps``).
+    """
+    prof = _profile_text(cfg.profile)
+    widths = ", ".join(f"{w:,}" for w in cfg.widths)
+    bns = ", ".join(str(b) for b in cfg.bottlenecks)
+    data = f"n = {cfg.n_samples} unit-norm Gaussian points in d = {cfg.d}"
+    gd = f"full-batch GD until the loss is below {cfg.rel_tol:g} of its start (at most {cfg.max_steps:,} steps)"
+    dev = ("Departs from [LZB] Sec. 6: they train on their synthetic classification set (App. B); we regress on "
+           f"Gaussian points, with {cfg.activation} hidden units and centred non-linear outputs.")
+    hess = f"Hessian at initialization, maximized over {cfg.n_hessian} inputs"
+    return {
+        "fig5_1": f"Setting: {data}; one hidden layer ({cfg.activation}), widths m = {widths}; linear, swish and "
+                  f"softmax ({cfg.k} outputs) heads; {gd}; {cfg.seeds} seeds; {prof}. {dev}",
+        "fig5_2": f"Setting: {data}; [m, b, m] nets ({cfg.activation}), m = {cfg.bottleneck_width:,}, b = {bns}; "
+                  f"{gd}; {cfg.seeds} seeds; {prof}. {dev}",
+        "fig5_3": f"Setting: {data}; the widest nets (m = {max(cfg.widths):,}) and the narrowest bottleneck "
+                  f"(b = {min(cfg.bottlenecks)}, m = {cfg.bottleneck_width:,}), seed 0; {gd}; kernel every "
+                  f"{cfg.track_every} steps; {prof}. {dev}",
+        "fig5_4": f"Setting: {data}; one hidden layer ({cfg.activation}), widths m = {widths}; {hess}; "
+                  f"{cfg.seeds} seeds; {prof}. [LZB] have no experiment on the Hessian norm.",
+        "fig5_5": f"Setting: {data}; [m, b, m] nets ({cfg.activation}): b = {bns} at m = {cfg.bottleneck_width:,} "
+                  f"(left), m = {widths} at b = {min(cfg.bottlenecks)} (right); {hess}; {cfg.seeds} seeds; {prof}. "
+                  "[LZB] have no experiment on the Hessian norm.",
+        "fig5_6": f"Setting: {data}; the widest nets (m = {max(cfg.widths):,}), seed 0; {gd}; {prof}. [LZB] have "
+                  "no experiment for Thm 5.1.",
+        "lr_scale": f"{cfg.lr_scale:g}", "rel_tol": f"{cfg.rel_tol:g}", "track_every": str(cfg.track_every),
+        "n_hessian": str(cfg.n_hessian), "bottleneck_width": f"{cfg.bottleneck_width:,}",
+        "max_steps": f"{cfg.max_steps:,}",
+    }

@@ -12,7 +12,7 @@ import yaml
 from lib.book.claims import CLAIMS
 from lib.book.report import (HEADING_ANCHOR_LEVEL, build_rows, caption_code, chapter_headings, claim_counts,
                              errata_entries, errata_markdown, figure_index, md_escape, page_path, provenance,
-                             report_table, section_link, verdict_counts)
+                             one_line, report_details, report_table, section_link, verdict_counts, BADGES)
 from lib.book.sphinxext import public_modules
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,7 +33,7 @@ def test_recorded_claim_gets_its_verdict_and_unrecorded_is_not_checked_with_reas
     counts = verdict_counts(rows)
     assert counts["reproduced with caveat"] == 1 and counts["not checked"] == len(CLAIMS) - 1
     table = report_table(rows, ROOT, ROOT / "_executed" / "book" / "report.ipynb")
-    assert "x = 1.5" in table and "no chapter recorded a verdict" in table
+    assert "x = 1.5" in table and "No chapter recorded a verdict" in table
     fig4 = next(c for c in CLAIMS if c.claim_id == "[LH] Fig 4")
     assert md_escape(fig4.note) in table  # the reason a claim is left unchecked
 
@@ -78,8 +78,8 @@ def test_claims_taking_other_verdicts_and_untestable_claims():
     assert by_id["[LZB] Table 1"].status == "reproduced with caveat"  # the most severe of the three it summarizes
     assert by_id["[LH] Sec 5(c)"].status == "not checked"
     table = report_table(rows, ROOT, ROOT / "_executed" / "book" / "report.ipynb")
-    assert "cannot be tested here: statement about generalization" in table
-    assert "takes the verdict of" in table
+    assert "Cannot be tested here: statement about generalization" in table
+    assert "Takes the verdict of" in table
     counts = claim_counts()
     assert sum(d["claims"] for d in counts.values()) == len(CLAIMS)
     assert counts["LH"]["untestable"] >= 1 and counts["LH"]["testable"] > counts["LH"]["untestable"]
@@ -94,7 +94,26 @@ def test_provenance_labels_overrides_and_runs_outside_the_pipeline():
     assert provenance(record("[LH] Thm 3.2", **dict(ctx, overrides={}))).startswith("profile smoke, no overrides")
     assert "run outside the pipeline, overrides unknown" in provenance(record("[LH] Thm 3.2"))
     rows, _ = build_rows([record("[LH] Thm 3.2", **ctx)])
-    assert "**run with overrides**" in report_table(rows, ROOT, ROOT / "_executed" / "book" / "report.ipynb")
+    doc = ROOT / "_executed" / "book" / "report.ipynb"
+    assert "(run with overrides)" in report_table(rows, ROOT, doc)
+    assert "**run with overrides**" in report_details(rows, ROOT, doc)
+
+
+def test_compact_table_keeps_one_line_and_details_keep_everything():
+    long = ("At L = 1000000, phi lies within 7.8 deg of 75.52 deg for every input angle in [0.001, 0.1] deg "
+            "(at L = 910: within 71 deg). Fitted log-log slopes of the gap over the last decades: -0.57, -1.00.")
+    rows, _ = build_rows([record("[LH] Thm 3.5", "inconclusive", measured=long, caveat="depth is not enough")])
+    doc = ROOT / "_executed" / "book" / "report.ipynb"
+    table, details = report_table(rows, ROOT, doc), report_details(rows, ROOT, doc)
+    assert "Fitted log-log slopes" not in table and "Fitted log-log slopes" in details
+    assert ":::{dropdown} \\[LH\\] Thm 3.5: inconclusive" in details and "depth is not enough" in details
+    assert one_line(long).endswith("...") and len(one_line(long)) <= 115
+    assert one_line("a $x + y$ b. Then more.") == "a $x + y$ b."
+    assert one_line("a " * 40 + "$x + y$ tail", limit=84).count("$") % 2 == 0
+
+
+def test_badge_colours_are_distinct_per_verdict():
+    assert len(set(BADGES.values())) == len(BADGES)
 
 
 def test_md_escape_keeps_math_and_neutralizes_markup():

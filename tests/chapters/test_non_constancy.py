@@ -190,3 +190,14 @@ def test_check_backward_prediction_and_counterfactual():
     # a bottleneck of width 4 in the middle: that layer's backward vector does not shrink with m
     assert NC.check_backward(NC.backward_sweep(X, [32, 128, 512, 2048], 2, bottleneck=4)).status == "not reproduced"
     assert NC.check_backward(NC.backward_sweep(X, [32, 4096], 1, max_width=2048)).status == "inconclusive"
+
+
+def test_glue_values_show_values_not_parameter_names():
+    from types import SimpleNamespace
+    cfg = SimpleNamespace(profile="default", widths=[32, 128], bottleneck_width=1024, bottlenecks=[4, 16], seeds=2,
+                          n_samples=20, d=10, k=3, activation="tanh", max_steps=4000, rel_tol=1e-3, lr_scale=1.8,
+                          track_every=10, n_hessian=4)
+    g = NC.glue_values(cfg)
+    assert {f"fig5_{k}" for k in range(1, 7)} <= set(g)
+    assert "m = 1,024, b = 4, 16" in g["fig5_2"] and "n = 20" in g["fig5_1"] and "profile default" in g["fig5_1"]
+    assert g["lr_scale"] == "1.8" and not any("lr_scale" in v for v in g.values())
