@@ -88,7 +88,7 @@ print(f"digits: X has shape {X.shape}; n > d case: X_over has shape {X_over.shap
 # $\|K/(L+1) - G\|_F / \|G\|_F$, the largest deviation of gradient angles from input angles,
 # and $\kappa(K)$ next to $\kappa_0$.
 
-# %%
+# %% tags=["hide-input"]
 df = B.linear_sweep(X, cfg.widths, cfg.depths, cfg.seeds, device=cfg.device)
 B.table_sweep_summary(df)
 
@@ -98,7 +98,7 @@ B.table_sweep_summary(df)
 # infinite-width statements are right, every deviation falls like $m^{-1/2}$ (dotted line) and
 # extrapolates to zero.
 
-# %%
+# %% tags=["hide-input"]
 fig = B.plot_width_trend(df)
 show(fig)
 
@@ -128,7 +128,7 @@ display(Markdown(record(CHAPTER, B.check_kernel(df), section="Claim 1 and 2", pr
 # network's NTK has rank at most $d$ at every width, so $\bar\kappa = \kappa_0 = \infty$ holds by
 # construction. The verdict is decided on the digits, where $\kappa_0$ is finite.
 
-# %%
+# %% tags=["hide-input"]
 df_over = B.linear_sweep(X_over, [max(cfg.widths)], cfg.depths, cfg.seeds, device=cfg.device)
 fig = B.plot_condition_numbers(df, df_over, X.shape, X_over.shape, n_widths=len(cfg.widths))
 show(fig)
@@ -152,7 +152,7 @@ display(Markdown(record(CHAPTER, B.check_conditioning(df, df_over), section="Cla
 # $\|\nabla\bar f(x)\|^2/\|x\|^2 = K_{xx}/\|x\|^2$ and the least-squares factor $c_L$ of
 # $K \approx c_L G$, and fit their exponent $p$ in $(L+1)^p$: the paper's statements predict $p = 2$.
 
-# %%
+# %% tags=["hide-input"]
 fac = B.gradient_norm_factors(df)
 fig = B.plot_gradient_norm(fac, width=max(cfg.widths))
 show(fig)
@@ -175,7 +175,7 @@ display(Markdown(record(CHAPTER, B.check_kernel_factor(df), section="Erratum", p
 # for them. Each row puts the paper's value beside ours at the largest width, with the rule by which
 # the checks above decide.
 
-# %%
+# %% tags=["hide-input"]
 B.table_paper_vs_book(df, fac)
 
 # %% [markdown]
@@ -185,7 +185,7 @@ B.table_paper_vs_book(df, fac)
 # digits' dimension) at the chapter's widths and measure $\|A^\top A/m - I\|_2$, which should fall
 # like $2\sqrt{d/m}$ (the Bai-Yin law) and extrapolate to zero.
 
-# %%
+# %% tags=["hide-input"]
 d1 = B.lemma_d1_sweep(X.shape[1], cfg.widths, cfg.seeds)
 fig = B.plot_lemma_d1(d1)
 show(fig)
@@ -209,7 +209,7 @@ display(Markdown(record(CHAPTER, B.check_lemma_d1(d1), section="Lemma D.1", prof
 # $\sqrt{L+1}\,\|x - z\|$ in ReLU networks of width {glue:text}`max_width` ({glue:text}`distance_seeds` draws), next to its
 # infinite-width value $\sqrt{(1 - \cos\phi)/(1 - \cos\theta_{in})}$; the linear network's ratio is 1.
 
-# %%
+# %% tags=["hide-input"]
 dist = B.distance_sweep(cfg.distance_angles, max(cfg.widths), cfg.depths, cfg.distance_seeds, device=cfg.device)
 fig = B.plot_distances(dist, max(cfg.widths))
 show(fig)
@@ -224,6 +224,6 @@ show(fig)
 # %%
 display(Markdown(record(CHAPTER, B.check_distances(dist), section="Remark 3.4", profile=cfg.profile)))
 
-# %%
+# %% tags=["hide-input"]
 from lib.book.provenance import provenance_line
 display(Markdown(provenance_line(cfg.profile)))

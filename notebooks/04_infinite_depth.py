@@ -80,12 +80,12 @@ for name, text in D.glue_values(cfg).items():
 # %% [markdown]
 # ## App. A: the map $g$ and the collapse of embeddings
 # Between layers the embedding angle of two inputs maps as
-# $g(z) = \arccos\big(((\pi - z)\cos z + \sin z)/\pi\big)$ ([LH] App. A; the formulas page `book/formulas.md`). Left: $g$ and its iterates
+# $g(z) = \arccos\big(((\pi - z)\cos z + \sin z)/\pi\big)$ ([LH] App. A; the [formulas page](../book/formulas.md)). Left: $g$ and its iterates
 # $g^l$. Right: $\theta^{(l)}$ against $l$ for several input angles: every curve goes to 0, at the rate
 # $\theta^{(l)} \approx 3\pi/l$ that the expansion $g(z) = z - z^2/(3\pi) + O(z^3)$ predicts (dotted);
 # markers are finite-width embedding angles (width {glue:text}`fw_width`, mean over {glue:text}`seeds` seeds).
 
-# %%
+# %% tags=["hide-input"]
 coll = D.compute_collapse(cfg.g_levels, cfg.collapse_angles, cfg.collapse_depth, cfg.fw_collapse_depth,
                           cfg.fw_width, cfg.seeds, device=cfg.device)
 fig = D.plot_collapse(coll, cfg.g_levels, cfg.collapse_angles, cfg.collapse_depth)
@@ -108,10 +108,10 @@ display(Markdown(record(CHAPTER, D.check_thm_a2(coll, cfg.collapse_angles, cfg.f
 # ## Thm 3.5: $\phi \to \arccos(1/4)$ for every input angle
 # Left: $\phi$ against depth (log axis, up to {glue:text}`max_depth`) for the input angles
 # {glue:text}`phi_angles` degrees, computed in $O(L)$ by `lib.theory.relu_gradient_angle_profile` with a cancellation-free
-# form of $g$ ([LH] Thm 3.5; the formulas page `book/formulas.md`). Right: the gap $|\phi_L - \arccos(1/4)|$ on log-log axes, with
-# the $\log L / L$ rate of the formulas page (`book/formulas.md`) as a guide.
+# form of $g$ ([LH] Thm 3.5; the [formulas page](../book/formulas.md)). Right: the gap $|\phi_L - \arccos(1/4)|$ on log-log axes, with
+# the $\log L / L$ rate of the [formulas page](../book/formulas.md) as a guide.
 
-# %%
+# %% tags=["hide-input"]
 prof = D.compute_phi_profile(cfg.phi_angles, cfg.max_depth)
 fig = D.plot_phi_depth(prof, cfg.phi_angles, cfg.max_depth)
 show(fig)
@@ -132,7 +132,7 @@ display(Markdown(record(CHAPTER, D.check_thm35(prof, cfg.phi_angles), section="T
 # $d$ = {glue:text}`gauss_dim` dimensions scaled to unit norm; the $n$ inputs are the first $n$ of one sample. Dashed lines: the limit $(n+3)/3$. Markers: the
 # finite-width NTK (width {glue:text}`fw_width`, median over seeds, bars min to max) at the depths where it is feasible.
 
-# %%
+# %% tags=["hide-input"]
 kap, fkap = D.compute_kappa_study(cfg.kappa_ns, cfg.kappa_max_depth, cfg.gauss_dim, cfg.fw_width, cfg.fw_depths,
                                   cfg.seeds, device=cfg.device)
 fig = D.plot_kappa(kap, fkap, cfg.kappa_ns, cfg.fw_width)
@@ -162,7 +162,7 @@ display(Markdown(record(CHAPTER, D.check_thm43(kap, fkap, cfg.fw_width, cfg.fw_d
 # (`lib.theory.dual_activation`) and compare with the bound (dashed), for the centred
 # activations of the study; [AAK] Sec. 7 defines NormReLU with $\lambda_b \approx 1.0507$.
 
-# %%
+# %% tags=["hide-input"]
 dual = D.compute_dual(cfg.aak_activations)
 fig = D.plot_dual(dual)
 show(fig)
@@ -193,7 +193,7 @@ display(Markdown(record(CHAPTER, D.check_normrelu(D.normrelu_moments("normrelu")
 # and so does $\kappa - 1$ of the top-layer kernel (NNGP, $\Sigma^{(L)}$): slope $\log(1-\mu)$.
 # For the NTK, the diagonal grows by the factor $\chi = \mathbb E[\sigma'(z)^2]$ per layer while the
 # off-diagonal shrinks by $1-\mu$, so the predicted slope is $\log((1-\mu)/\chi)$ (our derivation
-# from the NTK recursion of [LH] Sec. 2, see the formulas page `book/formulas.md`; [AAK]'s bounds are stated through $\mu$).
+# from the NTK recursion of [LH] Sec. 2, see the [formulas page](../book/formulas.md); [AAK]'s bounds are stated through $\mu$).
 # The checks fail when $\kappa - 1$ does not decay, or decays more slowly than these rates once correlations are
 # small, and call the result inconclusive while $\kappa$ is still far from 1 at the deepest layer. We plot
 # $\log(\kappa - 1)$ against depth for $n$ = {glue:text}`aak_n` digits, where $\kappa$ is the condition number of the kernel
@@ -201,7 +201,7 @@ display(Markdown(record(CHAPTER, D.check_normrelu(D.normrelu_moments("normrelu")
 # activation here on unit inputs except ReLU$^2$, whose unstable variance map $q \mapsto q^2$ amplifies rounding), with the predicted slopes (dotted), next to plain ReLU
 # and the activations of [LH] Figure 2.
 
-# %%
+# %% tags=["hide-input"]
 aak = D.compute_aak_depth(cfg.aak_activations, cfg.aak_n, cfg.aak_max_depth, cfg.fw_width, cfg.aak_fw_depths,
                           cfg.seeds, device=cfg.device)
 fig = D.plot_aak_depth(aak)
@@ -245,7 +245,7 @@ display(Markdown(record(CHAPTER, D.check_lengths(D.compute_lengths("tanh", cfg.a
 # (Lemma E.3). We measure the three at the widths {glue:text}`lemma_widths`, for pairs at the angles
 # {glue:text}`collapse_angles` degrees; each deviation must vanish like $m^{-1/2}$, i.e. extrapolate to zero.
 
-# %%
+# %% tags=["hide-input"]
 one = D.one_layer_sweep(cfg.collapse_angles, cfg.lemma_widths, cfg.seeds)
 fig = D.plot_one_layer(one)
 show(fig)
@@ -272,6 +272,6 @@ for lemma in D.LEMMAS_E:
 display(Markdown(record(CHAPTER, D.check_lemma_e6(D.small_angle_embedding()), section="App. E: one random ReLU layer",
                         profile=cfg.profile)))
 
-# %%
+# %% tags=["hide-input"]
 from lib.book.provenance import provenance_line
 display(Markdown(provenance_line(cfg.profile)))

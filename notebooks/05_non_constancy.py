@@ -13,7 +13,7 @@
 # %% [markdown]
 # # 5. When the tangent kernel is (not) constant
 #
-# **Claims checked here** ([LZB] {cite}`liu2020linearity`, restated on the formulas page, book/formulas.md).
+# **Claims checked here** ([LZB] {cite}`liu2020linearity`, restated on the [formulas page](../book/formulas.md)).
 # The NTK analysis of [LH] assumes the tangent kernel $K(w)$ stays at its initial value during
 # training. [LZB] explain when this holds:
 #
@@ -100,7 +100,7 @@ for name, text in NC.glue_values(cfg).items():
 # (`lib.finite.wrapped.wrapped_ntk`, tested against a Jacobian contraction), every
 # {glue:text}`track_every` steps.
 
-# %%
+# %% tags=["hide-input"]
 data = NC.synthetic_regression(cfg.n_samples, cfg.d, cfg.k, seed=0)
 runs = NC.compute_kernel_runs(data, cfg.widths, cfg.bottleneck_width, cfg.bottlenecks, cfg.seeds, cfg.k,
                               activation=cfg.activation, max_steps=cfg.max_steps, rel_tol=cfg.rel_tol,
@@ -116,7 +116,7 @@ NC.table_width_means(runs)
 # The last column of the table above is $\|w_T - w_0\|_2$: the weights as a whole move by $O(1)$
 # for every width and output, so each of the $\sim m d$ weights moves by $O(1/\sqrt m)$.
 
-# %%
+# %% tags=["hide-input"]
 fig = NC.plot_width_trend(runs)
 show(fig)
 
@@ -155,7 +155,7 @@ display(Markdown(record(CHAPTER, NC.check_linear_model(runs), section="Kernel ch
 # The net $[m, b, m]$ (three hidden layers, the middle one of width $b$, linear output) at
 # fixed $m$ = {glue:text}`bottleneck_width`: [LZB] predict $\Delta_K \sim b^{-1/2}$ even though $m$ is large.
 
-# %%
+# %% tags=["hide-input"]
 fig = NC.plot_bottleneck(runs)
 show(fig)
 
@@ -175,7 +175,7 @@ display(Markdown(record(CHAPTER, NC.check_bottleneck(runs), section="Bottleneck"
 # (seed 0). The linear-output kernel is frozen; the non-linear-output kernels move by $O(1)$
 # while the loss is fitted, then settle.
 
-# %%
+# %% tags=["hide-input"]
 fig = NC.plot_kernel_paths(runs)
 show(fig)
 
@@ -196,7 +196,7 @@ show(fig)
 # against a dense Hessian in the tests). [LZB] Thm 3.2 predicts $\tilde O(m^{-1/2})$ for the linear
 # output and $O(1)$ for the non-linear outputs.
 
-# %%
+# %% tags=["hide-input"]
 hess = NC.compute_hessian_norms(data, cfg.n_hessian, cfg.widths, cfg.seeds, activation=cfg.activation, k=cfg.k,
                                 tol=cfg.hessian_tol, max_iter=cfg.hessian_max_iter,
                                 bottleneck_width=cfg.bottleneck_width, bottlenecks=cfg.bottlenecks)
@@ -237,7 +237,7 @@ display(Markdown(record(CHAPTER, NC.check_backward(NC.backward_sweep(data["X"][:
 # (quadratic wide layers, an identity bottleneck); the chapter's tanh net is the general case that
 # [LZB] Sec. 4 argues for.
 
-# %%
+# %% tags=["hide-input"]
 fig = NC.plot_bottleneck_hessian(hess)
 show(fig)
 
@@ -256,6 +256,15 @@ display(Markdown(record(CHAPTER, NC.check_bottleneck_hessian_width(hess), sectio
                         profile=cfg.profile)))
 
 # %% [markdown]
+# ## [LZB]'s rates beside this book
+# [LZB] state their results as rates in the width (Thm 3.2, 3.3, Remark 3.5) and draw them in
+# Figures 1 and 2 (their dashed $b^{-1/2}$ line). Each row puts the paper's exponent beside the
+# log-log slope measured above, with the rule by which the checks decide.
+
+# %% tags=["hide-input"]
+NC.table_paper_vs_book(runs, hess)
+
+# %% [markdown]
 # ## Fast convergence with a moving kernel
 # [LZB] Thm 5.1: if the kernel stays well conditioned along the path, i.e. its smallest eigenvalue
 # stays above some $\mu > 0$ (the PL condition), GD converges exponentially,
@@ -266,7 +275,7 @@ display(Markdown(record(CHAPTER, NC.check_bottleneck_hessian_width(hess), sectio
 # the residual never points) are skipped. Right: that smallest eigenvalue along training,
 # relative to its value at initialization.
 
-# %%
+# %% tags=["hide-input"]
 fig = NC.plot_convergence(runs)
 show(fig)
 
@@ -282,6 +291,6 @@ show(fig)
 display(Markdown(record(CHAPTER, NC.check_convergence(runs), section="Fast convergence with a moving kernel",
                         profile=cfg.profile)))
 
-# %%
+# %% tags=["hide-input"]
 from lib.book.provenance import provenance_line
 display(Markdown(provenance_line(cfg.profile)))

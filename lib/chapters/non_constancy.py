@@ -42,7 +42,7 @@ from lib.finite.ntk import empirical_ntk, layer_factors
 from lib.spectra import extreme_eigenvalues, fit_slope
 from lib.finite.training import KernelTracker, gd_train
 
-__all__ = ["glue_values", "ARCHS", "SUP_DERIV", "FLAT", "check_parameters", "synthetic_regression", "build", "train_tracked",
+__all__ = ["glue_values", "PAPER_EXPONENTS", "table_paper_vs_book", "ARCHS", "SUP_DERIV", "FLAT", "check_parameters", "synthetic_regression", "build", "train_tracked",
            "width_sweep", "bottleneck_sweep", "linear_model_sweep", "hessian_sweep", "bottleneck_hessian_sweep",
            "KernelRuns", "HessianNorms", "compute_kernel_runs", "compute_hessian_norms", "run_summary",
            "table_width_means", "kernel_change_by_width", "width_slopes", "plot_width_trend", "check_linear_model",
@@ -1104,3 +1104,52 @@ def glue_values(cfg) -> dict[str, str]:
         "n_hessian": str(cfg.n_hessian), "bottleneck_width": f"{cfg.bottleneck_width:,}",
         "max_steps": f"{cfg.max_steps:,}",
     }
+
+
+#: The exponents [LZB] state: the kernel change and the Hessian norm of a linear-output net fall like
+#: m^(-1/2) (Thm 3.2, Remark 3.5), a non-linear output's kernel change is width-independent (exponent 0,
+#: Fig 1), and a bottleneck of width b sets both to b^(-1/2) (Thm 3.3; the dashed line of Fig 2).
+PAPER_EXPONENTS = {"linear_kernel": -0.5, "nonlinear_kernel": 0.0, "bottleneck_kernel": -0.5,
+                   "linear_hessian": -0.5, "bottleneck_hessian": -0.5}
+
+
+def table_paper_vs_book(runs: KernelRuns, h: HessianNorms) -> pd.DataFrame:
+    """[LZB]'s exponents (:data:`PAPER_EXPONENTS`) beside the log-log slopes measured in this chapter.
+
+    Ours are the slopes the checks fit (:func:`width_slopes`, :func:`lib.spectra.fit_slope`) on seed
+    means, rounded to two decimals.
+
+    Args:
+        runs: :func:`compute_kernel_runs` output.
+        h: :func:`compute_hessian_norms` output.
+
+    Returns:
+        One row per statement; columns ``paper``, ``this book``, ``verdict rule``.
+    """
+    mean_w = kernel_change_by_width(runs)
+    k_slopes = width_slopes(mean_w, runs.names)
+    bw, s_b = _bottleneck_table(runs)
+    hw, h_slopes = _hessian_table(h)
+    w = f"m = {runs.widths[0]:,} to {runs.widths[-1]:,}"
+    rows = [
+        ("[LZB] Remark 3.5: kernel change, linear output, against m", f"{PAPER_EXPONENTS['linear_kernel']:g}",
+         f"{k_slopes['linear']:.2f} ({w})", "reproduced at slope -0.3 or steeper; not reproduced above -0.15"),
+        ("[LZB] Fig 1: kernel change, swish and softmax outputs, against m", f"{PAPER_EXPONENTS['nonlinear_kernel']:g}",
+         f"{k_slopes['swish']:.2f} (swish), {k_slopes['softmax']:.2f} (softmax) ({w})",
+         "reproduced when both slopes are within 0.15 of 0 and the change stays above 0.1"),
+        ("[LZB] Fig 2: kernel change against the bottleneck width b", f"{PAPER_EXPONENTS['bottleneck_kernel']:g}",
+         f"{s_b:.2f} (b = {bw.index[0]} to {bw.index[-1]})",
+         "reproduced between -0.75 and -0.3; with caveat if steeper; not reproduced if flatter"),
+        ("[LZB] Thm 3.2: Hessian norm, linear output, against m", f"{PAPER_EXPONENTS['linear_hessian']:g}",
+         f"{h_slopes['linear']:.2f} ({w})",
+         "reproduced between -0.7 and -0.35; with caveat if steeper; not reproduced if flatter"),
+    ]
+    if h.bottleneck is not None and len(h.bottleneck):
+        bt = h.bottleneck[h.bottleneck.sweep == "b"].groupby("bottleneck")["hess_norm"].mean()
+        if len(bt) >= 2:
+            rows.append(("[LZB] Thm 3.3: Hessian norm against the bottleneck width b",
+                         f"{PAPER_EXPONENTS['bottleneck_hessian']:g}",
+                         f"{fit_slope(bt.index, bt.to_numpy()):.2f} (b = {bt.index[0]} to {bt.index[-1]})",
+                         "as Thm 3.2"))
+    return pd.DataFrame(rows, columns=["statement (log-log slope)", "paper", "this book", "verdict rule"]) \
+        .set_index("statement (log-log slope)")

@@ -201,3 +201,15 @@ def test_glue_values_show_values_not_parameter_names():
     assert {f"fig5_{k}" for k in range(1, 7)} <= set(g)
     assert "m = 1,024, b = 4, 16" in g["fig5_2"] and "n = 20" in g["fig5_1"] and "profile default" in g["fig5_1"]
     assert g["lr_scale"] == "1.8" and not any("lr_scale" in v for v in g.values())
+
+
+def test_table_paper_vs_book_puts_the_fitted_slopes_beside_the_papers():
+    t = NC.table_paper_vs_book(make_runs(), make_hessian())
+    assert (t["paper"].isin(["-0.5", "0"])).all() and len(t) == 5
+    mean_w = NC.kernel_change_by_width(make_runs())
+    s = NC.width_slopes(mean_w, ["linear"])["linear"]
+    assert t.loc["[LZB] Remark 3.5: kernel change, linear output, against m", "this book"].startswith(f"{s:.2f}")
+    # counterfactual: a linear-output kernel change that does not fall shows a flat slope beside the paper's -0.5
+    flat = NC.table_paper_vs_book(make_runs(lin_slope=0.0), make_hessian())
+    assert flat.loc["[LZB] Remark 3.5: kernel change, linear output, against m", "this book"].startswith("0.00") or \
+        flat.loc["[LZB] Remark 3.5: kernel change, linear output, against m", "this book"].startswith("-0.00")
