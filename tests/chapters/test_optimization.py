@@ -1,88 +1,170 @@
-"""Chapter 06: every check on synthetic data (the paper's prediction and a counterfactual), figure smoke tests."""
+"""Chapter 06: every check with the paper's prediction and a counterfactual, the protocol, figure smoke tests."""
 import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
 from lib.chapters import optimization as OPT
+from lib.validation import InputError
 
 
-def make_gd(kappas=(10.0, 5.0), rates=(0.8, 0.7), steps=60) -> dict:
-    """GD runs with loss L0 r^t against the bound L0 (1 - 1/kappa)^t (eta = 1, lambda_max = 1)."""
+def make_gd(kappas=(10.0, 5.0), rates=(0.8, 0.7), linear=None, steps=60) -> dict:
+    """GD runs with loss L0 r^t against the bound L0 (1 - 1/kappa)^t (eta = 1, lambda_max = 1).
+
+    ``linear`` are the per-step factors of the linearized model (default: the measured ones).
+    """
     t = np.arange(steps + 1)
+    linear = rates if linear is None else linear
     out = {}
-    for L, (k, r) in enumerate(zip(kappas, rates), start=1):
+    for L, (k, r, q) in enumerate(zip(kappas, rates, linear), start=1):
         lmin = 1 / k
-        out[L] = dict(depth=L, loss=2.0 * r ** t, linear=2.0 * r ** t, bound_lmin=2.0 * (1 - lmin / 2) ** t,
+        out[L] = dict(depth=L, loss=2.0 * r ** t, linear=2.0 * q ** t, bound_lmin=2.0 * (1 - lmin / 2) ** t,
                       bound_kappa=2.0 * (1 - 1 / k) ** t, kappa=k, lambda_min=lmin, lambda_max=1.0, eta=1.0)
     return out
 
 
-def test_check_worst_case():
+def test_eq9_prediction():
     c = OPT.check_worst_case(make_gd(), [1, 2], 128, 15)
-    assert c.status == "reproduced" and c.claim_id == "[LH] Sec. 5 (worst-case rates)"
+    assert c.status == "reproduced" and c.claim_id == "[LH] Eq 9"
     assert "kappa(K(w_0)) = 10, 5 at depths [1, 2] (width 128, n=15)" in c.measured
-    assert OPT.check_worst_case(make_gd(kappas=(5.0, 10.0), rates=(0.7, 0.8)), [1, 2], 128, 15).status == \
-        "reproduced with caveat"  # kappa grows with depth
-    assert OPT.check_worst_case(make_gd(rates=(0.95, 0.7)), [1, 2], 128, 15).status == "not reproduced"  # above bound
+
+
+def test_eq9_counterfactual_above_bound():
+    assert OPT.check_worst_case(make_gd(rates=(0.95, 0.7)), [1, 2], 128, 15).status == "not reproduced"
+
+
+def test_eq9_counterfactual_kernel_moved():
+    """Below the bound, but decaying far faster than the NTK at initialization predicts: the kernel moved."""
+    c = OPT.check_worst_case(make_gd(rates=(0.5, 0.4), linear=(0.8, 0.7)), [1, 2], 128, 15)
+    assert c.status == "not reproduced" and "largest relative gap in log" in c.measured
+
+
+def test_sec5b_prediction_and_counterfactual():
+    ok = OPT.check_worst_case(make_gd(kappas=(10.0, 7.0, 5.0), rates=(0.9, 0.8, 0.7)), [1, 2, 3], 128, 15,
+                              claim="[LH] Sec 5(b)")
+    assert ok.status == "reproduced" and ok.claim_id == "[LH] Sec 5(b)"
+    bad = OPT.check_worst_case(make_gd(kappas=(5.0, 7.0, 10.0), rates=(0.7, 0.8, 0.9)), [1, 2, 3], 128, 15,
+                               claim="[LH] Sec 5(b)")
+    assert bad.status == "not reproduced"  # deeper nets slower
+    two = OPT.check_worst_case(make_gd(kappas=(5.0, 10.0), rates=(0.7, 0.8)), [1, 2], 128, 15, claim="[LH] Sec 5(b)")
+    assert two.status == "inconclusive" and "two depths" in two.caveat
+    with pytest.raises(ValueError, match="claim must be one of"):
+        OPT.check_worst_case(make_gd(), [1, 2], 128, 15, claim="[LH] Thm 9")
 
 
 def test_table_gd_rates():
     tab = OPT.table_gd_rates(make_gd(), [1, 2])
     assert tab.index.name == "depth" and tab["kappa"].tolist() == [10.0, 5.0]
     assert tab["measured late factor"].tolist() == pytest.approx([0.8, 0.7])
+    assert tab["linearized late factor"].tolist() == pytest.approx([0.8, 0.7])
     assert tab["max_t measured/bound"].iloc[0] == pytest.approx(1.0)
 
 
-def make_study(order=1, depths=(1, 2, 3), epochs=5) -> OPT.SGDStudy:
-    """One seed per depth; loss curves decay faster with depth (order=1) or slower (order=-1)."""
+# ---------------------------------------------------------------- SGD: Figure 4 and Table 1
+PAPER = dict(data="MNIST", n_train=60000, batch=500, epochs=100)   # 12,000 updates: the paper's protocol
+DIGITS = dict(data="digits", n_train=1297, batch=500, epochs=50)   # 150 updates
+
+
+def make_study(order=1, depths=(1, 6, 12), seeds=3, acc=(0.95, 0.97, 0.96), lrs=(0.5, 1.0, 2.0), chosen=1.0,
+               protocol=PAPER, spread=0.02) -> OPT.SGDStudy:
+    """Loss curves that decay faster with depth (order=1) or slower (order=-1); accuracies ``acc`` by depth."""
     rows = []
+    rng = np.random.default_rng(0)
+    E = protocol["epochs"]
     for i, L in enumerate(depths):
-        rate = 0.5 + 0.1 * (len(depths) - 1 - i if order == 1 else i)
-        rows.append(dict(dataset="digits", depth=L, seed=0, lr=1.0, train_loss=2.0 * rate ** np.arange(epochs + 1),
-                         test_acc=0.9, diverged=False, seconds=0.1))
-    runs = pd.DataFrame(rows)
-    grid = pd.DataFrame([dict(dataset="digits", depth=L, lr=lr, search_loss=1.0 / lr, chosen=lr == 1.0)
-                         for L in depths for lr in (0.5, 1.0)])
-    return OPT.SGDStudy(grid, runs, runs, list(depths), list(depths), 1497, 300, 500, epochs, 2, 1.0, {})
+        rate = 0.95 - 0.02 * (i if order == 1 else len(depths) - 1 - i)
+        for s in range(seeds):
+            curve = 2.0 * rate ** np.arange(E + 1) * np.exp(spread * rng.standard_normal())
+            rows.append(dict(dataset=protocol["data"], depth=L, seed=s, lr=chosen, train_loss=curve,
+                             late_loss=OPT.late_loss(curve), test_acc=acc[i] + 0.001 * (s - 1), diverged=False,
+                             seconds=0.1))
+    grid = pd.DataFrame([dict(dataset=protocol["data"], depth=L, lr=lr, late_loss=1.0 / lr, chosen=lr == chosen)
+                         for L in depths for lr in lrs])
+    return OPT.SGDStudy(protocol["data"], grid, pd.DataFrame(rows), list(depths), protocol["n_train"], 300,
+                        protocol["batch"], E, seeds, 512, list(lrs), 1.0)
 
 
-def test_check_depth_speed():
-    c = OPT.check_depth_speed(make_study())
-    assert c.status == "reproduced" and "mean log training loss over the 5 epochs: -1.00" in c.measured
+def test_protocol_deviations():
+    assert OPT.protocol_deviations(make_study()) == []
+    dev = OPT.protocol_deviations(make_study(protocol=DIGITS, seeds=2, chosen=2.0))
+    assert any("150 SGD updates instead of about 60,000" in d for d in dev)
+    assert any("digits (1297 training images) instead of MNIST" in d for d in dev)
+    assert any("2 seeds instead of at least 3" in d for d in dev)
+    assert any("edge of the grid" in d and "[1, 6, 12]" in d for d in dev)
+    assert OPT.updates_per_epoch(1297, 500) == 3 and make_study(protocol=DIGITS).updates == 150
+
+
+def test_fig4_prediction_and_counterfactual_under_paper_protocol():
+    ok = OPT.check_depth_speed(make_study())
+    assert ok.status == "reproduced" and ok.claim_id == "[LH] Fig 4" and ok.part == "MNIST"
     assert OPT.check_depth_speed(make_study(order=-1)).status == "not reproduced"  # deeper is slower
 
 
-def acc_table(means, sds=(0.2, 0.2, 0.2), depths=(1, 6, 12), seeds=3) -> pd.DataFrame:
-    tab = pd.DataFrame({"mean (%)": means, "sd (%)": sds, "seeds": [seeds] * len(means)}, index=list(depths))
-    tab.index.name = "depth"
-    tab["[LH] MNIST (%)"] = [OPT.PAPER_TABLE1[L] for L in depths]
-    return tab
+def test_fig4_small_budget_is_never_not_reproduced():
+    bad = OPT.check_depth_speed(make_study(order=-1, protocol=DIGITS))
+    assert bad.status == "inconclusive" and "150 SGD updates instead of about 60,000" in bad.caveat
+    ok = OPT.check_depth_speed(make_study(protocol=DIGITS))
+    assert ok.status == "reproduced with caveat" and "instead of MNIST" in ok.caveat
 
 
-def test_check_accuracy():
-    study = make_study()
-    c = OPT.check_accuracy(acc_table([95.0, 97.0, 96.0]), study)
-    assert c.status == "reproduced" and "best at depth 6" in c.measured and "is 0.38 points" in c.measured
-    assert OPT.check_accuracy(acc_table([95.0, 97.0, 96.9]), study).status == "reproduced with caveat"  # no fall
-    assert OPT.check_accuracy(acc_table([97.0, 96.0, 95.0]), study).status == "not reproduced"  # falls from depth 1
+def test_fig4_edge_rate_is_a_deviation():
+    c = OPT.check_depth_speed(make_study(order=-1, chosen=2.0))
+    assert c.status == "inconclusive" and "edge of the grid" in c.caveat
 
 
-def test_accuracy_table_and_lr_grid():
+def test_table1_prediction_and_counterfactuals():
+    ok = OPT.check_accuracy(OPT.accuracy_table(make_study().runs, [1, 6, 12], OPT.PAPER_TABLE1), make_study())
+    assert ok.status == "reproduced" and "peak at depth 6" in ok.measured and "-0.38 points" in ok.measured
+
+    def verdict(acc, protocol=PAPER):
+        study = make_study(acc=acc, protocol=protocol)
+        return OPT.check_accuracy(OPT.accuracy_table(study.runs, [1, 6, 12]), study)
+
+    assert verdict((0.97, 0.96, 0.95)).status == "not reproduced"  # best at depth 1
+    assert verdict((0.95, 0.96, 0.97)).status == "not reproduced"  # still rising past depth 6
+    assert verdict((0.95, 0.97, 0.9695)).status == "reproduced with caveat"  # fall within the seed spread
+    small = verdict((0.97, 0.96, 0.95), DIGITS)
+    assert small.status == "inconclusive" and "150 SGD updates" in small.caveat
+    with pytest.raises(InputError, match="table_depths must contain 6"):
+        OPT.check_accuracy(OPT.accuracy_table(make_study(depths=(1, 3, 4)).runs, [1, 3, 4]), make_study())
+
+
+def test_late_loss_and_tables():
+    assert OPT.late_loss(np.r_[9.0, np.ones(18), 3.0, 5.0]) == pytest.approx(4.0)  # last 10 % of 20 epochs
+    assert OPT.late_loss([1.0, np.nan]) == np.inf
     runs = pd.DataFrame([dict(depth=L, seed=s, test_acc=0.9 + 0.01 * s) for L in (1, 3) for s in range(2)])
     tab = OPT.accuracy_table(runs, [1, 3], OPT.PAPER_TABLE1)
     assert tab["seeds"].tolist() == [2, 2] and tab["mean (%)"].iloc[0] == pytest.approx(90.5)
     grid = OPT.table_lr_grid(make_study())
     assert grid["chosen"].tolist() == [1.0, 1.0, 1.0]
-    assert "1497 training and 300 test images; batch 500" in OPT.sgd_summary(make_study())
+    s = OPT.sgd_summary(make_study(protocol=DIGITS))
+    assert "1297 training and 300 test images; batch 500, 50 epochs = 150 SGD updates" in s
+    assert "The paper's protocol." in OPT.sgd_summary(make_study())
 
 
-def test_idx_studies_skipped_without_folders():
-    idx = OPT.compute_idx_studies({"MNIST": (None, "idx_dir"), "Fashion-MNIST": (None, "fashion_dir")},
-                                  [1, 2], 100, 2, {})
-    assert not idx.ran and "MNIST: skipped (set the parameter idx_dir" in OPT.idx_summary(idx)
-    with pytest.raises(ValueError, match="nothing to draw"):
-        OPT.plot_idx_curves(idx, [1, 2])
+def test_mnist_without_folder(tmp_path, monkeypatch):
+    with pytest.raises(InputError, match="idx_dir"):
+        OPT.compute_sgd_study("MNIST", [1, 2], 2, width=8, lrs=[1.0], epochs=1, batch_size=500, n_test=10)
+    with pytest.raises(InputError, match="sgd_data"):
+        OPT.compute_sgd_studies(["CIFAR"], [1, 2], 2, width=8, lrs=[1.0], epochs=1, batch_size=500, n_test=10)
+
+
+def test_sgd_study_on_faces_chooses_on_the_horizon_and_caches(tmp_path, monkeypatch):
+    monkeypatch.setenv("NTK_CACHE_DIR", str(tmp_path))
+    kw = dict(width=16, lrs=[0.1, 1.0, 1e6], epochs=3, batch_size=500, n_test=500)
+    studies = OPT.compute_sgd_studies(["MNIST", "faces"], [1, 2], 2, **kw)
+    assert list(studies) == ["digits", "faces"] and "idx_dir is not set" in studies["digits"].note
+    st = studies["faces"]
+    assert st.n_train == 150 and st.n_test == 50 and st.batch == 150 and st.updates == 3
+    for L in (1, 2):
+        g = st.grid[st.grid.depth == L].set_index("lr")
+        assert g.late_loss[1e6] > 1e3 and not g.chosen[1e6]  # blew up
+        assert g.chosen.sum() == 1 and g.late_loss.idxmin() == g.index[g.chosen][0]
+    assert len(st.runs) == 4 and set(st.runs.seed) == {0, 1}
+    cells = len(list((tmp_path / "sweeps" / "06_optimization_sgd").glob("*.json")))
+    assert cells == 2 * (2 * 3 + 2 * 1)  # (depth, rate, seed 0) and (depth, chosen, seed 1), both data sets
+    again = OPT.compute_sgd_study("faces", [1, 2], 2, **kw)
+    np.testing.assert_array_equal(np.stack(again.runs.train_loss), np.stack(st.runs.train_loss))
 
 
 @pytest.mark.parametrize("depths,n_axes", [([1, 2], 2), ([1, 2, 3, 4, 5], 8)])
@@ -94,14 +176,10 @@ def test_plot_gd_bounds(depths, n_axes):
 
 def test_other_plots():
     study = make_study()
-    fig = OPT.plot_loss_curves(study.runs_fig, [1, 2, 3], "t")
+    fig = OPT.plot_loss_curves(study)
     assert isinstance(fig, Figure) and len(fig.axes) == 1
-    fig = OPT.plot_accuracy(acc_table([95.0, 97.0, 96.0]), 3)
+    fig = OPT.plot_accuracy(OPT.accuracy_table(study.runs, [1, 6, 12], OPT.PAPER_TABLE1), study)
     assert isinstance(fig, Figure) and len(fig.axes) == 1
-    idx = OPT.IdxStudies({"MNIST": study.runs_fig, "Fashion-MNIST": study.runs_fig},
-                         {"MNIST": 100, "Fashion-MNIST": 100}, [])
-    fig = OPT.plot_idx_curves(idx, [1, 2, 3])
-    assert isinstance(fig, Figure) and len(fig.axes) == 2
 
 
 def test_gd_study_is_cached(tmp_path, monkeypatch):
