@@ -39,7 +39,7 @@ def plot_theory_comparison(theory: pd.DataFrame, summary: pd.DataFrame, names: S
         ax.plot(t.index, np.degrees(t.min_angle_linear), "--", color=c, label=f"{ds}, linear theory")
         for act, mk in (("relu", "o"), ("linear", "s")):
             m, lo, hi = by(S, ds, act, "angle_mean"), by(S, ds, act, "angle_min"), by(S, ds, act, "angle_max")
-            ax.errorbar(m.index, m, yerr=[m - lo, hi - m], fmt=mk, ms=3, color=c, capsize=2,
+            ax.errorbar(m.index, m, yerr=np.clip([m - lo, hi - m], 0.0, None), fmt=mk, ms=3, color=c, capsize=2,
                         mfc=c if act == "relu" else "none")
         ax = axs[0, 1]
         k = t.kappa_relu

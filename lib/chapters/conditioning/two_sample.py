@@ -86,7 +86,8 @@ def plot_two_sample(t2: pd.DataFrame, angles: Sequence[float]) -> Figure:
     for c, (th, g) in zip(cols, t2.groupby("theta_in")):
         ax.plot(g.depth, g.kappa_theory / g.kappa0, "-", color=c, label=rf"$\theta_{{in}}$ = {th:g} rad")
         med = g.kappa_median / g.kappa0
-        ax.errorbar(g.depth, med, yerr=[med - g.kappa_q10 / g.kappa0, g.kappa_q90 / g.kappa0 - med], fmt="o", ms=3,
+        yerr = np.clip([med - g.kappa_q10 / g.kappa0, g.kappa_q90 / g.kappa0 - med], 0.0, None)  # rounding
+        ax.errorbar(g.depth, med, yerr=yerr, fmt="o", ms=3,
                     color=c, capsize=2)
     ax.axhline(1.0, color="k", ls="--", lw=1, label=r"linear: $\kappa = \kappa_0$")
     ax.set(yscale="log", xlabel="depth L", ylabel=r"$\kappa / \kappa_0$", title="Two samples: ReLU vs linear")
