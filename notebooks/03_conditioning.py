@@ -53,7 +53,7 @@ depths = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]  # depths L (number of hidden layers
 width = 512                # hidden width m, as in the paper
 seeds = 5                  # weight draws (and batch partitions) per cell, as in the paper
 batch_size = 512           # the authors' batch size
-small_batch = 60           # batches below rank G where a finite kappa_0 is needed (digits: rank 61); None skips
+small_batch = 40           # batches below rank G where a finite kappa_0 is needed (digits: rank 61); None skips
 full_method = "auto"       # full-data kappa and angle: "dense", "extremes" (lib.finite.extremes), "auto"
 first_layer = True         # also the NTK with only the first layer trainable ([LH] Thm 4.2)
 threads = 2                # torch threads per cell
@@ -107,7 +107,9 @@ DEPTHS = sorted(set(cfg.depths))
 #   draws $2000\times10$: `synthetic_d10`, in the `paper` profile);
 # - **digits**: scikit-learn's 1797 handwritten $8\times8$ digits {cite}`sklearn` (pixels divided
 #   by 16); they span a space of dimension 61 only, so $\kappa_0 = \infty$ on more than 61 of
-#   them, and we also cut them into **batches of `small_batch` = 60 < 61**, where $\kappa_0$ is finite;
+#   them, and we also cut them into **batches of `small_batch` = 40 < 61**, where $\kappa_0$ is finite
+#   (batches of 60 sit so close to the rank that some Gram matrices are singular to working precision;
+#   a batch whose own $\kappa_0$ is infinite is left out of the small-batch means);
 # - **faces**: scikit-image's subset of Labeled Faces in the Wild (`skimage.data.lfw_subset()`, shipped
 #   with the package): 100 faces and 100 background patches of $25\times25 = 625$ pixels, mapped to
 #   $[-1, 1]$ as the authors map images; $n = 200 \le d = 625$ and $G$ has full rank 200, so
@@ -139,7 +141,7 @@ info
 # $\kappa_0 = \infty$, and a linear network's NTK (rank at most $d$ at every width) is singular
 # too: "ReLU $\kappa$ < linear $\kappa$" and "$\kappa(K_L) < \kappa_0$" then hold for any finite
 # value and test nothing. They are tested where $\kappa_0$ is finite: on the faces, and on the
-# digits cut into batches of 60 (column `small_batch`); elsewhere the checks say
+# digits cut into batches of 40 (column `small_batch`); elsewhere the checks say
 # "not testable on this data".
 #
 # ## The sweep
@@ -205,7 +207,7 @@ display(Markdown(record(CHAPTER, C.check_figure3(S, NAMES, DEPTHS, "full", cfg.b
 # at most $d$ at *every* width: with $n > d$ it is singular and no depth changes that, and its
 # smallest gradient angle stays near the smallest input angle (chapter 1). The ReLU network turns
 # the same singular problem into a finite $\kappa$ from depth 1 on. Where the linear $\kappa$ is
-# finite (faces; digits in batches of 60) the comparison is a real test.
+# finite (faces; digits in batches of 40) the comparison is a real test.
 #
 # ## Agreement with the authors' code
 # The authors' network (their scripts `condition_num.py`, `min_angle.py`) scales every layer by
@@ -255,7 +257,7 @@ display(Markdown(record(CHAPTER, C.check_prop41(p41), section="Prop 4.1", profil
 # %% [markdown]
 # ## Thm 4.2: first layer trained only, $\kappa(K_L) < \kappa_0$ and non-increasing in depth
 # At infinite width the kernel is $K_L = G \circ P_L$ (`lib.theory.relu_first_layer_ntk`). Tested
-# where $\kappa_0$ is finite: the faces (full set) and the digits in batches of 60 (each batch's
+# where $\kappa_0$ is finite: the faces (full set) and the digits in batches of 40 (each batch's
 # $\kappa(K_L)$ against its own $\kappa_0$, means over batches). Lines: infinite width; points:
 # width-$m$ networks of the sweep with only $W^{(1)}$ trainable (seed means); dashed: $\kappa_0$.
 
@@ -339,7 +341,7 @@ C.table_cell_times(df).round(2)
 # %% [markdown]
 # ## Closing note: the measured tables
 # Mean over seeds of $\phi_{\min}$ (degrees, full set) and of $\kappa$ by depth, ReLU vs linear,
-# both ways: the full-data NTK and the authors' batch mean; on the digits also the batches of 60
+# both ways: the full-data NTK and the authors' batch mean; on the digits also the batches of 40
 # with their mean $\kappa_0$ (`inf`: singular in at least one seed or batch).
 
 # %%

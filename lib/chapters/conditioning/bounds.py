@@ -110,7 +110,7 @@ def table_first_layer(theory: pd.DataFrame, summary: pd.DataFrame, names: Sequen
     """[LH] Thm 4.2 where it can fail: the data sets and protocols with a finite kappa_0.
 
     Full data when G = X X^T is non-singular (faces: n = 200 <= d = 625); batches below the rank when
-    it is not (digits, rank 61, batches of 60: per batch, kappa of the batch's K_L against its own
+    it is not (digits, rank 61, batches of 40: per batch, kappa of the batch's K_L against its own
     kappa_0). Infinite width from :func:`lib.chapters.conditioning.theory_cells.theory_cell`, finite width (seed
     means of the first-layer-only NTK of the sweep) from :func:`lib.chapters.conditioning.summary.summarize`.
 

@@ -34,7 +34,7 @@ __all__ = ["CELL_VERSION", "ACTIVATIONS", "FULL_METHODS", "DENSE_MAX", "authors_
            "sweep_cell", "expand_cells"]
 
 #: bump when :func:`ntk_cell` or :func:`lib.chapters.conditioning.theory_cells.theory_cell` change what they compute (old cache cells stop matching)
-CELL_VERSION = "4"
+CELL_VERSION = "5"
 ACTIVATIONS = ("relu", "linear")
 #: how the full-data kappa and angle are computed: dense kernel, :func:`lib.finite.extremes.ntk_extremes`,
 #: or ``"auto"`` (dense up to :data:`DENSE_MAX` samples)
@@ -186,11 +186,14 @@ def _batch_fields(K, K1, X, batches, small) -> dict:
                                              for b in batches]))}
     if small is not None:
         ks, k0 = batch_kappas(K, small), np.array([_kappa(X[b] @ X[b].T) for b in small])
-        out.update(kappa_small=mean_kappa(ks), kappa0_small=mean_kappa(k0),
-                   below0_small=float(np.mean(ks < k0)))
+        fin = np.isfinite(k0)  # batches whose own kappa_0 is infinite test nothing: left out
+        out.update(n_small_tested=int(fin.sum()), kappa_small=mean_kappa(ks[fin]) if fin.any() else math.nan,
+                   kappa0_small=mean_kappa(k0[fin]) if fin.any() else math.nan,
+                   below0_small=float(np.mean(ks[fin] < k0[fin])) if fin.any() else math.nan)
         if K1 is not None:
-            k1 = batch_kappas(K1, small)
-            out.update(kappa_first_small=mean_kappa(k1), first_below0_small=float(np.mean(k1 < k0)))
+            k1 = batch_kappas(K1, small)[fin]
+            out.update(kappa_first_small=mean_kappa(k1) if fin.any() else math.nan,
+                       first_below0_small=float(np.mean(k1 < k0[fin])) if fin.any() else math.nan)
     return out
 
 
@@ -233,7 +236,7 @@ def ntk_cell(params: dict, X: np.ndarray) -> dict:
     batches of the authors' partition), ``n_batches``, ``min_angle_batch`` (mean over batches of the batch's
     min angle, for reference only: the authors took the angle on the full set); with ``small_batch``: ``kappa_small``,
     ``kappa0_small`` (mean kappa of the batches' Gram matrices), ``below0_small`` (fraction of batches with
-    kappa < kappa_0); with ``first_layer``: ``kappa_first`` etc. and ``kappa_first_small``,
+    kappa < kappa_0), all over the ``n_small_tested`` batches whose own kappa_0 is finite; with ``first_layer``: ``kappa_first`` etc. and ``kappa_first_small``,
     ``first_below0_small``.
 
     Args:
@@ -342,7 +345,9 @@ def expand_cells(frame: pd.DataFrame) -> pd.DataFrame:
         else:
             rec.pop("depths", None)
             out.append(rec)
-    return pd.DataFrame(out)
+    df = pd.DataFrame(out)
+    df["depth"] = df["depth"].astype(int)
+    return df
 
 
 def conditioning_cells(datasets: Iterable[str], depths: Iterable[int], width: int, seeds: int, *,

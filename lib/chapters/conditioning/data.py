@@ -109,7 +109,7 @@ def small_batch_sets(data: dict, small_batch: int | None) -> dict[str, int]:
 
     A data set qualifies when its Gram matrix is singular (rank G < n, so kappa_0 = inf on the full set)
     but ``small_batch <= rank G``, so that a batch of that size generically has a full-rank Gram matrix:
-    the digits (rank 61) with batches of 60, not the synthetic sets (rank d = 5 or 10).
+    the digits (rank 61) with batches of 40, not the synthetic sets (rank d = 5 or 10).
 
     Args:
         data: arrays by name.

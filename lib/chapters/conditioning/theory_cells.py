@@ -48,8 +48,10 @@ def theory_cell(params: dict, X: np.ndarray) -> dict:
                     ks.append(_kappa(KL[np.ix_(b, b)]))
                     k0.append(_kappa(G[np.ix_(b, b)]))
             ks, k0 = np.array(ks), np.array(k0)
-            out.update(kappa_first_small=mean_kappa(ks), kappa0_small=mean_kappa(k0),
-                       first_below0_small=float(np.mean(ks < k0)))
+            fin = np.isfinite(k0)  # batches with an infinite kappa_0 of their own test nothing
+            out.update(kappa_first_small=mean_kappa(ks[fin]) if fin.any() else np.nan,
+                       kappa0_small=mean_kappa(k0[fin]) if fin.any() else np.nan,
+                       first_below0_small=float(np.mean(ks[fin] < k0[fin])) if fin.any() else np.nan)
     return out
 
 
