@@ -199,13 +199,30 @@ def _errs(power):
 
 def test_width_convergence_reproduced_at_rate_one_over_sqrt_m():
     c = S.check_width_convergence(_errs(-0.5))
-    assert c.claim_id == "[LH] Lemma 3.1 (Eq. 7)" and c.status == "reproduced"
+    assert c.claim_id == "[LH] Lemma 3.1" and c.part == "Eq. 7" and c.status == "reproduced"
     assert "L=1: -0.50, L=5: -0.50" in c.measured
 
 
 @pytest.mark.parametrize("power", [0.0, 0.5])
-def test_width_convergence_cannot_fail_flat_or_growing_error_only_gets_a_caveat(power):
-    assert S.check_width_convergence(_errs(power)).status == "reproduced with caveat"
+def test_width_convergence_not_reproduced_when_the_error_does_not_shrink(power):
+    """A wrong limit formula leaves an error that levels off (slope ~ 0) or grows."""
+    assert S.check_width_convergence(_errs(power)).status == "not reproduced"
+
+
+def test_width_convergence_against_a_wrong_formula_is_not_reproduced():
+    """Counterfactual on real nets: the errors of finite ReLU nets against the linear net's phi = theta_in."""
+    t = np.deg2rad([20, 45, 90, 135])
+    df = S.finite_width_angles(t, [64, 1024], [3], 2, d=8)
+    wrong = S.relu_theory_curves(t, [3]).assign(phi=lambda d: d.theta)
+    assert S.check_width_convergence(S.width_errors(df, wrong)).status == "not reproduced"
+    right = S.check_width_convergence(S.width_errors(df, S.relu_theory_curves(t, [3])))
+    assert right.status in ("reproduced", "reproduced with caveat")
+
+
+def test_width_convergence_slow_rate_is_a_caveat_and_one_width_inconclusive():
+    assert S.check_width_convergence(_errs(-0.2)).status == "reproduced with caveat"
+    one = S.check_width_convergence(_errs(-0.5).query("width == 256"))
+    assert one.status == "inconclusive" and "one width" in one.caveat
 
 
 def test_small_angle_law_reproduced_by_the_relu_angles():
@@ -306,9 +323,24 @@ def test_other_activations_reproduced_by_the_recursion():
     assert "1 of 4 finite nets overflow float64 (relu2 L=5)" in c.measured
 
 
-def test_other_activations_cannot_fail_a_linear_network_only_gets_a_caveat():
+def test_other_activations_not_reproduced_by_a_linear_network():
     c = S.check_other_activations(_acts(linear=True))
-    assert c.status == "reproduced with caveat" and "relu2 no, tanh no" in c.measured
+    assert c.status == "not reproduced" and "relu2 no, tanh no" in c.measured
+
+
+def test_other_activations_not_reproduced_when_finite_nets_do_not_separate():
+    acts = _acts()
+    fw = acts.fw.assign(phi=acts.fw.theta - 0.01)  # finite nets as a linear net: phi <= theta_in
+    c = S.check_other_activations(S.Activations(acts.theory, fw, acts.activations, acts.depths, acts.width))
+    assert c.status == "not reproduced" and "relu2 -0.6 deg" in c.measured
+
+
+def test_other_activations_not_checked_without_the_papers_activations():
+    acts = _acts()
+    th, fw = (acts.theory.assign(activation="normrelu"), acts.fw.assign(activation="normrelu"))
+    c = S.check_other_activations(S.Activations(th.drop_duplicates(["activation", "depth", "theta"]),
+                                                fw, ["normrelu"], acts.depths, acts.width))
+    assert c.status == "not checked" and "none of" in c.caveat
 
 
 def _vb(linear=False, angles_deg=(10, 30, 90)):

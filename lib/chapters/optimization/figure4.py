@@ -46,7 +46,9 @@ def late_loss_table(runs: pd.DataFrame, depths) -> pd.DataFrame:
         depths: the depths, in order.
 
     Returns:
-        A frame indexed by ``depth`` with ``log10 late loss``, ``sd``, ``seeds``, ``lr``.
+        A frame indexed by ``depth`` with ``log10 late loss``, ``sd``, ``seeds`` (finite runs),
+        ``diverged`` (runs of the chosen rate whose loss became NaN or inf: left out of the mean,
+        and named as a deviation by :func:`lib.chapters.optimization.sgd.protocol_deviations`), ``lr``.
     """
     rows = {}
     for L in depths:
@@ -54,8 +56,10 @@ def late_loss_table(runs: pd.DataFrame, depths) -> pd.DataFrame:
         if sub.empty:
             raise InputError(f"depths: no run at depth {L}")
         v = np.log10(sub.late_loss.to_numpy(dtype=float))
-        rows[int(L)] = {"log10 late loss": float(np.mean(v)), "sd": float(np.std(v, ddof=1)) if len(v) > 1 else 0.0,
-                        "seeds": len(v), "lr": float(sub.lr.iloc[0])}
+        ok = v[np.isfinite(v)]
+        rows[int(L)] = {"log10 late loss": float(np.mean(ok)) if ok.size else np.inf,
+                        "sd": float(np.std(ok, ddof=1)) if ok.size > 1 else 0.0,
+                        "seeds": int(ok.size), "diverged": int(v.size - ok.size), "lr": float(sub.lr.iloc[0])}
     tab = pd.DataFrame.from_dict(rows, orient="index")
     tab.index.name = "depth"
     return tab
@@ -89,7 +93,7 @@ def check_depth_speed(study: SGDStudy) -> Check:
     if not np.isfinite(rho):
         rho = 0.0
     diff = float(m[first] - m[last])
-    se = 2 * float(np.sqrt(sd[first] ** 2 / n[first] + sd[last] ** 2 / n[last]))
+    se = 2 * float(np.sqrt(sd[first] ** 2 / max(n[first], 1) + sd[last] ** 2 / max(n[last], 1)))
     agrees = rho < SPEED_RHO and diff > se
     contradicts = rho >= 0 or diff < -se
     devs = protocol_deviations(study)
@@ -192,7 +196,14 @@ def plot_loss_curves(study: SGDStudy, depths=None, title: str | None = None) -> 
     cmap = colormaps["viridis"]
     for i, L in enumerate(depths):
         sub = study.runs[study.runs.depth == L]
-        curve = np.exp(np.mean(np.log(np.stack(sub.train_loss.to_list())), axis=0))
+        E = study.epochs + 1
+        curves = np.full((len(sub), E), np.nan)  # a diverged run stops early: the rest stays NaN
+        for i, c in enumerate(sub.train_loss):
+            curves[i, :len(c)] = c
+        logs = np.log(np.where(np.isfinite(curves) & (curves > 0), curves, np.nan))
+        alive = np.isfinite(logs).any(axis=0)
+        curve = np.full(E, np.nan)
+        curve[alive] = np.exp(np.nanmean(logs[:, alive], axis=0))
         ax.semilogy(curve, color=cmap(i / max(len(depths) - 1, 1)), label=f"L={L} (lr {sub.lr.iloc[0]:g})")
     ax.set(xlabel="epoch", ylabel="training loss (cross-entropy)",
            title=title or f"ReLU nets on {study.data}, width {study.width}, {study.updates:,} updates")

@@ -161,15 +161,16 @@ def check_worst_case(gd: dict, depths, width: int, n_samples: int, claim: str = 
 
     ``claim="[LH] Eq 9"``. Rule: "not reproduced" if the measured loss exceeds the
     L_0 (1 - 1/kappa)^t bound at any step (ratio above 1 + 1e-9: the bound is a theorem for the
-    linearized model and 1e-9 only absorbs float64 rounding of the ratio), or if at some depth the
-    measured late per-step factor r is not within :data:`RATE_TOLERANCE` (25 %, in log) of the
-    slowest-mode factor (1 - eta lambda_min)^2 of the linearized model with the NTK at
-    initialization. The second part is what makes the bound informative and what can fail: the
-    bound uses lambda_min(K(w_0)), so it describes training only if the kernel stays near K(w_0);
-    a net whose kernel moves (narrow, or the step too large) decays at another rate. 25 % is far
-    above the finite-width drift of a width >= 128 net over the run (a few %) and far below the
-    gap between a kernel-regime rate and one of a kernel that moved by a factor 2. "reproduced"
-    otherwise.
+    linearized model and 1e-9 only absorbs float64 rounding of the ratio; with eta = 1/lambda_max
+    it equals the (1 - eta lambda_min / 2)^t form). The bound uses lambda_min(K(w_0)), so it
+    describes training only while the kernel stays near K(w_0); a net whose kernel moves (narrow,
+    deep, or the step too large) can decay more slowly than the bound and then fails. "reproduced"
+    if the bound holds and at every depth the measured late per-step factor r is within
+    :data:`RATE_TOLERANCE` (25 %, in log) of the late factor of GD on the model linearized at w_0
+    (the rate is the one the NTK at initialization predicts; 25 % is several times the drift of a
+    width >= 512 net at depth <= 4 over the run, and far below the gap of a kernel that moved by a
+    factor 2); "reproduced with caveat" if the bound holds but the rate is off by more (the
+    kernel moved: the bound is then not what sets the speed).
 
     ``claim="[LH] Sec 5(b)"`` (deeper wide ReLU nets converge faster). Rule: "reproduced" if
     kappa(K(w_0)) and the measured late factor both fall strictly with every added layer;
@@ -205,7 +206,10 @@ def check_worst_case(gd: dict, depths, width: int, n_samples: int, claim: str = 
         gaps = np.abs(np.log(rates) / np.log(lin) - 1)
         follows = bool(np.all(gaps <= RATE_TOLERANCE))
         gap = float(np.median(tab["loss/bound at the end"]))
-        status = "reproduced" if holds and follows else "not reproduced"
+        status = "reproduced" if holds and follows else "reproduced with caveat" if holds else "not reproduced"
+        caveat = "" if status != "reproduced with caveat" else (
+            f"the late rate differs from the one the NTK at initialization predicts by up to {gaps.max():.0%} (in log) "
+            f"at depth {depths[int(np.argmax(gaps))]}: the kernel moved during training")
         measured = (
             f"kappa(K(w_0)) = {', '.join(f'{k:.0f}' for k in kappas)} {where}; the measured loss stays below the "
             f"(1-1/kappa)^t bound at every step: {holds} (at the last step {gap:.2g} times the bound, median over "
@@ -214,7 +218,7 @@ def check_worst_case(gd: dict, depths, width: int, n_samples: int, claim: str = 
             f"largest relative gap in log {gaps.max():.2f} (tolerance {RATE_TOLERANCE}); the slowest mode "
             f"(1-eta lambda_min)^2 = {', '.join(f'{v:.4f}' for v in slow)}. The bound has the right mode but "
             f"(1-1/kappa) per step is the square root of what happens (the loss is quadratic in the residual).")
-        return Check(claim, status=status, measured=measured)
+        return Check(claim, status=status, measured=measured, caveat=caveat)
     rho = float(spearmanr(depths, rates).statistic) if len(depths) > 2 else float(np.sign(rates[-1] - rates[0]))
     strict = bool(np.all(np.diff(rates) < 0) and np.all(np.diff(kappas) < 0))
     caveat = ""

@@ -333,7 +333,7 @@ def protocol_deviations(study: SGDStudy, table: bool = False) -> list:
 
     Counted as deviations: another data set than MNIST (or Fashion-MNIST, for Figure 4), fewer than :data:`MIN_UPDATES` SGD
     updates, a batch other than 500, fewer than 3 seeds, a chosen learning rate at the edge of the
-    grid. The width (512 in the paper) is quoted but not counted: the claim is about depth at a
+    grid, runs that diverged at the chosen rate. The width (512 in the paper) is quoted but not counted: the claim is about depth at a
     fixed width.
 
     Args:
@@ -353,6 +353,10 @@ def protocol_deviations(study: SGDStudy, table: bool = False) -> list:
         out.append(f"batch {study.batch} instead of {p['batch']}")
     if study.seeds < p["seeds"]:
         out.append(f"{study.seeds} seeds instead of at least {p['seeds']}")
+    div = study.runs[study.runs.diverged.astype(bool)]
+    if len(div):
+        out.append(f"{len(div)} run(s) diverged at the chosen rate (depths {sorted(set(int(L) for L in div.depth))}; "
+                   f"left out)")
     edge = edge_rates(study)
     if edge:
         out.append(f"chosen learning rate at the edge of the grid {study.lrs} at depths {edge}")

@@ -1,0 +1,173 @@
+"""[LH] Thm 3.2 and Cor 3.3: the small-angle study, its figure, table and verdicts."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from lib.book.plotting import figure, palette, slope_guide
+from lib.book.results import Check
+from lib.chapters.better_separation.theory import small_angle_table
+from lib.chapters.better_separation.measure import separation_onset
+from lib.chapters.better_separation.figure1 import Grids, ReluSweep
+
+__all__ = ['SmallAngles', 'compute_small_angles', 'plot_small_angles', 'table_separation_onset', 'check_small_angle_law', 'check_separation_onset']
+
+
+@dataclass(frozen=True)
+class SmallAngles:
+    """The small-angle study ([LH] Thm 3.2, Cor 3.3).
+
+    Attributes:
+        thetas: the theory angles (radians, 1e-7..1, log-spaced).
+        small: :func:`lib.chapters.better_separation.theory.small_angle_table` on ``thetas``.
+        depths: the depths of ``small``.
+        fw_small: finite-width rows at the small angles, for the smallest and largest finite depth.
+        fw_depths: those depths.
+    """
+
+    thetas: np.ndarray
+    small: pd.DataFrame
+    depths: list
+    fw_small: pd.DataFrame
+    fw_depths: list
+
+
+def compute_small_angles(sweep: ReluSweep, grids: Grids, small_depths) -> SmallAngles:
+    """Exact infinite-width angles against the small-angle law, with the finite-width small-angle rows.
+
+    Args:
+        sweep: from :func:`lib.chapters.better_separation.figure1.compute_relu_sweep` (its finite nets include ``grids.fw_small_angles``).
+        grids: from :func:`lib.chapters.better_separation.figure1.compute_grids`.
+        small_depths: depths of the infinite-width small-angle study.
+
+    Returns:
+        The :class:`SmallAngles`.
+    """
+    thetas = np.geomspace(1e-7, 1.0, 36)
+    fw_all = sweep.fw_all
+    fw_depths = sorted(int(L) for L in fw_all.depth.unique())
+    small_fw_depths = sorted({min(fw_depths), max(fw_depths)})
+    fw_small = fw_all[fw_all.theta.isin(grids.fw_small_angles) & fw_all.depth.isin(small_fw_depths)]
+    return SmallAngles(thetas=thetas, small=small_angle_table(thetas, small_depths), depths=list(small_depths),
+                       fw_small=fw_small, fw_depths=small_fw_depths)
+
+
+def plot_small_angles(sa: SmallAngles) -> Figure:
+    """Figure 2.2: the small-angle law phi ~ sqrt(L theta_in / pi) ([LH] Cor 3.3) and its relative error.
+
+    Args:
+        sa: from :func:`compute_small_angles`.
+
+    Returns:
+        The figure (two axes).
+    """
+    small, fw_small = sa.small, sa.fw_small
+    wmax = fw_small.width.max()
+    fig, axs = figure(ncols=2)
+    ax = axs[0, 0]
+    cs = palette(len(sa.depths))
+    for c, L in zip(cs, sa.depths):
+        s = small[small.depth == L]
+        ax.loglog(s.theta, s.phi, color=c, label=f"exact, L={L}")
+        ax.loglog(s.theta, s.leading, ":", color=c)
+    depth_color = dict(zip(sa.depths, cs))
+    for L in sa.fw_depths:
+        c = depth_color.get(L, "k")
+        g = fw_small[(fw_small.depth == L) & (fw_small.width == wmax)].groupby("theta")["phi"].agg(
+            ["mean", "min", "max"])
+        ax.errorbar(g.index, g["mean"], yerr=[g["mean"] - g["min"], g["max"] - g["mean"]], fmt="s", ms=4, mfc="none",
+                    color=c, capsize=2, label=f"finite m={wmax}, L={L}")
+    ax.loglog(sa.thetas, sa.thetas, "k--", label=r"linear: $\phi=\theta_{in}$")
+    ax.plot([], [], "k:", label=r"$\sqrt{L\theta_{in}/\pi}$")
+    ax.set(xlabel=r"$\theta_{in}$ (rad)", ylabel=r"$\phi$ (rad)", title="Small-angle law [LH] Cor 3.3")
+    ax.legend(fontsize="x-small")
+    ax = axs[0, 1]
+    for c, L in zip(cs, sa.depths):
+        s = small[small.depth == L]
+        ax.loglog(s.theta_L, np.abs(s.rel_err_law), color=c, label=f"L={L}")
+    ax.set(xlabel=r"$L\,\theta_{in}$", ylabel=r"$|\phi / \sqrt{\theta_{in}^2 + L\theta_{in}/\pi} - 1|$",
+           title="Relative error of the small-angle law")
+    slope_guide(ax, s.theta_L[s.theta_L < 1], 1.0, float(np.abs(s.rel_err_law[s.theta_L < 1]).iloc[0]) * 3,
+                label=r"$\propto L\theta_{in}$")
+    ax.legend()
+    return fig
+
+
+def table_separation_onset(sa: SmallAngles) -> pd.DataFrame:
+    """Per (width, depth), the onset of finite-width separation: :func:`lib.chapters.better_separation.measure.separation_onset` at half the gain.
+
+    Args:
+        sa: from :func:`compute_small_angles`.
+
+    Returns:
+        Columns width, depth, onset (radians), ratio_at_min.
+    """
+    return separation_onset(sa.fw_small, fraction=0.5)
+
+
+def check_small_angle_law(small: pd.DataFrame, depths) -> Check:
+    """Verdict on [LH] Cor 3.3: phi^2 = theta_in^2 + (L/pi) theta_in + o(theta_in) for theta_in = o(1/L).
+
+    Rule: on the exact infinite-width angles with L theta_in <= 1e-3, the largest relative error of
+    sqrt(theta^2 + L theta/pi) must be below 1e-3 ("reproduced", else "not reproduced"): the
+    neglected term is relative O(L theta_in), so 1e-3 is the size the law itself predicts there
+    (no finite-width noise: these are exact infinite-width values).
+
+    Args:
+        small: from :func:`lib.chapters.better_separation.theory.small_angle_table`.
+        depths: the depths of ``small`` (as listed in the measured sentence).
+
+    Returns:
+        The check.
+    """
+    tiny = small[small.theta_L <= 1e-3]
+    worst_law = float(np.abs(tiny.rel_err_law).max())
+    at_01 = small[(small.theta_L > 0.05) & (small.theta_L < 0.2)]
+    return Check(
+        "[LH] Cor 3.3",
+        "For theta_in = o(1/L), phi^2 = theta_in^2 + (L/pi) theta_in + o(theta_in), so phi ~ sqrt(L theta_in / pi).",
+        "reproduced" if worst_law < 1e-3 else "not reproduced",
+        f"Over depths {list(depths)} and L theta_in <= 1e-3 the exact angle differs from sqrt(theta^2 + L theta/pi) "
+        f"by at most {worst_law:.2g} (relative), an error that falls like L theta_in; near L theta_in = 0.1 it is up to "
+        f"{np.abs(at_01.rel_err_law).max():.2g}, so the law needs theta_in well below 1/L.")
+
+
+def check_separation_onset(sep_tab: pd.DataFrame, fw_small: pd.DataFrame) -> Check:
+    """Verdict on [LH] Thm 3.2: for small theta_in, phi > theta_in w.h.p. once the width is large enough.
+
+    Rule: the onset angle (:func:`table_separation_onset`) must not grow with the width and must
+    exist at the largest width, with more than one width run: then "reproduced with caveat" (the
+    caveat: below the onset a finite ReLU net is linear between the two inputs, so the gain is lost
+    at any fixed width; the theorem's width condition is essential), else "not reproduced".
+    "reproduced" is never returned: the finite-width measurement cannot show the "any small angle"
+    of the theorem.
+
+    Args:
+        sep_tab: from :func:`table_separation_onset`.
+        fw_small: the finite-width small-angle rows (:attr:`SmallAngles.fw_small`).
+
+    Returns:
+        The check.
+    """
+    onset = sep_tab.pivot(index="width", columns="depth", values="onset")
+    widths = sorted(fw_small.width.unique())
+    depths = sorted(fw_small.depth.unique())
+    t0 = fw_small.theta.min()
+    lin = fw_small[fw_small.theta == t0].assign(r=lambda g: g.phi / g.theta)
+    lin_big = lin[lin.width == max(widths)]
+    o = onset.fillna(np.inf).to_numpy()
+    shrinks = bool((o[1:] <= o[:-1]).all() and np.isfinite(o[-1]).all()) and len(widths) > 1
+    return Check(
+        "[LH] Thm 3.2", "For small theta_in, phi > theta_in with high probability once the width is large enough.",
+        "reproduced with caveat" if shrinks else "not reproduced",
+        "Smallest input angle (rad) above which every seed realizes at least half of the infinite-width gain phi - theta_in: "
+        + "; ".join(f"m={m}: " + ", ".join(f"{v:.1e} (L={L})" for L, v in row.items()) for m, row in onset.iterrows())
+        + f". Below it the finite net is linear between the two inputs: at theta_in = {t0:.0e}, "
+        f"width {max(widths)}, phi / theta_in = {lin_big.r.min():.3f}..{lin_big.r.max():.3f}, so phi < theta_in "
+        f"for {int((lin.r < 1).sum())} of {len(lin)} nets, against sqrt(L/(pi theta_in)) = "
+        f"{math.sqrt(min(depths) / (math.pi * t0)):.0f} or more at infinite width. The onset "
+        + ("shrinks" if shrinks else "does not shrink") + " as the width grows: the theorem's width condition is essential.")
