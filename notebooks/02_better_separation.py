@@ -45,6 +45,10 @@ act_depths = [1, 5, 20]        # depths for the other activations
 act_width = 512                # width for the other activations
 appb_depths = [3, 10]          # depths of the App. B variations
 appb_width = 512               # width of the App. B variations
+real_data = ["digits", "faces"]  # real image sets whose pairs are measured (digits, faces)
+real_n = 150                   # images per real set (all their pairs are used)
+real_depths = [1, 5]           # depths of the real-pair study
+real_width = 512               # width of the real-pair study
 device = "cpu"                 # "cpu" or "cuda"
 
 # %%
@@ -65,6 +69,8 @@ cfg = P.validate(
                                                 "norm_tanh", "norm_gelu", "norm_relu2", "norm_swish"])),
     act_depths=(act_depths, P.int_list(min_value=1)), act_width=(act_width, P.positive_int),
     appb_depths=(appb_depths, P.int_list(min_value=1)), appb_width=(appb_width, P.positive_int),
+    real_data=(real_data, P.choices_list(S.REAL_DATA)), real_n=(real_n, P.int_at_least(2)),
+    real_depths=(real_depths, P.int_list(min_value=1)), real_width=(real_width, P.positive_int),
     device=(device, P.device_name),
 )
 if cfg.in_dim < 2:
@@ -137,6 +143,31 @@ display(Markdown(record(CHAPTER, S.check_small_angle_law(small.small, cfg.small_
                         section="Small input angles", profile=cfg.profile)))
 display(Markdown(record(CHAPTER, S.check_separation_onset(sep_tab, small.fw_small),
                         section="Small input angles", profile=cfg.profile)))
+
+# %% [markdown]
+# ## Real image pairs: digits and faces
+# The pairs above sit at prescribed angles. Real data have their own: every pair of `real_n`
+# images of scikit-learn's digits {cite}`sklearn` (64 pixels) and of scikit-image's faces (200
+# images of $25\times25$ pixels from Labeled Faces in the Wild, faces and non-face patches, pixels
+# in $[-1, 1]$), each scaled to unit norm, is one input pair. For ReLU nets of width `real_width`
+# we read $\phi$ of every pair from the exact NTK and compare it with $\theta_{in}$ and with
+# Eq. (7) at the same $\theta_{in}$. The verdict is on the similar pairs ($\theta_{in} \le 60^\circ$).
+
+# %%
+real = S.compute_real_pairs(cfg.real_data, cfg.real_depths, cfg.real_width, cfg.seeds, cfg.real_n, device=cfg.device)
+display(S.table_real_pairs(real).round(3))
+show(S.plot_real_pairs(real))
+
+# %% [markdown]
+# *Figure 2.7. Gradient angle against input angle for every pair of real images (seed 0, one dot
+# per pair and depth) with the infinite-width angle of Eq. (7). Drawn by
+# `lib.chapters.better_separation.real_data.plot_real_pairs` from
+# `lib.chapters.better_separation.real_data.compute_real_pairs`.*
+
+# %%
+for name in cfg.real_data:
+    display(Markdown(record(CHAPTER, S.check_real_pairs(real, name), section="Real image pairs: digits and faces",
+                            profile=cfg.profile)))
 
 # %% [markdown]
 # ## The gradient norm: $\|\nabla f(x)\|^2 = (L+1)\|x\|^2$

@@ -29,3 +29,4 @@ from lib.chapters.better_separation.norms import *  # noqa: F401,F403
 from lib.chapters.better_separation.crossover import *  # noqa: F401,F403
 from lib.chapters.better_separation.activations import *  # noqa: F401,F403
 from lib.chapters.better_separation.app_b import *  # noqa: F401,F403
+from lib.chapters.better_separation.real_data import *  # noqa: F401,F403

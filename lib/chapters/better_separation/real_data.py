@@ -1,0 +1,205 @@
+"""Better separation on real image pairs ([LH] Thm 3.2, Lemma 3.1 Eq. 7): digits and faces.
+
+The synthetic pairs of the other modules sit at prescribed angles; here every pair of ``n`` real
+images (scikit-learn's digits, 64 pixels; scikit-image's faces, 625 pixels, pixels in [-1, 1]),
+each scaled to unit norm, is one input pair. Its gradient angle phi at finite width is read
+from the exact empirical NTK (:func:`lib.finite.ntk.empirical_ntk`) and compared with theta_in
+and with the infinite-width angle of Eq. (7) (:func:`lib.theory.relu_gradient_angle`).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from lib import theory as _th
+from lib.book.plotting import figure, palette
+from lib.book.results import Check
+from lib.book.sweep import cached_call
+from lib.chapters.better_separation.theory import DEG
+from lib.data.datasets import load_digits_subset, load_faces
+from lib.finite.mlp import MLP
+from lib.finite.ntk import empirical_ntk
+from lib.progress import tqdm
+from lib.spectra import angle_matrix
+from lib.validation import InputError
+
+__all__ = ["REAL_DATA", "SIMILAR_DEG", "RealPairs", "load_real", "compute_real_pairs", "table_real_pairs",
+           "plot_real_pairs", "check_real_pairs"]
+
+#: The real data sets of this chapter.
+REAL_DATA = ("digits", "faces")
+
+#: Input angles below which pairs count as similar (Eq. 7 gives phi > theta_in there at every depth >= 1).
+SIMILAR_DEG = 60.0
+
+
+def load_real(data: str, n: int, seed: int = 0) -> np.ndarray:
+    """``n`` images of ``data`` (a seeded subsample), each of unit norm.
+
+    Args:
+        data: ``"digits"`` or ``"faces"``.
+        n: images (2..1797 for digits, 2..200 for faces).
+        seed: seed of the subsample.
+
+    Returns:
+        X of shape (n, d).
+
+    Raises:
+        lib.validation.InputError: unknown ``data`` (naming ``real_data``) or bad ``n``.
+    """
+    if data == "digits":
+        return load_digits_subset(n, seed=seed, unit_norm=True)
+    if data == "faces":
+        return load_faces(n, seed=seed, unit_norm=True)
+    raise InputError(f"real_data: {data!r} is not one of {REAL_DATA}")
+
+
+@dataclass(frozen=True)
+class RealPairs:
+    """Gradient angles of all pairs of real images.
+
+    Attributes:
+        pairs: one row per (data, depth, seed, pair i < j) with theta (input angle), phi (finite
+            width), phi_inf (Eq. 7), radians.
+        data: the data sets, in order.
+        depths: the depths.
+        width: the width.
+        n: images per data set.
+        seeds: weight draws.
+    """
+
+    pairs: pd.DataFrame
+    data: list
+    depths: list
+    width: int
+    n: int
+    seeds: int
+
+
+def compute_real_pairs(data, depths, width: int, seeds: int, n: int, device: str = "cpu",
+                       activation: str = "relu") -> RealPairs:
+    """phi of every pair of ``n`` real images for ReLU nets of each depth (one cached cell per net).
+
+    Args:
+        data: names from :data:`REAL_DATA`.
+        depths: depths L.
+        width: hidden width m.
+        seeds: weight draws per depth.
+        n: images per data set.
+        device: torch device name.
+        activation: hidden activation (``"linear"`` gives the counterfactual phi_bar = theta_in).
+
+    Returns:
+        :class:`RealPairs`.
+    """
+    rows = []
+    for name in data:
+        X = load_real(name, n)
+        iu = np.triu_indices(len(X), 1)
+        theta = angle_matrix(X @ X.T)[iu]
+        for L in tqdm(list(depths), desc=f"real pairs ({name})", leave=False):
+            for s in range(seeds):
+                def run(L=L, s=s):
+                    net = MLP(X.shape[1], width, L, activation=activation, seed=s, device=device)
+                    return angle_matrix(empirical_ntk(net, X))[iu]
+                phi = cached_call("02_better_separation_real", dict(X=X, L=int(L), m=int(width), s=s, act=activation),
+                                  run, version="1")
+                rows.append(pd.DataFrame(dict(data=name, depth=L, seed=s, theta=theta, phi=phi,
+                                              phi_inf=_th.relu_gradient_angle(theta, L))))
+    return RealPairs(pd.concat(rows, ignore_index=True), list(data), list(depths), int(width), int(n), int(seeds))
+
+
+def _similar(rp: RealPairs) -> pd.DataFrame:
+    return rp.pairs[rp.pairs.theta <= math.radians(SIMILAR_DEG)]
+
+
+def table_real_pairs(rp: RealPairs) -> pd.DataFrame:
+    """Per (data, depth) over similar pairs (theta_in <= 60 deg): smallest theta_in and phi, median gain, share phi > theta_in.
+
+    Args:
+        rp: :func:`compute_real_pairs` output.
+
+    Returns:
+        A frame indexed by (data, depth): ``pairs``, ``min theta_in (deg)``, ``min phi (deg)``,
+        ``median phi - theta_in (deg)``, ``Eq. 7 median gain (deg)``, ``share phi > theta_in``.
+    """
+    sim = _similar(rp)
+    g = sim.assign(gain=sim.phi - sim.theta, gain_inf=sim.phi_inf - sim.theta, up=sim.phi > sim.theta).groupby(
+        ["data", "depth"])
+    return pd.DataFrame({"pairs": g.size() // rp.seeds, "min theta_in (deg)": DEG * g.theta.min(),
+                         "min phi (deg)": DEG * g.phi.min(), "median phi - theta_in (deg)": DEG * g.gain.median(),
+                         "Eq. 7 median gain (deg)": DEG * g.gain_inf.median(), "share phi > theta_in": g.up.mean()})
+
+
+def plot_real_pairs(rp: RealPairs) -> Figure:
+    """Figure 2.7: phi against theta_in for every pair of real images (one panel per data set), with Eq. 7.
+
+    Args:
+        rp: :func:`compute_real_pairs` output.
+
+    Returns:
+        The figure (one axes per data set).
+    """
+    fig, axs = figure(ncols=len(rp.data))
+    cols = dict(zip(rp.depths, palette(len(rp.depths))))
+    grid = np.radians(np.linspace(0.1, 180, 361))
+    for ax, name in zip(axs.flat, rp.data):
+        sub = rp.pairs[(rp.pairs.data == name) & (rp.pairs.seed == 0)]
+        for L in rp.depths:
+            s = sub[sub.depth == L]
+            ax.plot(DEG * s.theta, DEG * s.phi, ".", ms=1.5, alpha=0.4, color=cols[L])
+            ax.plot(DEG * grid, DEG * _th.relu_gradient_angle(grid, L), color=cols[L], label=f"Eq. 7, L={L}")
+        ax.plot([0, 180], [0, 180], "k--", lw=1, label=r"linear net: $\bar\phi=\theta_{in}$")
+        hi = DEG * sub.theta.max()
+        ax.set(xlim=(0, min(180, hi * 1.05)), ylim=(0, 180), xlabel=r"input angle $\theta_{in}$ (deg)",
+               ylabel=r"gradient angle $\phi$ (deg)", title=f"{name}: {rp.n} images, width {rp.width}")
+        ax.legend(loc="lower right", fontsize="x-small")
+    return fig
+
+
+def check_real_pairs(rp: RealPairs, data: str) -> Check:
+    """[LH] Thm 3.2 on real data: similar real images (theta_in <= 60 deg) get phi > theta_in at finite width.
+
+    Rule, on the pairs of ``data`` with theta_in <= :data:`SIMILAR_DEG` (where Eq. 7 predicts
+    phi > theta_in at every depth; its crossover is above 66 deg), per depth, over seeds: let G be
+    the measured median gain phi - theta_in and G_7 the median gain Eq. 7 predicts for the same
+    pairs. "reproduced" if at every depth G >= G_7 / 2 and at least 95 % of the pairs have
+    phi > theta_in (the finite-width error of phi is O(1/sqrt(m)), 1-2 deg at width 512, far
+    below the median gains of Eq. 7 on these pairs, about 5 deg at L = 1 and 15 deg at L = 5 on
+    digits and faces, so a net that separates as the theorem
+    says clears both easily); "not reproduced" if at some depth G < G_7 / 4 (no better
+    separation: a linear net has G = 0 up to finite-width noise); "reproduced with caveat"
+    between; "not checked" if ``data`` has no similar pair.
+
+    Args:
+        rp: :func:`compute_real_pairs` output.
+        data: one of ``rp.data``.
+
+    Returns:
+        The check, claim ``"[LH] Thm 3.2"``, part ``"real pairs (<data>)"``.
+    """
+    part = f"real pairs ({data})"
+    sim = _similar(rp)
+    sim = sim[sim.data == data]
+    if sim.empty:
+        return Check("[LH] Thm 3.2", status="not checked", part=part,
+                     caveat=f"no pair of {data} images has theta_in <= {SIMILAR_DEG:.0f} deg", measured="no similar pair")
+    g = sim.assign(gain=sim.phi - sim.theta, gain_inf=sim.phi_inf - sim.theta, up=sim.phi > sim.theta).groupby("depth")
+    G, G7, share = g.gain.median(), g.gain_inf.median(), g.up.mean()
+    if (G < G7 / 4).any():
+        status, caveat = "not reproduced", ""
+    elif (G >= G7 / 2).all() and (share >= 0.95).all():
+        status, caveat = "reproduced", ""
+    else:
+        status, caveat = "reproduced with caveat", "the measured gain is below half of Eq. 7's, or over 5 % of pairs lose"
+    n_pairs = len(sim) // (rp.seeds * len(rp.depths))
+    measured = (f"On {n_pairs} pairs of {data} images with theta_in <= {SIMILAR_DEG:.0f} deg (smallest "
+                f"{DEG * sim.theta.min():.1f} deg), width {rp.width}, {rp.seeds} seeds: median phi - theta_in "
+                + ", ".join(f"{DEG * G[L]:.1f} deg (L={L}; Eq. 7: {DEG * G7[L]:.1f})" for L in G.index)
+                + "; share of pairs with phi > theta_in " + ", ".join(f"{share[L]:.1%} (L={L})" for L in share.index)
+                + ".")
+    return Check("[LH] Thm 3.2", status=status, part=part, caveat=caveat, measured=measured)
