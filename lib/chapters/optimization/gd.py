@@ -28,9 +28,9 @@ from lib.spectra import extreme_eigenvalues
 __all__ = ["gd_depth_study", "late_rate", "table_gd_rates", "plot_gd_bounds", "check_worst_case",
            "RATE_TOLERANCE", "WORST_CASE_CLAIMS"]
 
-#: Largest relative gap |log r_measured / log r_linearized - 1| between the measured late per-step
-#: factor and the slowest-mode factor (1 - eta lambda_min)^2 of the linearized model for the rate to
-#: count as "set by the NTK at initialization" (see :func:`check_worst_case`).
+#: Largest relative gap ``abs(log r_measured / log r_linearized - 1)`` between the measured late
+#: per-step factor and the late factor of GD on the model linearized at w_0 for the rate to count
+#: as "set by the NTK at initialization" (see :func:`check_worst_case`).
 RATE_TOLERANCE = 0.25
 
 #: The claims :func:`check_worst_case` can settle.
