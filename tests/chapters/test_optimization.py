@@ -213,3 +213,15 @@ def test_diverged_seed_is_left_out_and_named():
     assert any("diverged at the chosen rate (depths [12]" in d for d in OPT.protocol_deviations(study))
     assert OPT.check_depth_speed(study).status == "reproduced with caveat"
     assert len(OPT.plot_loss_curves(study).axes) == 1
+
+
+def test_paper_profile_is_the_papers_protocol():
+    """The `paper` profile of chapter 06 runs Figure 4 / Table 1 as [LH] Sec. 5 did (MNIST when idx_dir is set)."""
+    from pathlib import Path
+
+    import yaml
+    root = Path(__file__).resolve().parents[2]
+    paper = yaml.safe_load((root / "notebooks" / "profiles" / "06_optimization.yaml").read_text())["paper"]
+    assert paper["sgd_data"] == ["MNIST"] and paper["seeds"] >= 3 and paper.get("batch_size", 500) == 500
+    assert paper["epochs"] * OPT.updates_per_epoch(paper["n_idx"], 500) >= OPT.MIN_UPDATES
+    assert {1, 6, 12} <= set(paper["sgd_depths"]) and len(paper["lrs"]) >= 5
