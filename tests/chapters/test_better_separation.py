@@ -426,7 +426,7 @@ def _cache(tmp_path, monkeypatch):
 def test_real_pairs_reproduced_by_relu_nets_on_digits(_cache):
     rp = S.compute_real_pairs(["digits"], [1, 3], 512, 1, 30)
     c = S.check_real_pairs(rp, "digits")
-    assert c.claim_id == "[LH] Thm 3.2" and c.part == "real pairs (digits)" and c.status == "reproduced"
+    assert c.claim_id == "[LH] Thm 3.2" and c.part == "real pairs, digits" and c.status == "reproduced"
     tab = S.table_real_pairs(rp)
     assert tab.loc[("digits", 3), "share phi > theta_in"] > 0.95
 

@@ -180,9 +180,9 @@ def check_real_pairs(rp: RealPairs, data: str) -> Check:
         data: one of ``rp.data``.
 
     Returns:
-        The check, claim ``"[LH] Thm 3.2"``, part ``"real pairs (<data>)"``.
+        The check, claim ``"[LH] Thm 3.2"``, part ``"real pairs, <data>"``.
     """
-    part = f"real pairs ({data})"
+    part = f"real pairs, {data}"
     sim = _similar(rp)
     sim = sim[sim.data == data]
     if sim.empty:
