@@ -73,13 +73,13 @@ DIGITS = dict(data="digits", n_train=1297, batch=500, epochs=50)   # 150 updates
 
 
 def make_study(order=1, depths=(1, 6, 12), seeds=3, acc=(0.95, 0.97, 0.96), lrs=(0.5, 1.0, 2.0), chosen=1.0,
-               protocol=PAPER, spread=0.02) -> OPT.SGDStudy:
+               protocol=PAPER, spread=0.02, base=0.95, step=0.02) -> OPT.SGDStudy:
     """Loss curves that decay faster with depth (order=1) or slower (order=-1); accuracies ``acc`` by depth."""
     rows = []
     rng = np.random.default_rng(0)
     E = protocol["epochs"]
     for i, L in enumerate(depths):
-        rate = 0.95 - 0.02 * (i if order == 1 else len(depths) - 1 - i)
+        rate = base - step * (i if order == 1 else len(depths) - 1 - i)
         for s in range(seeds):
             curve = 2.0 * rate ** np.arange(E + 1) * np.exp(spread * rng.standard_normal())
             rows.append(dict(dataset=protocol["data"], depth=L, seed=s, lr=chosen, train_loss=curve,
@@ -232,3 +232,11 @@ def test_paper_profile_is_the_papers_protocol():
     assert paper["sgd_data"] == ["MNIST"] and paper["seeds"] >= 3 and paper.get("batch_size", 500) == 500
     assert paper["epochs"] * OPT.updates_per_epoch(paper["n_idx"], 500) >= OPT.MIN_UPDATES
     assert {1, 6, 12} <= set(paper["sgd_depths"]) and len(paper["lrs"]) >= 5
+
+
+def test_small_data_forces_the_batch_and_is_a_data_deviation():
+    faces = dict(data="faces", n_train=150, batch=150, epochs=10000)  # 10,000 full-batch updates
+    study = make_study(protocol=faces, base=0.9995, step=0.0002)
+    ok = OPT.check_depth_speed(study)
+    assert ok.status == "reproduced with caveat" and "batch 150 (the whole training set) instead of 500" in ok.caveat
+    assert OPT.data_deviations(study) == OPT.protocol_deviations(study)
