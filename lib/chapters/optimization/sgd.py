@@ -405,8 +405,8 @@ def table_lr_grid(study: SGDStudy) -> pd.DataFrame:
         study: :func:`compute_sgd_study` output.
 
     Returns:
-        The table, rounded to 4 decimals (``inf`` = diverged).
+        The table (``inf`` = diverged).
     """
     grid = study.grid
-    return grid.pivot(index="depth", columns="lr", values="late_loss").round(4).assign(
+    return grid.pivot(index="depth", columns="lr", values="late_loss").astype(float).assign(
         chosen=grid[grid.chosen].set_index("depth")["lr"])
