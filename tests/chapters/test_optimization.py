@@ -241,3 +241,10 @@ def test_small_data_forces_the_batch_and_is_a_data_deviation():
     ok = OPT.check_depth_speed(study)
     assert ok.status == "reproduced with caveat" and "batch 150 (the whole training set) instead of 500" in ok.caveat
     assert OPT.data_deviations(study) == OPT.protocol_deviations(study)
+
+
+def test_paper_sized_n_test_leaves_the_small_sets_a_training_set(tmp_path, monkeypatch):
+    monkeypatch.setenv("NTK_CACHE_DIR", str(tmp_path))
+    st = OPT.compute_sgd_studies(["MNIST"], [1, 2], 2, width=8, lrs=[0.5, 1.0, 2.0], epochs=1, batch_size=500,
+                                 n_test=10000)["digits"]
+    assert st.n_test == OPT.TEST_CAP["digits"] and st.n_train == 1797 - OPT.TEST_CAP["digits"]
