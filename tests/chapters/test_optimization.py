@@ -140,7 +140,7 @@ def test_table1_prediction_and_counterfactuals():
     assert verdict((0.95, 0.97, 0.9695)).status == "reproduced with caveat"  # fall within the seed spread
     small = verdict((0.97, 0.96, 0.95), DIGITS)
     assert small.status == "inconclusive" and "150 SGD updates" in small.caveat
-    with pytest.raises(InputError, match="table_depths must contain 6"):
+    with pytest.raises(InputError, match="sgd_depths must contain 6"):
         OPT.check_accuracy(OPT.accuracy_table(make_study(depths=(1, 3, 4)).runs, [1, 3, 4]), make_study())
 
 

@@ -172,7 +172,7 @@ def check_accuracy(acc: pd.DataFrame, study: SGDStudy) -> Check:
     """
     m, sd, ns = acc["mean (%)"], acc["sd (%)"].fillna(0.0), acc["seeds"]
     if 6 not in acc.index or acc.index.max() <= 6:
-        raise InputError(f"table_depths must contain 6 and a deeper depth (the paper's 6 -> 12), got {list(acc.index)}")
+        raise InputError(f"sgd_depths must contain 6 and a deeper depth (the paper's 6 -> 12), got {list(acc.index)}")
     best_L = int(m.idxmax())
 
     def gap(a, b):
