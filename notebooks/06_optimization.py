@@ -20,7 +20,8 @@
 #    $\eta \approx 1/\lambda_{\max}$, $\mathcal L(w_t) \le (1 - 1/\kappa)^t\,\mathcal L(w_0)$, with the NTK
 #    $K$ at initialization. We check the bound and that the late rate is the one the NTK at
 #    initialization predicts (otherwise the kernel moved and the bound does not set the speed).
-# 2. **[LH] Sec. 5(b).** Deeper wide ReLU nets, with a smaller $\kappa$, converge faster.
+# 2. **[LH] Sec. 5(a), 5(b).** ReLU nets have a smaller $\kappa$ and converge faster than linear
+#    nets; deeper wide ReLU nets, with a smaller $\kappa$, converge faster.
 # 3. **[LH] Figure 4.** With mini-batch SGD and cross-entropy, deeper ReLU nets reduce the training
 #    loss faster.
 # 4. **[LH] Table 1.** Test accuracy on MNIST rises with depth up to about 6 layers and then
@@ -119,6 +120,21 @@ OPT.table_gd_rates(gd, cfg.gd_depths).round(5)
 for claim in OPT.WORST_CASE_CLAIMS:
     display(Markdown(record(CHAPTER, OPT.check_worst_case(gd, cfg.gd_depths, cfg.gd_width, cfg.gd_samples, claim),
                             section="Worst-case bounds against measured GD", profile=cfg.profile)))
+
+# %% [markdown]
+# ### ReLU against linear nets ([LH] Sec. 5(a))
+# The same GD, on `gd_samples` faces images (625 pixels, target +1 for a face and -1 otherwise), for
+# ReLU nets and for linear nets of the same depths. With $n \le d$ the linear net's NTK,
+# $(L+1)XX^T$ up to finite-width noise, has a finite $\kappa$ (on the Gaussian set above, $n > d$
+# makes it infinite and the comparison vacuous).
+
+# %%
+faces_X, faces_y = OPT.faces_regression(cfg.gd_samples)
+gd_relu_faces = OPT.gd_depth_study(faces_X, faces_y, cfg.gd_depths, cfg.gd_width, cfg.gd_steps)
+gd_linear_faces = OPT.gd_depth_study(faces_X, faces_y, cfg.gd_depths, cfg.gd_width, cfg.gd_steps, activation="linear")
+display(Markdown(record(CHAPTER, OPT.check_relu_vs_linear(gd_relu_faces, gd_linear_faces, cfg.gd_depths, cfg.gd_samples,
+                                                          faces_X.shape[1]),
+                        section="ReLU against linear nets", profile=cfg.profile)))
 
 # %% [markdown]
 # **Where the bound is tight and where it is loose.** Early on, the loss is dominated by the

@@ -248,3 +248,19 @@ def test_paper_sized_n_test_leaves_the_small_sets_a_training_set(tmp_path, monke
     st = OPT.compute_sgd_studies(["MNIST"], [1, 2], 2, width=8, lrs=[0.5, 1.0, 2.0], epochs=1, batch_size=500,
                                  n_test=10000)["digits"]
     assert st.n_test == OPT.TEST_CAP["digits"] and st.n_train == 1797 - OPT.TEST_CAP["digits"]
+
+
+def test_sec5a_prediction_counterfactual_and_vacuous_premise():
+    relu = make_gd(kappas=(10.0, 5.0), rates=(0.8, 0.7))
+    linear = make_gd(kappas=(1e4, 1e4), rates=(0.99, 0.99))
+    ok = OPT.check_relu_vs_linear(relu, linear, [1, 2], 30, 625)
+    assert ok.status == "reproduced" and ok.claim_id == "[LH] Sec 5(a)"
+    assert OPT.check_relu_vs_linear(linear, relu, [1, 2], 30, 625).status == "not reproduced"  # linear better
+    vac = OPT.check_relu_vs_linear(relu, linear, [1, 2], 30, 5)
+    assert vac.status == "not checked" and "n = 30 > d = 5" in vac.caveat
+
+
+def test_faces_regression_has_n_below_d():
+    X, y = OPT.faces_regression(20)
+    assert X.shape == (20, 625) and set(np.unique(y)) <= {-1.0, 1.0}
+    np.testing.assert_allclose(np.linalg.norm(X, axis=1), 1.0)
