@@ -326,11 +326,22 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def clear_verdicts(src: Path) -> None:
+    """Remove the verdicts a previous run of ``src`` recorded (``<results>/<stem>.json``).
+
+    A chapter rewrites its verdicts when it runs; a claim it no longer records (renamed, or
+    split into parts) would otherwise stay in the report and the errata from an older run.
+    """
+    from lib.book.results import results_dir
+    (results_dir() / f"{src.stem}.json").unlink(missing_ok=True)
+
+
 def _run_plan(plan: list, args: argparse.Namespace, overrides: dict, root: Path) -> float:
     total = 0.0
     for src, params in plan:
         label = f"profile {args.profile}" + (f", overrides {overrides}" if overrides else "")
         print(f"running {src.stem} ({label}) ...", flush=True)
+        clear_verdicts(src)
         to_ipynb(src, root)
         dt = execute(src, params, args.log_output, root)
         total += dt

@@ -249,6 +249,17 @@ def test_a_parameter_hidden_from_papermill_is_named(tmp_path, monkeypatch, capsy
     assert "papermill cannot see parameter(s) ['n']" in capsys.readouterr().err
 
 
+def test_a_run_starts_from_no_verdicts_of_its_chapter(tmp_path, monkeypatch):
+    root = demo_root(tmp_path)
+    results = root / "results"
+    results.mkdir()
+    (results / "09_demo.json").write_text('{"[LH] Fig 4": {"status": "not reproduced"}}')  # an older run's
+    (results / "01_other.json").write_text("{}")  # another chapter's: kept
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(results))
+    assert main(["--root", str(root), "--only", "09"]) == 0
+    assert not (results / "09_demo.json").exists() and (results / "01_other.json").exists()
+
+
 def test_input_errors_show_one_line_in_a_notebook():
     from lib.validation import InputError, InputTypeError
     for exc in (InputError("bad x"), InputTypeError("bad type"), P.ParameterError("bad p")):
