@@ -17,7 +17,7 @@ Result                                    Checked by (``lib.chapters.``...)
 [LH] Lemma D.1 (A^T A / m -> I)           ``linear_baseline.check_lemma_d1``
 [LH] Remark 3.4 (separation in distance)  ``linear_baseline.check_distances``
 [LH] Lemma 3.1 (Eq. 7; gradient norm)     ``better_separation.check_width_convergence``, ``better_separation.check_gradient_norm``
-[LH] Thm 3.2 (separation at finite m)     ``better_separation.check_separation_onset``
+[LH] Thm 3.2 (separation at finite m)     ``better_separation.check_separation_onset``, ``better_separation.check_real_pairs`` (digits, faces)
 [LH] Cor 3.3 (small-angle law)            ``better_separation.check_small_angle_law``
 [LH] Fig 1 (crossover, large angles)      ``better_separation.check_crossover``, ``better_separation.check_large_angles``
 [LH] Fig 2 (other activations)            ``better_separation.check_other_activations``, ``infinite_depth.check_phi_90``
@@ -31,9 +31,10 @@ Result                                    Checked by (``lib.chapters.``...)
 [LH] Fig 5, Prop A.1, Thm A.2 (g map)     ``infinite_depth.check_g_plot``, ``infinite_depth.check_prop_a1``, ``infinite_depth.check_thm_a2``
 [LH] Lemmas E.1-E.3 (one random layer)    ``infinite_depth.check_lemma_e``
 [LH] Lemma E.6 (small-angle expansion)    ``infinite_depth.check_lemma_e6``
-[LH] Sec. 5 (worst-case GD rates)         ``optimization.check_worst_case``
-[LH] Fig 4 (depth speeds up SGD)          ``optimization.check_depth_speed``
-[LH] Table 1 (accuracy vs depth)          ``optimization.check_accuracy``
+[LH] Eq 9, Sec 5(b) (worst-case GD rate)  ``optimization.check_worst_case``
+[LH] Sec 5(a) (ReLU vs linear rates)     ``optimization.check_relu_vs_linear`` (faces, n <= d)
+[LH] Fig 4 (depth speeds up SGD)          ``optimization.check_depth_speed`` (inconclusive below the paper's budget)
+[LH] Table 1 (accuracy vs depth)          ``optimization.check_accuracy`` (inconclusive below the paper's budget)
 [LZB] Prop 2.2, Eq 2 (linear model)       ``non_constancy.check_linear_model``, ``non_constancy.check_weight_change``
 [LZB] Thm 3.2, Rem 3.5 (Hessian, kernel)  ``non_constancy.check_hessian``, ``non_constancy.check_linear_kernel``
 [LZB] Lemma 3.1 (backward vectors)        ``non_constancy.check_backward``

@@ -111,7 +111,7 @@ CLAIMS: tuple[Claim, ...] = (
           checked_by=("better_separation.check_crossover", "better_separation.check_large_angles")),
     Claim("[LH] Thm 3.2", "For a small input angle $\\theta_{in}$, a wide ReLU network has $\\phi > \\theta_{in}$ "
           "with high probability over the initialization, and $\\phi$ increases with the depth $L$.", "Sec. 3",
-          checked_by=("better_separation.check_separation_onset",)),
+          checked_by=("better_separation.check_separation_onset", "better_separation.check_real_pairs")),
     Claim("[LH] Cor 3.3", "At infinite width and finite depth, for small $\\theta_{in}$, "
           "$\\phi^2 = \\theta_{in}^2 + (L/\\pi)\\,\\theta_{in} + o(\\theta_{in})$, i.e. "
           "$\\phi \\approx \\sqrt{L\\theta_{in}/\\pi} \\gg \\theta_{in}$.", "Sec. 3",
@@ -149,7 +149,7 @@ CLAIMS: tuple[Claim, ...] = (
           "$\\eta \\approx 1/\\lambda_{max}$.", "Sec. 5", checked_by=("optimization.check_worst_case",)),
     Claim("[LH] Sec 5(a)", "Implication: the ReLU activation improves the worst-case convergence rate of "
           "gradient descent over the linear network's (a smaller $\\kappa$).", "Sec. 5",
-          checked_by=("optimization.check_worst_case",)),
+          checked_by=("optimization.check_relu_vs_linear",)),
     Claim("[LH] Sec 5(b)", "Implication: deeper wide ReLU networks have a faster worst-case convergence rate "
           "than shallower ones.", "Sec. 5", checked_by=("optimization.check_worst_case",)),
     Claim("[LH] Fig 4", "Deeper ReLU networks reduce the training loss faster (mini-batch SGD, batch 500, "
