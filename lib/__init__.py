@@ -32,7 +32,7 @@ Result                                    Checked by (``lib.chapters.``...)
 [LH] Lemmas E.1-E.3 (one random layer)    ``infinite_depth.check_lemma_e``
 [LH] Lemma E.6 (small-angle expansion)    ``infinite_depth.check_lemma_e6``
 [LH] Eq 9, Sec 5(b) (worst-case GD rate)  ``optimization.check_worst_case``
-[LH] Sec 5(a) (ReLU vs linear rates)    ``optimization.check_relu_vs_linear`` (faces, n <= d)
+[LH] Sec 5(a) (ReLU vs linear rates)      ``optimization.check_relu_vs_linear`` (faces, n <= d)
 [LH] Fig 4 (depth speeds up SGD)          ``optimization.check_depth_speed`` (inconclusive below the paper's budget)
 [LH] Table 1 (accuracy vs depth)          ``optimization.check_accuracy`` (inconclusive below the paper's budget)
 [LZB] Prop 2.2, Eq 2 (linear model)       ``non_constancy.check_linear_model``, ``non_constancy.check_weight_change``
