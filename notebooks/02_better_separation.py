@@ -280,3 +280,7 @@ show(fig)
 summary = S.table_variant_summary(vb)
 display(summary.round(4))
 display(Markdown(record(CHAPTER, S.check_app_b(summary, vb), section="App. B", profile=cfg.profile)))
+
+# %% tags=["hide-input"]
+from lib.book.provenance import provenance_line
+display(Markdown(provenance_line(cfg.profile)))

@@ -57,8 +57,6 @@ n_idx = 60000               # MNIST / Fashion-MNIST training images used (a seed
 device = "cpu"              # torch device of the SGD nets ("cuda" on a GPU machine)
 
 # %%
-import time
-
 import torch
 from IPython.display import Markdown, display
 
@@ -83,7 +81,6 @@ cfg = P.validate(
 # small matrices: one thread avoids the spin-waiting of idle threads on a shared machine
 torch.set_num_threads(1)
 CHAPTER = "06_optimization"
-T0 = time.perf_counter()
 
 # %% [markdown]
 # ## Worst-case bounds against measured GD
@@ -226,5 +223,6 @@ for study in studies.values():
 # `lib.chapters.optimization.figure4.plot_accuracy` from
 # `lib.chapters.optimization.figure4.accuracy_table`.*
 
-# %%
-print(f"chapter run time: {time.perf_counter() - T0:.1f} s")
+# %% tags=["hide-input"]
+from lib.book.provenance import provenance_line
+display(Markdown(provenance_line(cfg.profile)))
