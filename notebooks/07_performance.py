@@ -53,6 +53,7 @@ time_budget = 180.0          # seconds allowed per method and size (estimated fi
 memory_budget_mb = 4096.0    # peak memory in MB allowed per method and size (estimated first)
 target_n = 512               # n at which the targets are evaluated (a verdict needs the targets' 512)
 target_depth = 10            # depth at which the targets are evaluated (a verdict needs the targets' 10)
+peers_everywhere = False     # time the torch.func methods at every size (slow) or only at target_n, target_depth
 device = "cpu"               # "cpu" or "cuda"
 scale_ns = [4000]            # full-data section: numbers of inputs n (the paper profile: 60000, MNIST's size)
 scale_depths = [1, 10]       # full-data section: depths L
@@ -75,6 +76,7 @@ cfg = P.validate(
     methods=(methods, P.choices_list(METHODS)), repeats=(repeats, P.positive_int), threads=(threads, P.nonneg_int),
     time_budget=(time_budget, P.positive_float), memory_budget_mb=(memory_budget_mb, P.positive_float),
     target_n=(target_n, P.positive_int), target_depth=(target_depth, P.nonneg_int),
+    peers_everywhere=(peers_everywhere, P.boolean),
     device=(device, P.device_name), scale_ns=(scale_ns, P.int_list(min_value=2)),
     scale_depths=(scale_depths, P.int_list(min_value=0)), scale_width=(scale_width, P.positive_int),
     scale_in_dim=(scale_in_dim, P.positive_int),
@@ -109,6 +111,10 @@ CHAPTER = "07_performance"
 #   has run at all, the plain-matmul rate). A method whose
 #   estimate exceeds the budget is reported as *skipped*, with the reason; one that overruns
 #   anyway is killed and reported as *timed out*.
+# * **sizes**: our engine runs at every size; the torch.func methods take minutes per size, so by
+#   default they are timed only at the targets' size (`target_n`, `target_depth`) and reported as
+#   *skipped* elsewhere; the parameter `peers_everywhere` (on in the `paper` profile) times them at
+#   every size.
 # * **throughput**: we count the floating-point operations of our method's matrix products,
 #   $2n\sum_l m_l m_{l-1}$ for the forward pass, about as many for the backward pass, and for the
 #   assembly $2(L+1)$ products of size $n \times m \times n$ (the first with $m_0 = d$) at
@@ -123,7 +129,8 @@ CHAPTER = "07_performance"
 # %%
 df = PERF.compute_benchmark(cfg.ns, cfg.width, cfg.depths, cfg.methods, in_dim=cfg.in_dim, repeats=cfg.repeats,
                             time_budget=cfg.time_budget, memory_budget_mb=cfg.memory_budget_mb, device=cfg.device,
-                            threads=cfg.threads)
+                            threads=cfg.threads,
+                            peers_at=None if cfg.peers_everywhere else (cfg.target_n, cfg.target_depth))
 print(PERF.describe_run(df, cfg.threads))
 
 # %% [markdown]

@@ -41,8 +41,10 @@ CLAIM_THROUGHPUT = ("Our NTK assembly runs at no less than 50% of the measured f
 
 
 def compute_benchmark(ns, width: int, depths, methods, *, in_dim: int, repeats: int, time_budget: float,
-                      memory_budget_mb: float, device: str, threads: int) -> pd.DataFrame:
-    """Every method at every size (:func:`lib.finite.benchmark.run_benchmark`; timings are never cached).
+                      memory_budget_mb: float, device: str, threads: int,
+                      peers_at: tuple[int, int] | None = None) -> pd.DataFrame:
+    """Our method at every size, the others at every size or only at ``peers_at``
+    (:func:`lib.finite.benchmark.run_benchmark`; timings are never cached).
 
     Args:
         ns: numbers of inputs n.
@@ -50,12 +52,15 @@ def compute_benchmark(ns, width: int, depths, methods, *, in_dim: int, repeats: 
         depths: depths L.
         methods: subset of :data:`lib.finite.benchmark.METHODS` including ``"ours"``.
         in_dim, repeats, time_budget, memory_budget_mb, device, threads: as in ``run_benchmark``.
+        peers_at: ``(n, depth)`` where the slower torch.func methods are timed (None: everywhere).
+            The book's default times them at the targets' size only, where the verdicts are read.
 
     Returns:
         One row per (size, method) as returned by ``run_benchmark``.
     """
     return run_benchmark(ns, width, depths, methods, in_dim=in_dim, repeats=repeats, time_budget=time_budget,
-                         memory_budget_mb=memory_budget_mb, device=device, threads=threads)
+                         memory_budget_mb=memory_budget_mb, device=device, threads=threads,
+                         peer_sizes=None if peers_at is None else [tuple(peers_at)])
 
 
 def describe_run(df: pd.DataFrame, threads: int) -> str:
@@ -172,7 +177,7 @@ def plot_time_memory(df: pd.DataFrame, methods, depths, ns, width: int) -> Figur
                 miss = df[(df.method == m) & (df.depth == L) & (df.status != "ok")]
                 ax.scatter(miss.n, [top] * len(miss), marker=MARKS[m], facecolors="none", edgecolors=cols[m],
                            s=70, clip_on=False, zorder=5)
-    axs[0, 0].scatter([], [], marker="o", facecolors="none", edgecolors="0.4", label="not run (budget)")
+    axs[0, 0].scatter([], [], marker="o", facecolors="none", edgecolors="0.4", label="not run (budget or size)")
     fig.legend(*axs[0, 0].get_legend_handles_labels(), loc="lower center", ncol=4, bbox_to_anchor=(0.5, 1.0))
     return fig
 

@@ -277,7 +277,7 @@ def _spawn(spec: dict, timeout: float) -> tuple[dict | None, str | None]:
 def run_method(method: str, n: int, width: int, depth: int, *, in_dim: int = 64, seed: int = 0,
                repeats: int = 3, time_budget: float = 60.0, memory_budget_mb: float = 4096.0,
                rate_gflops: float | None = None, device: str = "cpu", threads: int = 0,
-               workdir: str | Path | None = None) -> dict:
+               workdir: str | Path | None = None, skip: str | None = None) -> dict:
     """Measure one method at one size in a fresh process, or report why it was skipped.
 
     The memory estimate (:func:`memory_estimate`) must fit ``memory_budget_mb``; the time
@@ -299,6 +299,7 @@ def run_method(method: str, n: int, width: int, depth: int, *, in_dim: int = 64,
         device: ``"cpu"`` or ``"cuda"``.
         threads: torch threads in the worker (0: torch's default).
         workdir: where the worker writes the kernel (a temporary folder by default).
+        skip: if given, do not run: the row is "skipped" with this reason (estimates still filled in).
 
     Returns:
         The row described above.
@@ -317,6 +318,9 @@ def run_method(method: str, n: int, width: int, depth: int, *, in_dim: int = 64,
         row["chunk"] = ntk_vp_chunk(n, in_dim, width, depth, budget_b)
     est = memory_estimate(method, n, in_dim, width, depth, row["variant"], row["chunk"])
     row["est_mb"] = est / MB
+    if skip:
+        row["reason"] = skip
+        return row
     if est > budget_b:
         row["reason"] = f"needs ~{est / MB:,.4g} MB > budget {memory_budget_mb:,.4g} MB"
         return row
@@ -364,7 +368,7 @@ def _check_args(ns, width, depths, methods, in_dim, repeats, time_budget, memory
 def run_benchmark(ns=(256, 512, 1024), width: int = 512, depths=(1, 5, 10), methods=METHODS, *,
                   in_dim: int = 64, seed: int = 0, repeats: int = 5, time_budget: float = 60.0,
                   memory_budget_mb: float = 4096.0, device: str = "cpu", threads: int = 0,
-                  progress: bool = True) -> pd.DataFrame:
+                  progress: bool = True, peer_sizes=None) -> pd.DataFrame:
     """Every method at every (n, depth), smallest work first, plus matmul references; one row per (size, method).
 
     Identical networks (ReLU, seed ``seed``) and data (unit-norm Gaussian, ``in_dim`` dimensions)
@@ -381,10 +385,18 @@ def run_benchmark(ns=(256, 512, 1024), width: int = 512, depths=(1, 5, 10), meth
         methods: subset of :data:`METHODS` (with ``"ours"``).
         in_dim, seed, repeats, time_budget, memory_budget_mb, device, threads: as in :func:`run_method`.
         progress: show a progress bar.
+        peer_sizes: the (n, depth) pairs at which the methods other than ``"ours"`` are timed
+            (None: every size). The slow reference methods take minutes per size, so the book's
+            default times them at one size only; their rows elsewhere are "skipped", with the reason.
 
     Returns:
         One row per (size, method).
     """
+    if peer_sizes is not None:
+        try:
+            peer_sizes = {(int(a), int(b)) for a, b in peer_sizes}
+        except (TypeError, ValueError):
+            raise BenchmarkError(f"peer_sizes must be (n, depth) pairs, got {peer_sizes!r}") from None
     ns, width, depths, methods, in_dim, repeats = _check_args(
         ns, width, depths, methods, in_dim, repeats, time_budget, memory_budget_mb)
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 0:
@@ -398,9 +410,13 @@ def run_benchmark(ns=(256, 512, 1024), width: int = 512, depths=(1, 5, 10), meth
     for n, L in sizes:
         for m in methods:
             bar.set_postfix_str(f"{m} n={n} L={L}")
+            skip = None
+            if m != "ours" and peer_sizes is not None and (n, L) not in peer_sizes:
+                where = ", ".join(f"n={a}, depth {b}" for a, b in sorted(peer_sizes))
+                skip = f"timed only at {where} (parameter peers_at)"
             row = run_method(m, n, width, L, in_dim=in_dim, seed=seed, repeats=repeats, time_budget=time_budget,
                              memory_budget_mb=memory_budget_mb, rate_gflops=rates.get(m, rates.get("matmul")),
-                             device=device, threads=int(threads), workdir=workdir)
+                             device=device, threads=int(threads), workdir=workdir, skip=skip)
             if row["status"] == "ok":
                 rates[m] = row["gflops"]  # the rate at the largest size so far (sizes come in order of work)
                 if m == "ours":

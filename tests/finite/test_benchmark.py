@@ -93,6 +93,16 @@ def test_skipped_peer_is_reported_not_crashed():
     assert np.isnan(bench.summary_table(df).speedup_jacobian.iloc[0])
 
 
+def test_peers_timed_only_at_the_asked_size():
+    df = bench.run_benchmark([16, 24], 16, [1], ["ours", "jacobian"], in_dim=4, repeats=1, time_budget=60,
+                             memory_budget_mb=512, threads=1, progress=False, peer_sizes=[(24, 1)])
+    st = {(r.method, r.n): r.status for r in df.itertuples()}
+    assert st == {("ours", 16): "ok", ("jacobian", 16): "skipped", ("ours", 24): "ok", ("jacobian", 24): "ok"}
+    assert "timed only at n=24, depth 1 (parameter peers_at)" in df[df.status == "skipped"].reason.iloc[0]
+    with pytest.raises(bench.BenchmarkError, match="peer_sizes"):
+        bench.run_benchmark([16], 16, [1], peer_sizes=[16], progress=False)
+
+
 def test_time_budget_skip_and_kill(monkeypatch):
     row = bench.run_method("jacobian", 64, 32, 3, rate_gflops=1e-6, time_budget=5)
     assert row["status"] == "skipped" and "s at 1e-06 GFLOP/s > budget 5 s" in row["reason"]
