@@ -251,3 +251,7 @@ display(PERF.table_scale(scale).style.hide(axis="index"))
 
 # %%
 display(Markdown(PERF.scale_text(scale)))
+
+# %% tags=["hide-input"]
+from lib.book.provenance import provenance_line
+display(Markdown(provenance_line(cfg.profile)))
