@@ -22,7 +22,8 @@ Result                                    Checked by (``lib.chapters.``...)
 [LH] Fig 1 (crossover, large angles)      ``better_separation.check_crossover``, ``better_separation.check_large_angles``
 [LH] Fig 2 (other activations)            ``better_separation.check_other_activations``, ``infinite_depth.check_phi_90``
 [LH] App B (biases, layer scales)         ``better_separation.check_app_b``
-[LH] Fig 3 (kappa and angle vs depth)     ``conditioning.check_figure3``, ``conditioning.check_theory_prediction``
+[LH] Fig 3 (kappa and angle vs depth)     ``conditioning.check_figure3``, ``conditioning.check_figure3_angle``, ``conditioning.check_figure3_kappa``, ``conditioning.check_theory_prediction``
+[LH] Fig 3 (the authors' code, scaled)    ``conditioning.check_authors_agreement`` (their NTK = (2/d) ours)
 [LH] Prop 4.1 (small angle -> large k)    ``conditioning.check_prop41``
 [LH] Thm 4.2 (first-layer NTK)            ``conditioning.check_first_layer``
 [LH] Thm F.1 (two samples)                ``conditioning.check_two_sample``

@@ -141,7 +141,9 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("[LH] Fig 3", "At initialization (width 512, depths 0 to 10, 5 seeds), ReLU networks have a larger "
           "smallest pairwise gradient angle and a smaller NTK condition number than linear networks, both "
           "improving with depth, on synthetic data and on MNIST, Fashion-MNIST, SVHN and Librispeech.",
-          "Sec. 4.1", checked_by=("conditioning.check_figure3", "conditioning.check_theory_prediction"),
+          "Sec. 4.1", checked_by=("conditioning.check_figure3", "conditioning.check_figure3_angle",
+                                "conditioning.check_figure3_kappa", "conditioning.check_theory_prediction",
+                                "conditioning.check_authors_agreement"),
           note="the real data sets " + _REAL),
     # ---- [LH] Section 5: optimization
     Claim("[LH] Eq 9", "Worst-case rate of gradient descent on a wide network (from prior work): "
