@@ -346,3 +346,7 @@ C.table_cell_times(df).round(2)
 
 # %%
 C.table_measured(S, data, cfg.batch_size).style.format("{:.4g}")
+
+# %% tags=["hide-input"]
+from lib.book.provenance import provenance_line
+display(Markdown(provenance_line(cfg.profile)))

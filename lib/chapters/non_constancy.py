@@ -1106,9 +1106,9 @@ def glue_values(cfg) -> dict[str, str]:
     }
 
 
-#: The exponents [LZB] state: the kernel change and the Hessian norm of a linear-output net fall like
+#: The exponents of [LZB] (the kernel change and the Hessian norm of a linear-output net fall like
 #: m^(-1/2) (Thm 3.2, Remark 3.5), a non-linear output's kernel change is width-independent (exponent 0,
-#: Fig 1), and a bottleneck of width b sets both to b^(-1/2) (Thm 3.3; the dashed line of Fig 2).
+#: Fig 1), and a bottleneck of width b sets both to b^(-1/2), Thm 3.3 and the dashed line of Fig 2).
 PAPER_EXPONENTS = {"linear_kernel": -0.5, "nonlinear_kernel": 0.0, "bottleneck_kernel": -0.5,
                    "linear_hessian": -0.5, "bottleneck_hessian": -0.5}
 
