@@ -330,10 +330,10 @@ def paper_cost_text(df: pd.DataFrame, target_n: int, target_depth: int, width: i
     ours_t = None if row is None else row.ours_s
     P_target = param_count(in_dim, width, target_depth)
     if ours_t is not None and np.isfinite(ours_t):
-        msg = (f"At {where} ($P$ = {P_target:,} weights) our exact NTK took **{ours_t:.2g} s** in float64 on "
+        msg = (f"At {where} (P = {P_target:,} weights) our exact NTK took **{ours_t:.2g} s** in float64 on "
                f"this machine ({os.cpu_count()} shared CPU cores)")
         msg += (f", and Jacobian contraction {row.jacobian_s:.3g} s" if jac_ok else "")
-        msg += (f". The product $JJ^\\top$ alone is {2 * target_n ** 2 * P_target / 1e12:.2g} TFLOP at this size. "
+        msg += (f". The product J J^T alone is {2 * target_n ** 2 * P_target / 1e12:.2g} TFLOP at this size. "
                 "The paper's 'hours' on an A100 is the authors' statement, not our measurement, and the paper "
                 "does not say which data sizes it refers to.")
         return msg
