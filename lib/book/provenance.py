@@ -16,7 +16,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-__all__ = ["run_info", "provenance_line", "kernel_seconds"]
+__all__ = ["run_info", "provenance_line", "profile_text", "kernel_seconds"]
 
 _IMPORTED_AT = time.time()
 
@@ -94,6 +94,25 @@ def run_info(root: str | Path | None = None) -> dict:
         "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
         "gpu": gpu,
     }
+
+
+def profile_text(profile: str) -> str:
+    """``"profile <name>"``, plus ``" with overrides k = v, ..."`` when the pipeline reported ``-p`` overrides.
+
+    Args:
+        profile: the profile name.
+
+    Returns:
+        The text for a figure's settings line.
+    """
+    raw = os.environ.get("NTK_OVERRIDES")
+    try:
+        over = json.loads(raw) if raw else {}
+    except json.JSONDecodeError:
+        over = {"?": raw}
+    if over:
+        return f"profile {profile} with overrides " + ", ".join(f"{k} = {v}" for k, v in over.items())
+    return f"profile {profile}"
 
 
 def provenance_line(profile: str, info: dict | None = None, seconds: float | None = None) -> str:

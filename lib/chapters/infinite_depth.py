@@ -27,6 +27,7 @@ from lib.finite.ntk import empirical_ntk
 from lib.spectra import extreme_eigenvalues
 from lib.finite.geometry import layer_geometry
 from lib.data.pairs import angle_pairs
+from lib.book.provenance import profile_text
 
 __all__ = [
     "log_depths", "g_iterates", "collapse_profile", "finite_collapse", "phi_depth_profile", "fit_rate",
@@ -1374,16 +1375,7 @@ def table_rates_rounded(rates: pd.DataFrame) -> pd.DataFrame:
 
 
 def _profile_text(profile: str) -> str:
-    import json
-    import os
-    raw = os.environ.get("NTK_OVERRIDES")
-    try:
-        over = json.loads(raw) if raw else {}
-    except json.JSONDecodeError:
-        over = {"?": raw}
-    if over:
-        return f"profile {profile} with overrides " + ", ".join(f"{k} = {v}" for k, v in over.items())
-    return f"profile {profile}"
+    return profile_text(profile)
 
 
 def _list(values, unit: str = "") -> str:

@@ -32,6 +32,7 @@ from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 from lib.progress import tqdm
 from lib.spectra import angle_matrix, extreme_eigenvalues, fit_slope, relative_error
+from lib.book.provenance import profile_text
 
 __all__ = [
     "SLOPE_VANISHING", "EXPONENT_TOL", "load_data", "linear_sweep", "gradient_norm_factors",
@@ -771,16 +772,7 @@ def table_paper_vs_book(df: pd.DataFrame, fac: pd.DataFrame) -> pd.DataFrame:
 
 
 def _profile_text(profile: str) -> str:
-    import json
-    import os
-    raw = os.environ.get("NTK_OVERRIDES")
-    try:
-        over = json.loads(raw) if raw else {}
-    except json.JSONDecodeError:
-        over = {"?": raw}
-    if over:
-        return f"profile {profile} with overrides " + ", ".join(f"{k} = {v}" for k, v in over.items())
-    return f"profile {profile}"
+    return profile_text(profile)
 
 
 def _ints(values) -> str:

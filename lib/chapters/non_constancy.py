@@ -41,6 +41,7 @@ from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk, layer_factors
 from lib.spectra import extreme_eigenvalues, fit_slope
 from lib.finite.training import KernelTracker, gd_train
+from lib.book.provenance import profile_text
 
 __all__ = ["glue_values", "PAPER_EXPONENTS", "table_paper_vs_book", "ARCHS", "SUP_DERIV", "FLAT", "check_parameters", "synthetic_regression", "build", "train_tracked",
            "width_sweep", "bottleneck_sweep", "linear_model_sweep", "hessian_sweep", "bottleneck_hessian_sweep",
@@ -1051,16 +1052,7 @@ def check_backward(bw: pd.DataFrame) -> Check:
 # --------------------------------------------------------------------------- the values the prose shows
 
 def _profile_text(profile: str) -> str:
-    import json
-    import os
-    raw = os.environ.get("NTK_OVERRIDES")
-    try:
-        over = json.loads(raw) if raw else {}
-    except json.JSONDecodeError:
-        over = {"?": raw}
-    if over:
-        return f"profile {profile} with overrides " + ", ".join(f"{k} = {v}" for k, v in over.items())
-    return f"profile {profile}"
+    return profile_text(profile)
 
 
 def glue_values(cfg) -> dict[str, str]:
