@@ -270,7 +270,7 @@ def test_browser_check_catches_a_broken_page(browser, tmp_path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig = plt.figure(figsize=(8, 3), dpi=100)  # 800 px wide, shown at 200 px
-    fig.savefig(tmp_path / "wide.png")
+    fig.savefig(tmp_path / "wide.png", dpi=100)  # not rcParams["savefig.dpi"], which other tests may set
     plt.close(fig)
     (tmp_path / "bad.html").write_text(
         '<html><body><img src="missing.png"><span class="math">\\(x\\)</span>'
