@@ -271,14 +271,21 @@ def _norms(ratio_of_L):
     return pd.DataFrame(rows)
 
 
-def test_gradient_norm_reproduced_when_the_ratio_is_one():
+def test_gradient_norm_not_reproduced_when_the_ratio_is_one():
+    # the measured ReLU net: ||grad f||^2 = (L+1)||x||^2, so the paper's (L+1)||x|| is the erratum
     c = S.check_gradient_norm(_norms(lambda L: 1.0), [1, 5])
-    assert c.status == "reproduced" and "over depths [1, 5]" in c.measured and "up to 6." in c.measured
+    assert (c.claim_id, c.part) == ("[LH] Lemma 3.1", "gradient norm")
+    assert c.status == "not reproduced" and "over depths [1, 5]" in c.measured and "up to 6." in c.measured
 
 
-def test_gradient_norm_not_reproduced_with_the_papers_factor():
-    # the paper's ||grad f|| = (L+1)||x|| would make the ratio L+1
-    assert S.check_gradient_norm(_norms(lambda L: L + 1.0), [1, 5]).status == "not reproduced"
+def test_gradient_norm_reproduced_with_the_papers_factor():
+    # a net with the paper's ||grad f|| = (L+1)||x|| would make the ratio L+1
+    assert S.check_gradient_norm(_norms(lambda L: L + 1.0), [1, 5]).status == "reproduced"
+
+
+def test_gradient_norm_caveat_between_and_not_checked_at_depth_0():
+    assert S.check_gradient_norm(_norms(lambda L: (L + 1.0) ** 0.6), [1, 5]).status == "reproduced with caveat"
+    assert S.check_gradient_norm(_norms(lambda L: 1.0).query("depth == 1").assign(depth=0), [0]).status == "not checked"
 
 
 @pytest.fixture(scope="module")

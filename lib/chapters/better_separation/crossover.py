@@ -70,10 +70,9 @@ def check_crossover(cross: pd.DataFrame, mono: pd.DataFrame) -> Check:
     c = cross.set_index("depth")
     mono_ok = bool((mono.increasing_below >= 60).all())
     return Check(
-        "[LH] Fig 1 (phi > theta_in below ~60 deg)",
-        "phi > theta_in for theta_in below about 60 deg, and phi increases with depth there.",
-        "reproduced" if (c.cross > 60).all() and mono_ok else "not reproduced",
-        "Crossover angles (phi = theta_in): " + ", ".join(f"L={L}: {v:.1f} deg" for L, v in c.cross.items())
+        "[LH] Fig 1", part="small angles",
+        status="reproduced" if (c.cross > 60).all() and mono_ok else "not reproduced",
+        measured="Crossover angles (phi = theta_in): " + ", ".join(f"L={L}: {v:.1f} deg" for L, v in c.cross.items())
         + "; phi grows with depth below " + ", ".join(f"{r.increasing_below:.1f} deg (L={r.depth}->{r.next_depth})"
                                                      for r in mono.itertuples()) + ".")
 
@@ -92,7 +91,7 @@ def check_large_angles(cross: pd.DataFrame) -> Check:
     """
     c = cross.set_index("depth")
     return Check(
-        "[LH] Fig 1 (phi > 60 deg for large theta_in)", "For large input angles the gradient angle stays above 60 deg.",
-        "reproduced" if (c.min_phi_above60 > 60).all() else "not reproduced",
-        "Smallest phi over theta_in in [60, 180] deg: " + ", ".join(f"L={L}: {v:.1f}" for L, v in c.min_phi_above60.items())
+        "[LH] Fig 1", part="large angles",
+        status="reproduced" if (c.min_phi_above60 > 60).all() else "not reproduced",
+        measured="Smallest phi over theta_in in [60, 180] deg: " + ", ".join(f"L={L}: {v:.1f}" for L, v in c.min_phi_above60.items())
         + " deg; phi >= 60 deg already for theta_in above " + ", ".join(f"{v:.1f}" for v in c.theta_at_phi60) + " deg.")

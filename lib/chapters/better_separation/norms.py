@@ -50,26 +50,45 @@ def plot_gradient_norm(norms: pd.DataFrame) -> Figure:
 
 
 def check_gradient_norm(norms: pd.DataFrame, depths) -> Check:
-    """Verdict on [LH] Lemma 3.1 (gradient norm): ||grad f(x)||^2 = (L+1)||x||^2 at infinite width.
+    """Verdict on [LH] Lemma 3.1 (gradient norm): the paper's ||grad f(x)|| = (L+1)||x|| for the ReLU net.
 
-    Rule: at the largest width the mean ratio K_xx / ((L+1)|x|^2) by depth must be within 0.1 of 1
-    ("reproduced", else "not reproduced"): finite-width fluctuations of the ratio are O(sqrt(L/m))
-    and 0.1 covers them at the widths run, while the paper's (L+1)^2 would be off by a factor L+1 >= 2.
+    Measurement: at the largest width, the mean q_L = ||grad f(x)||^2 / ||x||^2 = (L+1) * ratio by depth; its
+    exponent p in q_L = (L+1)^p is fitted through L = 0 (least squares in log(L+1), depths >= 1). The
+    paper's statement predicts p = 2; the book's derivation (formulas page) predicts p = 1, so the two
+    differ by 1 in p. Rule as chapter 1's gradient-norm check ([LH] Thm 2.3): "reproduced" when
+    ``|p - 2| < 0.25`` (finite-width fluctuations of q_L are O(sqrt(L/m)), far below a quarter of the gap),
+    "not reproduced" when ``|p - 2| >= 0.5`` (closer to the other prediction), "reproduced with caveat"
+    in between, "not checked" when no depth >= 1 was run. "not reproduced" here is the erratum.
 
     Args:
         norms: from :func:`compute_gradient_norms`.
         depths: the finite-width depths (as listed in the measured sentence).
 
     Returns:
-        The check.
+        The check, claim ``"[LH] Lemma 3.1"``, part ``"gradient norm"``.
     """
     wmax = norms.width.max()
-    big = norms[norms.width == wmax]
-    dev = float(np.abs(big.groupby("depth").ratio.mean() - 1).max())
+    big = norms[(norms.width == wmax)]
+    mean = big.groupby("depth").ratio.mean()
     sd = float(big.groupby("depth").ratio.std().max())
+    pos = mean[mean.index >= 1]
+    if pos.empty:
+        return Check("[LH] Lemma 3.1", status="not checked", part="gradient norm",
+                     measured="Only depth 0 was run.", caveat="no depth >= 1: no exponent can be fitted")
+    x = np.log(pos.index.to_numpy(dtype=float) + 1)
+    y = np.log(pos.to_numpy() * (pos.index.to_numpy(dtype=float) + 1))
+    p = float((x * y).sum() / (x * x).sum())
+    dev = float(np.abs(mean - 1).max())
+    if abs(p - 2) < 0.25:
+        status, caveat = "reproduced", ""
+    elif abs(p - 2) >= 0.5:
+        status, caveat = "not reproduced", ""
+    else:
+        status, caveat = "reproduced with caveat", "the exponent lies between the paper's 2 and the derivation's 1"
     return Check(
-        "[LH] Lemma 3.1 (gradient norm)", "||grad f(x)||^2 = (L+1)||x||^2 for the infinite-width ReLU net.",
-        "reproduced" if dev < 0.1 else "not reproduced",
-        f"At width {wmax}, K_xx / ((L+1)|x|^2) has mean within {dev:.3f} of 1 over depths {list(depths)} "
-        f"(spread over inputs and seeds up to {sd:.3f}); the paper's (L+1)^2 would be off by a factor L+1 up to "
-        f"{max(depths) + 1}.")
+        "[LH] Lemma 3.1", status=status, part="gradient norm", caveat=caveat,
+        measured=f"At width {wmax}, ||grad f||^2 / ||x||^2 grows like (L+1)^p with fitted p = {p:.2f} over depths "
+        f"{list(depths)} (the paper's statement predicts p = 2, the derivation p = 1); K_xx / ((L+1)|x|^2) has mean "
+        f"within {dev:.3f} of 1 (spread over inputs and seeds up to {sd:.3f})"
+        + (f"; the measured norm is ||grad f(x)||^2 = (L+1)||x||^2, so the paper's (L+1)^2||x||^2 is off by a "
+           f"factor L+1 up to {max(depths) + 1}." if abs(p - 1) < 0.25 else "."))
