@@ -256,6 +256,7 @@ def test_separation_onset_caveat_when_the_onset_shrinks_with_width():
     c = S.check_separation_onset(S.separation_onset(fw), fw)
     assert c.claim_id == "[LH] Thm 3.2" and c.status == "reproduced with caveat"
     assert "The onset shrinks" in c.measured and "for 8 of 8 nets" in c.measured
+    assert c.caveat == S.ONSET_CAVEAT  # the best verdict a finite measurement can give (permanent caveat)
 
 
 @pytest.mark.parametrize("onsets, linear", [({64: 1e-3, 256: 1e-2}, False), ({64: 1e-3, 256: 1e-3}, True)])
@@ -368,6 +369,7 @@ def test_app_b_caveat_when_scales_keep_the_separation():
     assert list(summary.index) == list(S.VARIANTS) and "inf_ratio_0.01rad_L3" in summary
     c = S.check_app_b(summary, vb)
     assert c.claim_id == "[LH] App B" and c.status == "reproduced with caveat"
+    assert c.caveat == S.APP_B_CAVEAT  # the best verdict without the paper's own variable (permanent caveat)
 
 
 def test_app_b_not_reproduced_by_a_linear_network_and_not_checked_without_similar_inputs():

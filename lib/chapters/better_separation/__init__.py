@@ -9,11 +9,12 @@ modules, one job each:
 * :mod:`~lib.chapters.better_separation.measure` -- finite-width angles and norms, App. B variants, onset;
 * :mod:`~lib.chapters.better_separation.figure1` -- [LH] Figure 1 and Lemma 3.1 (Eq. 7);
 * :mod:`~lib.chapters.better_separation.small_angles` -- [LH] Thm 3.2 and Cor 3.3;
-* :mod:`~lib.chapters.better_separation.norms` -- [LH] Lemma 3.1 (gradient norm);
+* :mod:`~lib.chapters.better_separation.norms` -- [LH] Lemma 3.1, gradient norm;
 * :mod:`~lib.chapters.better_separation.crossover` -- the 60 deg statements of Sec. 3;
 * :mod:`~lib.chapters.better_separation.activations` -- [LH] Figure 2 (other activations);
 * :mod:`~lib.chapters.better_separation.app_b` -- [LH] App. B;
 * :mod:`~lib.chapters.better_separation.real_data` -- separation of real image pairs (digits, faces).
+* :mod:`~lib.chapters.better_separation.book_text` -- glued prose values, captions, the paper-vs-book table.
 
 ``compute_*`` gather the chapter's data, ``plot_*`` draw its figures, ``check_*`` compute its
 verdicts (:class:`lib.book.results.Check`), ``table_*`` build its tables; everything is re-exported
@@ -30,3 +31,4 @@ from lib.chapters.better_separation.crossover import *  # noqa: F401,F403
 from lib.chapters.better_separation.activations import *  # noqa: F401,F403
 from lib.chapters.better_separation.app_b import *  # noqa: F401,F403
 from lib.chapters.better_separation.real_data import *  # noqa: F401,F403
+from lib.chapters.better_separation.book_text import *  # noqa: F401,F403

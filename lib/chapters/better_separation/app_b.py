@@ -12,7 +12,7 @@ from lib.book.results import Check
 from lib.chapters.better_separation.theory import DEG
 from lib.chapters.better_separation.measure import VARIANTS, _variant_theory
 
-__all__ = ['plot_variants', 'table_variant_summary', 'check_app_b']
+__all__ = ['plot_variants', 'table_variant_summary', 'check_app_b', 'APP_B_CAVEAT']
 
 
 def plot_variants(vb: pd.DataFrame, width: int) -> Figure:
@@ -81,6 +81,11 @@ def table_variant_summary(vb: pd.DataFrame, variants: dict | None = None) -> pd.
 _INVARIANT = ["global scale 0.1", "global scale 10", "layer multipliers 0.5..2"]
 
 
+#: The permanent caveat of :func:`check_app_b`.
+APP_B_CAVEAT = ("the paper's own initialization-scale variable has no surviving formula; only our variations "
+                "that can change angles (per-layer scales, standard parameterization) test the claim")
+
+
 def check_app_b(summary: pd.DataFrame, vb: pd.DataFrame) -> Check:
     """Verdict on [LH] App. B: better separation persists for other initialization scales.
 
@@ -88,8 +93,9 @@ def check_app_b(summary: pd.DataFrame, vb: pd.DataFrame) -> Check:
     when (a) the variations that cannot change angles of a bias-free ReLU net (global scale,
     layer multipliers: positive homogeneity) change phi by less than 1e-9 deg (float64 rounding
     only), and (b) every scale variation keeps phi - theta_in > 0 for theta_in <= 30 deg; else
-    "not reproduced". The caveat is permanent: the paper gives no formula for its variable, so only
-    variations that can change angles test the claim.
+    "not reproduced". The caveat :data:`APP_B_CAVEAT` is permanent: the paper gives no formula for
+    its initialization-scale variable, so its own setting cannot be rerun; of the variations measured,
+    those that cannot change angles test nothing, and those that can are ours, not the paper's.
 
     Args:
         summary: from :func:`table_variant_summary` (first row: the plain net).
@@ -107,10 +113,12 @@ def check_app_b(summary: pd.DataFrame, vb: pd.DataFrame) -> Check:
     lost = [nm for nm in scale_variants if has_similar and summary.loc[nm, "min_gain_deg_below30"] <= 0]
     bias_gain = {nm: summary.loc[nm, "min_gain_deg_below30"] for nm in names if nm.startswith("biases")}
     ratios = summary.filter(like="inf_ratio").to_numpy()
+    status = ("reproduced with caveat" if inv_max < 1e-9 and not lost else "not reproduced") if has_similar \
+        else "not checked"
     return Check(
-        "[LH] App B", "Better separation persists for other initialization scales.",
-        ("reproduced with caveat" if inv_max < 1e-9 and not lost else "not reproduced") if has_similar else "not checked",
-        f"A global weight scale (0.1, 10) and per-layer multipliers change phi by at most {inv_max:.1e} deg (rounding): "
+        "[LH] App B", status=status,
+        caveat={"reproduced with caveat": APP_B_CAVEAT, "not checked": "no input angle <= 30 deg was run"}.get(status, ""),
+        measured=f"A global weight scale (0.1, 10) and per-layer multipliers change phi by at most {inv_max:.1e} deg (rounding): "
         "for bias-free ReLU nets they cannot matter. Variations that can matter change phi by up to "
         + ", ".join(f"{summary.loc[nm, 'max_change_deg']:.1f} deg ({nm})" for nm in changed)
         + (f". For similar inputs (theta_in <= 30 deg) phi - theta_in stays positive under every scale variation (smallest "

@@ -156,7 +156,7 @@ NO_CONVERGENCE_SLOPE = -0.15
 
 
 def check_width_convergence(errs: pd.DataFrame) -> Check:
-    """Verdict on [LH] Lemma 3.1 (Eq. 7): finite ReLU nets approach the infinite-width angle phi(theta_in).
+    """Verdict on [LH] Lemma 3.1, Eq. (7): finite ReLU nets approach the infinite-width angle phi(theta_in).
 
     The errors are phi_m - phi_inf with phi_inf from Eq. (7) (:func:`lib.theory.relu_gradient_angle`).
     If Eq. (7) is the limit, the rms error falls like the O(1/sqrt(m)) Gaussian fluctuations of

@@ -1,4 +1,4 @@
-"""[LH] Lemma 3.1 (gradient norm): ||grad f(x)||^2 = (L+1)||x||^2 at finite width, figure and verdict."""
+"""[LH] Lemma 3.1, gradient norm: ||grad f(x)||^2 = (L+1)||x||^2 at finite width against the paper's (L+1)^2||x||^2, figure and verdict."""
 from __future__ import annotations
 
 
@@ -50,7 +50,7 @@ def plot_gradient_norm(norms: pd.DataFrame) -> Figure:
 
 
 def check_gradient_norm(norms: pd.DataFrame, depths) -> Check:
-    """Verdict on [LH] Lemma 3.1 (gradient norm): the paper's ||grad f(x)|| = (L+1)||x|| for the ReLU net.
+    """Verdict on [LH] Lemma 3.1, gradient norm: the paper's ||grad f(x)|| = (L+1)||x|| for the ReLU net.
 
     Measurement: at the largest width, the mean q_L = ||grad f(x)||^2 / ||x||^2 = (L+1) * ratio by depth; its
     exponent p in q_L = (L+1)^p is fitted through L = 0 (least squares in log(L+1), depths >= 1). The

@@ -14,7 +14,7 @@ from lib.chapters.better_separation.theory import small_angle_table
 from lib.chapters.better_separation.measure import separation_onset
 from lib.chapters.better_separation.figure1 import Grids, ReluSweep
 
-__all__ = ['SmallAngles', 'compute_small_angles', 'plot_small_angles', 'table_separation_onset', 'check_small_angle_law', 'check_separation_onset']
+__all__ = ['SmallAngles', 'compute_small_angles', 'plot_small_angles', 'table_separation_onset', 'check_small_angle_law', 'check_separation_onset', 'ONSET_CAVEAT']
 
 
 @dataclass(frozen=True)
@@ -109,6 +109,11 @@ def table_separation_onset(sa: SmallAngles) -> pd.DataFrame:
     return separation_onset(sa.fw_small, fraction=0.5)
 
 
+#: The permanent caveat of :func:`check_separation_onset` ([LH] Thm 3.2 at finite width).
+ONSET_CAVEAT = ("below the onset angle a finite ReLU net is linear between the two inputs and phi < theta_in; "
+                "the onset falls with the width, so the theorem's width condition is essential")
+
+
 def check_small_angle_law(small: pd.DataFrame, depths) -> Check:
     """Verdict on [LH] Cor 3.3: phi^2 = theta_in^2 + (L/pi) theta_in + o(theta_in) for theta_in = o(1/L).
 
@@ -128,10 +133,8 @@ def check_small_angle_law(small: pd.DataFrame, depths) -> Check:
     worst_law = float(np.abs(tiny.rel_err_law).max())
     at_01 = small[(small.theta_L > 0.05) & (small.theta_L < 0.2)]
     return Check(
-        "[LH] Cor 3.3",
-        "For theta_in = o(1/L), phi^2 = theta_in^2 + (L/pi) theta_in + o(theta_in), so phi ~ sqrt(L theta_in / pi).",
-        "reproduced" if worst_law < 1e-3 else "not reproduced",
-        f"Over depths {list(depths)} and L theta_in <= 1e-3 the exact angle differs from sqrt(theta^2 + L theta/pi) "
+        "[LH] Cor 3.3", status="reproduced" if worst_law < 1e-3 else "not reproduced",
+        measured=f"Over depths {list(depths)} and L theta_in <= 1e-3 the exact angle differs from sqrt(theta^2 + L theta/pi) "
         f"by at most {worst_law:.2g} (relative), an error that falls like L theta_in; near L theta_in = 0.1 it is up to "
         f"{np.abs(at_01.rel_err_law).max():.2g}, so the law needs theta_in well below 1/L.")
 
@@ -143,8 +146,10 @@ def check_separation_onset(sep_tab: pd.DataFrame, fw_small: pd.DataFrame) -> Che
     exist at the largest width, with more than one width run: then "reproduced with caveat" (the
     caveat: below the onset a finite ReLU net is linear between the two inputs, so the gain is lost
     at any fixed width; the theorem's width condition is essential), else "not reproduced".
-    "reproduced" is never returned: the finite-width measurement cannot show the "any small angle"
-    of the theorem.
+    "reproduced" is never returned, and the caveat :data:`ONSET_CAVEAT` is permanent: the theorem's
+    width condition grows without bound as theta_in -> 0, so at any finite width there are input angles
+    below the onset where phi < theta_in; a finite measurement can only show the onset moving down as
+    the width grows, never "phi > theta_in for every small angle".
 
     Args:
         sep_tab: from :func:`table_separation_onset`.
@@ -162,9 +167,9 @@ def check_separation_onset(sep_tab: pd.DataFrame, fw_small: pd.DataFrame) -> Che
     o = onset.fillna(np.inf).to_numpy()
     shrinks = bool((o[1:] <= o[:-1]).all() and np.isfinite(o[-1]).all()) and len(widths) > 1
     return Check(
-        "[LH] Thm 3.2", "For small theta_in, phi > theta_in with high probability once the width is large enough.",
-        "reproduced with caveat" if shrinks else "not reproduced",
-        "Smallest input angle (rad) above which every seed realizes at least half of the infinite-width gain phi - theta_in: "
+        "[LH] Thm 3.2", status="reproduced with caveat" if shrinks else "not reproduced",
+        caveat=ONSET_CAVEAT if shrinks else "",
+        measured="Smallest input angle (rad) above which every seed realizes at least half of the infinite-width gain phi - theta_in: "
         + "; ".join(f"m={m}: " + ", ".join(f"{v:.1e} (L={L})" for L, v in row.items()) for m, row in onset.iterrows())
         + f". Below it the finite net is linear between the two inputs: at theta_in = {t0:.0e}, "
         f"width {max(widths)}, phi / theta_in = {lin_big.r.min():.3f}..{lin_big.r.max():.3f}, so phi < theta_in "
