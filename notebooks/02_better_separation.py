@@ -55,6 +55,7 @@ device = "cpu"                 # "cpu" or "cuda"
 
 # %%
 from IPython.display import Markdown, display
+from myst_nb import glue
 
 from lib.book import params as P
 from lib.book.plotting import show
@@ -79,6 +80,8 @@ if cfg.in_dim < 2:
     raise P.ParameterError("parameter 'in_dim' must be at least 2 (a pair needs two directions)")
 CHAPTER = "02_better_separation"
 grids = S.compute_grids(cfg.grid_step, cfg.fw_step)
+for name, text in S.glue_values(cfg).items():
+    glue(name, text, display=False)
 
 # %% [markdown]
 # ## Inputs at prescribed angles
@@ -87,7 +90,7 @@ grids = S.compute_grids(cfg.grid_step, cfg.fw_step)
 # all inputs have unit norm. The angle $\phi$ of a pair is read from the NTK of all $2k$ inputs as
 # $\arccos\big(K_{12}/\sqrt{K_{11}K_{22}}\big)$.
 
-# %%
+# %% tags=["hide-input"]
 S.table_pair_angles(grids.fw_angles, cfg.in_dim)
 
 # %% [markdown]
@@ -102,14 +105,17 @@ S.table_pair_angles(grids.fw_angles, cfg.in_dim)
 # one sweep of finite nets serves this section, the small-angle study and the gradient-norm check
 sweep = S.compute_relu_sweep(grids, cfg.theory_depths, cfg.widths, cfg.fw_depths, cfg.seeds, d=cfg.in_dim,
                              device=cfg.device)
-fig = S.plot_gradient_angle(sweep)
-show(fig)
+
+# %% tags=["hide-input"]
+show(S.plot_gradient_angle(sweep))
 
 # %% [markdown]
 # *Figure 2.1. Left: model gradient angle against input angle; lines from `lib.theory.relu_gradient_angle`,
 # markers from finite networks. Right: finite-width error against width. Drawn by
 # `lib.chapters.better_separation.plot_gradient_angle` from
 # `lib.chapters.better_separation.relu_theory_curves`, `finite_width_angles` and `width_errors`.*
+#
+# {glue:text}`fig2_1`
 
 # %%
 display(Markdown(record(CHAPTER, S.check_width_convergence(sweep.errs),
@@ -129,18 +135,25 @@ display(Markdown(record(CHAPTER, S.check_width_convergence(sweep.errs),
 
 # %%
 small = S.compute_small_angles(sweep, grids, cfg.small_depths)
-fig = S.plot_small_angles(small)
-show(fig)
+
+# %% tags=["hide-input"]
+show(S.plot_small_angles(small))
 
 # %% [markdown]
 # *Figure 2.2. Left: exact infinite-width $\phi$ (solid), the law $\sqrt{L\theta_{in}/\pi}$ (dotted) and
 # finite-width angles (squares). Right: relative error of $\sqrt{\theta_{in}^2 + L\theta_{in}/\pi}$. Drawn by
 # `lib.chapters.better_separation.plot_small_angles` from `lib.chapters.better_separation.small_angle_table`
 # and `finite_width_angles`.*
+#
+# {glue:text}`fig2_2`
 
 # %%
 sep_tab = S.table_separation_onset(small)
+
+# %% tags=["hide-input"]
 display(sep_tab)
+
+# %%
 display(Markdown(record(CHAPTER, S.check_small_angle_law(small.small, cfg.small_depths),
                         section="Small input angles", profile=cfg.profile)))
 display(Markdown(record(CHAPTER, S.check_separation_onset(sep_tab, small.fw_small),
@@ -148,15 +161,17 @@ display(Markdown(record(CHAPTER, S.check_separation_onset(sep_tab, small.fw_smal
 
 # %% [markdown]
 # ## Real image pairs: digits and faces
-# The pairs above sit at prescribed angles. Real data have their own: every pair of `real_n`
+# The pairs above sit at prescribed angles. Real data have their own: every pair of {glue:text}`real_n`
 # images of scikit-learn's digits {cite}`sklearn` (64 pixels) and of scikit-image's faces (200
 # images of $25\times25$ pixels from Labeled Faces in the Wild, faces and non-face patches, pixels
-# in $[-1, 1]$), each scaled to unit norm, is one input pair. For ReLU nets of width `real_width`
-# we read $\phi$ of every pair from the exact NTK and compare it with $\theta_{in}$ and with
+# in $[-1, 1]$), each scaled to unit norm, is one input pair ({glue:text}`real_pairs` pairs per set). For ReLU
+# nets of width {glue:text}`real_width` we read $\phi$ of every pair from the exact NTK and compare it with $\theta_{in}$ and with
 # Eq. (7) at the same $\theta_{in}$. The verdict is on the similar pairs ($\theta_{in} \le 60^\circ$).
 
 # %%
 real = S.compute_real_pairs(cfg.real_data, cfg.real_depths, cfg.real_width, cfg.seeds, cfg.real_n, device=cfg.device)
+
+# %% tags=["hide-input"]
 display(S.table_real_pairs(real).round(3))
 show(S.plot_real_pairs(real))
 
@@ -165,6 +180,8 @@ show(S.plot_real_pairs(real))
 # per pair and depth) with the infinite-width angle of Eq. (7). Drawn by
 # `lib.chapters.better_separation.real_data.plot_real_pairs` from
 # `lib.chapters.better_separation.real_data.compute_real_pairs`.*
+#
+# {glue:text}`fig2_7`
 
 # %%
 for name in cfg.real_data:
@@ -180,13 +197,16 @@ for name in cfg.real_data:
 
 # %%
 norms = S.compute_gradient_norms(sweep.fw_all)
-fig = S.plot_gradient_norm(norms)
-show(fig)
+
+# %% tags=["hide-input"]
+show(S.plot_gradient_norm(norms))
 
 # %% [markdown]
 # *Figure 2.3. Squared gradient norm over $(L+1)\|x\|^2$ (mean and standard deviation over inputs and seeds).
 # Drawn by `lib.chapters.better_separation.plot_gradient_norm` from the `sq_ratio` columns of
 # `lib.chapters.better_separation.finite_width_angles`.*
+#
+# {glue:text}`fig2_3`
 
 # %%
 display(Markdown(record(CHAPTER, S.check_gradient_norm(norms, cfg.fw_depths),
@@ -202,15 +222,26 @@ display(Markdown(record(CHAPTER, S.check_gradient_norm(norms, cfg.fw_depths),
 
 # %%
 cross, mono = S.compute_crossovers(sweep.depths, grids.grid)
+
+# %% tags=["hide-input"]
 display(cross.round(2))
 display(mono.round(2))
-fig = S.plot_crossover(sweep.theory, cross)
-show(fig)
+show(S.plot_crossover(sweep.theory, cross))
 
 # %% [markdown]
 # *Figure 2.4. $\phi - \theta_{in}$ against $\theta_{in}$ at infinite width; the dots mark the crossover angles
 # of the table above. Drawn by `lib.chapters.better_separation.plot_crossover` from
 # `lib.chapters.better_separation.crossover_table`.*
+#
+# {glue:text}`fig2_4`
+#
+# **[LH] Figure 1: the paper vs this book.** The paper prints no numbers for Figure 1; its text states
+# three values read off the figure (crossover near $60^\circ$, growth with depth below $60^\circ$, $\phi$
+# above $60^\circ$ for large $\theta_{in}$). The table sets them against the exact infinite-width angles
+# above; the rule column is the verdict rule of the two checks below.
+
+# %% tags=["hide-input"]
+display(S.table_figure1_vs_paper(cross, mono))
 
 # %%
 display(Markdown(record(CHAPTER, S.check_crossover(cross, mono), section="Crossover angles", profile=cfg.profile)))
@@ -224,19 +255,22 @@ display(Markdown(record(CHAPTER, S.check_large_angles(cross), section="Crossover
 # version *is* the tanh of Eq. (1)). ReLU$^2$ has the variance map $q \mapsto q^2$ with an unstable fixed
 # point at 1, so finite-width norm fluctuations grow doubly exponentially with depth: deep ReLU$^2$ nets
 # overflow float64 and are left out (the verdict counts them). Lines: the infinite-width NTK recursion of `lib.theory.gradient_angle`
-# (the formulas page, book/formulas.md); markers: finite width `act_width`.
+# (the formulas page, book/formulas.md); markers: finite width {glue:text}`act_width`.
 
 # %%
 acts = S.compute_other_activations(grids, cfg.activations, cfg.act_depths, cfg.act_width, cfg.seeds, d=cfg.in_dim,
                                    device=cfg.device)
-fig = S.plot_other_activations(acts)
-show(fig)
+
+# %% tags=["hide-input"]
+show(S.plot_other_activations(acts))
 
 # %% [markdown]
 # *Figure 2.5. Gradient angle against input angle for other activations: infinite width (lines) and finite
 # width (markers, mean and range over seeds); dashed: the linear network, dotted: $90^\circ$. Drawn by
 # `lib.chapters.better_separation.plot_other_activations` from `lib.chapters.better_separation.theory_phi`
 # (via `lib.theory.gradient_angle`) and `finite_width_angles`.*
+#
+# {glue:text}`fig2_5`
 #
 # For an odd activation (tanh) $f(-x) = -f(x)$, so $\nabla f(-x) = -\nabla f(x)$ and $\phi = 180^\circ$ at
 # $\theta_{in} = 180^\circ$ at every depth and width: antipodal inputs stay antipodal.
@@ -261,24 +295,31 @@ display(Markdown(record(CHAPTER, S.check_other_activations(acts), section="Figur
 #   weights the hidden layers by $m/c$ against the first, so as $m\to\infty$ the first layer drops out;
 # - **biases** add kernels and change $\phi$ (no infinite-width formula is computed here).
 #
-# We measure each variation (`lib.finite.variants.VariantMLP`) at width `appb_width` on the same inputs and
+# We measure each variation (`lib.finite.variants.VariantMLP`) at width {glue:text}`appb_width` on the same inputs and
 # seeds as the plain net, and compare with the infinite-width weighted formula
 # (`lib.finite.variants.relu_weighted_gradient_angle`).
 
 # %%
 vb = S.variant_angles(grids.fw_angles, cfg.appb_depths, cfg.appb_width, cfg.seeds, d=cfg.in_dim, device=cfg.device)
-fig = S.plot_variants(vb, cfg.appb_width)
-show(fig)
+
+# %% tags=["hide-input"]
+show(S.plot_variants(vb, cfg.appb_width))
 
 # %% [markdown]
 # *Figure 2.6. Gradient angles of the App. B variations (markers: mean over seeds at finite width; lines:
 # infinite-width weighted formula where one exists). The first four variations coincide exactly. Drawn by
 # `lib.chapters.better_separation.plot_variants` from `lib.chapters.better_separation.variant_angles` and
 # `lib.finite.variants`.*
+#
+# {glue:text}`fig2_6`
 
 # %%
 summary = S.table_variant_summary(vb)
+
+# %% tags=["hide-input"]
 display(summary.round(4))
+
+# %%
 display(Markdown(record(CHAPTER, S.check_app_b(summary, vb), section="App. B", profile=cfg.profile)))
 
 # %% tags=["hide-input"]
