@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, palette, slope_guide, value_ticks
@@ -109,7 +110,12 @@ def compute_relu_sweep(grids: Grids, theory_depths, widths, fw_depths, seeds: in
 
 
 def _depth_colors(depths) -> dict:
-    return dict(zip(depths, palette(len(depths))))
+    # depth is ordinal: beyond three depths the categorical palette has near-identical oranges, so use
+    # viridis (colour-blind safe, monotone in lightness), stopping before its pale yellow end
+    n = len(depths)
+    if n <= 3:
+        return dict(zip(depths, palette(n)))
+    return dict(zip(depths, [tuple(c) for c in plt.get_cmap("viridis")(np.linspace(0.0, 0.85, n))]))
 
 
 def plot_gradient_angle(sweep: ReluSweep) -> Figure:
@@ -138,7 +144,7 @@ def plot_gradient_angle(sweep: ReluSweep) -> Figure:
     ax.plot([], [], "o", color="0.4", label=f"finite width m={wmax}")
     ax.set(xlabel=r"input angle $\theta_{in}$ (deg)", ylabel=r"gradient angle $\phi$ (deg)", xlim=(0, 180),
            ylim=(0, 180), title="[LH] Figure 1: infinite width and finite width")
-    ax.legend(loc="upper left", ncol=2)
+    ax.legend(loc="upper left", ncol=2, fontsize="x-small")
     ax = axs[0, 1]
     for L in fw_depths:
         e = errs[errs.depth == L]

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from lib.book.plotting import figure, palette
+from lib.book.plotting import figure, palette, value_ticks
 from lib.book.results import Check
 
 __all__ = ['compute_gradient_norms', 'plot_gradient_norm', 'check_gradient_norm']
@@ -45,7 +45,8 @@ def plot_gradient_norm(norms: pd.DataFrame) -> Figure:
     ax.plot(Ls, Ls + 1.0, "k:", label=r"$(L+1)^2\|x\|^2$ (paper's statement)")
     ax.set(xscale="log", yscale="log", xlabel="depth L", ylabel=r"$\|\nabla f(x)\|^2 / ((L+1)\|x\|^2)$",
            title="ReLU gradient norm")
-    ax.legend()
+    value_ticks(ax, Ls)
+    ax.legend(fontsize="small")
     return fig
 
 

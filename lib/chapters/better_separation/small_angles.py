@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from lib.book.plotting import figure, palette, slope_guide
+from lib.book.plotting import figure, slope_guide
 from lib.book.results import Check
 from lib.chapters.better_separation.theory import small_angle_table
 from lib.chapters.better_separation.measure import separation_onset
-from lib.chapters.better_separation.figure1 import Grids, ReluSweep
+from lib.chapters.better_separation.figure1 import Grids, ReluSweep, _depth_colors
 
 __all__ = ['SmallAngles', 'compute_small_angles', 'plot_small_angles', 'table_separation_onset', 'check_small_angle_law', 'check_separation_onset', 'ONSET_CAVEAT']
 
@@ -69,7 +69,7 @@ def plot_small_angles(sa: SmallAngles) -> Figure:
     wmax = fw_small.width.max()
     fig, axs = figure(ncols=2)
     ax = axs[0, 0]
-    cs = palette(len(sa.depths))
+    cs = list(_depth_colors(sa.depths).values())
     for c, L in zip(cs, sa.depths):
         s = small[small.depth == L]
         ax.loglog(s.theta, s.phi, color=c, label=f"exact, L={L}")
@@ -84,7 +84,8 @@ def plot_small_angles(sa: SmallAngles) -> Figure:
     ax.loglog(sa.thetas, sa.thetas, "k--", label=r"linear: $\phi=\theta_{in}$")
     ax.plot([], [], "k:", label=r"$\sqrt{L\theta_{in}/\pi}$")
     ax.set(xlabel=r"$\theta_{in}$ (rad)", ylabel=r"$\phi$ (rad)", title="Small-angle law [LH] Cor 3.3")
-    ax.legend(fontsize="x-small")
+    ax.set_ylim(bottom=min(sa.thetas) / 30)  # room under the data for the legend (lower right is empty)
+    ax.legend(loc="lower right", fontsize="xx-small")
     ax = axs[0, 1]
     for c, L in zip(cs, sa.depths):
         s = small[small.depth == L]
