@@ -104,11 +104,17 @@ CLAIMS: tuple[Claim, ...] = (
           "$\\|\\nabla f(x)\\| = (L+1)\\|x\\|$ and $\\cos\\phi = \\frac{1}{L+1}\\sum_{l=0}^{L} \\cos\\theta^{(l)} "
           "\\prod_{l'=l}^{L-1}(1 - \\theta^{(l')}/\\pi)$ (Eq. 7), with embedding angles "
           "$\\theta^{(l)} = g^l(\\theta_{in})$.", "Sec. 3",
-          checked_by=("better_separation.check_width_convergence", "better_separation.check_gradient_norm")),
+          checked_by=("better_separation.check_width_convergence", "better_separation.check_gradient_norm"),
+          parts=(("Eq. 7", "$\\cos\\phi = \\frac{1}{L+1}\\sum_{l=0}^{L} \\cos\\theta^{(l)} "
+                  "\\prod_{l'=l}^{L-1}(1 - \\theta^{(l')}/\\pi)$ (Eq. 7)"),
+                 ("gradient norm", "$\\|\\nabla f(x)\\| = (L+1)\\|x\\|$"))),
     Claim("[LH] Fig 1", "The gradient angle $\\phi$ exceeds $\\theta_{in}$ for input angles below about "
           "$60^\\circ$ and grows with depth; for large input angles $\\phi$ stays large (above about "
           "$60^\\circ$): non-similar data never become similar.", "Sec. 3",
-          checked_by=("better_separation.check_crossover", "better_separation.check_large_angles")),
+          checked_by=("better_separation.check_crossover", "better_separation.check_large_angles"),
+          parts=(("small angles", "$\\phi$ exceeds $\\theta_{in}$ for input angles below about $60^\\circ$ and "
+                  "grows with depth"),
+                 ("large angles", "for large input angles $\\phi$ stays above about $60^\\circ$"))),
     Claim("[LH] Thm 3.2", "For a small input angle $\\theta_{in}$, a wide ReLU network has $\\phi > \\theta_{in}$ "
           "with high probability over the initialization, and $\\phi$ increases with the depth $L$.", "Sec. 3",
           checked_by=("better_separation.check_separation_onset", "better_separation.check_real_pairs")),
@@ -127,7 +133,10 @@ CLAIMS: tuple[Claim, ...] = (
           "small.", "Sec. 3", verdict_of=("[LH] Thm 3.5",)),
     Claim("[LH] Fig 2", "Better separation also holds for ReLU$^2$, GeLU and tanh: $\\phi > \\theta_{in}$ for "
           "small input angles, larger for deeper networks, and $\\phi \\to 90^\\circ$ as $L \\to \\infty$.", "Sec. 3",
-          checked_by=("better_separation.check_other_activations", "infinite_depth.check_phi_90")),
+          checked_by=("better_separation.check_other_activations", "infinite_depth.check_phi_90"),
+          parts=(("better separation", "$\\phi > \\theta_{in}$ for small input angles, larger for deeper "
+                  "networks, for ReLU$^2$, GeLU and tanh"),
+                 ("phi -> 90 deg", "$\\phi \\to 90^\\circ$ as $L \\to \\infty$"))),
     # ---- [LH] Section 4: better conditioning
     Claim("[LH] Prop 4.1", "If two rows of a full-row-rank $B$ are at a small angle $\\phi$ and every row norm "
           "is in $[c, C]$, then $\\lambda_{min}(BB^T) = O(\\phi^2)$ and $\\kappa(BB^T) = \\Omega(1/\\phi^2)$.",
