@@ -27,7 +27,7 @@ def glue_values(cfg, n_small: int = 12) -> dict[str, str]:
             ``widths``, ``fw_depths``, ``seeds``, ``in_dim``, ``small_depths``, ``activations``, ``act_depths``,
             ``act_width``, ``appb_depths``, ``appb_width``, ``real_data``, ``real_n``, ``real_depths``,
             ``real_width``).
-        n_small: the number of log-spaced small input angles (:func:`lib.chapters.better_separation.compute_grids`).
+        n_small: the number of log-spaced small input angles (:func:`lib.chapters.better_separation.figure1.compute_grids`).
 
     Returns:
         ``{name: text}``: ``fig2_1`` ... ``fig2_7`` and the prose values ``real_n``, ``real_width``,
@@ -77,11 +77,11 @@ def table_figure1_vs_paper(cross: pd.DataFrame, mono: pd.DataFrame) -> pd.DataFr
     The paper prints no numbers for Figure 1; its text (Sec. 3) states three qualitative values read off
     the figure: phi > theta_in for theta_in below about 60 deg, phi larger for deeper nets there, and
     phi above 60 deg for theta_in above 60 deg. Those are the "paper" column; "ours" comes from
-    :func:`lib.chapters.better_separation.crossover_table` and ``depth_monotonicity``; the rule column is
-    the rule of :func:`lib.chapters.better_separation.check_crossover` / ``check_large_angles``.
+    :func:`lib.chapters.better_separation.theory.crossover_table` and ``depth_monotonicity``; the rule column is
+    the rule of :func:`lib.chapters.better_separation.crossover.check_crossover` / ``check_large_angles``.
 
     Args:
-        cross: from :func:`lib.chapters.better_separation.compute_crossovers` (columns depth, cross,
+        cross: from :func:`lib.chapters.better_separation.crossover.compute_crossovers` (columns depth, cross,
             min_phi_above60, theta_at_phi60).
         mono: the depth-monotonicity table of the same call (columns depth, next_depth, increasing_below).
 
