@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Claim", "CLAIMS", "PAPERS", "LEGACY_IDS", "claim_by_id", "resolve_claim_id", "match_claim",
+__all__ = ["Claim", "CLAIMS", "PAPERS", "claim_by_id", "resolve_claim_id", "match_claim",
            "claims_of"]
 
 #: The papers, by tag; ``"book"`` tags the book's own targets.
@@ -303,27 +303,6 @@ CLAIMS: tuple[Claim, ...] = (
           checked_by=("performance.check_throughput",)),
 )
 
-#: Free-form ids chapters recorded before the registry, mapped to (registry id, part). Only for the
-#: transition: a chapter should record ``Check(<registry id>, ..., part=...)``.
-LEGACY_IDS: dict[str, tuple[str, str]] = {
-    "[LH] Thm 2.3 (gradient norm)": ("[LH] Thm 2.3", "gradient norm"),
-    "[LH] Cor 2.4 (kernel)": ("[LH] Cor 2.4", "kernel"),
-    "[LH] Cor 2.4 (conditioning)": ("[LH] Cor 2.4", "conditioning"),
-    "[LH] Lemma 3.1 (Eq. 7)": ("[LH] Lemma 3.1", "Eq. 7"),
-    "[LH] Lemma 3.1 (gradient norm)": ("[LH] Lemma 3.1", "gradient norm"),
-    "[LH] Fig 1 (phi > theta_in below ~60 deg)": ("[LH] Fig 1", "small angles"),
-    "[LH] Fig 1 (phi > 60 deg for large theta_in)": ("[LH] Fig 1", "large angles"),
-    "[LH] Fig 2 (better separation)": ("[LH] Fig 2", "better separation"),
-    "[LH] Fig 2 (phi -> 90 deg)": ("[LH] Fig 2", "phi -> 90 deg"),
-    "[LH] Fig 3 (infinite-width prediction)": ("[LH] Fig 3", "infinite-width prediction"),
-    "[LH] Figure 4": ("[LH] Fig 4", ""),
-    "[LH] Sec. 5 (worst-case rates)": ("[LH] Eq 9", ""),
-    "[LZB] Thm 3.2 (kernel)": ("[LZB] Remark 3.5", ""),
-    "[LZB] Thm 3.2 (Hessian)": ("[LZB] Thm 3.2", ""),
-    "[LZB] Sec. 4 (non-linear output)": ("[LZB] Fig 1", ""),
-    "[LZB] Sec. 4 (bottleneck)": ("[LZB] Fig 2", ""),
-}
-
 _INDEX: dict[str, Claim] = {c.claim_id: c for c in CLAIMS}
 
 
@@ -331,7 +310,7 @@ def claim_by_id(claim_id: str) -> Claim:
     """The registry entry with this exact id.
 
     Args:
-        claim_id: a registry id such as ``"[LH] Thm 2.3"`` (a legacy id of :data:`LEGACY_IDS` is accepted).
+        claim_id: a registry id such as ``"[LH] Thm 2.3"``.
 
     Returns:
         The :class:`Claim`.
@@ -344,7 +323,7 @@ def claim_by_id(claim_id: str) -> Claim:
 
 
 def resolve_claim_id(claim_id: str) -> tuple[str, str]:
-    """(registry id, part) for an id a check records: a registry id as is, a legacy id via :data:`LEGACY_IDS`.
+    """(registry id, part) for an id a check records: only registry ids are accepted, with no part.
 
     Args:
         claim_id: the id.
@@ -353,18 +332,16 @@ def resolve_claim_id(claim_id: str) -> tuple[str, str]:
         The registry id and the part label (``""`` for a registry id).
 
     Raises:
-        KeyError: the id is neither a registry id nor a listed legacy id.
+        KeyError: the id is not a registry id (the message lists the known ids).
     """
     if claim_id in _INDEX:
         return claim_id, ""
-    if claim_id in LEGACY_IDS:
-        return LEGACY_IDS[claim_id]
     raise KeyError(f"{claim_id!r} is not a claim id of lib.book.claims.CLAIMS; add the claim there or use one "
                    f"of: {', '.join(repr(c.claim_id) for c in CLAIMS)}")
 
 
 def match_claim(claim_id: str) -> Claim | None:
-    """The registry claim a recorded id belongs to (exact id or legacy id), or None."""
+    """The registry claim a recorded id names, or None (e.g. a record of an older run)."""
     try:
         return claim_by_id(claim_id)
     except KeyError:

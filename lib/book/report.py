@@ -243,8 +243,8 @@ def overall_status(records: list[dict]) -> str:
 def build_rows(records: list[dict], claims: tuple[Claim, ...] = CLAIMS) -> tuple[list[ClaimRow], list[ClaimRow]]:
     """(one row per registry claim in paper order, one row per recorded id not in the registry).
 
-    A record is matched by its exact registry id (or a legacy id of :data:`lib.book.claims.LEGACY_IDS`,
-    whose part it takes); anything else is listed apart, never dropped. A claim with
+    A record is matched by its exact registry id; anything else (e.g. a record of an older run under a
+    retired id) is listed apart, never dropped. A claim with
     :attr:`lib.book.claims.Claim.verdict_of` and no record of its own takes the verdicts of those claims.
 
     Args:

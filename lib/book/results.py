@@ -61,15 +61,11 @@ class Check:
     """The outcome of one verdict check of a chapter (a ``check_*`` function in :mod:`lib.chapters`).
 
     Write ``Check("[LH] Thm 2.3", status="reproduced", measured="...", part="norms and angles")``:
-    the claim's statement comes from the registry :data:`lib.book.claims.CLAIMS`. An id the
-    registry does not know raises :class:`KeyError` naming the known ids. The historical positional
-    form ``Check(claim_id, claim, status, measured)`` still works during the transition: a free-form
-    id that :data:`lib.book.claims.LEGACY_IDS` lists is mapped to its registry id and part, and the
-    retyped ``claim`` sentence is ignored (the registry's statement is recorded).
+    the claim's statement is written once, in the registry :data:`lib.book.claims.CLAIMS`, and never
+    retyped by a check. An id the registry does not know raises :class:`KeyError` naming the known ids.
 
     Attributes:
-        claim_id: a registry id, e.g. ``"[LH] Thm 2.3"`` (or, during the transition, a listed legacy id).
-        claim: ignored legacy sentence (the registry's statement is used); leave it empty.
+        claim_id: a registry id, e.g. ``"[LH] Thm 2.3"``.
         status: one of :data:`VERDICTS`, computed from the measurement.
         measured: the measured numbers that settle it, in one sentence.
         part: which part of the claim this check settles (``""`` for the whole claim).
@@ -79,7 +75,6 @@ class Check:
     """
 
     claim_id: str
-    claim: str | None = None
     status: str = ""
     measured: str = ""
     part: str = ""
@@ -92,13 +87,11 @@ class Check:
         if self.status == "inconclusive" and not self.caveat.strip():
             raise ValueError(f"{self.claim_id}: an 'inconclusive' verdict must name the deviation from the "
                              "paper's size or protocol (caveat=...)")
-        cid, part = resolve_claim_id(self.claim_id)  # KeyError for an unknown id
-        if part and not self.part:
-            object.__setattr__(self, "part", part)
+        resolve_claim_id(self.claim_id)  # KeyError for an unknown id
 
     @property
     def registry_id(self) -> str:
-        """The registry id (equal to :attr:`claim_id` unless that is a legacy id)."""
+        """The registry id (:attr:`claim_id`, checked against the registry)."""
         from lib.book.claims import resolve_claim_id
         return resolve_claim_id(self.claim_id)[0]
 
@@ -177,14 +170,13 @@ def _key(claim_id: str, part: str) -> str:
     return f"{claim_id} ({part})" if part else claim_id
 
 
-def verdict(chapter: str, claim_id: str, claim: str | None = None, status: str = "", measured: str = "",
+def verdict(chapter: str, claim_id: str, status: str = "", measured: str = "",
             section: str | None = None, profile: str | None = None, part: str = "", caveat: str = "") -> str:
     """Record the verdict on one claim and return it as a Markdown sentence.
 
     Args:
         chapter: notebook stem, e.g. ``"01_linear_baseline"``.
         claim_id: a registry id, e.g. ``"[LH] Thm 2.3"`` (see :class:`Check`).
-        claim: ignored legacy sentence; the registry's statement is recorded.
         status: one of :data:`VERDICTS`.
         measured: the measured numbers that settle it, in one sentence.
         section: the heading (anchor text) of the chapter section that checks it.
@@ -196,7 +188,7 @@ def verdict(chapter: str, claim_id: str, claim: str | None = None, status: str =
         ``"**Verdict (id): status.** measured"``, with the caveat and, for a run with overrides
         or outside the pipeline, its provenance.
     """
-    return record(chapter, Check(claim_id, claim, status, measured, part=part, caveat=caveat),
+    return record(chapter, Check(claim_id, status, measured, part=part, caveat=caveat),
                   section=section, profile=profile)
 
 

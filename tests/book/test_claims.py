@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from lib.book.claims import CLAIMS, LEGACY_IDS, PAPERS, claim_by_id, claims_of, match_claim, resolve_claim_id
+from lib.book.claims import CLAIMS, PAPERS, claim_by_id, claims_of, match_claim, resolve_claim_id
 
 #: Every numbered theorem, lemma, corollary, proposition, remark with content, figure and table of [LH]
 #: (main text and appendices, as the final version numbers them), and the implications of its Sec. 5.
@@ -66,9 +66,10 @@ def test_borrowed_verdicts_point_at_checked_claims_without_cycles():
             assert target.claim_id != c.claim_id and not target.verdict_of, (c.claim_id, other)
 
 
-def test_legacy_ids_map_to_registry_ids():
-    for old, (new, part) in LEGACY_IDS.items():
-        assert claim_by_id(new).claim_id == new and resolve_claim_id(old) == (new, part)
+def test_only_registry_ids_resolve():
+    assert resolve_claim_id("[LH] Thm 2.3") == ("[LH] Thm 2.3", "")
+    with pytest.raises(KeyError, match="not a claim id"):
+        resolve_claim_id("[LH] Thm 2.3 (gradient norm)")  # a free-form id: the part goes in Check(part=...)
 
 
 @pytest.mark.parametrize("claim", [c for c in CLAIMS if c.checked_by], ids=lambda c: c.claim_id)
@@ -78,8 +79,9 @@ def test_named_checks_exist(claim):
         assert callable(getattr(importlib.import_module(f"lib.chapters.{mod}"), fn, None)), name
 
 
-#: Chapters whose checks already record registry ids (the others still use LEGACY_IDS).
-MIGRATED = ("linear_baseline", "infinite_depth", "non_constancy")
+#: Every chapter's checks record registry ids.
+MIGRATED = ("linear_baseline", "better_separation", "conditioning", "infinite_depth", "non_constancy",
+            "optimization", "performance")
 
 
 @pytest.mark.parametrize("claim", [c for c in CLAIMS if any(n.split(".")[0] in MIGRATED for n in c.checked_by)],
@@ -97,3 +99,27 @@ def test_migrated_checks_record_the_registry_id(claim):
         templates = re.findall(r'f"(\[[A-Z]+\] [^"{]*)\{', src)  # e.g. f"[LH] Lemma {lemma}"
         assert f'"{claim.claim_id}"' in src or any(claim.claim_id.startswith(t) for t in templates), \
             f"{name} does not record {claim.claim_id!r}"
+
+
+def _check_calls_with_a_sentence(src: str) -> list[int]:
+    """Lines of ``Check(...)`` calls whose second positional argument is a string that is not a verdict."""
+    import ast
+    from lib.book.results import VERDICTS
+    bad = []
+    for node in ast.walk(ast.parse(src)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Check" and len(node.args) >= 2:
+            a = node.args[1]
+            if isinstance(a, ast.JoinedStr) or (isinstance(a, ast.Constant) and a.value not in VERDICTS):
+                bad.append(node.lineno)
+    return bad
+
+
+def test_no_check_retypes_a_claim_statement():
+    """The statement is written once, in the registry: no check passes a sentence of its own."""
+    from pathlib import Path
+    root = Path(importlib.import_module("lib").__file__).parent / "chapters"
+    found = {str(p): _check_calls_with_a_sentence(p.read_text()) for p in root.rglob("*.py")}
+    assert not {p: lines for p, lines in found.items() if lines}
+    # counterfactual: the old positional form is caught
+    assert _check_calls_with_a_sentence('Check("[LH] Thm 3.2", "For small theta_in ...", "reproduced", "m")') == [1]
+    assert _check_calls_with_a_sentence('Check("[LH] Thm 3.2", "reproduced", "m")') == []

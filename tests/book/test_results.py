@@ -32,9 +32,13 @@ def test_unknown_id_is_a_clear_error():
         Check("[LH] Thm 9.9", status="reproduced", measured="m")
 
 
-def test_legacy_positional_form_maps_to_the_registry_id_and_part():
-    c = Check("[LH] Cor 2.4 (kernel)", "a retyped sentence", "reproduced", "m")
-    assert (c.registry_id, c.part) == ("[LH] Cor 2.4", "kernel")
+def test_free_form_ids_and_retyped_sentences_are_refused():
+    with pytest.raises(KeyError, match="not a claim id"):
+        Check("[LH] Cor 2.4 (kernel)", status="reproduced", measured="m")  # the id is "[LH] Cor 2.4", part="kernel"
+    with pytest.raises(ValueError, match="status must be one of"):
+        Check("[LH] Cor 2.4", "a retyped claim sentence", "reproduced", "m")  # the statement lives in the registry
+    c = Check("[LH] Cor 2.4", "reproduced", "m", part="kernel")
+    assert (c.registry_id, c.part, c.statement) == ("[LH] Cor 2.4", "kernel", claim_by_id("[LH] Cor 2.4").statement)
 
 
 def test_bad_status_and_unnamed_inconclusive_are_errors():
@@ -79,8 +83,8 @@ def test_parts_are_separate_records_and_a_rerun_replaces_a_part(results):
     assert [(r["part"], r["status"]) for r in rows] == [("kernel", "not reproduced"), ("conditioning", "reproduced")]
 
 
-def test_verdict_function_still_works_for_old_callers(results):
-    s = verdict("99_x", "[LH] Thm 3.2", "claim", "reproduced with caveat", "numbers", caveat="width 512 only")
+def test_verdict_function_records_a_registry_id(results):
+    s = verdict("99_x", "[LH] Thm 3.2", "reproduced with caveat", "numbers", caveat="width 512 only")
     assert s.startswith("**Verdict ([LH] Thm 3.2): reproduced with caveat.** *Width 512 only.* numbers")
     with pytest.raises(KeyError):
-        verdict("99_x", "[LH] Thm 9", "claim", "reproduced", "numbers")
+        verdict("99_x", "[LH] Thm 9", "reproduced", "numbers")

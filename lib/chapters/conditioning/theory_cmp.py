@@ -106,7 +106,7 @@ def check_theory_prediction(cmp: pd.DataFrame, width: int) -> Check:
     dev = cmp.angle_rel_dev.max()
     status = "reproduced" if dev < tol else "reproduced with caveat" if dev < loose else "not reproduced"
     return Check(
-        "[LH] Fig 3 (infinite-width prediction)", status=status,
+        "[LH] Fig 3", part="infinite-width prediction", status=status,
         caveat=f"deviation above 5/sqrt(m) = {tol:.2g} but below 15/sqrt(m)" if status == "reproduced with caveat" else "",
         measured=f"Measured ReLU phi_min is within {cmp.angle_rel_dev.median():.2g} (median) and {dev:.2g} "
         f"(max, {worst.dataset} L={worst.depth}) relative of the prediction (tolerance 5/sqrt(m) = {tol:.2g}); the "
