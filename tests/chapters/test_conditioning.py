@@ -134,15 +134,33 @@ def test_checks_on_the_small_real_sweep(small):
 
 
 def test_check_prop41_prediction_and_counterfactual(small):
+    """The smallest angle orders lambda_min on real cells; an anti-ordered lambda_min is not reproduced."""
     _, df, _, _ = small
     p41 = C.prop41_bound(df)
-    assert C.check_prop41(p41).status == "reproduced"
+    c = C.check_prop41(p41)
+    assert c.status == "reproduced", c.measured
+    # counterfactual: lambda_min that grows as the angle shrinks (still within the PSD bound)
+    relu = p41[(p41.activation == "relu") & ~p41.singular.astype(bool)].copy()
+    relu = relu.assign(min_angle=np.linspace(0.05, 0.6, len(relu)), diag_max=1.0, lambda_max=2.0)
+    bound = 2.0 * np.sin(relu.min_angle / 2) ** 2
+    relu["lambda_min"] = bound * (relu.min_angle.min() / relu.min_angle) ** 4  # <= bound, falls with the angle
+    relu["kappa"] = relu.lambda_max / relu.lambda_min
+    anti = C.check_prop41(C.prop41_bound(relu))
+    assert anti.status == "not reproduced", anti.measured
+    assert "rho = -1.00" in anti.measured
+
+
+def test_check_prop41_inconclusive_on_few_cells_or_an_inconsistent_measurement(small):
+    _, df, _, _ = small
+    p41 = C.prop41_bound(df)
+    few = p41[p41.activation == "relu"].head(C.PROP41_MIN_CELLS - 1)
+    assert C.check_prop41(few).status == "inconclusive"
     bad = df.copy()
-    bad["lambda_min"] = bad["diag_max"]  # lambda_min as large as the largest diagonal: violates the bound
+    bad["lambda_min"] = bad["diag_max"]  # as large as the largest diagonal: violates the PSD bound
     bad["kappa"] = 1.0
     bad["singular"] = False
-    bad = bad[bad.activation == "relu"].assign(min_angle=np.linspace(0.1, 0.5, (bad.activation == "relu").sum()))
-    assert C.check_prop41(C.prop41_bound(bad)).status == "not reproduced"
+    r = C.check_prop41(C.prop41_bound(bad))
+    assert r.status == "inconclusive" and "measurement error" in r.caveat
 
 
 def _t42(**kw):
