@@ -1,0 +1,115 @@
+"""[AAK] Sec. 3: condition numbers of the top-layer kernel (NNGP) and the NTK of any activation against depth,
+at infinite width (:func:`lib.theory.layer_kernels`) and finite width, and the constants that set their rates
+(coefficient of non-linearity mu, NTK diagonal growth chi).
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+
+from lib import theory as _th
+from lib.chapters.infinite_depth.numerics import _max_offdiagonal, _unit_diagonal
+from lib.finite.mlp import MLP
+from lib.finite.ntk import empirical_ntk
+from lib.progress import tqdm
+from lib.spectra import extreme_eigenvalues
+
+__all__ = ["kernel_kappa_vs_depth", "finite_kernel_kappa", "activation_rates"]
+
+
+def kernel_kappa_vs_depth(X, activation: str, max_depth: int) -> pd.DataFrame:
+    """kappa of the infinite-width top-layer kernel (NNGP) and NTK at every depth 0..max_depth ([AAK] Sec. 3).
+
+    Kernels Sigma^(L) and Theta^(L) from :func:`lib.theory.layer_kernels` (one pass for all depths). Columns activation, depth,
+    kappa_nngp, kappa_ntk, max_abs_corr_nngp, max_abs_corr_ntk (largest ``|off-diagonal|`` of the
+    normalized kernels), kappa_nngp_cos, kappa_ntk_cos (condition numbers of the normalized kernels). If the recursion overflows (an unstable variance map such as relu2's
+    q -> q^2 amplifies rounding errors doubly exponentially), the depth is halved until it does not,
+    and the frame stops there.
+
+    Args:
+        X: unit-norm inputs, shape (n, d).
+        activation: activation name.
+        max_depth: deepest depth asked for.
+
+    Returns:
+        The frame above, one row per depth.
+    """
+    depth = int(max_depth)
+    while True:  # an unstable variance map (e.g. relu2: q -> q^2) overflows at some depth: keep what is finite
+        try:
+            hist = _th.layer_kernels(X, depth, activation)
+            break
+        except FloatingPointError:
+            if depth <= 1:
+                raise
+            depth //= 2
+    rows = []
+    for L in range(depth + 1):
+        row = dict(activation=activation, depth=L)
+        for kind, K in (("nngp", hist.sigma[L]), ("ntk", hist.theta[L])):
+            C = _unit_diagonal(K)
+            row[f"kappa_{kind}"] = extreme_eigenvalues(K).kappa
+            row[f"max_abs_corr_{kind}"] = _max_offdiagonal(C)
+            row[f"kappa_{kind}_cos"] = extreme_eigenvalues(C).kappa  # unit diagonal: angles only
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def finite_kernel_kappa(X, activation: str, width: int, depths, seeds: int, device: str = "cpu") -> pd.DataFrame:
+    """Finite-width kappa of the top-layer kernel A_L A_L^T and of the NTK, raw and normalized to unit diagonal.
+
+    Columns activation, depth, seed, overflow, kappa_nngp, kappa_ntk, kappa_nngp_cos, kappa_ntk_cos (nan if the
+    net overflows float64).
+
+    Args:
+        X: inputs, shape (n, d).
+        activation: activation name.
+        width: hidden width.
+        depths: depths L.
+        seeds: weight draws.
+        device: torch device.
+
+    Returns:
+        The frame above, one row per (depth, seed).
+    """
+    rows = []
+    for L, s in tqdm(list(itertools.product(depths, range(seeds))), desc=f"{activation} finite", leave=False):
+        net = MLP(X.shape[1], width, int(L), activation=activation, seed=s, device=device)
+        A = net.embeddings(X)[-1]
+        row = dict(activation=activation, depth=int(L), seed=s, overflow=False)
+        for kind, K in (("nngp", (A @ A.T).numpy()), ("ntk", empirical_ntk(net, X))):
+            if not (np.isfinite(K).all() and np.all(np.diag(K) > 0)):
+                row.update({f"kappa_{kind}": math.nan, f"kappa_{kind}_cos": math.nan, "overflow": True})
+                continue
+            row[f"kappa_{kind}"] = extreme_eigenvalues(K).kappa
+            row[f"kappa_{kind}_cos"] = extreme_eigenvalues(_unit_diagonal(K)).kappa
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def activation_rates(activation: str) -> dict:
+    """The constants that set the [AAK] rates, all from :mod:`lib.theory` (activation facts and limits).
+
+    ``mean`` = E[s(z)] (0 for a centred activation), ``mu`` = coefficient of non-linearity of the normalized
+    activation ([AAK] Def. 3.1, :func:`lib.theory.coefficient_of_nonlinearity`), ``chi`` = c E[s'(z)^2]
+    (per-layer growth of the NTK diagonal, :func:`lib.theory.correlation_fixed_point`), and the predicted
+    per-layer slopes of log(kappa - 1): ``slope_nngp`` = log(1 - mu) (top-layer kernel: the dual activation
+    has slope a_1^2 = 1 - mu at correlation 0) and ``slope_ntk`` = log of
+    :func:`lib.theory.ntk_offdiagonal_rate` (= (1 - mu)/chi for centred activations).
+
+    Args:
+        activation: activation name of the registry (:mod:`lib.activations`).
+
+    Returns:
+        The dict above.
+    """
+    mean = _th.gaussian_moments(activation).mean
+    mu = _th.coefficient_of_nonlinearity(activation)
+    chi = _th.correlation_fixed_point(activation).chi_1
+    rate = _th.ntk_offdiagonal_rate(activation)
+    return dict(activation=activation, mean=mean, mu=mu, chi=chi, centred=abs(mean) < 1e-10,
+                slope_nngp=math.log(1.0 - mu) if mu < 1 else -math.inf,
+                slope_ntk=math.log(rate) if rate > 0 else -math.inf)

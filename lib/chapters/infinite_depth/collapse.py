@@ -1,0 +1,241 @@
+"""[LH] App. A (Fig 5, Prop A.1, Thm A.2): the map g, its iterates, and the collapse of the embedding angles with depth.
+
+Infinite-width angles come from :func:`lib.theory.relu_embedding_angles`, finite-width ones from real networks
+(:func:`lib.finite.geometry.layer_geometry`); ``compute_collapse`` gathers them, ``plot_collapse`` draws Figure 4.1,
+the ``check_*`` functions compute the verdicts.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from lib import theory as _th
+from lib.book.plotting import figure, palette
+from lib.book.results import Check
+from lib.chapters.infinite_depth.numerics import DEG, log_depths
+from lib.data.pairs import angle_pairs
+from lib.finite.geometry import layer_geometry
+from lib.finite.mlp import MLP
+
+__all__ = ["g_iterates", "collapse_profile", "finite_collapse", "Collapse", "compute_collapse", "plot_collapse",
+           "check_g_plot", "check_prop_a1", "check_thm_a2"]
+
+
+def g_iterates(z, ls) -> pd.DataFrame:
+    """g^l(z) for l in ``ls`` on the grid ``z`` ([LH] App. A), from :func:`lib.theory.relu_embedding_angles`.
+
+    Columns l, z, g_l (radians).
+
+    Args:
+        z: angles (radians).
+        ls: iterates l (positive integers).
+
+    Returns:
+        The frame above, one row per (l, z).
+    """
+    z = np.asarray(z, dtype=float)
+    E = _th.relu_embedding_angles(z, int(max(ls)))
+    return pd.concat([pd.DataFrame(dict(l=int(l), z=z, g_l=E[:, int(l)])) for l in ls], ignore_index=True)
+
+
+def collapse_profile(theta_ins, max_depth: int) -> pd.DataFrame:
+    """Embedding angles theta^(l) for l = 0..max_depth ([LH] App. A, Thm A.2), log-sampled.
+
+    Columns theta_in, l, theta_l, l_theta_l (= l theta^(l); the small-angle map g(z) = z - z^2/(3 pi)
+    + O(z^3) makes it tend to 3 pi).
+
+    Args:
+        theta_ins: input angles (radians).
+        max_depth: deepest layer.
+
+    Returns:
+        The frame above, one row per (theta_in, sampled l).
+    """
+    t = np.asarray(theta_ins, dtype=float)
+    E = _th.relu_embedding_angles(t, max_depth)
+    ls = log_depths(max_depth, 12)
+    rows = [pd.DataFrame(dict(theta_in=t0, l=ls, theta_l=E[i, ls], l_theta_l=ls * E[i, ls])) for i, t0 in enumerate(t)]
+    return pd.concat(rows, ignore_index=True)
+
+
+def finite_collapse(theta_ins, depth: int, width: int, seeds: int, d: int = 16, device: str = "cpu") -> pd.DataFrame:
+    """Finite-width embedding angles theta^(l), l = 0..depth, on pairs at the given angles ([LH] App. A).
+
+    Columns theta_in, l, seed, theta_l (from :func:`lib.finite.geometry.layer_geometry`).
+
+    Args:
+        theta_ins: input angles (radians).
+        depth: deepest layer.
+        width: hidden width.
+        seeds: weight draws (and pair draws).
+        d: input dimension.
+        device: torch device.
+
+    Returns:
+        The frame above, one row per (seed, l, theta_in).
+    """
+    t = np.asarray(theta_ins, dtype=float)
+    rows = []
+    for s in range(seeds):
+        X = angle_pairs(t, d, seed=s)
+        ang = layer_geometry(MLP(d, width, depth, seed=s, device=device), X)["angles"]  # (L+1, n, n)
+        i = np.arange(0, 2 * t.size, 2)
+        for l in range(depth + 1):
+            rows.append(pd.DataFrame(dict(theta_in=t, l=l, seed=s, theta_l=ang[l, i, i + 1])))
+    return pd.concat(rows, ignore_index=True)
+
+
+@dataclass
+class Collapse:
+    """The data of [LH] App. A: iterates of g on a grid, infinite- and finite-width embedding angles.
+
+    Attributes:
+        zgrid: the grid of angles z (radians).
+        gi: :func:`lib.chapters.infinite_depth.collapse.g_iterates` on ``zgrid``.
+        coll: :func:`lib.chapters.infinite_depth.collapse.collapse_profile`.
+        fcoll: :func:`lib.chapters.infinite_depth.collapse.finite_collapse`.
+    """
+
+    zgrid: np.ndarray
+    gi: pd.DataFrame
+    coll: pd.DataFrame
+    fcoll: pd.DataFrame
+
+
+def compute_collapse(g_levels, collapse_angles_deg, collapse_depth: int, fw_collapse_depth: int, fw_width: int,
+                     seeds: int, device: str = "cpu") -> Collapse:
+    """Everything [LH] App. A needs: g^l on 181 angles, theta^(l) at infinite and finite width.
+
+    Args:
+        g_levels: iterates l of g.
+        collapse_angles_deg: input angles (degrees).
+        collapse_depth: deepest layer of the infinite-width curves.
+        fw_collapse_depth: deepest layer at finite width.
+        fw_width: finite width.
+        seeds: weight draws.
+        device: torch device.
+
+    Returns:
+        A :class:`lib.chapters.infinite_depth.collapse.Collapse`.
+    """
+    zgrid = np.linspace(0, math.pi, 181)
+    t = np.deg2rad(collapse_angles_deg)
+    return Collapse(zgrid, g_iterates(zgrid, g_levels), collapse_profile(t, collapse_depth),
+                    finite_collapse(t, fw_collapse_depth, fw_width, seeds, device=device))
+
+
+def plot_collapse(c: Collapse, g_levels, collapse_angles_deg, collapse_depth: int) -> Figure:
+    """[LH] App. A: g and its iterates (left), embedding angles against depth with the 3 pi / l rate (right).
+
+    Args:
+        c: the data of :func:`lib.chapters.infinite_depth.collapse.compute_collapse`.
+        g_levels: iterates l drawn.
+        collapse_angles_deg: input angles (degrees).
+        collapse_depth: deepest layer (for the rate guide).
+
+    Returns:
+        A figure with two axes.
+    """
+    gi, coll, fcoll = c.gi, c.coll, c.fcoll
+    fig, axs = figure(ncols=2)
+    ax = axs[0, 0]
+    for col, l in zip(palette(len(g_levels)), g_levels):
+        s = gi[gi.l == l]
+        ax.plot(DEG * s.z, DEG * s.g_l, color=col, label=f"$g^{{{l}}}$")
+    ax.plot([0, 180], [0, 180], "k--", lw=1, label="identity")
+    ax.set(xlabel="z (deg)", ylabel=r"$g^l(z)$ (deg)", xlim=(0, 180), ylim=(0, 180),
+           title="[LH] App. A: g and its iterates")
+    ax.legend()
+    ax = axs[0, 1]
+    ca = dict(zip(collapse_angles_deg, palette(len(collapse_angles_deg))))
+    for t0, col in ca.items():
+        s = coll[(np.isclose(coll.theta_in, math.radians(t0))) & (coll.l > 0)]
+        ax.loglog(s.l, s.theta_l, color=col, label=fr"$\theta_{{in}}={t0:g}^\circ$")
+        f = fcoll[np.isclose(fcoll.theta_in, math.radians(t0)) & (fcoll.l > 0)].groupby("l").theta_l.mean()
+        ax.loglog(f.index, f.to_numpy(), "o", ms=3, mfc="none", color=col)
+    ls = np.geomspace(10, collapse_depth, 20)
+    ax.loglog(ls, 3 * math.pi / ls, "k:", label=r"$3\pi/l$")
+    ax.set(xlabel="layer l", ylabel=r"$\theta^{(l)}$ (rad)", title="Embedding collapse")
+    ax.legend(fontsize="x-small")
+    return fig
+
+
+def _g_monotone(gi: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
+    gz = gi[(gi.l == 1) & (gi.z > 0)]
+    return gz, bool((np.diff(gz.g_l) > 0).all() and (gz.g_l < gz.z).all())
+
+
+def check_g_plot(c: Collapse) -> Check:
+    """[LH] Fig 5: the plot of g(z) = arccos(((pi - z) cos z + sin z) / pi).
+
+    Rule: "reproduced" if g on the grid (z > 0) is strictly increasing and below the identity, else
+    "not reproduced" (exact properties of g, no tolerance).
+
+    Args:
+        c: the data of :func:`lib.chapters.infinite_depth.collapse.compute_collapse`.
+
+    Returns:
+        The verdict.
+    """
+    gz, mono_g = _g_monotone(c.gi)
+    return Check(
+        "[LH] Fig 5", status="reproduced" if mono_g else "not reproduced",
+        measured=f"Figure 4.1 (left) draws g from lib.theory on {len(c.zgrid)} angles; g(180 deg) = "
+        f"{DEG * float(gz.g_l.iloc[-1]):.4f} deg "
+        f"(= 90 deg: antipodal inputs become orthogonal after one ReLU layer).")
+
+
+def check_prop_a1(c: Collapse, g_levels) -> Check:
+    """[LH] Prop A.1: g is increasing, g(z) <= z with equality only at 0, and g^l(z) -> 0.
+
+    Rule: "reproduced" if g is increasing and below the identity on the grid and every embedding angle at
+    the deepest sampled layer is below 1e-3 rad (theta^(l) ~ 3 pi / l: below 1e-3 from l ~ 1e4 on); else
+    "not reproduced".
+
+    Args:
+        c: the data of :func:`lib.chapters.infinite_depth.collapse.compute_collapse`.
+        g_levels: iterates l of g.
+
+    Returns:
+        The verdict.
+    """
+    _, mono_g = _g_monotone(c.gi)
+    last = c.coll[c.coll.l == c.coll.l.max()]
+    return Check(
+        "[LH] Prop A.1", status="reproduced" if mono_g and last.theta_l.max() < 1e-3 else "not reproduced",
+        measured=f"On the grid g is increasing and below the identity for z > 0: {mono_g}; the largest g^l over the grid at "
+        f"l = {max(g_levels)} is {DEG * float(c.gi[c.gi.l == max(g_levels)].g_l.max()):.3f} deg.")
+
+
+def check_thm_a2(c: Collapse, collapse_angles_deg, fw_width: int, fw_collapse_depth: int) -> Check:
+    """[LH] Thm A.2: the embedding angles theta^(l) decrease with l and tend to 0.
+
+    Rule: "reproduced" if theta^(l) is strictly decreasing on the sampled layers for every input angle and at
+    most 1e-3 rad at the deepest layer (see :func:`lib.chapters.infinite_depth.collapse.check_prop_a1`); else "not reproduced". The finite-width
+    rms deviation is reported, not tested.
+
+    Args:
+        c: the data of :func:`lib.chapters.infinite_depth.collapse.compute_collapse`.
+        collapse_angles_deg: input angles (degrees).
+        fw_width: finite width.
+        fw_collapse_depth: deepest finite-width layer.
+
+    Returns:
+        The verdict.
+    """
+    coll, fcoll = c.coll, c.fcoll
+    last = coll[coll.l == coll.l.max()]
+    lt = last.l_theta_l / (3 * math.pi)
+    fdev = fcoll.merge(coll, on=["theta_in", "l"], suffixes=("_m", "_inf"))
+    fw_err = DEG * float(np.sqrt(((fdev.theta_l_m - fdev.theta_l_inf) ** 2).mean())) if len(fdev) else math.nan
+    dec = bool(coll.groupby("theta_in").theta_l.apply(lambda v: bool((np.diff(v.to_numpy()) < 0).all())).all())
+    return Check(
+        "[LH] Thm A.2", status="reproduced" if dec and last.theta_l.max() < 1e-3 else "not reproduced",
+        measured=f"theta^(l) strictly decreasing on the sampled layers: {dec}. At l = {int(coll.l.max())} it is at most "
+        f"{last.theta_l.max():.2e} rad over input angles {collapse_angles_deg} deg, and l theta^(l) / (3 pi) lies in "
+        f"[{lt.min():.4f}, {lt.max():.4f}] (-> 1: collapse like 3 pi / l). Finite width {fw_width} follows within "
+        f"{fw_err:.2f} deg rms on layers 0..{fw_collapse_depth}.")

@@ -1,0 +1,209 @@
+"""[LH] Thm 4.3: the condition number of the ReLU NTK tends to (n+3)/3 with depth.
+
+Infinite-width kappa from :func:`lib.theory.relu_ntk`, finite-width kappa from the exact empirical NTK
+(:func:`lib.finite.ntk.empirical_ntk`) on unit-norm digits and Gaussian points; ``plot_kappa`` draws Figure 4.3
+and ``check_thm43`` computes the verdict.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from lib import theory as _th
+from lib.book.plotting import figure, palette
+from lib.book.results import Check
+from lib.chapters.infinite_depth.numerics import _nearest, _unit_diagonal, log_depths
+from lib.data.datasets import gaussian_data, load_digits_subset
+from lib.finite.mlp import MLP
+from lib.finite.ntk import empirical_ntk
+from lib.progress import tqdm
+from lib.spectra import extreme_eigenvalues
+
+__all__ = ["paper_kappa_limit", "relu_kappa_vs_depth", "finite_kappa", "compute_kappa_study", "plot_kappa",
+           "table_kappa_deepest", "check_thm43"]
+
+
+def paper_kappa_limit(n: int) -> float:
+    """The paper's limit of the ReLU NTK condition number for n unit-norm inputs, (n+3)/3 ([LH] Thm 4.3).
+
+    Args:
+        n: the number of inputs.
+
+    Returns:
+        (n + 3) / 3.
+    """
+    return (n + 3) / 3
+
+
+def _nested(n_total: int, ns) -> list[int]:
+    ns = sorted({int(n) for n in (ns or [n_total])})
+    if ns[0] < 2 or ns[-1] > n_total:
+        raise ValueError(f"subset sizes must lie in 2..{n_total} (rows of X), got {ns}")
+    return ns
+
+
+def _kappa_row(K: np.ndarray, n: int) -> dict:
+    lim = _th.relu_condition_number_limit(n)
+    sub = K[:n, :n]
+    sp = extreme_eigenvalues(sub)
+    C = _unit_diagonal(sub)
+    np.fill_diagonal(C, -np.inf)
+    return dict(n=n, kappa=sp.kappa, limit=lim, ratio=sp.kappa / lim,
+                min_phi=math.degrees(math.acos(min(1.0, C.max()))), max_cos=float(C.max()))
+
+
+def relu_kappa_vs_depth(X, depths, ns=None) -> pd.DataFrame:
+    """kappa of the infinite-width ReLU NTK :func:`lib.theory.relu_ntk` at each depth ([LH] Thm 4.3).
+
+    ``ns``: subset sizes; the kernel of the first n rows is the leading n x n block, so one kernel per
+    depth serves every n (default: all rows). Columns depth, n, kappa, limit (= (n+3)/3), ratio
+    (kappa / limit), min_phi (deg), max_cos.
+
+    Args:
+        X: unit-norm inputs, shape (n, d).
+        depths: depths L.
+        ns: subset sizes (default: all rows).
+
+    Returns:
+        The frame above, one row per (depth, n).
+    """
+    X = np.asarray(X, dtype=float)
+    ns = _nested(X.shape[0], ns)
+    rows = []
+    for L in tqdm(list(depths), desc="ReLU NTK vs depth", leave=False):
+        K = _th.relu_ntk(X[:ns[-1]], int(L))
+        rows.extend(dict(depth=int(L), **_kappa_row(K, n)) for n in ns)
+    return pd.DataFrame(rows)
+
+
+def finite_kappa(X, widths, depths, seeds: int, activation: str = "relu", ns=None, device: str = "cpu") -> pd.DataFrame:
+    """kappa of the finite-width empirical NTK (:func:`lib.finite.ntk.empirical_ntk`) on the first n rows of X, n in ``ns``.
+
+    Columns activation, width, depth, seed, n, kappa.
+
+    Args:
+        X: inputs, shape (n, d).
+        widths: widths m.
+        depths: depths L.
+        seeds: weight draws.
+        activation: activation name.
+        ns: subset sizes (default: all rows).
+        device: torch device.
+
+    Returns:
+        The frame above, one row per (width, depth, seed, n).
+    """
+    X = np.asarray(X, dtype=float)
+    ns = _nested(X.shape[0], ns)
+    rows = []
+    for m, L, s in tqdm(list(itertools.product(widths, depths, range(seeds))), desc="finite NTK", leave=False):
+        K = empirical_ntk(MLP(X.shape[1], m, int(L), activation=activation, seed=s, device=device), X[:ns[-1]])
+        rows.extend(dict(activation=activation, width=m, depth=int(L), seed=s, n=n,
+                         kappa=extreme_eigenvalues(K[:n, :n]).kappa) for n in ns)
+    return pd.DataFrame(rows)
+
+
+def compute_kappa_study(kappa_ns, kappa_max_depth: int, gauss_dim: int, fw_width: int, fw_depths, seeds: int,
+                        device: str = "cpu") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """[LH] Thm 4.3 data: kappa of the ReLU NTK against depth on unit-norm digits and Gaussian points.
+
+    Args:
+        kappa_ns: numbers of inputs n (nested subsets of one sample).
+        kappa_max_depth: deepest infinite-width depth (log-sampled, 6 per decade).
+        gauss_dim: dimension of the Gaussian points.
+        fw_width: finite width.
+        fw_depths: finite-width depths.
+        seeds: weight draws.
+        device: torch device.
+
+    Returns:
+        ``(kap, fkap)``: :func:`lib.chapters.infinite_depth.relu_kappa.relu_kappa_vs_depth` and :func:`lib.chapters.infinite_depth.relu_kappa.finite_kappa` frames with a ``data`` column.
+    """
+    depth_grid = log_depths(kappa_max_depth, 6)
+    data = {"digits": lambda n: load_digits_subset(n, seed=0, unit_norm=True),
+            "Gaussian": lambda n: gaussian_data(n, gauss_dim, seed=0, unit_norm=True)}
+    kap, fkap = [], []
+    for name, make in data.items():
+        X = make(max(kappa_ns))  # nested subsets: the first n rows for every n
+        kap.append(relu_kappa_vs_depth(X, depth_grid, ns=kappa_ns).assign(data=name))
+        fkap.append(finite_kappa(X, [fw_width], fw_depths, seeds, ns=kappa_ns, device=device).assign(data=name))
+    return pd.concat(kap, ignore_index=True), pd.concat(fkap, ignore_index=True)
+
+
+def plot_kappa(kap: pd.DataFrame, fkap: pd.DataFrame, kappa_ns, fw_width: int) -> Figure:
+    """[LH] Thm 4.3: kappa against depth per data set, infinite width (lines), finite width (circles), (n+3)/3 dashed.
+
+    Args:
+        kap, fkap: the frames of :func:`lib.chapters.infinite_depth.relu_kappa.compute_kappa_study`.
+        kappa_ns: numbers of inputs n.
+        fw_width: finite width (title).
+
+    Returns:
+        A figure with two axes (digits, Gaussian).
+    """
+    fig, axs = figure(ncols=2)
+    nc = dict(zip(kappa_ns, palette(len(kappa_ns))))
+    for ax, name in zip(axs[0], ("digits", "Gaussian")):
+        for n in kappa_ns:
+            s = kap[(kap.data == name) & (kap.n == n) & (kap.depth > 0)]
+            ax.loglog(s.depth, s.kappa, color=nc[n], label=f"n={n}")
+            ax.axhline(_th.relu_condition_number_limit(n), color=nc[n], ls="--", lw=1)
+            f = fkap[(fkap.data == name) & (fkap.n == n)].groupby("depth").kappa.agg(["median", "min", "max"])
+            ax.errorbar(f.index, f["median"], yerr=[f["median"] - f["min"], f["max"] - f["median"]], fmt="o", ms=4,
+                        mfc="none", color=nc[n], capsize=2)
+        ax.plot([], [], color="0.3", label="infinite width")
+        ax.errorbar([], [], fmt="o", ms=4, mfc="none", color="0.3", label=f"width {fw_width}")
+        ax.plot([], [], color="0.3", ls="--", lw=1, label="(n+3)/3")
+        ax.set(xlabel="depth L", ylabel=r"$\kappa(K)$", title=name)
+    handles, labels = axs[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(5, len(labels)),
+               fontsize="small")
+    return fig
+
+
+def table_kappa_deepest(kap: pd.DataFrame) -> pd.DataFrame:
+    """kappa, its limit (n+3)/3, their ratio and the smallest gradient angle at the deepest depth, per (data, n)."""
+    return kap[kap.depth == kap.depth.max()].set_index(["data", "n"])
+
+
+def check_thm43(kap: pd.DataFrame, fkap: pd.DataFrame, fw_width: int, fw_depths) -> Check:
+    """[LH] Thm 4.3: for unit-norm non-parallel inputs the ReLU NTK kappa tends to (n+3)/3 with depth.
+
+    Rule: "reproduced" if at the deepest depth every kappa is within 10% of (n+3)/3 (the approach is as
+    slow as phi's, ~ log L / L, Thm 3.5: 10% is what depths ~ 1e3..1e4 reach on these data); otherwise
+    "inconclusive" if every ``|kappa / ((n+3)/3) - 1|`` shrank over the last decade of depth (the limit lies
+    beyond the depths computed), and "not reproduced" if one did not (kappa settles elsewhere). The
+    finite-width comparison is reported, not tested.
+
+    Args:
+        kap, fkap: the frames of :func:`lib.chapters.infinite_depth.relu_kappa.compute_kappa_study`.
+        fw_width: finite width.
+        fw_depths: finite-width depths.
+
+    Returns:
+        The verdict.
+    """
+    deepest = table_kappa_deepest(kap)
+    cmp = fkap.groupby(["data", "n", "depth"]).kappa.median().rename("finite").reset_index().merge(
+        kap[["data", "n", "depth", "kappa"]], on=["data", "n", "depth"])
+    cmp["rel"] = cmp.finite / cmp.kappa - 1
+    worst = float(np.abs(deepest.ratio - 1).max())
+    Lmax = int(kap.depth.max())
+    depths = kap.depth.unique()
+    L_dec = _nearest(depths, Lmax / 10)
+    earlier = kap[kap.depth == L_dec].set_index(["data", "n"]).ratio
+    approaching = bool((np.abs(deepest.ratio - 1) < np.abs(earlier.reindex(deepest.index) - 1)).all())
+    status = "reproduced" if worst < 0.1 else ("inconclusive" if approaching else "not reproduced")
+    return Check(
+        "[LH] Thm 4.3", status=status,
+        caveat=f"depth {Lmax} is not enough: kappa still approaches (n+3)/3" if status == "inconclusive" else "",
+        measured=f"At L = {int(kap.depth.max())} kappa / ((n+3)/3) = " + ", ".join(
+            f"{r.ratio:.3f} ({d}, n={n})" for (d, n), r in deepest.iterrows())
+        + f"; the smallest gradient angle there is {deepest.min_phi.min():.2f} deg (limit 75.52). Finite width "
+        f"{fw_width} vs infinite width at L <= {max(fw_depths)}: median relative kappa difference "
+        f"{cmp.rel.abs().median():.2f}, largest {cmp.rel.abs().max():.2f} "
+        f"(at L={int(cmp.loc[cmp.rel.abs().idxmax(), 'depth'])}).")
