@@ -16,7 +16,9 @@ over seeds; the min angle on the full set) and (b) the full-data kappa and angle
 * :mod:`~lib.chapters.conditioning.bounds` -- Prop 4.1 and Thm 4.2;
 * :mod:`~lib.chapters.conditioning.two_sample` -- App. F (Thm F.1);
 * :mod:`~lib.chapters.conditioning.theory_cmp` -- finite width against the infinite-width prediction;
-* :mod:`~lib.chapters.conditioning.agreement` -- agreement with the authors' code (:mod:`lib.finite.authors`).
+* :mod:`~lib.chapters.conditioning.agreement` -- agreement with the authors' code (:mod:`lib.finite.authors`);
+* :mod:`~lib.chapters.conditioning.book_text` -- the values glued into the prose and captions, and the
+  "paper vs this book" table of Figure 3.
 
 ``plot_*`` draw the figures, ``check_*`` compute the verdicts (:class:`lib.book.results.Check`),
 ``table_*`` build the tables; everything is re-exported here (``from lib.chapters import conditioning as C``
@@ -25,6 +27,7 @@ then ``C.plot_figure3``), and documented in its module.
 from __future__ import annotations
 
 from lib.chapters.conditioning.agreement import *  # noqa: F401,F403
+from lib.chapters.conditioning.book_text import *  # noqa: F401,F403
 from lib.chapters.conditioning.bounds import *  # noqa: F401,F403
 from lib.chapters.conditioning.cells import *  # noqa: F401,F403
 from lib.chapters.conditioning.data import *  # noqa: F401,F403
