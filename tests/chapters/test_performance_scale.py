@@ -39,7 +39,7 @@ def test_compute_scale_runs_fresh_processes_and_resumes_from_the_cache(tmp_path,
 
     def boom(**k):
         raise AssertionError("a cached case must not be recomputed")
-    monkeypatch.setattr(PERF, "run_scale_case", boom)
+    monkeypatch.setattr(PERF.scale, "run_scale_case", boom)
     again = PERF.compute_scale([80], [1, 2], **kw)
     assert np.array_equal(again.min_angle, df.min_angle) and np.array_equal(again.seconds, df.seconds)
     with pytest.raises(AssertionError, match="cached"):
