@@ -1,0 +1,172 @@
+"""The nets of chapter 05 and their training with a tracked kernel ([LZB] Sec. 3-5).
+
+Architectures (``arch``), all in the NTK parameterization of :class:`lib.finite.mlp.MLP`:
+
+- ``"linear"``: one hidden layer of width m, linear scalar output (transition to linearity);
+- ``"swish"``: the same followed by swish on the scalar output ([LZB] Sec. 4);
+- ``"softmax"``: one hidden layer, k outputs, softmax over them ([LZB] Sec. 4);
+- ``"bottleneck"``: hidden widths [m, b, m] with a linear output ([LZB] Sec. 4.2);
+- ``"linear_model"``: the model f(x) = W x, linear in its weights ([LZB] Prop 2.2; the width is unused).
+
+Every net is trained by full-batch GD on the sum square loss with step
+eta = lr_scale / (g^2 lambda_max(K(w_0))), K the base network's kernel and g = ``sup |phi'|`` of the
+output non-linearity (1 for linear, ~1.0998 for swish, 1/2 for softmax), so that the step is
+stable for the wrapped kernel K~ = J K J^T as long as the base kernel is nearly constant.
+Non-linear outputs are centered at initialization, phi(f(x) - f_{w_0}(x)) (see
+:class:`lib.finite.wrapped.OutputWrapped`), so that every output starts at phi(0).
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from lib.activations import get_activation
+from lib.book.params import ParameterError
+from lib.data.datasets import gaussian_data
+from lib.finite.mlp import MLP
+from lib.finite.ntk import empirical_ntk
+from lib.finite.training import KernelTracker, gd_train
+from lib.finite.wrapped import OutputWrapped
+from lib.spectra import extreme_eigenvalues
+
+__all__ = ["ARCHS", "SUP_DERIV", "NONLINEAR", "check_parameters", "synthetic_regression", "build", "train_tracked"]
+
+
+#: The architectures compared: linear output, swish output, softmax output, bottleneck, and the linear model.
+ARCHS = ("linear", "swish", "softmax", "bottleneck", "linear_model")
+#: ``sup_z |phi'(z)|`` of each output: swish' (from the activation registry) peaks at z ~ 2.3994 with value
+#: ~1.0998, computed on a fine grid, not typed
+SUP_DERIV = {"linear": 1.0, "bottleneck": 1.0, "linear_model": 1.0, "softmax": 0.5,
+             "swish": float(get_activation("swish").deriv(torch.linspace(-10, 10, 200001, dtype=torch.float64))
+                            .abs().max())}
+#: The non-linear outputs ([LZB] Sec. 4).
+NONLINEAR = ("swish", "softmax")
+
+
+def check_parameters(k: int, lr_scale: float, n_hessian: int, n_samples: int) -> None:
+    """Refuse parameters the chapter cannot run with, naming them.
+
+    Args:
+        k: softmax outputs (at least 2: softmax over one output is constant).
+        lr_scale: the GD step factor (below 2: GD diverges beyond).
+        n_hessian: inputs of the Hessian norm (at most ``n_samples``).
+        n_samples: training points.
+
+    Raises:
+        lib.book.params.ParameterError: a bad value, every problem listed.
+    """
+    errors = []
+    if k < 2:
+        errors.append("parameter 'k' must be at least 2 (softmax over one output is constant)")
+    if lr_scale >= 2:
+        errors.append(f"parameter 'lr_scale' must be below 2 (GD diverges beyond), got {lr_scale}")
+    if n_hessian > n_samples:
+        errors.append("parameter 'n_hessian' cannot exceed 'n_samples'")
+    if errors:
+        raise ParameterError("bad notebook parameter(s):\n  " + "\n  ".join(errors))
+
+
+def synthetic_regression(n: int, d: int, k: int = 3, seed: int = 0) -> dict:
+    """Unit-norm Gaussian inputs with smooth targets that need an O(1) move of the output.
+
+    ``y`` (scalar) = (1 + sin(3 <x, u>)) / 2 in [0, 1], reachable by swish (whose range is
+    [-0.278, inf)); ``y_soft`` (n, k) = softmax(2 X U), probability vectors reachable by softmax.
+
+    Args:
+        n: number of points.
+        d: input dimension.
+        k: softmax outputs.
+        seed: seed of the inputs (the targets use ``seed + 1``).
+
+    Returns:
+        ``{"X": (n, d), "y": (n,), "y_soft": (n, k)}``, float64.
+    """
+    X = gaussian_data(n, d, seed=seed, unit_norm=True)
+    rng = np.random.default_rng(seed + 1)
+    u = rng.standard_normal(d)
+    u /= np.linalg.norm(u)
+    y = 0.5 * (1 + np.sin(3 * X @ u))
+    Z = 2 * X @ rng.standard_normal((d, k))
+    Z -= Z.max(axis=1, keepdims=True)
+    y_soft = np.exp(Z) / np.exp(Z).sum(axis=1, keepdims=True)
+    return {"X": X, "y": y, "y_soft": y_soft}
+
+
+def build(arch: str, d: int, width: int, seed: int, activation: str = "tanh", k: int = 3,
+          bottleneck: int | None = None, center: bool = True):
+    """The network of one architecture (see the module docstring); returns (model, base MLP).
+
+    Non-linear outputs are centered at initialization (``center``, see :class:`lib.finite.wrapped.OutputWrapped`).
+
+    Args:
+        arch: one of :data:`ARCHS`.
+        d: input dimension.
+        width: hidden width m.
+        seed: weight seed.
+        activation: hidden activation.
+        k: softmax outputs.
+        bottleneck: the bottleneck width b (``arch="bottleneck"`` only).
+        center: center non-linear outputs at initialization.
+
+    Returns:
+        (model, base MLP); for a linear output both are the same net.
+    """
+    if arch == "linear":
+        net = MLP(d, width, 1, activation=activation, seed=seed)
+        return net, net
+    if arch == "swish":
+        net = MLP(d, width, 1, activation=activation, seed=seed)
+        return OutputWrapped(net, "swish", center=center), net
+    if arch == "softmax":
+        net = MLP(d, width, 1, activation=activation, seed=seed, out_dim=k)
+        return OutputWrapped(net, "softmax", center=center), net
+    if arch == "linear_model":
+        net = MLP(d, width, 0, activation=activation, seed=seed)
+        return net, net
+    if arch == "bottleneck":
+        if bottleneck is None:
+            raise ValueError("arch 'bottleneck' needs the bottleneck width b")
+        net = MLP(d, [width, bottleneck, width], activation=activation, seed=seed)
+        return net, net
+    raise ValueError(f"arch must be one of {ARCHS}, got {arch!r}")
+
+
+def train_tracked(arch: str, data: dict, width: int, seed: int, activation: str = "tanh",
+                  bottleneck: int | None = None, max_steps: int = 3000, rel_tol: float = 1e-4,
+                  track_every: int = 10, lr_scale: float = 1.0) -> dict:
+    """Train one net by full-batch GD to L <= rel_tol L(0), tracking the kernel change ([LZB] Sec. 4-5).
+
+    Returns a dict: ``delta_K`` (max_t ||K_t - K_0||_F / ||K_0||_F), ``kernel_steps``/``kernel_change``
+    (the tracked curve), ``loss`` (per step), ``steps``, ``converged``, ``lr``, ``weight_move``
+    (||w_T - w_0||_2) and ``lambda_min`` (the PL constant: smallest non-trivial eigenvalue of the
+    model's kernel at each tracked step, see :class:`lib.finite.training.KernelTracker`).
+
+    Args:
+        arch: one of :data:`ARCHS`.
+        data: :func:`synthetic_regression` output.
+        width: hidden width m.
+        seed: weight seed.
+        activation: hidden activation.
+        bottleneck: the bottleneck width b (``arch="bottleneck"`` only).
+        max_steps: cap on GD steps.
+        rel_tol: stop once L <= rel_tol L(0).
+        track_every: GD steps between kernel evaluations.
+        lr_scale: the step is lr_scale / (g^2 lambda_max(K(w_0))).
+
+    Returns:
+        The dict described above.
+    """
+    X = data["X"]
+    y = data["y_soft"] if arch == "softmax" else data["y"]
+    k = data["y_soft"].shape[1]
+    model, base = build(arch, X.shape[1], width, seed, activation, k, bottleneck)
+    lam_max = extreme_eigenvalues(empirical_ntk(base, X)).lambda_max
+    lr = lr_scale / (SUP_DERIV[arch] ** 2 * lam_max)
+    w0 = torch.cat([p.detach().reshape(-1).clone() for p in model.parameters()])
+    tracker = KernelTracker(X, every=track_every, null_dim=X.shape[0] if arch == "softmax" else 0)
+    res = gd_train(model, X, y, lr, max_steps, "square", rel_tol=rel_tol, callback=tracker, progress=False)
+    w1 = torch.cat([p.detach().reshape(-1) for p in model.parameters()])
+    return dict(arch=arch, width=width, bottleneck=bottleneck, seed=seed, delta_K=tracker.max_change,
+                kernel_steps=np.asarray(tracker.steps), kernel_change=np.asarray(tracker.changes),
+                loss=res["loss"], steps=res["steps"], converged=res["converged"], lr=lr,
+                weight_move=float((w1 - w0).norm()), lambda_min=np.asarray(tracker.lambda_min))
