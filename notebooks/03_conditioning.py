@@ -30,9 +30,9 @@
 #    and $\kappa$ decreases with depth.
 #
 # Figure 3 is measured **both ways**: (a) exactly as the authors' published code measures it
-# (their batches of 512) and (b) on the full data. A section checks our kernels against a port
-# of the authors' network on the same weights. All parameters are in the next cell; re-run with
-# other values through papermill (see the [introduction](../book/intro.md)). The `paper` profile
+# (their batches of 512; batches of {glue:text}`batch_size` in this run) and (b) on the full data. A
+# section checks our kernels against a port of the authors' network on the same weights. All parameters are in the next cell; re-run with
+# other values through papermill (see the [introduction](../book/intro.md)). The paper profile
 # has the paper's sizes.
 
 # %% tags=["parameters"]
@@ -71,6 +71,7 @@ device = "cpu"             # "cpu" or "cuda"
 import math
 
 from IPython.display import Markdown, display
+from myst_nb import glue
 
 from lib.book import params as P
 from lib.book.plotting import show
@@ -103,26 +104,30 @@ DEPTHS = sorted(set(cfg.depths))
 # The data sets of [LH] Sec. 4.1 that can be had offline, and two real sets that make the
 # claims testable:
 #
-# - **synthetic**: $n$ samples from $\mathcal N(0, I_5)$, the paper's 2000 (the authors' script
-#   draws $2000\times10$: `synthetic_d10`, in the `paper` profile);
-# - **digits**: scikit-learn's 1797 handwritten $8\times8$ digits {cite}`sklearn` (pixels divided
-#   by 16); they span a space of dimension 61 only, so $\kappa_0 = \infty$ on more than 61 of
-#   them, and we also cut them into **batches of `small_batch` = 40 < 61**, where $\kappa_0$ is finite
-#   (batches of 60 sit so close to the rank that some Gram matrices are singular to working precision;
-#   a batch whose own $\kappa_0$ is infinite is left out of the small-batch means);
-# - **faces**: scikit-image's subset of Labeled Faces in the Wild (`skimage.data.lfw_subset()`, shipped
-#   with the package): 100 faces and 100 background patches of $25\times25 = 625$ pixels, mapped to
-#   $[-1, 1]$ as the authors map images; $n = 200 \le d = 625$ and $G$ has full rank 200, so
-#   $\kappa_0$ is finite on the full set;
-# - **MNIST** {cite}`lecun1998mnist` and **Fashion-MNIST** {cite}`xiao2017fashion` (add them to
-#   `datasets`): read from the standard IDX files in `idx_dir/mnist/` and `idx_dir/fashion_mnist/`,
-#   pixels mapped to $[-1, 1]$ as in the authors' code (`pixel_range = [0, 1]` for the other
-#   convention). Nothing is ever downloaded: a requested set whose files are missing is skipped
-#   with a warning naming the files and where to put them;
-# - **file**: your own `.npy`/`.npz` array (`data_file`), flattened.
+# - **synthetic**: $n$ = {glue:text}`n_synthetic` samples from $\mathcal N(0, I_d)$ with $d$ =
+#   {glue:text}`d_synthetic` (the paper: 2000 samples from $\mathcal N(0, I_5)$). The authors' script
+#   draws $2000\times10$ instead: that set, named "synthetic_d10", is {glue:text}`d10_state`; to add it, put
+#   it in the parameter `datasets` (now: {glue:text}`datasets`), as the paper profile does;
+# - **digits**: {glue:text}`digits` handwritten $8\times8$ digits of scikit-learn {cite}`sklearn`
+#   (pixels divided by 16); all 1797 span a space of dimension 61 only, so $\kappa_0 = \infty$ on more
+#   than 61 of them, and {glue:text}`small_batch_sentence` (batches of 60 sit so close to the rank that
+#   some Gram matrices are singular to working precision; a batch whose own $\kappa_0$ is infinite is
+#   left out of the small-batch means);
+# - **faces**: {glue:text}`faces` images of scikit-image's subset of Labeled Faces in the Wild
+#   (`skimage.data.lfw_subset()`, shipped with the package: 100 faces and 100 background patches of
+#   $25\times25 = 625$ pixels), mapped to $[-1, 1]$ as the authors map images; with $n \le d = 625$ the
+#   Gram matrix $G$ has full rank, so $\kappa_0$ is finite on the full set;
+# - **MNIST** {cite}`lecun1998mnist` and **Fashion-MNIST** {cite}`xiao2017fashion`: read from the
+#   standard IDX files in the folders mnist/ and fashion_mnist/ of the folder given by the parameter
+#   `idx_dir` (now: {glue:text}`idx_dir`), once "mnist" or "fashion_mnist" is added to the parameter
+#   `datasets`; the parameter `n_idx` (now {glue:text}`n_idx`) sets how many training images are drawn.
+#   Pixels are mapped to $[-1, 1]$ as in the authors' code; the parameter `pixel_range` (now
+#   {glue:text}`pixel_range`) selects $[0, 1]$, the other convention. Nothing is ever downloaded: a
+#   requested set whose files are missing is skipped with a warning naming the files and where to put them;
+# - **file**: your own `.npy`/`.npz` array, flattened: set the parameter `data_file` (now:
+#   {glue:text}`data_file`) and add "file" to the parameter `datasets`.
 #
-# Inputs are rescaled to unit norm only if `unit_norm` is set (the authors do not normalize).
-# SVHN and Librispeech are not used here.
+# {glue:text}`unit_norm` SVHN and Librispeech are not used here.
 
 # %% tags=["remove-stderr"]
 data, skipped_note = C.compute_data(
@@ -134,26 +139,29 @@ NAMES = list(data)
 SMALL = C.small_batch_sets(data, cfg.small_batch)
 info = C.table_datasets(data, SMALL)
 FIRST = C.first_layer_sets(info, cfg.first_layer)
+for name, text in C.glue_values(cfg, info).items():
+    glue(name, text, display=False)
 info
 
 # %% [markdown]
 # Whenever $n > \operatorname{rank} G$ the Gram matrix $G = XX^\top$ is singular, so
 # $\kappa_0 = \infty$, and a linear network's NTK (rank at most $d$ at every width) is singular
 # too: "ReLU $\kappa$ < linear $\kappa$" and "$\kappa(K_L) < \kappa_0$" then hold for any finite
-# value and test nothing. They are tested where $\kappa_0$ is finite: on the faces, and on the
-# digits cut into batches of 40 (column `small_batch`); elsewhere the checks say
+# value and test nothing. They are tested where $\kappa_0$ is finite: on the faces, and on
+# {glue:text}`small_batches` (last column of the table above); elsewhere the checks say
 # "not testable on this data".
 #
 # ## The sweep
 # Each cell is one data set, depth, activation (ReLU or linear, same shape) and seed: a fresh
-# network of width $m$ at initialization and its NTK, computed **once** and read both ways:
+# network of width $m$ = {glue:text}`width` at initialization and its NTK, computed **once** and read both ways:
 #
 # - **(a) the authors' protocol**, as in their script `condition_num.py`: a fresh random partition
-#   of the data per seed into batches of `batch_size` = 512 (the last, partial batch kept), the
-#   $\kappa$ of each batch's NTK, averaged over the batches, then over the 5 seeds. A batch's NTK is
+#   of the data per seed into batches of {glue:text}`batch_size` (the last, partial batch kept), the
+#   $\kappa$ of each batch's NTK, averaged over the batches, then over the {glue:text}`seeds` seeds. A batch's NTK is
 #   the principal sub-matrix of the full kernel, so no second kernel is computed;
 # - **(b) the full data**: $\kappa$ of the $n\times n$ NTK, exact (float64; $\kappa = \infty$ when
-#   singular), or for $n$ above 8000 (e.g. all 60,000 MNIST images, `n_idx = None`) from
+#   singular), or for $n$ above 8000 (e.g. all 60,000 MNIST images: the parameter `n_idx` set to None,
+#   now {glue:text}`n_idx`) from
 #   `lib.finite.extremes.ntk_extremes`, which never holds the $n\times n$ kernel and may return a
 #   certified interval for $\kappa$ instead of a number (shown as a band).
 #
@@ -179,17 +187,19 @@ print(C.sweep_note(sweep))
 # singular NTK) is a triangle on the top edge, never a large number: filled for ReLU, hollow for
 # linear networks. The two $\kappa$ panels share their axis.
 
-# %%
+# %% tags=["hide-input"]
 fig = C.plot_figure3(S, NAMES, DEPTHS, cfg.batch_size)
 show(fig)
 
 # %% [markdown]
 # *Figure 3.1. [LH] Figure 3 on the data sets above: smallest pairwise gradient angle on the full
-# set (left), NTK condition number as the authors measured it (middle: mean over batches of 512,
-# then over seeds) and of the full-data NTK (right), at initialization against depth. Drawn by
-# `lib.chapters.conditioning.plot_figure3` from `lib.chapters.conditioning.run_conditioning`.*
+# set (left), NTK condition number as the authors measured it (middle: mean over batches of
+# {glue:text}`batch_size`, then over seeds) and of the full-data NTK (right), at initialization against
+# depth. Drawn by `lib.chapters.conditioning.plot_figure3` from `lib.chapters.conditioning.run_conditioning`.*
+#
+# {glue:text}`fig3_1`
 
-# %%
+# %% tags=["hide-input"]
 display(Markdown(C.batching_sentence(S, data, DEPTHS, cfg.batch_size)))
 
 # %%
@@ -203,11 +213,26 @@ display(Markdown(record(CHAPTER, C.check_figure3(S, NAMES, DEPTHS, "full", cfg.b
                         section="Figure 3 both ways", profile=cfg.profile)))
 
 # %% [markdown]
+# ### Paper vs this book
+# The paper prints no numbers for its Figure 3; its text states trends with depth, which the column
+# "paper" quotes: the ReLU network's $\kappa$ decreases and its smallest gradient angle grows, while a
+# linear network keeps the conditioning and the separation of the linear model whatever the depth.
+# Beside them, our seed means at the smallest depth $L \ge 1$ and the largest depth (depth 0 has no
+# ReLU: both networks are the linear model there), both protocols. The rule of each row is in plain
+# words in the column "rule": a ReLU $\kappa$ must fall and a ReLU angle must grow; a linear $\kappa$
+# must not fall, and a linear angle not grow, by more than 10% (the finite-width fluctuation of a
+# linear network's kernel; two infinite values "stay"). "holds" is the outcome; the verdicts above
+# are the checks of record.
+
+# %% tags=["hide-input"]
+C.table_figure3_vs_paper(S, NAMES, DEPTHS, cfg.batch_size)
+
+# %% [markdown]
 # A linear network's gradient features are a fixed linear map of the inputs, so its NTK has rank
 # at most $d$ at *every* width: with $n > d$ it is singular and no depth changes that, and its
 # smallest gradient angle stays near the smallest input angle (chapter 1). The ReLU network turns
 # the same singular problem into a finite $\kappa$ from depth 1 on. Where the linear $\kappa$ is
-# finite (faces; digits in batches of 40) the comparison is a real test.
+# finite (faces; {glue:text}`small_batches`) the comparison is a real test.
 #
 # ## Agreement with the authors' code
 # The authors' network (their scripts `condition_num.py`, `min_angle.py`) scales every layer by
@@ -218,7 +243,7 @@ display(Markdown(record(CHAPTER, C.check_figure3(S, NAMES, DEPTHS, "full", cfg.b
 # bias-free ReLU networks, and $2^{L+1}/d$ times ours for their linear network (no ReLU, same
 # scales). $\kappa$ and angles are scale-free. Below, a port of their forward pass and their
 # `functorch` NTK recipe (`lib.finite.authors`, written for this comparison) against
-# `lib.finite.ntk.empirical_ntk`, on the first `agreement_n` samples of each data set.
+# `lib.finite.ntk.empirical_ntk`, on {glue:text}`agreement`.
 
 # %% tags=["remove-stderr"]
 agree = C.authors_agreement(data, sorted(set(cfg.agreement_depths)), cfg.agreement_width, n=cfg.agreement_n)
@@ -230,7 +255,7 @@ agree.style.format({"scale": "{:.4g}", "kernel_rel_err": "{:.1e}", "kappa_ours":
 # %% [markdown]
 # Their $\kappa$ comes from a general `np.linalg.eig` (in float32 on their GPU): on a singular
 # kernel its smallest real part is rounding noise, so their $\kappa$ of a singular NTK is a negative
-# or enormous number where ours is $\infty$ (rows with `kappa_ours = inf`).
+# or enormous number where ours is $\infty$ (rows whose column kappa_ours reads inf).
 #
 # ## Prop 4.1: $\lambda_{\min}$ is bounded by the smallest gradient angle squared
 # For the pair $(i, j)$ at the smallest angle, the Rayleigh quotient of
@@ -244,6 +269,8 @@ agree.style.format({"scale": "{:.4g}", "kernel_rel_err": "{:.1e}", "kappa_ours":
 
 # %%
 p41 = C.prop41_bound(df)
+
+# %% tags=["hide-input"]
 fig = C.plot_prop41(p41, NAMES)
 show(fig)
 
@@ -252,6 +279,8 @@ show(fig)
 # against the squared smallest gradient angle, one point per non-singular cell of the sweep.
 # Right: condition number against $1/\phi_{\min}^2$. Dashed: the bounds above. Drawn by
 # `lib.chapters.conditioning.plot_prop41` from `lib.chapters.conditioning.prop41_bound`.*
+#
+# {glue:text}`fig3_2`
 
 # %%
 display(Markdown(record(CHAPTER, C.check_prop41(p41), section="Prop 4.1", profile=cfg.profile)))
@@ -259,11 +288,11 @@ display(Markdown(record(CHAPTER, C.check_prop41(p41), section="Prop 4.1", profil
 # %% [markdown]
 # ## Thm 4.2: first layer trained only, $\kappa(K_L) < \kappa_0$ and non-increasing in depth
 # At infinite width the kernel is $K_L = G \circ P_L$ (`lib.theory.relu_first_layer_ntk`). Tested
-# where $\kappa_0$ is finite: the faces (full set) and the digits in batches of 40 (each batch's
+# where $\kappa_0$ is finite: the faces (full set) and {glue:text}`small_batches` (each batch's
 # $\kappa(K_L)$ against its own $\kappa_0$, means over batches). Lines: infinite width; points:
 # width-$m$ networks of the sweep with only $W^{(1)}$ trainable (seed means); dashed: $\kappa_0$.
 
-# %%
+# %% tags=["hide-input"]
 fig = C.plot_first_layer(theory, S, NAMES, cfg.width)
 show(fig)
 
@@ -271,6 +300,8 @@ show(fig)
 # *Figure 3.3. Condition number of the NTK with only the first layer trainable, at infinite width
 # (lines) and width $m$ (points), against $\kappa_0$ (dashed): full data with finite $\kappa_0$
 # (left), batches below the rank of $G$ (right). Drawn by `lib.chapters.conditioning.plot_first_layer`.*
+#
+# {glue:text}`fig3_3`
 
 # %%
 t42 = C.table_first_layer(theory, S, NAMES)
@@ -284,12 +315,14 @@ t42
 # $(L+1)\begin{pmatrix}1 & \cos\phi\\ \cos\phi & 1\end{pmatrix}$, so
 # $\kappa = \frac{1+\cos\phi}{1-\cos\phi} = \cot^2(\phi/2)$ with $\phi$ from
 # `lib.theory.relu_gradient_angle`, against $\kappa_0 = \cot^2(\theta_{in}/2)$ for the linear
-# network. Lines: infinite width; points: exact NTKs of ReLU networks of width
-# `two_sample_width` (median over seeds, bars from the 10% to the 90% quantile).
+# network. Lines: infinite width; points: exact NTKs of ReLU networks of {glue:text}`two_sample`
+# (median over seeds, bars from the 10% to the 90% quantile).
 
 # %%
 t2 = C.two_sample_table(cfg.two_sample_angles, sorted(set(cfg.two_sample_depths)), cfg.two_sample_width,
                         cfg.two_sample_seeds, device=cfg.device)
+
+# %% tags=["hide-input"]
 fig = C.plot_two_sample(t2, cfg.two_sample_angles)
 show(fig)
 
@@ -297,6 +330,8 @@ show(fig)
 # *Figure 3.4. Condition number of the two-sample NTK relative to the linear network's
 # $\kappa_0$, infinite width (lines) and finite width (points). Drawn by `lib.chapters.conditioning.plot_two_sample` from
 # `lib.chapters.conditioning.two_sample_table`.*
+#
+# {glue:text}`fig3_4`
 
 # %%
 display(Markdown(record(CHAPTER, C.check_two_sample(t2, cfg.two_sample_angles, cfg.two_sample_width,
@@ -309,7 +344,7 @@ display(Markdown(record(CHAPTER, C.check_two_sample(t2, cfg.two_sample_angles, c
 # $(L+1)G$ that of the linear network. Left: $\phi_{\min}$ measured (points, mean and min to max over
 # seeds) and predicted (lines). Right: full-data $\kappa$ measured and predicted (ReLU only).
 
-# %%
+# %% tags=["hide-input"]
 fig = C.plot_theory_comparison(theory, S, NAMES, cfg.width)
 show(fig)
 
@@ -318,12 +353,14 @@ show(fig)
 # on the same data. Drawn by `lib.chapters.conditioning.plot_theory_comparison` from `lib.chapters.conditioning.run_theory`
 # (`lib.theory.relu_ntk`) and `run_conditioning`.*
 #
+# {glue:text}`fig3_5`
+#
 # The measured $\phi_{\min}$ is a minimum over $n(n-1)/2$ pairs of finite-width angles, each the
 # infinite-width angle plus $O(1/\sqrt{m})$ noise, so it is biased downward; likewise the
 # finite-width $\lambda_{\min}$ is pulled down by noise, and $\kappa$ up. The gap is largest at
 # $L = 1$ for low-dimensional data: the finite-width NTK is then
-# $A_1A_1^\top + (D_1D_1^\top)\circ G$, of rank at most $m + m\,\operatorname{rank}G$, which with
-# $d = 5$, $m = 512$ and $n = 2000$ ($3072$) barely exceeds $n$.
+# $A_1A_1^\top + (D_1D_1^\top)\circ G$, of rank at most $m + m\,\operatorname{rank}G$: the gap is
+# large where that bound is not far above $n$; {glue:text}`rank_bound`.
 
 # %%
 cmp = C.table_theory_comparison(theory, S, NAMES, DEPTHS)
@@ -336,17 +373,17 @@ cmp.round(3)
 # The paper reports that each NTK took hours on an A100 GPU ([LH] Sec. 4.1). Here every kernel is
 # exact (float64) on a CPU, computed once per network and read both ways.
 
-# %%
+# %% tags=["hide-input"]
 display(Markdown(C.cost_note(sweep, data, DEPTHS, cfg.width, cfg.profile)))
 C.table_cell_times(df).round(2)
 
 # %% [markdown]
 # ## Closing note: the measured tables
 # Mean over seeds of $\phi_{\min}$ (degrees, full set) and of $\kappa$ by depth, ReLU vs linear,
-# both ways: the full-data NTK and the authors' batch mean; on the digits also the batches of 40
-# with their mean $\kappa_0$ (`inf`: singular in at least one seed or batch).
+# both ways: the full-data NTK and the authors' batch mean; on {glue:text}`small_batches` also the
+# small batches with their mean $\kappa_0$ (inf: singular in at least one seed or batch).
 
-# %%
+# %% tags=["hide-input"]
 C.table_measured(S, data, cfg.batch_size).style.format("{:.4g}")
 
 # %% tags=["hide-input"]

@@ -97,7 +97,7 @@ def glue_values(cfg, info: pd.DataFrame | None = None) -> dict[str, str]:
 
     Each ``fig3_k`` entry is the line under Figure 3.k: data set(s) with n and d, width, depths, seeds,
     batch protocol and profile that produced it, and how it departs from the paper's setting
-    (:data:`PAPER_FIGURE3`). The other entries are the values the prose quotes; where the prose tells the
+    (:data:`lib.chapters.conditioning.book_text.PAPER_FIGURE3`). The other entries are the values the prose quotes; where the prose tells the
     reader which parameter to change, the entry states the value in force.
 
     Args:
