@@ -93,7 +93,7 @@ show(fig)
 
 # %% [markdown]
 # *Figure 4.1. Left: $g^l$ for several $l$. Right: embedding angles against depth (lines: infinite width;
-# circles: finite width). Drawn by `lib.chapters.infinite_depth.plot_collapse` from `lib.chapters.infinite_depth.g_iterates`, `collapse_profile`
+# circles: finite width). Drawn by `lib.chapters.infinite_depth.collapse.plot_collapse` from `lib.chapters.infinite_depth.collapse.g_iterates`, `collapse_profile`
 # (both via `lib.theory.relu_embedding_angles`) and `finite_collapse`.*
 #
 # {glue:text}`fig4_1`
@@ -118,7 +118,7 @@ show(fig)
 
 # %% [markdown]
 # *Figure 4.2. Gradient angle against depth for several input angles (left) and its distance to the limit
-# (right). Drawn by `lib.chapters.infinite_depth.plot_phi_depth` from `lib.chapters.infinite_depth.phi_depth_profile` (via `lib.chapters.infinite_depth.compute_phi_profile`).*
+# (right). Drawn by `lib.chapters.infinite_depth.gradient_angle.plot_phi_depth` from `lib.chapters.infinite_depth.gradient_angle.phi_depth_profile` (via `lib.chapters.infinite_depth.gradient_angle.compute_phi_profile`).*
 #
 # {glue:text}`fig4_2`
 
@@ -139,8 +139,8 @@ fig = D.plot_kappa(kap, fkap, cfg.kappa_ns, cfg.fw_width)
 show(fig)
 
 # %% [markdown]
-# *Figure 4.3. NTK condition number against depth; dashed: $(n+3)/3$. Drawn by `lib.chapters.infinite_depth.plot_kappa` from
-# `lib.chapters.infinite_depth.relu_kappa_vs_depth` (via `lib.theory.relu_ntk`) and `finite_kappa`.*
+# *Figure 4.3. NTK condition number against depth; dashed: $(n+3)/3$. Drawn by `lib.chapters.infinite_depth.relu_kappa.plot_kappa` from
+# `lib.chapters.infinite_depth.relu_kappa.relu_kappa_vs_depth` (via `lib.theory.relu_ntk`) and `finite_kappa`.*
 #
 # {glue:text}`fig4_3`
 
@@ -169,7 +169,7 @@ show(fig)
 
 # %% [markdown]
 # *Figure 4.4. Dual activations of the centred activations (solid) and the bound $\pm((1-\mu)|\rho| + \mu\rho^2)$
-# (dashed). Drawn by `lib.chapters.infinite_depth.plot_dual` from `lib.theory.dual_activation` and `lib.theory.dual_activation_bound`.*
+# (dashed). Drawn by `lib.chapters.infinite_depth.dual_activation.plot_dual` from `lib.theory.dual_activation` and `lib.theory.dual_activation_bound`.*
 #
 # {glue:text}`fig4_4`
 
@@ -179,7 +179,7 @@ display(Markdown(record(CHAPTER, D.check_dual_bound(dual), section="[AAK] The du
 # %% [markdown]
 # NormReLU's constants $c_b$ and $\lambda_b$ are computed by quadrature; to test the normalization
 # rather than re-read those constants, we draw $2\cdot 10^6$ standard Gaussian numbers and average the
-# function the networks actually evaluate (`lib.chapters.infinite_depth.normrelu_moments`).
+# function the networks actually evaluate (`lib.chapters.infinite_depth.dual_activation.normrelu_moments`).
 
 # %%
 display(Markdown(record(CHAPTER, D.check_normrelu(D.normrelu_moments("normrelu")), section="[AAK] The dual activation",
@@ -210,7 +210,7 @@ show(fig)
 # %% [markdown]
 # *Figure 4.5. $\kappa - 1$ against depth for the top-layer kernel (left) and the NTK (right); lines: infinite
 # width, circles: width {glue:text}`fw_width`; dotted: predicted slopes (shifted up for legibility) for centred activations.
-# Drawn by `lib.chapters.infinite_depth.plot_aak_depth` from `lib.chapters.infinite_depth.kernel_kappa_vs_depth` (via `lib.theory.layer_kernels`),
+# Drawn by `lib.chapters.infinite_depth.aak_depth.plot_aak_depth` from `lib.chapters.infinite_depth.aak_kernels.kernel_kappa_vs_depth` (via `lib.theory.layer_kernels`),
 # `finite_kernel_kappa` and `activation_rates` (via `lib.theory.coefficient_of_nonlinearity` and
 # `lib.theory.ntk_offdiagonal_rate`).*
 #
@@ -229,7 +229,7 @@ display(Markdown(record(CHAPTER, D.check_phi_90(aak), section="[AAK] Depth", pro
 # activation that is concave on $[0, \infty)$, such as tanh: the length map $q \mapsto c_\sigma
 # \mathbb E[\sigma(\sqrt q z)^2]$ brings every input to its fixed point $q = 1$. We scale {glue:text}`aak_n` digits
 # to norms from 0.5 to 2 and follow the diagonal and the correlations of the top-layer kernel over 100
-# layers (`lib.chapters.infinite_depth.compute_lengths`).
+# layers (`lib.chapters.infinite_depth.lengths.compute_lengths`).
 
 # %%
 display(Markdown(record(CHAPTER, D.check_lengths(D.compute_lengths("tanh", cfg.aak_n)), section="[AAK] Depth",
@@ -252,8 +252,8 @@ show(fig)
 
 # %% [markdown]
 # *Figure 4.6. Largest deviation over the input angles of one random layer from Lemmas E.1-E.3 against
-# the width (mean, and min to max over draws). Drawn by `lib.chapters.infinite_depth.plot_one_layer` from
-# `lib.chapters.infinite_depth.one_layer_sweep`.*
+# the width (mean, and min to max over draws). Drawn by `lib.chapters.infinite_depth.app_e.plot_one_layer` from
+# `lib.chapters.infinite_depth.app_e.one_layer_sweep`.*
 #
 # {glue:text}`fig4_6`
 
@@ -265,7 +265,7 @@ for lemma in D.LEMMAS_E:
 # %% [markdown]
 # Lemma E.6 expands the embedding angles for small inputs angles: $\theta^{(l)} = \theta_{in} -
 # l\,\theta_{in}^2/(3\pi) + o(\theta_{in}^2)$. We compare it with the exact recursion for $\theta_{in}$ from
-# $10^{-1}$ to $10^{-3}$ rad (`lib.chapters.infinite_depth.small_angle_embedding`): the remainder over
+# $10^{-1}$ to $10^{-3}$ rad (`lib.chapters.infinite_depth.app_e.small_angle_embedding`): the remainder over
 # $\theta_{in}^2$ must vanish as $\theta_{in} \to 0$.
 
 # %%
