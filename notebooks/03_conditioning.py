@@ -31,9 +31,9 @@
 #
 # Figure 3 is measured **both ways**: (a) exactly as the authors' published code measures it
 # (their batches of 512; batches of {glue:text}`batch_size` in this run) and (b) on the full data. A
-# section checks our kernels against a port of the authors' network on the same weights. All parameters are in the next cell; re-run with
-# other values through papermill (see the [introduction](../book/intro.md)). The paper profile
-# has the paper's sizes.
+# section checks our kernels against a port of the authors' network on the same weights. All
+# parameters are in the next cell; re-run with other values through papermill (see the
+# [introduction](../book/intro.md)). The paper profile has the paper's sizes.
 
 # %% tags=["parameters"]
 profile = "default"        # parameter profile this run belongs to (recorded with the verdicts)

@@ -75,7 +75,8 @@ def _figure3_deviations(cfg, sets: dict[str, tuple], requested: Sequence[str]) -
     absent = [_LABELS.get(k, k) for k in ("mnist", "fashion_mnist") if k not in sets]
     missing = [_LABELS.get(k, k) for k in requested if k not in sets]
     if absent:
-        dev.append(f"{', '.join(absent)} absent (IDX files needed{'; requested but missing: ' + ', '.join(missing) if missing else ''})")
+        why = f"; requested but missing: {', '.join(missing)}" if missing else ""
+        dev.append(f"{', '.join(absent)} absent (IDX files needed{why})")
     if any(k in sets for k in ("mnist", "fashion_mnist")) and cfg.n_idx is not None:
         dev.append(f"MNIST-style sets subsampled to n = {cfg.n_idx} of 60,000 images")
     dev.append("SVHN and Librispeech not run")
@@ -97,8 +98,9 @@ def glue_values(cfg, info: pd.DataFrame | None = None) -> dict[str, str]:
 
     Each ``fig3_k`` entry is the line under Figure 3.k: data set(s) with n and d, width, depths, seeds,
     batch protocol and profile that produced it, and how it departs from the paper's setting
-    (:data:`lib.chapters.conditioning.book_text.PAPER_FIGURE3`). The other entries are the values the prose quotes; where the prose tells the
-    reader which parameter to change, the entry states the value in force.
+    (:data:`lib.chapters.conditioning.book_text.PAPER_FIGURE3`). The other entries are the values the
+    prose quotes; where the prose tells the reader which parameter to change, the entry states the value
+    in force.
 
     Args:
         cfg: the validated parameters of notebook 03 (``profile``, ``datasets``, ``n_synthetic``,
