@@ -25,11 +25,11 @@
 # 3. **[LH] Figure 4.** With mini-batch SGD and cross-entropy, deeper ReLU nets reduce the training
 #    loss faster.
 # 4. **[LH] Table 1.** Test accuracy on MNIST rises with depth up to about 6 layers and then
-#    decreases slightly (95.98, 97.43, 97.57, 97.52, 97.39, 97.19 % at depths 1, 3, 6, 8, 10, 12):
+#    decreases slightly ({glue:text}`paper_table1`):
 #    faster optimization is not better generalization at every depth.
 #
-# Figure 4 and Table 1 are judged under the authors' protocol (about 60,000 SGD updates on MNIST);
-# at the `default` profile's budget on digits and faces, a verdict that disagrees with the paper is
+# Figure 4 and Table 1 are judged under the authors' protocol ({glue:text}`paper_updates` SGD updates on
+# MNIST); at this run's budget ({glue:text}`sgd_budget`), a verdict that disagrees with the paper is
 # "inconclusive" and names the deviation, never "not reproduced".
 #
 # All parameters are in the next cell; re-run with other values through papermill
@@ -59,6 +59,7 @@ device = "cpu"              # torch device of the SGD nets ("cuda" on a GPU mach
 # %%
 import torch
 from IPython.display import Markdown, display
+from myst_nb import glue
 
 from lib.book import params as P
 from lib.book.plotting import show
@@ -81,29 +82,34 @@ cfg = P.validate(
 # small matrices: one thread avoids the spin-waiting of idle threads on a shared machine
 torch.set_num_threads(1)
 CHAPTER = "06_optimization"
+for name, text in OPT.glue_values(cfg).items():
+    glue(name, text, display=False)
 
 # %% [markdown]
 # ## Worst-case bounds against measured GD
-# Full-batch GD on $\mathcal L(w) = \frac12\|f(X) - y\|^2$ for ReLU nets of width `gd_width` and
-# several depths, on `gd_samples` unit-norm Gaussian points in `gd_dim` dimensions with the
-# smooth target of chapter 5. The step is $\eta = 1/\lambda_{\max}(K(w_0))$, with $K(w_0)$ the
-# exact NTK at initialization, so that $\eta\lambda_{\min} = 1/\kappa$. Each panel shows the
-# measured loss, the two worst-case bounds, and the loss of GD on the *linearized* model,
-# $\frac12\|(I - \eta K)^t r_0\|^2$ with $r_0 = f_{w_0}(X) - y$.
+# Full-batch GD ({glue:text}`gd_t` steps) on $\mathcal L(w) = \frac12\|f(X) - y\|^2$ for ReLU nets of
+# width {glue:text}`gd_m` and depths {glue:text}`gd_L`, on {glue:text}`gd_n` unit-norm Gaussian
+# points in {glue:text}`gd_d` dimensions with the smooth target of chapter 5. The step is
+# $\eta = 1/\lambda_{\max}(K(w_0))$, with $K(w_0)$ the exact NTK at initialization, so that
+# $\eta\lambda_{\min} = 1/\kappa$. Each panel shows the measured loss, the two worst-case bounds, and
+# the loss of GD on the *linearized* model, $\frac12\|(I - \eta K)^t r_0\|^2$ with $r_0 = f_{w_0}(X) - y$.
 
 # %%
 gd_data = synthetic_regression(cfg.gd_samples, cfg.gd_dim, seed=0)
 gd = OPT.gd_depth_study(gd_data["X"], gd_data["y"], cfg.gd_depths, cfg.gd_width, cfg.gd_steps)
-fig = OPT.plot_gd_bounds(gd, cfg.gd_depths)
-show(fig)
+
+# %% tags=["hide-input"]
+show(OPT.plot_gd_bounds(gd, cfg.gd_depths))
 
 # %% [markdown]
 # *Figure 6.1. Relative training loss of full-batch GD (square loss) against the step, for ReLU
 # nets of several depths, with the worst-case bounds from the measured NTK at initialization and
 # the prediction of the linearized model. Drawn by `lib.chapters.optimization.plot_gd_bounds` from
 # `lib.chapters.optimization.gd_depth_study`.*
+#
+# {glue:text}`fig6_1`
 
-# %%
+# %% tags=["hide-input"]
 OPT.table_gd_rates(gd, cfg.gd_depths).round(5)
 
 # %% [markdown]
@@ -120,8 +126,8 @@ for claim in OPT.WORST_CASE_CLAIMS:
 
 # %% [markdown]
 # ### ReLU against linear nets ([LH] Sec. 5(a))
-# The same GD, on `gd_samples` faces images (625 pixels, target +1 for a face and -1 otherwise), for
-# ReLU nets and for linear nets of the same depths. With $n \le d$ the linear net's NTK,
+# The same GD, on {glue:text}`gd_n` faces images ({glue:text}`faces_dim` pixels, target +1 for a face and
+# -1 otherwise), for ReLU nets and for linear nets of the same depths. With $n \le d$ the linear net's NTK,
 # $(L+1)XX^T$ up to finite-width noise, has a finite $\kappa$ (on the Gaussian set above, $n > d$
 # makes it infinite and the comparison vacuous).
 
@@ -147,20 +153,22 @@ display(Markdown(record(CHAPTER, OPT.check_relu_vs_linear(gd_relu_faces, gd_line
 # %% [markdown]
 # ## Training loss against epoch (SGD, cross-entropy)
 # [LH] Figure 4 under the authors' protocol (their Sec. 5 and their published training script):
-# bias-free ReLU nets, ten outputs (two for faces), cross-entropy, mini-batch SGD with batch
-# `batch_size` (the paper's 500; the whole training set if smaller) reshuffled every epoch, for
-# `epochs` epochs. The learning rate of each depth is chosen **on the training horizon**: every
-# rate of the grid `lrs` trains seed 0 for all `epochs` epochs and the rate with the smallest
+# bias-free ReLU nets of width {glue:text}`sgd_m` and depths {glue:text}`sgd_L`, ten outputs (two for
+# faces), cross-entropy, mini-batch SGD with batch {glue:text}`batch` (the paper's 500; the whole training set if
+# smaller) reshuffled every epoch, for {glue:text}`n_epochs` epochs. The learning rate of each depth is chosen
+# **on the training horizon**: every rate of the grid {glue:text}`lr_grid` trains seed 0 for all {glue:text}`n_epochs`
+# epochs and the rate with the smallest
 # late-epoch loss (mean over the last 10 % of the epochs) is kept; the other seeds then train with
 # it. A chosen rate at the edge of the grid means the best rate may lie outside it, and the verdict
 # names that. Every (depth, rate, seed) run is cached, so a long run resumes where it stopped.
 #
-# The data sets of `sgd_data`: MNIST and Fashion-MNIST {cite}`lecun1998mnist,xiao2017fashion` from
-# the user's IDX files (`idx_dir`, `fashion_dir`; pixels in $[-1, 1]$ as the authors; nothing is
-# downloaded), scikit-learn's digits {cite}`sklearn` (1797 images of $8\times8$ pixels, unit norm)
-# and the faces set of scikit-image (200 images of $25\times25$ pixels, face or not, unit norm). A
-# paper data set whose folder is not given is replaced by digits, and the verdicts say so. The
-# paper ran about 60,000 updates on MNIST; the verdicts name every deviation from that protocol
+# The data sets of this run, with their sizes and budgets: {glue:text}`sgd_runs`. The study can use
+# MNIST and Fashion-MNIST {cite}`lecun1998mnist,xiao2017fashion` from the user's IDX files (in this
+# run {glue:text}`idx_folders`; pixels in $[-1, 1]$ as the authors; nothing is downloaded),
+# scikit-learn's digits {cite}`sklearn` (1797 images of $8\times8$ pixels, unit norm) and the faces
+# set of scikit-image (200 images of $25\times25$ pixels, face or not, unit norm). A paper data set
+# whose folder is not given is replaced by digits, and the verdicts say so. The paper ran
+# {glue:text}`paper_updates` updates on MNIST; the verdicts name every deviation from that protocol
 # (data, number of updates, batch, seeds, rates at the grid's edge). A measurement that disagrees
 # with the paper under a deviation is "inconclusive", not "not reproduced".
 
@@ -169,6 +177,8 @@ studies = OPT.compute_sgd_studies(cfg.sgd_data, cfg.sgd_depths, cfg.seeds, idx_d
                                   fashion_dir=cfg.fashion_dir, width=cfg.sgd_width, lrs=cfg.lrs, epochs=cfg.epochs,
                                   batch_size=cfg.batch_size, n_test=cfg.n_test, dtype=cfg.sgd_dtype,
                                   n_train=cfg.n_idx, device=cfg.device)
+
+# %% tags=["hide-input"]
 for study in studies.values():
     print(OPT.sgd_summary(study))
     display(OPT.table_lr_grid(study))
@@ -177,7 +187,7 @@ for study in studies.values():
 # The tables above are the grid searches: late-epoch training loss of seed 0 for each depth (row)
 # and learning rate (column; `inf` = diverged), and the rate chosen.
 
-# %%
+# %% tags=["hide-input"]
 for study in studies.values():
     show(OPT.plot_loss_curves(study))
 
@@ -186,6 +196,8 @@ for study in studies.values():
 # learning rate per depth from the grid search), one figure per data set. Drawn by
 # `lib.chapters.optimization.figure4.plot_loss_curves` from
 # `lib.chapters.optimization.sgd.sgd_depth_study`.*
+#
+# {glue:text}`fig6_2`
 
 # %%
 for study in studies.values():
@@ -202,26 +214,42 @@ for study in studies.values():
 # %% [markdown]
 # ## Test accuracy against depth
 # Our version of [LH] Table 1: held-out accuracy of the same SGD nets by depth, mean and standard
-# deviation over `seeds` seeds, next to the paper's MNIST numbers. It is judged on where the
+# deviation over {glue:text}`n_seeds` seeds, next to the paper's MNIST numbers. It is judged on where the
 # accuracy peaks and on the sign of the change from depth 6 to the deepest depth, against the seed
-# spread. Only MNIST under the paper's protocol can refute the table; on digits (about 50 times
-# fewer training images than MNIST) and faces (150) the absolute numbers are not comparable, and a
-# held-out set of $n$ images has a binomial standard error of about $\sqrt{p(1-p)/n}$ (1 point at
-# $p = 0.95$, $n = 500$).
+# spread. Only MNIST under the paper's protocol can refute the table; on other data the absolute
+# numbers are not comparable ({glue:text}`train_ratio`), and a held-out set of $n$ images has a
+# binomial standard error of about $\sqrt{p(1-p)/n}$ (at $p = 0.95$: {glue:text}`binomial_se`).
 
 # %%
-for study in studies.values():
-    acc = OPT.accuracy_table(study.runs, cfg.sgd_depths, OPT.PAPER_TABLE1)
-    display(acc.round(2))
-    show(OPT.plot_accuracy(acc, study))
-    display(Markdown(record(CHAPTER, OPT.check_accuracy(acc, study), section="Test accuracy against depth",
-                            profile=cfg.profile)))
+accs = {name: OPT.accuracy_table(study.runs, cfg.sgd_depths, OPT.PAPER_TABLE1) for name, study in studies.items()}
+
+# %% tags=["hide-input"]
+for name, study in studies.items():
+    show(OPT.plot_accuracy(accs[name], study))
 
 # %% [markdown]
 # *Figure 6.3. Held-out test accuracy against depth (ours: mean and standard deviation over
 # seeds, one figure per data set) next to [LH] Table 1 (MNIST). Drawn by
 # `lib.chapters.optimization.figure4.plot_accuracy` from
 # `lib.chapters.optimization.figure4.accuracy_table`.*
+#
+# {glue:text}`fig6_3`
+#
+# **[LH] Table 1: the paper vs this book.** For each data set, the paper's MNIST accuracies and the three
+# statements the verdict judges (where the accuracy peaks, the rise up to the peak, the change from
+# depth 6 to the deepest depth), against ours; the rule column says in words when a statement holds
+# (a difference counts only beyond twice its standard error over seeds), and the last row says which
+# protocol the verdict level depends on.
+
+# %% tags=["hide-input"]
+for name, study in studies.items():
+    display(Markdown(f"**{name}**"))
+    display(OPT.table_table1_vs_paper(accs[name], study))
+
+# %%
+for name, study in studies.items():
+    display(Markdown(record(CHAPTER, OPT.check_accuracy(accs[name], study), section="Test accuracy against depth",
+                            profile=cfg.profile)))
 
 # %% tags=["hide-input"]
 from lib.book.provenance import provenance_line

@@ -60,6 +60,9 @@ def test_mnist_and_digits_deviations_differ(tmp_path):
     assert digits["fig6_2"] != mnist["fig6_2"] and digits["fig6_3"] != mnist["fig6_3"]
     assert "digits (1,297 training images) instead of MNIST" in digits["fig6_3"]
     assert "idx_dir = None" in digits["fig6_3"] and "idx_dir = None" in digits["sgd_sets"]
+    assert digits["sgd_runs"].startswith("digits (MNIST was asked for") and "n = 1,297 training" in digits["sgd_runs"]
+    assert "no MNIST folder is given (papermill parameter idx_dir = None)" in digits["idx_folders"]
+    assert f"MNIST IDX files are read from {tmp_path}" in mnist["idx_folders"]
     assert "Deviation on MNIST: none (the paper's protocol)" in mnist["fig6_3"]
     assert "instead of MNIST" not in mnist["fig6_2"] and mnist["sgd_sets"] == "MNIST"
     assert "10,000 test images of MNIST" in mnist["binomial_se"]
@@ -108,7 +111,8 @@ def test_table1_vs_paper_prediction_and_counterfactual():
     assert (judged.holds == "yes").all() and len(judged) == 4
     assert OPT.check_accuracy(OPT.accuracy_table(study.runs, study.depths), study).status == "reproduced"
     by = t.set_index("statement")
-    assert by.loc["test accuracy at depth 3", "ours"] == "not run" and by.loc["test accuracy at depth 3", "paper"] == "97.43 %"
+    assert by.loc["test accuracy at depth 3", "ours"] == "not run"
+    assert by.loc["test accuracy at depth 3", "paper"] == "97.43 %"
     assert by.loc["depth of the highest accuracy", "paper"].startswith("6 (97.57 %)")
     assert "-0.38 points (6 -> 12)" == by.loc["change from depth 6 to the deepest depth", "paper"]
     assert "twice its standard error" in by.loc["rise from the shallowest depth to the peak", "rule"]

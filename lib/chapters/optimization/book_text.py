@@ -42,10 +42,11 @@ def _floats(values) -> str:
 
 
 def resolved_sgd_data(cfg) -> list[tuple[str, str]]:
-    """The data sets the SGD study of [LH] Figure 4 runs on, as :func:`lib.chapters.optimization.sgd.compute_sgd_studies` resolves them.
+    """The data sets the SGD study of [LH] Figure 4 runs on, resolved as ``compute_sgd_studies`` does.
 
-    MNIST or Fashion-MNIST without its IDX folder is replaced by digits (once); the note says which
-    papermill parameter would have run it, with the value in force.
+    The rule of :func:`lib.chapters.optimization.sgd.compute_sgd_studies`: MNIST or Fashion-MNIST
+    without its IDX folder is replaced by digits (once); the note says which papermill parameter
+    would have run it, with the value in force.
 
     Args:
         cfg: the validated parameters of notebook 06 (``sgd_data``, ``idx_dir``, ``fashion_dir``).
@@ -120,11 +121,12 @@ def _sgd_deviations(cfg, data: str, note: str, table: bool) -> list[str]:
     return out
 
 
-def _sgd_sizes(cfg, studies) -> str:
+def _sgd_sizes(cfg, studies, notes: bool = False) -> str:
     parts = []
-    for data, _ in studies:
+    for data, note in studies:
         s = sgd_setting(cfg, data)
-        parts.append(f"{data}: n = {s['n_train']:,} training and {s['n_test']:,} test images, d = {s['d']}, "
+        named = f"{data} ({note})" if notes and note else data
+        parts.append(f"{named}: n = {s['n_train']:,} training and {s['n_test']:,} test images, d = {s['d']}, "
                      f"{s['classes']} classes, batch {s['batch']}, {cfg.epochs} epochs = {s['updates']:,} SGD updates")
     return "; ".join(parts)
 
@@ -161,8 +163,8 @@ def glue_values(cfg) -> dict[str, str]:
     Returns:
         ``{name: text}``: ``fig6_1`` ... ``fig6_3`` and the prose values ``gd_m``, ``gd_n``,
         ``gd_d``, ``gd_t``, ``gd_L``, ``faces_dim``, ``sgd_budget``, ``sgd_sets``, ``idx_folders``,
-        ``batch``, ``n_epochs``, ``lr_grid``, ``n_seeds``, ``sgd_m``, ``sgd_L``, ``sgd_sizes``, ``train_ratio``,
-        ``binomial_se``, ``paper_table1``, ``paper_updates``.
+        ``batch``, ``n_epochs``, ``lr_grid``, ``n_seeds``, ``sgd_m``, ``sgd_L``, ``sgd_sizes``, ``sgd_runs``,
+        ``train_ratio``, ``binomial_se``, ``paper_table1``, ``paper_updates``.
     """
     prof = profile_text(cfg.profile)
     studies = resolved_sgd_data(cfg)
@@ -183,10 +185,13 @@ def glue_values(cfg) -> dict[str, str]:
                           f"times fewer than MNIST's {p['n_train']:,}")
         ses.append(f"{100 * math.sqrt(0.95 * 0.05 / s['n_test']):.1f} points for the {s['n_test']:,} test images "
                    f"of {data}")
-    folders = (f"the MNIST folder (papermill parameter idx_dir) is {cfg.idx_dir}, the Fashion-MNIST folder "
-               f"(fashion_dir) is {cfg.fashion_dir}")
+    folders = "; ".join(
+        f"the {name} IDX files are read from {folder} (papermill parameter {_FOLDER_PARAM[name]})" if folder is not None
+        else f"no {name} folder is given (papermill parameter {_FOLDER_PARAM[name]} = None)"
+        for name, folder in (("MNIST", cfg.idx_dir), ("Fashion-MNIST", cfg.fashion_dir)))
     budget = "; ".join(f"{data}, {sgd_setting(cfg, data)['updates']:,} SGD updates" for data, _ in studies)
     data_text = ", ".join(data + (f" ({note})" if note else "") for data, note in studies)
+    runs = _sgd_sizes(cfg, studies, notes=True)
     return {
         "fig6_1": f"Setting: {gd_setting}. Deviation: the paper states the rates of Eq. 9 without a GD experiment; "
                   f"this run is ours (its Figure 4 uses SGD with cross-entropy on MNIST).",
@@ -198,7 +203,7 @@ def glue_values(cfg) -> dict[str, str]:
         "sgd_budget": f"{budget}; {prof}", "sgd_sets": data_text, "idx_folders": folders,
         "batch": str(cfg.batch_size), "n_epochs": str(cfg.epochs), "lr_grid": _floats(cfg.lrs),
         "n_seeds": str(cfg.seeds),
-        "sgd_m": str(cfg.sgd_width), "sgd_L": _ints(cfg.sgd_depths), "sgd_sizes": sizes,
+        "sgd_m": str(cfg.sgd_width), "sgd_L": _ints(cfg.sgd_depths), "sgd_sizes": sizes, "sgd_runs": runs,
         "train_ratio": "; ".join(ratios) if ratios else "every data set of this run is one of the paper's",
         "binomial_se": "; ".join(ses),
         "paper_table1": ", ".join(f"{v:.2f}" for v in PAPER_TABLE1.values()) + " % at depths "
