@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from lib.book.provenance import profile_text
+from lib.book.results import Check, record
 from lib.chapters.non_constancy.bottleneck import _bottleneck_table
 from lib.chapters.non_constancy.hessian_norms import HessianNorms
 from lib.chapters.non_constancy.hessian_width import _hessian_table
@@ -12,7 +13,7 @@ from lib.chapters.non_constancy.kernel_runs import KernelRuns
 from lib.chapters.non_constancy.kernel_width import kernel_change_by_width, width_slopes
 from lib.spectra import fit_slope
 
-__all__ = ["glue_values", "PAPER_EXPONENTS", "table_paper_vs_book"]
+__all__ = ["glue_values", "PAPER_EXPONENTS", "table_paper_vs_book", "record_verdicts"]
 
 
 def _profile_text(profile: str) -> str:
@@ -109,3 +110,21 @@ def table_paper_vs_book(runs: KernelRuns, h: HessianNorms) -> pd.DataFrame:
                          "as Thm 3.2"))
     return pd.DataFrame(rows, columns=["statement (log-log slope)", "paper", "this book", "verdict rule"]) \
         .set_index("statement (log-log slope)")
+
+
+def record_verdicts(chapter: str, section: str, profile: str, *checks: Check) -> str:
+    """Record the checks of one section of the chapter and return their verdict paragraphs ([LZB] Sec. 3-6).
+
+    Each check is recorded with :func:`lib.book.results.record` (the section it is shown in, the run's
+    profile); the chapter shows the sentences one paragraph each, in the order given.
+
+    Args:
+        chapter: notebook stem, ``"05_non_constancy"``.
+        section: the heading of the chapter section that shows the verdicts.
+        profile: the notebook's parameter profile.
+        *checks: the outcomes of the section's ``check_*`` functions.
+
+    Returns:
+        The verdict sentences as Markdown, separated by blank lines.
+    """
+    return "\n\n".join(record(chapter, c, section=section, profile=profile) for c in checks)

@@ -1,0 +1,46 @@
+"""Chapter 05 bottleneck (lib.chapters.non_constancy.bottleneck): the kernel and Hessian checks of [m, b, m]
+nets, prediction and counterfactual; Figures 5.2 and 5.5."""
+import importlib.util
+from pathlib import Path
+
+from matplotlib.figure import Figure
+
+from lib.chapters import non_constancy as NC
+
+#: the synthetic runs and Hessian norms of test_non_constancy_fakes.py (test files cannot import each other)
+_spec = importlib.util.spec_from_file_location("non_constancy_fakes",
+                                               Path(__file__).with_name("test_non_constancy_fakes.py"))
+F = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(F)
+
+
+def test_check_bottleneck():
+    c = NC.check_bottleneck(F.make_runs())
+    assert c.status == "reproduced" and c.claim_id == "[LZB] Fig 2"
+    assert "fitted slope -0.50 (prediction -0.5)" in c.measured
+    assert NC.check_bottleneck(F.make_runs(b_slope=0.0)).status == "not reproduced"
+    assert NC.check_bottleneck(F.make_runs(b_slope=-1.2)).status == "reproduced with caveat"
+
+
+def test_check_bottleneck_hessians():
+    c = NC.check_bottleneck_hessian(F.make_hessian())
+    assert c.status == "reproduced" and c.claim_id == "[LZB] Thm 3.3" and "(b=4)" in c.measured
+    assert NC.check_bottleneck_hessian(F.make_hessian(b_slope=0.0)).status == "not reproduced"  # not set by b
+    assert NC.check_bottleneck_hessian(F.make_hessian(b_slope=-1.0)).status == "reproduced with caveat"
+    assert NC.check_bottleneck_hessian(F.make_hessian(converged=False)).status == "not reproduced"
+    w = NC.check_bottleneck_hessian_width(F.make_hessian())
+    assert w.status == "reproduced" and w.claim_id == "[LZB] Thm 4.1" and "(m=2000)" in w.measured
+    # a wide net's norm (falling like m^(-1/2)) fed in as the bottleneck net's: not reproduced
+    assert NC.check_bottleneck_hessian_width(F.make_hessian(bm_slope=-0.5)).status == "not reproduced"
+    assert NC.check_bottleneck_hessian_width(F.make_hessian(bm_slope=-0.2)).status == "reproduced with caveat"
+    h = F.make_hessian()
+    h.bottleneck = None
+    assert NC.check_bottleneck_hessian(h).status == "not checked"
+    assert NC.check_bottleneck_hessian_width(h).status == "not checked"
+
+
+def test_plots_return_figures():
+    fig = NC.plot_bottleneck(F.make_runs())
+    assert isinstance(fig, Figure) and len(fig.axes) == 1
+    fig = NC.plot_bottleneck_hessian(F.make_hessian())
+    assert isinstance(fig, Figure) and len(fig.axes) == 2

@@ -1,0 +1,30 @@
+"""Chapter 05 along training (lib.chapters.non_constancy.convergence): [LZB] Thm 5.1 with prediction and
+counterfactuals; Figures 5.3 and 5.6."""
+import importlib.util
+from pathlib import Path
+
+import pytest
+from matplotlib.figure import Figure
+
+from lib.chapters import non_constancy as NC
+
+#: the synthetic runs and Hessian norms of test_non_constancy_fakes.py (test files cannot import each other)
+_spec = importlib.util.spec_from_file_location("non_constancy_fakes",
+                                               Path(__file__).with_name("test_non_constancy_fakes.py"))
+F = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(F)
+
+
+def test_check_convergence():
+    c = NC.check_convergence(F.make_runs())
+    assert c.status == "reproduced" and "4 of 4 non-linear-output nets" in c.measured
+    assert NC.check_convergence(F.make_runs(nl_steps=1500)).status == "reproduced with caveat"  # 15x slower
+    c = NC.check_convergence(F.make_runs(nl_converged=False))  # capped while the loss still fell geometrically
+    assert c.status == "inconclusive" and "step cap" in c.caveat
+    assert NC.check_convergence(F.make_runs(nl_converged=False, nl_loss_rate=1.0)).status == "not reproduced"  # stall
+
+
+@pytest.mark.parametrize("plot,n_axes", [("plot_kernel_paths", 1), ("plot_convergence", 2)])
+def test_plots_return_figures(plot, n_axes):
+    fig = getattr(NC, plot)(F.make_runs())
+    assert isinstance(fig, Figure) and len(fig.axes) == n_axes

@@ -1,0 +1,34 @@
+"""Chapter 05 Hessian norm against width (lib.chapters.non_constancy.hessian_width): checks with prediction and
+counterfactual; Figure 5.4."""
+import importlib.util
+from pathlib import Path
+
+from matplotlib.figure import Figure
+
+from lib.chapters import non_constancy as NC
+
+#: the synthetic runs and Hessian norms of test_non_constancy_fakes.py (test files cannot import each other)
+_spec = importlib.util.spec_from_file_location("non_constancy_fakes",
+                                               Path(__file__).with_name("test_non_constancy_fakes.py"))
+F = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(F)
+
+
+def test_check_hessian():
+    c = NC.check_hessian(F.make_hessian())
+    assert c.status == "reproduced" and c.claim_id == "[LZB] Thm 3.2" and "converged in every case: True" in c.measured
+    assert NC.check_hessian(F.make_hessian(lin_slope=0.0)).status == "not reproduced"  # a non-linear output's norm
+    assert NC.check_hessian(F.make_hessian(lin_slope=-1.0)).status == "reproduced with caveat"
+    assert NC.check_hessian(F.make_hessian(converged=False)).status == "not reproduced"
+
+
+def test_check_nonlinear_hessian():
+    c = NC.check_nonlinear_hessian(F.make_hessian())
+    assert c.status == "reproduced" and c.claim_id == "[LZB] Eq 29"
+    assert NC.check_nonlinear_hessian(F.make_hessian(nl_slope=-0.5)).status == "not reproduced"  # linear-output-like
+    assert NC.check_nonlinear_hessian(F.make_hessian(converged=False)).status == "not reproduced"
+
+
+def test_plot_hessian_returns_a_figure():
+    fig = NC.plot_hessian(F.make_hessian())
+    assert isinstance(fig, Figure) and len(fig.axes) == 1
