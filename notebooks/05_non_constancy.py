@@ -64,7 +64,6 @@ from myst_nb import glue
 
 from lib.book import params as P
 from lib.book.plotting import show
-from lib.book.results import record
 from lib.chapters import non_constancy as NC
 
 cfg = P.validate(
@@ -128,12 +127,9 @@ show(fig)
 # {glue:text}`fig5_1`
 
 # %%
-display(Markdown(record(CHAPTER, NC.check_linear_kernel(runs), section="Kernel change against width",
-                        profile=cfg.profile)))
-display(Markdown(record(CHAPTER, NC.check_nonlinear_kernel(runs), section="Kernel change against width",
-                        profile=cfg.profile)))
-display(Markdown(record(CHAPTER, NC.check_weight_change(runs), section="Kernel change against width",
-                        profile=cfg.profile)))
+display(Markdown(NC.record_verdicts(CHAPTER, "Kernel change against width", cfg.profile,
+                                    NC.check_linear_kernel(runs), NC.check_nonlinear_kernel(runs),
+                                    NC.check_weight_change(runs))))
 
 # %% [markdown]
 # The model $f(x) = Wx$, linear in its weights, was trained the same way: its kernel is $XX^\top$
@@ -141,8 +137,8 @@ display(Markdown(record(CHAPTER, NC.check_weight_change(runs), section="Kernel c
 # linear in its weights, moves its kernel.
 
 # %%
-display(Markdown(record(CHAPTER, NC.check_linear_model(runs), section="Kernel change against width",
-                        profile=cfg.profile)))
+display(Markdown(NC.record_verdicts(CHAPTER, "Kernel change against width", cfg.profile,
+                                    NC.check_linear_model(runs))))
 
 # %% [markdown]
 # The steeper-than-$m^{-1/2}$ fall of the linear-output kernel change is not a contradiction:
@@ -167,7 +163,7 @@ show(fig)
 # {glue:text}`fig5_2`
 
 # %%
-display(Markdown(record(CHAPTER, NC.check_bottleneck(runs), section="Bottleneck", profile=cfg.profile)))
+display(Markdown(NC.record_verdicts(CHAPTER, "Bottleneck", cfg.profile, NC.check_bottleneck(runs))))
 
 # %% [markdown]
 # ## Kernel change along training
@@ -212,10 +208,8 @@ print(NC.hessian_summary(hess))
 # {glue:text}`fig5_4`
 
 # %%
-display(Markdown(record(CHAPTER, NC.check_hessian(hess), section="Hessian norm at initialization",
-                        profile=cfg.profile)))
-display(Markdown(record(CHAPTER, NC.check_nonlinear_hessian(hess), section="Hessian norm at initialization",
-                        profile=cfg.profile)))
+display(Markdown(NC.record_verdicts(CHAPTER, "Hessian norm at initialization", cfg.profile,
+                                    NC.check_hessian(hess), NC.check_nonlinear_hessian(hess))))
 
 # %% [markdown]
 # Behind the $\tilde O(1/\sqrt m)$ Hessian is [LZB] Lemma 3.1: with a linear output layer the backward
@@ -224,9 +218,9 @@ display(Markdown(record(CHAPTER, NC.check_nonlinear_hessian(hess), section="Hess
 # three hidden layers of width $m$ (`lib.chapters.non_constancy.backward_sweep`).
 
 # %%
-display(Markdown(record(CHAPTER, NC.check_backward(NC.backward_sweep(data["X"][:cfg.n_hessian], cfg.widths, cfg.seeds,
-                                                                     activation=cfg.activation)),
-                        section="Hessian norm at initialization", profile=cfg.profile)))
+backward = NC.backward_sweep(data["X"][:cfg.n_hessian], cfg.widths, cfg.seeds, activation=cfg.activation)
+display(Markdown(NC.record_verdicts(CHAPTER, "Hessian norm at initialization", cfg.profile,
+                                    NC.check_backward(backward))))
 
 # %% [markdown]
 # ## Hessian norm with a bottleneck
@@ -250,10 +244,8 @@ show(fig)
 # {glue:text}`fig5_5`
 
 # %%
-display(Markdown(record(CHAPTER, NC.check_bottleneck_hessian(hess), section="Hessian norm with a bottleneck",
-                        profile=cfg.profile)))
-display(Markdown(record(CHAPTER, NC.check_bottleneck_hessian_width(hess), section="Hessian norm with a bottleneck",
-                        profile=cfg.profile)))
+display(Markdown(NC.record_verdicts(CHAPTER, "Hessian norm with a bottleneck", cfg.profile,
+                                    NC.check_bottleneck_hessian(hess), NC.check_bottleneck_hessian_width(hess))))
 
 # %% [markdown]
 # ## [LZB]'s rates beside this book
@@ -288,8 +280,8 @@ show(fig)
 # {glue:text}`fig5_6`
 
 # %%
-display(Markdown(record(CHAPTER, NC.check_convergence(runs), section="Fast convergence with a moving kernel",
-                        profile=cfg.profile)))
+display(Markdown(NC.record_verdicts(CHAPTER, "Fast convergence with a moving kernel", cfg.profile,
+                                    NC.check_convergence(runs))))
 
 # %% tags=["hide-input"]
 from lib.book.provenance import provenance_line
