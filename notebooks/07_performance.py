@@ -31,10 +31,11 @@
 #   column $i$ of $K$ is a VJP $J^\top e_i$ followed by a JVP, vmapped over chunks of basis
 #   vectors $e_i$.
 #
-# **Targets checked here** (targets of this book, not claims of the paper): at $n = 512$,
-# width 512, depth 10, our NTK is (1) at least 100 times faster than Jacobian contraction,
-# (2) needs at least 10 times less peak memory, and (3) runs at no less than half the measured
-# throughput of a plain float64 matrix product. We also set our timing beside the paper's
+# **Targets checked here** (targets of this book, not claims of the paper): at
+# {glue:text}`target_size`, our NTK is (1) at least {glue:text}`speedup_target` times faster than
+# Jacobian contraction, (2) needs at least {glue:text}`memory_target` times less peak memory, and
+# (3) runs at no less than {glue:text}`throughput_target` of the measured throughput of a plain
+# float64 matrix product. {glue:text}`target_verdicts` We also set our timing beside the paper's
 # statement that each NTK took hours on an A100 GPU.
 #
 # All parameters are in the next cell; re-run with other values through papermill, or run the
@@ -63,6 +64,7 @@ scale_lambda_min = "certified"  # full-data section: "auto", "exact", "certified
 
 # %%
 from IPython.display import Markdown, display
+from myst_nb import glue
 
 from lib.book import params as P
 from lib.book.plotting import show
@@ -85,19 +87,23 @@ cfg = P.validate(
 if "ours" not in cfg.methods:
     raise P.ParameterError("parameter 'methods' must include 'ours' (every ratio is taken against it)")
 CHAPTER = "07_performance"
+for name, text in PERF.glue_values(cfg).items():
+    glue(name, text, display=False)
 
 # %% [markdown]
 # ## How we measure
 # All methods get the identical network (ReLU MLP of [LH] Eq. (1), weights from the same seed,
-# float64) and the identical inputs ($n$ unit-norm Gaussian points in $d$ dimensions). Each
+# float64) and the identical inputs ($n$ unit-norm Gaussian points in $d$ = {glue:text}`in_dim`
+# dimensions). Each
 # method runs at each size **in a fresh Python process**, which makes the memory numbers
 # comparable:
 #
 # * **time**: the minimum wall-clock time over the repeats of one call (including the conversion
 #   of the result to a NumPy array), after a warm-up call on two inputs; repeats stop once they
-#   have used a quarter of the time budget, so slow methods are timed once. Every method uses
-#   the same number of threads (`threads`; one thread by default, because this machine is shared
-#   with other jobs and multi-threaded timings then vary several-fold);
+#   have used a quarter of the time budget ({glue:text}`time_budget` per method and size here), so
+#   slow methods are timed once. Every method uses the same number of threads: here
+#   {glue:text}`threads` per worker (one by default, because this machine is shared with other jobs
+#   and multi-threaded timings then vary several-fold; the papermill parameter `threads` sets it);
 # * **peak memory**: the process's resident high-water mark after the calls minus its resident
 #   size after imports, data, model and warm-up, i.e. the extra memory the method needed at its
 #   peak. The high-water mark (Linux `VmHWM`, the quantity behind `getrusage().ru_maxrss`) is
@@ -108,13 +114,14 @@ CHAPTER = "07_performance"
 #   (`lib.finite.benchmark.memory_estimate`; Jacobian contraction falls back to summing $J_l J_l^\top$ layer
 #   by layer when the whole Jacobian does not fit) and its time from its floating-point
 #   operation count and the rate it reached at the largest smaller size in this run (before it
-#   has run at all, the plain-matmul rate). A method whose
-#   estimate exceeds the budget is reported as *skipped*, with the reason; one that overruns
-#   anyway is killed and reported as *timed out*.
+#   has run at all, the plain-matmul rate). A method whose estimate exceeds the budget
+#   ({glue:text}`time_budget` and {glue:text}`memory_budget` in this run) is reported as *skipped*,
+#   with the reason; one that overruns anyway is killed and reported as *timed out*.
 # * **sizes**: our engine runs at every size; the torch.func methods take minutes per size, so by
-#   default they are timed only at the targets' size (`target_n`, `target_depth`) and reported as
-#   *skipped* elsewhere; the parameter `peers_everywhere` (on in the `paper` profile) times them at
-#   every size.
+#   default they are timed only at the targets' size and reported as *skipped* elsewhere. In this
+#   run they are timed {glue:text}`peer_sizes`. The papermill parameter `peers_everywhere` (here
+#   {glue:text}`peers_everywhere`; {glue:text}`paper_peers_everywhere` in the `paper` profile) times
+#   them at every size.
 # * **throughput**: we count the floating-point operations of our method's matrix products,
 #   $2n\sum_l m_l m_{l-1}$ for the forward pass, about as many for the backward pass, and for the
 #   assembly $2(L+1)$ products of size $n \times m \times n$ (the first with $m_0 = d$) at
@@ -131,7 +138,7 @@ df = PERF.compute_benchmark(cfg.ns, cfg.width, cfg.depths, cfg.methods, in_dim=c
                             time_budget=cfg.time_budget, memory_budget_mb=cfg.memory_budget_mb, device=cfg.device,
                             threads=cfg.threads,
                             peers_at=None if cfg.peers_everywhere else (cfg.target_n, cfg.target_depth))
-print(PERF.describe_run(df, cfg.threads))
+display(Markdown(PERF.describe_run(df, cfg.threads)))
 
 # %% [markdown]
 # ## Results table
@@ -141,7 +148,7 @@ print(PERF.describe_run(df, cfg.threads))
 # run shows its status (*skipped*, *timed out*, ...) with a number $k$; note $k$ below the table
 # gives the reason.
 
-# %%
+# %% tags=["hide-input"]
 display(Markdown("**Time and throughput**"))
 display(PERF.table_time(df).style.hide(axis="index"))
 display(Markdown("**Peak extra memory and agreement with ours**"))
@@ -153,15 +160,16 @@ display(Markdown(PERF.notes_markdown(df)))
 # Each panel is one depth. Points missing from a curve are peers that were skipped (see the
 # notes above); they are marked by an open symbol at the top edge.
 
-# %%
-fig = PERF.plot_time_memory(df, cfg.methods, cfg.depths, cfg.ns, cfg.width)
-show(fig)
+# %% tags=["hide-input"]
+show(PERF.plot_time_memory(df, cfg.methods, cfg.depths, cfg.ns, cfg.width))
 
 # %% [markdown]
-# *Figure 7.1. Wall-clock time (top) and peak extra memory (bottom) of the three methods
+# *Figure 7.1. Wall-clock time (top) and peak extra memory (bottom) of the methods timed
 # against the number of inputs, one column per depth; open symbols on the top edge mark methods
-# skipped for the budget. Drawn by `lib.chapters.performance.plot_time_memory` from
+# not run at that size. Drawn by `lib.chapters.performance.benchmark.plot_time_memory` from
 # `lib.finite.benchmark.run_benchmark`.*
+#
+# {glue:text}`fig7_1`
 
 # %% [markdown]
 # ## Target 1 and 2: speed-up and memory against Jacobian contraction
@@ -187,15 +195,16 @@ display(Markdown(record(CHAPTER, PERF.check_memory(df, cfg.target_n, cfg.target_
 # Our measured GFLOP/s (operation count above over measured time) next to the best GFLOP/s of a
 # float64 $(n \times m)(m \times n)$ product in the same run, for every size.
 
-# %%
-fig = PERF.plot_throughput(df, cfg.width)
-show(fig)
+# %% tags=["hide-input"]
+show(PERF.plot_throughput(df, cfg.width))
 
 # %% [markdown]
 # *Figure 7.2. Floating-point throughput of our NTK (counted matrix-product flops over measured
 # time) beside a plain float64 matrix product of the same shape, measured in the same run. Drawn
-# by `lib.chapters.performance.plot_throughput` from `lib.finite.benchmark.run_benchmark` and
-# `lib.finite.benchmark.matmul_gflops`.*
+# by `lib.chapters.performance.benchmark.plot_throughput` from `lib.finite.benchmark.run_benchmark`
+# and `lib.finite.benchmark.matmul_gflops`.*
+#
+# {glue:text}`fig7_2`
 
 # %%
 display(Markdown(record(CHAPTER, PERF.check_throughput(df, cfg.target_n, cfg.target_depth, cfg.width),
@@ -208,7 +217,7 @@ display(Markdown(record(CHAPTER, PERF.check_throughput(df, cfg.target_n, cfg.tar
 # batches of 512 inputs. We did not measure on an A100; what we can say is what our method
 # takes on this machine at the matching size.
 
-# %%
+# %% tags=["hide-input"] mystnb={"markdown_format": "myst"}
 display(Markdown(PERF.paper_cost_text(df, cfg.target_n, cfg.target_depth, cfg.width, cfg.in_dim)))
 
 # %% [markdown]
@@ -218,38 +227,51 @@ display(Markdown(PERF.paper_cost_text(df, cfg.target_n, cfg.target_depth, cfg.wi
 # (`lib.finite.extremes`, formulas in its module docstring): a product $Kv$ is
 # $(Kv)_i = \sum_l d_i^\top M_l a_i$ with the $m \times m$ matrix $M_l = D_l^\top \operatorname{diag}(v) A_{l-1}$,
 # $O(Lnm^2)$ time and $O(Lnm)$ memory, and any $b \times b$ block costs $O(Lb^2m)$. Hence, for the
-# ReLU MLP of [LH] Eq. (1) on $n$ inputs from $N(0, I_d)$ with $d = 784$ (MNIST's shape), by
+# ReLU MLP of [LH] Eq. (1) on $n$ inputs from $N(0, I_d)$ with $d$ = {glue:text}`scale_in_dim` (MNIST's shape is
+# 784), by
 # `lib.finite.extremes.ntk_extremes` with `method="matrix_free"`:
 #
 # * the **minimum pairwise gradient angle** over all $n(n-1)/2$ pairs is exact: the blocks of $K$
 #   are streamed and reduced, nothing $n \times n$ is kept;
 # * **$\lambda_{\max}$** comes from Lanczos on the product, with a certified interval (residual and
 #   Frobenius-norm bounds); the table gives its relative width;
-# * **$\lambda_{\min}$** is exact where a dense factorization fits (`exact`). Otherwise it is
+# * **$\lambda_{\min}$** is exact where a dense factorization fits (mode "exact"). Otherwise it is
 #   bracketed: from above by the smallest eigenvalue of a principal sub-block (Cauchy interlacing) or
-#   a Rayleigh quotient, from below by 0 (`bounds`: nothing $n \times n$ held) or, where the lower
-#   triangle of $K$ fits in memory ($4n^2$ bytes, 14.4 GB at $n = 60{,}000$), by a **certified**
+#   a Rayleigh quotient, from below by 0 (mode "bounds": nothing $n \times n$ held) or, where the lower
+#   triangle of $K$ fits in memory ($4n^2$ bytes, {glue:text}`mnist_tiles` at $n$ = {glue:text}`mnist_n`),
+#   by a **certified**
 #   shifted Cholesky factorization: if the floating-point factorization of $K - sI$ succeeds, then
 #   $\lambda_{\min}(K) \ge s - c$ with $c$ a bound on every rounding error (S. M. Rump, BIT 2006);
 #   the shift is chosen by a first factorization and inverse Lanczos. So $\kappa$ is reported as an
-#   interval whose ends are both certified, never as a point that might be wrong.
+#   interval whose ends are both certified, never as a point that might be wrong. This run asks for
+#   mode "{glue:text}`scale_lambda_min`"; the table's column lambda_min says what each case got.
 #
 # Each case runs in a fresh process (its peak resident memory is its own) and is cached with
 # `lib.book.sweep.cached_call`, so an interrupted run resumes and a cached case keeps the timings and
-# the date of the run that measured it (shown below). Sizes come from the parameters `scale_ns`,
-# `scale_depths`, `scale_width` and `scale_lambda_min`; the `paper` profile runs $n = 60{,}000$. The
-# machine is shared with other jobs, so the times are upper bounds of what it takes on an idle machine.
+# the date of the run that measured it (shown below). This run: {glue:text}`scale_sizes` (papermill
+# parameters `scale_ns`, `scale_depths`, `scale_width` and `scale_lambda_min`); the `paper` profile
+# runs $n$ = {glue:text}`paper_scale_n`. The machine is shared with other jobs, so the times are upper
+# bounds of what it takes on an idle machine.
 
 # %%
 scale = PERF.compute_scale(cfg.scale_ns, cfg.scale_depths, width=cfg.scale_width, in_dim=cfg.scale_in_dim,
                            lambda_min=cfg.scale_lambda_min, device=cfg.device)
+
+# %% tags=["hide-input"]
 display(PERF.table_scale(scale).style.hide(axis="index"))
+
+# %% [markdown]
+# *Full-data spectra: exact minimum pairwise gradient angle, certified $\lambda_{\max}$ and the certified
+# interval of $\kappa$ per case. Built by `lib.chapters.performance.scale.table_scale` from
+# `lib.chapters.performance.scale.compute_scale`.*
+#
+# {glue:text}`scale_caption`
 
 # %% [markdown]
 # What each case measured, stage by stage (the angle scan, Lanczos for $\lambda_{\max}$, the bounds on
 # $\lambda_{\min}$):
 
-# %%
+# %% tags=["hide-input"] mystnb={"markdown_format": "myst"}
 display(Markdown(PERF.scale_text(scale)))
 
 # %% tags=["hide-input"]

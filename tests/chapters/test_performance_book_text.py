@@ -1,0 +1,90 @@
+"""Chapter 07: the glued prose values and figure captions follow the parameters (lib.chapters.performance.book_text)."""
+from types import SimpleNamespace
+
+import pytest
+
+from lib.chapters import performance as PERF
+
+
+def cfg(**over):
+    base = dict(profile="default", ns=[256, 512, 1024], width=512, depths=[1, 5, 10], in_dim=64,
+                methods=["ours", "jacobian", "ntk_vp"], repeats=5, threads=1, time_budget=180.0,
+                memory_budget_mb=4096.0, target_n=512, target_depth=10, peers_everywhere=False, device="cpu",
+                scale_ns=[4000], scale_depths=[1, 10], scale_width=512, scale_in_dim=784,
+                scale_lambda_min="certified")
+    return SimpleNamespace(**{**base, **over})
+
+
+@pytest.fixture(autouse=True)
+def no_overrides(monkeypatch):
+    monkeypatch.delenv("NTK_OVERRIDES", raising=False)
+
+
+def test_keys_and_plain_text():
+    g = PERF.glue_values(cfg())
+    for key in ("fig7_1", "fig7_2", "scale_caption", "target_size", "threads", "peer_sizes", "scale_sizes"):
+        assert isinstance(g[key], str) and g[key]
+    assert all("$" not in v for v in g.values()), "glue:text pastes plain text: no TeX in glued values"
+    assert g["target_size"] == "n = 512, width 512, depth 10"
+    assert (g["speedup_target"], g["memory_target"], g["throughput_target"]) == ("100", "10", "50%")
+
+
+def test_captions_state_the_setting_and_the_deviation():
+    g = PERF.glue_values(cfg())
+    c = g["fig7_1"]
+    assert "n = 256, 512, 1024" in c and "d = 64" in c and "width m = 512" in c and "depths L = 1, 5, 10" in c
+    assert "1 torch thread per worker" in c and "profile default" in c
+    assert "Jacobian contraction and NTK-vector products only at the targets' size" in c
+    assert "A100" in c and "batches of 512" in c and "n = 512, the paper's batch, is among the sizes" in c
+    assert "Figure 7.1" in g["fig7_2"] and "A100" in g["fig7_2"]
+    s = g["scale_caption"]
+    assert "n = 4000" in s and "d = 784" in s and "width m = 512" in s and "depths L = 1, 10" in s
+    assert "certified interval" in s and "60,000" in s
+
+
+@pytest.mark.parametrize("change, key, before, after", [
+    (dict(ns=[64]), "fig7_1", "n = 256, 512, 1024", "n = 64 "),
+    (dict(width=64), "fig7_1", "width m = 512", "width m = 64"),
+    (dict(depths=[2]), "fig7_2", "depths L = 1, 5, 10", "depths L = 2"),
+    (dict(threads=0), "threads", "1 torch thread", "torch's default number of threads"),
+    (dict(threads=2), "fig7_1", "1 torch thread per worker", "2 torch threads per worker"),
+    (dict(profile="smoke"), "fig7_1", "profile default", "profile smoke"),
+    (dict(peers_everywhere=True), "peer_sizes", "only at the targets' size", "at every size"),
+    (dict(peers_everywhere=True), "peers_everywhere", "off", "on"),
+    (dict(target_n=64, target_depth=2), "peer_sizes", "n = 512, depth 10", "n = 64, depth 2"),
+    (dict(methods=["ours"]), "fig7_1", "Jacobian contraction and NTK-vector products only", "no torch.func method"),
+    (dict(device="cuda"), "fig7_1", "CPU (", "a CUDA GPU"),
+    (dict(in_dim=10), "in_dim", "64", "10"),
+    (dict(time_budget=30.0), "time_budget", "180 s", "30 s"),
+    (dict(memory_budget_mb=6.0), "memory_budget", "4096 MB", "6 MB"),
+    (dict(scale_ns=[300]), "scale_sizes", "n = 4000", "n = 300"),
+    (dict(scale_depths=[1, 3]), "scale_caption", "depths L = 1, 10", "depths L = 1, 3"),
+    (dict(scale_width=64), "scale_caption", "width m = 512", "width m = 64"),
+    (dict(scale_in_dim=10), "scale_in_dim", "784", "10"),
+    (dict(scale_lambda_min="bounds"), "scale_caption", "certified interval", "bounds only"),
+])
+def test_changing_a_parameter_changes_the_text(change, key, before, after):
+    old, new = PERF.glue_values(cfg())[key], PERF.glue_values(cfg(**change))[key]
+    assert before in old and before not in new and after in new
+
+
+def test_verdict_sentence_and_batch_deviation_off_the_targets_size():
+    on = PERF.glue_values(cfg())
+    off = PERF.glue_values(cfg(ns=[64], width=64, depths=[2], target_n=64, target_depth=2))
+    assert "the checks below give verdicts" in on["target_verdicts"]
+    assert "not the targets' size" in off["target_verdicts"] and "n = 64, width 64, depth 2" in off["target_verdicts"]
+    assert "no size here is the paper's batch of 512 inputs" in off["fig7_1"]
+    assert "width 64 instead of 512" in off["fig7_1"]
+
+
+def test_overrides_reported_by_the_pipeline_show_in_the_captions(monkeypatch):
+    monkeypatch.setenv("NTK_OVERRIDES", '{"width": 2048}')
+    assert "with overrides width = 2048" in PERF.glue_values(cfg())["fig7_1"]
+
+
+def test_paper_profile_values_come_from_the_profiles_file():
+    from lib.book.pipeline import load_profiles
+    paper = load_profiles()["paper"]["07_performance"]
+    g = PERF.glue_values(cfg())
+    assert g["paper_scale_n"] == ", ".join(f"{n:,}" for n in paper["scale_ns"])
+    assert g["paper_peers_everywhere"] == ("on" if paper.get("peers_everywhere") else "off")
