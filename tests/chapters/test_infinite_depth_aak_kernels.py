@@ -1,4 +1,4 @@
-"""Chapter 04, :mod:`lib.chapters.infinite_depth.aak_kernels`: kernel condition numbers against depth and the [AAK] rate constants."""
+"""Chapter 04, :mod:`lib.chapters.infinite_depth.aak_kernels`: kernel kappa against depth, the [AAK] rate constants."""
 import math
 
 import numpy as np

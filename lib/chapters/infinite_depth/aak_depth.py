@@ -148,11 +148,11 @@ def check_aak_rate(rates: pd.DataFrame, kind: str) -> Check:
     """[AAK] Thm 3.2 (``kind="nngp"``) / Thm 3.4 (``"ntk"``): kappa -> 1 exponentially, at a rate set by mu.
 
     Measurement: the fitted per-layer slope of log(kappa - 1) over the second half of the depths
-    (:func:`lib.chapters.infinite_depth.numerics.decay_slope`) against the predicted log(1 - mu) (NNGP) or log((1 - mu)/chi) (NTK), as the
-    ratio ``r`` = fitted / predicted, for every centred activation. The prediction is an upper bound on
-    the asymptotic decay for the top-layer kernel ([AAK] Lemma C.7 contracts small correlations by at
-    least 1 - mu per layer), and a linearization at rho = 0 for the NTK (a sum over layers, whose
-    approach to its asymptotic rate is slower). Rule:
+    (:func:`lib.chapters.infinite_depth.numerics.decay_slope`) against the predicted log(1 - mu) (NNGP) or
+    log((1 - mu)/chi) (NTK), as the ratio ``r`` = fitted / predicted, for every centred activation. The
+    prediction is an upper bound on the asymptotic decay for the top-layer kernel ([AAK] Lemma C.7
+    contracts small correlations by at least 1 - mu per layer), and a linearization at rho = 0 for the NTK
+    (a sum over layers, whose approach to its asymptotic rate is slower). Rule:
 
     * "not reproduced" if some ``r < 0.1``: kappa - 1 does not decay (plain ReLU's kappa tends to
       (n+3)/3 instead);

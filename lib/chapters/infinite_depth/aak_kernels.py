@@ -23,11 +23,12 @@ __all__ = ["kernel_kappa_vs_depth", "finite_kernel_kappa", "activation_rates"]
 def kernel_kappa_vs_depth(X, activation: str, max_depth: int) -> pd.DataFrame:
     """kappa of the infinite-width top-layer kernel (NNGP) and NTK at every depth 0..max_depth ([AAK] Sec. 3).
 
-    Kernels Sigma^(L) and Theta^(L) from :func:`lib.theory.layer_kernels` (one pass for all depths). Columns activation, depth,
-    kappa_nngp, kappa_ntk, max_abs_corr_nngp, max_abs_corr_ntk (largest ``|off-diagonal|`` of the
-    normalized kernels), kappa_nngp_cos, kappa_ntk_cos (condition numbers of the normalized kernels). If the recursion overflows (an unstable variance map such as relu2's
-    q -> q^2 amplifies rounding errors doubly exponentially), the depth is halved until it does not,
-    and the frame stops there.
+    Kernels Sigma^(L) and Theta^(L) from :func:`lib.theory.layer_kernels` (one pass for all depths).
+    Columns activation, depth, kappa_nngp, kappa_ntk, max_abs_corr_nngp, max_abs_corr_ntk (largest
+    ``|off-diagonal|`` of the normalized kernels), kappa_nngp_cos, kappa_ntk_cos (condition numbers of the
+    normalized kernels). If the recursion overflows (an unstable variance map such as relu2's q -> q^2
+    amplifies rounding errors doubly exponentially), the depth is halved until it does not, and the frame
+    stops there.
 
     Args:
         X: unit-norm inputs, shape (n, d).

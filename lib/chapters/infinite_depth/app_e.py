@@ -19,7 +19,8 @@ from lib.data.pairs import angle_pairs
 __all__ = ["LEMMAS_E", "one_layer_sweep", "plot_one_layer", "check_lemma_e", "small_angle_embedding", "check_lemma_e6"]
 
 
-#: The one-layer lemmas of [LH] App. E checked by :func:`lib.chapters.infinite_depth.app_e.check_lemma_e`, with what each measures.
+#: The one-layer lemmas of [LH] App. E checked by :func:`lib.chapters.infinite_depth.app_e.check_lemma_e`, with what each
+#: measures.
 LEMMAS_E = {
     "E.1": "fraction of rows w with w.x >= 0 and w.z >= 0, against 1/2 - theta/(2 pi)",
     "E.2": "(2/m) <relu(W x), relu(W z)>, against ((pi - theta) cos theta + sin theta)/pi",
@@ -32,9 +33,9 @@ def one_layer_sweep(angles_deg, widths, seeds: int, d: int = 8, s: int = 4, mean
 
     For unit pairs (x, z) at each angle theta (:func:`lib.data.pairs.angle_pairs`) and W in R^(m x d) with
     i.i.d. N(``mean``, 1) entries (the lemmas: ``mean = 0``; a non-zero mean is the counterfactual of the
-    tests), the largest deviation over the angles of each measured quantity of :data:`lib.chapters.infinite_depth.app_e.LEMMAS_E` from its
-    infinite-width value (the arc-cosine kernels, the formulas page ``book/formulas.md``, section
-    ``formulas-relu``).
+    tests), the largest deviation over the angles of each measured quantity of
+    :data:`lib.chapters.infinite_depth.app_e.LEMMAS_E` from its infinite-width value (the arc-cosine
+    kernels, the formulas page ``book/formulas.md``, section ``formulas-relu``).
 
     Args:
         angles_deg: input angles (degrees).
@@ -94,8 +95,9 @@ def plot_one_layer(df: pd.DataFrame) -> Figure:
 def check_lemma_e(df: pd.DataFrame, lemma: str) -> Check:
     """[LH] Lemma E.1, E.2 or E.3: one random ReLU layer's gate agreement, kernel and gated product at infinite width.
 
-    Measurement: the largest deviation over the input angles of the quantity :data:`lib.chapters.infinite_depth.app_e.LEMMAS_E` names from its
-    infinite-width value, for every width and draw (:func:`lib.chapters.infinite_depth.app_e.one_layer_sweep`). Rule:
+    Measurement: the largest deviation over the input angles of the quantity
+    :data:`lib.chapters.infinite_depth.app_e.LEMMAS_E` names from its infinite-width value, for every width and draw
+    (:func:`lib.chapters.infinite_depth.app_e.one_layer_sweep`). Rule:
     :func:`lib.chapters.linear_baseline.width_trend`, the rule of the finite-width checks of chapter 1: the
     extrapolated infinite-width deviation must be zero (finite-width fluctuations are O(1/sqrt(m))); a
     lasting offset (weights with a non-zero mean, for instance) gives "not reproduced".
@@ -149,7 +151,8 @@ def small_angle_embedding(angles=(1e-1, 3e-2, 1e-2, 3e-3, 1e-3), depths=(1, 3, 1
 def check_lemma_e6(df: pd.DataFrame) -> Check:
     """[LH] Lemma E.6: theta^(l) = theta_in - l theta_in^2 / (3 pi) + o(theta_in^2) for small theta_in.
 
-    Measurement: the remainder over theta_in^2 (:func:`lib.chapters.infinite_depth.app_e.small_angle_embedding`) against theta_in, per layer.
+    Measurement: the remainder over theta_in^2 (:func:`lib.chapters.infinite_depth.app_e.small_angle_embedding`) against
+    theta_in, per layer.
     Rule: o(theta_in^2) means the ratio vanishes as theta_in -> 0; the next term of the expansion makes it
     fall like theta_in (log-log slope 1). "reproduced" if every layer's slope is at least 0.5; "not
     reproduced" if some slope is below 0.2 (the ratio tends to a constant: a wrong coefficient, e.g. 1

@@ -18,12 +18,15 @@ __all__ = ["table_paper_vs_book", "table_rates_rounded", "glue_values"]
 def table_paper_vs_book(prof: pd.DataFrame, kap: pd.DataFrame) -> pd.DataFrame:
     """The limits of [LH] Thm 3.5 (phi -> arccos(1/4)) and Thm 4.3 (kappa -> (n+3)/3) beside ours at the deepest depth.
 
-    The paper's values are :data:`lib.chapters.infinite_depth.gradient_angle.PAPER_PHI_LIMIT_DEG` and :func:`lib.chapters.infinite_depth.relu_kappa.paper_kappa_limit`; ours are the
-    infinite-width values of :func:`lib.chapters.infinite_depth.gradient_angle.phi_depth_profile` and :func:`lib.chapters.infinite_depth.relu_kappa.relu_kappa_vs_depth` at the deepest
-    depth computed, rounded to two decimals (the distance to the limit is what the verdict weighs).
+    The paper's values are :data:`lib.chapters.infinite_depth.gradient_angle.PAPER_PHI_LIMIT_DEG` and
+    :func:`lib.chapters.infinite_depth.relu_kappa.paper_kappa_limit`; ours are the infinite-width values of
+    :func:`lib.chapters.infinite_depth.gradient_angle.phi_depth_profile` and
+    :func:`lib.chapters.infinite_depth.relu_kappa.relu_kappa_vs_depth` at the deepest depth computed,
+    rounded to two decimals (the distance to the limit is what the verdict weighs).
 
     Args:
-        prof: the frame of :func:`lib.chapters.infinite_depth.gradient_angle.phi_depth_profile` (one row per input angle and depth).
+        prof: the frame of :func:`lib.chapters.infinite_depth.gradient_angle.phi_depth_profile` (one row per input angle
+            and depth).
         kap: the first frame of :func:`lib.chapters.infinite_depth.relu_kappa.compute_kappa_study`.
 
     Returns:
@@ -47,7 +50,9 @@ def table_paper_vs_book(prof: pd.DataFrame, kap: pd.DataFrame) -> pd.DataFrame:
 
 
 def table_rates_rounded(rates: pd.DataFrame) -> pd.DataFrame:
-    """:func:`lib.chapters.infinite_depth.aak_depth.table_rates` rounded for reading: slopes and mu to 3 significant digits, kappa to 4 ([AAK] Thm 3.2, 3.4).
+    """The [AAK] rates table rounded for reading: slopes and mu to 3 significant digits, kappa to 4 ([AAK] Thm 3.2, 3.4).
+
+    The table is :func:`lib.chapters.infinite_depth.aak_depth.table_rates`.
 
     Args:
         rates: the frame of :func:`lib.chapters.infinite_depth.aak_depth.table_rates`.

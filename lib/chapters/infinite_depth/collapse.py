@@ -215,8 +215,8 @@ def check_thm_a2(c: Collapse, collapse_angles_deg, fw_width: int, fw_collapse_de
     """[LH] Thm A.2: the embedding angles theta^(l) decrease with l and tend to 0.
 
     Rule: "reproduced" if theta^(l) is strictly decreasing on the sampled layers for every input angle and at
-    most 1e-3 rad at the deepest layer (see :func:`lib.chapters.infinite_depth.collapse.check_prop_a1`); else "not reproduced". The finite-width
-    rms deviation is reported, not tested.
+    most 1e-3 rad at the deepest layer (see :func:`lib.chapters.infinite_depth.collapse.check_prop_a1`); else "not
+    reproduced". The finite-width rms deviation is reported, not tested.
 
     Args:
         c: the data of :func:`lib.chapters.infinite_depth.collapse.compute_collapse`.

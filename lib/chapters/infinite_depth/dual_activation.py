@@ -46,7 +46,8 @@ def compute_dual(activations) -> DualStudy:
     """Dual activations and the [AAK] Lemma C.7 bound on 201 correlations in [-0.999, 0.999].
 
     Args:
-        activations: names; only the centred ones (:func:`lib.chapters.infinite_depth.aak_kernels.activation_rates`) are kept.
+        activations: names; only the centred ones
+            (:func:`lib.chapters.infinite_depth.aak_kernels.activation_rates`) are kept.
 
     Returns:
         A :class:`lib.chapters.infinite_depth.dual_activation.DualStudy`.
@@ -135,13 +136,15 @@ def normrelu_moments(name: str = "normrelu", samples: int = 2_000_000, seed: int
 def check_normrelu(mom: dict | None = None) -> Check:
     """[AAK] Sec 7: NormReLU lambda_b (max(x, b) - c_b), lambda_b ~ 1.0507, is a normalized activation.
 
-    Measurement: Monte Carlo moments of the torch function the networks use (:func:`lib.chapters.infinite_depth.dual_activation.normrelu_moments`),
-    not the quadrature constants the code divided by. Rule: "reproduced" if ``|E[s]|`` and ``|E[s^2] - 1|``
-    are both within 5 standard errors (a 5-sigma band: a false alarm has probability below 1e-6); else
-    "not reproduced" (plain ReLU, for instance, has E[s] = 0.40 and E[s^2] = 0.5).
+    Measurement: Monte Carlo moments of the torch function the networks use
+    (:func:`lib.chapters.infinite_depth.dual_activation.normrelu_moments`), not the quadrature constants
+    the code divided by. Rule: "reproduced" if ``|E[s]|`` and ``|E[s^2] - 1|`` are both within 5 standard
+    errors (a 5-sigma band: a false alarm has probability below 1e-6); else "not reproduced" (plain ReLU,
+    for instance, has E[s] = 0.40 and E[s^2] = 0.5).
 
     Args:
-        mom: the output of :func:`lib.chapters.infinite_depth.dual_activation.normrelu_moments` (computed for ``"normrelu"`` if omitted).
+        mom: the output of :func:`lib.chapters.infinite_depth.dual_activation.normrelu_moments` (computed for
+            ``"normrelu"`` if omitted).
 
     Returns:
         The verdict.

@@ -121,7 +121,8 @@ def compute_kappa_study(kappa_ns, kappa_max_depth: int, gauss_dim: int, fw_width
         device: torch device.
 
     Returns:
-        ``(kap, fkap)``: :func:`lib.chapters.infinite_depth.relu_kappa.relu_kappa_vs_depth` and :func:`lib.chapters.infinite_depth.relu_kappa.finite_kappa` frames with a ``data`` column.
+        ``(kap, fkap)``: :func:`lib.chapters.infinite_depth.relu_kappa.relu_kappa_vs_depth` and
+        :func:`lib.chapters.infinite_depth.relu_kappa.finite_kappa` frames with a ``data`` column.
     """
     depth_grid = log_depths(kappa_max_depth, 6)
     data = {"digits": lambda n: load_digits_subset(n, seed=0, unit_norm=True),
