@@ -1,5 +1,4 @@
 """Chapter 04, :mod:`lib.chapters.infinite_depth.app_e`: [LH] App. E: one random layer (Lemmas E.1-E.3) and Lemma E.6."""
-
 import pytest
 from matplotlib.figure import Figure
 

@@ -2,7 +2,6 @@
 import math
 
 import pandas as pd
-import pytest
 
 from lib.chapters.infinite_depth.book_text import glue_values, table_paper_vs_book, table_rates_rounded
 from lib.chapters.infinite_depth.gradient_angle import compute_phi_profile

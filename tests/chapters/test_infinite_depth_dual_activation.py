@@ -1,6 +1,4 @@
 """Chapter 04, :mod:`lib.chapters.infinite_depth.dual_activation`: [AAK] Lemma C.7 and Sec. 7."""
-
-import pytest
 from matplotlib.figure import Figure
 
 from lib.chapters.infinite_depth.dual_activation import (DualStudy, check_dual_bound, check_normrelu, compute_dual,

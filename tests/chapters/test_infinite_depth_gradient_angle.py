@@ -2,7 +2,6 @@
 import math
 
 import numpy as np
-import pytest
 from matplotlib.figure import Figure
 
 from lib.chapters.infinite_depth.gradient_angle import (PHI_INF, check_thm35, compute_phi_profile,

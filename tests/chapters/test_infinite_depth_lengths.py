@@ -1,7 +1,4 @@
 """Chapter 04, :mod:`lib.chapters.infinite_depth.lengths`: [AAK] Thm 3.11: inputs of any length."""
-
-import pytest
-
 from lib.chapters.infinite_depth.lengths import check_lengths, compute_lengths
 
 

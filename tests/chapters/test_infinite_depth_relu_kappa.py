@@ -1,5 +1,4 @@
 """Chapter 04, :mod:`lib.chapters.infinite_depth.relu_kappa`: [LH] Thm 4.3: kappa -> (n+3)/3."""
-
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
