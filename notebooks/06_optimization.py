@@ -244,7 +244,7 @@ for name, study in studies.items():
 # %% tags=["hide-input"]
 for name, study in studies.items():
     display(Markdown(f"**{name}**"))
-    display(OPT.table_table1_vs_paper(accs[name], study))
+    display(OPT.table_table1_vs_paper(accs[name], study).style.hide(axis="index"))  # a Styler: no cell is cut short
 
 # %%
 for name, study in studies.items():

@@ -109,6 +109,7 @@ def test_table1_vs_paper_prediction_and_counterfactual():
     assert list(t.columns) == ["statement", "paper", "ours", "rule", "holds"]
     judged = t[t.holds != "not judged"]
     assert (judged.holds == "yes").all() and len(judged) == 4
+    assert t.iloc[-1].rule.endswith("Deviations here: none.")
     assert OPT.check_accuracy(OPT.accuracy_table(study.runs, study.depths), study).status == "reproduced"
     by = t.set_index("statement")
     assert by.loc["test accuracy at depth 3", "ours"] == "not run"

@@ -273,8 +273,10 @@ def table_table1_vs_paper(acc: pd.DataFrame, study: SGDStudy) -> pd.DataFrame:
               f"{p['seeds']} seeds",
         ours=f"{study.data}, {study.n_train:,} training images, batch {study.batch}, {study.updates:,} SGD updates, "
              f"{study.seeds} seeds",
-        rule="all three statements hold: reproduced; peak at the shallowest depth or a rise after depth 6: not "
-             "reproduced, but only under the paper's protocol; under any deviation ("
-             + ("; ".join(devs) if devs else "none here") + ") a disagreement is inconclusive",
+        rule="under the paper's protocol: the three statements hold -> reproduced; peak at the shallowest depth or "
+             "a rise after depth 6 beyond the error -> not reproduced; otherwise reproduced with caveat. On other "
+             "data at the paper's budget: agreement -> reproduced with caveat, otherwise inconclusive. Fewer "
+             "updates or seeds, another batch, a rate at the grid's edge or a diverged run -> inconclusive. "
+             "Deviations here: " + ("; ".join(devs) if devs else "none") + ".",
         holds=yes[not devs]))
     return pd.DataFrame(rows, columns=["statement", "paper", "ours", "rule", "holds"])
