@@ -71,9 +71,9 @@ PAPER_EXPONENTS = {"linear_kernel": -0.5, "nonlinear_kernel": 0.0, "bottleneck_k
 
 
 def table_paper_vs_book(runs: KernelRuns, h: HessianNorms) -> pd.DataFrame:
-    """[LZB]'s exponents (:data:`PAPER_EXPONENTS`) beside the log-log slopes measured in this chapter.
+    """[LZB]'s exponents (:data:`~lib.chapters.non_constancy.book_text.PAPER_EXPONENTS`) beside this chapter's slopes.
 
-    Ours are the slopes the checks fit (:func:`~lib.chapters.non_constancy.kernel_width.width_slopes`,
+    Ours are the log-log slopes the checks fit (:func:`~lib.chapters.non_constancy.kernel_width.width_slopes`,
     :func:`lib.spectra.fit_slope`) on seed means, rounded to two decimals.
 
     Args:

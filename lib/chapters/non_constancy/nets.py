@@ -99,7 +99,7 @@ def build(arch: str, d: int, width: int, seed: int, activation: str = "tanh", k:
     Non-linear outputs are centered at initialization (``center``, see :class:`lib.finite.wrapped.OutputWrapped`).
 
     Args:
-        arch: one of :data:`ARCHS`.
+        arch: one of :data:`~lib.chapters.non_constancy.nets.ARCHS`.
         d: input dimension.
         width: hidden width m.
         seed: weight seed.
@@ -142,7 +142,7 @@ def train_tracked(arch: str, data: dict, width: int, seed: int, activation: str 
     model's kernel at each tracked step, see :class:`lib.finite.training.KernelTracker`).
 
     Args:
-        arch: one of :data:`ARCHS`.
+        arch: one of :data:`~lib.chapters.non_constancy.nets.ARCHS`.
         data: :func:`synthetic_regression` output.
         width: hidden width m.
         seed: weight seed.
