@@ -16,10 +16,6 @@ from lib.spectra import fit_slope
 __all__ = ["glue_values", "PAPER_EXPONENTS", "table_paper_vs_book", "record_verdicts"]
 
 
-def _profile_text(profile: str) -> str:
-    return profile_text(profile)
-
-
 def glue_values(cfg) -> dict[str, str]:
     """The values the chapter's prose and figure captions show, as plain text to glue ([LZB] Sec. 3-6).
 
@@ -34,7 +30,7 @@ def glue_values(cfg) -> dict[str, str]:
         ``{name: text}``: ``fig5_1`` ... ``fig5_6`` and prose values (``lr_scale``, ``rel_tol``,
         ``track_every``, ``n_hessian``, ``bottleneck_width``, ``max_steps``).
     """
-    prof = _profile_text(cfg.profile)
+    prof = profile_text(cfg.profile)
     widths = ", ".join(f"{w:,}" for w in cfg.widths)
     bns = ", ".join(str(b) for b in cfg.bottlenecks)
     data = f"n = {cfg.n_samples} unit-norm Gaussian points in d = {cfg.d}"
