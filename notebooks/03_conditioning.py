@@ -218,14 +218,16 @@ display(Markdown(record(CHAPTER, C.check_figure3(S, NAMES, DEPTHS, "full", cfg.b
 # "paper" quotes: the ReLU network's $\kappa$ decreases and its smallest gradient angle grows, while a
 # linear network keeps the conditioning and the separation of the linear model whatever the depth.
 # Beside them, our seed means at the smallest depth $L \ge 1$ and the largest depth (depth 0 has no
-# ReLU: both networks are the linear model there), both protocols. The rule of each row is in plain
+# ReLU: both networks are the linear model there), both protocols; rows marked "(ours)" give $\kappa$
+# on the batches below the rank of $G$, where the linear $\kappa$ is finite (this run:
+# {glue:text}`small_batches`). The rule of each row is in plain
 # words in the column "rule": a ReLU $\kappa$ must fall and a ReLU angle must grow; a linear $\kappa$
 # must not fall, and a linear angle not grow, by more than 10% (the finite-width fluctuation of a
 # linear network's kernel; two infinite values "stay"). "holds" is the outcome; the verdicts above
 # are the checks of record.
 
 # %% tags=["hide-input"]
-C.table_figure3_vs_paper(S, NAMES, DEPTHS, cfg.batch_size)
+C.table_figure3_vs_paper(S, NAMES, DEPTHS, cfg.batch_size, small=SMALL)
 
 # %% [markdown]
 # A linear network's gradient features are a fixed linear map of the inputs, so its NTK has rank

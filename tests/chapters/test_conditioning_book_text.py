@@ -94,6 +94,10 @@ def test_figure3_table_rows_and_rule():
     assert len(t) == 6 and t.holds.all() and set(t.network) == {"ReLU", "linear"}
     assert (t.in_paper == "yes").all() and t["ours L=1"].iloc[0] == "5e+03"
     assert any("batches of 512" in q for q in t.quantity) and any("full data" in q for q in t.quantity)
+    Ss = S.assign(kappa_small_mean=np.where(S.activation == "relu", 50.0 / (1 + S.depth), 400.0 + S.depth))
+    ts = C.table_figure3_vs_paper(Ss, ["synthetic"], [0, 1, 4], 512, small={"synthetic": 40})
+    rows = ts[ts.quantity.str.contains("batches of 40")]
+    assert len(ts) == 8 and list(rows.network) == ["ReLU", "linear"] and rows.holds.all()
     # counterfactual: ReLU kappa rises and its angle shrinks; the linear network improves with depth
     bad = _summary([np.inf, 1e3, 1e4], [np.inf, 1e4, 1e2], [1.0, 20.0, 5.0], [1.0, 1.0, 3.0])
     tb = C.table_figure3_vs_paper(bad, ["synthetic"], [0, 1, 4], 512)

@@ -203,7 +203,7 @@ def _falls(a: float, b: float) -> bool:
 
 
 def table_figure3_vs_paper(summary: pd.DataFrame, names: Sequence[str], depths: Sequence[int],
-                           batch_size: int) -> pd.DataFrame:
+                           batch_size: int, small: dict[str, int] | None = None) -> pd.DataFrame:
     """[LH] Figure 3, paper vs this book: the paper's trends with depth beside our seed means at two depths.
 
     The paper prints no numbers for Figure 3; its text (abstract, Sec. 4.1) states trends only: the ReLU
@@ -212,7 +212,9 @@ def table_figure3_vs_paper(summary: pd.DataFrame, names: Sequence[str], depths: 
     whatever the depth. Those are the "paper" column. "ours" are the seed means of
     :func:`lib.chapters.conditioning.summary.summarize` at the smallest depth L >= 1 (depth 0 has no ReLU:
     both networks are the linear model there, as in the checks of :mod:`lib.chapters.conditioning.figure3`)
-    and the largest depth, for kappa both ways (the authors' batches, the full data) and the angle (full set).
+    and the largest depth, for kappa both ways (the authors' batches, the full data) and the angle (full set),
+    and, on the data sets cut into batches below the rank of G (``small``), kappa on those batches: the
+    only place where a linear network's kappa is finite on such data (not a protocol of the paper).
 
     Rule (``holds``): ReLU kappa must fall (an infinite value that becomes finite falls; two infinite
     values do not), the ReLU angle must grow; the linear kappa must not fall by more than 10 % and the
@@ -226,6 +228,8 @@ def table_figure3_vs_paper(summary: pd.DataFrame, names: Sequence[str], depths: 
         names: data sets, in legend order.
         depths: the sorted depths of the sweep.
         batch_size: the authors' batch size (row labels).
+        small: ``{data set: batch size}`` of the small batches
+            (:func:`lib.chapters.conditioning.data.small_batch_sets`); None: no such rows.
 
     Returns:
         One row per (data set, quantity, network): columns dataset, in_paper, quantity, network, paper,
@@ -249,9 +253,13 @@ def table_figure3_vs_paper(summary: pd.DataFrame, names: Sequence[str], depths: 
              ("κ, full data", "kappa_mean", "relu", relu_kf), ("κ, full data", "kappa_mean", "linear", lin_k),
              ("φ_min (deg), full set", "angle_mean", "relu", relu_a),
              ("φ_min (deg), full set", "angle_mean", "linear", lin_a)]
-    rows = []
+    rows, small = [], dict(small or {})
     for ds in names:
-        for quantity, col, act, (paper, rule, test) in specs:
+        extra = []
+        if ds in small and "kappa_small_mean" in summary:
+            q = f"κ, batches of {small[ds]} below the rank of G (ours)"
+            extra = [(q, "kappa_small_mean", "relu", relu_k), (q, "kappa_small_mean", "linear", lin_k)]
+        for quantity, col, act, (paper, rule, test) in specs[:4] + extra + specs[4:]:
             if col not in summary:
                 continue
             s = by(summary, ds, act, col)
