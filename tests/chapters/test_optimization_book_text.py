@@ -132,3 +132,35 @@ def test_table1_vs_paper_names_the_protocol():
     assert "inconclusive" in last.rule and last.ours.startswith("digits, 1,297 training images")
     with pytest.raises(InputError, match="sgd_depths must contain 6"):
         _table((0.95, 0.96, 0.97), depths=(1, 3, 4))
+
+
+def test_glued_values_are_plain_text():
+    for g in (OPT.glue_values(_cfg()), OPT.glue_values(_cfg(**PAPER))):
+        assert all(isinstance(v, str) and v and "$" not in v for v in g.values()), "glue:text pastes plain text"
+
+
+def _notebook_cells():
+    from pathlib import Path
+    import re
+    src = (Path(__file__).resolve().parents[2] / "notebooks" / "06_optimization.py").read_text()
+    return [(m.group(1) or "", m.group(2)) for m in re.finditer(r"^# %%(.*)\n((?:(?!# %%).*\n?)*)", src, re.M)]
+
+
+def test_notebook_prose_glues_values_and_every_figure_has_its_caption_line():
+    import re
+    cells = _notebook_cells()
+    params = re.findall(r"^(\w+) *=", next(body for head, body in cells if "parameters" in head), re.M)
+    glued = set(OPT.glue_values(_cfg()))
+    figures = 0
+    for i, (head, body) in enumerate(cells):
+        if "[markdown]" in head:
+            for key in re.findall(r"\{glue:text\}`(\w+)`", body):
+                assert key in glued, key
+            prose = re.sub(r"\{glue:text\}`\w+`", "", body)
+            assert not [p for p in params if f"`{p}`" in prose], f"a parameter name in prose: {prose[:80]}"
+        elif "show(" in body:
+            figures += 1
+            assert "hide-input" in head, body
+            caption = cells[i + 1][1]
+            assert f"*Figure 6.{figures}." in caption and f"{{glue:text}}`fig6_{figures}`" in caption
+    assert figures == 3

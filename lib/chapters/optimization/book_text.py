@@ -75,7 +75,7 @@ def sgd_setting(cfg, data: str) -> dict:
 
     Args:
         cfg: the validated parameters of notebook 06 (``n_test``, ``n_idx``, ``batch_size``, ``epochs``).
-        data: one of :data:`DATA_SIZES`.
+        data: one of :data:`lib.chapters.optimization.book_text.DATA_SIZES`.
 
     Returns:
         ``dict(n_train, n_test, d, classes, batch, updates)``.
