@@ -227,7 +227,7 @@ display(Markdown(record(CHAPTER, C.check_figure3(S, NAMES, DEPTHS, "full", cfg.b
 # are the checks of record.
 
 # %% tags=["hide-input"]
-C.table_figure3_vs_paper(S, NAMES, DEPTHS, cfg.batch_size, small=SMALL)
+C.table_figure3_vs_paper(S, NAMES, DEPTHS, cfg.batch_size, small=SMALL).style.hide(axis="index")  # no cell cut short
 
 # %% [markdown]
 # A linear network's gradient features are a fixed linear map of the inputs, so its NTK has rank
