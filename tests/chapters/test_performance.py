@@ -75,3 +75,18 @@ def test_plots_return_figures():
     assert isinstance(fig, Figure) and len(fig.axes) == 2
     fig = PERF.plot_throughput(df, 512)
     assert isinstance(fig, Figure) and len(fig.axes) == 1
+
+
+def test_time_memory_figure_against_depth_for_one_n_with_labelled_log_ticks():
+    df = pd.concat([rows(depth=L, jac_mb=20.0) for L in (0, 5, 10)], ignore_index=True)  # memory within 10..40 MB
+    fig = PERF.plot_time_memory(df, ["ours", "jacobian", "ntk_vp"], [0, 5, 10], [512], 512)
+    assert len(fig.axes) == 2 and fig.axes[0].get_xlabel() == "depth L"
+    fig.canvas.draw()
+    for ax in fig.axes:
+        lo, hi = ax.get_ylim()
+        shown = [t.get_text() for t in ax.get_yticklabels() if t.get_text() and lo <= t.get_position()[1] <= hi]
+        assert len(shown) >= 2, shown
+    # several n: one column per depth, n on a log axis; skipped peers get the open-marker legend entry
+    many = pd.concat([rows(n=n, jac_status="skipped" if n == 256 else "ok") for n in (256, 512)], ignore_index=True)
+    fig = PERF.plot_time_memory(many, ["ours", "jacobian", "ntk_vp"], [10], [256, 512], 512)
+    assert fig.axes[0].get_xscale() == "log" and any("not run" in t.get_text() for t in fig.legends[0].get_texts())

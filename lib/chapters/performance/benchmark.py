@@ -12,6 +12,7 @@ import os
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from lib.book.plotting import figure, palette
 from lib.finite.benchmark import METHODS, format_table, run_benchmark, summary_table, table_with_notes, target_row
@@ -129,41 +130,76 @@ def notes_markdown(df: pd.DataFrame) -> str:
     return "\n".join(f"- {s}" for s in notes) if notes else "Every method ran at every size."
 
 
-def plot_time_memory(df: pd.DataFrame, methods, depths, ns, width: int) -> Figure:
-    """Figure 7.1: seconds (top row) and peak extra memory (bottom row) against n, one column per depth.
+def _log_y_ticks(ax) -> None:
+    """At least two labelled ticks on a log y axis: 1-2-5 ticks labelled in plain numbers when the
+    limits span less than two decades (a decade-only axis would then show one label or none)."""
+    lo, hi = ax.get_ylim()
+    if lo > 0 and np.floor(np.log10(hi)) - np.ceil(np.log10(lo)) < 1:
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
 
-    Methods that did not run at a size are marked by an open symbol on the top edge.
+
+def plot_time_memory(df: pd.DataFrame, methods, depths, ns, width: int) -> Figure:
+    """Figure 7.1: seconds (top row) and peak extra memory (bottom row) of each method.
+
+    With several n: against n (log axis), one column per depth. With a single n (the paper
+    profile's batch of 512): against depth, in one column. Rows share their y axis, so the panels
+    compare directly. Methods that did not run at a size are marked by an open symbol on the top
+    edge, side by side when several did not run there.
 
     Args:
         df: rows of :func:`lib.chapters.performance.benchmark.compute_benchmark`.
         methods: the methods run.
-        depths: the depths run (one column each).
-        ns: the numbers of inputs run (x ticks).
+        depths: the depths run.
+        ns: the numbers of inputs run.
         width: hidden width (in the titles).
 
     Returns:
-        The figure (2 x len(depths) axes).
+        The figure (2 x len(depths) axes with several n, 2 x 1 with one).
     """
     cols = dict(zip(METHODS, palette(len(METHODS))))
-    fig, axs = figure(ncols=len(depths), nrows=2, width=4.2, height=3.4)
-    for j, L in enumerate(depths):
-        for i, (col, unit) in enumerate((("seconds", "seconds per NTK"), ("peak_mb", "peak extra memory (MB)"))):
+    ns, depths = sorted(set(int(n) for n in ns)), [int(L) for L in depths]
+    by_n = len(ns) > 1
+    panels = [(f"depth {L}, width {width}", df.depth == L, "n") for L in depths] if by_n else \
+        [(f"n = {ns[0]}, width {width}", df.n == ns[0], "depth")]
+    fig, axs = figure(ncols=len(panels), nrows=2, width=4.2 if by_n else 6.4, height=3.4, sharey="row")
+    rows = (("seconds", "seconds per NTK"), ("peak_mb", "peak extra memory (MB)"))
+    for j, (title, sel, x) in enumerate(panels):
+        for i, (col, unit) in enumerate(rows):
             ax = axs[i, j]
             for m in methods:
-                g = df[(df.method == m) & (df.depth == L)].sort_values("n")
-                ok = g[g.status == "ok"]
-                ax.plot(ok.n, ok[col], marker=MARKS[m], color=cols[m], label=LABELS[m])
-            ax.set(xscale="log", yscale="log", xlabel="n (inputs)", ylabel=unit if j == 0 else None,
-                   title=f"depth {L}, width {width}")
-            ax.set_xticks(ns, [str(n) for n in ns])
-            ax.minorticks_off()
-            top = ax.get_ylim()[1]
-            for m in methods:
-                miss = df[(df.method == m) & (df.depth == L) & (df.status != "ok")]
-                ax.scatter(miss.n, [top] * len(miss), marker=MARKS[m], facecolors="none", edgecolors=cols[m],
+                g = df[(df.method == m) & sel & (df.status == "ok")].sort_values(x)
+                ax.plot(g[x], g[col], marker=MARKS[m], color=cols[m], label=LABELS[m])
+            ax.set(yscale="log", ylabel=unit if j == 0 else None, xlabel="n (inputs)" if by_n else "depth L")
+            ax.set_title(title, pad=11)  # room for the open markers on the top edge
+            if by_n:
+                ax.set_xscale("log")
+                ax.set_xticks(ns, [str(n) for n in ns])
+                ax.minorticks_off()
+            else:
+                ax.set_xticks(depths, [str(L) for L in depths])
+    missing = df[df.method.isin(list(methods)) & (df.status != "ok")]
+    for i in range(2):
+        top = axs[i, 0].get_ylim()[1]
+        for ax in axs[i]:
+            ax.set_ylim(axs[i, 0].get_ylim())
+        _log_y_ticks(axs[i, 0])
+        for j, (_, sel, x) in enumerate(panels):
+            ax = axs[i, j]
+            miss = missing[sel.loc[missing.index]]
+            for k, m in enumerate(methods):
+                pts = miss[miss.method == m][x].to_numpy(dtype=float)
+                shift = k - (len(methods) - 1) / 2
+                pts = pts * 1.06 ** shift if by_n else pts + 0.15 * shift
+                ax.scatter(pts, [top] * len(pts), marker=MARKS[m], facecolors="none", edgecolors=cols[m],
                            s=70, clip_on=False, zorder=5)
-    axs[0, 0].scatter([], [], marker="o", facecolors="none", edgecolors="0.4", label="not run (budget or size)")
-    fig.legend(*axs[0, 0].get_legend_handles_labels(), loc="lower center", ncol=4, bbox_to_anchor=(0.5, 1.0))
+    handles, labels = axs[0, 0].get_legend_handles_labels()
+    if len(missing):
+        handles.append(axs[0, 0].scatter([], [], marker="o", facecolors="none", edgecolors="0.4"))
+        labels.append("not run at that size (open, top edge)")
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(handles), 4 if by_n and len(depths) >= 3 else 3),
+               bbox_to_anchor=(0.5, 1.0))
     return fig
 
 
@@ -186,5 +222,7 @@ def plot_throughput(df: pd.DataFrame, width: int) -> Figure:
     ax.bar(x + 0.2, tab.matmul_gflops, 0.4, color="0.6", label=r"plain float64 matmul $n\times m\times n$")
     ax.set_xticks(x, lab, fontsize="small")
     ax.set(ylabel="GFLOP/s", title=f"Throughput, width {width}")
-    ax.legend(loc="upper left")
+    top = np.nanmax(np.r_[tab.ours_gflops.to_numpy(float), tab.matmul_gflops.to_numpy(float), 1e-9])
+    ax.set_ylim(0, 1.35 * top)  # headroom: the legend sits above the bars
+    ax.legend(loc="upper left", ncol=2)
     return fig
