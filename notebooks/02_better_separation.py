@@ -241,7 +241,7 @@ show(S.plot_crossover(sweep.theory, cross))
 # above; the rule column is the verdict rule of the two checks below.
 
 # %% tags=["hide-input"]
-display(S.table_figure1_vs_paper(cross, mono))
+display(S.table_figure1_vs_paper(cross, mono).style.hide(axis="index"))  # a Styler: no cell cut at 50 characters
 
 # %%
 display(Markdown(record(CHAPTER, S.check_crossover(cross, mono), section="Crossover angles", profile=cfg.profile)))
