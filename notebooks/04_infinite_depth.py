@@ -150,7 +150,7 @@ show(fig)
 # paper's value beside ours at the deepest depth computed, with the rule by which the checks decide.
 
 # %%
-display(D.table_paper_vs_book(prof, kap).style.hide(axis="index"))  # a Styler: no cell cut at 50 characters
+display(D.table_paper_vs_book(prof, kap).style)  # a Styler: no cell cut at 50 characters
 display(Markdown(record(CHAPTER, D.check_thm43(kap, fkap, cfg.fw_width, cfg.fw_depths), section="Thm 4.3",
                         profile=cfg.profile)))
 
