@@ -94,9 +94,8 @@ for name, text in PERF.glue_values(cfg).items():
 # ## How we measure
 # All methods get the identical network (ReLU MLP of [LH] Eq. (1), weights from the same seed,
 # float64) and the identical inputs ($n$ unit-norm Gaussian points in $d$ = {glue:text}`in_dim`
-# dimensions). Each
-# method runs at each size **in a fresh Python process**, which makes the memory numbers
-# comparable:
+# dimensions). Each method runs at each size **in a fresh Python process**, which makes the
+# memory numbers comparable:
 #
 # * **time**: the minimum wall-clock time over the repeats of one call (including the conversion
 #   of the result to a NumPy array), after a warm-up call on two inputs; repeats stop once they
@@ -156,17 +155,16 @@ display(PERF.table_memory(df).style.hide(axis="index"))
 display(Markdown(PERF.notes_markdown(df)))
 
 # %% [markdown]
-# ## Time and memory against the number of inputs
-# Each panel is one depth. Points missing from a curve are peers that were skipped (see the
-# notes above); they are marked by an open symbol at the top edge.
+# ## Time and memory
+# Time and peak memory {glue:text}`fig7_1_axes`. Points missing from a curve are peers that were
+# skipped (see the notes above); they are marked by an open symbol at the top edge.
 
 # %% tags=["hide-input"]
 show(PERF.plot_time_memory(df, cfg.methods, cfg.depths, cfg.ns, cfg.width))
 
 # %% [markdown]
-# *Figure 7.1. Wall-clock time (top) and peak extra memory (bottom) of the methods timed
-# against the number of inputs, one column per depth; open symbols on the top edge mark methods
-# not run at that size. Drawn by `lib.chapters.performance.benchmark.plot_time_memory` from
+# *Figure 7.1. Wall-clock time (top) and peak extra memory (bottom) of the methods timed,
+# {glue:text}`fig7_1_axes`; open symbols on the top edge mark methods not run at that size. Drawn by `lib.chapters.performance.benchmark.plot_time_memory` from
 # `lib.finite.benchmark.run_benchmark`.*
 #
 # {glue:text}`fig7_1`

@@ -88,3 +88,8 @@ def test_paper_profile_values_come_from_the_profiles_file():
     g = PERF.glue_values(cfg())
     assert g["paper_scale_n"] == ", ".join(f"{n:,}" for n in paper["scale_ns"])
     assert g["paper_peers_everywhere"] == ("on" if paper.get("peers_everywhere") else "off")
+
+
+def test_figure_axes_follow_the_number_of_sizes():
+    assert "one column per depth" in PERF.glue_values(cfg())["fig7_1_axes"]
+    assert PERF.glue_values(cfg(ns=[512]))["fig7_1_axes"] == "against depth at n = 512"

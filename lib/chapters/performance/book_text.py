@@ -52,7 +52,8 @@ def glue_values(cfg) -> dict[str, str]:
             ``scale_depths``, ``scale_width``, ``scale_in_dim``, ``scale_lambda_min``).
 
     Returns:
-        ``{name: text}``: ``fig7_1``, ``fig7_2``, ``scale_caption`` and the prose values ``target_size``,
+        ``{name: text}``: ``fig7_1``, ``fig7_2``, ``scale_caption``, ``fig7_1_axes`` (what Figure 7.1 plots
+        against, :func:`lib.chapters.performance.benchmark.plot_time_memory`) and the prose values ``target_size``,
         ``speedup_target``, ``memory_target``, ``throughput_target``, ``target_verdicts``, ``threads``,
         ``in_dim``, ``time_budget``, ``memory_budget``, ``peer_sizes``, ``peers_everywhere``,
         ``paper_peers_everywhere``, ``scale_sizes``, ``scale_in_dim``, ``scale_lambda_min``, ``paper_scale_n``,
@@ -97,6 +98,8 @@ def glue_values(cfg) -> dict[str, str]:
                          f"{lam[cfg.scale_lambda_min]}; {prof}. Deviation: the paper computed its NTKs on an A100 "
                          f"GPU in batches of 512 inputs, not on the full {MNIST_N:,}; the inputs here are Gaussian "
                          "of MNIST's shape, not MNIST images.",
+        "fig7_1_axes": ("against the number of inputs (log axis), one column per depth" if len(set(cfg.ns)) > 1 else
+                        f"against depth at n = {cfg.ns[0]}"),
         "target_size": target_size,
         "speedup_target": str(SPEEDUP_TARGET),
         "memory_target": str(MEMORY_TARGET),
