@@ -225,9 +225,8 @@ display(Markdown(PERF.paper_cost_text(df, cfg.target_n, cfg.target_depth, cfg.wi
 # (`lib.finite.extremes`, formulas in its module docstring): a product $Kv$ is
 # $(Kv)_i = \sum_l d_i^\top M_l a_i$ with the $m \times m$ matrix $M_l = D_l^\top \operatorname{diag}(v) A_{l-1}$,
 # $O(Lnm^2)$ time and $O(Lnm)$ memory, and any $b \times b$ block costs $O(Lb^2m)$. Hence, for the
-# ReLU MLP of [LH] Eq. (1) on $n$ inputs from $N(0, I_d)$ with $d$ = {glue:text}`scale_in_dim` (MNIST's shape is
-# 784), by
-# `lib.finite.extremes.ntk_extremes` with `method="matrix_free"`:
+# ReLU MLP of [LH] Eq. (1) on $n$ inputs from $N(0, I_d)$ with $d$ = {glue:text}`scale_in_dim` (MNIST's
+# images have 784 pixels), by `lib.finite.extremes.ntk_extremes` with `method="matrix_free"`:
 #
 # * the **minimum pairwise gradient angle** over all $n(n-1)/2$ pairs is exact: the blocks of $K$
 #   are streamed and reduced, nothing $n \times n$ is kept;
@@ -237,8 +236,7 @@ display(Markdown(PERF.paper_cost_text(df, cfg.target_n, cfg.target_depth, cfg.wi
 #   bracketed: from above by the smallest eigenvalue of a principal sub-block (Cauchy interlacing) or
 #   a Rayleigh quotient, from below by 0 (mode "bounds": nothing $n \times n$ held) or, where the lower
 #   triangle of $K$ fits in memory ($4n^2$ bytes, {glue:text}`mnist_tiles` at $n$ = {glue:text}`mnist_n`),
-#   by a **certified**
-#   shifted Cholesky factorization: if the floating-point factorization of $K - sI$ succeeds, then
+#   by a **certified** shifted Cholesky factorization: if the floating-point factorization of $K - sI$ succeeds, then
 #   $\lambda_{\min}(K) \ge s - c$ with $c$ a bound on every rounding error (S. M. Rump, BIT 2006);
 #   the shift is chosen by a first factorization and inverse Lanczos. So $\kappa$ is reported as an
 #   interval whose ends are both certified, never as a point that might be wrong. This run asks for
