@@ -56,10 +56,12 @@ def check_speedup(df: pd.DataFrame, target_n: int, target_depth: int, width: int
 
     Rule: "reproduced" if the measured time ratio (Jacobian / ours, minimum over repeats, same
     network, data and threads) is at least 100, "not reproduced" below; "not checked" at any other
-    size than :data:`lib.chapters.performance.targets.TARGET_SIZE` or when the Jacobian method did not run. The threshold 100 is
-    the target itself, not a tolerance: the ratio of operation counts at that size is several
-    hundred (:func:`lib.finite.benchmark.flop_count`), so timing noise on a shared machine (tens of
-    percent) cannot move an honest measurement across it by accident.
+    size than :data:`lib.chapters.performance.targets.TARGET_SIZE` or when the Jacobian method did
+    not run. The threshold 100 is the target itself, not a tolerance, and not a foregone
+    conclusion: the ratio of operation counts at that size is only about 120
+    (:func:`lib.finite.benchmark.flop_count`; the verdict quotes it), so the target holds only if
+    our flops run at least about as fast as the Jacobian method's; a slow implementation of ours,
+    or timing noise of tens of percent on a shared machine, can put the ratio below 100.
 
     Args:
         df: rows of :func:`lib.chapters.performance.benchmark.compute_benchmark`.
@@ -88,10 +90,12 @@ def check_memory(df: pd.DataFrame, target_n: int, target_depth: int, width: int)
 
     Rule: "reproduced" if the ratio of peak extra resident memory (Jacobian / ours, each in a
     fresh process, baseline after setup and warm-up) is at least 10; "not checked" at another
-    size or when the Jacobian method did not run. The threshold is the target itself: the
-    Jacobian stores n x P numbers (or an n x m^2 slice per layer) against O(L n m + n^2) for ours,
-    a ratio far above 10 at that size, while the page-level resolution of the resident-set
-    measurement is a few MB.
+    size or when the Jacobian method did not run. The threshold is the target itself, not a
+    tolerance. The full Jacobian stores n x P numbers (about 10 GB at that size), but the
+    per-layer variant the memory budget falls back to holds one n x m^2 slice (about 1 GB)
+    against O(L n m + n^2) numbers for ours (a few hundred MB), so the ratio can land on either
+    side of 10; the page-level resolution of the resident-set measurement (a few MB) is far
+    below both peaks.
 
     Args:
         df: rows of :func:`lib.chapters.performance.benchmark.compute_benchmark`.
