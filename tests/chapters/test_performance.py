@@ -90,3 +90,13 @@ def test_time_memory_figure_against_depth_for_one_n_with_labelled_log_ticks():
     many = pd.concat([rows(n=n, jac_status="skipped" if n == 256 else "ok") for n in (256, 512)], ignore_index=True)
     fig = PERF.plot_time_memory(many, ["ours", "jacobian", "ntk_vp"], [10], [256, 512], 512)
     assert fig.axes[0].get_xscale() == "log" and any("not run" in t.get_text() for t in fig.legends[0].get_texts())
+
+
+def test_package_reexports_every_public_name_of_the_old_module():
+    old = ["TARGET_SIZE", "LABELS", "compute_benchmark", "describe_run", "format_cell", "table_time", "table_memory",
+           "notes_markdown", "plot_time_memory", "plot_throughput", "check_speedup", "check_memory",
+           "check_throughput", "paper_cost_text", "summary_table", "table_with_notes", "format_table", "target_row",
+           "SCALE_VERSION", "compute_scale", "table_scale", "scale_text"]
+    assert [n for n in old if n not in PERF.__all__ or not hasattr(PERF, n)] == []
+    assert PERF.check_speedup.__module__ == "lib.chapters.performance.targets"
+    assert PERF.compute_scale.__module__ == "lib.chapters.performance.scale"

@@ -93,3 +93,51 @@ def test_paper_profile_values_come_from_the_profiles_file():
 def test_figure_axes_follow_the_number_of_sizes():
     assert "one column per depth" in PERF.glue_values(cfg())["fig7_1_axes"]
     assert PERF.glue_values(cfg(ns=[512]))["fig7_1_axes"] == "against depth at n = 512"
+
+
+def _notebook_cells():
+    import re
+    from pathlib import Path
+    src = (Path(__file__).resolve().parents[2] / "notebooks" / "07_performance.py").read_text()
+    return [(m.group(1) or "", m.group(2)) for m in re.finditer(r"^# %%(.*)\n((?:(?!# %%).*\n?)*)", src, re.M)]
+
+
+def _named_without_value(prose: str, params) -> list[str]:
+    """Parameter names in prose that are not a 'papermill parameter' pointer with a glued value nearby."""
+    import re
+    bad = []
+    prose = re.sub(r"\{glue:text\}`\w+`", "{glue:text}", prose)
+    for para in re.split(r"\n#\s*\n", prose):
+        para = re.sub(r"\s*\n#\s?", " ", para)  # one line per paragraph: "papermill\n# parameter" matches
+        for p in params:
+            for m in re.finditer(f"`{p}`", para):
+                pointer = "papermill parameter" in para[max(0, m.start() - 160): m.start()]
+                if not (pointer and "{glue:text}" in para):
+                    bad.append(p)
+    return bad
+
+
+def test_notebook_prose_shows_values_and_every_figure_has_its_caption_line():
+    import re
+    cells = _notebook_cells()
+    params = re.findall(r"^(\w+) *=", next(body for head, body in cells if "parameters" in head), re.M)
+    glued = set(PERF.glue_values(cfg()))
+    figures = 0
+    for i, (head, body) in enumerate(cells):
+        if "[markdown]" in head:
+            for key in re.findall(r"\{glue:text\}`(\w+)`", body):
+                assert key in glued, key
+            assert not _named_without_value(body, params), body[:200]
+        else:
+            code = [s for s in body.splitlines() if s.strip() and not s.startswith("#")]
+            if code and "record(" not in body and all(re.match(r"\s*(show|display)\(|\s+", s) for s in code):
+                assert "hide-input" in head, body
+            if "show(" in body:
+                figures += 1
+                caption = cells[i + 1][1]
+                assert f"*Figure 7.{figures}." in caption and f"{{glue:text}}`fig7_{figures}`" in caption
+    assert figures == 2
+    # counterfactual: a bare parameter name, or a pointer without the value in force, is caught
+    assert _named_without_value("# timed at the targets' size (`target_n`, `target_depth`)", params)
+    assert _named_without_value("# the papermill parameter `threads` sets it", params) == ["threads"]
+    assert not _named_without_value("# here {glue:text}`threads` (the papermill parameter `threads`)", params)
