@@ -1,0 +1,5 @@
+"""Chapter 01, the linear baseline ([LH] Thm 2.3, Cor 2.4, Lemma D.1, Remark 3.4): being split into modules."""
+from __future__ import annotations
+
+from lib.chapters.linear_baseline.measure import *  # noqa: F401,F403
+from lib.chapters.linear_baseline.measure import __all__, _exponent, _exponent_check  # noqa: F401
