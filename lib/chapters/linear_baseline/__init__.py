@@ -2,4 +2,4 @@
 from __future__ import annotations
 
 from lib.chapters.linear_baseline.measure import *  # noqa: F401,F403
-from lib.chapters.linear_baseline.measure import __all__, _exponent, _exponent_check  # noqa: F401
+from lib.chapters.linear_baseline.measure import __all__, _depth_zero_check, _exponent, _exponent_check  # noqa: F401

@@ -33,6 +33,8 @@ from lib.finite.ntk import empirical_ntk
 from lib.progress import tqdm
 from lib.spectra import angle_matrix, extreme_eigenvalues, fit_slope, relative_error
 from lib.book.provenance import profile_text
+from lib.chapters.linear_baseline.trend import (  # noqa: F401 (re-exported)
+    _CAVEATS, SLOPE_VANISHING, WidthTrend, _depth_zero_check, width_trend)
 
 __all__ = [
     "SLOPE_VANISHING", "EXPONENT_TOL", "load_data", "linear_sweep", "gradient_norm_factors",
@@ -42,9 +44,6 @@ __all__ = [
     "plot_distances", "check_distances", "PAPER_SEC2", "table_paper_vs_book", "glue_values",
 ]
 
-#: A deviation must fall at least this fast on log-log axes to count as vanishing (1/sqrt(m) is -0.5;
-#: the margin covers the seed spread of a slope fitted on a short width grid, about 0.1 at 2-5 seeds).
-SLOPE_VANISHING = -0.3
 #: Largest distance of a fitted exponent from the predicted one that still counts as agreement
 #: (see :func:`check_gradient_norm`).
 EXPONENT_TOL = 0.25
@@ -196,87 +195,6 @@ def lemma_d1_sweep(d: int, widths: Sequence[int], seeds: int, mean: float = 0.0)
     return pd.DataFrame(rows)
 
 
-@dataclass(frozen=True)
-class WidthTrend:
-    """How a deviation that should vanish at infinite width behaves over the widths run (:func:`width_trend`).
-
-    Attributes:
-        status: the verdict (see :func:`width_trend`).
-        limit: the fitted infinite-width limit a of ``dev = a + b / sqrt(m)``.
-        limit_se: its standard error (from the scatter of the per-seed values); None if not estimable.
-        slope: log-log slope of the seed-mean deviation against the width (None with one width).
-        at_max: seed-mean deviation at the largest width.
-    """
-
-    status: str
-    limit: float | None
-    limit_se: float | None
-    slope: float | None
-    at_max: float
-
-    def describe(self) -> str:
-        """One clause with the fitted limit and slope."""
-        if self.limit is None:
-            return f"deviation {self.at_max:.3g} at the only width run"
-        se = f" +- {self.limit_se:.2g}" if self.limit_se is not None else ""
-        return (f"extrapolated infinite-width deviation {self.limit:.3g}{se} (fit a + b/sqrt(m)), "
-                f"log-log slope {self.slope:.2f} (1/sqrt(m) predicts -0.5)")
-
-
-def width_trend(per_seed: pd.DataFrame, column: str) -> WidthTrend:
-    """The verdict on a deviation that the statement says vanishes at infinite width.
-
-    The deviation of a correct infinite-width statement is a finite-width fluctuation of order
-    1/sqrt(m), so ``dev = a + b/sqrt(m)`` with limit ``a = 0``; a wrong statement leaves ``a > 0``. The
-    fit is by least squares on the per-(width, seed) values, and the scatter of those values gives the
-    standard error of a. Rule:
-
-    * "not reproduced" when the limit is significant (``a > 3 se``: a 3-sigma offset) and substantial
-      (``a > 0.5 dev(m_max)``: at least half of the deviation at the largest width would remain at
-      infinite width);
-    * "reproduced" when the limit is not significant (``a <= 3 se``) or negligible
-      (``a <= 0.25 dev(m_max)``), and the deviation decreases (log-log slope <= :data:`SLOPE_VANISHING`);
-    * "reproduced with caveat" otherwise (a small offset, or a slow decrease);
-    * "inconclusive" with one width, or too few values to estimate the scatter (widths x seeds <= 2).
-
-    The two fractions leave room for the bias of the fit (the deviations are maxima of absolute
-    values, with higher-order 1/m terms): on the linear network the fitted limit stays below a third
-    of the deviation at the largest width, on a ReLU network (the counterfactual of the tests) the
-    gradient-angle limit is above 80% of it.
-
-    Args:
-        per_seed: one row per network, with columns ``width`` and ``column`` (already averaged over depths).
-        column: the deviation.
-
-    Returns:
-        The :class:`WidthTrend`.
-    """
-    d = per_seed[["width", column]].dropna()
-    means = d.groupby("width")[column].mean().sort_index()
-    at_max = float(means.iloc[-1])
-    if len(means) < 2:
-        return WidthTrend("inconclusive", None, None, None, at_max)
-    slope = fit_slope(means.index, np.maximum(means.to_numpy(), 1e-300)) if (means > 0).all() else None
-    x, y = d["width"].to_numpy(float) ** -0.5, d[column].to_numpy(float)
-    A = np.c_[np.ones_like(x), x]
-    coef = np.linalg.lstsq(A, y, rcond=None)[0]
-    dof = len(y) - 2
-    if dof < 1:
-        return WidthTrend("inconclusive", float(coef[0]), None, slope, at_max)
-    r = y - A @ coef
-    se = float(np.sqrt((r @ r) / dof * np.linalg.inv(A.T @ A)[0, 0]))
-    a = float(coef[0])
-    if (means <= 0).all():
-        status = "reproduced"
-    elif a > 3 * se and a > 0.5 * at_max:
-        status = "not reproduced"
-    elif (a <= 3 * se or a <= 0.25 * at_max) and slope is not None and slope <= SLOPE_VANISHING:
-        status = "reproduced"
-    else:
-        status = "reproduced with caveat"
-    return WidthTrend(status, a, se, slope, at_max)
-
-
 def _exponent(depths: np.ndarray, factors: np.ndarray) -> float:
     """Least-squares p in factor = (L+1)^p through the origin of log-log axes (factor 1 at L = 0)."""
     x, y = np.log(np.asarray(depths, float) + 1), np.log(np.asarray(factors, float))
@@ -331,11 +249,6 @@ def plot_width_trend(df: pd.DataFrame) -> Figure:
     return fig
 
 
-_CAVEATS = {"inconclusive": "one width, or too few networks to estimate the seed scatter: no width trend to fit",
-            "reproduced with caveat": "the deviation shrinks, but more slowly than 1/sqrt(m) or towards a small "
-            "non-zero offset at the widths run"}
-
-
 def check_norms_angles(df: pd.DataFrame) -> Check:
     """Verdict on [LH] Thm 2.3 (norms and angles): a linear network keeps norms and angles, and phi_bar = theta_in.
 
@@ -354,8 +267,7 @@ def check_norms_angles(df: pd.DataFrame) -> Check:
     """
     deep = df[df.depth >= 1]
     if deep.empty:
-        return Check("[LH] Thm 2.3", status="not checked", part="norms and angles", measured="Only depth 0 was run.",
-                     caveat="not testable on this data: depth 0 has no hidden layer")
+        return _depth_zero_check("[LH] Thm 2.3", "norms and angles", "depth 0 has no hidden layer")
     per_seed = deep.groupby(["width", "seed"], as_index=False)[_DEV_COLS].mean()
     verdicts = {c: width_trend(per_seed, c) for c in _DEV_COLS}
     statuses = [v.status for v in verdicts.values()]
@@ -388,8 +300,7 @@ def check_kernel(df: pd.DataFrame) -> Check:
     """
     deep = df[df.depth >= 1]
     if deep.empty:
-        return Check("[LH] Cor 2.4", status="not checked", part="K proportional to G", measured="Only depth 0 was run.",
-                     caveat="not testable on this data: at depth 0 the NTK is G exactly")
+        return _depth_zero_check("[LH] Cor 2.4", "K proportional to G", "at depth 0 the NTK is G exactly")
     per_seed = deep.groupby(["width", "seed"], as_index=False)["ntk_shape_err"].mean()
     t = width_trend(per_seed, "ntk_shape_err")
     by_width = per_seed.groupby("width")["ntk_shape_err"].mean()
@@ -426,8 +337,7 @@ def check_kernel_factor(df: pd.DataFrame) -> Check:
 def _exponent_check(cid: str, part: str, fac: pd.Series, what: str, width: int) -> Check:
     deep = fac[fac.index >= 1]
     if deep.empty:
-        return Check(cid, status="not checked", part=part, measured="Only depth 0 was run.",
-                     caveat="not testable on this data: at depth 0 the factors L+1 and (L+1)^2 are both 1")
+        return _depth_zero_check(cid, part, "at depth 0 the factors L+1 and (L+1)^2 are both 1")
     p = _exponent(deep.index.to_numpy(), deep.to_numpy())
     off = abs(p - 2)
     status = "reproduced" if off < EXPONENT_TOL else "not reproduced" if off >= 2 * EXPONENT_TOL \
@@ -521,8 +431,7 @@ def check_conditioning(df: pd.DataFrame, df_over: pd.DataFrame | None = None) ->
                      measured="kappa_0 = inf." + over)
     deep = df[df.depth >= 1]
     if deep.empty:
-        return Check("[LH] Cor 2.4", status="not checked", part="conditioning", measured="Only depth 0 was run." + over,
-                     caveat="not testable on this data: at depth 0 the NTK is G exactly")
+        return _depth_zero_check("[LH] Cor 2.4", "conditioning", "at depth 0 the NTK is G exactly", over)
     per_seed = deep.assign(rel=(deep["kappa"] / deep["kappa0"] - 1).abs()) \
         .groupby(["width", "seed"], as_index=False)["rel"].median()
     t = width_trend(per_seed, "rel")
@@ -702,8 +611,7 @@ def check_distances(dist: pd.DataFrame) -> Check:
     """
     deep = dist[dist.depth >= 1].assign(log_r=lambda d: np.log(d.ratio))
     if deep.empty:
-        return Check("[LH] Remark 3.4", status="not checked", measured="Only depth 0 was run.",
-                     caveat="not testable on this data: at depth 0 the model is linear")
+        return _depth_zero_check("[LH] Remark 3.4", "", "at depth 0 the model is linear")
     g = deep.groupby(["depth", "theta_deg"]).agg(mean=("ratio", "mean"), lm=("log_r", "mean"), sd=("log_r", "std"),
                                                   n=("ratio", "size"), predicted=("predicted", "first"))
     se = g.sd / np.sqrt(g.n)
