@@ -37,7 +37,7 @@ from lib.chapters.linear_baseline.trend import (  # noqa: F401 (re-exported)
     _CAVEATS, SLOPE_VANISHING, WidthTrend, _depth_zero_check, width_trend)
 
 __all__ = [
-    "SLOPE_VANISHING", "EXPONENT_TOL", "load_data", "linear_sweep", "gradient_norm_factors",
+    "SLOPE_VANISHING", "EXPONENT_TOL", "linear_sweep", "gradient_norm_factors",
     "lemma_d1_sweep", "table_sweep_summary", "compute_width_means", "WidthTrend", "width_trend", "plot_width_trend",
     "check_norms_angles", "check_kernel", "check_kernel_factor", "plot_condition_numbers", "check_conditioning",
     "plot_gradient_norm", "check_gradient_norm", "plot_lemma_d1", "check_lemma_d1", "distance_sweep",
@@ -53,43 +53,6 @@ EXPONENT_TOL = 0.25
 #: kappa_bar = kappa_0. The paper has no experiment of its own for Sec. 2.
 PAPER_SEC2 = {"norm_ratio": 1.0, "angle_dev_deg": 0.0, "phi_dev_deg": 0.0, "ntk_exponent": 2.0,
               "grad_exponent": 2.0, "kappa_ratio": 1.0}
-
-
-def load_data(n_samples: int, n_over: int, d_over: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """The chapter's two data sets, checked before anything is computed ([LH] Cor 2.4).
-
-    The first set, ``n_samples`` unit-norm images of scikit-learn's digits (d = 64), must have an
-    invertible Gram matrix: the chapter measures kappa/kappa_0, which needs a finite kappa_0. The
-    second, ``n_over`` Gaussian points in ``d_over`` dimensions, illustrates the n > d case and needs
-    ``n_over > d_over``.
-
-    Args:
-        n_samples: number of digits.
-        n_over: number of Gaussian points of the n > d case.
-        d_over: their dimension.
-        seed: subsampling and sampling seed.
-
-    Returns:
-        ``(X, X_over)``.
-
-    Raises:
-        lib.book.params.ParameterError: ``n_over <= d_over``, or the digits chosen have a singular Gram
-            matrix (more than 64 of them, or linearly dependent images), naming the parameter.
-    """
-    errors = []
-    if n_over <= d_over:
-        errors.append(f"parameter 'n_over' ({n_over}) must exceed 'd_over' ({d_over}): that section shows the "
-                      "n > d case, where the Gram matrix is singular")
-    X = load_digits_subset(n_samples, seed=seed, unit_norm=True)
-    rank = int(np.linalg.matrix_rank(X))
-    if rank < len(X):
-        errors.append(f"parameter 'n_samples' ({n_samples}): these digits span only {rank} dimensions "
-                      f"(d = {X.shape[1]}, and some pixels are always blank), so their Gram matrix is singular and "
-                      f"kappa_0 is infinite; the chapter compares kappa with a finite kappa_0, so use fewer digits "
-                      f"(the default, 40, has an invertible Gram matrix)")
-    if errors:
-        raise ParameterError("bad notebook parameter(s):\n  " + "\n  ".join(errors))
-    return X, gaussian_data(n_over, d_over, seed=seed)
 
 
 def linear_sweep(X: np.ndarray, widths: Sequence[int], depths: Sequence[int], seeds: int,
