@@ -38,10 +38,9 @@ from lib.chapters.linear_baseline.trend import (  # noqa: F401 (re-exported)
 
 __all__ = [
     "SLOPE_VANISHING", "EXPONENT_TOL", "linear_sweep", "gradient_norm_factors",
-    "lemma_d1_sweep", "table_sweep_summary", "compute_width_means", "WidthTrend", "width_trend", "plot_width_trend",
+    "table_sweep_summary", "compute_width_means", "WidthTrend", "width_trend", "plot_width_trend",
     "check_norms_angles", "check_kernel", "check_kernel_factor", "plot_condition_numbers", "check_conditioning",
-    "plot_gradient_norm", "check_gradient_norm", "plot_lemma_d1", "check_lemma_d1", "distance_sweep",
-    "plot_distances", "check_distances", "PAPER_SEC2", "table_paper_vs_book", "glue_values",
+    "plot_gradient_norm", "check_gradient_norm", "PAPER_SEC2", "table_paper_vs_book", "glue_values",
 ]
 
 #: Largest distance of a fitted exponent from the predicted one that still counts as agreement
@@ -135,27 +134,6 @@ def table_sweep_summary(df: pd.DataFrame) -> pd.DataFrame:
     """
     summary = df.groupby(["width", "depth"]).mean(numeric_only=True).drop(columns="seed")
     return summary.apply(lambda col: col.map(lambda v: float(f"{v:.3g}")))
-
-
-def lemma_d1_sweep(d: int, widths: Sequence[int], seeds: int, mean: float = 0.0) -> pd.DataFrame:
-    """||A^T A / m - I_d||_2 for random A in R^(m x d) ([LH] Lemma D.1), one row per (width, seed).
-
-    Args:
-        d: number of columns.
-        widths: numbers of rows m.
-        seeds: draws per width.
-        mean: mean of the entries (0 in the lemma; a non-zero mean is the counterfactual of the tests,
-            for which ``A^T A / m -> I + mean^2 1 1^T``).
-
-    Returns:
-        Columns width, seed, ``dev`` (spectral norm of the deviation).
-    """
-    rows = []
-    for m in widths:
-        for s in range(seeds):
-            A = np.random.default_rng(s).standard_normal((m, d)) + mean
-            rows.append(dict(width=m, seed=s, dev=float(np.linalg.norm(A.T @ A / m - np.eye(d), 2))))
-    return pd.DataFrame(rows)
 
 
 def _exponent(depths: np.ndarray, factors: np.ndarray) -> float:
@@ -447,153 +425,6 @@ def check_gradient_norm(fac: pd.DataFrame, width: int | None = None) -> Check:
     """
     return _exponent_check("[LH] Thm 2.3", "gradient norm", fac["mean"], "||grad f||^2/||x||^2 (mean over inputs "
                            "and seeds)", width if width is not None else 0)
-
-
-def plot_lemma_d1(dev: pd.DataFrame) -> Figure:
-    """Figure 1.4: ||A^T A/m - I||_2 against m for Gaussian A ([LH] Lemma D.1), with an m^(-1/2) guide.
-
-    Args:
-        dev: the output of :func:`lemma_d1_sweep`.
-
-    Returns:
-        The figure (one axis).
-    """
-    fig, axs = figure()
-    ax = axs[0, 0]
-    g = dev.groupby("width")["dev"].agg(["mean", "min", "max"])
-    ax.fill_between(g.index, g["min"], g["max"], alpha=0.25)
-    ax.loglog(g.index, g["mean"], "o-", label=r"$\|A^TA/m - I\|_2$ (mean, min-max over seeds)")
-    slope_guide(ax, g.index, -0.5, g["mean"].iloc[0] * 1.6, label=r"$\propto m^{-1/2}$")
-    value_ticks(ax, g.index)
-    ax.set(xlabel="rows m", ylabel="deviation", title="Lemma D.1: $A^TA/m \\to I$")
-    ax.legend()
-    return fig
-
-
-def check_lemma_d1(dev: pd.DataFrame) -> Check:
-    """Verdict on [LH] Lemma D.1: A^T A / m -> I_d for A with i.i.d. N(0, 1) entries.
-
-    Measurement: ``||A^T A/m - I||_2`` for every draw (:func:`lemma_d1_sweep`). Rule: :func:`width_trend`
-    (its limit must be zero; it falls like 2 sqrt(d/m) by the Bai-Yin law; entries with a non-zero mean
-    leave an O(1) deviation: "not reproduced").
-
-    Args:
-        dev: the output of :func:`lemma_d1_sweep`.
-
-    Returns:
-        The check.
-    """
-    t = width_trend(dev, "dev")
-    by_width = dev.groupby("width")["dev"].mean()
-    return Check(
-        "[LH] Lemma D.1", status=t.status, caveat=_CAVEATS.get(t.status, ""),
-        measured=f"||A^T A/m - I||_2 (mean over {dev.seed.nunique()} seeds) is "
-        + ", ".join(f"{v:.3g} (m={w})" for w, v in by_width.items()) + f"; {t.describe()}.")
-
-
-def distance_sweep(angles_deg: Sequence[float], width: int, depths: Sequence[int], seeds: int, d: int = 16,
-                   activation: str = "relu", device: str = "cpu") -> pd.DataFrame:
-    """Gradient distances of similar input pairs against the input distance ([LH] Remark 3.4).
-
-    For unit pairs (x, z) at each angle (:func:`lib.data.pairs.angle_pairs`), the ratio
-    ``||grad f(x) - grad f(z)|| / (sqrt(L+1) ||x - z||)`` from the exact NTK
-    (``K_xx + K_zz - 2 K_xz``), next to its infinite-width value ``sqrt((1 - cos phi) / (1 - cos theta))``
-    with phi from :func:`lib.theory.gradient_angle` (1 for a linear network, whose gradient map keeps
-    distances up to the factor sqrt(L+1)).
-
-    Args:
-        angles_deg: input angles (degrees).
-        width: hidden width m.
-        depths: depths L.
-        seeds: weight draws.
-        d: input dimension.
-        activation: hidden activation (``"linear"`` is the baseline and the counterfactual of the tests).
-        device: torch device name.
-
-    Returns:
-        Columns depth, seed, theta_deg, ratio, predicted.
-    """
-    t = np.deg2rad(np.asarray(angles_deg, dtype=float))
-    X = angle_pairs(t, d, seed=0)
-    i = np.arange(0, 2 * t.size, 2)
-    dx = np.linalg.norm(X[i] - X[i + 1], axis=1)
-    rows = []
-    for L in depths:
-        phi = t if activation == "linear" else _th.gradient_angle(t, int(L), activation)
-        pred = np.sqrt((1 - np.cos(phi)) / (1 - np.cos(t)))
-        for s in range(seeds):
-            K = empirical_ntk(MLP(d, width, int(L), activation=activation, seed=s, device=device), X)
-            dg = np.sqrt(np.maximum(K[i, i] + K[i + 1, i + 1] - 2 * K[i, i + 1], 0.0))
-            rows += [dict(depth=int(L), seed=s, theta_deg=float(a), ratio=float(r), predicted=float(p))
-                     for a, r, p in zip(angles_deg, dg / (np.sqrt(L + 1) * dx), pred)]
-    return pd.DataFrame(rows)
-
-
-def plot_distances(dist: pd.DataFrame, width: int) -> Figure:
-    """Figure 1.5: gradient distance over sqrt(L+1) times input distance for similar pairs, against depth ([LH] Remark 3.4).
-
-    Args:
-        dist: the output of :func:`distance_sweep` (a ReLU network).
-        width: the width it was measured at (for the title).
-
-    Returns:
-        The figure (one axis).
-    """
-    fig, axs = figure()
-    ax = axs[0, 0]
-    for c, (a, g) in zip(palette(dist.theta_deg.nunique()), dist.groupby("theta_deg")):
-        st = g.groupby("depth")["ratio"].agg(["mean", "std"])
-        ax.errorbar(st.index, st["mean"], yerr=st["std"].fillna(0), fmt="o", color=c, capsize=3,
-                    label=fr"$\theta_{{in}}={a:g}^\circ$, m={width}")
-        pr = g.groupby("depth")["predicted"].first()
-        ax.plot(pr.index, pr.to_numpy(), "-", color=c, lw=1)
-    ax.axhline(1.0, color="k", ls="--", lw=1, label="linear network")
-    ax.set(xlabel="depth L", ylabel=r"$\|\nabla f(x)-\nabla f(z)\| / (\sqrt{L+1}\,\|x-z\|)$", yscale="log",
-           title="Separation in distance (lines: infinite width)")
-    ax.legend(fontsize="small")
-    return fig
-
-
-def check_distances(dist: pd.DataFrame) -> Check:
-    """Verdict on [LH] Remark 3.4: the better angle separation is a better separation in Euclidean distance.
-
-    Measurement: for similar pairs and depths L >= 1, the ratio r of the gradient distance to
-    ``sqrt(L+1)`` times the input distance (:func:`distance_sweep`); a linear network keeps r = 1. Per
-    (depth, angle), the mean and standard error over seeds of log r. Rule: "reproduced" if every mean
-    log r exceeds 2 standard errors (a gain at the 2-sigma level in every cell; at small angles one
-    network's r varies by tens of percent, so few seeds cannot reach 3 sigma); "not reproduced" if some
-    mean log r is at most 0 (no gain at all: a linear network's numbers, fed in, give this);
-    "inconclusive" otherwise, or with a single seed (no standard error); "not checked" without a depth
-    L >= 1. The infinite-width value is reported.
-
-    Args:
-        dist: the output of :func:`distance_sweep`.
-
-    Returns:
-        The check.
-    """
-    deep = dist[dist.depth >= 1].assign(log_r=lambda d: np.log(d.ratio))
-    if deep.empty:
-        return _depth_zero_check("[LH] Remark 3.4", "", "at depth 0 the model is linear")
-    g = deep.groupby(["depth", "theta_deg"]).agg(mean=("ratio", "mean"), lm=("log_r", "mean"), sd=("log_r", "std"),
-                                                  n=("ratio", "size"), predicted=("predicted", "first"))
-    se = g.sd / np.sqrt(g.n)
-    if (g.lm <= 0).any():
-        status = "not reproduced"
-    elif (g.n >= 2).all() and bool((g.lm > 2 * se).all()):
-        status = "reproduced"
-    else:
-        status = "inconclusive"
-    worst = g["mean"].idxmin()
-    angles = ", ".join(f"{a:g}" for a in sorted(deep.theta_deg.unique()))
-    depths = ", ".join(str(int(L)) for L in sorted(deep.depth.unique()))
-    return Check(
-        "[LH] Remark 3.4", status=status,
-        caveat="the gain is not significant at 2 standard errors with these seeds" if status == "inconclusive" else "",
-        measured=f"||grad f(x) - grad f(z)|| / (sqrt(L+1) ||x - z||) for pairs at {angles} deg and depths {depths} "
-        f"(mean over {int(g.n.min())} seeds) lies between {g['mean'].min():.3g} (L={int(worst[0])}, {worst[1]:g} deg) "
-        f"and {g['mean'].max():.3g}; infinite width predicts {g.predicted.min():.3g} to {g.predicted.max():.3g}; a "
-        "linear network keeps 1.")
 
 
 # --------------------------------------------------------------------------- paper vs book, figure settings

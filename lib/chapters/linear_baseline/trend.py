@@ -3,7 +3,7 @@
 The statements of [LH] Sec. 2 are about infinite width, so each check measures at several finite
 widths and asks whether the deviation from the statement vanishes as the width grows: the finite-width
 deviations of a correct statement are fluctuations of size O(1/sqrt(m)), so the extrapolated
-infinite-width deviation is zero (:func:`lib.chapters.linear_baseline.trend.width_trend` gives the rule
+infinite-width deviation is zero (:func:`~lib.chapters.linear_baseline.trend.width_trend` gives the rule
 and its thresholds). The verdict helpers the chapter's checks share live here too.
 """
 from __future__ import annotations
