@@ -35,17 +35,14 @@ from lib.spectra import angle_matrix, extreme_eigenvalues, fit_slope, relative_e
 from lib.book.provenance import profile_text
 from lib.chapters.linear_baseline.trend import (  # noqa: F401 (re-exported)
     _CAVEATS, SLOPE_VANISHING, WidthTrend, _depth_zero_check, width_trend)
+from lib.chapters.linear_baseline.factors import EXPONENT_TOL, _exponent  # noqa: F401
 
 __all__ = [
-    "SLOPE_VANISHING", "EXPONENT_TOL", "linear_sweep", "gradient_norm_factors",
+    "SLOPE_VANISHING", "linear_sweep", "gradient_norm_factors",
     "table_sweep_summary", "compute_width_means", "WidthTrend", "width_trend", "plot_width_trend",
-    "check_norms_angles", "check_kernel", "check_kernel_factor", "plot_condition_numbers", "check_conditioning",
-    "plot_gradient_norm", "check_gradient_norm", "PAPER_SEC2", "table_paper_vs_book", "glue_values",
+    "check_norms_angles", "check_kernel", "PAPER_SEC2", "table_paper_vs_book", "glue_values",
 ]
 
-#: Largest distance of a fitted exponent from the predicted one that still counts as agreement
-#: (see :func:`check_gradient_norm`).
-EXPONENT_TOL = 0.25
 
 #: What [LH] Sec. 2 (Thm 2.3, Cor 2.4) states for a linear network at infinite width, in the paper's own
 #: numbers: norms and angles kept, the NTK (L+1)^2 G (exponent 2 of L+1, as the gradient norm (L+1)||x||),
@@ -134,12 +131,6 @@ def table_sweep_summary(df: pd.DataFrame) -> pd.DataFrame:
     """
     summary = df.groupby(["width", "depth"]).mean(numeric_only=True).drop(columns="seed")
     return summary.apply(lambda col: col.map(lambda v: float(f"{v:.3g}")))
-
-
-def _exponent(depths: np.ndarray, factors: np.ndarray) -> float:
-    """Least-squares p in factor = (L+1)^p through the origin of log-log axes (factor 1 at L = 0)."""
-    x, y = np.log(np.asarray(depths, float) + 1), np.log(np.asarray(factors, float))
-    return float(np.sum(x * y) / np.sum(x * x))
 
 
 def compute_width_means(df: pd.DataFrame) -> pd.DataFrame:
@@ -249,182 +240,6 @@ def check_kernel(df: pd.DataFrame) -> Check:
         "[LH] Cor 2.4", status=t.status, part="K proportional to G", caveat=_CAVEATS.get(t.status, ""),
         measured="||K/c - G||_F/||G||_F (c fitted; mean over depths L >= 1 and seeds) is "
         + ", ".join(f"{v:.3g} (m={w})" for w, v in by_width.items()) + f"; {t.describe()}.")
-
-
-def check_kernel_factor(df: pd.DataFrame) -> Check:
-    """Verdict on [LH] Cor 2.4 (the factor): the linear-network NTK is K_bar = (L+1)^2 G.
-
-    Measurement: the least-squares factor c_L of K ~ c_L G (``ntk_factor`` of :func:`linear_sweep`),
-    median over seeds at the largest width, for every depth; the exponent p of c_L = (L+1)^p is fitted
-    through L = 0 (where c = 1 exactly). Rule: "reproduced" when ``|p - 2| < 0.25`` (the paper's factor),
-    "not reproduced" when ``|p - 2| >= 0.5``, "reproduced with caveat" in between; "not checked" without
-    a depth L >= 1 (at L = 0 every candidate factor is 1). The thresholds (:data:`EXPONENT_TOL`): the
-    finite-width fluctuation of log c_L is below 0.1 at the widths run (relative error of K of order
-    sqrt(L/m)) and log(L+1) >= log 2, so a fitted exponent is off by less than 0.15; the candidates
-    L+1 and (L+1)^2 differ by 1 in the exponent.
-
-    Args:
-        df: the output of :func:`linear_sweep`.
-
-    Returns:
-        The check.
-    """
-    sub = df[df.width == df.width.max()]
-    fac = sub.groupby("depth")["ntk_factor"].median()
-    return _exponent_check("[LH] Cor 2.4", "K = (L+1)^2 G", fac, "the least-squares factor c_L of K ~ c_L G",
-                           int(df.width.max()))
-
-
-def _exponent_check(cid: str, part: str, fac: pd.Series, what: str, width: int) -> Check:
-    deep = fac[fac.index >= 1]
-    if deep.empty:
-        return _depth_zero_check(cid, part, "at depth 0 the factors L+1 and (L+1)^2 are both 1")
-    p = _exponent(deep.index.to_numpy(), deep.to_numpy())
-    off = abs(p - 2)
-    status = "reproduced" if off < EXPONENT_TOL else "not reproduced" if off >= 2 * EXPONENT_TOL \
-        else "reproduced with caveat"
-    vals = ", ".join(f"{v:.3g} (L={L})" for L, v in deep.items())
-    tail = (" The measurement matches L+1 (exponent 1): the squared gradient norm is (L+1)||x||^2 and "
-            "K_bar = (L+1) G, as the paper's own normalization of Eq. (7) implies." if abs(p - 1) < EXPONENT_TOL else "")
-    return Check(cid, status=status, part=part,
-                 caveat="the exponent is between the paper's 2 and the derived 1" if status == "reproduced with caveat"
-                 else "",
-                 measured=f"At width {width}, {what} is {vals}: fitted exponent p = {p:.2f} in (L+1)^p "
-                 f"(the paper's statement: 2).{tail}")
-
-
-def plot_condition_numbers(df: pd.DataFrame, df_over: pd.DataFrame, shape: tuple, shape_over: tuple,
-                           n_widths: int) -> Figure:
-    """Figure 1.2: kappa(K) of linear networks against depth, with kappa_0 = kappa(G) ([LH] Cor 2.4).
-
-    Band: min to max over seeds, line: median. When kappa_0 is infinite (n > d) the panel has no
-    finite values: singular NTKs are marked as triangles at the top edge
-    (:func:`lib.book.plotting.mark_infinite`), never as a large finite number.
-
-    Args:
-        df: :func:`linear_sweep` on the data with n < d.
-        df_over: :func:`linear_sweep` on the data with n > d.
-        shape: (n, d) of the first data set (for the title).
-        shape_over: (n, d) of the second data set.
-        n_widths: number of colours of the palette (the number of widths of the chapter).
-
-    Returns:
-        The figure (two axes).
-    """
-    fig, axs = figure(ncols=2)
-    for ax, d, title in ((axs[0, 0], df, f"digits, n={shape[0]} < d={shape[1]}"),
-                         (axs[0, 1], df_over, f"Gaussian, n={shape_over[0]} > d={shape_over[1]}")):
-        cols = palette(n_widths)
-        for c, (w, g) in zip(cols, d.groupby("width")):
-            k = g.groupby("depth")["kappa"].agg(["min", "max", "median"])
-            finite = k[np.isfinite(k["max"])]
-            if len(finite):
-                ax.fill_between(finite.index, finite["min"], finite["max"], color=c, alpha=0.25)
-                ax.plot(finite.index, finite["median"], "o-", color=c, label=f"linear net, m={w}")
-            inf_depths = k.index[~np.isfinite(k["median"])]
-            k0 = g["kappa0"].iloc[0]
-        if np.isfinite(k0):
-            ax.axhline(k0, color="k", ls="--", label=r"$\kappa_0=\kappa(G)$")
-            ax.set_yscale("log")
-        else:
-            ax.set_ylim(0, 1)
-            ax.set_yticks([])
-            mark_infinite(ax, list(inf_depths), y_top=1.0, color=cols[-1],
-                          label=r"linear net: $\kappa=\infty$ (and $\kappa_0=\infty$)")
-            ax.text(0.5, 0.45, "no finite value to draw:\nG has rank d < n, so " + r"$\kappa_0=\infty$"
-                    + ",\nand every linear-network NTK\nis singular too: " + r"$\kappa=\infty$"
-                    + "\n(triangles: the depths run)", transform=ax.transAxes, ha="center", va="center")
-            ax.set(xlabel="depth L", ylabel=r"$\kappa(K)$", title=title)
-            continue
-        ax.set(xlabel="depth L", ylabel=r"$\kappa(K)$", title=title)
-        ax.legend(loc="upper left")
-    return fig
-
-
-def check_conditioning(df: pd.DataFrame, df_over: pd.DataFrame | None = None) -> Check:
-    """Verdict on [LH] Cor 2.4 (conditioning): kappa_bar = kappa_0 at every depth.
-
-    Measurement: for every network, the median over depths L >= 1 of ``|kappa/kappa_0 - 1|`` on the data
-    with a finite kappa_0. Rule: :func:`width_trend` (its infinite-width limit must be zero: finite-width
-    NTKs differ from (L+1) G by O(sqrt(L/m)), which the smallest eigenvalue amplifies; a ReLU network's
-    kappa stays a fixed fraction of kappa_0: "not reproduced"). When kappa_0 is infinite
-    the verdict is "not checked": kappa_bar = kappa_0 = inf then holds by rank (every linear network's NTK
-    has rank at most d, at any width), so it tests nothing. The n > d networks of ``df_over`` are
-    reported for the same reason but never decide the verdict.
-
-    Args:
-        df: :func:`linear_sweep` on the data with n < d (finite kappa_0).
-        df_over: :func:`linear_sweep` on the data with n > d (optional, reported only).
-
-    Returns:
-        The check.
-    """
-    over = ""
-    if df_over is not None and len(df_over):
-        n_inf = int(np.isinf(df_over["kappa"]).sum())
-        over = (f" On the n > d data {n_inf} of {len(df_over)} networks have a singular NTK, as rank <= d forces for "
-                "any linear network: an illustration, not a test.")
-    kappa0 = float(df["kappa0"].iloc[0])
-    if not np.isfinite(kappa0):
-        return Check("[LH] Cor 2.4", status="not checked", part="conditioning",
-                     caveat="not testable on this data: kappa_0 is infinite (singular Gram matrix), and "
-                     "kappa_bar = kappa_0 = inf then holds by rank for every linear network",
-                     measured="kappa_0 = inf." + over)
-    deep = df[df.depth >= 1]
-    if deep.empty:
-        return _depth_zero_check("[LH] Cor 2.4", "conditioning", "at depth 0 the NTK is G exactly", over)
-    per_seed = deep.assign(rel=(deep["kappa"] / deep["kappa0"] - 1).abs()) \
-        .groupby(["width", "seed"], as_index=False)["rel"].median()
-    t = width_trend(per_seed, "rel")
-    by_width = per_seed.groupby("width")["rel"].mean()
-    Lmax = deep.depth.max()
-    at_deep = deep[deep.depth == Lmax].groupby("width")["kappa"].median() / kappa0
-    return Check(
-        "[LH] Cor 2.4", status=t.status, part="conditioning", caveat=_CAVEATS.get(t.status, ""),
-        measured=f"On digits (kappa_0 = {kappa0:.4g}) |kappa/kappa_0 - 1| (median over depths 1..{Lmax}, mean over "
-        "seeds) is " + ", ".join(f"{v:.3g} (m={w})" for w, v in by_width.items()) + f"; {t.describe()}; at L={Lmax} "
-        "the median kappa/kappa_0 is " + ", ".join(f"{v:.3g} (m={w})" for w, v in at_deep.items()) + "." + over)
-
-
-def plot_gradient_norm(fac: pd.DataFrame, width: int) -> Figure:
-    """Figure 1.3: measured ||grad f(x)||^2/||x||^2 by depth against L+1 and (L+1)^2 ([LH] Thm 2.3).
-
-    Args:
-        fac: the output of :func:`gradient_norm_factors`.
-        width: the width the factors were measured at (for the legend).
-
-    Returns:
-        The figure (one axis).
-    """
-    fig, axs = figure()
-    ax = axs[0, 0]
-    Ls = np.array(sorted(fac.index))
-    ax.errorbar(Ls, fac["mean"], yerr=fac["sd"], fmt="o", label=f"measured, m={width}", zorder=3)
-    ax.plot(Ls, Ls + 1, "-", label=r"$L+1$ (our derivation)")
-    ax.plot(Ls, (Ls + 1) ** 2, "--", label=r"$(L+1)^2$ (paper's statement)")
-    ax.set(xlabel="depth L", ylabel=r"$\|\nabla \bar f(x)\|^2 / \|x\|^2$", yscale="log",
-           title="Squared gradient norm of the linear network")
-    ax.legend()
-    return fig
-
-
-def check_gradient_norm(fac: pd.DataFrame, width: int | None = None) -> Check:
-    """Verdict on [LH] Thm 2.3 (gradient norm): ||grad f_bar(x)|| = (L+1)||x||.
-
-    Measurement: ||grad f||^2/||x||^2 = K_xx/||x||^2 by depth (:func:`gradient_norm_factors`); its
-    exponent p in (L+1)^p is fitted through L = 0. The statement predicts p = 2. Rule and thresholds as
-    :func:`check_kernel_factor`: "reproduced" when ``|p - 2| < 0.25``, "not reproduced" when
-    ``|p - 2| >= 0.5``, "reproduced with caveat" in between, "not checked" with depth 0 only.
-
-    Args:
-        fac: the output of :func:`gradient_norm_factors` (index: depth).
-        width: the width it was measured at (for the sentence).
-
-    Returns:
-        The check.
-    """
-    return _exponent_check("[LH] Thm 2.3", "gradient norm", fac["mean"], "||grad f||^2/||x||^2 (mean over inputs "
-                           "and seeds)", width if width is not None else 0)
 
 
 # --------------------------------------------------------------------------- paper vs book, figure settings

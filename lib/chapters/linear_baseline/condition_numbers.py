@@ -1,0 +1,110 @@
+"""[LH] Cor 2.4 (conditioning) in chapter 01: a linear network's NTK keeps kappa_bar = kappa_0.
+
+:func:`~lib.chapters.linear_baseline.condition_numbers.plot_condition_numbers` draws kappa(K) against
+depth on both data sets (Figure 1.2); :func:`~lib.chapters.linear_baseline.condition_numbers.check_conditioning`
+gives the verdict on the data with a finite kappa_0 (the n > d data only illustrate the rank argument).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from lib.book.plotting import figure, mark_infinite, palette
+from lib.book.results import Check
+from lib.chapters.linear_baseline.trend import _CAVEATS, _depth_zero_check, width_trend
+
+__all__ = ["plot_condition_numbers", "check_conditioning"]
+
+
+def plot_condition_numbers(df: pd.DataFrame, df_over: pd.DataFrame, shape: tuple, shape_over: tuple,
+                           n_widths: int) -> Figure:
+    """Figure 1.2: kappa(K) of linear networks against depth, with kappa_0 = kappa(G) ([LH] Cor 2.4).
+
+    Band: min to max over seeds, line: median. When kappa_0 is infinite (n > d) the panel has no
+    finite values: singular NTKs are marked as triangles at the top edge
+    (:func:`lib.book.plotting.mark_infinite`), never as a large finite number.
+
+    Args:
+        df: :func:`~lib.chapters.linear_baseline.measure.linear_sweep` on the data with n < d.
+        df_over: :func:`~lib.chapters.linear_baseline.measure.linear_sweep` on the data with n > d.
+        shape: (n, d) of the first data set (for the title).
+        shape_over: (n, d) of the second data set.
+        n_widths: number of colours of the palette (the number of widths of the chapter).
+
+    Returns:
+        The figure (two axes).
+    """
+    fig, axs = figure(ncols=2)
+    for ax, d, title in ((axs[0, 0], df, f"digits, n={shape[0]} < d={shape[1]}"),
+                         (axs[0, 1], df_over, f"Gaussian, n={shape_over[0]} > d={shape_over[1]}")):
+        cols = palette(n_widths)
+        for c, (w, g) in zip(cols, d.groupby("width")):
+            k = g.groupby("depth")["kappa"].agg(["min", "max", "median"])
+            finite = k[np.isfinite(k["max"])]
+            if len(finite):
+                ax.fill_between(finite.index, finite["min"], finite["max"], color=c, alpha=0.25)
+                ax.plot(finite.index, finite["median"], "o-", color=c, label=f"linear net, m={w}")
+            inf_depths = k.index[~np.isfinite(k["median"])]
+            k0 = g["kappa0"].iloc[0]
+        if np.isfinite(k0):
+            ax.axhline(k0, color="k", ls="--", label=r"$\kappa_0=\kappa(G)$")
+            ax.set_yscale("log")
+        else:
+            ax.set_ylim(0, 1)
+            ax.set_yticks([])
+            mark_infinite(ax, list(inf_depths), y_top=1.0, color=cols[-1],
+                          label=r"linear net: $\kappa=\infty$ (and $\kappa_0=\infty$)")
+            ax.text(0.5, 0.45, "no finite value to draw:\nG has rank d < n, so " + r"$\kappa_0=\infty$"
+                    + ",\nand every linear-network NTK\nis singular too: " + r"$\kappa=\infty$"
+                    + "\n(triangles: the depths run)", transform=ax.transAxes, ha="center", va="center")
+            ax.set(xlabel="depth L", ylabel=r"$\kappa(K)$", title=title)
+            continue
+        ax.set(xlabel="depth L", ylabel=r"$\kappa(K)$", title=title)
+        ax.legend(loc="upper left")
+    return fig
+
+
+def check_conditioning(df: pd.DataFrame, df_over: pd.DataFrame | None = None) -> Check:
+    """Verdict on [LH] Cor 2.4 (conditioning): kappa_bar = kappa_0 at every depth.
+
+    Measurement: for every network, the median over depths L >= 1 of ``|kappa/kappa_0 - 1|`` on the data
+    with a finite kappa_0. Rule: :func:`~lib.chapters.linear_baseline.trend.width_trend` (its infinite-width limit must be zero: finite-width
+    NTKs differ from (L+1) G by O(sqrt(L/m)), which the smallest eigenvalue amplifies; a ReLU network's
+    kappa stays a fixed fraction of kappa_0: "not reproduced"). When kappa_0 is infinite
+    the verdict is "not checked": kappa_bar = kappa_0 = inf then holds by rank (every linear network's NTK
+    has rank at most d, at any width), so it tests nothing. The n > d networks of ``df_over`` are
+    reported for the same reason but never decide the verdict.
+
+    Args:
+        df: :func:`~lib.chapters.linear_baseline.measure.linear_sweep` on the data with n < d (finite kappa_0).
+        df_over: :func:`~lib.chapters.linear_baseline.measure.linear_sweep` on the data with n > d (optional, reported only).
+
+    Returns:
+        The check.
+    """
+    over = ""
+    if df_over is not None and len(df_over):
+        n_inf = int(np.isinf(df_over["kappa"]).sum())
+        over = (f" On the n > d data {n_inf} of {len(df_over)} networks have a singular NTK, as rank <= d forces for "
+                "any linear network: an illustration, not a test.")
+    kappa0 = float(df["kappa0"].iloc[0])
+    if not np.isfinite(kappa0):
+        return Check("[LH] Cor 2.4", status="not checked", part="conditioning",
+                     caveat="not testable on this data: kappa_0 is infinite (singular Gram matrix), and "
+                     "kappa_bar = kappa_0 = inf then holds by rank for every linear network",
+                     measured="kappa_0 = inf." + over)
+    deep = df[df.depth >= 1]
+    if deep.empty:
+        return _depth_zero_check("[LH] Cor 2.4", "conditioning", "at depth 0 the NTK is G exactly", over)
+    per_seed = deep.assign(rel=(deep["kappa"] / deep["kappa0"] - 1).abs()) \
+        .groupby(["width", "seed"], as_index=False)["rel"].median()
+    t = width_trend(per_seed, "rel")
+    by_width = per_seed.groupby("width")["rel"].mean()
+    Lmax = deep.depth.max()
+    at_deep = deep[deep.depth == Lmax].groupby("width")["kappa"].median() / kappa0
+    return Check(
+        "[LH] Cor 2.4", status=t.status, part="conditioning", caveat=_CAVEATS.get(t.status, ""),
+        measured=f"On digits (kappa_0 = {kappa0:.4g}) |kappa/kappa_0 - 1| (median over depths 1..{Lmax}, mean over "
+        "seeds) is " + ", ".join(f"{v:.3g} (m={w})" for w, v in by_width.items()) + f"; {t.describe()}; at L={Lmax} "
+        "the median kappa/kappa_0 is " + ", ".join(f"{v:.3g} (m={w})" for w, v in at_deep.items()) + "." + over)
