@@ -13,8 +13,9 @@ Measurements, figures and verdicts of the chapter. The modules, one job each:
 * :mod:`~lib.chapters.linear_baseline.book_text` -- glued prose values, captions, the paper-vs-book table.
 
 Every check can fail: ``check_*`` return a :class:`lib.book.results.Check` against the ids of
-:data:`lib.book.claims.CLAIMS`. Everything is re-exported here (``from lib.chapters import
-linear_baseline as B``), including the private helpers the checks call, and documented in its module.
+:data:`lib.book.claims.CLAIMS`. Everything is re-exported here
+(``from lib.chapters import linear_baseline as B``), including the private helpers the checks call, and
+documented in its module.
 """
 from __future__ import annotations
 

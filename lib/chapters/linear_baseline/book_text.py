@@ -1,9 +1,8 @@
 """Chapter 01's text: the values its prose and captions glue, and the paper-vs-book table ([LH] Sec. 2).
 
-:func:`~lib.chapters.linear_baseline.book_text.glue_values` gives every value the notebook's prose and
-figure captions show (from the notebook's parameters); :func:`~lib.chapters.linear_baseline.book_text.table_paper_vs_book`
-sets the paper's statements (:data:`~lib.chapters.linear_baseline.book_text.PAPER_SEC2`) beside the
-measured values.
+:func:`~lib.chapters.linear_baseline.book_text.glue_values` gives every value the notebook's prose and figure captions
+show (from the notebook's parameters); :func:`~lib.chapters.linear_baseline.book_text.table_paper_vs_book` sets the
+paper's statements (:data:`~lib.chapters.linear_baseline.book_text.PAPER_SEC2`) beside the measured values.
 """
 from __future__ import annotations
 
@@ -25,10 +24,11 @@ PAPER_SEC2 = {"norm_ratio": 1.0, "angle_dev_deg": 0.0, "phi_dev_deg": 0.0, "ntk_
 def table_paper_vs_book(df: pd.DataFrame, fac: pd.DataFrame) -> pd.DataFrame:
     """[LH] Sec. 2 (Thm 2.3, Cor 2.4) beside this book's measurement at the largest width.
 
-    The paper's values are :data:`~lib.chapters.linear_baseline.book_text.PAPER_SEC2`; ours come from :func:`~lib.chapters.linear_baseline.measure.linear_sweep` (mean over depths
-    and seeds at the largest width; kappa at the deepest depth) and :func:`~lib.chapters.linear_baseline.measure.gradient_norm_factors`
-    (exponents fitted as in :func:`~lib.chapters.linear_baseline.factors.check_kernel_factor`). Numbers are rounded to what the seed scatter
-    supports (two or three significant digits).
+    The paper's values are :data:`~lib.chapters.linear_baseline.book_text.PAPER_SEC2`; ours come from
+    :func:`~lib.chapters.linear_baseline.measure.linear_sweep` (mean over depths and seeds at the largest width; kappa
+    at the deepest depth) and :func:`~lib.chapters.linear_baseline.measure.gradient_norm_factors` (exponents fitted as
+    in :func:`~lib.chapters.linear_baseline.factors.check_kernel_factor`). Numbers are rounded to what the seed
+    scatter supports (two or three significant digits).
 
     Args:
         df: the output of :func:`~lib.chapters.linear_baseline.measure.linear_sweep` (data with a finite kappa_0).
@@ -63,7 +63,8 @@ def table_paper_vs_book(df: pd.DataFrame, fac: pd.DataFrame) -> pd.DataFrame:
         (f"kappa(K) / kappa_0 at depth L = {Lmax}", f"{PAPER_SEC2['kappa_ratio']:g}",
          f"{kap:.3g} {here}", "|kappa/kappa_0 - 1| must fall with the width and extrapolate to 0"),
     ]
-    return pd.DataFrame(rows, columns=["statement", "paper ([LH] Sec. 2)", "this book", "verdict rule"]).set_index("statement")
+    columns = ["statement", "paper ([LH] Sec. 2)", "this book", "verdict rule"]
+    return pd.DataFrame(rows, columns=columns).set_index("statement")
 
 
 def _profile_text(profile: str) -> str:

@@ -68,17 +68,17 @@ def plot_condition_numbers(df: pd.DataFrame, df_over: pd.DataFrame, shape: tuple
 def check_conditioning(df: pd.DataFrame, df_over: pd.DataFrame | None = None) -> Check:
     """Verdict on [LH] Cor 2.4 (conditioning): kappa_bar = kappa_0 at every depth.
 
-    Measurement: for every network, the median over depths L >= 1 of ``|kappa/kappa_0 - 1|`` on the data
-    with a finite kappa_0. Rule: :func:`~lib.chapters.linear_baseline.trend.width_trend` (its infinite-width limit must be zero: finite-width
-    NTKs differ from (L+1) G by O(sqrt(L/m)), which the smallest eigenvalue amplifies; a ReLU network's
-    kappa stays a fixed fraction of kappa_0: "not reproduced"). When kappa_0 is infinite
-    the verdict is "not checked": kappa_bar = kappa_0 = inf then holds by rank (every linear network's NTK
-    has rank at most d, at any width), so it tests nothing. The n > d networks of ``df_over`` are
-    reported for the same reason but never decide the verdict.
+    Measurement: for every network, the median over depths L >= 1 of ``|kappa/kappa_0 - 1|`` on the data with a finite
+    kappa_0. Rule: :func:`~lib.chapters.linear_baseline.trend.width_trend` (its infinite-width limit must be zero:
+    finite-width NTKs differ from (L+1) G by O(sqrt(L/m)), which the smallest eigenvalue amplifies; a ReLU network's
+    kappa stays a fixed fraction of kappa_0: "not reproduced"). When kappa_0 is infinite the verdict is "not checked":
+    kappa_bar = kappa_0 = inf then holds by rank (every linear network's NTK has rank at most d, at any width), so it
+    tests nothing. The n > d networks of ``df_over`` are reported for the same reason but never decide the verdict.
 
     Args:
         df: :func:`~lib.chapters.linear_baseline.measure.linear_sweep` on the data with n < d (finite kappa_0).
-        df_over: :func:`~lib.chapters.linear_baseline.measure.linear_sweep` on the data with n > d (optional, reported only).
+        df_over: :func:`~lib.chapters.linear_baseline.measure.linear_sweep` on the data with n > d (optional, reported
+            only).
 
     Returns:
         The check.

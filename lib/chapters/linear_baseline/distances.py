@@ -63,7 +63,7 @@ def distance_sweep(angles_deg: Sequence[float], width: int, depths: Sequence[int
 
 
 def plot_distances(dist: pd.DataFrame, width: int) -> Figure:
-    """Figure 1.5: gradient distance over sqrt(L+1) times input distance for similar pairs, against depth ([LH] Remark 3.4).
+    """Figure 1.5: gradient over sqrt(L+1) times input distance of similar pairs, by depth ([LH] Remark 3.4).
 
     Args:
         dist: the output of :func:`~lib.chapters.linear_baseline.distances.distance_sweep` (a ReLU network).
@@ -90,14 +90,13 @@ def plot_distances(dist: pd.DataFrame, width: int) -> Figure:
 def check_distances(dist: pd.DataFrame) -> Check:
     """Verdict on [LH] Remark 3.4: the better angle separation is a better separation in Euclidean distance.
 
-    Measurement: for similar pairs and depths L >= 1, the ratio r of the gradient distance to
-    ``sqrt(L+1)`` times the input distance (:func:`~lib.chapters.linear_baseline.distances.distance_sweep`); a linear network keeps r = 1. Per
-    (depth, angle), the mean and standard error over seeds of log r. Rule: "reproduced" if every mean
-    log r exceeds 2 standard errors (a gain at the 2-sigma level in every cell; at small angles one
-    network's r varies by tens of percent, so few seeds cannot reach 3 sigma); "not reproduced" if some
-    mean log r is at most 0 (no gain at all: a linear network's numbers, fed in, give this);
-    "inconclusive" otherwise, or with a single seed (no standard error); "not checked" without a depth
-    L >= 1. The infinite-width value is reported.
+    Measurement: for similar pairs and depths L >= 1, the ratio r of the gradient distance to ``sqrt(L+1)`` times the
+    input distance (:func:`~lib.chapters.linear_baseline.distances.distance_sweep`); a linear network keeps r = 1. Per
+    (depth, angle), the mean and standard error over seeds of log r. Rule: "reproduced" if every mean log r exceeds 2
+    standard errors (a gain at the 2-sigma level in every cell; at small angles one network's r varies by tens of
+    percent, so few seeds cannot reach 3 sigma); "not reproduced" if some mean log r is at most 0 (no gain at all: a
+    linear network's numbers, fed in, give this); "inconclusive" otherwise, or with a single seed (no standard error);
+    "not checked" without a depth L >= 1. The infinite-width value is reported.
 
     Args:
         dist: the output of :func:`~lib.chapters.linear_baseline.distances.distance_sweep`.

@@ -32,14 +32,14 @@ def _exponent(depths: np.ndarray, factors: np.ndarray) -> float:
 def check_kernel_factor(df: pd.DataFrame) -> Check:
     """Verdict on [LH] Cor 2.4 (the factor): the linear-network NTK is K_bar = (L+1)^2 G.
 
-    Measurement: the least-squares factor c_L of K ~ c_L G (``ntk_factor`` of :func:`~lib.chapters.linear_baseline.measure.linear_sweep`),
-    median over seeds at the largest width, for every depth; the exponent p of c_L = (L+1)^p is fitted
-    through L = 0 (where c = 1 exactly). Rule: "reproduced" when ``|p - 2| < 0.25`` (the paper's factor),
-    "not reproduced" when ``|p - 2| >= 0.5``, "reproduced with caveat" in between; "not checked" without
-    a depth L >= 1 (at L = 0 every candidate factor is 1). The thresholds (:data:`~lib.chapters.linear_baseline.factors.EXPONENT_TOL`): the
-    finite-width fluctuation of log c_L is below 0.1 at the widths run (relative error of K of order
-    sqrt(L/m)) and log(L+1) >= log 2, so a fitted exponent is off by less than 0.15; the candidates
-    L+1 and (L+1)^2 differ by 1 in the exponent.
+    Measurement: the least-squares factor c_L of K ~ c_L G (``ntk_factor`` of
+    :func:`~lib.chapters.linear_baseline.measure.linear_sweep`), median over seeds at the largest width, for every
+    depth; the exponent p of c_L = (L+1)^p is fitted through L = 0 (where c = 1 exactly). Rule: "reproduced" when
+    ``|p - 2| < 0.25`` (the paper's factor), "not reproduced" when ``|p - 2| >= 0.5``, "reproduced with caveat" in
+    between; "not checked" without a depth L >= 1 (at L = 0 every candidate factor is 1). The thresholds
+    (:data:`~lib.chapters.linear_baseline.factors.EXPONENT_TOL`): the finite-width fluctuation of log c_L is below 0.1
+    at the widths run (relative error of K of order sqrt(L/m)) and log(L+1) >= log 2, so a fitted exponent is off by
+    less than 0.15; the candidates L+1 and (L+1)^2 differ by 1 in the exponent.
 
     Args:
         df: the output of :func:`~lib.chapters.linear_baseline.measure.linear_sweep`.
@@ -63,7 +63,8 @@ def _exponent_check(cid: str, part: str, fac: pd.Series, what: str, width: int) 
         else "reproduced with caveat"
     vals = ", ".join(f"{v:.3g} (L={L})" for L, v in deep.items())
     tail = (" The measurement matches L+1 (exponent 1): the squared gradient norm is (L+1)||x||^2 and "
-            "K_bar = (L+1) G, as the paper's own normalization of Eq. (7) implies." if abs(p - 1) < EXPONENT_TOL else "")
+            "K_bar = (L+1) G, as the paper's own normalization of Eq. (7) implies."
+            if abs(p - 1) < EXPONENT_TOL else "")
     return Check(cid, status=status, part=part,
                  caveat="the exponent is between the paper's 2 and the derived 1" if status == "reproduced with caveat"
                  else "",
@@ -96,10 +97,11 @@ def plot_gradient_norm(fac: pd.DataFrame, width: int) -> Figure:
 def check_gradient_norm(fac: pd.DataFrame, width: int | None = None) -> Check:
     """Verdict on [LH] Thm 2.3 (gradient norm): ||grad f_bar(x)|| = (L+1)||x||.
 
-    Measurement: ||grad f||^2/||x||^2 = K_xx/||x||^2 by depth (:func:`~lib.chapters.linear_baseline.measure.gradient_norm_factors`); its
-    exponent p in (L+1)^p is fitted through L = 0. The statement predicts p = 2. Rule and thresholds as
-    :func:`~lib.chapters.linear_baseline.factors.check_kernel_factor`: "reproduced" when ``|p - 2| < 0.25``, "not reproduced" when
-    ``|p - 2| >= 0.5``, "reproduced with caveat" in between, "not checked" with depth 0 only.
+    Measurement: ||grad f||^2/||x||^2 = K_xx/||x||^2 by depth
+    (:func:`~lib.chapters.linear_baseline.measure.gradient_norm_factors`); its exponent p in (L+1)^p is fitted through
+    L = 0. The statement predicts p = 2. Rule and thresholds as
+    :func:`~lib.chapters.linear_baseline.factors.check_kernel_factor`: "reproduced" when ``|p - 2| < 0.25``, "not
+    reproduced" when ``|p - 2| >= 0.5``, "reproduced with caveat" in between, "not checked" with depth 0 only.
 
     Args:
         fac: the output of :func:`~lib.chapters.linear_baseline.measure.gradient_norm_factors` (index: depth).

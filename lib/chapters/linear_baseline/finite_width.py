@@ -28,9 +28,9 @@ _DEV_COLS = ["norm_dev", "angle_dev", "phi_dev"]
 def plot_width_trend(df: pd.DataFrame) -> Figure:
     """Figure 1.1: finite-width deviations against width, and the NTK error by depth ([LH] Thm 2.3, Cor 2.4).
 
-    Left: every deviation of :func:`~lib.chapters.linear_baseline.measure.linear_sweep` (mean over depths and seeds) against the width on
-    log-log axes with an m^(-1/2) guide. Right: ||K/(L+1) - G||_F/||G||_F by depth at the largest width
-    (mean and standard deviation over seeds).
+    Left: every deviation of :func:`~lib.chapters.linear_baseline.measure.linear_sweep` (mean over depths and seeds)
+    against the width on log-log axes with an m^(-1/2) guide. Right: ||K/(L+1) - G||_F/||G||_F by depth at the largest
+    width (mean and standard deviation over seeds).
 
     Args:
         df: the output of :func:`~lib.chapters.linear_baseline.measure.linear_sweep`.
@@ -58,11 +58,11 @@ def plot_width_trend(df: pd.DataFrame) -> Figure:
 def check_norms_angles(df: pd.DataFrame) -> Check:
     """Verdict on [LH] Thm 2.3 (norms and angles): a linear network keeps norms and angles, and phi_bar = theta_in.
 
-    Measurement: for every network, the mean over depths L >= 1 of the largest norm deviation,
-    embedding-angle deviation and gradient-angle deviation (:func:`~lib.chapters.linear_baseline.measure.linear_sweep`). Rule: each goes
-    through :func:`~lib.chapters.linear_baseline.trend.width_trend` (is its extrapolated infinite-width value zero?); the worst of the three
-    verdicts is the check's ("not reproduced" when one deviation does not vanish: a ReLU network's
-    gradient angles, for instance, stay O(1) away from theta_in); "not checked" without a hidden layer
+    Measurement: for every network, the mean over depths L >= 1 of the largest norm deviation, embedding-angle
+    deviation and gradient-angle deviation (:func:`~lib.chapters.linear_baseline.measure.linear_sweep`). Rule: each
+    goes through :func:`~lib.chapters.linear_baseline.trend.width_trend` (is its extrapolated infinite-width value
+    zero?); the worst of the three verdicts is the check's ("not reproduced" when one deviation does not vanish: a
+    ReLU network's gradient angles, for instance, stay O(1) away from theta_in); "not checked" without a hidden layer
     (depth 0 has no embedding).
 
     Args:
@@ -77,7 +77,8 @@ def check_norms_angles(df: pd.DataFrame) -> Check:
     per_seed = deep.groupby(["width", "seed"], as_index=False)[_DEV_COLS].mean()
     verdicts = {c: width_trend(per_seed, c) for c in _DEV_COLS}
     statuses = [v.status for v in verdicts.values()]
-    status = next(s for s in ("not reproduced", "inconclusive", "reproduced with caveat", "reproduced") if s in statuses)
+    status = next(s for s in ("not reproduced", "inconclusive", "reproduced with caveat", "reproduced")
+                  if s in statuses)
     wmax = df.width.max()
     worst = deep[deep.width == wmax][_DEV_COLS].max()
     names = {"norm_dev": "norm", "angle_dev": "embedding-angle", "phi_dev": "gradient-angle"}
@@ -94,9 +95,10 @@ def check_kernel(df: pd.DataFrame) -> Check:
     """Verdict on [LH] Cor 2.4 (proportionality): the linear-network NTK is a multiple of the Gram matrix G.
 
     Measurement: ||K/c - G||_F/||G||_F with c the least-squares factor (``ntk_shape_err`` of
-    :func:`~lib.chapters.linear_baseline.measure.linear_sweep`), averaged over depths L >= 1 for every network. Rule: :func:`~lib.chapters.linear_baseline.trend.width_trend`
-    (its infinite-width limit must be zero; a ReLU network's NTK, which is not a multiple of G, keeps an
-    O(1) error: "not reproduced"). The factor itself is :func:`~lib.chapters.linear_baseline.factors.check_kernel_factor`.
+    :func:`~lib.chapters.linear_baseline.measure.linear_sweep`), averaged over depths L >= 1 for every network. Rule:
+    :func:`~lib.chapters.linear_baseline.trend.width_trend` (its infinite-width limit must be zero; a ReLU network's
+    NTK, which is not a multiple of G, keeps an O(1) error: "not reproduced"). The factor itself is
+    :func:`~lib.chapters.linear_baseline.factors.check_kernel_factor`.
 
     Args:
         df: the output of :func:`~lib.chapters.linear_baseline.measure.linear_sweep`.

@@ -65,9 +65,9 @@ def plot_lemma_d1(dev: pd.DataFrame) -> Figure:
 def check_lemma_d1(dev: pd.DataFrame) -> Check:
     """Verdict on [LH] Lemma D.1: A^T A / m -> I_d for A with i.i.d. N(0, 1) entries.
 
-    Measurement: ``||A^T A/m - I||_2`` for every draw (:func:`~lib.chapters.linear_baseline.lemma_d1.lemma_d1_sweep`). Rule: :func:`~lib.chapters.linear_baseline.trend.width_trend`
-    (its limit must be zero; it falls like 2 sqrt(d/m) by the Bai-Yin law; entries with a non-zero mean
-    leave an O(1) deviation: "not reproduced").
+    Measurement: ``||A^T A/m - I||_2`` for every draw (:func:`~lib.chapters.linear_baseline.lemma_d1.lemma_d1_sweep`).
+    Rule: :func:`~lib.chapters.linear_baseline.trend.width_trend` (its limit must be zero; it falls like 2 sqrt(d/m)
+    by the Bai-Yin law; entries with a non-zero mean leave an O(1) deviation: "not reproduced").
 
     Args:
         dev: the output of :func:`~lib.chapters.linear_baseline.lemma_d1.lemma_d1_sweep`.

@@ -75,9 +75,10 @@ def linear_sweep(X: np.ndarray, widths: Sequence[int], depths: Sequence[int], se
 
 
 def gradient_norm_factors(df: pd.DataFrame) -> pd.DataFrame:
-    """Mean and sd of ||grad f(x)||^2 / ||x||^2 by depth at the largest width of a :func:`~lib.chapters.linear_baseline.measure.linear_sweep`.
+    """Mean and sd of ||grad f(x)||^2 / ||x||^2 by depth at the largest width of a linear sweep ([LH] Thm 2.3).
 
-    [LH] Thm 2.3 states the gradient norm; the squared norm over ||x||^2 is K_xx / ||x||^2.
+    The sweep is :func:`~lib.chapters.linear_baseline.measure.linear_sweep`. [LH] Thm 2.3 states the gradient
+    norm; the squared norm over ||x||^2 is K_xx / ||x||^2.
 
     Args:
         df: the output of :func:`~lib.chapters.linear_baseline.measure.linear_sweep`.
@@ -95,7 +96,9 @@ def gradient_norm_factors(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def table_sweep_summary(df: pd.DataFrame) -> pd.DataFrame:
-    """Mean of every measured column of a :func:`~lib.chapters.linear_baseline.measure.linear_sweep` by (width, depth), to 3 significant digits.
+    """Mean of every measured column of a linear sweep by (width, depth), to 3 significant digits ([LH] Sec. 2).
+
+    The sweep is :func:`~lib.chapters.linear_baseline.measure.linear_sweep`.
 
     Args:
         df: the output of :func:`~lib.chapters.linear_baseline.measure.linear_sweep`.
@@ -108,7 +111,9 @@ def table_sweep_summary(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def compute_width_means(df: pd.DataFrame) -> pd.DataFrame:
-    """Mean over depths and seeds of every column of a :func:`~lib.chapters.linear_baseline.measure.linear_sweep`, indexed by width ([LH] Thm 2.3).
+    """Mean over depths and seeds of every column of a linear sweep, indexed by width ([LH] Thm 2.3).
+
+    The sweep is :func:`~lib.chapters.linear_baseline.measure.linear_sweep`.
 
     Args:
         df: the output of :func:`~lib.chapters.linear_baseline.measure.linear_sweep`.

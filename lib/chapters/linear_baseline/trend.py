@@ -25,7 +25,9 @@ SLOPE_VANISHING = -0.3
 
 @dataclass(frozen=True)
 class WidthTrend:
-    """How a deviation that should vanish at infinite width behaves over the widths run (:func:`~lib.chapters.linear_baseline.trend.width_trend`).
+    """How a deviation that should vanish at infinite width behaves over the widths run ([LH] Sec. 2).
+
+    Computed by :func:`~lib.chapters.linear_baseline.trend.width_trend`.
 
     Attributes:
         status: the verdict (see :func:`~lib.chapters.linear_baseline.trend.width_trend`).
@@ -62,7 +64,8 @@ def width_trend(per_seed: pd.DataFrame, column: str) -> WidthTrend:
       (``a > 0.5 dev(m_max)``: at least half of the deviation at the largest width would remain at
       infinite width);
     * "reproduced" when the limit is not significant (``a <= 3 se``) or negligible
-      (``a <= 0.25 dev(m_max)``), and the deviation decreases (log-log slope <= :data:`~lib.chapters.linear_baseline.trend.SLOPE_VANISHING`);
+      (``a <= 0.25 dev(m_max)``), and the deviation decreases (log-log slope <=
+      :data:`~lib.chapters.linear_baseline.trend.SLOPE_VANISHING`);
     * "reproduced with caveat" otherwise (a small offset, or a slow decrease);
     * "inconclusive" with one width, or too few values to estimate the scatter (widths x seeds <= 2).
 
