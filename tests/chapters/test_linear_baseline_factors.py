@@ -1,0 +1,45 @@
+"""Chapter 01 depth factors (lib.chapters.linear_baseline.factors): [LH] Cor 2.4 (K = (L+1)^2 G) and Thm 2.3
+(gradient norm), reproduced if the factor were (L+1)^2 and not reproduced for a real linear network; Figure 1.3."""
+import importlib.util
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+
+from lib.chapters.linear_baseline import factors as FA, measure as M
+
+#: the synthetic and small real sweeps of test_linear_baseline_fakes.py (test files cannot import each other)
+_spec = importlib.util.spec_from_file_location("linear_baseline_fakes",
+                                               Path(__file__).with_name("test_linear_baseline_fakes.py"))
+F = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(F)
+
+
+def test_kernel_factor_reproduced_if_the_factor_were_L_plus_1_squared():
+    c = FA.check_kernel_factor(F.sweep(factor=lambda L: (L + 1.0) ** 2))
+    assert (c.part, c.status) == ("K = (L+1)^2 G", "reproduced") and "p = 2.00" in c.measured
+
+
+def test_kernel_factor_not_reproduced_for_a_real_linear_network():
+    c = FA.check_kernel_factor(F.real_sweep("linear"))
+    assert c.status == "not reproduced" and "matches L+1" in c.measured
+    assert FA.check_kernel_factor(F.sweep(factor=lambda L: (L + 1.0) ** 1.6)).status == "reproduced with caveat"
+    assert FA.check_kernel_factor(F.sweep()[lambda d: d.depth == 0]).status == "not checked"
+
+
+def test_gradient_norm_reproduced_if_the_square_is_L_plus_1_squared():
+    assert FA.check_gradient_norm(F.factors(lambda L: (L + 1.0) ** 2)).status == "reproduced"
+
+
+def test_gradient_norm_not_reproduced_for_a_real_linear_network():
+    c = FA.check_gradient_norm(M.gradient_norm_factors(F.real_sweep("linear")), width=256)
+    assert (c.claim_id, c.part, c.status) == ("[LH] Thm 2.3", "gradient norm", "not reproduced")
+    assert "matches L+1" in c.measured
+    c0 = FA.check_gradient_norm(F.factors(lambda L: L + 1.0)[lambda d: d.index == 0])
+    assert (c0.part, c0.status) == ("gradient norm", "not checked")
+
+
+def test_plot_gradient_norm_returns_one_axis():
+    fig = FA.plot_gradient_norm(M.gradient_norm_factors(F.real_sweep("linear")), width=256)
+    assert isinstance(fig, Figure) and len(fig.axes) == 1
+    plt.close(fig)
