@@ -191,6 +191,19 @@ def browser():
         b.close()
 
 
+def _evaluate(page, js: str):
+    """``page.evaluate(js)``, retried while the page is still navigating (index.html redirects to the
+    first chapter after it has loaded, so a script can land on a page that is being replaced)."""
+    for attempt in range(10):
+        try:
+            return page.evaluate(js)
+        except Exception as exc:  # noqa: BLE001 - playwright's Error on a navigation
+            if not any(m in str(exc) for m in ("context was destroyed", "no document body")) or attempt == 9:
+                raise
+            page.wait_for_timeout(300)
+            page.wait_for_load_state("load")
+
+
 def visit(browser, base: str, url: str, screenshot: Path | None = None) -> list[str]:
     """Open one page; return its problems (empty when it is fine)."""
     problems: list[str] = []
@@ -212,16 +225,10 @@ def visit(browser, base: str, url: str, screenshot: Path | None = None) -> list[
             problems.append(f"failed to load {r.url}: {r.failure}"))
     try:
         page.goto(url, wait_until="load", timeout=60_000)
-        for attempt in range(5):  # index.html redirects to the first page: check where it lands
-            try:
-                info = page.evaluate(PAGE_CHECK_JS)
-                break
-            except Exception as exc:  # noqa: BLE001 - playwright's Error on a navigation
-                if not any(m in str(exc) for m in ("context was destroyed", "no document body")) \
-                        or attempt == 4:
-                    raise
-                page.wait_for_timeout(300)
-                page.wait_for_load_state("load")
+        if _evaluate(page, "!!document.querySelector('meta[http-equiv=refresh i]')"):  # index.html: a redirect
+            page.wait_for_url(lambda u: u != url, timeout=30_000)
+            page.wait_for_load_state("load")
+        info = _evaluate(page, PAGE_CHECK_JS)
         for img in info["images"]:
             if not img["ok"]:
                 problems.append(f"image did not load: {img['src']}")
@@ -237,7 +244,7 @@ def visit(browser, base: str, url: str, screenshot: Path | None = None) -> list[
                 problems.append(f"{info['mathErrors']} math expression(s) typeset to an error")
         if screenshot is not None:
             screenshot.parent.mkdir(parents=True, exist_ok=True)
-            page.evaluate("window.scrollTo(0, 0)")
+            _evaluate(page, "window.scrollTo(0, 0)")
             page.wait_for_timeout(300)
             page.screenshot(path=str(screenshot), full_page=True)
     finally:
