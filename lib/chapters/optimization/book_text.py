@@ -18,7 +18,7 @@ from lib.validation import InputError
 
 __all__ = ["DATA_SIZES", "FACES_DIM", "resolved_sgd_data", "sgd_setting", "glue_values", "table_table1_vs_paper"]
 
-#: Size of each data set of the SGD study: training images (all of them for digits and faces, which
+#: Size of each data set of the SGD study, as training images n (all of them for digits and faces, which
 #: are split here), official test images (MNIST and Fashion-MNIST), pixels d and classes.
 DATA_SIZES = {
     "digits": dict(n=1797, n_test=None, d=64, classes=10),
@@ -27,7 +27,7 @@ DATA_SIZES = {
     "Fashion-MNIST": dict(n=60000, n_test=10000, d=784, classes=10),
 }
 
-#: Pixels of a faces image (25 x 25): the input dimension of the ReLU-against-linear GD study.
+#: Pixels of a faces image (25 x 25), the input dimension of the ReLU-against-linear GD study.
 FACES_DIM = DATA_SIZES["faces"]["d"]
 
 _FOLDER_PARAM = {"MNIST": "idx_dir", "Fashion-MNIST": "fashion_dir"}
