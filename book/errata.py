@@ -36,7 +36,8 @@ from pathlib import Path
 from IPython.display import Markdown, display
 
 from lib.book import params as P
-from lib.book.report import errata_entries, errata_markdown, page_path
+from lib.book.pages import page_path
+from lib.book.report import errata_entries, errata_markdown
 from lib.book.results import load_all
 
 cfg = P.validate(profile=(profile, P.text))

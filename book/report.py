@@ -50,8 +50,10 @@ from myst_nb import glue
 from lib.book import params as P
 from lib.book.sphinxext import public_modules
 from lib.book.pipeline import notebook_sources
-from lib.book.report import (build_rows, claim_counts, page_path, extra_table, figure_index, figure_table,
-                             report_details, report_table, verdict_counts)
+from lib.book.figure_index import figure_index, figure_table
+from lib.book.pages import page_path
+from lib.book.report import (build_rows, claim_counts, extra_table, report_details, report_table,
+                             verdict_counts)
 from lib.book.results import load_all
 
 cfg = P.validate(profile=(profile, P.text))

@@ -1,43 +1,25 @@
-"""Build the reproducibility report, the errata and the figure index from recorded results.
+"""Build the claim-by-claim reproducibility report and the errata from recorded results.
 
 Everything here turns data the notebooks wrote (``results/*.json`` through
-:func:`lib.book.results.verdict`, and the chapter notebooks themselves) into MyST Markdown that the
-pages ``book/report.py`` and ``book/errata.py`` display. Nothing is typed by hand, so the pages
-cannot go stale: re-running a chapter and rebuilding the book updates them.
-
-Links to chapter sections use the heading slugs MyST computes (``myst_heading_anchors`` in
-``_config.yml``); a link gets an anchor only when the heading really exists in the chapter, so a
-renamed section degrades to a link to the chapter page instead of breaking the build.
+:func:`lib.book.results.verdict`) into MyST Markdown that the pages ``book/report.py`` and
+``book/errata.py`` display. Nothing is typed by hand, so the pages cannot go stale: re-running a
+chapter and rebuilding the book updates them. Links to the chapters come from
+:mod:`lib.book.pages`; the figure index of the report page is :mod:`lib.book.figure_index`.
 """
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lib.book.claims import CLAIMS, Claim, match_claim, resolve_claim_id
+from lib.book.pages import chapter_headings, chapter_links, chapter_source, md_escape, section_link
 from lib.book.results import OUTSIDE_PIPELINE, SEVERITY, VERDICTS
 
-__all__ = ["Heading", "ClaimRow", "HEADING_ANCHOR_LEVEL", "toc_documents", "page_path", "chapter_source", "chapter_headings",
-           "badge", "BADGES", "section_link", "chapter_links", "find_section", "build_rows", "overall_status", "verdict_counts",
-           "report_table", "report_details", "one_line",
-           "extra_table", "errata_entries", "errata_markdown", "caption_code", "figure_index", "figure_table",
-           "md_escape", "provenance", "claim_counts"]
-
-#: must equal ``myst_heading_anchors`` in ``_config.yml`` (a test checks it)
-HEADING_ANCHOR_LEVEL = 3
-
-
-@dataclass(frozen=True)
-class Heading:
-    """A Markdown heading of a chapter: level, source text (with math), text-only slug."""
-
-    level: int
-    source: str
-    slug: str | None
-
+__all__ = ["ClaimRow", "badge", "BADGES", "build_rows", "overall_status", "verdict_counts", "claim_counts",
+           "report_table", "report_details", "one_line", "extra_table", "errata_entries", "errata_markdown",
+           "provenance"]
 
 @dataclass
 class ClaimRow:
@@ -64,168 +46,6 @@ class ClaimRow:
         if self.records or not self.borrowed:
             return overall_status(self.records)
         return overall_status([dict(status=b.status) for b in self.borrowed])
-
-
-# --------------------------------------------------------------------------- chapter structure
-
-def toc_documents(root: Path) -> set[str]:
-    """Every document named in ``_toc.yml`` (``root`` and each ``file``), without extension."""
-    import yaml
-    path = Path(root) / "_toc.yml"
-    if not path.exists():
-        return set()
-    out: set[str] = set()
-
-    def walk(node):
-        if isinstance(node, dict):
-            for key in ("root", "file"):
-                if isinstance(node.get(key), str):
-                    out.add(str(Path(node[key]).with_suffix("")) if Path(node[key]).suffix in
-                            (".md", ".ipynb") else node[key])
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-
-    walk(yaml.safe_load(path.read_text()) or {})
-    return out
-
-
-def page_path(root: Path, stem: str, folders: tuple[str, ...] = ("notebooks", "book")) -> Path | None:
-    """Where the book reads the page ``stem`` from, per ``_toc.yml``, whether or not it exists yet.
-
-    The book is built from the executed copies in ``_executed/`` (:mod:`lib.book.pipeline`), so the
-    table of contents names e.g. ``_executed/notebooks/01_linear_baseline``; a page is found by
-    its stem and its folder (``notebooks`` or ``book``), wherever that folder is.
-
-    Args:
-        root: the repository root (where ``_toc.yml`` is).
-        stem: the page's file name without extension, e.g. ``"01_linear_baseline"``.
-        folders: the folders a page may be in, in order of preference.
-
-    Returns:
-        The ``.ipynb`` path of the page (its ``.md`` when only that exists), or None when
-        ``_toc.yml`` does not list it.
-    """
-    docs = sorted(toc_documents(root))
-    for folder in folders:
-        for doc in docs:
-            d = Path(doc)
-            if d.name == stem and d.parent.name == folder:
-                md = Path(root) / f"{doc}.md"
-                return md if md.exists() and not (Path(root) / f"{doc}.ipynb").exists() \
-                    else Path(root) / f"{doc}.ipynb"
-    return None
-
-
-def chapter_source(root: Path, chapter: str) -> Path | None:
-    """The page file of ``chapter`` (a notebook stem) if the book builds it (``_toc.yml`` lists
-    it, see :func:`page_path`) and it exists: a link to any other file would break the build."""
-    p = page_path(root, chapter)
-    return p if p is not None and p.exists() else None
-
-
-def _markdown_cells(path: Path) -> list[str]:
-    if path.suffix == ".ipynb":
-        nb = json.loads(path.read_text())
-        return ["".join(c["source"]) if isinstance(c["source"], list) else c["source"]
-                for c in nb["cells"] if c["cell_type"] == "markdown"]
-    if path.suffix == ".py":
-        import jupytext
-        return [c.source for c in jupytext.read(path).cells if c.cell_type == "markdown"]
-    return [path.read_text()]
-
-
-def _md_parser():
-    from markdown_it.renderer import RendererHTML
-    from myst_parser.config.main import MdParserConfig
-    from myst_parser.parsers.mdit import create_md_parser
-    cfg = MdParserConfig(enable_extensions={"dollarmath", "amsmath", "colon_fence", "deflist"})
-    return create_md_parser(cfg, RendererHTML)
-
-
-def chapter_headings(path: Path, anchor_level: int = HEADING_ANCHOR_LEVEL) -> list[Heading]:
-    """Every heading of a notebook or Markdown page, with the slug MyST gives it.
-
-    Mirrors ``myst_parser``'s ``compute_unique_slug``: the slug is made from the plain text and
-    inline code of the heading (math is dropped), GitHub style, made unique across the page in
-    order; headings deeper than ``anchor_level`` get no slug.
-    """
-    from myst_parser.mdit_to_docutils.base import default_slugify
-    md = _md_parser()
-    out: list[Heading] = []
-    seen: set[str] = set()
-    for text in _markdown_cells(Path(path)):
-        tokens = md.parse(text)
-        for i, tok in enumerate(tokens):
-            if tok.type != "heading_open":
-                continue
-            inline = tokens[i + 1]
-            level = int(tok.tag[1:])
-            slug = None
-            if level <= anchor_level:
-                title = "".join(c.content for c in (inline.children or []) if c.type in ("text", "code_inline"))
-                slug = base = default_slugify(title)
-                k = 1
-                while slug in seen:
-                    slug = f"{base}-{k}"
-                    k += 1
-                seen.add(slug)
-            out.append(Heading(level, inline.content, slug))
-    return out
-
-
-def _plain(s: str) -> str:
-    return " ".join(s.replace("*", "").split()).strip().lower()
-
-
-def find_section(headings: list[Heading], section: str | None) -> Heading | None:
-    """The heading ``section`` names: exact text first, then the first heading it begins."""
-    if not section:
-        return None
-    want = _plain(section)
-    for h in headings:
-        if _plain(h.source) == want:
-            return h
-    for h in headings:
-        if h.level > 1 and _plain(h.source).startswith(want):
-            return h
-    return None
-
-
-def section_link(root: Path, from_doc: Path, chapter: str, section: str | None) -> str:
-    """Markdown for "chapter title, section" with a link that cannot break the build.
-
-    ``from_doc`` is the page the link appears on. The link points at the section's anchor when
-    the heading exists, at the chapter page when it does not, and is plain text when the
-    chapter page itself is missing.
-    """
-    return chapter_links(root, from_doc, chapter, [section])
-
-
-def chapter_links(root: Path, from_doc: Path, chapter: str, sections: list[str | None]) -> str:
-    """``[chapter title](page), [§ section](page#anchor), ...`` for several sections of one
-    chapter (see :func:`section_link`); duplicates are dropped."""
-    sections = list(dict.fromkeys(s for s in sections if s))
-    src = chapter_source(root, chapter)
-    if src is None:
-        return ", ".join([md_escape(chapter)] + [md_escape(s) for s in sections])
-    heads = chapter_headings(src)
-    title = next((h.source for h in heads if h.level == 1), chapter)
-    rel = os.path.relpath(src, Path(from_doc).parent).replace(os.sep, "/")
-    out = [f"[{_link_text(title)}]({rel})"]
-    for section in sections:
-        h = find_section(heads, section)
-        if h is not None and h.slug:
-            out.append(f"[§ {_link_text(section)}]({rel}#{h.slug})")
-        else:
-            out.append(f"§ {md_escape(section)}")
-    return ", ".join(out)
-
-
-def _link_text(s: str) -> str:
-    return s.replace("[", "\\[").replace("]", "\\]")
 
 
 # --------------------------------------------------------------------------- the claim table
@@ -331,13 +151,6 @@ def provenance(r: dict) -> str:
         parts.append(f"{r['wall_time_s']:.0f} s into the run")
     return "; ".join(parts)
 
-
-def md_escape(s: str) -> str:
-    """One line of text safe inside a MyST list-table cell (keeps ``$...$`` math)."""
-    s = " ".join(str(s).split())
-    pieces = re.split(r"(\$[^$]+\$)", s)  # odd indices are inline math, kept verbatim
-    return "".join(p if i % 2 else re.sub(r"([\\`*_\[\]<>|{}#$])", r"\\\1", p)
-                   for i, p in enumerate(pieces))
 
 
 #: one sphinx-design badge colour per verdict, all distinct: green, orange, red, blue, dark grey
@@ -546,97 +359,3 @@ def errata_markdown(entries: list[dict], root: Path, from_doc: Path, kind: str =
             f"**Where.** {section_link(root, from_doc, r['chapter'], r.get('section'))}",
             "::::", ""]))
     return "\n".join(blocks)
-
-
-# --------------------------------------------------------------------------- figure index
-
-_CAPTION = re.compile(r"^\s*\*\s*Figure\s+(?P<num>\d+\.\d+)\.\s*(?P<text>.*?)\*\s*(?:\n\s*\n|\Z)", re.S | re.M)
-_CODE = re.compile(r"`([^`]+)`")
-
-
-def caption_code(caption: str) -> list[str]:
-    """The ``lib`` objects a caption names in backticks, in order, without repeats.
-
-    Full names (```lib.x.y```, also ```lib.x.y(...)```) are taken as written; a bare name
-    (```y```) is resolved against the modules of the full names before it when it exists there.
-    """
-    import importlib
-    out: list[str] = []
-    for span in _CODE.findall(caption):
-        m = re.match(r"(lib(?:\.\w+)+)", span)
-        if m:
-            name = m.group(1)
-        elif re.fullmatch(r"[A-Za-z_]\w*", span):
-            name = None
-            for prev in reversed(out):
-                mod = prev.rpartition(".")[0]
-                try:
-                    if hasattr(importlib.import_module(mod), span):
-                        name = f"{mod}.{span}"
-                        break
-                except ImportError:
-                    continue
-            if name is None:
-                continue
-        else:
-            continue
-        if name not in out:
-            out.append(name)
-    return out
-
-
-def figure_index(root: Path, chapters: list[str]) -> list[dict]:
-    """Every figure caption (``*Figure N.k. ...*`` opening a Markdown cell) of the given
-    chapters, with the section it is in and the ``lib`` objects it names (the code that drew
-    it, see :func:`caption_code`)."""
-    out = []
-    for chapter in chapters:
-        src = chapter_source(root, chapter)
-        if src is None:
-            continue
-        section = None
-        for text in _markdown_cells(src):
-            heads = [h.source for h in chapter_headings_from_text(text)]
-            if heads:
-                section = heads[-1]
-            for m in _CAPTION.finditer(text):
-                out.append(dict(chapter=chapter, figure=m.group("num"), section=section,
-                                caption=" ".join(m.group("text").split()),
-                                code=caption_code(m.group("text"))))
-    return out
-
-
-def chapter_headings_from_text(text: str) -> list[Heading]:
-    md = _md_parser()
-    tokens = md.parse(text)
-    return [Heading(int(t.tag[1:]), tokens[i + 1].content, None)
-            for i, t in enumerate(tokens) if t.type == "heading_open"]
-
-
-def _api_role(name: str, documented: set[str]) -> str:
-    """``{py:obj}`` role for a documented lib object or module, plain code otherwise."""
-    import importlib
-    mod, _, attr = name.rpartition(".")
-    if name in documented:
-        return f"{{py:mod}}`{name}`"
-    if mod in documented:
-        try:
-            obj = getattr(importlib.import_module(mod), attr)
-        except (ImportError, AttributeError):
-            return f"`{name}`"
-        public = getattr(importlib.import_module(mod), "__all__", None)
-        if (public is None and getattr(obj, "__module__", None) == mod and not attr.startswith("_")) or \
-                (public is not None and attr in public):
-            return f"{{py:obj}}`{name}`"
-    return f"`{name}`"
-
-
-def figure_table(figures: list[dict], root: Path, from_doc: Path, documented: set[str]) -> str:
-    """The figure index as a list-table: figure, where it is, code that drew it (API links)."""
-    body = []
-    for f in figures:
-        code = ", ".join(_api_role(n, documented) for n in f["code"]) or "(no lib function named)"
-        body.append([f"Figure {f['figure']}", section_link(root, from_doc, f["chapter"], f["section"]),
-                     code])
-    return _list_table(["Figure", "Where (drawn by the cell above its caption)", "Code that drew it"],
-                       body, [12, 48, 40], "figure-index-table")

@@ -2,7 +2,6 @@
 (Google style, rendered by sphinx.ext.napoleon), without building the book."""
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -10,12 +9,14 @@ import pytest
 import yaml
 
 from lib.book.claims import CLAIMS
-from lib.book.report import (HEADING_ANCHOR_LEVEL, build_rows, caption_code, chapter_headings, claim_counts,
-                             errata_entries, errata_markdown, figure_index, md_escape, page_path, provenance,
-                             one_line, report_details, report_table, section_link, verdict_counts, BADGES)
+from lib.book.pages import md_escape
+from lib.book.report import (BADGES, build_rows, claim_counts, errata_entries, errata_markdown, one_line, provenance,
+                             report_details, report_table, verdict_counts)
 from lib.book.sphinxext import public_modules
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
 def record(claim_id, status="reproduced", chapter="01_demo", section="Claim A", measured="x = 1.5", part="",
            **ctx):
     return dict(chapter=chapter, claim_id=claim_id, part=part, claim="what the paper says", status=status,
@@ -114,109 +115,6 @@ def test_compact_table_keeps_one_line_and_details_keep_everything():
 
 def test_badge_colours_are_distinct_per_verdict():
     assert len(set(BADGES.values())) == len(BADGES)
-
-
-def test_md_escape_keeps_math_and_neutralizes_markup():
-    s = md_escape("||K||_F over $\\|x\\|_2$ and *x* [a](b)\n next")
-    assert "$\\|x\\|_2$" in s and "\\|\\|K\\|\\|\\_F" in s and "\\*x\\*" in s and "\\[a\\]" in s
-    assert "\n" not in s
-
-
-# --------------------------------------------------------------------------- links
-
-def make_book(tmp_path: Path, in_toc: bool = True) -> Path:
-    cells = [
-        {"cell_type": "markdown", "metadata": {}, "source": "# 9. Demo chapter\nIntro."},
-        {"cell_type": "markdown", "metadata": {}, "source": "## Claim A: $\\phi > \\theta$ for small angles\ntext"},
-        {"cell_type": "markdown", "metadata": {}, "source": "## Data\n### Data\n#### Deep `code` heading"},
-        {"cell_type": "markdown", "metadata": {}, "source": "*Figure 9.1. A plot. Drawn by the cell above from "
-                                                            "`lib.book.report.figure_index(...)` and `lib.nope.x`.*"},
-        {"cell_type": "markdown", "metadata": {}, "source": "*Figure 9.2. Another, from `lib.book.report.md_escape`\n"
-                                                            "and `caption_code`.*\n\nA paragraph after the caption."},
-    ]
-    nb = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-    # the layout of lib.book.pipeline: the book is built from the executed copies in _executed/
-    (tmp_path / "_executed" / "notebooks").mkdir(parents=True)
-    (tmp_path / "_executed" / "book").mkdir()
-    (tmp_path / "_executed" / "notebooks" / "09_demo.ipynb").write_text(json.dumps(nb))
-    toc = {"format": "jb-book", "root": "_executed/book/intro",
-           "parts": [{"caption": "C", "chapters": [{"file": "_executed/notebooks/09_demo"},
-                                                   {"file": "_executed/book/report"}] if in_toc else []}]}
-    (tmp_path / "_toc.yml").write_text(yaml.safe_dump(toc))
-    return tmp_path
-
-
-def myst_slugs(markdown: str) -> list[str]:
-    """The slugs MyST itself gives the headings of ``markdown`` (an independent computation)."""
-    from docutils.core import publish_doctree
-    from myst_parser.parsers.docutils_ import Parser
-    doc = publish_doctree(markdown, parser=Parser(), settings_overrides={
-        "myst_heading_anchors": HEADING_ANCHOR_LEVEL, "myst_enable_extensions": ["dollarmath"],
-        "report_level": 5})
-    return list(doc.myst_slugs)
-
-
-def test_heading_slugs_match_myst(tmp_path):
-    root = make_book(tmp_path)
-    src = root / "_executed" / "notebooks" / "09_demo.ipynb"
-    text = "\n\n".join(c["source"] for c in json.loads(src.read_text())["cells"])
-    ours = [h.slug for h in chapter_headings(src) if h.slug]
-    assert ours == myst_slugs(text)
-    assert "data-1" in ours  # duplicate headings get MyST's -1 suffix
-
-
-def test_section_link_points_at_the_heading_anchor(tmp_path):
-    root = make_book(tmp_path)
-    from_doc = root / "_executed" / "book" / "report.ipynb"
-    link = section_link(root, from_doc, "09_demo", "Claim A")
-    src = root / "_executed" / "notebooks" / "09_demo.ipynb"
-    slug = next(h.slug for h in chapter_headings(src) if h.source.startswith("Claim A"))
-    assert f"](../notebooks/09_demo.ipynb#{slug})" in link and "[9. Demo chapter](../notebooks/09_demo.ipynb)" in link
-    # a section that is not a heading: link to the chapter only, never a dangling anchor
-    link = section_link(root, from_doc, "09_demo", "No such section")
-    assert "#" not in link.split("§")[0] and "09_demo.ipynb)" in link and "No such section" in link
-
-
-def test_pages_are_found_where_the_toc_puts_them(tmp_path):
-    root = make_book(tmp_path)
-    assert page_path(root, "09_demo") == root / "_executed" / "notebooks" / "09_demo.ipynb"
-    # the report page: where the book reads it, even before papermill has written it
-    assert page_path(root, "report") == root / "_executed" / "book" / "report.ipynb"
-    assert page_path(root, "10_absent") is None
-
-
-def test_the_real_toc_links_every_page_from_one_tree():
-    """Chapters link ``../book/intro.md``: pages and executed notebooks must share one folder tree."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    files = [toc["root"]] + [c["file"] for part in toc["parts"] for c in part["chapters"]]
-    assert all(f.startswith("_executed/") for f in files), files
-    assert "_executed/book/formulas" in files
-    assert page_path(ROOT, "01_linear_baseline") == ROOT / "_executed" / "notebooks" / "01_linear_baseline.ipynb"
-
-
-def test_chapter_outside_the_toc_or_missing_is_not_linked(tmp_path):
-    root = make_book(tmp_path, in_toc=False)
-    link = section_link(root, root / "_executed" / "book" / "report.ipynb", "09_demo", "Claim A")
-    assert "](" not in link and "09" in link
-    assert "](" not in section_link(root, root / "_executed" / "book" / "report.ipynb", "10_absent", None)
-
-
-def test_figure_index_finds_captions_sections_and_code(tmp_path):
-    root = make_book(tmp_path)
-    figs = figure_index(root, ["09_demo", "10_absent"])
-    assert [f["figure"] for f in figs] == ["9.1", "9.2"]
-    assert figs[0]["section"] == "Deep `code` heading"
-    assert figs[0]["code"] == ["lib.book.report.figure_index", "lib.nope.x"]
-    assert figs[1]["code"] == ["lib.book.report.md_escape", "lib.book.report.caption_code"]  # bare name resolved
-
-
-def test_caption_code_drops_bare_names_it_cannot_resolve():
-    assert caption_code("from `lib.book.report.badge`, `no_such_function` and `x + 1`") == ["lib.book.report.badge"]
-
-
-def test_anchor_level_matches_the_book_config():
-    cfg = yaml.safe_load((ROOT / "_config.yml").read_text())
-    assert cfg["sphinx"]["config"]["myst_heading_anchors"] == HEADING_ANCHOR_LEVEL
 
 
 # --------------------------------------------------------------------------- API page docstrings
