@@ -102,7 +102,7 @@ def _damaged_cache_record(tmp: Path) -> str:
     import contextlib
     import io
 
-    from lib.book.sweep import cached_call
+    from lib.book.cache import cached_call
     calls = []
 
     def cell():

@@ -1,373 +1,40 @@
-"""Resumable parameter sweeps: every finished cell is one small JSON file on disk.
+"""Resumable parameter sweeps: every finished cell is one small JSON record on disk.
 
 A *cell* is a dict of JSON-serializable parameters (e.g. data set, depth, activation, width,
 seed). A cell function ``fn(params, X) -> dict`` computes its results; :func:`run_sweep`
 calls it for every cell that is not cached yet and writes each result the moment it is done,
-atomically (temporary file + ``os.replace``), so that
+as a record of the verified cache :mod:`lib.book.cache` (key, atomic write, checksum), so that
 
 - an interrupted sweep (Ctrl-C, a killed job, a lost worker) resumes where it stopped;
 - a finished sweep is not recomputed: a re-run only reads the files;
-- a changed parameter is a different cell: the file name is a hash of the sweep name, the
-  code ``version`` string, every parameter, and a fingerprint of the cell's data array.
+- a changed parameter is a different cell (:func:`lib.book.cache.cell_key`).
 
 Cells run in this process by default. With ``scheduler="local"`` a ``dask.distributed``
 LocalCluster is started; with a scheduler address (``"tcp://host:8786"``) or a ``Client``,
 cells are dispatched to that cluster; results still come back here and are written here.
-A tqdm bar shows cells done (cached ones included) and the time left.
-
-Files live in ``<cache>/sweeps/<sweep name>/<key>.json`` with ``<cache>`` = ``$NTK_CACHE_DIR``
-or ``<repo>/.cache``.
-
-One computation that is not a grid of scalar cells (a training run returning loss curves, a
-grid search returning a tuple) is cached with :func:`cached_call`: the same one-JSON-file-per-cell
-record, whose result may hold NumPy arrays, tuples, dicts with non-string keys and DataFrames
-(encoded by :func:`to_json`, decoded exactly by :func:`from_json`; float64 values round-trip
-bit for bit). A chapter that calls it once per configuration resumes from the finished ones.
-
-Every record is verified before reuse (:func:`verify_record`): required keys and their types,
-the key matching the file name, and a SHA-256 checksum of the result stored in the record and
-recomputed on read. A record that fails is recomputed and a warning naming the file is printed
-to standard error. A cache directory that cannot be created or written raises
-:class:`SweepError` naming the directory.
+A tqdm bar shows cells done (cached ones included) and the time left. :func:`load_cells` reads
+back every cached cell of a sweep; :func:`torch_threads` sets torch's thread count for a block.
 """
 from __future__ import annotations
 
-import hashlib
-import json
-import math
 import os
-import socket
-import sys
-import tempfile
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 import torch
 
+from lib.book.cache import (SweepError, _clean_result, _ensure_dir, _make_record, _read, _write_atomic, cell_key,
+                            sweep_dir)
 from lib.data.datasets import fingerprint
 from lib.progress import tqdm
 from lib.validation import InputError, InputTypeError
 
-__all__ = ["cache_root", "sweep_dir", "cell_key", "run_sweep", "load_cells", "torch_threads", "SweepResult",
-           "SweepError", "cached_call", "to_json", "from_json", "result_checksum", "verify_record", "RECORD_SCHEMA"]
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-class SweepError(RuntimeError):
-    """A cell failed (the message names its parameters); finished cells stay cached."""
-
-
-def cache_root() -> Path:
-    """``$NTK_CACHE_DIR`` if set, else ``<repo>/.cache``.
-
-    Returns:
-        The cache folder (not created here).
-    """
-    env = os.environ.get("NTK_CACHE_DIR")
-    return Path(env).expanduser() if env else ROOT / ".cache"
-
-
-def sweep_dir(name: str, cache_dir: str | Path | None = None) -> Path:
-    """Directory of the cells of sweep ``name``: ``<cache>/sweeps/<name>``.
-
-    Args:
-        name: sweep name: a plain non-empty string without path separators, not starting with a dot.
-        cache_dir: overrides ``<cache>/sweeps``.
-
-    Returns:
-        The folder (not created here).
-    """
-    if not isinstance(name, str) or not name or any(c in name for c in "/\\") or name.startswith("."):
-        raise InputError(f"sweep name must be a plain non-empty string without '/', got {name!r}")
-    base = Path(cache_dir).expanduser() if cache_dir is not None else cache_root() / "sweeps"
-    return base / name
-
-
-def _canonical(obj: Any, where: str = "params") -> Any:
-    """A JSON-stable form of ``obj``; numpy scalars become Python numbers, anything else is an error."""
-    if isinstance(obj, (bool, np.bool_)):
-        return bool(obj)
-    if isinstance(obj, (int, np.integer)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        v = float(obj)
-        return v if math.isfinite(v) else repr(v)
-    if obj is None or isinstance(obj, str):
-        return obj
-    if isinstance(obj, Mapping):
-        bad = [k for k in obj if not isinstance(k, str)]
-        if bad:
-            raise InputTypeError(f"{where} keys must be strings, got {bad!r}")
-        return {k: _canonical(v, f"{where}[{k!r}]") for k, v in sorted(obj.items())}
-    if isinstance(obj, (list, tuple)):
-        return [_canonical(v, f"{where}[{i}]") for i, v in enumerate(obj)]
-    raise InputTypeError(f"{where} must hold only str/int/float/bool/None/lists/dicts to be hashed; "
-                    f"got {type(obj).__name__} ({obj!r})")
-
-
-def cell_key(name: str, params: Mapping, version: str = "1", data_fingerprint: str | None = None) -> str:
-    """The cache key of one cell: SHA-256 (24 hex digits) of sweep name, version, parameters and data.
-
-    Args:
-        name: sweep name.
-        params: the cell's parameters (see :func:`run_sweep`).
-        version: the code version string.
-        data_fingerprint: the fingerprint of the cell's data array, if any.
-
-    Returns:
-        The key, also the cell's file name (without ``.json``).
-    """
-    if not isinstance(params, Mapping):
-        raise InputTypeError(f"a cell must be a dict of parameters, got {type(params).__name__}")
-    blob = json.dumps({"sweep": name, "version": str(version), "params": _canonical(params),
-                       "data": data_fingerprint}, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(blob.encode()).hexdigest()[:24]
-
-
-#: Required keys of a cell record and their types (see :func:`verify_record`).
-RECORD_SCHEMA: dict[str, tuple[type, ...]] = {
-    "key": (str,), "sweep": (str,), "version": (str,), "params": (dict,), "result": (dict,),
-    "seconds": (int, float), "checksum": (str,),
-}
-
-
-def result_checksum(result: Mapping) -> str:
-    """SHA-256 of the canonical JSON text of a (JSON-able) result dict: what a record stores as ``checksum``.
-
-    Args:
-        result: the ``result`` of a record.
-
-    Returns:
-        64 hex digits.
-    """
-    blob = json.dumps(result, sort_keys=True, separators=(",", ":"), allow_nan=True)
-    return hashlib.sha256(blob.encode()).hexdigest()
-
-
-def verify_record(rec: Any, key: str) -> str | None:
-    """Why a cache record cannot be reused, or None if it can.
-
-    Args:
-        rec: the parsed JSON content of a cache file.
-        key: the key the file name says it holds.
-
-    Returns:
-        None for a valid record; otherwise a short reason: not a JSON object, a missing key of
-        :data:`RECORD_SCHEMA` or one of the wrong type, a key that is not the file's, or a
-        checksum that does not match the stored result.
-    """
-    if not isinstance(rec, dict):
-        return f"content is a JSON {type(rec).__name__}, not an object"
-    for name, types in RECORD_SCHEMA.items():
-        if name not in rec:
-            return f"missing {name!r}"
-        v = rec[name]
-        if not isinstance(v, types) or (isinstance(v, bool) and bool not in types):
-            return f"{name!r} is a {type(v).__name__}, expected {'/'.join(t.__name__ for t in types)}"
-    if rec["key"] != key:
-        return f"its key {rec['key']!r} is not the file's {key!r}"
-    if result_checksum(rec["result"]) != rec["checksum"]:
-        return "the checksum of its result does not match (edited or corrupted)"
-    return None
-
-
-def _warn(msg: str) -> None:
-    print(f"warning: {msg}", file=sys.stderr, flush=True)
-
-
-def _ensure_dir(directory: Path) -> Path:
-    """Create ``directory`` and check it is writable; one :class:`SweepError` naming it otherwise."""
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(dir=directory, prefix=".", suffix=".probe")
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        raise SweepError(f"the cache directory {directory} cannot be written ({type(exc).__name__}: "
-                         f"{exc.strerror or exc}); set NTK_CACHE_DIR to a writable folder") from None
-    return directory
-
-
-def _write_atomic(path: Path, record: dict) -> None:
-    try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
-    except OSError as exc:
-        raise SweepError(f"the cache directory {path.parent} cannot be written ({type(exc).__name__}: "
-                         f"{exc.strerror or exc}); set NTK_CACHE_DIR to a writable folder") from None
-    try:
-        with os.fdopen(fd, "w") as fh:
-            json.dump(record, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def _read(path: Path, key: str) -> dict | None:
-    """The verified record in ``path``, or None (missing, or invalid: then a warning names the file)."""
-    try:
-        rec = json.loads(path.read_text())
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as exc:
-        _warn(f"ignoring unreadable cache file {path} ({exc}); the cell will be recomputed")
-        return None
-    why = verify_record(rec, key)
-    if why is not None:
-        _warn(f"ignoring cache file {path}: {why}; the cell will be recomputed")
-        return None
-    return rec
-
-
-def _make_record(key: str, name: str, version: str, params: Mapping, fp: str | None, result: dict,
-                 seconds: float) -> dict:
-    return dict(key=key, sweep=name, version=str(version), params=_canonical(params), data_fingerprint=fp,
-                result=result, checksum=result_checksum(result), seconds=float(seconds),
-                finished_utc=datetime.now(timezone.utc).isoformat(timespec="seconds"), host=socket.gethostname())
-
-
-def to_json(obj: Any) -> Any:
-    """A JSON-able form of a computed result, decoded exactly by :func:`from_json`.
-
-    Python and NumPy scalars stay numbers (NaN/inf as JSON's ``NaN``/``Infinity``); arrays become
-    ``{"__ndarray__": nested list, "dtype": ..., "shape": ...}`` (float64 and float32 values
-    round-trip bit for bit through their shortest repr); tuples, dicts with non-string keys,
-    DataFrames and Series are tagged the same way. Anything else is a ``TypeError``.
-
-    Args:
-        obj: the value to encode.
-
-    Returns:
-        A structure of dicts, lists, str, int, float, bool and None.
-    """
-    if obj is None or isinstance(obj, (bool, str)):
-        return obj
-    if isinstance(obj, np.bool_):
-        return {"__npscalar__": bool(obj), "dtype": "bool"}
-    if isinstance(obj, (np.integer, np.floating)):
-        return {"__npscalar__": obj.item(), "dtype": str(obj.dtype)}
-    if isinstance(obj, (int, float)):
-        return obj
-    if isinstance(obj, np.ndarray):
-        if obj.dtype.kind not in "biuf":
-            raise InputTypeError(f"cannot store an array of dtype {obj.dtype} in the cache")
-        return {"__ndarray__": obj.tolist(), "dtype": str(obj.dtype), "shape": list(obj.shape)}
-    if isinstance(obj, pd.DataFrame):
-        return {"__dataframe__": {str(c): to_json(obj[c].to_numpy()) for c in obj.columns},
-                "columns": [to_json(c) for c in obj.columns], "index": to_json(obj.index.to_numpy())}
-    if isinstance(obj, pd.Series):
-        return {"__series__": to_json(obj.to_numpy()), "name": to_json(obj.name), "index": to_json(obj.index.to_numpy())}
-    if isinstance(obj, tuple):
-        return {"__tuple__": [to_json(v) for v in obj]}
-    if isinstance(obj, list):
-        return [to_json(v) for v in obj]
-    if isinstance(obj, Mapping):
-        if all(isinstance(k, str) and not k.startswith("__") for k in obj):
-            return {k: to_json(v) for k, v in obj.items()}
-        return {"__dict__": [[to_json(k), to_json(v)] for k, v in obj.items()]}
-    raise InputTypeError(f"cannot store a {type(obj).__name__} in the cache")
-
-
-def from_json(obj: Any) -> Any:
-    """Inverse of :func:`to_json`.
-
-    Args:
-        obj: a structure produced by :func:`to_json` (after a JSON round trip).
-
-    Returns:
-        The original value: arrays with their dtype and shape, tuples, dicts, DataFrames.
-    """
-    if isinstance(obj, list):
-        return [from_json(v) for v in obj]
-    if not isinstance(obj, dict):
-        return obj
-    if "__ndarray__" in obj:
-        return np.array(obj["__ndarray__"], dtype=obj["dtype"]).reshape(obj["shape"])
-    if "__npscalar__" in obj:
-        return np.dtype(obj["dtype"]).type(obj["__npscalar__"])
-    if "__tuple__" in obj:
-        return tuple(from_json(v) for v in obj["__tuple__"])
-    if "__dict__" in obj:
-        return {from_json(k): from_json(v) for k, v in obj["__dict__"]}
-    if "__dataframe__" in obj:
-        cols = [from_json(c) for c in obj["columns"]]
-        return pd.DataFrame({c: from_json(obj["__dataframe__"][str(c)]) for c in cols},
-                            index=from_json(obj["index"]), columns=cols)
-    if "__series__" in obj:
-        return pd.Series(from_json(obj["__series__"]), index=from_json(obj["index"]), name=from_json(obj["name"]))
-    return {k: from_json(v) for k, v in obj.items()}
-
-
-def _key_blob(v: Any) -> Any:
-    """``key`` of :func:`cached_call` with arrays replaced by their fingerprint (shape, dtype, bytes)."""
-    if isinstance(v, np.ndarray):
-        h = hashlib.sha256(f"{v.shape}|{v.dtype}|".encode())
-        h.update(np.ascontiguousarray(v).tobytes())
-        return {"__array_sha256__": h.hexdigest()[:24]}
-    if isinstance(v, Mapping):
-        return {str(k): _key_blob(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_key_blob(x) for x in v]
-    return v
-
-
-def cached_call(name: str, key: Mapping, fn: Callable[[], Any], *, version: str = "1",
-                cache_dir: str | Path | None = None) -> Any:
-    """Return ``fn()``, computed once and then read from ``<cache>/sweeps/<name>/<hash>.json``.
-
-    The record has the format of a :func:`run_sweep` cell (verified the same way), with the
-    result encoded by :func:`to_json` under ``result["value"]``. Calling it once per
-    configuration makes a loop over configurations resumable: an interrupted run recomputes
-    only the configurations that had not finished.
-
-    Args:
-        name: cache name (a directory under the cache), e.g. ``"05_non_constancy"``.
-        key: what identifies the computation: JSON-able values, NumPy arrays allowed (an array
-            enters the key by a hash of its shape, dtype and bytes).
-        fn: computes the result (anything :func:`to_json` accepts).
-        version: part of the key; bump it when ``fn`` changes what it computes.
-        cache_dir: overrides ``<cache>/sweeps``.
-
-    Returns:
-        The result, as computed or decoded from the record (arrays with their dtype and shape).
-    """
-    directory = sweep_dir(name, cache_dir)
-    params = _canonical(_key_blob(dict(key)))
-    k = cell_key(name, params, version)
-    path = directory / f"{k}.json"
-    rec = _read(path, k)
-    if rec is not None and "value" in rec["result"]:
-        return from_json(rec["result"]["value"])
-    _ensure_dir(directory)
-    t0 = time.perf_counter()
-    out = fn()
-    secs = time.perf_counter() - t0
-    _write_atomic(path, _make_record(k, name, version, params, None, {"value": to_json(out)}, secs))
-    return out
-
-
-def _clean_result(res: Any, params: Mapping) -> dict:
-    if not isinstance(res, Mapping):
-        raise SweepError(f"cell {dict(params)} returned {type(res).__name__}, expected a dict of results")
-    out = {}
-    for k, v in res.items():
-        if isinstance(v, (np.floating, np.integer, np.bool_)):
-            v = v.item()
-        if not (v is None or isinstance(v, (str, int, float, bool))):
-            raise SweepError(f"cell {dict(params)}: result {k!r} is a {type(v).__name__}; "
-                             "results must be scalars (str/int/float/bool/None)")
-        out[k] = v
-    return out
+__all__ = ["run_sweep", "load_cells", "torch_threads", "SweepResult"]
 
 
 @contextmanager
@@ -481,7 +148,7 @@ def run_sweep(name: str, fn: Callable[..., Mapping], cells: Sequence[Mapping], *
         progress: show a tqdm bar of cells done and time left.
 
     Returns:
-        :class:`SweepResult`. Raises :class:`SweepError` when a cell fails (finished cells stay
+        :class:`SweepResult`. Raises :class:`lib.book.cache.SweepError` when a cell fails (finished cells stay
         cached; a rerun resumes).
     """
     if not callable(fn):
@@ -580,7 +247,7 @@ def load_cells(name: str, cache_dir: str | Path | None = None) -> pd.DataFrame:
 
     Returns:
         One row per valid record: parameters, results, ``seconds``, ``version``, ``finished_utc`` and ``key``
-        (records that fail :func:`verify_record` are skipped with a warning naming the file).
+        (records that fail :func:`lib.book.cache.verify_record` are skipped with a warning naming the file).
     """
     directory = sweep_dir(name, cache_dir)
     rows = []

@@ -1,5 +1,8 @@
 """lib.book.sweep: cached cells, resume after interruption, new keys for new parameters, Dask path.
 
+Records written by a sweep are verified by lib.book.cache (tested here through run_sweep; the
+cache's own functions cached_call, to_json and from_json are tested in test_cache.py).
+
 The chapter-03 cell function (lib.chapters.conditioning.ntk_cell) is checked against a direct
 computation, in process and through a Dask LocalCluster.
 """
@@ -14,15 +17,14 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from lib.chapters.conditioning import (conditioning_cells, full_and_first_layer_ntk, ntk_cell, prop41_bound,
                                           summarize)
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
-from lib.book.sweep import (SweepError, cached_call, cell_key, from_json, load_cells, result_checksum, run_sweep,
-                            sweep_dir, to_json, torch_threads, verify_record)
+from lib.book.cache import SweepError, cell_key, result_checksum, sweep_dir, verify_record
+from lib.book.sweep import load_cells, run_sweep, torch_threads
 
 CALLS = []
 FAIL_AT = {"n": None}
@@ -212,67 +214,14 @@ def test_unwritable_cache_directory_is_one_clear_error(tmp_path, data):
     blocker.write_text("not a directory")
     with pytest.raises(SweepError, match=f"cache directory {blocker / 't'}"):
         run_sweep("t", square, cells(1), data=data, cache_dir=blocker, progress=False)
-    with pytest.raises(SweepError, match="cache directory"):
-        cached_call("c", {"a": 1}, lambda: 1.0, cache_dir=blocker)
 
 
 def test_read_only_cache_directory_is_one_clear_error(tmp_path, data, monkeypatch):
     def refuse(*a, **k):
         raise PermissionError(13, "Permission denied")
-    monkeypatch.setattr("lib.book.sweep.tempfile.mkstemp", refuse)  # root ignores chmod; refuse the write
+    monkeypatch.setattr("lib.book.cache.tempfile.mkstemp", refuse)  # root ignores chmod; refuse the write
     with pytest.raises(SweepError, match=f"cache directory {tmp_path / 't'}.*Permission denied"):
         run_sweep("t", square, cells(1), data=data, cache_dir=tmp_path, progress=False)
-
-
-def test_to_json_round_trip_is_exact():
-    value = {"loss": np.array([1.0, 1 / 3, np.nan, np.inf]), "steps": np.arange(3), "f32": np.float32(0.1),
-             "grid": (2.0, {0.5: 1e-300, 2.0: float("inf")}), "flag": np.bool_(True), "n": 3, "s": "x",
-             "frame": pd.DataFrame({"a": [1, 2], "b": [0.1, 0.2]}), "nested": [np.float64(2.5), None]}
-    back = from_json(json.loads(json.dumps(to_json(value))))
-    np.testing.assert_array_equal(back["loss"], value["loss"])
-    assert back["loss"].dtype == np.float64 and back["steps"].dtype == value["steps"].dtype
-    assert back["f32"] == value["f32"] and type(back["f32"]) is np.float32
-    assert back["grid"] == value["grid"] and isinstance(back["grid"], tuple)
-    assert back["flag"] is np.True_ and back["n"] == 3 and back["s"] == "x"
-    pd.testing.assert_frame_equal(back["frame"], value["frame"])
-    assert back["nested"] == [2.5, None]
-    with pytest.raises(TypeError):
-        to_json(object())
-
-
-def test_cached_call_computes_once_and_resumes(tmp_path, capsys):
-    calls = []
-
-    def run(i):
-        calls.append(i)
-        return {"curve": np.linspace(0, 1, 5) * i, "best": (0.5, {0.5: 1.0})}
-
-    X = np.arange(4.0)
-    first = [cached_call("c", {"i": i, "X": X}, lambda i=i: run(i), cache_dir=tmp_path) for i in range(2)]
-    assert calls == [0, 1]
-    # an interrupted loop: the third configuration fails, the first two stay cached
-    with pytest.raises(KeyboardInterrupt):
-        for i in range(3):
-            cached_call("c", {"i": i, "X": X}, (lambda i=i: run(i)) if i < 2 else
-                        (lambda: (_ for _ in ()).throw(KeyboardInterrupt)), cache_dir=tmp_path)
-    assert calls == [0, 1]
-    again = [cached_call("c", {"i": i, "X": X}, lambda i=i: run(i), cache_dir=tmp_path) for i in range(3)]
-    assert calls == [0, 1, 2]
-    for a, b in zip(first, again):
-        np.testing.assert_array_equal(a["curve"], b["curve"])
-        assert a["best"] == b["best"]
-    # changed data is a new computation; a corrupted record is recomputed with a warning naming it
-    cached_call("c", {"i": 0, "X": X + 1}, lambda: run(9), cache_dir=tmp_path)
-    assert calls[-1] == 9
-    files = sorted((tmp_path / "c").glob("*.json"))
-    for f in files:
-        f.write_text("[]")
-    capsys.readouterr()
-    n = len(calls)
-    for i in range(3):
-        cached_call("c", {"i": i, "X": X}, lambda i=i: run(i), cache_dir=tmp_path)
-    err = capsys.readouterr().err
-    assert len(calls) == n + 3 and sum(str(f) in err for f in files) == 3
 
 
 def test_env_cache_dir(tmp_path, monkeypatch, data):

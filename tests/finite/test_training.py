@@ -6,7 +6,7 @@ from torch import nn
 
 from lib.chapters import non_constancy as NC
 from lib.chapters import optimization as OPT
-from lib.book.sweep import cached_call
+from lib.book.cache import cached_call
 from lib.spectra import fit_slope
 from lib.finite.wrapped import OutputWrapped, wrapped_ntk
 from lib.finite.mlp import MLP

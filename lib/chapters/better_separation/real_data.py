@@ -16,9 +16,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from lib import theory as _th
+from lib.book.cache import cached_call
 from lib.book.plotting import figure, palette
 from lib.book.results import Check
-from lib.book.sweep import cached_call
 from lib.chapters.better_separation.theory import DEG
 from lib.data.datasets import load_digits_subset, load_faces
 from lib.finite.mlp import MLP

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from lib.book.sweep import cached_call
+from lib.book.cache import cached_call
 from lib.chapters.non_constancy.nets import build
 from lib.finite.hessian import model_hessian_norm
 from lib.progress import tqdm

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from lib.book.sweep import cached_call
+from lib.book.cache import cached_call
 from lib.chapters.non_constancy.nets import train_tracked
 from lib.progress import tqdm
 

@@ -16,9 +16,9 @@ import torch
 from matplotlib.figure import Figure
 from scipy.stats import spearmanr
 
+from lib.book.cache import cached_call
 from lib.book.plotting import figure
 from lib.book.results import Check
-from lib.book.sweep import cached_call
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 from lib.finite.training import gd_train, linearized_losses

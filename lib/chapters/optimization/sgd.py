@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from lib.book.sweep import cached_call
+from lib.book.cache import cached_call
 from lib.data.datasets import load_digits_subset, load_faces, load_idx_dataset
 from lib.finite.mlp import MLP
 from lib.finite.training import sgd_train

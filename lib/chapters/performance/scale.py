@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from lib.book.sweep import cached_call
+from lib.book.cache import cached_call
 from lib.finite.extremes import tiled_bytes
 from lib.finite.extremes.bench import run_scale_case
 
