@@ -243,7 +243,7 @@ display(Markdown(PERF.paper_cost_text(df, cfg.target_n, cfg.target_depth, cfg.wi
 #   mode "{glue:text}`scale_lambda_min`"; the table's column lambda_min says what each case got.
 #
 # Each case runs in a fresh process (its peak resident memory is its own) and is cached with
-# `lib.book.sweep.cached_call`, so an interrupted run resumes and a cached case keeps the timings and
+# `lib.book.cache.cached_call`, so an interrupted run resumes and a cached case keeps the timings and
 # the date of the run that measured it (shown below). This run: {glue:text}`scale_sizes` (papermill
 # parameters `scale_ns`, `scale_depths`, `scale_width` and `scale_lambda_min`); the `paper` profile
 # runs $n$ = {glue:text}`paper_scale_n`. The machine is shared with other jobs, so the times are upper

@@ -1,6 +1,6 @@
 """Training every net of chapter 05 with its kernel tracked, cached one net per record ([LZB] Sec. 3-5).
 
-Every trained net is cached with :func:`lib.book.sweep.cached_call` (one JSON record per net), so an
+Every trained net is cached with :func:`lib.book.cache.cached_call` (one JSON record per net), so an
 interrupted chapter resumes from the finished nets.
 """
 from __future__ import annotations
@@ -39,7 +39,7 @@ def width_sweep(data: dict, widths, seeds: int, archs=("linear", "swish", "softm
             track_every, lr_scale).
 
     Returns:
-        One row per net (cached with :func:`lib.book.sweep.cached_call`).
+        One row per net (cached with :func:`lib.book.cache.cached_call`).
     """
     runs = [dict(arch=a, width=int(m), seed=s) for a in archs for m in widths for s in range(seeds)]
     return _sweep(runs, data, "width sweep", **common)
@@ -57,7 +57,7 @@ def bottleneck_sweep(data: dict, width: int, bottlenecks, seeds: int, **common) 
         **common: passed to :func:`~lib.chapters.non_constancy.nets.train_tracked`.
 
     Returns:
-        One row per net (cached with :func:`lib.book.sweep.cached_call`).
+        One row per net (cached with :func:`lib.book.cache.cached_call`).
     """
     runs = [dict(arch="bottleneck", width=int(width), bottleneck=int(b), seed=s)
             for b in bottlenecks for s in range(seeds)]
@@ -74,7 +74,7 @@ def linear_model_sweep(data: dict, seeds: int, **common) -> pd.DataFrame:
         **common: passed to :func:`~lib.chapters.non_constancy.nets.train_tracked`.
 
     Returns:
-        One row per net (cached with :func:`lib.book.sweep.cached_call`).
+        One row per net (cached with :func:`lib.book.cache.cached_call`).
     """
     runs = [dict(arch="linear_model", width=1, bottleneck=None, seed=s) for s in range(seeds)]
     return _sweep(runs, data, "linear model", **common)

@@ -6,7 +6,7 @@
 - :func:`check_worst_case`: [LH] Eq. 9 (the bound, and that the NTK at initialization sets the
   late rate) or the implication [LH] Sec. 5(b) (deeper nets converge faster).
 
-Every GD run is cached with :func:`lib.book.sweep.cached_call` (one JSON record per depth).
+Every GD run is cached with :func:`lib.book.cache.cached_call` (one JSON record per depth).
 """
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def gd_depth_study(X, y, depths, width: int, steps: int, seed: int = 0, activati
         activation: hidden activation.
 
     Returns:
-        The dict described above (each depth cached with :func:`lib.book.sweep.cached_call`).
+        The dict described above (each depth cached with :func:`lib.book.cache.cached_call`).
     """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)

@@ -8,7 +8,7 @@ updates per epoch, about 60,000 updates), pixels mapped to [-1, 1].
 - :func:`sgd_depth_study`: per depth, every rate of the grid trains seed 0 for the full horizon
   (the rate is chosen on the training horizon, by the late-epoch loss), then the chosen rate
   trains the other seeds. Every (depth, rate, seed) cell is cached with
-  :func:`lib.book.sweep.cached_call`, so a long run resumes from its finished cells.
+  :func:`lib.book.cache.cached_call`, so a long run resumes from its finished cells.
 - :func:`compute_sgd_study`: loads a data set (MNIST from the user's IDX files, digits, faces),
   splits it and runs the study; :class:`SGDStudy` holds the result with its protocol.
 - :func:`protocol_deviations`: how a study differs from the paper's protocol, in words; a verdict

@@ -3,7 +3,7 @@
 Each case is one fresh process of :func:`lib.finite.extremes.bench.run_scale_case` ([LH] Sec. 4, 4.1:
 the ReLU MLP of [LH] Eq. (1), exact min pairwise gradient angle, certified lambda_max and a certified
 interval for lambda_min, never holding the n x n kernel unless a certified factorization fits), cached
-with :func:`lib.book.sweep.cached_call`; this module runs the cases and writes their table and text.
+with :func:`lib.book.cache.cached_call`; this module runs the cases and writes their table and text.
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def compute_scale(ns, depths, *, width: int, in_dim: int, lambda_min: str, seed:
 
     Each case is :func:`lib.finite.extremes.bench.run_scale_case` (ReLU MLP of [LH] Eq. (1) on n inputs
     from N(0, I_d), :func:`lib.finite.extremes.ntk_extremes` with ``method="matrix_free"``), cached with
-    :func:`lib.book.sweep.cached_call`: an interrupted run resumes from the finished cases, and a cached
+    :func:`lib.book.cache.cached_call`: an interrupted run resumes from the finished cases, and a cached
     case keeps the timings and the date of the run that measured it.
 
     Args:
