@@ -70,7 +70,7 @@ from lib.book import params as P
 from lib.book.plotting import show
 from lib.book.results import record
 from lib.chapters import performance as PERF
-from lib.finite.benchmark import METHODS
+from lib.finite.cost_model import METHODS
 
 cfg = P.validate(
     profile=(profile, P.text), ns=(ns, P.int_list(min_value=1)), width=(width, P.positive_int),
@@ -110,7 +110,7 @@ for name, text in PERF.glue_values(cfg).items():
 #   own; a peak below the page-level resolution shows as 0 and its ratio as NaN. On a GPU we use
 #   `torch.cuda.max_memory_allocated` minus the memory allocated before the call;
 # * **budgets**: before a method runs, its memory is estimated from the sizes
-#   (`lib.finite.benchmark.memory_estimate`; Jacobian contraction falls back to summing $J_l J_l^\top$ layer
+#   (`lib.finite.cost_model.memory_estimate`; Jacobian contraction falls back to summing $J_l J_l^\top$ layer
 #   by layer when the whole Jacobian does not fit) and its time from its floating-point
 #   operation count and the rate it reached at the largest smaller size in this run (before it
 #   has run at all, the plain-matmul rate). A method whose estimate exceeds the budget

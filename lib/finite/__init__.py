@@ -8,5 +8,6 @@
 * :mod:`~lib.finite.reference` -- the torch.func reference NTKs (Jacobian contraction, NTK-vector products).
 * :mod:`~lib.finite.geometry` -- per-layer norms and angles of the embeddings.
 * :mod:`~lib.finite.hessian`, :mod:`~lib.finite.training` -- Hessian norms and training loops.
-* :mod:`~lib.finite.benchmark` -- our NTK against the reference methods (time, memory).
+* :mod:`~lib.finite.benchmark` -- our NTK against the reference methods (time, memory), with its size, flop and memory
+  models in :mod:`~lib.finite.cost_model` and its tables in :mod:`~lib.finite.benchmark_tables`.
 """

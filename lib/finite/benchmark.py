@@ -15,7 +15,8 @@ Before a method runs, its memory and time are estimated; if either exceeds the p
 it is reported as skipped with the reason. Peak memory is ``ru_maxrss`` of the worker process
 minus its value after imports, data, model and a warm-up call (the kernel's high-water mark
 VmHWM, reset just before the timed calls; ``torch.cuda.max_memory_allocated`` on GPU).
-Run ``python -m lib.finite.benchmark --help``.
+Run ``python -m lib.finite.benchmark --help``. The size, flop and memory models are in
+:mod:`lib.finite.cost_model`, the tables of the results in :mod:`lib.finite.benchmark_tables`.
 """
 from __future__ import annotations
 
@@ -37,121 +38,14 @@ from lib.data.datasets import gaussian_data
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 from lib.finite.reference import jacobian_ntk, ntk_vp
+from lib.finite.benchmark_tables import format_table
+from lib.finite.cost_model import METHODS, BenchmarkError, flop_count, memory_estimate, ntk_vp_chunk
 from lib.progress import tqdm
 
-__all__ = ["METHODS", "BenchmarkError", "param_count", "flop_count", "memory_estimate", "ntk_vp_chunk",
-           "run_method", "run_benchmark", "summary_table", "table_with_notes", "format_table", "target_row", "main"]
+__all__ = ["run_method", "run_benchmark", "main"]
 
-#: The NTK methods the benchmark compares.
-METHODS = ("ours", "jacobian", "ntk_vp")
 MB = 2.0 ** 20
 STARTUP_ALLOWANCE = 30.0  # seconds granted beyond the budget for the worker's imports and setup
-
-
-class BenchmarkError(ValueError):
-    """Bad benchmark arguments."""
-
-
-# ---------------------------------------------------------------- sizes, flops, memory models
-def _dims(in_dim: int, width: int, depth: int) -> list[int]:
-    return [in_dim] + [width] * depth + [1]
-
-
-def param_count(in_dim: int, width: int, depth: int) -> int:
-    """P, the number of weights of the bias-free scalar-output MLP.
-
-    Args:
-        in_dim: input dimension d.
-        width: hidden width m.
-        depth: number of hidden layers L.
-
-    Returns:
-        P = d m + (L - 1) m^2 + m ([LH] Eq. 1 without biases; d for L = 0).
-    """
-    d = _dims(in_dim, width, depth)
-    return sum(d[i] * d[i + 1] for i in range(len(d) - 1))
-
-
-def flop_count(method: str, n: int, in_dim: int, width: int, depth: int) -> float:
-    """Floating-point operations of the matrix products each method performs (elementwise ops not counted).
-
-    ``ours``: forward 2 n P, backward to the pre-activations 2 n (P - d m), the Grams
-    A_l A_l^T (2 n^2 m_l, l = 0..L, m_0 = d) and D_l D_l^T (2 n^2 m, l = 1..L) and one
-    multiply-add of n^2 entries per hidden layer. ``jacobian``: 2 n^2 P for F F^T plus 6 n P to
-    form the per-sample gradients. ``ntk_vp``: per basis vector one VJP (4 n P) and one JVP
-    tangent pass (4 n P), so 8 n^2 P, plus one forward 2 n P.
-
-    Args:
-        method: one of :data:`METHODS`.
-        n: number of inputs.
-        in_dim, width, depth: the network's sizes (see :func:`param_count`).
-
-    Returns:
-        The operation count (float).
-    """
-    P = param_count(in_dim, width, depth)
-    if method == "ours":
-        grams = 2 * n * n * (in_dim + width * depth) + 2 * n * n * width * depth + 2 * n * n * depth
-        return float(2 * n * P + 2 * n * (P - in_dim * (width if depth else 1)) + grams)
-    if method == "jacobian":
-        return float(2 * n * n * P + 6 * n * P)
-    if method == "ntk_vp":
-        return float(8 * n * n * P + 2 * n * P)
-    raise BenchmarkError(f"unknown method {method!r}; choose from {METHODS}")
-
-
-def memory_estimate(method: str, n: int, in_dim: int, width: int, depth: int,
-                    variant: str | None = None, chunk: int | None = None) -> float:
-    """Rough peak working memory in bytes (float64) used to decide whether a method fits.
-
-    ``ours``: activations, pre-activations, their gradients and masks, ~(6L+4) n m numbers, plus
-    the kernel and its block temporaries (4 n^2). ``jacobian`` ``full``: the Jacobian twice
-    (``vmap`` output and its concatenation), 2 n P; ``per-layer``: 2 n P_l for the largest layer.
-    ``ntk_vp``: per chunk of c basis vectors, c parameter-sized gradients and tangents (3 c P)
-    and c batched activations (4 c n m (L+1)). Compare with the measured peaks in the table.
-
-    Args:
-        method: one of :data:`METHODS`.
-        n: number of inputs.
-        in_dim, width, depth: the network's sizes.
-        variant: ``"full"`` or ``"per-layer"`` for ``jacobian``.
-        chunk: basis vectors per chunk for ``ntk_vp`` (default n).
-
-    Returns:
-        Bytes.
-    """
-    P = param_count(in_dim, width, depth)
-    nm = n * max(width, in_dim) * (depth + 1)
-    if method == "ours":
-        return 8.0 * ((6 * depth + 4) * n * width + n * in_dim + 4 * n * n)
-    if method == "jacobian":
-        if variant == "per-layer":
-            d = _dims(in_dim, width, depth)
-            p_max = max(d[i] * d[i + 1] for i in range(len(d) - 1))
-            return 8.0 * (2 * n * p_max + 3 * n * n + 4 * nm)
-        return 8.0 * (2 * n * P + 2 * n * n + 4 * nm)
-    if method == "ntk_vp":
-        c = chunk or n
-        return 8.0 * (3 * c * P + 4 * c * nm + 2 * n * n + 4 * nm)
-    raise BenchmarkError(f"unknown method {method!r}; choose from {METHODS}")
-
-
-def ntk_vp_chunk(n: int, in_dim: int, width: int, depth: int, memory_budget: float, cap: int = 32) -> int:
-    """Largest basis chunk (at most ``cap``, at least 1) whose estimated memory is half the budget.
-
-    Args:
-        n: number of inputs.
-        in_dim, width, depth: the network's sizes.
-        memory_budget: bytes allowed.
-        cap: the largest chunk tried.
-
-    Returns:
-        The chunk size (a power-of-two fraction of ``min(cap, n)``).
-    """
-    c = min(cap, n)
-    while c > 1 and memory_estimate("ntk_vp", n, in_dim, width, depth, chunk=c) > memory_budget / 2:
-        c //= 2
-    return c
 
 
 # ---------------------------------------------------------------- the worker (fresh process)
@@ -440,97 +334,6 @@ def run_benchmark(ns=(256, 512, 1024), width: int = 512, depths=(1, 5, 10), meth
     for p in workdir.glob("*.npy"):
         p.unlink()
     return df.drop(columns="K_path")
-
-
-# ---------------------------------------------------------------- tables of the results
-
-
-def _ratio(a: float, b: float) -> float:
-    """a / b, NaN when either is missing or b is not positive (e.g. a peak below the measurement's resolution)."""
-    return float(a) / float(b) if np.isfinite(a) and np.isfinite(b) and b > 0 else np.nan
-
-
-def summary_table(df: pd.DataFrame) -> pd.DataFrame:
-    """One row per size: seconds, speed-ups, peak MB, memory ratios and max relative differences per peer.
-
-    Args:
-        df: rows of :func:`lib.finite.benchmark.run_benchmark`.
-
-    Returns:
-        One row per (n, width, depth): ``ours_s``, ``ours_MB``, per peer ``<m>_s``, ``speedup_<m>``,
-        ``<m>_MB``, ``mem_ratio_<m>``, ``maxreldiff_<m>``, then ``ours_gflops``, ``matmul_gflops`` and
-        ``ours_frac_matmul`` (NaN where a peer did not run; see ``df.reason``).
-    """
-    out = []
-    for (n, width, depth), g in df.groupby(["n", "width", "depth"], sort=True):
-        by = {r.method: r for r in g.itertuples()}
-        ours = by["ours"]
-        row = {"n": n, "width": width, "depth": depth, "ours_s": ours.seconds, "ours_MB": ours.peak_mb}
-        for m in [m for m in METHODS if m != "ours" and m in by]:
-            r = by[m]
-            row.update({f"{m}_s": r.seconds, f"speedup_{m}": _ratio(r.seconds, ours.seconds),
-                        f"{m}_MB": r.peak_mb, f"mem_ratio_{m}": _ratio(r.peak_mb, ours.peak_mb),
-                        f"maxreldiff_{m}": r.max_rel_diff})
-        row.update(ours_gflops=ours.gflops if ours.status == "ok" else np.nan, matmul_gflops=ours.matmul_gflops)
-        row["ours_frac_matmul"] = _ratio(row["ours_gflops"], row["matmul_gflops"])
-        out.append(row)
-    return pd.DataFrame(out)
-
-
-def table_with_notes(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """:func:`summary_table` with a peer that did not run shown as ``<status>[k]``; note k gives the reason.
-
-    Args:
-        df: rows of :func:`lib.finite.benchmark.run_benchmark`.
-
-    Returns:
-        (cells, notes): the table as objects, and the numbered notes ``"[k] <method> at n=.., depth=..: ..."``.
-    """
-    tab = summary_table(df)
-    notes = []
-    cells = tab.astype(object)
-    for i, r in tab.iterrows():
-        for m in METHODS[1:]:
-            if f"{m}_s" not in tab:
-                continue
-            src = df[(df.method == m) & (df.n == r.n) & (df.depth == r.depth)].iloc[0]
-            if src.status != "ok":
-                where = f"n={int(r.n)}, depth={int(r.depth)}"
-                notes.append(f"[{len(notes) + 1}] {m} at {where}: {src.status}, {src.reason}")
-                cells.loc[i, f"{m}_s"] = f"{src.status}[{len(notes)}]"
-                for c in (f"speedup_{m}", f"{m}_MB", f"mem_ratio_{m}", f"maxreldiff_{m}"):
-                    cells.loc[i, c] = "-"
-    return cells, notes
-
-
-def format_table(df: pd.DataFrame) -> str:
-    """The summary table as text, with the reasons of skipped peers as numbered notes.
-
-    Args:
-        df: rows of :func:`lib.finite.benchmark.run_benchmark`.
-
-    Returns:
-        The text printed by ``python -m lib.finite.benchmark``.
-    """
-    cells, notes = table_with_notes(df)
-    fmt = cells.map(lambda v: f"{v:.3g}" if isinstance(v, float) else str(v))
-    return "\n".join([fmt.to_string(index=False), *notes])
-
-
-def target_row(df: pd.DataFrame, n: int, depth: int) -> pd.Series | None:
-    """The :func:`summary_table` row at size (n, depth).
-
-    Args:
-        df: rows of :func:`lib.finite.benchmark.run_benchmark`.
-        n: number of inputs.
-        depth: number of hidden layers.
-
-    Returns:
-        That row, or None if that size was not benchmarked.
-    """
-    tab = summary_table(df)
-    sel = tab[(tab.n == n) & (tab.depth == depth)]
-    return sel.iloc[0] if len(sel) else None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,6 +4,8 @@ import pytest
 import torch
 
 from lib.finite import benchmark as bench
+from lib.finite import benchmark_tables as tables
+from lib.finite import cost_model as cost
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 from lib.finite.reference import jacobian_ntk, ntk_vp
@@ -44,24 +46,24 @@ def test_ntk_vp_bad_chunk():
 
 def test_param_count_matches_the_network():
     for d, m, L in ((5, 7, 0), (5, 7, 1), (3, 16, 4)):
-        assert bench.param_count(d, m, L) == sum(p.numel() for p in MLP(d, m, L).parameters())
+        assert cost.param_count(d, m, L) == sum(p.numel() for p in MLP(d, m, L).parameters())
 
 
 def test_flop_and_memory_models_scale_as_stated():
     # depth 0: forward 2 n d, no backward, one Gram 2 n^2 d
-    assert bench.flop_count("ours", 10, 3, 8, 0) == 2 * 10 * 3 + 2 * 100 * 3
+    assert cost.flop_count("ours", 10, 3, 8, 0) == 2 * 10 * 3 + 2 * 100 * 3
     # Jacobian contraction 2 n^2 P against ours ~ 4 (L+1) n^2 m + 4 n P (grams + forward/backward)
     n, d, m, L = 512, 64, 512, 10
-    P = bench.param_count(d, m, L)
-    r = bench.flop_count("jacobian", n, d, m, L) / bench.flop_count("ours", n, d, m, L)
+    P = cost.param_count(d, m, L)
+    r = cost.flop_count("jacobian", n, d, m, L) / cost.flop_count("ours", n, d, m, L)
     assert r == pytest.approx(P / (2 * (L + 1) * m + 2 * P / n), rel=0.1)
     # the full Jacobian needs 2 n P doubles; the per-layer variant only the largest layer's share
-    full = bench.memory_estimate("jacobian", 512, 64, 512, 10, "full")
-    assert full >= 16 * 512 * bench.param_count(64, 512, 10)
-    assert bench.memory_estimate("jacobian", 512, 64, 512, 10, "per-layer") < full / 5
+    full = cost.memory_estimate("jacobian", 512, 64, 512, 10, "full")
+    assert full >= 16 * 512 * cost.param_count(64, 512, 10)
+    assert cost.memory_estimate("jacobian", 512, 64, 512, 10, "per-layer") < full / 5
     # the NTK-vp chunk shrinks with the budget
-    big = bench.ntk_vp_chunk(512, 64, 512, 10, 8 * 2 ** 30)
-    small = bench.ntk_vp_chunk(512, 64, 512, 10, 400 * 2 ** 20)
+    big = cost.ntk_vp_chunk(512, 64, 512, 10, 8 * 2 ** 30)
+    small = cost.ntk_vp_chunk(512, 64, 512, 10, 400 * 2 ** 20)
     assert big > small >= 1
 
 
@@ -77,10 +79,10 @@ def test_runner_returns_sane_rows():
     # the measured peak of the full Jacobian (2 n P doubles) is of the estimated order
     jac = df[df.method == "jacobian"].iloc[0]
     assert jac.variant == "full" and 0.25 < jac.peak_mb / jac.est_mb < 4
-    tab = bench.summary_table(df).iloc[0]
+    tab = tables.summary_table(df).iloc[0]
     assert tab.speedup_jacobian == pytest.approx(jac.seconds / df.seconds.iloc[0])
     assert tab.ours_frac_matmul == pytest.approx(tab.ours_gflops / tab.matmul_gflops)
-    assert "skipped" not in bench.format_table(df)
+    assert "skipped" not in tables.format_table(df)
 
 
 def test_skipped_peer_is_reported_not_crashed():
@@ -88,9 +90,9 @@ def test_skipped_peer_is_reported_not_crashed():
     df = bench.run_benchmark([16], 16, [1], in_dim=4, repeats=1, memory_budget_mb=0.035, progress=False)
     assert df.set_index("method").status.to_dict() == {"ours": "ok", "jacobian": "skipped", "ntk_vp": "skipped"}
     assert df[df.method != "ours"].reason.str.contains("> budget 0.035 MB").all()
-    text = bench.format_table(df)
+    text = tables.format_table(df)
     assert "skipped[1]" in text and "skipped[2]" in text and "jacobian at n=16, depth=1: skipped" in text
-    assert np.isnan(bench.summary_table(df).speedup_jacobian.iloc[0])
+    assert np.isnan(tables.summary_table(df).speedup_jacobian.iloc[0])
 
 
 def test_peers_timed_only_at_the_asked_size():
@@ -99,7 +101,7 @@ def test_peers_timed_only_at_the_asked_size():
     st = {(r.method, r.n): r.status for r in df.itertuples()}
     assert st == {("ours", 16): "ok", ("jacobian", 16): "skipped", ("ours", 24): "ok", ("jacobian", 24): "ok"}
     assert "timed only at n=24, depth 1 (parameter peers_at)" in df[df.status == "skipped"].reason.iloc[0]
-    with pytest.raises(bench.BenchmarkError, match="peer_sizes"):
+    with pytest.raises(cost.BenchmarkError, match="peer_sizes"):
         bench.run_benchmark([16], 16, [1], peer_sizes=[16], progress=False)
 
 
@@ -124,12 +126,12 @@ def test_time_budget_skip_and_kill(monkeypatch):
     (dict(threads=-1), "threads must be a non-negative integer"),
 ])
 def test_bad_arguments(kwargs, match):
-    with pytest.raises(bench.BenchmarkError, match=match):
+    with pytest.raises(cost.BenchmarkError, match=match):
         bench.run_benchmark(**{"ns": [8], "width": 8, "depths": [1], "progress": False, **kwargs})
 
 
 def test_bad_method_and_cli(capsys):
-    with pytest.raises(bench.BenchmarkError, match="unknown method 'fast'"):
+    with pytest.raises(cost.BenchmarkError, match="unknown method 'fast'"):
         bench.run_method("fast", 8, 8, 1)
     assert bench.main(["--ns", "0"]) == 2
     assert "ns must be a non-empty list of integers >= 1" in capsys.readouterr().err

@@ -15,7 +15,9 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from lib.book.plotting import figure, palette
-from lib.finite.benchmark import METHODS, format_table, run_benchmark, summary_table, table_with_notes, target_row
+from lib.finite.benchmark import run_benchmark
+from lib.finite.benchmark_tables import format_table, summary_table, table_with_notes, target_row
+from lib.finite.cost_model import METHODS
 
 __all__ = ["LABELS", "compute_benchmark", "describe_run", "format_cell", "table_time",
            "table_memory", "notes_markdown", "plot_time_memory", "plot_throughput", "summary_table",
@@ -36,7 +38,7 @@ def compute_benchmark(ns, width: int, depths, methods, *, in_dim: int, repeats: 
         ns: numbers of inputs n.
         width: hidden width m of the ReLU MLP of [LH] Eq. (1).
         depths: depths L.
-        methods: subset of :data:`lib.finite.benchmark.METHODS` including ``"ours"``.
+        methods: subset of :data:`lib.finite.cost_model.METHODS` including ``"ours"``.
         in_dim, repeats, time_budget, memory_budget_mb, device, threads: as in ``run_benchmark``.
         peers_at: ``(n, depth)`` where the slower torch.func methods are timed (None: everywhere).
             The book's default times them at the targets' size only, where the verdicts are read.

@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from lib.book.results import Check
-from lib.finite.benchmark import flop_count, param_count, summary_table, target_row
+from lib.finite.benchmark_tables import summary_table, target_row
+from lib.finite.cost_model import flop_count, param_count
 
 __all__ = ["TARGET_SIZE", "SPEEDUP_TARGET", "MEMORY_TARGET", "THROUGHPUT_TARGET", "check_speedup", "check_memory",
            "check_throughput", "paper_cost_text"]
@@ -59,7 +60,7 @@ def check_speedup(df: pd.DataFrame, target_n: int, target_depth: int, width: int
     size than :data:`lib.chapters.performance.targets.TARGET_SIZE` or when the Jacobian method did
     not run. The threshold 100 is the target itself, not a tolerance, and not a foregone
     conclusion: the ratio of operation counts at that size is only about 120
-    (:func:`lib.finite.benchmark.flop_count`; the verdict quotes it), so the target holds only if
+    (:func:`lib.finite.cost_model.flop_count`; the verdict quotes it), so the target holds only if
     our flops run at least about as fast as the Jacobian method's; a slow implementation of ours,
     or timing noise of tens of percent on a shared machine, can put the ratio below 100.
 
