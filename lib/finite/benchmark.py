@@ -174,15 +174,15 @@ def run_method(method: str, n: int, width: int, depth: int, *, in_dim: int = 64,
                workdir: str | Path | None = None, skip: str | None = None) -> dict:
     """Measure one method at one size in a fresh process, or report why it was skipped.
 
-    The memory estimate (:func:`memory_estimate`) must fit ``memory_budget_mb``; the time
-    estimate, :func:`flop_count` over ``rate_gflops`` (in :func:`lib.finite.benchmark.run_benchmark`, the rate the method
+    The memory estimate (:func:`~lib.finite.cost_model.memory_estimate`) must fit ``memory_budget_mb``; the time
+    estimate, :func:`~lib.finite.cost_model.flop_count` over ``rate_gflops`` (in :func:`lib.finite.benchmark.run_benchmark`, the rate the method
     reached at the largest smaller size, else the matmul rate), must fit ``time_budget`` seconds. The worker is
     killed past the budget plus a start-up allowance. Returns a dict with ``status`` "ok",
     "skipped" (an estimate exceeds a budget), "timed out", "out of memory" or "failed",
     ``reason``, ``seconds``, ``peak_mb``, ``est_mb``, ``flops``, ``K_path`` and more.
 
     Args:
-        method: one of :data:`METHODS`.
+        method: one of :data:`~lib.finite.cost_model.METHODS`.
         n, width, depth: the size.
         in_dim: input dimension.
         seed: seed of the data and the weights.
@@ -276,7 +276,7 @@ def run_benchmark(ns=(256, 512, 1024), width: int = 512, depths=(1, 5, 10), meth
         ns: numbers of inputs.
         width: hidden width.
         depths: numbers of hidden layers.
-        methods: subset of :data:`METHODS` (with ``"ours"``).
+        methods: subset of :data:`~lib.finite.cost_model.METHODS` (with ``"ours"``).
         in_dim, seed, repeats, time_budget, memory_budget_mb, device, threads: as in :func:`run_method`.
         progress: show a progress bar.
         peer_sizes: the (n, depth) pairs at which the methods other than ``"ours"`` are timed
