@@ -2,37 +2,11 @@
 code they name, on a tiny book."""
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-import yaml
-
 from lib.book.figure_index import caption_code, figure_index, figure_table
 
 
-def make_book(tmp_path: Path) -> Path:
-    """One chapter with two captioned figures, laid out as lib.book.pipeline builds the book (``_executed/``)."""
-    cells = [
-        {"cell_type": "markdown", "metadata": {}, "source": "# 9. Demo chapter\nIntro."},
-        {"cell_type": "markdown", "metadata": {}, "source": "## Data\n### Data\n#### Deep `code` heading"},
-        {"cell_type": "markdown", "metadata": {}, "source": "*Figure 9.1. A plot. Drawn by the cell above from "
-                                                            "`lib.book.figure_index.figure_index(...)` and `lib.nope.x`.*"},
-        {"cell_type": "markdown", "metadata": {}, "source": "*Figure 9.2. Another, from `lib.book.pages.md_escape`\n"
-                                                            "and `section_link`.*\n\nA paragraph after the caption."},
-    ]
-    nb = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-    (tmp_path / "_executed" / "notebooks").mkdir(parents=True)
-    (tmp_path / "_executed" / "book").mkdir()
-    (tmp_path / "_executed" / "notebooks" / "09_demo.ipynb").write_text(json.dumps(nb))
-    toc = {"format": "jb-book", "root": "_executed/book/intro",
-           "parts": [{"caption": "C", "chapters": [{"file": "_executed/notebooks/09_demo"},
-                                                   {"file": "_executed/book/report"}]}]}
-    (tmp_path / "_toc.yml").write_text(yaml.safe_dump(toc))
-    return tmp_path
-
-
-def test_figure_index_finds_captions_sections_and_code(tmp_path):
-    root = make_book(tmp_path)
+def test_figure_index_finds_captions_sections_and_code(tmp_path, tiny_book):
+    root = tiny_book(tmp_path)
     figs = figure_index(root, ["09_demo", "10_absent"])
     assert [f["figure"] for f in figs] == ["9.1", "9.2"]
     assert figs[0]["section"] == "Deep `code` heading"
@@ -44,8 +18,8 @@ def test_caption_code_drops_bare_names_it_cannot_resolve():
     assert caption_code("from `lib.book.report.badge`, `no_such_function` and `x + 1`") == ["lib.book.report.badge"]
 
 
-def test_figure_table_links_documented_public_code_only(tmp_path):
-    root = make_book(tmp_path)
+def test_figure_table_links_documented_public_code_only(tmp_path, tiny_book):
+    root = tiny_book(tmp_path)
     figs = figure_index(root, ["09_demo"])
     table = figure_table(figs, root, root / "_executed" / "book" / "report.ipynb",
                          {"lib.book.figure_index", "lib.book.pages"})

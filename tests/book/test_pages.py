@@ -11,28 +11,6 @@ from lib.book.pages import HEADING_ANCHOR_LEVEL, chapter_headings, md_escape, pa
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def make_book(tmp_path: Path, in_toc: bool = True) -> Path:
-    cells = [
-        {"cell_type": "markdown", "metadata": {}, "source": "# 9. Demo chapter\nIntro."},
-        {"cell_type": "markdown", "metadata": {}, "source": "## Claim A: $\\phi > \\theta$ for small angles\ntext"},
-        {"cell_type": "markdown", "metadata": {}, "source": "## Data\n### Data\n#### Deep `code` heading"},
-        {"cell_type": "markdown", "metadata": {}, "source": "*Figure 9.1. A plot. Drawn by the cell above from "
-                                                            "`lib.book.figure_index.figure_index(...)` and `lib.nope.x`.*"},
-        {"cell_type": "markdown", "metadata": {}, "source": "*Figure 9.2. Another, from `lib.book.pages.md_escape`\n"
-                                                            "and `caption_code`.*\n\nA paragraph after the caption."},
-    ]
-    nb = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-    # the layout of lib.book.pipeline: the book is built from the executed copies in _executed/
-    (tmp_path / "_executed" / "notebooks").mkdir(parents=True)
-    (tmp_path / "_executed" / "book").mkdir()
-    (tmp_path / "_executed" / "notebooks" / "09_demo.ipynb").write_text(json.dumps(nb))
-    toc = {"format": "jb-book", "root": "_executed/book/intro",
-           "parts": [{"caption": "C", "chapters": [{"file": "_executed/notebooks/09_demo"},
-                                                   {"file": "_executed/book/report"}] if in_toc else []}]}
-    (tmp_path / "_toc.yml").write_text(yaml.safe_dump(toc))
-    return tmp_path
-
-
 def myst_slugs(markdown: str) -> list[str]:
     """The slugs MyST itself gives the headings of ``markdown`` (an independent computation)."""
     from docutils.core import publish_doctree
@@ -43,8 +21,8 @@ def myst_slugs(markdown: str) -> list[str]:
     return list(doc.myst_slugs)
 
 
-def test_heading_slugs_match_myst(tmp_path):
-    root = make_book(tmp_path)
+def test_heading_slugs_match_myst(tmp_path, tiny_book):
+    root = tiny_book(tmp_path)
     src = root / "_executed" / "notebooks" / "09_demo.ipynb"
     text = "\n\n".join(c["source"] for c in json.loads(src.read_text())["cells"])
     ours = [h.slug for h in chapter_headings(src) if h.slug]
@@ -52,8 +30,8 @@ def test_heading_slugs_match_myst(tmp_path):
     assert "data-1" in ours  # duplicate headings get MyST's -1 suffix
 
 
-def test_section_link_points_at_the_heading_anchor(tmp_path):
-    root = make_book(tmp_path)
+def test_section_link_points_at_the_heading_anchor(tmp_path, tiny_book):
+    root = tiny_book(tmp_path)
     from_doc = root / "_executed" / "book" / "report.ipynb"
     link = section_link(root, from_doc, "09_demo", "Claim A")
     src = root / "_executed" / "notebooks" / "09_demo.ipynb"
@@ -64,8 +42,8 @@ def test_section_link_points_at_the_heading_anchor(tmp_path):
     assert "#" not in link.split("§")[0] and "09_demo.ipynb)" in link and "No such section" in link
 
 
-def test_pages_are_found_where_the_toc_puts_them(tmp_path):
-    root = make_book(tmp_path)
+def test_pages_are_found_where_the_toc_puts_them(tmp_path, tiny_book):
+    root = tiny_book(tmp_path)
     assert page_path(root, "09_demo") == root / "_executed" / "notebooks" / "09_demo.ipynb"
     # the report page: where the book reads it, even before papermill has written it
     assert page_path(root, "report") == root / "_executed" / "book" / "report.ipynb"
@@ -81,8 +59,8 @@ def test_the_real_toc_links_every_page_from_one_tree():
     assert page_path(ROOT, "01_linear_baseline") == ROOT / "_executed" / "notebooks" / "01_linear_baseline.ipynb"
 
 
-def test_chapter_outside_the_toc_or_missing_is_not_linked(tmp_path):
-    root = make_book(tmp_path, in_toc=False)
+def test_chapter_outside_the_toc_or_missing_is_not_linked(tmp_path, tiny_book):
+    root = tiny_book(tmp_path, in_toc=False)
     link = section_link(root, root / "_executed" / "book" / "report.ipynb", "09_demo", "Claim A")
     assert "](" not in link and "09" in link
     assert "](" not in section_link(root, root / "_executed" / "book" / "report.ipynb", "10_absent", None)
