@@ -263,8 +263,9 @@ agree.style.format({"scale": "{:.4g}", "kernel_rel_err": "{:.1e}", "kappa_ours":
 # For the pair $(i, j)$ at the smallest angle, the Rayleigh quotient of
 # $v \propto e_i/\|F_i\| - e_j/\|F_j\|$ gives the explicit form of [LH] Prop 4.1:
 #
-# $$\lambda_{\min}(K) \le (1 - \cos\phi_{\min}) \max_i K_{ii} \le \tfrac12 \phi_{\min}^2 \max_i K_{ii},
-# \qquad \kappa \ge \frac{1}{1 - \cos\phi_{\min}} \ge \frac{2}{\phi_{\min}^2},$$
+# $$\lambda_{\min}(K) \le (1 - \cos\phi_{\min}) \max_i K_{ii} \le \tfrac12 \phi_{\min}^2 \max_i K_{ii},$$
+#
+# $$\kappa \ge \frac{1}{1 - \cos\phi_{\min}} \ge \frac{2}{\phi_{\min}^2},$$
 #
 # the second because $\lambda_{\max} \ge \max_i K_{ii}$. These inequalities hold for every positive
 # semi-definite matrix, so no network can violate them: the points below stay under the dashed lines
