@@ -61,6 +61,7 @@ scale_depths = [1, 10]       # full-data section: depths L
 scale_width = 512            # full-data section: hidden width m
 scale_in_dim = 784           # full-data section: input dimension d (784: MNIST's shape)
 scale_lambda_min = "certified"  # full-data section: "auto", "exact", "certified" or "bounds" (see ntk_extremes)
+scale_shifts = None          # full-data section: None, or one certified shift per depth (one factorization, not two)
 
 # %%
 from IPython.display import Markdown, display
@@ -83,7 +84,11 @@ cfg = P.validate(
     scale_depths=(scale_depths, P.int_list(min_value=0)), scale_width=(scale_width, P.positive_int),
     scale_in_dim=(scale_in_dim, P.positive_int),
     scale_lambda_min=(scale_lambda_min, P.choice(["auto", "exact", "certified", "bounds"])),
+    scale_shifts=(scale_shifts, P.optional(P.float_list(positive=True))),
 )
+if cfg.scale_shifts is not None and len(cfg.scale_shifts) != len(cfg.scale_depths):
+    raise P.ParameterError(f"parameter 'scale_shifts' must give one shift per depth of 'scale_depths' "
+                           f"({len(cfg.scale_depths)}), got {cfg.scale_shifts}")
 if "ours" not in cfg.methods:
     raise P.ParameterError("parameter 'methods' must include 'ours' (every ratio is taken against it)")
 CHAPTER = "07_performance"
@@ -238,7 +243,8 @@ display(Markdown(PERF.paper_cost_text(df, cfg.target_n, cfg.target_depth, cfg.wi
 #   triangle of $K$ fits in memory ($4n^2$ bytes, {glue:text}`mnist_tiles` at $n$ = {glue:text}`mnist_n`),
 #   by a **certified** shifted Cholesky factorization: if the floating-point factorization of $K - sI$ succeeds, then
 #   $\lambda_{\min}(K) \ge s - c$ with $c$ a bound on every rounding error (S. M. Rump, BIT 2006);
-#   the shift is chosen by a first factorization and inverse Lanczos. So $\kappa$ is reported as an
+#   the shift is chosen by a first factorization and inverse Lanczos, or given (papermill parameter
+#   `scale_shifts`, one factorization instead of two). So $\kappa$ is reported as an
 #   interval whose ends are both certified, never as a point that might be wrong. This run asks for
 #   mode "{glue:text}`scale_lambda_min`"; the table's column lambda_min says what each case got.
 #
@@ -251,7 +257,7 @@ display(Markdown(PERF.paper_cost_text(df, cfg.target_n, cfg.target_depth, cfg.wi
 
 # %%
 scale = PERF.compute_scale(cfg.scale_ns, cfg.scale_depths, width=cfg.scale_width, in_dim=cfg.scale_in_dim,
-                           lambda_min=cfg.scale_lambda_min, device=cfg.device)
+                           lambda_min=cfg.scale_lambda_min, shifts=cfg.scale_shifts, device=cfg.device)
 
 # %% tags=["hide-input"]
 display(PERF.table_scale(scale).style.hide(axis="index"))

@@ -11,7 +11,7 @@ def cfg(**over):
                 methods=["ours", "jacobian", "ntk_vp"], repeats=5, threads=1, time_budget=180.0,
                 memory_budget_mb=4096.0, target_n=512, target_depth=10, peers_everywhere=False, device="cpu",
                 scale_ns=[4000], scale_depths=[1, 10], scale_width=512, scale_in_dim=784,
-                scale_lambda_min="certified")
+                scale_lambda_min="certified", scale_shifts=None)
     return SimpleNamespace(**{**base, **over})
 
 
@@ -62,6 +62,8 @@ def test_captions_state_the_setting_and_the_deviation():
     (dict(scale_width=64), "scale_caption", "width m = 512", "width m = 64"),
     (dict(scale_in_dim=10), "scale_in_dim", "784", "10"),
     (dict(scale_lambda_min="bounds"), "scale_caption", "certified interval", "bounds only"),
+    (dict(scale_shifts=[60.0, 600.0]), "scale_caption", "tiles fit); profile",
+     "one factorization at the given shift (s = 60 at depth 1, s = 600 at depth 10)"),
 ])
 def test_changing_a_parameter_changes_the_text(change, key, before, after):
     old, new = PERF.glue_values(cfg())[key], PERF.glue_values(cfg(**change))[key]

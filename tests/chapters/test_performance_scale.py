@@ -46,6 +46,18 @@ def test_compute_scale_runs_fresh_processes_and_resumes_from_the_cache(tmp_path,
         PERF.compute_scale([81], [1], **kw)
 
 
+def test_compute_scale_shifts_are_one_per_depth_and_part_of_the_key(tmp_path):
+    from lib.validation import InputError
+    kw = dict(width=16, in_dim=6, lambda_min="certified", tile=64, cache_dir=tmp_path)
+    with pytest.raises(InputError, match="one shift per depth"):
+        PERF.compute_scale([80], [1, 2], shifts=[1.0], **kw)
+    plain = PERF.compute_scale([80], [1], **kw)
+    shifted = PERF.compute_scale([80], [1], shifts=[0.5 * plain.lambda_min_low[0]], **kw)
+    assert shifted["shift"][0] == pytest.approx(0.5 * plain.lambda_min_low[0])
+    assert shifted.lambda_min_low[0] < plain.lambda_min_low[0] and len(list(tmp_path.rglob("*.json"))) == 2
+    assert "given shift" in PERF.scale_text(shifted) and "given shift" not in PERF.scale_text(plain)
+
+
 def test_table_and_text():
     rows = [bench.scale_case(150, 1, **CASE), dict(bench.scale_case(150, 1, **dict(CASE, lambda_min="bounds")))]
     import pandas as pd

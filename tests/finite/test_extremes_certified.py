@@ -136,3 +136,16 @@ def test_bad_parameters(ntk_case):
     for kw, name in [(dict(tile=0), "tile"), (dict(delta=1.5), "delta"), (dict(shift=-1.0), "shift")]:
         with pytest.raises(InputError, match=name):
             lambda_min_lower_bound(op, progress=False, **kw)
+
+
+def test_ntk_extremes_with_a_given_shift_uses_one_factorization(ntk_case):
+    model, X, _, ev = ntk_case
+    kw = dict(method="matrix_free", lambda_min="certified", sub_size=100, tile=128, block_size=128, progress=False)
+    ok = ntk_extremes(model, X, shift=0.8 * ev[0], **kw)
+    assert ok.timings["certified_factorizations"] == 1
+    assert 0.79 * ev[0] < ok.lambda_min_bounds[0] <= 0.8 * ev[0] <= ev[0] <= ok.lambda_min_bounds[1]
+    low, high = ok.kappa
+    assert low <= ev[-1] / ev[0] <= high and math.isfinite(high)
+    # counterfactual: a shift above lambda_min cannot be certified, and only 0 is claimed
+    bad = ntk_extremes(model, X, shift=1.2 * ev[0], **kw)
+    assert bad.lambda_min_bounds[0] == 0.0 and bad.kappa[1] == math.inf and "failed at pivot" in bad.accuracy

@@ -38,6 +38,14 @@ def _paper_profile() -> dict:
         return {}
 
 
+def _shifts(cfg) -> str:
+    shifts = getattr(cfg, "scale_shifts", None)
+    if cfg.scale_lambda_min not in ("certified", "auto") or not shifts:
+        return ""
+    given = ", ".join(f"s = {s:g} at depth {L}" for s, L in zip(shifts, cfg.scale_depths))
+    return f", one factorization at the given shift ({given})"
+
+
 def glue_values(cfg) -> dict[str, str]:
     """The values chapter 07's prose and figure captions show, as plain text to glue ([LH] Sec. 4).
 
@@ -49,7 +57,7 @@ def glue_values(cfg) -> dict[str, str]:
         cfg: the validated parameters of notebook 07 (``profile``, ``ns``, ``width``, ``depths``,
             ``in_dim``, ``methods``, ``repeats``, ``threads``, ``time_budget``, ``memory_budget_mb``,
             ``target_n``, ``target_depth``, ``peers_everywhere``, ``device``, ``scale_ns``,
-            ``scale_depths``, ``scale_width``, ``scale_in_dim``, ``scale_lambda_min``).
+            ``scale_depths``, ``scale_width``, ``scale_in_dim``, ``scale_lambda_min``, ``scale_shifts``).
 
     Returns:
         ``{name: text}``: ``fig7_1``, ``fig7_2``, ``scale_caption``, ``fig7_1_axes`` (what Figure 7.1 plots
@@ -95,7 +103,7 @@ def glue_values(cfg) -> dict[str, str]:
         "scale_caption": f"Setting: n = {_ints(cfg.scale_ns)} inputs from N(0, I_d), d = {cfg.scale_in_dim} "
                          f"(seed 0 for data and weights); ReLU MLP of width m = {cfg.scale_width}, depths L = "
                          f"{_ints(cfg.scale_depths)}, float64 on {_device(cfg.device)}; lambda_min mode "
-                         f"{lam[cfg.scale_lambda_min]}; {prof}. Deviation: the paper computed its NTKs on an A100 "
+                         f"{lam[cfg.scale_lambda_min]}{_shifts(cfg)}; {prof}. Deviation: the paper computed its NTKs on an A100 "
                          f"GPU in batches of 512 inputs, not on the full {MNIST_N:,}; the inputs here are Gaussian "
                          "of MNIST's shape, not MNIST images.",
         "fig7_1_axes": ("against the number of inputs (log axis), one column per depth" if len(set(cfg.ns)) > 1 else

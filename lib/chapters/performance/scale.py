@@ -13,6 +13,7 @@ import pandas as pd
 from lib.book.cache import cached_call
 from lib.finite.extremes import tiled_bytes
 from lib.finite.extremes.bench import run_scale_case
+from lib.validation import InputError
 
 __all__ = ["SCALE_VERSION", "MNIST_N", "SCALE_TILE", "compute_scale", "table_scale", "scale_text"]
 
@@ -26,7 +27,7 @@ SCALE_VERSION = "1"
 
 
 def compute_scale(ns, depths, *, width: int, in_dim: int, lambda_min: str, seed: int = 0, device: str = "cpu",
-                  tile: int = SCALE_TILE, cache_dir=None) -> pd.DataFrame:
+                  tile: int = SCALE_TILE, shifts=None, cache_dir=None) -> pd.DataFrame:
     """Full-data extreme spectra and min angle ([LH] Sec. 4, 4.1) at every (n, depth), one fresh process each.
 
     Each case is :func:`lib.finite.extremes.bench.run_scale_case` (ReLU MLP of [LH] Eq. (1) on n inputs
@@ -44,16 +45,23 @@ def compute_scale(ns, depths, *, width: int, in_dim: int, lambda_min: str, seed:
         seed: seed of inputs and weights.
         device: ``"cpu"`` or ``"cuda"``.
         tile: tile edge of the certified factorization.
+        shifts: None (the two-factorization certificate), or one shift per depth, in the order of
+            ``depths``: each case certifies ``lambda_min >= shift`` minus rounding with one factorization
+            (half the time at large n; the upper end of lambda_min is then the sub-block bound).
         cache_dir: overrides the sweep cache directory.
 
     Returns:
         One row per case (the dict of :func:`lib.finite.extremes.bench.scale_case`).
     """
+    if shifts is not None and len(shifts) != len(depths):
+        raise InputError(f"shifts must give one shift per depth ({len(depths)} depths), got {len(shifts)}")
     rows = []
     for n in ns:
-        for L in depths:
+        for i, L in enumerate(depths):
             key = dict(n=int(n), depth=int(L), width=int(width), in_dim=int(in_dim), lambda_min=lambda_min,
                        seed=int(seed), device=str(device), tile=int(tile))
+            if shifts is not None:
+                key["shift"] = float(shifts[i])
             rows.append(cached_call("07_performance_scale", key, lambda k=key: run_scale_case(**k, progress=False),
                                     version=SCALE_VERSION, cache_dir=cache_dir))
     return pd.DataFrame(rows)
@@ -115,8 +123,12 @@ def scale_text(df: pd.DataFrame) -> str:
         lmin = getattr(r, "t_lambda_min", np.nan)
         note = f", because the {r.note}" if getattr(r, "note", "") else ""
         finite = r.kappa_low is not None and np.isfinite(r.kappa_low)
+        shift = getattr(r, "shift", None)
+        given = (f" by one factorization at the given shift s = {shift:g}"
+                 if r.lambda_min_mode == "certified" and shift is not None and np.isfinite(shift) else "")
         kap = (f"$\\kappa$ {'lies in' if finite else '='} {_interval(r.kappa_low, r.kappa_high)} (relative width "
-               f"{_width(r.kappa_low, r.kappa_high)}; $\\lambda_{{\\min}}$ {r.lambda_min_mode}{note}, {_secs(lmin)} s)")
+               f"{_width(r.kappa_low, r.kappa_high)}; $\\lambda_{{\\min}}$ {r.lambda_min_mode}{given}{note}, "
+               f"{_secs(lmin)} s)")
         rel = (r.lambda_max_high - r.lambda_max_low) / r.lambda_max
         lines.append(f"- n = {r.n:,}, depth {r.depth}: exact min angle {r.min_angle:.4f} rad in {_secs(scan)} s, "
                      f"$\\lambda_{{\\max}}$ = {r.lambda_max:.6g} (certified to {rel:.0e} relative) in {_secs(lmax)} s; "

@@ -33,7 +33,8 @@ def _num(x) -> float | None:
 
 
 def scale_case(n: int, depth: int, width: int = 512, in_dim: int = 784, seed: int = 0, method: str = "matrix_free",
-               lambda_min: str = "auto", device: str = "cpu", tile: int = 2048, progress: bool = False) -> dict:
+               lambda_min: str = "auto", device: str = "cpu", tile: int = 2048, shift: float | None = None,
+               progress: bool = False) -> dict:
     """Run :func:`lib.finite.extremes.ntk_extremes` on one case in this process and flatten the result.
 
     Args:
@@ -46,6 +47,7 @@ def scale_case(n: int, depth: int, width: int = 512, in_dim: int = 784, seed: in
         lambda_min: ``"auto"``, ``"exact"``, ``"certified"`` or ``"bounds"``.
         device: ``"cpu"`` or ``"cuda"``.
         tile: tile edge of the certified factorization.
+        shift: certify this shift with one factorization (see :func:`lib.finite.extremes.ntk_extremes`).
         progress: progress bars (to standard error).
 
     Returns:
@@ -71,13 +73,14 @@ def scale_case(n: int, depth: int, width: int = 512, in_dim: int = 784, seed: in
     X = gaussian_data(n, in_dim, seed=seed)
     model = MLP(in_dim, width, depth, seed=seed)
     t0 = time.perf_counter()
-    r = ntk_extremes(model, X, method=method, lambda_min=lambda_min, device=device, tile=tile, progress=progress)
+    r = ntk_extremes(model, X, method=method, lambda_min=lambda_min, device=device, tile=tile, shift=shift,
+                     progress=progress)
     secs = time.perf_counter() - t0
     if isinstance(r.kappa, tuple):
         k_lo, k_hi = r.kappa
     else:
         k_lo = k_hi = r.kappa
-    out = dict(n=n, depth=depth, width=width, in_dim=in_dim, seed=seed, device=device, method=r.method,
+    out = dict(n=n, depth=depth, width=width, in_dim=in_dim, seed=seed, device=device, method=r.method, shift=shift,
                lambda_min_mode=r.lambda_min_mode, min_angle=r.min_angle, min_pair=f"{r.min_pair[0]},{r.min_pair[1]}",
                lambda_max=r.lambda_max, lambda_max_low=r.lambda_max_bounds[0], lambda_max_high=r.lambda_max_bounds[1],
                lambda_min=r.lambda_min, lambda_min_low=r.lambda_min_bounds[0], lambda_min_high=r.lambda_min_bounds[1],
@@ -91,11 +94,11 @@ def scale_case(n: int, depth: int, width: int = 512, in_dim: int = 784, seed: in
 
 def run_scale_case(n: int, depth: int, width: int = 512, in_dim: int = 784, seed: int = 0,
                    method: str = "matrix_free", lambda_min: str = "auto", device: str = "cpu", tile: int = 2048,
-                   fresh_process: bool = True, progress: bool = True) -> dict:
+                   shift: float | None = None, fresh_process: bool = True, progress: bool = True) -> dict:
     """:func:`lib.finite.extremes.bench.scale_case`, by default in a new Python process (an honest peak memory).
 
     Args:
-        n, depth, width, in_dim, seed, method, lambda_min, device, tile: as in
+        n, depth, width, in_dim, seed, method, lambda_min, device, tile, shift: as in
             :func:`lib.finite.extremes.bench.scale_case`.
         fresh_process: run in a subprocess.
         progress: progress bars on standard error (the subprocess then shares this process's standard error).
@@ -107,10 +110,12 @@ def run_scale_case(n: int, depth: int, width: int = 512, in_dim: int = 784, seed
         lib.validation.InputError: the case failed; the message quotes the worker's last error line.
     """
     if not fresh_process:
-        return scale_case(n, depth, width, in_dim, seed, method, lambda_min, device, tile, progress)
+        return scale_case(n, depth, width, in_dim, seed, method, lambda_min, device, tile, shift, progress)
     cmd = [sys.executable, "-m", "lib.finite.extremes.bench", "--n", str(n), "--depth", str(depth), "--width",
            str(width), "--in-dim", str(in_dim), "--seed", str(seed), "--method", method, "--lambda-min", lambda_min,
            "--device", device, "--tile", str(tile), "--json"]
+    if shift is not None:
+        cmd += ["--shift", repr(float(shift))]
     if progress:
         cmd.append("--progress")
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=None if progress else subprocess.PIPE, text=True)
@@ -139,11 +144,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lambda-min", default="auto", choices=["auto", "exact", "certified", "bounds"])
     p.add_argument("--device", default="cpu")
     p.add_argument("--tile", type=int, default=2048)
+    p.add_argument("--shift", type=float, default=None,
+                   help="certify lambda_min >= this shift (minus rounding) with one factorization")
     p.add_argument("--json", action="store_true", help="print one JSON line (no progress bars unless --progress)")
     p.add_argument("--progress", action="store_true", help="progress bars on standard error with --json")
     p.add_argument("--out", help="also write the JSON to this file")
     a = p.parse_args(argv)
-    res = scale_case(a.n, a.depth, a.width, a.in_dim, a.seed, a.method, a.lambda_min, a.device, a.tile,
+    res = scale_case(a.n, a.depth, a.width, a.in_dim, a.seed, a.method, a.lambda_min, a.device, a.tile, a.shift,
                      progress=a.progress or not a.json)
     text = json.dumps(res)
     if a.out:
