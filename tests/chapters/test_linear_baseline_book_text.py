@@ -1,16 +1,9 @@
 """Chapter 01 text (lib.chapters.linear_baseline.book_text): the paper-vs-book table shows the measured
 exponent beside the paper's (and would show 2 for a factor (L+1)^2); glued values show values, not names."""
-import importlib.util
-from pathlib import Path
 from types import SimpleNamespace
 
 from lib.chapters.linear_baseline import book_text as BT, factors as FA, measure as M
-
-#: the synthetic and small real sweeps of test_linear_baseline_fakes.py (test files cannot import each other)
-_spec = importlib.util.spec_from_file_location("linear_baseline_fakes",
-                                               Path(__file__).with_name("test_linear_baseline_fakes.py"))
-F = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(F)
+from chapter_fakes import linear_baseline as F
 
 
 def test_table_paper_vs_book_shows_the_papers_values_beside_the_measured_ones():

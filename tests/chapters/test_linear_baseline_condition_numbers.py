@@ -1,19 +1,12 @@
 """Chapter 01 conditioning (lib.chapters.linear_baseline.condition_numbers): [LH] Cor 2.4 (kappa_bar = kappa_0)
 with the paper's prediction, a ReLU counterfactual, and the untestable n > d case; Figure 1.2."""
-import importlib.util
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
 from lib.chapters.linear_baseline import condition_numbers as CN, measure as M
-
-#: the synthetic and small real sweeps of test_linear_baseline_fakes.py (test files cannot import each other)
-_spec = importlib.util.spec_from_file_location("linear_baseline_fakes",
-                                               Path(__file__).with_name("test_linear_baseline_fakes.py"))
-F = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(F)
+from chapter_fakes import linear_baseline as F
 
 
 def test_conditioning_reproduced_when_kappa_tends_to_kappa0():

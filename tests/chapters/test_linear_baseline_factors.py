@@ -1,18 +1,11 @@
 """Chapter 01 depth factors (lib.chapters.linear_baseline.factors): [LH] Cor 2.4 (K = (L+1)^2 G) and Thm 2.3
 (gradient norm), reproduced if the factor were (L+1)^2 and not reproduced for a real linear network; Figure 1.3."""
-import importlib.util
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from lib.chapters.linear_baseline import factors as FA, measure as M
-
-#: the synthetic and small real sweeps of test_linear_baseline_fakes.py (test files cannot import each other)
-_spec = importlib.util.spec_from_file_location("linear_baseline_fakes",
-                                               Path(__file__).with_name("test_linear_baseline_fakes.py"))
-F = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(F)
+from chapter_fakes import linear_baseline as F
 
 
 def test_kernel_factor_reproduced_if_the_factor_were_L_plus_1_squared():

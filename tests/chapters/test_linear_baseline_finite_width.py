@@ -1,18 +1,12 @@
 """Chapter 01 finite-width deviations (lib.chapters.linear_baseline.finite_width): [LH] Thm 2.3 (norms and
 angles) and Cor 2.4 (K proportional to G), each with the paper's prediction and a counterfactual; Figure 1.1."""
-import importlib.util
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from lib.chapters.linear_baseline import finite_width as FW
+from chapter_fakes import linear_baseline as F
 
-#: the synthetic and small real sweeps of test_linear_baseline_fakes.py (test files cannot import each other)
-_spec = importlib.util.spec_from_file_location("linear_baseline_fakes",
-                                               Path(__file__).with_name("test_linear_baseline_fakes.py"))
-F = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(F)
 
 # ---------------------------------------------------------------- [LH] Thm 2.3 (norms and angles)
 

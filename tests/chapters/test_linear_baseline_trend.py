@@ -1,15 +1,8 @@
 """Chapter 01 width-trend rule (lib.chapters.linear_baseline.trend): a vanishing deviation is reproduced, a
 lasting offset is not, too few widths or seeds are inconclusive; the shared depth-0 verdict."""
-import importlib.util
-from pathlib import Path
 
 from lib.chapters.linear_baseline import trend as T
-
-#: the synthetic and small real sweeps of test_linear_baseline_fakes.py (test files cannot import each other)
-_spec = importlib.util.spec_from_file_location("linear_baseline_fakes",
-                                               Path(__file__).with_name("test_linear_baseline_fakes.py"))
-F = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(F)
+from chapter_fakes import linear_baseline as F
 
 
 def test_width_trend_zero_limit_reproduced_offset_not_reproduced_one_width_inconclusive():

@@ -1,17 +1,10 @@
 """Chapter 05 book text (lib.chapters.non_constancy.book_text): glued values, the paper-vs-book table, the
 verdict paragraphs."""
-import importlib.util
 import json
-from pathlib import Path
 from types import SimpleNamespace
 
 from lib.chapters import non_constancy as NC
-
-#: the synthetic runs and Hessian norms of test_non_constancy_fakes.py (test files cannot import each other)
-_spec = importlib.util.spec_from_file_location("non_constancy_fakes",
-                                               Path(__file__).with_name("test_non_constancy_fakes.py"))
-F = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(F)
+from chapter_fakes import non_constancy as F
 
 
 def test_glue_values_show_values_not_parameter_names():

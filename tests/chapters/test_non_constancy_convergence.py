@@ -1,18 +1,11 @@
 """Chapter 05 along training (lib.chapters.non_constancy.convergence): [LZB] Thm 5.1 with prediction and
 counterfactuals; Figures 5.3 and 5.6."""
-import importlib.util
-from pathlib import Path
 
 import pytest
 from matplotlib.figure import Figure
 
 from lib.chapters import non_constancy as NC
-
-#: the synthetic runs and Hessian norms of test_non_constancy_fakes.py (test files cannot import each other)
-_spec = importlib.util.spec_from_file_location("non_constancy_fakes",
-                                               Path(__file__).with_name("test_non_constancy_fakes.py"))
-F = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(F)
+from chapter_fakes import non_constancy as F
 
 
 def test_check_convergence():

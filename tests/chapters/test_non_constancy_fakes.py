@@ -1,59 +1,8 @@
-"""Chapter 05: synthetic runs and Hessian norms with prescribed power laws, shared by the check tests.
-
-The other ``test_non_constancy_*`` files load this one by its path (pytest imports test files in
-``importlib`` mode, so they cannot import each other by name).
-"""
-import numpy as np
-import pandas as pd
+"""Chapter 05: the synthetic runs and Hessian norms of chapter_fakes.non_constancy follow the power laws
+they are given."""
+from chapter_fakes.non_constancy import make_hessian, make_runs
 
 from lib.chapters import non_constancy as NC
-
-WIDTHS = [20, 200, 2000]
-BOTTLENECKS = [4, 16, 64]
-
-
-def _path(level, steps, lr=0.5, lam0=1.0, lam_end=0.5):
-    t = np.arange(steps + 1)
-    ks = np.arange(0, steps + 1, 10)
-    return dict(loss=0.9 ** t, kernel_steps=ks, kernel_change=level * ks / max(ks[-1], 1), lr=lr,
-                lambda_min=np.linspace(lam0, lam_end, len(ks)))
-
-
-def make_runs(lin_slope=-0.5, nl_slope=0.0, nl_level=0.5, b_slope=-0.5, nl_converged=True, nl_steps=150,
-              lin_steps=100, seeds=2, lm_change=0.0, move_slope=0.0, nl_loss_rate=0.9) -> NC.KernelRuns:
-    """Delta_K = c m^slope per arch, with small seed noise; a bottleneck sweep with Delta_K = b^b_slope."""
-    rows, rows_b = [], []
-    for s in range(seeds):
-        noise = 1 + 0.01 * s
-        for m in WIDTHS:
-            for arch, dk, steps, conv in (("linear", 0.3 * (m / 20) ** lin_slope, lin_steps, True),
-                                          ("swish", nl_level * (m / 20) ** nl_slope, nl_steps, nl_converged),
-                                          ("softmax", nl_level * 1.2 * (m / 20) ** nl_slope, nl_steps, nl_converged)):
-                path = _path(dk, steps)
-                if arch != "linear":
-                    path["loss"] = nl_loss_rate ** np.arange(steps + 1)
-                rows.append(dict(arch=arch, width=m, bottleneck=None, seed=s, delta_K=dk * noise, steps=steps,
-                                 converged=conv, weight_move=(m / 20) ** move_slope * noise, **path))
-        for b in BOTTLENECKS:
-            dk = 0.8 * (b / 4) ** b_slope * noise
-            rows_b.append(dict(arch="bottleneck", width=256, bottleneck=b, seed=s, delta_K=dk, steps=100,
-                               converged=True, weight_move=1.0, **_path(dk, 100)))
-    lm = pd.DataFrame([dict(arch="linear_model", width=1, bottleneck=None, seed=s, delta_K=lm_change, steps=50,
-                            converged=True, weight_move=1.0, **_path(lm_change, 50)) for s in range(seeds)])
-    return NC.KernelRuns(pd.DataFrame(rows), pd.DataFrame(rows_b), WIDTHS, 256, BOTTLENECKS, 3, 1500, 0.01, lm)
-
-
-def make_hessian(lin_slope=-0.5, nl_slope=0.0, converged=True, b_slope=-0.5, bm_slope=0.0) -> NC.HessianNorms:
-    """Hessian norms c m^slope per arch, and the two bottleneck sweeps (against b, against m)."""
-    rows = [dict(arch=a, width=m, seed=s, hess_norm=c * (m / 20) ** sl * (1 + 0.01 * s), iterations=50,
-                 converged=converged)
-            for s in range(2) for m in WIDTHS
-            for a, c, sl in (("linear", 1.0, lin_slope), ("swish", 0.5, nl_slope), ("softmax", 0.3, nl_slope))]
-    bott = [dict(sweep="b", width=256, bottleneck=b, seed=s, hess_norm=(b / 4) ** b_slope, iterations=50,
-                 converged=converged) for b in BOTTLENECKS for s in range(2)]
-    bott += [dict(sweep="m", width=m, bottleneck=4, seed=s, hess_norm=0.7 * (m / 20) ** bm_slope, iterations=50,
-                  converged=converged) for m in WIDTHS for s in range(2)]
-    return NC.HessianNorms(pd.DataFrame(rows), WIDTHS, 3, pd.DataFrame(bott))
 
 
 def test_fakes_follow_the_power_laws_they_are_given():

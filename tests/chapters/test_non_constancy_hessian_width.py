@@ -1,17 +1,10 @@
 """Chapter 05 Hessian norm against width (lib.chapters.non_constancy.hessian_width): checks with prediction and
 counterfactual; Figure 5.4."""
-import importlib.util
-from pathlib import Path
 
 from matplotlib.figure import Figure
 
 from lib.chapters import non_constancy as NC
-
-#: the synthetic runs and Hessian norms of test_non_constancy_fakes.py (test files cannot import each other)
-_spec = importlib.util.spec_from_file_location("non_constancy_fakes",
-                                               Path(__file__).with_name("test_non_constancy_fakes.py"))
-F = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(F)
+from chapter_fakes import non_constancy as F
 
 
 def test_check_hessian():

@@ -1,5 +1,5 @@
-"""Chapter 01 test data (no tests here): synthetic linear sweeps and small real sweeps, shared by the
-test_linear_baseline_*.py files, which load this file by path (test files cannot import each other).
+"""Chapter 01 test data: synthetic linear sweeps and small real sweeps, shared by the
+test_linear_baseline_*.py files.
 
 Predictions are synthetic sweeps whose deviations vanish like m^(-1/2) (what [LH] Thm 2.3 / Cor 2.4
 predict at finite width) or real linear-network sweeps; counterfactuals are synthetic sweeps whose
