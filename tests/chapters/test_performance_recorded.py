@@ -47,3 +47,15 @@ def test_no_records_and_damaged_records(tmp_path):
     (tmp_path / "07_scale_n5_depth1.json").write_text(json.dumps({"n": 5, "depth": 1}))
     with pytest.raises(InputError, match="lacks"):
         PERF.recorded_scale(tmp_path)
+
+
+def test_depth_sentence_decides_only_when_the_intervals_separate():
+    import pandas as pd
+
+    def rec(lo10, hi10):
+        return pd.DataFrame(dict(n=[100, 100], depth=[1, 10], kappa_low=[10.0, lo10], kappa_high=[20.0, hi10]))
+    assert "rises with depth" in PERF.depth_sentence(rec(30.0, 40.0))
+    assert "falls with depth" in PERF.depth_sentence(rec(2.0, 5.0))
+    assert "not decided" in PERF.depth_sentence(rec(15.0, 40.0))
+    assert PERF.depth_sentence(rec(15.0, float("inf"))) == ""
+    assert "[10, 20] at depth 1 and in [30, 40] at depth 10" in PERF.depth_sentence(rec(30.0, 40.0))

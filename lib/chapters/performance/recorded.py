@@ -123,8 +123,8 @@ def recorded_text(rec: pd.DataFrame) -> str:
 
     Returns:
         A paragraph saying that these rows were not computed by this build, then the stage-by-stage
-        bullets of :func:`lib.chapters.performance.scale.scale_text` and one line per record with its
-        command, commit and date. Without records: one sentence saying so.
+        bullets and the depth comparison of :func:`lib.chapters.performance.scale.scale_text`, and one
+        line per record with its command, commit and date. Without records: one sentence saying so.
     """
     from lib.chapters.performance.scale import scale_text
     if rec.empty:

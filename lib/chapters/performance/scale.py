@@ -15,7 +15,7 @@ from lib.finite.extremes import tiled_bytes
 from lib.finite.extremes.bench import run_scale_case
 from lib.validation import InputError
 
-__all__ = ["SCALE_VERSION", "MNIST_N", "SCALE_TILE", "compute_scale", "table_scale", "scale_text"]
+__all__ = ["SCALE_VERSION", "MNIST_N", "SCALE_TILE", "compute_scale", "table_scale", "depth_sentence", "scale_text"]
 
 #: the number of MNIST training images, the size of [LH] Sec. 4's full-data question
 MNIST_N = 60000
@@ -108,6 +108,34 @@ def table_scale(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def depth_sentence(rec: pd.DataFrame) -> str:
+    """How the certified kappa interval moves between the smallest and largest recorded depth ([LH] Fig 3).
+
+    Args:
+        rec: rows of :func:`lib.chapters.performance.scale.compute_scale` (or of the records).
+
+    Returns:
+        One sentence per n with two or more depths whose kappa intervals are finite: kappa falls (the
+        deeper interval lies wholly below), rises (wholly above) or is undecided (they overlap);
+        ``""`` when no n has two such depths.
+    """
+    out = []
+    for n, g in rec.groupby("n"):
+        g = g[[lo is not None and hi is not None and np.isfinite(lo) and np.isfinite(hi)
+               for lo, hi in zip(g.kappa_low, g.kappa_high)]].sort_values("depth")
+        if len(g) < 2:
+            continue
+        a, b = g.iloc[0], g.iloc[-1]
+        how = ("falls with depth: the deeper interval lies wholly below" if b.kappa_high < a.kappa_low else
+               "rises with depth: the deeper interval lies wholly above" if b.kappa_low > a.kappa_high else
+               "is not decided: the two intervals overlap")
+        out.append(f"At n = {int(n):,} the full-data $\\kappa$ lies in [{a.kappa_low:.4g}, {a.kappa_high:.4g}] at "
+                   f"depth {int(a.depth)} and in [{b.kappa_low:.4g}, {b.kappa_high:.4g}] at depth {int(b.depth)}, "
+                   f"so it {how}. ([LH] Figure 3 plots $\\kappa$ on batches of 512, where it falls with depth; "
+                   "chapter 3 shows both ways of measuring.)")
+    return " ".join(out)
+
+
 def scale_text(df: pd.DataFrame) -> str:
     """Markdown: per case, what took how long and how much memory, and what the kappa interval is ([LH] Sec. 4).
 
@@ -115,7 +143,8 @@ def scale_text(df: pd.DataFrame) -> str:
         df: rows of :func:`lib.chapters.performance.scale.compute_scale`.
 
     Returns:
-        One bullet per case, then the machine and GPU sentence.
+        One bullet per case, the factorization rate, how kappa moves with depth
+        (:func:`lib.chapters.performance.scale.depth_sentence`), then the machine and GPU sentence.
     """
     lines = []
     for r in df.itertuples():
@@ -146,6 +175,9 @@ def scale_text(df: pd.DataFrame) -> str:
                      f"({nf:.0f} of $n^3/3$ flops each, {_secs(r.t_certified_factor)} s); at that rate one "
                      f"factorization at n = {MNIST_N:,} takes about {MNIST_N ** 3 / 3 / rate / 60:.0f} minutes, and "
                      f"its tiles need {tiled_bytes(MNIST_N, SCALE_TILE) / 1e9:.1f} GB.")
+    depth = depth_sentence(df)
+    if depth:
+        lines.append("\n" + depth)
     import torch
     gpu = ("a CUDA device is available here but was not used in this run" if torch.cuda.is_available() else
            "no GPU was available on this machine, so nothing was measured on one")
