@@ -89,10 +89,9 @@ def _summary(relu_kappa, lin_kappa, relu_angle, lin_angle, depths=(0, 1, 4)):
 def test_figure3_table_rows_and_rule():
     S = _summary([np.inf, 1e4, 1e3], [np.inf, np.inf, np.inf], [1.0, 5.0, 20.0], [1.0, 1.0, 0.9])
     t = C.table_figure3_vs_paper(S, ["synthetic"], [0, 1, 4], 512)
-    assert list(t.columns) == ["dataset", "in_paper", "quantity", "network", "paper", "ours L=1", "ours L=4",
-                               "rule", "holds"]
+    assert list(t.columns) == ["data set", "quantity", "network", "paper", "L=1", "L=4", "rule", "holds"]
     assert len(t) == 6 and t.holds.all() and set(t.network) == {"ReLU", "linear"}
-    assert (t.in_paper == "yes").all() and t["ours L=1"].iloc[0] == "5e+03"
+    assert (t["data set"] == "synthetic").all() and t["L=1"].iloc[0] == "5e+03"
     assert any("batches of 512" in q for q in t.quantity) and any("full data" in q for q in t.quantity)
     Ss = S.assign(kappa_small_mean=np.where(S.activation == "relu", 50.0 / (1 + S.depth), 400.0 + S.depth))
     ts = C.table_figure3_vs_paper(Ss, ["synthetic"], [0, 1, 4], 512, small={"synthetic": 40})
@@ -108,6 +107,6 @@ def test_figure3_table_marks_unmeasured_and_foreign_sets():
     S = _summary([np.inf, 1e4, math.nan], [np.inf, np.inf, np.inf], [1.0, 5.0, 20.0], [1.0, 1.0, 0.9])
     S["dataset"] = "faces"
     t = C.table_figure3_vs_paper(S, ["faces"], [0, 1, 4], 20)
-    assert (t.in_paper == "no").all()
+    assert (t["data set"] == "faces (not in the paper)").all()
     relu_k = t[(t.network == "ReLU") & t.quantity.str.startswith("κ")]
-    assert relu_k.holds.isna().all() and (relu_k["ours L=4"] == "not measured").all()
+    assert relu_k.holds.isna().all() and (relu_k["L=4"] == "not measured").all()

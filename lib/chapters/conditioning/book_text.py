@@ -209,7 +209,7 @@ def table_figure3_vs_paper(summary: pd.DataFrame, names: Sequence[str], depths: 
     The paper prints no numbers for Figure 3; its text (abstract, Sec. 4.1) states trends only: the ReLU
     network's NTK condition number decreases with depth and its smallest gradient angle grows, while a
     linear network keeps the separation and the conditioning of the linear model (the Gram matrix),
-    whatever the depth. Those are the "paper" column. "ours" are the seed means of
+    whatever the depth. Those are the "paper" column. The columns ``L=a`` and ``L=b`` are our seed means of
     :func:`lib.chapters.conditioning.summary.summarize` at the smallest depth L >= 1 (depth 0 has no ReLU:
     both networks are the linear model there, as in the checks of :mod:`lib.chapters.conditioning.figure3`)
     and the largest depth, for kappa both ways (the authors' batches, the full data) and the angle (full set),
@@ -232,32 +232,32 @@ def table_figure3_vs_paper(summary: pd.DataFrame, names: Sequence[str], depths: 
             (:func:`lib.chapters.conditioning.data.small_batch_sets`); None: no such rows.
 
     Returns:
-        One row per (data set, quantity, network): columns dataset, in_paper, quantity, network, paper,
-        ``ours L=a``, ``ours L=b``, rule, holds.
+        One row per (data set, quantity, network): columns ``data set`` (marked "(not in the paper)"
+        for the sets the paper does not use), quantity, network, paper, ``L=a``, ``L=b``, rule (in
+        short: "falls", "grows", "no fall > 10 %", "no growth > 10 %"), holds.
     """
     deep = [int(L) for L in sorted(depths) if L >= 1]
     if len(deep) < 2:
         deep = [int(L) for L in sorted(depths)]
     a, b = deep[0], deep[-1]
-    in_paper = {"synthetic": "yes", "mnist": "yes", "fashion_mnist": "yes",
-                "synthetic_d10": "the authors' script (d = 10)"}
-    relu_k = ("decreases with depth", "falls", lambda x, y: _falls(x, y))
-    lin_k = ("stays at the Gram matrix's κ₀ whatever the depth", "does not fall by more than 10 %",
+    label = {"synthetic": "synthetic", "mnist": "MNIST", "fashion_mnist": "Fashion-MNIST",
+             "synthetic_d10": "synthetic, d = 10 (the authors' script)"}
+    relu_k = ("decreases", "falls", lambda x, y: _falls(x, y))
+    lin_k = ("stays (κ₀ of the Gram matrix)", "no fall > 10 %",
              lambda x, y: bool(np.isinf(x) and np.isinf(y)) or bool(np.isfinite(x) and y >= (1 - LINEAR_TOL) * x))
-    relu_a = ("grows with depth", "grows", lambda x, y: bool(y > x))
-    lin_a = ("stays at the smallest input angle whatever the depth", "does not grow by more than 10 %",
-             lambda x, y: bool(y <= (1 + LINEAR_TOL) * x))
-    relu_kf = ("decreases with depth (the paper measures in batches only)",) + relu_k[1:]
-    specs = [(f"κ, the authors' batches of {batch_size}", "kappa_batch_mean", "relu", relu_k),
-             (f"κ, the authors' batches of {batch_size}", "kappa_batch_mean", "linear", lin_k),
+    relu_a = ("grows", "grows", lambda x, y: bool(y > x))
+    lin_a = ("stays (smallest input angle)", "no growth > 10 %", lambda x, y: bool(y <= (1 + LINEAR_TOL) * x))
+    relu_kf = ("decreases (measured in batches only)",) + relu_k[1:]
+    specs = [(f"κ, batches of {batch_size}", "kappa_batch_mean", "relu", relu_k),
+             (f"κ, batches of {batch_size}", "kappa_batch_mean", "linear", lin_k),
              ("κ, full data", "kappa_mean", "relu", relu_kf), ("κ, full data", "kappa_mean", "linear", lin_k),
-             ("φ_min (deg), full set", "angle_mean", "relu", relu_a),
-             ("φ_min (deg), full set", "angle_mean", "linear", lin_a)]
+             ("φ_min (deg)", "angle_mean", "relu", relu_a),
+             ("φ_min (deg)", "angle_mean", "linear", lin_a)]
     rows, small = [], dict(small or {})
     for ds in names:
         extra = []
         if ds in small and "kappa_small_mean" in summary:
-            q = f"κ, batches of {small[ds]} below the rank of G (ours)"
+            q = f"κ, batches of {small[ds]} (ours, below the rank of G)"
             extra = [(q, "kappa_small_mean", "relu", relu_k), (q, "kappa_small_mean", "linear", lin_k)]
         for quantity, col, act, (paper, rule, test) in specs[:4] + extra + specs[4:]:
             if col not in summary:
@@ -265,8 +265,8 @@ def table_figure3_vs_paper(summary: pd.DataFrame, names: Sequence[str], depths: 
             s = by(summary, ds, act, col)
             x, y = (float(s[L]) if L in s.index else math.nan for L in (a, b))
             measured = not (math.isnan(x) or math.isnan(y))
-            rows.append({"dataset": ds, "in_paper": in_paper.get(ds, "no"), "quantity": quantity,
+            rows.append({"data set": label.get(ds, f"{ds} (not in the paper)"), "quantity": quantity,
                          "network": "ReLU" if act == "relu" else "linear", "paper": paper,
-                         f"ours L={a}": _fmt(x), f"ours L={b}": _fmt(y), "rule": f"{rule} from L={a} to L={b}",
+                         f"L={a}": _fmt(x), f"L={b}": _fmt(y), "rule": rule,
                          "holds": test(x, y) if measured else None})
     return pd.DataFrame(rows)
