@@ -59,3 +59,10 @@ def test_depth_sentence_decides_only_when_the_intervals_separate():
     assert "not decided" in PERF.depth_sentence(rec(15.0, 40.0))
     assert PERF.depth_sentence(rec(15.0, float("inf"))) == ""
     assert "[10, 20] at depth 1 and in [30, 40] at depth 10" in PERF.depth_sentence(rec(30.0, 40.0))
+
+
+def test_command_line_help_names_the_options():
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "lib.chapters.performance", "--help"], capture_output=True, text=True)
+    assert out.returncode == 0 and "--shift" in out.stdout and "--depth" in out.stdout and not out.stderr

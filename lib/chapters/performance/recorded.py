@@ -7,7 +7,7 @@ is run once by this module's command line, through :func:`lib.chapters.performan
 command, commit and date to ``notebooks/records/``; the chapter shows those rows as a record, labelled
 as such, and a build that computed the same case shows its own numbers instead. From a terminal::
 
-    python -m lib.chapters.performance.recorded --n 60000 --depth 1 --shift 60
+    python -m lib.chapters.performance --n 60000 --depth 1 --shift 60
 """
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def record_scale_case(n: int, depth: int, *, width: int = 512, in_dim: int = 784
     args = ["--n", n, "--depth", depth, "--width", width, "--in-dim", in_dim, "--lambda-min", lambda_min,
             "--tile", tile, "--device", device] + ([] if shift is None else ["--shift", f"{shift:g}"])
     info = run_info()
-    row.update(command="python -m lib.chapters.performance.recorded " + shlex.join(str(a) for a in args),
+    row.update(command="python -m lib.chapters.performance " + shlex.join(str(a) for a in args),
                commit=info["commit"], recorded=info["date"])
     path = record_path(n, depth, record_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -129,7 +129,7 @@ def recorded_text(rec: pd.DataFrame) -> str:
     from lib.chapters.performance.scale import scale_text
     if rec.empty:
         return ("No recorded case: `notebooks/records/` holds none that this build did not compute itself. "
-                "Write one with `python -m lib.chapters.performance.recorded --n 60000 --depth 1`.")
+                "Write one with `python -m lib.chapters.performance --n 60000 --depth 1`.")
     mins = rec.seconds.max() / 60
     head = (f"**A record, not re-run by this build.** The cases below take up to {mins:.0f} minutes each on "
             "this machine, too long for a book build, so they were run once by the command named beside them "
@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     Returns:
         The exit code.
     """
-    p = argparse.ArgumentParser(prog="python -m lib.chapters.performance.recorded",
+    p = argparse.ArgumentParser(prog="python -m lib.chapters.performance",
                                 description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=60000)
     p.add_argument("--depth", type=int, required=True)
