@@ -129,5 +129,5 @@ def glue_values(cfg) -> dict[str, str]:
         "scale_lambda_min": cfg.scale_lambda_min,
         "paper_scale_n": ", ".join(f"{int(v):,}" for v in paper_scale) if paper_scale else "the full data set",
         "mnist_n": f"{MNIST_N:,}",
-        "mnist_tiles": f"{tiled_bytes(MNIST_N, SCALE_TILE) / 1e9:.1f} GB",
+        "mnist_tiles": f"{tiled_bytes(MNIST_N, SCALE_TILE) / 2**30:.3g} GiB",
     }

@@ -171,10 +171,13 @@ def scale_text(df: pd.DataFrame) -> str:
         nf = r.get("t_certified_factorizations", 2)
         nf = 2 if nf is None or not np.isfinite(nf) else nf
         rate = nf * r.n ** 3 / 3 / r.t_certified_factor
-        lines.append(f"\nThe certified factorizations at n = {r.n:,} ran at {rate / 1e9:.3g} GFLOP/s "
-                     f"({nf:.0f} of $n^3/3$ flops each, {_secs(r.t_certified_factor)} s); at that rate one "
-                     f"factorization at n = {MNIST_N:,} takes about {MNIST_N ** 3 / 3 / rate / 60:.0f} minutes, and "
-                     f"its tiles need {tiled_bytes(MNIST_N, SCALE_TILE) / 1e9:.1f} GB.")
+        done = (f"\nThe certified factorization{'s' if nf > 1 else ''} at n = {r.n:,} ran at {rate / 1e9:.3g} "
+                f"GFLOP/s ({nf:.0f} x $n^3/3$ flops in {_secs(r.t_certified_factor)} s, tiles of "
+                f"{tiled_bytes(int(r.n), SCALE_TILE) / 2**30:.3g} GiB)")
+        lines.append(done + ("." if r.n >= MNIST_N else
+                             f"; at that rate one factorization at n = {MNIST_N:,} takes about "
+                             f"{MNIST_N ** 3 / 3 / rate / 60:.0f} minutes, and its tiles need "
+                             f"{tiled_bytes(MNIST_N, SCALE_TILE) / 2**30:.3g} GiB."))
     depth = depth_sentence(df)
     if depth:
         lines.append("\n" + depth)
