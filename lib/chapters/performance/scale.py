@@ -161,7 +161,7 @@ def scale_text(df: pd.DataFrame) -> str:
         rel = (r.lambda_max_high - r.lambda_max_low) / r.lambda_max
         lines.append(f"- n = {r.n:,}, depth {r.depth}: exact min angle {r.min_angle:.4f} rad in {_secs(scan)} s, "
                      f"$\\lambda_{{\\max}}$ = {r.lambda_max:.6g} (certified to {rel:.0e} relative) in {_secs(lmax)} s; "
-                     f"{kap}; {_secs(r.seconds)} s in all, peak memory {r.peak_gib:.2g} GiB (measured {r.date}, "
+                     f"{kap}; {_secs(r.seconds)} s in all, peak memory {r.peak_gib:.2g} GiB (finished {r.date}, "
                      f"load average {r.load_start:.1f} to {r.load_end:.1f} on {r.cpus} cores).")
     # an extrapolation only from sizes where the tile products run at their level-3 BLAS rate
     cert = df[(df.lambda_min_mode == "certified") & np.isfinite(df.t_certified_factor) & (df.n >= 4000)] \
