@@ -279,12 +279,12 @@ display(Markdown(PERF.scale_text(scale)))
 # %% [markdown]
 # ### At MNIST's size: the recorded cases
 # The same cases at $n$ = {glue:text}`mnist_n`, $d$ = 784, width 512, depths 1 and 10 (the `paper`
-# profile's sizes), with $\lambda_{\min}$ certified by one factorization at a given shift:
+# profile's sizes), with $\lambda_{\min}$ certified as above:
 
 # %% tags=["hide-input"] mystnb={"markdown_format": "myst"}
 recorded = PERF.recorded_scale(exclude=scale)
-display(PERF.recorded_table(recorded))
 display(Markdown(PERF.recorded_text(recorded)))
+display(PERF.recorded_table(recorded))
 
 # %% tags=["hide-input"]
 from lib.book.provenance import provenance_line
