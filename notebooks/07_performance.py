@@ -86,9 +86,7 @@ cfg = P.validate(
     scale_lambda_min=(scale_lambda_min, P.choice(["auto", "exact", "certified", "bounds"])),
     scale_shifts=(scale_shifts, P.optional(P.float_list(positive=True))),
 )
-if cfg.scale_shifts is not None and len(cfg.scale_shifts) != len(cfg.scale_depths):
-    raise P.ParameterError(f"parameter 'scale_shifts' must give one shift per depth of 'scale_depths' "
-                           f"({len(cfg.scale_depths)}), got {cfg.scale_shifts}")
+P.one_per(cfg, "scale_shifts", "scale_depths")
 if "ours" not in cfg.methods:
     raise P.ParameterError("parameter 'methods' must include 'ours' (every ratio is taken against it)")
 CHAPTER = "07_performance"

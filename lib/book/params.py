@@ -18,7 +18,7 @@ from lib.validation import ShortTraceback
 __all__ = [
     "ParameterError", "validate", "positive_int", "int_at_least", "nonneg_int", "positive_float", "unit_float",
     "int_list", "float_list", "choice", "choices_list", "device_name", "boolean", "optional",
-    "path_or_none", "text",
+    "path_or_none", "text", "one_per",
 ]
 
 Checker = Callable[[str, Any], Any]
@@ -187,3 +187,20 @@ def validate(**spec: tuple[Any, Checker]) -> SimpleNamespace:
     if errors:
         raise ParameterError("bad notebook parameter(s):\n  " + "\n  ".join(errors))
     return SimpleNamespace(**out)
+
+
+def one_per(cfg: SimpleNamespace, name: str, other: str) -> None:
+    """Check that the list parameter ``name`` (None allowed) has one entry per entry of ``other``.
+
+    Args:
+        cfg: the result of :func:`lib.book.params.validate`.
+        name: a list parameter, or None (then there is nothing to check).
+        other: the list parameter it must match entry for entry.
+
+    Raises:
+        ParameterError: the two lists differ in length; the message names both parameters.
+    """
+    value, ref = getattr(cfg, name), getattr(cfg, other)
+    if value is not None and len(value) != len(ref):
+        raise ParameterError(f"parameter {name!r} must give one value per entry of {other!r} ({len(ref)}), "
+                             f"got {list(value)}")

@@ -155,6 +155,11 @@ def test_bounded_parameters_are_checked_in_lib_not_in_notebooks():
     with pytest.raises(P.ParameterError, match=r"'n' must be an integer >= 2, got 1"):
         P.validate(n=(1, P.int_at_least(2)))
     assert P.validate(n=(2.0, P.int_at_least(2))).n == 2
+    cfg = P.validate(shifts=([60.0], P.optional(P.float_list(positive=True))), depths=([1, 10], P.int_list()))
+    with pytest.raises(P.ParameterError, match=r"'shifts' must give one value per entry of 'depths' \(2\), got \[60.0\]"):
+        P.one_per(cfg, "shifts", "depths")
+    P.one_per(P.validate(shifts=(None, P.optional(P.float_list())), depths=([1], P.int_list())), "shifts", "depths")
+    P.one_per(P.validate(shifts=([1.0], P.float_list()), depths=([1], P.int_list())), "shifts", "depths")
 
 
 # --------------------------------------------------------------------------- what the terminal shows
