@@ -346,8 +346,14 @@ def _clean_result(res: Any, params: Mapping) -> dict:
     for k, v in res.items():
         if isinstance(v, (np.floating, np.integer, np.bool_)):
             v = v.item()
-        if not (v is None or isinstance(v, (str, int, float, bool))):
-            raise SweepError(f"cell {dict(params)}: result {k!r} is a {type(v).__name__}; "
-                             "results must be scalars (str/int/float/bool/None)")
+        if isinstance(v, (list, dict)):  # a JSON structure (e.g. arrays encoded by to_json), kept as it is
+            try:
+                json.dumps(v, allow_nan=True)
+            except (TypeError, ValueError) as exc:
+                raise SweepError(f"cell {dict(params)}: result {k!r} is not JSON-able ({exc}); encode it with "
+                                 f"lib.book.cache.to_json") from None
+        elif not (v is None or isinstance(v, (str, int, float, bool))):
+            raise SweepError(f"cell {dict(params)}: result {k!r} is a {type(v).__name__}; results must be scalars "
+                             "(str/int/float/bool/None) or JSON lists/dicts (lib.book.cache.to_json)")
         out[k] = v
     return out

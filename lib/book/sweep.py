@@ -132,7 +132,7 @@ def run_sweep(name: str, fn: Callable[..., Mapping], cells: Sequence[Mapping], *
 
     Args:
         name: sweep name (a directory under the cache).
-        fn: module-level function ``fn(params, X) -> dict of scalars`` (``fn(params)`` when no
+        fn: module-level function ``fn(params, X) -> dict`` of scalars or JSON lists/dicts (``fn(params)`` when no
             ``data``); it must be importable by Dask workers.
         cells: parameter dicts; duplicates are an error.
         data: arrays by name; a cell's ``params[data_param]`` names its array. Each array's

