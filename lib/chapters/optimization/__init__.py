@@ -8,6 +8,9 @@ One job per module, all re-exported here (``from lib.chapters import optimizatio
   authors' protocol (batch 500, cross-entropy, rate chosen per depth on the training horizon,
   every (depth, rate, seed) cell cached), and how a run deviates from that protocol.
 - :mod:`lib.chapters.optimization.figure4`: their figures, tables and verdicts.
+- :mod:`lib.chapters.optimization.paper_record`: [LH] Figure 4 / Table 1 on MNIST-5k under the paper's
+  protocol, the case too slow for a book build: ``python -m lib.chapters.optimization --record`` writes it to
+  ``notebooks/records/``, the chapter reads it.
 - :mod:`lib.chapters.optimization.book_text`: the values glued into the chapter's prose and captions,
   and the "paper vs this book" table of [LH] Table 1.
 
@@ -19,3 +22,4 @@ from lib.chapters.optimization.figure4 import *  # noqa: F401,F403
 from lib.chapters.optimization.gd import *  # noqa: F401,F403
 from lib.chapters.optimization.sgd import *  # noqa: F401,F403
 from lib.chapters.optimization.book_text import *  # noqa: F401,F403
+from lib.chapters.optimization.paper_record import *  # noqa: F401,F403

@@ -40,18 +40,19 @@ from pathlib import Path
 from typing import NamedTuple, Sequence
 
 import numpy as np
+import pandas as pd
 
 from lib.book.cache import from_json, to_json
 from lib.book.pipeline import ROOT
 from lib.book.sweep import run_sweep
 from lib.data.base import fingerprint
-from lib.data.mnist5k import load_mnist_5k
 from lib.finite.batched_sgd import DIVERGENCE_FACTOR, sgd_train_runs
-from lib.chapters.optimization.sgd import LATE_FRACTION, late_loss
+from lib.chapters.optimization.sgd import SGDStudy, late_loss, mnist5k_split
 from lib.validation import InputError
 
-__all__ = ["PaperSGDProtocol", "PAPER_SGD", "RECORD_DIR", "RECORD_NAME", "stratified_split", "mnist5k_split",
-           "sgd_record_cell", "record_sgd_case", "read_sgd_record", "main"]
+__all__ = ["PaperSGDProtocol", "PAPER_SGD", "RECORD_DIR", "RECORD_NAME", "FIG4_DEPTHS", "TABLE1_DEPTHS",
+           "sgd_record_cell", "compute_sgd_case", "record_sgd_case", "read_sgd_record", "record_studies",
+           "sgd_record_case", "record_glue", "main"]
 
 #: where the record lives (one JSON file, committed with the sources)
 RECORD_DIR = ROOT / "notebooks" / "records"
@@ -61,6 +62,9 @@ RECORD_NAME = "06_sgd_mnist5k.json"
 SWEEP = "06_sgd_mnist5k"
 #: code version of the cells (bump when what a cell computes changes)
 VERSION = "1"
+#: the depths of [LH] Figure 4 and of [LH] Table 1
+FIG4_DEPTHS = tuple(range(1, 11))
+TABLE1_DEPTHS = (1, 3, 6, 8, 10, 12)
 
 
 class PaperSGDProtocol(NamedTuple):
@@ -82,49 +86,6 @@ class PaperSGDProtocol(NamedTuple):
 
 #: the recorded case
 PAPER_SGD = PaperSGDProtocol()
-
-
-def stratified_split(y, n_test: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Indices (train, test) with ``n_test`` test points spread over the classes in proportion, seeded.
-
-    Args:
-        y: integer labels.
-        n_test: held-out points (1..n-1); each class gives round(n_test * its share) points, the
-            rounding remainder going to the largest classes.
-        seed: seed of the draw.
-
-    Returns:
-        Sorted index arrays (train, test).
-    """
-    y = np.asarray(y)
-    n = len(y)
-    if isinstance(n_test, bool) or not isinstance(n_test, (int, np.integer)) or not 0 < n_test < n:
-        raise InputError(f"n_test must be an integer in 1..{n - 1}, got {n_test!r}")
-    classes, counts = np.unique(y, return_counts=True)
-    quota = np.floor(n_test * counts / n).astype(int)
-    for i in np.argsort(-(n_test * counts / n - quota), kind="stable")[: n_test - quota.sum()]:
-        quota[i] += 1
-    rng = np.random.default_rng(seed)
-    test = np.concatenate([rng.choice(np.flatnonzero(y == c), q, replace=False) for c, q in zip(classes, quota)])
-    mask = np.zeros(n, bool)
-    mask[test] = True
-    return np.flatnonzero(~mask), np.flatnonzero(mask)
-
-
-def mnist5k_split(n_test: int = PAPER_SGD.n_test, seed: int = PAPER_SGD.split_seed):
-    """MNIST-5k as the authors' network sees it: pixels in [-1, 1] times sqrt(2/784), split stratified.
-
-    Args:
-        n_test: held-out images.
-        seed: seed of the split.
-
-    Returns:
-        (X_train, y_train, X_test, y_test).
-    """
-    X, y = load_mnist_5k(return_labels=True, pixel_range=(-1, 1))
-    X = X * math.sqrt(2.0 / X.shape[1])
-    tr, te = stratified_split(y, n_test, seed)
-    return X[tr], y[tr], X[te], y[te]
 
 
 def sgd_record_cell(params: dict) -> dict:
@@ -167,20 +128,20 @@ def _round(a: np.ndarray, digits: int = 6) -> list:
     return [None if not np.isfinite(v) else float(f"{v:.{digits}g}") for v in np.asarray(a, dtype=float)]
 
 
-def record_sgd_case(protocol: PaperSGDProtocol = PAPER_SGD, *, device: str = "cpu", scheduler=None,
-                    record_dir: Path = RECORD_DIR, cache_dir=None, command: str | None = None) -> dict:
-    """Run [LH] Figure 4 / Table 1 on MNIST-5k under ``protocol`` and write the record ([LH] Sec. 5).
+def compute_sgd_case(protocol: PaperSGDProtocol = PAPER_SGD, *, device: str = "cpu", scheduler=None,
+                     cache_dir=None, command: str | None = None) -> dict:
+    """Run [LH] Figure 4 / Table 1 on MNIST-5k under ``protocol``: the record, not written ([LH] Sec. 5).
 
     Args:
         protocol: the settings (default: the recorded case).
         device: torch device of the runs.
         scheduler: ``None`` (in this process), ``"local"`` or a Dask address (see :func:`lib.book.sweep.run_sweep`).
-        record_dir: where the record is written.
         cache_dir: overrides the sweep cache directory.
-        command: the command line quoted in the record (default: built from ``protocol``).
+        command: the command line quoted in the record (default: the record command).
 
     Returns:
-        The record (also written to ``record_dir / RECORD_NAME``).
+        The record: protocol, data sizes, rate grid and chosen rates, every run's loss curve and
+        accuracies, times, command, commit, date and machine.
     """
     from lib.book.provenance import run_info
     p = protocol
@@ -222,10 +183,62 @@ def record_sgd_case(protocol: PaperSGDProtocol = PAPER_SGD, *, device: str = "cp
         command=command or "python -m lib.chapters.optimization --record" + (" " + shlex.join(args) if args else ""),
         commit=info["commit"], recorded=info["date"], cpu=info["cpu"], cores=info["cores"], torch=info["torch"],
         device=str(device), load_start=load0, load_end=_load())
-    path = Path(record_dir) / RECORD_NAME
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(rec, indent=0, sort_keys=True, allow_nan=False) + "\n")
     return rec
+
+
+def record_sgd_case(protocol: PaperSGDProtocol = PAPER_SGD, *, device: str = "cpu", scheduler=None,
+                    record_dir: Path = RECORD_DIR, cache_dir=None, command: str | None = None) -> dict:
+    """:func:`compute_sgd_case`, then write the record to ``record_dir / RECORD_NAME`` ([LH] Sec. 5).
+
+    Args:
+        protocol, device, scheduler, cache_dir, command: as in :func:`compute_sgd_case`.
+        record_dir: where the record is written.
+
+    Returns:
+        The record.
+    """
+    rec = compute_sgd_case(protocol, device=device, scheduler=scheduler, cache_dir=cache_dir, command=command)
+    path = Path(record_dir) / RECORD_NAME
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(rec, indent=0, sort_keys=True, allow_nan=False) + "\n")
+    except OSError as exc:
+        raise InputError(f"cannot write the record {path}: {exc.strerror or exc}") from None
+    return rec
+
+
+def record_studies(rec: dict) -> dict[str, SGDStudy]:
+    """The record as the chapter's studies: ``"Figure 4"`` (depths 1-10) and ``"Table 1"`` (1, 3, 6, 8, 10, 12).
+
+    Args:
+        rec: :func:`read_sgd_record` or :func:`compute_sgd_case` output.
+
+    Returns:
+        ``{"Figure 4": SGDStudy, "Table 1": SGDStudy}`` on ``"MNIST-5k"``, each with its protocol,
+        ``search_epochs``, ``loss_record`` and, for a record read from disk, where it came from
+        (``recorded``). A part whose depths the record does not hold is left out.
+    """
+    p = rec["protocol"]
+    runs = pd.DataFrame([dict(dataset="MNIST-5k", depth=r["depth"], seed=r["seed"], lr=r["lr"],
+                              train_loss=np.array([np.nan if v is None else v for v in r["train_loss"]]),
+                              late_loss=late_loss([np.nan if v is None else v for v in r["train_loss"]]),
+                              test_acc=np.nan if r["test_acc"] is None else r["test_acc"],
+                              diverged=r["diverged"]) for r in rec["runs"]])
+    grid = pd.DataFrame([dict(dataset="MNIST-5k", depth=int(L), lr=lr, late_loss=np.inf if v is None else v,
+                              chosen=lr == rec["chosen_lr"][L])
+                         for L, g in rec["grid"].items() for lr, v in zip(g["lrs"], g["late_loss"])])
+    where = f"`{rec['command']}` (commit `{rec['commit']}`, recorded {rec['recorded']})"
+    out = {}
+    for part, depths in (("Figure 4", FIG4_DEPTHS), ("Table 1", TABLE1_DEPTHS)):
+        depths = [L for L in depths if L in p["depths"]]
+        if len(depths) < 2:
+            continue
+        out[part] = SGDStudy("MNIST-5k", grid[grid.depth.isin(depths)].reset_index(drop=True),
+                             runs[runs.depth.isin(depths)].reset_index(drop=True), depths, rec["data"]["n_train"],
+                             rec["data"]["n_test"], p["batch"], p["epochs"], p["seeds"], p["width"], list(p["lrs"]),
+                             float(rec["seconds"]["wall"]), search_epochs=p["search_epochs"],
+                             loss_record=p["loss_record"], recorded=where if rec.get("from_file") else "")
+    return out
 
 
 def _load() -> float | None:
@@ -298,6 +311,7 @@ def read_sgd_record(record_dir: Path = RECORD_DIR) -> dict | None:
     short = [L for L, c in have.items() if c != proto["seeds"]]
     if short:
         bad("runs", f"does not hold {proto['seeds']} seeds at depths {short}")
+    rec["from_file"] = True
     return rec
 
 
@@ -345,3 +359,72 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {Path(a.record_dir) / RECORD_NAME}: chosen rates {rec['chosen_lr']}, "
           f"{rec['seconds']['wall']:.0f} s")
     return 0
+
+
+def sgd_record_case(mode: str = "read", *, device: str = "cpu", record_dir: Path = RECORD_DIR) -> dict:
+    """The paper-protocol case of chapter 06: read from its record, or computed by this build ([LH] Figure 4, Table 1).
+
+    Args:
+        mode: ``"read"`` (``notebooks/records/``; nothing is computed) or ``"compute"`` (run
+            :func:`compute_sgd_case` here through the same cache: about an hour on 2 CPU cores).
+        device: torch device for ``"compute"``.
+        record_dir: the records folder.
+
+    Returns:
+        ``dict(mode, rec, studies)``: the record (None when there is none to read) and
+        :func:`record_studies` of it (empty without a record).
+    """
+    if mode not in ("read", "compute"):
+        raise InputError(f"sgd_record must be 'read' or 'compute', got {mode!r}")
+    rec = read_sgd_record(record_dir) if mode == "read" else compute_sgd_case(device=device)
+    return dict(mode=mode, rec=rec, studies=record_studies(rec) if rec is not None else {})
+
+
+def record_glue(case: dict) -> dict[str, str]:
+    """The values chapter 06 shows about the paper-protocol case, from the case itself ([LH] Figure 4, Table 1).
+
+    Args:
+        case: :func:`sgd_record_case` output.
+
+    Returns:
+        ``rec_search`` (the rate search and the rates chosen), ``rec_source`` (a record or computed
+        here, with command, commit, date and time), ``rec_deviations`` (the deviations from the
+        paper's protocol, once), ``fig6_4`` and ``fig6_5`` (the setting lines under Figures 6.4 and 6.5).
+    """
+    from lib.chapters.optimization.sgd import protocol_deviations
+    rec = case["rec"]
+    if rec is None:
+        missing = ("missing: `notebooks/records/` holds no record of it; write it with "
+                   "`python -m lib.chapters.optimization --record` (about an hour on 2 CPU cores), or compute it in "
+                   "this chapter with the papermill parameter sgd_record = \"compute\"")
+        return dict(rec_search="(no record)", rec_source=missing, rec_deviations="(no record)",
+                    fig6_4="No record: nothing drawn.", fig6_5="No record: nothing drawn.")
+    p = rec["protocol"]
+    chosen = ", ".join(f"depth {L}: {v:g}" for L, v in sorted(rec["chosen_lr"].items(), key=lambda kv: int(kv[0])))
+    search = (f"every rate of the grid {', '.join(f'{v:g}' for v in p['lrs'])} trains seed 0 for the first "
+              f"{p['search_epochs']} of the {p['epochs']} epochs; the rate with the smallest mean loss over the last "
+              f"10 % of those epochs is kept (a run stopped as diverged, a batch loss not finite or above "
+              f"{p['divergence_factor']:g} times its initial loss, is excluded), and trains {p['seeds']} seeds for "
+              f"the {p['epochs']} epochs. Chosen rates: {chosen}")
+    minutes = rec["seconds"]["wall"] / 60
+    if case["mode"] == "read":
+        source = (f"**a record, not re-run by this build**: it took {minutes:.0f} minutes on {rec['cores']} CPU cores "
+                  f"({rec['cpu']}), too long for a book build, so it was run once by `{rec['command']}` at commit "
+                  f"`{rec['commit']}` ({rec['recorded']}) and committed to `notebooks/records/`; the papermill "
+                  f"parameter sgd_record = \"compute\" runs it again here")
+    else:
+        source = f"computed by this build ({minutes:.0f} minutes, sgd_record = \"compute\")"
+    devs = []
+    for part, study in case["studies"].items():
+        devs += [d for d in protocol_deviations(study, table=part == "Table 1") if d not in devs]
+    devtext = ("Deviations from the paper's protocol, named again in the verdicts: " + "; ".join(devs) + "."
+               if devs else "No deviation from the paper's protocol.")
+    fig = (f"Setting: MNIST-5k, {rec['data']['n_train']:,} training and {rec['data']['n_test']:,} held-out images, "
+           f"pixels {rec['data']['pixels']}; ReLU nets without biases of width {p['width']}, depths "
+           f"{', '.join(str(L) for L in FIG4_DEPTHS if L in p['depths'])}; cross-entropy, SGD with batch {p['batch']}, "
+           f"{p['epochs']} epochs ({rec['data']['updates_per_epoch']} updates per epoch), {p['seeds']} seeds; "
+           f"{'record' if case['mode'] == 'read' else 'computed here'}.")
+    fig5 = fig.replace(f"depths {', '.join(str(L) for L in FIG4_DEPTHS if L in p['depths'])}",
+                       f"depths {', '.join(str(L) for L in TABLE1_DEPTHS if L in p['depths'])}")
+    fig5 = fig5.replace("Setting: ", "Setting: held-out accuracy after the last epoch; ", 1)
+    return dict(rec_search=search, rec_source=source, rec_deviations=devtext, fig6_4=fig, fig6_5=fig5)
