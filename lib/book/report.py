@@ -51,13 +51,16 @@ class ClaimRow:
 # --------------------------------------------------------------------------- the claim table
 
 def overall_status(records: list[dict]) -> str:
-    """The verdict of a claim from its recorded parts: the most severe checked verdict
-    (:data:`lib.book.results.SEVERITY`: not reproduced > inconclusive > with caveat > reproduced);
+    """The verdict of a claim from its recorded parts: the most severe decisive verdict
+    (:data:`lib.book.results.SEVERITY`: not reproduced > with caveat > reproduced); "inconclusive"
+    when every checked part is (a part that cannot resolve the claim, e.g. a run below the paper's
+    budget, does not outrank a part that does, such as the same claim under the paper's protocol);
     "not checked" when no part was checked."""
     checked = [r["status"] for r in records if r["status"] in SEVERITY]
     if not checked:
         return "not checked"
-    return max(checked, key=SEVERITY.__getitem__)
+    decisive = [s for s in checked if s != "inconclusive"]
+    return max(decisive or checked, key=SEVERITY.__getitem__)
 
 
 def build_rows(records: list[dict], claims: tuple[Claim, ...] = CLAIMS) -> tuple[list[ClaimRow], list[ClaimRow]]:

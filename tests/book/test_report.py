@@ -196,3 +196,13 @@ def test_every_recorded_verdict_maps_to_the_catalogue(smoke_book):
     unknown = sorted({r["claim_id"] for e in extra for r in e.records})
     assert not unknown, "recorded claim ids not in lib.book.claims.CLAIMS: " + ", ".join(unknown)
     assert sum(len(r.records) for r in rows) > 0
+
+
+def test_an_inconclusive_part_does_not_outrank_a_decisive_one():
+    from lib.book.report import overall_status
+    s = lambda *v: overall_status([dict(status=x) for x in v])  # noqa: E731
+    assert s("inconclusive", "reproduced") == "reproduced"
+    assert s("inconclusive", "reproduced with caveat", "reproduced") == "reproduced with caveat"
+    assert s("reproduced", "not reproduced", "inconclusive") == "not reproduced"
+    assert s("inconclusive", "inconclusive") == "inconclusive"
+    assert s("not checked") == "not checked" and s("not checked", "inconclusive") == "inconclusive"

@@ -109,7 +109,7 @@ def depth_pairs(tab: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["shallow", "deep", "excess", "se2", "inverted", "significant"])
 
 
-def check_depth_speed(study: SGDStudy) -> Check:
+def check_depth_speed(study: SGDStudy, part: str | None = None) -> Check:
     """[LH] Figure 4: "a deeper ReLU network always converges faster" (SGD, cross-entropy, rate tuned per depth).
 
     Read at the fixed training budget on the late-epoch loss (:func:`lib.chapters.optimization.sgd.late_loss`,
@@ -127,6 +127,7 @@ def check_depth_speed(study: SGDStudy) -> Check:
 
     Args:
         study: :func:`lib.chapters.optimization.sgd.compute_sgd_study` output.
+        part: the part of the claim this check settles (default: the data set's name).
 
     Returns:
         The check, claim id ``"[LH] Fig 4"``.
@@ -158,7 +159,7 @@ def check_depth_speed(study: SGDStudy) -> Check:
         f"layer); depth {first} minus depth {last}: {diff:.2f} (twice the standard error {se:.2f}); deeper net "
         f"slower in {n_inv} of {len(pairs)} depth pairs, {n_sig} beyond twice the standard error."
         f"{(' ' + study.note) if study.note else ''}{rec}")
-    return Check("[LH] Fig 4", status=status, measured=measured, caveat=caveat, part=study.data)
+    return Check("[LH] Fig 4", status=status, measured=measured, caveat=caveat, part=part or study.data)
 
 
 def accuracy_table(runs: pd.DataFrame, depths, paper: dict | None = None) -> pd.DataFrame:
@@ -235,7 +236,7 @@ def table1_statements(acc: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def check_accuracy(acc: pd.DataFrame, study: SGDStudy) -> Check:
+def check_accuracy(acc: pd.DataFrame, study: SGDStudy, part: str | None = None) -> Check:
     """[LH] Table 1: test accuracy rises with depth to a peak at depth 6, then falls (6 -> 12).
 
     The paper's MNIST numbers (95.98, 97.43, 97.57, 97.52, 97.39, 97.19 % at depths 1, 3, 6, 8, 10,
@@ -250,6 +251,7 @@ def check_accuracy(acc: pd.DataFrame, study: SGDStudy) -> Check:
     Args:
         acc: :func:`accuracy_table` output (must contain depth 6, a shallower and a deeper depth).
         study: :func:`lib.chapters.optimization.sgd.compute_sgd_study` output (protocol quoted).
+        part: the part of the claim this check settles (default: the data set's name).
 
     Returns:
         The check, claim id ``"[LH] Table 1"``.
@@ -272,7 +274,7 @@ def check_accuracy(acc: pd.DataFrame, study: SGDStudy) -> Check:
                     f"{r.error:.2f})" for r in st.itertuples())
         + f"; the paper's change from 6 to 12 is {PAPER_TABLE1[12] - PAPER_TABLE1[6]:+.2f} points on MNIST."
         f"{(' ' + study.note) if study.note else ''}{rec}")
-    return Check("[LH] Table 1", status=status, measured=measured, caveat=caveat, part=study.data)
+    return Check("[LH] Table 1", status=status, measured=measured, caveat=caveat, part=part or study.data)
 
 
 def plot_loss_curves(study: SGDStudy, depths=None, title: str | None = None) -> Figure:

@@ -50,7 +50,7 @@ from lib.finite.batched_sgd import DIVERGENCE_FACTOR, sgd_train_runs
 from lib.chapters.optimization.sgd import SGDStudy, late_loss, mnist5k_split
 from lib.validation import InputError
 
-__all__ = ["PaperSGDProtocol", "PAPER_SGD", "RECORD_DIR", "RECORD_NAME", "FIG4_DEPTHS", "TABLE1_DEPTHS",
+__all__ = ["PaperSGDProtocol", "PAPER_SGD", "RECORD_DIR", "RECORD_NAME", "RECORD_PART", "FIG4_DEPTHS", "TABLE1_DEPTHS",
            "sgd_record_cell", "compute_sgd_case", "record_sgd_case", "read_sgd_record", "record_studies",
            "sgd_record_case", "record_glue", "main"]
 
@@ -62,6 +62,8 @@ RECORD_NAME = "06_sgd_mnist5k.json"
 SWEEP = "06_sgd_mnist5k"
 #: code version of the cells (bump when what a cell computes changes)
 VERSION = "1"
+#: the part of [LH] Figure 4 / Table 1 the case settles, in the verdicts
+RECORD_PART = "MNIST-5k, the paper's protocol"
 #: the depths of [LH] Figure 4 and of [LH] Table 1
 FIG4_DEPTHS = tuple(range(1, 11))
 TABLE1_DEPTHS = (1, 3, 6, 8, 10, 12)
