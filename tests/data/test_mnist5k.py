@@ -70,3 +70,15 @@ def test_intact_copy_is_read(tmp_path, monkeypatch):
     _fake_package(tmp_path, monkeypatch, real)
     X, y = mnist5k.load_mnist_5k(return_labels=True)
     assert X.shape == (5000, 784) and y[0] == 0
+
+
+def test_a_given_copy_is_checked_by_name(tmp_path):
+    bad = tmp_path / "mnist_5k.csv.gz"
+    bad.write_bytes(b"junk")
+    with pytest.raises(InputError, match=f"MNIST-5k file {bad} is damaged"):
+        mnist5k.load_mnist_5k(path=bad)
+    with pytest.raises(DataMissingError, match="does not exist"):
+        mnist5k.load_mnist_5k(path=tmp_path / "none.csv.gz")
+    good = tmp_path / "copy.csv.gz"
+    good.write_bytes(mnist5k.mnist_5k_path().read_bytes())
+    assert mnist5k.load_mnist_5k(path=good, n=3).shape == (3, 784)

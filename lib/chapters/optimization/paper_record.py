@@ -151,6 +151,7 @@ def compute_sgd_case(protocol: PaperSGDProtocol = PAPER_SGD, *, device: str = "c
     common = dict(width=p.width, batch=p.batch, n_test=p.n_test, split_seed=p.split_seed,
                   divergence_factor=float(p.divergence_factor), dtype=p.dtype, loss_record=p.loss_record,
                   device=str(device), data=fingerprint(Xtr))
+    info = run_info()  # the commit this run starts from, before anything is computed
     load0 = _load()
     t0 = time.perf_counter()
     search = run_sweep(SWEEP, sgd_record_cell, [dict(common, stage="search", depth=int(L), epochs=p.search_epochs,
@@ -174,7 +175,6 @@ def compute_sgd_case(protocol: PaperSGDProtocol = PAPER_SGD, *, device: str = "c
                              test_acc=None if not np.isfinite(f["test_acc"][r]) else float(f["test_acc"][r]),
                              train_acc=None if not np.isfinite(f["train_acc"][r]) else float(f["train_acc"][r])))
     wall = time.perf_counter() - t0
-    info = run_info()
     args = ([] if device == "cpu" else ["--device", str(device)])
     rec = dict(
         protocol=dict(p._asdict(), depths=list(p.depths), lrs=list(p.lrs)),
@@ -238,7 +238,7 @@ def record_studies(rec: dict) -> dict[str, SGDStudy]:
         out[part] = SGDStudy("MNIST-5k", grid[grid.depth.isin(depths)].reset_index(drop=True),
                              runs[runs.depth.isin(depths)].reset_index(drop=True), depths, rec["data"]["n_train"],
                              rec["data"]["n_test"], p["batch"], p["epochs"], p["seeds"], p["width"], list(p["lrs"]),
-                             float(rec["seconds"]["wall"]), search_epochs=p["search_epochs"],
+                             float(rec["seconds"]["search"] + rec["seconds"]["final"]), search_epochs=p["search_epochs"],
                              loss_record=p["loss_record"], recorded=where if rec.get("from_file") else "")
     return out
 
@@ -408,7 +408,7 @@ def record_glue(case: dict) -> dict[str, str]:
               f"10 % of those epochs is kept (a run stopped as diverged, a batch loss not finite or above "
               f"{p['divergence_factor']:g} times its initial loss, is excluded), and trains {p['seeds']} seeds for "
               f"the {p['epochs']} epochs. Chosen rates: {chosen}")
-    minutes = rec["seconds"]["wall"] / 60
+    minutes = (rec["seconds"]["search"] + rec["seconds"]["final"]) / 60  # compute time of its cells, cached or not
     if case["mode"] == "read":
         source = (f"**a record, not re-run by this build**: it took {minutes:.0f} minutes on {rec['cores']} CPU cores "
                   f"({rec['cpu']}), too long for a book build, so it was run once by `{rec['command']}` at commit "
