@@ -22,7 +22,6 @@ Run ``python -m lib.finite.benchmark --help``; ``--sgd`` runs the SGD speed benc
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import sys
@@ -40,7 +39,8 @@ from lib.finite.ntk import empirical_ntk
 from lib.finite.reference import jacobian_ntk, ntk_vp
 from lib.finite.benchmark_tables import format_table
 from lib.finite.cost_model import METHODS, BenchmarkError, flop_count, memory_estimate, ntk_vp_chunk
-from lib.finite.fresh_process import reset_rss_peak, rss_peak, spawn_worker, vm_size
+from lib.finite.fresh_process import (add_common_options, reset_rss_peak, rss_peak, serve_worker, spawn_worker,
+                                      vm_size)
 from lib.finite.sgd_benchmark import main as sgd_main
 from lib.progress import tqdm
 
@@ -296,7 +296,6 @@ def main(argv: list[str] | None = None) -> int:
         return sgd_main([a for a in argv if a != "--sgd"])
     ap = argparse.ArgumentParser(prog="python -m lib.finite.benchmark", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--sgd", action="store_true",
                     help="run the SGD speed benchmark instead (its options: --sgd --help)")
     ap.add_argument("-n", "--ns", type=int, nargs="+", default=[256, 512, 1024], help="numbers of inputs n")
@@ -308,12 +307,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="timed repeats within a quarter of the time budget (the minimum is reported)")
     ap.add_argument("--time-budget", type=float, default=60.0, help="seconds per method and size")
     ap.add_argument("--memory-budget", type=float, default=4096.0, help="MB per method and size")
-    ap.add_argument("--device", default="cpu")
-    ap.add_argument("--threads", type=int, default=0, help="torch threads per worker (0: torch's default)")
-    ap.add_argument("--csv", help="also write the raw rows to this CSV file")
+    add_common_options(ap)
     args = ap.parse_args(argv)
-    if args.worker:
-        print(json.dumps(_worker(json.loads(args.worker))))
+    if serve_worker(args, _worker):
         return 0
     try:
         df = run_benchmark(args.ns, args.width, args.depths, args.methods, in_dim=args.in_dim,

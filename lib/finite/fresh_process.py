@@ -8,6 +8,7 @@ just before the measured calls (``clear_refs`` 5), minus the resident size at th
 """
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import resource
@@ -15,7 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-__all__ = ["status_bytes", "reset_rss_peak", "rss_peak", "vm_size", "spawn_worker"]
+__all__ = ["status_bytes", "reset_rss_peak", "rss_peak", "vm_size", "spawn_worker", "add_common_options",
+           "serve_worker"]
 
 
 def status_bytes(key: str) -> float:
@@ -107,3 +109,31 @@ def spawn_worker(module: str, spec: dict, timeout: float) -> tuple[dict | None, 
             return None, "ran out of its hard memory limit"
         return None, f"worker failed: {tail[0][:200]}"
     return json.loads(r.stdout.strip().splitlines()[-1]), None
+
+
+def add_common_options(ap: argparse.ArgumentParser) -> None:
+    """Options both benchmark command lines share: ``--device``, ``--threads``, ``--csv``, hidden ``--worker``.
+
+    Args:
+        ap: the parser to extend.
+    """
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--device", default="cpu", help="cpu or cuda")
+    ap.add_argument("--threads", type=int, default=0, help="torch threads per worker (0: torch's default)")
+    ap.add_argument("--csv", help="also write the raw rows to this CSV file")
+
+
+def serve_worker(args: argparse.Namespace, worker) -> bool:
+    """If this process was started by :func:`spawn_worker`, run ``worker(spec)`` and print its result as JSON.
+
+    Args:
+        args: the parsed command line (with ``worker``, the JSON spec, or None).
+        worker: the function that runs one case from its spec dict.
+
+    Returns:
+        True if a case was run (the command line then exits 0).
+    """
+    if not args.worker:
+        return False
+    print(json.dumps(worker(json.loads(args.worker))))
+    return True

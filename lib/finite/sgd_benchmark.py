@@ -15,9 +15,10 @@ depth, in a fresh Python process each (peak memory is then the case's own):
 Updates per second come from two calls of ``sgd_train_runs`` that differ only in the number of
 epochs (``epochs_short``, and enough more for at least ``timed_updates`` updates): the difference of
 their times over the difference of their updates, so that building the networks and the full-data
-losses before and after training cancel. Every run has the same small learning rate (the rate does not change the work, and a run
-stopped as diverged would shrink the batch); seeds 0..R-1. The inputs are Gaussian of MNIST-5k's
-shape (n = 5000, d = 784, unit norm), with random labels in 10 classes.
+losses before and after training cancel. Every run has the same small learning rate (the rate does
+not change the work, and a run stopped as diverged would shrink the batch); seeds 0..R-1. The
+inputs are Gaussian of MNIST-5k's shape (n = 5000, d = 784, unit norm), with random labels in 10
+classes.
 
 The flops of one SGD update of one run (:func:`sgd_update_flops`): forward 2 B P, backward
 4 B P (gradients of the weights and of the activations) minus the gradient of the input,
@@ -28,7 +29,6 @@ second over one run's updates per second. Run ``python -m lib.finite.benchmark -
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -40,7 +40,7 @@ import torch
 from lib.data.datasets import gaussian_data
 from lib.finite.batched_sgd import sgd_train_runs
 from lib.finite.cost_model import BenchmarkError
-from lib.finite.fresh_process import reset_rss_peak, rss_peak, spawn_worker
+from lib.finite.fresh_process import add_common_options, reset_rss_peak, rss_peak, serve_worker, spawn_worker
 from lib.progress import tqdm
 from lib.validation import InputError, check_device
 
@@ -310,7 +310,6 @@ def main(argv: list[str] | None = None) -> int:
     """
     ap = _Parser(prog="python -m lib.finite.benchmark --sgd", description=__doc__,
                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--quick", action="store_true", help="depth 10 only, one repeat (under two minutes quiet)")
     ap.add_argument("-L", "--depths", type=int, nargs="+", default=list(SGD_DEPTHS), help="depths L (hidden layers)")
     ap.add_argument("-w", "--width", type=int, default=512, help="hidden width m")
@@ -320,12 +319,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timed-updates", type=int, default=TIMED_UPDATES,
                     help="SGD updates timed per mode and repeat, at least (whole epochs)")
     ap.add_argument("--repeats", type=int, default=2, help="repeats of each training call (the minimum is used)")
-    ap.add_argument("--device", default="cpu", help="cpu or cuda")
-    ap.add_argument("--threads", type=int, default=0, help="torch threads in the worker (0: torch's default)")
-    ap.add_argument("--csv", help="also write the raw rows to this CSV file")
+    add_common_options(ap)
     args = ap.parse_args(argv)
-    if args.worker:
-        print(json.dumps(_worker(json.loads(args.worker))))
+    if serve_worker(args, _worker):
         return 0
     depths, repeats = ([10], 1) if args.quick else (args.depths, args.repeats)
     try:
