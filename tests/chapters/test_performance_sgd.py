@@ -37,7 +37,7 @@ def test_compute_passes_the_notebook_sizes(monkeypatch):
     monkeypatch.setattr("lib.chapters.performance.sgd.run_sgd_benchmark", fake)
     df = PERF.compute_sgd_benchmark((1,), width=64, batch=50, runs=3, n_train=200, device="cpu", threads=1)
     assert seen == dict(depths=[1], width=64, batch=50, runs=3, n_train=200, device="cpu", threads=1, repeats=2,
-                        progress=False)
+                        timed_updates=10, progress=False)
     assert len(df) == 1
 
 

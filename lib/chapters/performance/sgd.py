@@ -16,7 +16,7 @@ __all__ = ["compute_sgd_benchmark", "table_sgd", "sgd_text"]
 
 
 def compute_sgd_benchmark(depths, *, width: int, batch: int, runs: int, n_train: int, device: str,
-                          threads: int = 0, repeats: int = 2) -> pd.DataFrame:
+                          threads: int = 0, repeats: int = 2, timed_updates: int = 10) -> pd.DataFrame:
     """Updates per second of one run and of a grid of ``runs`` runs, per depth ([LH] Sec. 5's SGD).
 
     Args:
@@ -28,12 +28,14 @@ def compute_sgd_benchmark(depths, *, width: int, batch: int, runs: int, n_train:
         device: ``"cpu"`` or ``"cuda"``.
         threads: torch threads in the workers (0: torch's default).
         repeats: repeats per training call; the minimum time is used.
+        timed_updates: SGD updates timed per mode and repeat, at least (10 keeps the default build's
+            section to a few seconds; the command line times 20).
 
     Returns:
         One row per depth (:func:`lib.finite.sgd_benchmark.run_sgd_case`).
     """
     return run_sgd_benchmark(list(depths), width=width, batch=batch, runs=runs, n_train=n_train, device=device,
-                             threads=threads, repeats=repeats, progress=False)
+                             threads=threads, repeats=repeats, timed_updates=timed_updates, progress=False)
 
 
 def table_sgd(df: pd.DataFrame) -> pd.DataFrame:
