@@ -45,9 +45,9 @@
 profile = "default"          # parameter profile this run belongs to (recorded with the verdicts)
 ns = [256, 512, 1024]        # numbers of inputs n
 width = 512                  # hidden width m
-depths = [1, 5, 10]          # depths L (number of hidden layers)
+depths = [1, 10]             # depths L (number of hidden layers; the paper profile: 0..10)
 in_dim = 64                  # input dimension d (unit-norm Gaussian inputs)
-methods = ["ours", "jacobian", "ntk_vp"]  # methods to time (ours is always needed)
+methods = ["ours", "jacobian"]  # methods to time (ours is always needed; the paper profile adds "ntk_vp")
 repeats = 5                  # timed repeats per method and size, within a quarter of the time budget
 threads = 1                  # torch threads per worker (0 means torch's default)
 time_budget = 180.0          # seconds allowed per method and size (estimated first, then enforced)
@@ -56,12 +56,17 @@ target_n = 512               # n at which the targets are evaluated (a verdict n
 target_depth = 10            # depth at which the targets are evaluated (a verdict needs the targets' 10)
 peers_everywhere = False     # time the torch.func methods at every size (slow) or only at target_n, target_depth
 device = "cpu"               # "cpu" or "cuda"
-scale_ns = [4000]            # full-data section: numbers of inputs n (the paper profile: 60000, MNIST's size)
+scale_ns = [2000]            # full-data section: numbers of inputs n (the paper profile: 60000, MNIST's size)
 scale_depths = [1, 10]       # full-data section: depths L
 scale_width = 512            # full-data section: hidden width m
 scale_in_dim = 784           # full-data section: input dimension d (784: MNIST's shape)
 scale_lambda_min = "certified"  # full-data section: "auto", "exact", "certified" or "bounds" (see ntk_extremes)
 scale_shifts = None          # full-data section: None, or one certified shift per depth (one factorization, not two)
+sgd_depths = [1]             # SGD section: depths L (the paper profile: 1, 5, 10)
+sgd_width = 512              # SGD section: hidden width m (the paper's)
+sgd_batch = 500              # SGD section: SGD batch (the paper's)
+sgd_runs = 9                 # SGD section: runs of the batched grid (chapter 06's rate search: 9 rates)
+sgd_n_train = 1000           # SGD section: training inputs (the paper profile: 5000, MNIST-5k's size)
 
 # %%
 from IPython.display import Markdown, display
@@ -85,6 +90,9 @@ cfg = P.validate(
     scale_in_dim=(scale_in_dim, P.positive_int),
     scale_lambda_min=(scale_lambda_min, P.choice(["auto", "exact", "certified", "bounds"])),
     scale_shifts=(scale_shifts, P.optional(P.float_list(positive=True))),
+    sgd_depths=(sgd_depths, P.int_list(min_value=1)), sgd_width=(sgd_width, P.positive_int),
+    sgd_batch=(sgd_batch, P.positive_int), sgd_runs=(sgd_runs, P.int_at_least(2)),
+    sgd_n_train=(sgd_n_train, P.positive_int),
 )
 P.one_per(cfg, "scale_shifts", "scale_depths")
 if "ours" not in cfg.methods:
@@ -124,6 +132,10 @@ for name, text in PERF.glue_values(cfg).items():
 #   run they are timed {glue:text}`peer_sizes`. The papermill parameter `peers_everywhere` (here
 #   {glue:text}`peers_everywhere`; {glue:text}`paper_peers_everywhere` in the `paper` profile) times
 #   them at every size.
+# * **methods**: NTK-vector products spend about four times the flops of Jacobian contraction
+#   ($8n^2P$ against $2n^2P$; minutes at the targets' size) and no verdict reads them, so the default
+#   build leaves them out. This run times {glue:text}`methods_timed` (papermill parameter `methods`);
+#   the `paper` profile times {glue:text}`paper_methods`.
 # * **throughput**: we count the floating-point operations of our method's matrix products,
 #   $2n\sum_l m_l m_{l-1}$ for the forward pass, about as many for the backward pass, and for the
 #   assembly $2(L+1)$ products of size $n \times m \times n$ (the first with $m_0 = d$) at
@@ -283,6 +295,41 @@ display(Markdown(PERF.scale_text(scale)))
 recorded = PERF.recorded_scale(exclude=scale)
 display(Markdown(PERF.recorded_text(recorded)))
 display(PERF.recorded_table(recorded))
+
+# %% [markdown]
+# ## Training speed: one SGD run at a time against a batched grid
+# [LH] Figure 4 and Table 1 train ReLU MLPs of width 512 by mini-batch SGD (batch 500) at a learning
+# rate found per depth by grid search, so chapter 06 trains many runs of one architecture. Run one at a
+# time, a batch of 500 keeps the products small and a Python loop pays its overhead once per run;
+# `lib.finite.batched_sgd.sgd_train_runs` stacks the runs' weights and makes every layer one batched
+# product. `lib.finite.sgd_benchmark` measures both, each depth in a fresh process: updates per second of
+# one run, run-updates per second of the grid, each as a fraction of the float32 matmul rate of
+# (batch x width) @ (width x width) timed in the same process between the training calls, and peak extra
+# memory. An update of one run counts $6BP - 2Bdm$ flops (forward $2BP$, backward $4BP$, less the
+# gradient of the input, which is never formed; $P$ weights, batch $B$, input dimension $d$, width $m$).
+# Updates per second are the difference of two training lengths over their difference in updates, so
+# building the networks and the losses before and after training cancel. This run: {glue:text}`sgd_sizes`
+# (papermill parameters `sgd_depths`, `sgd_width`, `sgd_batch`, `sgd_runs`, `sgd_n_train`); the `paper`
+# profile runs {glue:text}`paper_sgd_sizes`. The same table comes from a terminal with
+# `python -m lib.finite.benchmark --sgd`.
+
+# %%
+sgd = PERF.compute_sgd_benchmark(cfg.sgd_depths, width=cfg.sgd_width, batch=cfg.sgd_batch, runs=cfg.sgd_runs,
+                                 n_train=cfg.sgd_n_train, device=cfg.device, threads=cfg.threads)
+
+# %% tags=["hide-input"]
+display(PERF.table_sgd(sgd).style.hide(axis="index"))
+
+# %% [markdown]
+# *SGD speed: updates per second of one run at a time and run-updates per second of the batched grid,
+# each as a fraction of the float32 matmul rate measured in the same process, the grid's speed-up over
+# one run, and peak extra memory. Built by `lib.chapters.performance.sgd.table_sgd` from
+# `lib.finite.sgd_benchmark.run_sgd_benchmark`.*
+#
+# {glue:text}`sgd_caption`
+
+# %% tags=["hide-input"] mystnb={"markdown_format": "myst"}
+display(Markdown(PERF.sgd_text(sgd)))
 
 # %% tags=["hide-input"]
 from lib.book.provenance import provenance_line

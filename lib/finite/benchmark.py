@@ -15,16 +15,15 @@ Before a method runs, its memory and time are estimated; if either exceeds the p
 it is reported as skipped with the reason. Peak memory is ``ru_maxrss`` of the worker process
 minus its value after imports, data, model and a warm-up call (the kernel's high-water mark
 VmHWM, reset just before the timed calls; ``torch.cuda.max_memory_allocated`` on GPU).
-Run ``python -m lib.finite.benchmark --help``. The size, flop and memory models are in
+Run ``python -m lib.finite.benchmark --help``; ``--sgd`` runs the SGD speed benchmark of
+:mod:`lib.finite.sgd_benchmark` instead. The size, flop and memory models are in
 :mod:`lib.finite.cost_model`, the tables of the results in :mod:`lib.finite.benchmark_tables`.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,6 +39,9 @@ from lib.finite.ntk import empirical_ntk
 from lib.finite.reference import jacobian_ntk, ntk_vp
 from lib.finite.benchmark_tables import format_table
 from lib.finite.cost_model import METHODS, BenchmarkError, flop_count, memory_estimate, ntk_vp_chunk
+from lib.finite.fresh_process import (add_common_options, reset_rss_peak, rss_peak, serve_worker, spawn_worker,
+                                      vm_size)
+from lib.finite.sgd_benchmark import main as sgd_main
 from lib.progress import tqdm
 
 __all__ = ["run_method", "run_benchmark", "main"]
@@ -49,44 +51,6 @@ STARTUP_ALLOWANCE = 30.0  # seconds granted beyond the budget for the worker's i
 
 
 # ---------------------------------------------------------------- the worker (fresh process)
-def _status_bytes(key: str) -> float:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith(key):
-                return int(line.split()[1]) * 1024.0
-    raise RuntimeError(f"{key} not found in /proc/self/status")
-
-
-def _reset_rss_peak() -> float:
-    """Reset the kernel's resident high-water mark (``clear_refs`` 5, Linux >= 4.0); return the baseline RSS.
-
-    If the reset is not possible, the baseline is ``ru_maxrss`` (then a transient peak during the
-    setup can hide part of the method's memory).
-    """
-    try:
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-        return _status_bytes("VmRSS")
-    except OSError:
-        return _rss_peak()
-
-
-def _rss_peak() -> float:
-    """Resident high-water mark: VmHWM (reset by :func:`_reset_rss_peak`), else ``ru_maxrss``."""
-    try:
-        return _status_bytes("VmHWM")
-    except (OSError, RuntimeError):
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024.0  # KiB on Linux
-
-
-def _vm_size() -> int:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmSize"):
-                return int(line.split()[1]) * 1024
-    return 0
-
-
 def _worker(spec: dict) -> dict:
     """Run one method in this (fresh) process; write K to ``spec['out']``; return timings and memory."""
     dev = torch.device(spec["device"])
@@ -96,7 +60,7 @@ def _worker(spec: dict) -> dict:
     net = MLP(spec["in_dim"], spec["width"], spec["depth"], "relu", seed=spec["seed"], device=dev)
     (torch.ones(8, 8, dtype=torch.float64) @ torch.ones(8, 8, dtype=torch.float64)).sum().item()  # thread pool up
     if dev.type == "cpu" and spec.get("hard_limit"):
-        lim = _vm_size() + int(spec["hard_limit"])
+        lim = vm_size() + int(spec["hard_limit"])
         resource.setrlimit(resource.RLIMIT_AS, (lim, resource.getrlimit(resource.RLIMIT_AS)[1]))
     method, variant = spec["method"], spec.get("variant")
     if method == "ours":
@@ -123,7 +87,7 @@ def _worker(spec: dict) -> dict:
         torch.cuda.reset_peak_memory_stats(dev)
         base = torch.cuda.memory_allocated(dev)
     else:
-        base = _reset_rss_peak()
+        base = reset_rss_peak()
     times, K = [], None
     start = time.perf_counter()
     for _ in range(spec["repeats"]):
@@ -141,30 +105,12 @@ def _worker(spec: dict) -> dict:
                 mm_best = min(mm_best, time.perf_counter() - t0)
         if time.perf_counter() - start + times[-1] > spec["time_budget"] / 4:
             break  # slow methods are timed once: repeats may use a quarter of the budget
-    peak = (torch.cuda.max_memory_allocated(dev) if dev.type == "cuda" else _rss_peak()) - base
+    peak = (torch.cuda.max_memory_allocated(dev) if dev.type == "cuda" else rss_peak()) - base
     np.save(spec["out"], K)
     out = dict(seconds=min(times), seconds_all=times, peak_bytes=float(peak), repeats_done=len(times))
     if method == "ours":
         out["matmul_gflops"] = 2.0 * spec["n"] ** 2 * spec["width"] / mm_best / 1e9
     return out
-
-
-def _spawn(spec: dict, timeout: float) -> tuple[dict | None, str | None]:
-    """Run :func:`_worker` in a fresh interpreter; return (result, None) or (None, failure reason)."""
-    cmd = [sys.executable, "-m", "lib.finite.benchmark", "--worker", json.dumps(spec)]
-    threads = {k: str(spec["threads"]) for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")} if spec.get("threads") else {}
-    env = dict(os.environ, **threads, PYTHONPATH=str(Path(__file__).resolve().parents[2]) + os.pathsep
-               + os.environ.get("PYTHONPATH", ""))
-    try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        return None, f"killed after {timeout:.0f} s (time budget)"
-    if r.returncode != 0:
-        tail = (r.stderr or "").strip().splitlines()[-1:] or ["no message"]
-        if "can't allocate memory" in r.stderr or "MemoryError" in r.stderr:
-            return None, "ran out of its hard memory limit"
-        return None, f"worker failed: {tail[0][:200]}"
-    return json.loads(r.stdout.strip().splitlines()[-1]), None
 
 
 # ---------------------------------------------------------------- public measurement functions
@@ -228,7 +174,7 @@ def run_method(method: str, n: int, width: int, depth: int, *, in_dim: int = 64,
     spec = dict(method=method, variant=row["variant"], chunk=row["chunk"], n=n, width=width, depth=depth,
                 in_dim=in_dim, seed=seed, repeats=repeats, time_budget=time_budget, device=device, threads=threads,
                 out=str(out), hard_limit=int(2 * budget_b + 2 ** 30))  # safety net for the shared machine
-    res, err = _spawn(spec, timeout=time_budget + STARTUP_ALLOWANCE)
+    res, err = spawn_worker("lib.finite.benchmark", spec, timeout=time_budget + STARTUP_ALLOWANCE)
     if err:
         row["status"] = ("failed" if err.startswith("worker failed") else
                          "timed out" if err.startswith("killed") else "out of memory")
@@ -345,9 +291,13 @@ def main(argv: list[str] | None = None) -> int:
     Returns:
         The exit status (0, or 2 for bad arguments).
     """
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--sgd" in argv:  # the SGD speed benchmark has its own options (lib.finite.sgd_benchmark)
+        return sgd_main([a for a in argv if a != "--sgd"])
     ap = argparse.ArgumentParser(prog="python -m lib.finite.benchmark", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--sgd", action="store_true",
+                    help="run the SGD speed benchmark instead (its options: --sgd --help)")
     ap.add_argument("-n", "--ns", type=int, nargs="+", default=[256, 512, 1024], help="numbers of inputs n")
     ap.add_argument("-w", "--width", type=int, default=512, help="hidden width m")
     ap.add_argument("-L", "--depths", type=int, nargs="+", default=[1, 5, 10], help="depths L (hidden layers)")
@@ -357,12 +307,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="timed repeats within a quarter of the time budget (the minimum is reported)")
     ap.add_argument("--time-budget", type=float, default=60.0, help="seconds per method and size")
     ap.add_argument("--memory-budget", type=float, default=4096.0, help="MB per method and size")
-    ap.add_argument("--device", default="cpu")
-    ap.add_argument("--threads", type=int, default=0, help="torch threads per worker (0: torch's default)")
-    ap.add_argument("--csv", help="also write the raw rows to this CSV file")
+    add_common_options(ap)
     args = ap.parse_args(argv)
-    if args.worker:
-        print(json.dumps(_worker(json.loads(args.worker))))
+    if serve_worker(args, _worker):
         return 0
     try:
         df = run_benchmark(args.ns, args.width, args.depths, args.methods, in_dim=args.in_dim,

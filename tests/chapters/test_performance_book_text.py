@@ -11,7 +11,8 @@ def cfg(**over):
                 methods=["ours", "jacobian", "ntk_vp"], repeats=5, threads=1, time_budget=180.0,
                 memory_budget_mb=4096.0, target_n=512, target_depth=10, peers_everywhere=False, device="cpu",
                 scale_ns=[4000], scale_depths=[1, 10], scale_width=512, scale_in_dim=784,
-                scale_lambda_min="certified", scale_shifts=None)
+                scale_lambda_min="certified", scale_shifts=None, sgd_depths=[1], sgd_width=512, sgd_batch=500,
+                sgd_runs=9, sgd_n_train=1000)
     return SimpleNamespace(**{**base, **over})
 
 
@@ -62,6 +63,13 @@ def test_captions_state_the_setting_and_the_deviation():
     (dict(scale_width=64), "scale_caption", "width m = 512", "width m = 64"),
     (dict(scale_in_dim=10), "scale_in_dim", "784", "10"),
     (dict(scale_lambda_min="bounds"), "scale_caption", "certified interval", "bounds only"),
+    (dict(methods=["ours", "jacobian"]), "methods_timed", "Jacobian contraction and NTK-vector products",
+     "ours (Hadamard of Grams) and Jacobian contraction"),
+    (dict(sgd_depths=[1, 5, 10]), "sgd_sizes", "depth 1,", "depths 1, 5, 10,"),
+    (dict(sgd_width=64), "sgd_caption", "width 512", "width 64"),
+    (dict(sgd_batch=100), "sgd_caption", "batch 500", "batch 100"),
+    (dict(sgd_runs=3), "sgd_caption", "seeds 0 to 8", "seeds 0 to 2"),
+    (dict(sgd_n_train=5000), "sgd_caption", "1,000 training inputs", "5,000 training inputs"),
     (dict(scale_shifts=[60.0, 600.0]), "scale_caption", "tiles fit); profile",
      "one factorization at the given shift (s = 60 at depth 1, s = 600 at depth 10)"),
 ])
@@ -90,6 +98,10 @@ def test_paper_profile_values_come_from_the_profiles_file():
     g = PERF.glue_values(cfg())
     assert g["paper_scale_n"] == ", ".join(f"{n:,}" for n in paper["scale_ns"])
     assert g["paper_peers_everywhere"] == ("on" if paper.get("peers_everywhere") else "off")
+    assert "NTK-vector products" in g["paper_methods"]
+    assert "NTK-vector" not in PERF.glue_values(cfg(methods=["ours", "jacobian"]))["methods_timed"]
+    assert g["paper_sgd_sizes"].startswith(f"depths {', '.join(map(str, paper['sgd_depths']))}, width 512")
+    assert f"{paper['sgd_n_train']:,} training inputs" in g["paper_sgd_sizes"]
 
 
 def test_figure_axes_follow_the_number_of_sizes():

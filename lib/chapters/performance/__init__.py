@@ -9,6 +9,8 @@ The modules, one job each:
   time beside the paper's "hours on an A100";
 * :mod:`~lib.chapters.performance.scale` -- full-data extreme spectra and min angle at MNIST scale
   (:mod:`lib.finite.extremes`), its table and text;
+* :mod:`~lib.chapters.performance.sgd` -- the SGD speed benchmark (one training run at a time against a
+  batched grid of runs, :mod:`lib.finite.sgd_benchmark`), its table and sentence;
 * :mod:`~lib.chapters.performance.recorded` -- the record of the n = 60,000 cases, too slow for a
   book build, written once by its command line and shown as a record;
 * :mod:`~lib.chapters.performance.book_text` -- glued prose values and figure captions.
@@ -25,9 +27,11 @@ from lib.chapters.performance.targets import *  # noqa: F401,F403
 from lib.chapters.performance.targets import __all__ as _targets_all
 from lib.chapters.performance.scale import *  # noqa: F401,F403
 from lib.chapters.performance.scale import __all__ as _scale_all
+from lib.chapters.performance.sgd import *  # noqa: F401,F403
+from lib.chapters.performance.sgd import __all__ as _sgd_all
 from lib.chapters.performance.recorded import *  # noqa: F401,F403
 from lib.chapters.performance.recorded import __all__ as _recorded_all
 from lib.chapters.performance.book_text import *  # noqa: F401,F403
 from lib.chapters.performance.book_text import __all__ as _book_text_all
 
-__all__ = [*_benchmark_all, *_targets_all, *_scale_all, *_recorded_all, *_book_text_all]
+__all__ = [*_benchmark_all, *_targets_all, *_scale_all, *_sgd_all, *_recorded_all, *_book_text_all]

@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import os
+from types import SimpleNamespace
 
 from lib.chapters.performance.benchmark import LABELS
 from lib.chapters.performance.scale import MNIST_N, SCALE_TILE
 from lib.chapters.performance.targets import MEMORY_TARGET, SPEEDUP_TARGET, TARGET_SIZE, THROUGHPUT_TARGET
 from lib.finite.extremes import tiled_bytes
+from lib.finite.sgd_benchmark import IN_DIM as SGD_IN_DIM, OUT_DIM as SGD_OUT_DIM, SGD_LR
 
 __all__ = ["glue_values"]
 
@@ -29,6 +31,11 @@ def _threads(threads: int) -> str:
     return f"{threads} torch thread{'s' if threads != 1 else ''}"
 
 
+def _methods(methods) -> str:
+    names = [LABELS[m] for m in methods]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def _paper_profile() -> dict:
     """The ``paper`` profile of notebook 07 (empty if the profiles cannot be read)."""
     try:
@@ -46,6 +53,15 @@ def _shifts(cfg) -> str:
     return f", one factorization at the given shift ({given})"
 
 
+#: the parameters of the SGD section (:mod:`lib.chapters.performance.sgd`)
+SGD_KEYS = ("sgd_depths", "sgd_width", "sgd_batch", "sgd_runs", "sgd_n_train")
+
+
+def _sgd_sizes(cfg) -> str:
+    return (f"depth{'s' if len(cfg.sgd_depths) > 1 else ''} {_ints(cfg.sgd_depths)}, width {cfg.sgd_width}, "
+            f"batch {cfg.sgd_batch}, a grid of {cfg.sgd_runs} runs, {cfg.sgd_n_train:,} training inputs")
+
+
 def glue_values(cfg) -> dict[str, str]:
     """The values chapter 07's prose and figure captions show, as plain text to glue ([LH] Sec. 4).
 
@@ -57,7 +73,8 @@ def glue_values(cfg) -> dict[str, str]:
         cfg: the validated parameters of notebook 07 (``profile``, ``ns``, ``width``, ``depths``,
             ``in_dim``, ``methods``, ``repeats``, ``threads``, ``time_budget``, ``memory_budget_mb``,
             ``target_n``, ``target_depth``, ``peers_everywhere``, ``device``, ``scale_ns``,
-            ``scale_depths``, ``scale_width``, ``scale_in_dim``, ``scale_lambda_min``, ``scale_shifts``).
+            ``scale_depths``, ``scale_width``, ``scale_in_dim``, ``scale_lambda_min``, ``scale_shifts``,
+            ``sgd_depths``, ``sgd_width``, ``sgd_batch``, ``sgd_runs``, ``sgd_n_train``).
 
     Returns:
         ``{name: text}``: ``fig7_1``, ``fig7_2``, ``scale_caption``, ``fig7_1_axes`` (what Figure 7.1 plots
@@ -65,7 +82,9 @@ def glue_values(cfg) -> dict[str, str]:
         ``speedup_target``, ``memory_target``, ``throughput_target``, ``target_verdicts``, ``threads``,
         ``in_dim``, ``time_budget``, ``memory_budget``, ``peer_sizes``, ``peers_everywhere``,
         ``paper_peers_everywhere``, ``scale_sizes``, ``scale_in_dim``, ``scale_lambda_min``, ``paper_scale_n``,
-        ``mnist_n``, ``mnist_tiles``.
+        ``mnist_n``, ``mnist_tiles``; for the SGD section ``sgd_caption`` (the line under its table),
+        ``sgd_sizes`` and ``paper_sgd_sizes``; ``methods_timed`` and ``paper_methods`` (the NTK methods
+        this run and the ``paper`` profile time).
     """
     from lib.book.provenance import profile_text
     prof = profile_text(cfg.profile)
@@ -128,6 +147,18 @@ def glue_values(cfg) -> dict[str, str]:
         "scale_in_dim": str(cfg.scale_in_dim),
         "scale_lambda_min": cfg.scale_lambda_min,
         "paper_scale_n": ", ".join(f"{int(v):,}" for v in paper_scale) if paper_scale else "the full data set",
+        "sgd_caption": f"Setting: {_sgd_sizes(cfg)} (unit-norm Gaussian, d = {SGD_IN_DIM}: MNIST's shape), "
+                       f"random labels in {SGD_OUT_DIM} classes; ReLU MLP of [LH] Eq. (1), cross-entropy, "
+                       f"plain SGD, float32, every run at rate {SGD_LR:g} with seeds 0 to {cfg.sgd_runs - 1}; "
+                       f"{_threads(cfg.threads)} on {_device(cfg.device)}; {prof}. Deviation: the paper trains on "
+                       "MNIST's 60,000 images on a GPU and reports no training speed; the speed does not depend on "
+                       "the pixel values or the labels, and one small rate keeps every run in the batch (a run "
+                       "stopped as diverged would shrink it).",
+        "sgd_sizes": _sgd_sizes(cfg),
+        "paper_sgd_sizes": (_sgd_sizes(SimpleNamespace(**{k: paper.get(k, getattr(cfg, k)) for k in SGD_KEYS}))
+                            if any(k in paper for k in SGD_KEYS) else "the same sizes"),
+        "methods_timed": _methods(cfg.methods),
+        "paper_methods": _methods(paper.get("methods", cfg.methods)),
         "mnist_n": f"{MNIST_N:,}",
         "mnist_tiles": f"{tiled_bytes(MNIST_N, SCALE_TILE) / 2**30:.3g} GiB",
     }
