@@ -348,18 +348,18 @@ def pipeline_cases(tmp: Path) -> list[Case]:
     under ``tmp``; each starts a notebook kernel at most once) and of ``python -m lib.chapters.performance``."""
     root = _scratch_root(tmp)
     return [
-        Case("pipeline", "overriding the profile with -p", "--profile smoke --only 01 -p profile paper",
-             lambda: _pipeline(root, "--profile", "smoke", "--only", "01", "-p", "profile", "paper")),
-        Case("pipeline", "a profile YAML that is a list", "--profile smoke --only 01 (its YAML: a list)",
-             lambda: _damaged_profile(root)),
-        Case("pipeline", "zero inputs to the performance CLI", "python -m lib.chapters.performance --n 0 --depth 1",
-             lambda: _performance_cli("--n", "0", "--depth", "1")),
         Case("pipeline", "a misspelt parameter name", "--only 01 -p widht 64",
              lambda: _pipeline(root, "--only", "01", "-p", "widht", "64")),
         Case("pipeline", "an unknown profile", "--only 01 --profile huge",
              lambda: _pipeline(root, "--only", "01", "--profile", "huge")),
         Case("pipeline", "a value the notebook refuses", "--profile smoke --only 01 -p widths '[-5]'",
              lambda: _pipeline(root, "--profile", "smoke", "--only", "01", "-p", "widths", "[-5]")),
+        Case("pipeline", "overriding the profile with -p", "--profile smoke --only 01 -p profile paper",
+             lambda: _pipeline(root, "--profile", "smoke", "--only", "01", "-p", "profile", "paper")),
+        Case("pipeline", "a profile YAML that is a list", "--profile smoke --only 01 (its YAML: a list)",
+             lambda: _damaged_profile(root)),
+        Case("pipeline", "zero inputs to the performance CLI", "python -m lib.chapters.performance --n 0 --depth 1",
+             lambda: _performance_cli("--n", "0", "--depth", "1")),
     ]
 
 

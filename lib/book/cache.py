@@ -44,7 +44,7 @@ from lib.validation import InputError, InputTypeError
 
 __all__ = ["cache_root", "sweep_dir", "cell_key", "SweepError", "cached_call", "to_json", "from_json",
            "result_checksum", "record_checksum", "verify_record", "read_record", "write_record", "make_record",
-           "ensure_dir", "clean_result", "RECORD_SCHEMA"]
+           "ensure_dir", "probe_writable", "clean_result", "RECORD_SCHEMA"]
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -216,6 +216,21 @@ def _unwritable(where: Path, exc: OSError) -> SweepError:
                       f"{exc.strerror or exc}); {todo}")
 
 
+def probe_writable(directory: Path) -> None:
+    """Create ``directory`` and write (then remove) a probe file in it.
+
+    Args:
+        directory: the folder.
+
+    Raises:
+        OSError: as the file system raised it (read only, a file in the way, a full disk).
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    fd, probe = tempfile.mkstemp(dir=directory, prefix=".", suffix=".probe")
+    os.close(fd)
+    os.unlink(probe)
+
+
 def ensure_dir(directory: Path) -> Path:
     """Create ``directory`` and check it is writable.
 
@@ -229,10 +244,7 @@ def ensure_dir(directory: Path) -> Path:
         SweepError: naming the directory (read only, full disk, a file in the way).
     """
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(dir=directory, prefix=".", suffix=".probe")
-        os.close(fd)
-        os.unlink(probe)
+        probe_writable(directory)
     except OSError as exc:
         raise _unwritable(directory, exc) from None
     return directory

@@ -456,13 +456,11 @@ def check_results_dir() -> Path:
     Raises:
         PipelineError: naming the folder (read only, a file in the way, a full disk) and what to do.
     """
+    from lib.book.cache import probe_writable
     from lib.book.results import results_dir
     d = results_dir()
     try:
-        d.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(dir=d, prefix=".", suffix=".probe")
-        os.close(fd)
-        os.unlink(probe)
+        probe_writable(d)
     except OSError as exc:
         raise PipelineError(_results_unwritable(d, exc)) from None
     return d

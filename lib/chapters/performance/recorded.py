@@ -152,6 +152,7 @@ def record_scale_case(n: int, depth: int, *, width: int = 512, in_dim: int = 784
     row.update(command="python -m lib.chapters.performance " + shlex.join(str(a) for a in args),
                commit=info["commit"], recorded=info["date"])
     path = record_path(n, depth, record_dir)
+    check_record(row, path)  # never write a record the chapter would refuse
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(row, indent=1, sort_keys=True) + "\n")
     return row
