@@ -23,7 +23,7 @@ from lib.finite.mlp import MLP
 from lib.validation import InputError, InputTypeError, check_kernel_scale, positive_int
 
 __all__ = ["empirical_ntk", "ntk_with_layer_terms", "ntk_from_factors", "bias_ntk", "layer_factors", "resolve_layers",
-           "pair_gradient_angles"]
+           "pair_gradient_angles", "check_kernel"]
 
 
 def _resolve(n_layers: int, depth: int, layers: Iterable[int] | str | None) -> list[int]:
@@ -130,14 +130,22 @@ def _assemble(A: list[torch.Tensor], D: list[list[torch.Tensor]], sel: list[int]
                         if l in sel:
                             blk.addcmul_(dd, gram[l - 1])
                     _put(Kv, I, J, c, c2, blk)
-    _check_finite_kernel(K, A[0])
+    check_kernel(K, A[0])
     return K, T
 
 
-def _check_finite_kernel(K: torch.Tensor, X: torch.Tensor) -> None:
-    """Refuse a kernel that overflowed or underflowed, saying how large the inputs are."""
-    check_kernel_scale(int((~torch.isfinite(K)).sum()), float(K.diagonal().abs().max()), K.dtype,
-                       "the empirical NTK",
+def check_kernel(K: torch.Tensor, X: torch.Tensor, what: str = "the empirical NTK") -> None:
+    """Refuse a kernel that overflowed (NaN/inf) or underflowed, saying how large the inputs are.
+
+    Args:
+        K: the kernel as computed (its dtype decides the underflow threshold).
+        X: the inputs it was computed on.
+        what: the kernel, for the message.
+
+    Raises:
+        lib.validation.InputError: see :func:`lib.validation.check_kernel_scale`.
+    """
+    check_kernel_scale(int((~torch.isfinite(K)).sum()), float(K.diagonal().abs().max()), K.dtype, what,
                        f"the inputs have max |x| = {float(X.abs().max()):.3g} (the kernel scales like |x|^2 "
                        "for ReLU): rescale X, e.g. load it with unit_norm=True")
 
