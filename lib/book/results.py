@@ -134,7 +134,8 @@ def run_context(profile: str | None = None) -> dict:
 
     Returns:
         A dict with ``profile``, ``overrides`` (the ``-p`` overrides as a dict, ``None`` when
-        unknown), ``pipeline`` (True when run by :mod:`lib.book.pipeline`), ``provenance`` (one line
+        unknown), ``pipeline`` (True when run by :mod:`lib.book.pipeline`), ``run_id`` (``NTK_RUN_ID``, the
+        pipeline run, or None), ``provenance`` (one line
         for the report), ``versions`` (python, numpy, scipy, torch), ``commit`` and ``machine`` (from
         :func:`lib.book.provenance.run_info`), ``wall_time_s`` (seconds since the notebook's kernel
         started, :func:`lib.book.provenance.kernel_seconds`) and ``recorded_at`` (UTC, ISO 8601).
