@@ -207,8 +207,10 @@ def parameter_cell_names(src: Path) -> set[str]:
 
 def resolve_parameters(src: Path, ipynb: Path, profile: str, overrides: dict, profiles: dict) -> dict:
     """Profile values for this notebook merged with ``overrides``; unknown names are an error."""
-    if profile not in profiles and profile != "default":
-        raise PipelineError(f"unknown profile {profile!r}; known profiles: {sorted(set(profiles) | {'default'})}")
+    # the book's profiles are known whether or not the selected chapters' files define them (only those
+    # files are read); a chapter without a profile runs its parameters cell's values
+    if profile not in profiles and profile not in PROFILES:
+        raise PipelineError(f"unknown profile {profile!r}; known profiles: {sorted(set(profiles) | set(PROFILES))}")
     params = dict((profiles.get(profile) or {}).get(src.stem) or {})
     params.update(overrides)
     params["profile"] = profile
