@@ -32,7 +32,20 @@
 #   and is recomputed prints a `warning in <chapter>, cell N: ...` line on the terminal after the
 #   chapter runs (also when it then fails), not only inside the executed notebook.
 # - **Records say how they were made.** Each run tells the notebook its profile and every `-p`
-#   override, and the verdicts it records carry them.
+#   override, and the verdicts it records carry them. The profile itself is chosen with
+#   `--profile` only (`-p profile ...` is refused), so the record cannot name one profile and run
+#   another.
+# - **One run per chapter.** A second pipeline started on a chapter that is running stops with
+#   exit code 2 naming the chapter, and a verdict file only ever holds the verdicts of one run.
+# - **Ctrl-C stops.** It kills the running chapter's kernel within seconds and exits with code
+#   130; finished cache cells stay on disk, and the next run resumes from them.
+# - **Faults name the place.** A full disk or a read-only folder names the cache or results
+#   directory and what to do; a directory where a cache record should be, a damaged
+#   `notebooks/records/` row or a truncated `results/*.json` names the file (and the field).
+# - **No number below its resolution is called exact.** A gradient angle computed from the kernel
+#   is resolved to about 4.2e-8 rad (sqrt(8 eps)); below that it comes with a `ResolutionWarning`
+#   and `ntk_extremes` says so in its accuracy sentence. A kernel that overflowed (NaN or inf) or
+#   underflowed (entries below 1e-292, the digits lost) is refused, never returned.
 #
 # Run through plain papermill instead, a bad parameter ends with papermill's own traceback of its
 # command-line frames (about 25 lines we cannot shorten) followed by one line from the notebook,

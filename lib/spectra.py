@@ -9,6 +9,7 @@ rounding) is not a kernel matrix: :func:`spectrum` and :func:`condition_number` 
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,7 +17,7 @@ from scipy import linalg
 from scipy.linalg import blas, lapack
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
-from lib.validation import InputError, as_matrix
+from lib.validation import InputError, ResolutionWarning, as_matrix
 
 __all__ = [
     "Spectrum",
@@ -26,7 +27,10 @@ __all__ = [
     "cosine_matrix",
     "angle_matrix",
     "min_pairwise_angle",
+    "warn_below_resolution",
     "EIGH_LIMIT",
+    "ANGLE_RESOLUTION",
+    "TINY_SCALE",
     "relative_error",
     "fit_slope",
 ]
@@ -36,6 +40,13 @@ EPS = np.finfo(np.float64).eps
 EIGH_LIMIT = 8000
 #: a finite kappa is called trustworthy when lambda_min is known to this relative accuracy
 TRUST_REL_ERR = 1e-3
+#: below this scale (float64's smallest normal number over eps, about 1e-292) a kernel's entries were computed
+#: through subnormal products and its digits are lost to underflow: its spectrum is never called trustworthy
+TINY_SCALE = float(np.finfo(np.float64).tiny) / EPS
+#: an angle computed as arccos of a cosine from K is resolved only to about sqrt(8 eps) ~ 4.2e-8 rad: the
+#: cosine is rounded by a few ulps (~4 eps), and arccos(1 - 4 eps) = sqrt(8 eps); below it, a computed angle
+#: (0, or ~2e-8) says nothing about the true one
+ANGLE_RESOLUTION = math.sqrt(8.0 * EPS)
 
 
 @dataclass(frozen=True)
@@ -47,8 +58,10 @@ class Spectrum:
         kappa: lambda_max / lambda_min, or ``math.inf`` when singular to working precision.
         singular: lambda_min <= n * eps * lambda_max (numerically rank-deficient).
         trustworthy: the finite kappa has relative error below ``TRUST_REL_ERR``
-            (the eigensolver's absolute error is about n * eps * lambda_max).
+            (the eigensolver's absolute error is about n * eps * lambda_max, and never below n times the
+            smallest subnormal number), and lambda_max is above ``TINY_SCALE``.
         eigenvalues: all eigenvalues in ascending order, when a full decomposition was made.
+        note: why the spectrum is not trustworthy (``""`` when it is, or when it is singular).
     """
 
     lambda_min: float
@@ -58,6 +71,7 @@ class Spectrum:
     trustworthy: bool
     n: int
     eigenvalues: np.ndarray | None = None
+    note: str = ""
 
 
 def _check_psd(lmin: float, lmax: float, n: int) -> None:
@@ -74,8 +88,17 @@ def _classify(lmin: float, lmax: float, n: int, eigenvalues=None) -> Spectrum:
         raise InputError("kernel has no positive eigenvalue (is it the zero matrix?)")
     singular = lmin <= tol
     kappa = math.inf if singular else lmax / lmin
-    trust = (not singular) and tol / lmin < TRUST_REL_ERR
-    return Spectrum(float(lmin), float(lmax), kappa, bool(singular), bool(trust), n, eigenvalues)
+    # the absolute error never falls below the subnormal spacing, whatever eps * lambda_max says
+    err = max(tol, n * float(np.finfo(np.float64).smallest_subnormal))
+    note = ""
+    if lmax < TINY_SCALE:
+        note = (f"lambda_max = {lmax:.3g} is below {TINY_SCALE:.1e} (float64's normal range over eps): the "
+                "entries of K lost digits to underflow; rescale K (or its inputs)")
+    elif not singular and err / lmin >= TRUST_REL_ERR:
+        note = (f"lambda_min = {lmin:.3g} is known only to about {err:.2g} (n eps lambda_max), a relative error "
+                f"above {TRUST_REL_ERR:g}")
+    trust = (not singular) and not note
+    return Spectrum(float(lmin), float(lmax), kappa, bool(singular), bool(trust), n, eigenvalues, note)
 
 
 def spectrum(K) -> Spectrum:
@@ -150,18 +173,46 @@ def angle_matrix(K) -> np.ndarray:
     return np.arccos(cosine_matrix(K))
 
 
-def min_pairwise_angle(K) -> float:
+def min_pairwise_angle(K, return_resolution: bool = False) -> float | tuple[float, float]:
     """min over i != j of the angle (radians) between grad f(x_i) and grad f(x_j) ([LH] Sec. 4.1).
 
     Computed as arccos of the largest off-diagonal cosine K_ij / sqrt(K_ii K_jj). From K alone an
-    angle is resolved only to about sqrt(2 eps) ~ 2e-8 rad, so parallel or duplicate inputs give
-    a value below 1e-7 rather than exactly 0.
+    angle is resolved only to about ``ANGLE_RESOLUTION`` = sqrt(8 eps) ~ 4.2e-8 rad: parallel inputs, or
+    inputs 1e-8 rad apart, give a value below it (possibly exactly 0). Such a value is an upper bound, not
+    the angle: a :class:`lib.validation.ResolutionWarning` says so, with the resolution.
+
+    Args:
+        K: a symmetric PSD kernel with a positive diagonal.
+        return_resolution: also return the resolution of the angle.
+
+    Returns:
+        The minimum angle, or ``(angle, ANGLE_RESOLUTION)`` with ``return_resolution``.
     """
     C = cosine_matrix(K)
     if C.shape[0] < 2:
         raise InputError("min_pairwise_angle needs at least two samples")
     np.fill_diagonal(C, -np.inf)
-    return float(np.arccos(C.max()))
+    angle = float(np.arccos(C.max()))
+    warn_below_resolution(angle, "min_pairwise_angle")
+    return (angle, ANGLE_RESOLUTION) if return_resolution else angle
+
+
+def warn_below_resolution(angle: float, what: str) -> bool:
+    """Warn (:class:`lib.validation.ResolutionWarning`) if ``angle`` is below ``ANGLE_RESOLUTION``.
+
+    Args:
+        angle: an angle computed as arccos of a cosine from a kernel (radians).
+        what: the function or quantity, for the message.
+
+    Returns:
+        True if the angle is below the resolution (then it is only an upper bound of about the resolution).
+    """
+    if angle >= ANGLE_RESOLUTION:
+        return False
+    warnings.warn(f"{what}: the minimum angle {angle:.3g} rad is below the resolution of an angle computed from "
+                  f"the kernel, about {ANGLE_RESOLUTION:.1e} rad (sqrt(8 eps)); the true angle lies somewhere in "
+                  f"[0, {ANGLE_RESOLUTION:.1e}], it is not exact", ResolutionWarning, stacklevel=3)
+    return True
 
 
 def relative_error(A, B) -> float:

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-__all__ = ["ShortTraceback", "InputError", "InputTypeError", "as_tensor", "check_device", "check_dtype", "as_matrix",
-           "available_memory", "check_memory"]
+__all__ = ["ShortTraceback", "InputError", "InputTypeError", "ResolutionWarning", "as_tensor", "check_device",
+           "check_dtype", "as_matrix", "available_memory", "check_memory", "positive_int", "check_kernel_scale"]
 
 
 class ShortTraceback:
@@ -26,6 +26,60 @@ class InputError(ShortTraceback, ValueError):
 
 class InputTypeError(InputError, TypeError):
     """An argument of the wrong type (catchable as TypeError as before, and as :class:`InputError`)."""
+
+
+class ResolutionWarning(UserWarning):
+    """A computed value lies below the resolution of the method that computed it (e.g. a gradient angle
+    below ~2e-8 rad computed from the kernel): the value is an upper bound, not exact."""
+
+
+def positive_int(value, name: str) -> int:
+    """Return ``value`` as an int if it is a positive integer (bools, floats, strings and None refused).
+
+    Args:
+        value: the argument to check.
+        name: the parameter's name, for the message.
+
+    Returns:
+        ``int(value)``.
+
+    Raises:
+        InputTypeError: not an integer (e.g. ``None``, ``"4"``, ``1.5``, ``True``).
+        InputError: an integer below 1.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise InputTypeError(f"{name} must be a positive integer, got {value!r}")
+    if value < 1:
+        raise InputError(f"{name} must be a positive integer, got {value}")
+    return int(value)
+
+
+def check_kernel_scale(nonfinite: int, diag_max: float, dtype: torch.dtype | np.dtype, what: str,
+                       hint: str) -> None:
+    """Refuse a kernel that overflowed (NaN/inf entries) or whose scale is in the underflow range.
+
+    A kernel whose largest diagonal entry is below ``tiny / eps`` of its dtype (about 1e-292 in float64)
+    was computed through subnormal intermediate products: its leading digits are lost to underflow, so
+    its eigenvalues and kappa would be wrong numbers that look fine. (An exactly zero kernel is left to the
+    spectrum's own check, which names it.)
+
+    Args:
+        nonfinite: number of NaN or inf entries of the kernel (or of its diagonal).
+        diag_max: the largest diagonal entry.
+        dtype: the dtype the kernel was computed in.
+        what: the kernel, for the message (e.g. ``"the NTK of MLP(...)"``).
+        hint: what the input looks like / what to change, for the message.
+
+    Raises:
+        InputError: overflow or underflow, with ``what`` and ``hint``.
+    """
+    fi = np.finfo(np.dtype(str(dtype).replace("torch.", "")))
+    if nonfinite:
+        raise InputError(f"{what} has {nonfinite} NaN or inf entries: the computation overflowed; {hint}")
+    if 0.0 < diag_max < float(fi.tiny) / float(fi.eps):
+        raise InputError(f"{what} has entries of at most {diag_max:.3g}, below the normal range of {fi.dtype} "
+                         f"divided by eps ({float(fi.tiny) / float(fi.eps):.1e}): its digits are lost to underflow; "
+                         f"{hint}")
 
 
 def available_memory() -> int | None:
@@ -68,6 +122,9 @@ def check_device(device: str | torch.device) -> torch.device:
         raise InputError(f"unknown device {device!r}: use 'cpu' or 'cuda[:i]'") from exc
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise InputError(f"device {device!r} requested but CUDA is not available on this machine; use device='cpu'")
+    if dev.type == "mps" and not (hasattr(torch.backends, "mps") and torch.backends.mps.is_available()):
+        raise InputError(f"device {device!r} requested but MPS (Apple GPU) is not available on this machine; "
+                         "use device='cpu'")
     if dev.type == "cuda" and dev.index is not None and dev.index >= torch.cuda.device_count():
         raise InputError(f"device {device!r} requested but only {torch.cuda.device_count()} CUDA device(s) exist")
     if dev.type not in ("cpu", "cuda", "mps"):
@@ -119,10 +176,36 @@ def as_tensor(X, in_dim: int | None = None, *, dtype=torch.float64, device="cpu"
 
 
 def as_matrix(K, name: str = "K", square: bool = True) -> np.ndarray:
-    """Validate a kernel matrix as a finite float64 numpy array (square and symmetric if asked)."""
+    """Validate a kernel matrix as a finite float64 numpy array (square and symmetric if asked).
+
+    Args:
+        K: a numeric 2-D array, nested list or tensor (real: a complex matrix with imaginary parts is refused).
+        name: the argument's name in messages.
+        square: require a square, symmetric matrix.
+
+    Returns:
+        The matrix as float64.
+
+    Raises:
+        InputTypeError: not numeric (a string, a ragged list, objects).
+        InputError: complex with non-zero imaginary parts, wrong shape, empty, NaN/inf, not symmetric.
+    """
     if isinstance(K, torch.Tensor):
         K = K.detach().cpu().numpy()
-    A = np.asarray(K, dtype=np.float64)
+    try:
+        A = np.asarray(K)
+    except (TypeError, ValueError) as exc:  # ragged nested lists
+        raise InputTypeError(f"{name} must be a numeric 2-D array, got a {type(K).__name__} numpy cannot read as "
+                             f"one (rows of different lengths, or mixed types: {type(exc).__name__})") from None
+    if np.iscomplexobj(A):
+        if np.any(A.imag != 0):
+            raise InputError(f"{name} is complex with non-zero imaginary parts; kernels here are real symmetric "
+                             "(for a Hermitian H, the real symmetric [[Re H, -Im H], [Im H, Re H]] has the same "
+                             "eigenvalues, each twice)")
+        A = A.real
+    if A.dtype.kind not in "biuf":
+        raise InputTypeError(f"{name} must be a numeric 2-D array, got {type(K).__name__} of dtype {A.dtype}")
+    A = np.asarray(A, dtype=np.float64)
     if A.ndim != 2 or (square and A.shape[0] != A.shape[1]):
         kind = "a square matrix" if square else "a 2-D matrix"
         raise InputError(f"{name} must be {kind}, got shape {A.shape}")

@@ -40,8 +40,10 @@ def test_duplicate_inputs_give_singular_ntk_and_zero_angle(rng):
     X[3] = X[1]
     K = empirical_ntk(MLP(3, 64, 2), X)
     assert condition_number(K) == math.inf
-    # from K alone an angle is resolved to ~sqrt(2 eps) = 2e-8 (arccos near 1)
-    assert min_pairwise_angle(K) < 1e-7
+    # from K alone an angle is resolved to ~sqrt(8 eps) = 4e-8 (arccos near 1): below it, a warning
+    from lib.validation import ResolutionWarning
+    with pytest.warns(ResolutionWarning):
+        assert min_pairwise_angle(K) < 1e-7
 
 
 def test_nearly_singular_flagged_untrustworthy():
@@ -99,3 +101,35 @@ def test_indefinite_matrix_is_rejected_by_lanczos_path(rng):
     ev[0] = -0.5
     with pytest.raises(ValueError, match="not positive semi-definite"):
         extreme_eigenvalues(Q @ np.diag(ev) @ Q.T, "lanczos")
+
+
+def test_a_subnormal_range_kernel_is_never_trustworthy():
+    ok = spectrum(np.diag([1.0, 2.0]))
+    assert ok.trustworthy and ok.note == ""
+    tiny = spectrum(np.diag([1e-300, 2e-300]))  # counterfactual: the same matrix in the underflow range
+    assert not tiny.trustworthy and "underflow" in tiny.note and tiny.kappa == pytest.approx(2.0)
+
+
+def test_condition_number_refuses_complex_strings_and_ragged_lists():
+    from lib.validation import InputError
+    for K in ([[2, 1j], [-1j, 2]], "abc", [[1, 2], [3]]):
+        with pytest.raises(InputError):
+            condition_number(K)
+
+
+def test_an_angle_below_the_resolution_warns_and_reports_it():
+    import warnings
+
+    from lib.spectra import ANGLE_RESOLUTION
+    from lib.validation import ResolutionWarning
+    t = 1e-8
+    X = np.array([[1.0, 0, 0, 0, 0], [np.cos(t), np.sin(t), 0, 0, 0], [0, 0, 1.0, 0, 0]])
+    K = empirical_ntk(MLP(5, 64, 2), X)
+    with pytest.warns(ResolutionWarning, match="below the resolution"):
+        angle, res = min_pairwise_angle(K, return_resolution=True)
+    assert angle < res == ANGLE_RESOLUTION
+    Y = X.copy()
+    Y[1] = [np.cos(0.1), np.sin(0.1), 0, 0, 0]  # counterfactual: a resolved angle, no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert min_pairwise_angle(empirical_ntk(MLP(5, 64, 2), Y)) > 1e-3

@@ -65,9 +65,10 @@ class Outcome:
 
 def _own(exc: BaseException) -> bool:
     from lib.book.params import ParameterError
+    from lib.book.cache import SweepError
     from lib.data.base import DataMissingError
     from lib.validation import InputError
-    return isinstance(exc, (InputError, ParameterError, DataMissingError, PipelineExit))
+    return isinstance(exc, (InputError, ParameterError, DataMissingError, SweepError, PipelineExit))
 
 
 class PipelineExit(Exception):
@@ -120,13 +121,96 @@ def _damaged_cache_record(tmp: Path) -> str:
     return f"recomputed (kappa = {out['kappa']:g}); stderr: {err.getvalue().strip()}"
 
 
+def _moved_cache_record(tmp: Path) -> str:
+    """Another cell's record moved into this cell's file, its ``key`` edited, is refused and recomputed."""
+    import contextlib
+    import io
+
+    from lib.book.cache import cached_call
+    a = cached_call("demo", {"n": 1}, lambda: {"kappa": 3.0}, cache_dir=tmp)
+    cached_call("demo", {"n": 2}, lambda: {"kappa": 7.0}, cache_dir=tmp)
+    (f1,) = [p for p in tmp.rglob("*.json") if json.loads(p.read_text())["params"] == {"n": 1}]
+    (f2,) = [p for p in tmp.rglob("*.json") if json.loads(p.read_text())["params"] == {"n": 2}]
+    rec = json.loads(f2.read_text())
+    rec["key"] = f1.stem  # the other cell's record, its key made to match this file
+    f1.write_text(json.dumps(rec))
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        out = cached_call("demo", {"n": 1}, lambda: {"kappa": 3.0}, cache_dir=tmp)
+    return f"recomputed (kappa = {out['kappa']:g}, not {rec['result']['value']['kappa']:g}; first run {a['kappa']:g}); " \
+           f"stderr: {err.getvalue().strip()}"
+
+
+def _angle_below_resolution() -> str:
+    """min_pairwise_angle of two inputs 1e-8 rad apart: the value with the warning it gets."""
+    import warnings
+
+    from lib.finite.ntk import empirical_ntk
+    from lib.spectra import min_pairwise_angle
+    t = 1e-8
+    X = np.array([[1.0, 0, 0, 0, 0], [np.cos(t), np.sin(t), 0, 0, 0], [0, 0, 1.0, 0, 0]])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        angle = min_pairwise_angle(empirical_ntk(_mlp(), X))
+    msgs = "; ".join(f"{w.category.__name__}: {w.message}" for w in caught)
+    return f"{angle:.3g} rad, with {msgs or 'no warning'}"
+
+
+def _idx_swapped(tmp: Path):
+    """MNIST-style files whose image and label files are swapped."""
+    import struct
+
+    from lib.data.idx import load_idx_dataset
+
+    def write(path, arr):
+        path.write_bytes(bytes([0, 0, 0x08, arr.ndim]) + struct.pack(f">{arr.ndim}I", *arr.shape)
+                         + arr.astype(">u1").tobytes())
+
+    d = tmp / "swapped"
+    d.mkdir(exist_ok=True)
+    write(d / "train-images-idx3-ubyte", np.arange(4, dtype=np.uint8))             # labels, by mistake
+    write(d / "train-labels-idx1-ubyte", np.zeros((4, 2, 2), dtype=np.uint8))     # images, by mistake
+    return load_idx_dataset(d)
+
+
+def _reversed_record(tmp: Path):
+    """A record of chapter 07 whose kappa interval is swapped."""
+    from lib.chapters.performance.recorded import RECORD_DIR, recorded_scale
+    d = tmp / "records"
+    d.mkdir(exist_ok=True)
+    src = sorted(RECORD_DIR.glob("07_scale_*.json"))[0]
+    row = json.loads(src.read_text())
+    row["kappa_low"], row["kappa_high"] = row["kappa_high"], row["kappa_low"]
+    (d / src.name).write_text(json.dumps(row))
+    return recorded_scale(d)
+
+
+def _truncated_results(tmp: Path):
+    """A verdict file cut short, read by the report page."""
+    from lib.book.results import load_all
+    d = tmp / "results"
+    d.mkdir(exist_ok=True)
+    (d / "01_linear_baseline.json").write_text('{"[LH] Thm 2.3": {"status": "repro')
+    return load_all(d)
+
+
 def library_cases(tmp: Path) -> list[Case]:
     """The bad inputs of the library's public functions (files are written under ``tmp``)."""
     import torch
 
     from lib import theory
     from lib.data.datasets import load_array, load_dataset
+    from lib.finite.extremes import ntk_extremes
+    from lib.finite.ntk import empirical_ntk
     from lib.spectra import condition_number, spectrum
+
+    X = np.random.default_rng(0).standard_normal((6, 5))
+
+    def nan_weight():
+        net = _mlp()
+        with torch.no_grad():
+            net.weights[1][0, 0] = float("nan")
+        return empirical_ntk(net, X)
 
     return [
         Case("library", "unknown activation", 'MLP(5, 64, 2, activation="relux")',
@@ -167,6 +251,45 @@ def library_cases(tmp: Path) -> list[Case]:
              lambda: load_dataset("mnist", idx_dir=tmp / "no" / "such" / "dir")),
         Case("cache", "a cached sweep cell edited by hand", "cached_call(...) after editing its JSON record",
              lambda: _damaged_cache_record(tmp / "cache"), expect_error=False),
+        Case("library", "inputs so large the kernel overflows", "empirical_ntk(net, X * 1e200)",
+             lambda: _ntk_of(X * 1e200)),
+        Case("library", "inputs in the subnormal range", "empirical_ntk(net, X * 1e-160)",
+             lambda: _ntk_of(X * 1e-160)),
+        Case("library", "a NaN weight (a diverged training step)", "empirical_ntk(net, X), net.weights[1][0, 0] = nan",
+             nan_weight),
+        Case("library", "a fractional layer index", "empirical_ntk(net, X, layers=[1.7])",
+             lambda: empirical_ntk(_mlp(), X, layers=[1.7])),
+        Case("library", "float16 after construction", "empirical_ntk(MLP(5, 64, 2).half(), X)",
+             lambda: empirical_ntk(_mlp().half(), X)),
+        Case("library", "block_size=None", "empirical_ntk(net, X, block_size=None)",
+             lambda: empirical_ntk(_mlp(), X, block_size=None)),
+        Case("library", "a zero block size", "ntk_extremes(net, X, block_size=0)",
+             lambda: ntk_extremes(_mlp(), X, block_size=0)),
+        Case("library", "Apple's GPU on a machine without it", 'MLP(5, 64, 2, device="mps")',
+             lambda: _mlp(device="mps") if not torch.backends.mps.is_available() else "MPS is available here"),
+        Case("library", "a complex Hermitian matrix", "condition_number([[2, 1j], [-1j, 2]])",
+             lambda: condition_number(np.array([[2, 1j], [-1j, 2]]))),
+        Case("library", "a ragged list", "condition_number([[1, 2], [3]])",
+             lambda: condition_number([[1, 2], [3]])),
+        Case("library", "an angle below the resolution", "min_pairwise_angle(K), inputs 1e-8 rad apart",
+             _angle_below_resolution, expect_error=False),
+        Case("data", "a NaN scale", 'load_dataset("synthetic", n=5, scale=nan)',
+             lambda: load_dataset("synthetic", n=5, scale=float("nan"))),
+        Case("data", "a scale that overflows", 'load_dataset("synthetic", n=5, scale=1e308)',
+             lambda: load_dataset("synthetic", n=5, scale=1e308)),
+        Case("data", "a negative seed", 'load_dataset("synthetic", n=5, seed=-1)',
+             lambda: load_dataset("synthetic", n=5, seed=-1)),
+        Case("data", "zip magic then junk", "load_array(a .npz of b'PK\\x03\\x04' + junk)",
+             lambda: load_array(_save(tmp, "junk.npz", raw=b"PK\x03\x04" + b"junk" * 50))),
+        Case("data", "no path", "load_array(None)", lambda: load_array(None)),
+        Case("data", "image and label files swapped", "load_idx_dataset(dir with the two IDX files swapped)",
+             lambda: _idx_swapped(tmp)),
+        Case("cache", "another cell's record under this cell's key", "cached_call(...) after moving a record",
+             lambda: _moved_cache_record(tmp / "cache2"), expect_error=False),
+        Case("records", "a reversed kappa interval in notebooks/records/", "recorded_scale(dir)",
+             lambda: _reversed_record(tmp)),
+        Case("records", "a truncated results file", "load_all(results/) (the report page)",
+             lambda: _truncated_results(tmp)),
     ]
 
 
@@ -200,9 +323,29 @@ def _pipeline(root: Path, *args: str) -> str:
     return f"exit code {r.returncode}: {last}"
 
 
+def _performance_cli(*args: str) -> str:
+    """``python -m lib.chapters.performance ARGS``: exit code 2 and one line, or what it gave."""
+    r = subprocess.run([sys.executable, "-m", "lib.chapters.performance", *args], capture_output=True, text=True)
+    lines = [ln.strip() for ln in r.stderr.strip().splitlines() if ln.strip()]
+    if r.returncode == 2 and len(lines) == 1:
+        raise PipelineExit(f"exit code 2: {lines[0]}")
+    return f"exit code {r.returncode}: {' '.join(lines[-3:])}"
+
+
+def _damaged_profile(root: Path) -> str:
+    """A profile YAML whose top level is a list, for chapter 01 (a scratch copy of it)."""
+    prof = next((root / "notebooks" / "profiles").glob("01_*.yaml"))
+    good = prof.read_text()
+    prof.write_text("- smoke\n- paper\n")
+    try:
+        return _pipeline(root, "--profile", "smoke", "--only", "01")
+    finally:
+        prof.write_text(good)
+
+
 def pipeline_cases(tmp: Path) -> list[Case]:
-    """Bad command lines of ``python -m lib.book.pipeline``, run on a scratch copy of chapter 01
-    under ``tmp`` (each starts a notebook kernel at most once)."""
+    """Bad command lines of ``python -m lib.book.pipeline`` (run on a scratch copy of chapter 01
+    under ``tmp``; each starts a notebook kernel at most once) and of ``python -m lib.chapters.performance``."""
     root = _scratch_root(tmp)
     return [
         Case("pipeline", "a misspelt parameter name", "--only 01 -p widht 64",
@@ -211,6 +354,12 @@ def pipeline_cases(tmp: Path) -> list[Case]:
              lambda: _pipeline(root, "--only", "01", "--profile", "huge")),
         Case("pipeline", "a value the notebook refuses", "--profile smoke --only 01 -p widths '[-5]'",
              lambda: _pipeline(root, "--profile", "smoke", "--only", "01", "-p", "widths", "[-5]")),
+        Case("pipeline", "overriding the profile with -p", "--profile smoke --only 01 -p profile paper",
+             lambda: _pipeline(root, "--profile", "smoke", "--only", "01", "-p", "profile", "paper")),
+        Case("pipeline", "a profile YAML that is a list", "--profile smoke --only 01 (its YAML: a list)",
+             lambda: _damaged_profile(root)),
+        Case("pipeline", "zero inputs to the performance CLI", "python -m lib.chapters.performance --n 0 --depth 1",
+             lambda: _performance_cli("--n", "0", "--depth", "1")),
     ]
 
 

@@ -13,13 +13,18 @@ float64 values round-trip bit for bit). A grid of scalar cells is run by
 :func:`lib.book.sweep.run_sweep`, which writes the same records.
 
 Every record is verified before reuse (:func:`verify_record`): required keys and their types,
-the key matching the file name, and a SHA-256 checksum of the result stored in the record and
-recomputed on read. A record that fails is recomputed and a warning naming the file is printed
-to standard error. A cache directory that cannot be created or written raises
-:class:`SweepError` naming the directory.
+the key matching the file name, the key recomputed from what the record claims to be (its sweep,
+code version, parameters and data fingerprint: a record moved into another cell's file, its
+``key`` edited, is refused), a SHA-256 checksum of the result, and a SHA-256 checksum of the whole
+record (``record_checksum``; records written before it existed are still read, their key and
+result checksum covering what they claim). A record that fails is recomputed and a warning naming
+the file is printed to standard error. A cache directory that cannot be created or written (read
+only, a full disk, a directory where a record should be) raises :class:`SweepError` naming the
+directory or file and what to do.
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import math
@@ -38,7 +43,8 @@ import pandas as pd
 from lib.validation import InputError, InputTypeError
 
 __all__ = ["cache_root", "sweep_dir", "cell_key", "SweepError", "cached_call", "to_json", "from_json",
-           "result_checksum", "verify_record", "RECORD_SCHEMA"]
+           "result_checksum", "record_checksum", "verify_record", "read_record", "write_record", "make_record",
+           "ensure_dir", "probe_writable", "clean_result", "RECORD_SCHEMA"]
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -134,17 +140,35 @@ def result_checksum(result: Mapping) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def verify_record(rec: Any, key: str) -> str | None:
+def record_checksum(rec: Mapping) -> str:
+    """SHA-256 of the canonical JSON text of a whole record except its ``record_checksum`` field.
+
+    Args:
+        rec: a cache record (see :func:`make_record`).
+
+    Returns:
+        64 hex digits.
+    """
+    body = {k: v for k, v in rec.items() if k != "record_checksum"}
+    blob = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def verify_record(rec: Any, key: str, sweep: str | None = None) -> str | None:
     """Why a cache record cannot be reused, or None if it can.
 
     Args:
         rec: the parsed JSON content of a cache file.
         key: the key the file name says it holds.
+        sweep: the sweep (cache name) the file belongs to, if known.
 
     Returns:
         None for a valid record; otherwise a short reason: not a JSON object, a missing key of
-        :data:`RECORD_SCHEMA` or one of the wrong type, a key that is not the file's, or a
-        checksum that does not match the stored result.
+        :data:`RECORD_SCHEMA` or one of the wrong type, a key that is not the file's, a checksum that
+        does not match the stored result, a key that does not follow from the record's sweep, version,
+        parameters and data fingerprint (another cell's record), another sweep's record, or a
+        ``record_checksum`` that does not match the record (records without one, written by older
+        versions, are judged by the other checks).
     """
     if not isinstance(rec, dict):
         return f"content is a JSON {type(rec).__name__}, not an object"
@@ -158,6 +182,20 @@ def verify_record(rec: Any, key: str) -> str | None:
         return f"its key {rec['key']!r} is not the file's {key!r}"
     if result_checksum(rec["result"]) != rec["checksum"]:
         return "the checksum of its result does not match (edited or corrupted)"
+    if sweep is not None and rec["sweep"] != sweep:
+        return f"it is a record of sweep {rec['sweep']!r}, not of {sweep!r}"
+    fp = rec.get("data_fingerprint")
+    if fp is not None and not isinstance(fp, str):
+        return f"'data_fingerprint' is a {type(fp).__name__}, expected str or null"
+    try:
+        derived = cell_key(rec["sweep"], rec["params"], rec["version"], fp)
+    except InputError as exc:
+        return f"its params cannot be hashed ({exc})"
+    if derived != key:
+        return ("its key does not follow from what it claims to be (sweep, version, params, data fingerprint "
+                f"give {derived!r}): it is another cell's record")
+    if "record_checksum" in rec and rec["record_checksum"] != record_checksum(rec):
+        return "the checksum of the whole record does not match (edited or corrupted)"
     return None
 
 
@@ -165,58 +203,134 @@ def _warn(msg: str) -> None:
     print(f"warning: {msg}", file=sys.stderr, flush=True)
 
 
-def _ensure_dir(directory: Path) -> Path:
-    """Create ``directory`` and check it is writable; one :class:`SweepError` naming it otherwise."""
+def _unwritable(where: Path, exc: OSError) -> SweepError:
+    """The one message for a cache location that cannot be written: which, why, and what to do."""
+    if exc.errno == errno.ENOSPC:
+        todo = ("the disk is full: free space there, or set NTK_CACHE_DIR to a folder on another disk; "
+                "finished records are intact and a rerun resumes")
+    elif exc.errno == errno.EDQUOT:
+        todo = "the disk quota is exceeded: free space, or set NTK_CACHE_DIR to another folder"
+    else:
+        todo = "set NTK_CACHE_DIR to a writable folder"
+    return SweepError(f"the cache directory {where} cannot be written ({type(exc).__name__}: "
+                      f"{exc.strerror or exc}); {todo}")
+
+
+def probe_writable(directory: Path) -> None:
+    """Create ``directory`` and write (then remove) a probe file in it.
+
+    Args:
+        directory: the folder.
+
+    Raises:
+        OSError: as the file system raised it (read only, a file in the way, a full disk).
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    fd, probe = tempfile.mkstemp(dir=directory, prefix=".", suffix=".probe")
+    os.close(fd)
+    os.unlink(probe)
+
+
+def ensure_dir(directory: Path) -> Path:
+    """Create ``directory`` and check it is writable.
+
+    Args:
+        directory: a cache folder.
+
+    Returns:
+        ``directory``.
+
+    Raises:
+        SweepError: naming the directory (read only, full disk, a file in the way).
+    """
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(dir=directory, prefix=".", suffix=".probe")
-        os.close(fd)
-        os.unlink(probe)
+        probe_writable(directory)
     except OSError as exc:
-        raise SweepError(f"the cache directory {directory} cannot be written ({type(exc).__name__}: "
-                         f"{exc.strerror or exc}); set NTK_CACHE_DIR to a writable folder") from None
+        raise _unwritable(directory, exc) from None
     return directory
 
 
-def _write_atomic(path: Path, record: dict) -> None:
+def write_record(path: Path, record: dict) -> None:
+    """Write ``record`` to ``path`` atomically (temporary file, fsync, ``os.replace``): never a partial record.
+
+    Args:
+        path: the record's file.
+        record: from :func:`make_record`.
+
+    Raises:
+        SweepError: the folder cannot be written (naming it and what to do), or a directory stands where the
+            record should be.
+    """
+    if path.is_dir():
+        raise SweepError(f"a directory stands where the cache record {path} should be; remove it "
+                         f"(rm -r '{path}') and rerun")
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
     except OSError as exc:
-        raise SweepError(f"the cache directory {path.parent} cannot be written ({type(exc).__name__}: "
-                         f"{exc.strerror or exc}); set NTK_CACHE_DIR to a writable folder") from None
+        raise _unwritable(path.parent, exc) from None
     try:
         with os.fdopen(fd, "w") as fh:
             json.dump(record, fh)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise _unwritable(path.parent, exc) from None
         raise
 
 
-def _read(path: Path, key: str) -> dict | None:
-    """The verified record in ``path``, or None (missing, or invalid: then a warning names the file)."""
+def read_record(path: Path, key: str, sweep: str | None = None) -> dict | None:
+    """The verified record in ``path``, or None (missing, or invalid: then a warning names the file).
+
+    Args:
+        path: the record's file.
+        key: the key the file should hold (its name).
+        sweep: the sweep it should belong to, if known.
+
+    Returns:
+        The record, or None when it must be recomputed.
+    """
     try:
         rec = json.loads(path.read_text())
     except FileNotFoundError:
         return None
+    except IsADirectoryError:
+        _warn(f"ignoring cache record {path}: it is a directory, not a file; remove it (rm -r '{path}')")
+        return None
     except (OSError, ValueError) as exc:
         _warn(f"ignoring unreadable cache file {path} ({exc}); the cell will be recomputed")
         return None
-    why = verify_record(rec, key)
+    why = verify_record(rec, key, sweep)
     if why is not None:
         _warn(f"ignoring cache file {path}: {why}; the cell will be recomputed")
         return None
     return rec
 
 
-def _make_record(key: str, name: str, version: str, params: Mapping, fp: str | None, result: dict,
-                 seconds: float) -> dict:
-    return dict(key=key, sweep=name, version=str(version), params=_canonical(params), data_fingerprint=fp,
-                result=result, checksum=result_checksum(result), seconds=float(seconds),
-                finished_utc=datetime.now(timezone.utc).isoformat(timespec="seconds"), host=socket.gethostname())
+def make_record(key: str, name: str, version: str, params: Mapping, fp: str | None, result: dict,
+                seconds: float) -> dict:
+    """A cache record: key, sweep, version, params, data fingerprint, result, both checksums, time, host.
+
+    Args:
+        key: :func:`cell_key` of the other fields.
+        name: the sweep (cache name).
+        version: the code version string.
+        params: the cell's parameters.
+        fp: the data fingerprint, or None.
+        result: the JSON-able result dict.
+        seconds: compute time.
+
+    Returns:
+        The record, with ``checksum`` (of the result) and ``record_checksum`` (of everything else).
+    """
+    rec = dict(key=key, sweep=name, version=str(version), params=_canonical(params), data_fingerprint=fp,
+               result=result, checksum=result_checksum(result), seconds=float(seconds),
+               finished_utc=datetime.now(timezone.utc).isoformat(timespec="seconds"), host=socket.gethostname())
+    rec["record_checksum"] = record_checksum(rec)
+    return rec
 
 
 def to_json(obj: Any) -> Any:
@@ -328,18 +442,30 @@ def cached_call(name: str, key: Mapping, fn: Callable[[], Any], *, version: str 
     params = _canonical(_key_blob(dict(key)))
     k = cell_key(name, params, version)
     path = directory / f"{k}.json"
-    rec = _read(path, k)
+    rec = read_record(path, k, name)
     if rec is not None and "value" in rec["result"]:
         return from_json(rec["result"]["value"])
-    _ensure_dir(directory)
+    ensure_dir(directory)
     t0 = time.perf_counter()
     out = fn()
     secs = time.perf_counter() - t0
-    _write_atomic(path, _make_record(k, name, version, params, None, {"value": to_json(out)}, secs))
+    write_record(path, make_record(k, name, version, params, None, {"value": to_json(out)}, secs))
     return out
 
 
-def _clean_result(res: Any, params: Mapping) -> dict:
+def clean_result(res: Any, params: Mapping) -> dict:
+    """A cell's result as a dict of plain scalars (NumPy scalars unwrapped).
+
+    Args:
+        res: what the cell function returned.
+        params: the cell's parameters, for the message.
+
+    Returns:
+        The result dict.
+
+    Raises:
+        SweepError: not a dict, or a value that is not a scalar.
+    """
     if not isinstance(res, Mapping):
         raise SweepError(f"cell {dict(params)} returned {type(res).__name__}, expected a dict of results")
     out = {}

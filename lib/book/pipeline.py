@@ -19,17 +19,30 @@ Profiles live in ``notebooks/profiles/<notebook stem>.yaml`` (one file per noteb
 keys ``smoke``, ``paper``, ...): ``default`` is the values written in each notebook's tagged
 ``parameters`` cell; other profiles override some of them. ``-p NAME VALUE``
 overrides one parameter (VALUE is read as YAML: ``2048``, ``[1, 2, 5]``, ``true``, ``cpu``).
-A parameter name the notebook does not declare is rejected before anything runs.
+A parameter name the notebook does not declare is rejected before anything runs, and so is
+``-p profile ...`` (the profile is chosen with ``--profile``; a record must say what ran).
+
+Only the profile files of the selected notebooks are read, so a damaged profile of another chapter
+does not stop this run. One chapter runs at a time: a second pipeline asked to run a chapter that is
+running stops with exit code 2 (a lock ``<results>/.<chapter>.lock``), so its verdict file never
+mixes two runs. Ctrl-C stops the run within seconds (the notebook's kernel is killed; finished cache
+cells stay and the next run resumes) with exit code 130. Every error the user can fix ends in one
+line ``error: ...`` and exit code 2.
 """
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import re
+import signal
 import sys
 import tempfile
+import threading
 import time
+import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
 import yaml
@@ -44,6 +57,10 @@ PROFILES = ("smoke", "default", "paper")
 
 class PipelineError(RuntimeError):
     """A notebook could not be run as asked (bad name, parameter or profile)."""
+
+
+class PipelineInterrupted(RuntimeError):
+    """The run was stopped by Ctrl-C (SIGINT); the notebook's kernel was killed."""
 
 
 def notebook_sources(root: Path = ROOT) -> list[Path]:
@@ -91,15 +108,44 @@ def stage_pages(root: Path = ROOT) -> list[Path]:
     return out
 
 
-def load_profiles(root: Path = ROOT) -> dict:
-    """``{profile: {notebook stem: {parameter: value}}}`` from ``notebooks/profiles/*.yaml``."""
+def load_profiles(root: Path = ROOT, stems: list[str] | None = None) -> dict:
+    """``{profile: {notebook stem: {parameter: value}}}`` from ``notebooks/profiles/*.yaml``.
+
+    Args:
+        root: the repository root.
+        stems: read only the profiles of these notebooks (None: all), so that a damaged profile of
+            another chapter does not stop a run.
+
+    Returns:
+        The profiles.
+
+    Raises:
+        PipelineError: one line naming the file: not UTF-8, not valid YAML, a top level that is not a
+            mapping of profile names, or a profile that is not a mapping of parameter names to values.
+    """
     out: dict = {}
     for path in sorted((root / "notebooks" / "profiles").glob("*.yaml")):
+        if stems is not None and path.stem not in stems:
+            continue
         try:
-            data = yaml.safe_load(path.read_text()) or {}
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except UnicodeDecodeError as exc:
+            raise PipelineError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") \
+                from None
         except yaml.YAMLError as exc:
-            raise PipelineError(f"{path} is not valid YAML: {exc}") from None
+            raise PipelineError(f"{path} is not valid YAML: {' '.join(str(exc).split())}") from None
+        except OSError as exc:
+            raise PipelineError(f"{path} cannot be read: {exc.strerror or exc}") from None
+        data = {} if data is None else data
+        if not isinstance(data, dict):
+            raise PipelineError(f"{path}: the top level must be a mapping of profile names (smoke:, paper:) to "
+                                f"parameters, got a YAML {type(data).__name__}")
         for profile, values in data.items():
+            if not isinstance(profile, str):
+                raise PipelineError(f"{path}: profile names must be strings, got {profile!r}")
+            if values is not None and not (isinstance(values, dict) and all(isinstance(k, str) for k in values)):
+                raise PipelineError(f"{path}: profile {profile!r} must be a mapping of parameter names to values, "
+                                    f"got a YAML {type(values).__name__} ({values!r})")
             out.setdefault(profile, {})[path.stem] = values or {}
     return out
 
@@ -161,8 +207,10 @@ def parameter_cell_names(src: Path) -> set[str]:
 
 def resolve_parameters(src: Path, ipynb: Path, profile: str, overrides: dict, profiles: dict) -> dict:
     """Profile values for this notebook merged with ``overrides``; unknown names are an error."""
-    if profile not in profiles and profile != "default":
-        raise PipelineError(f"unknown profile {profile!r}; known profiles: {sorted(set(profiles) | {'default'})}")
+    # the book's profiles are known whether or not the selected chapters' files define them (only those
+    # files are read); a chapter without a profile runs its parameters cell's values
+    if profile not in profiles and profile not in PROFILES:
+        raise PipelineError(f"unknown profile {profile!r}; known profiles: {sorted(set(profiles) | set(PROFILES))}")
     params = dict((profiles.get(profile) or {}).get(src.stem) or {})
     params.update(overrides)
     params["profile"] = profile
@@ -227,7 +275,8 @@ def run_environment(profile: str, overrides: dict) -> dict[str, str]:
 
     ``NTK_PROFILE`` is the profile name and ``NTK_OVERRIDES`` the ``-p`` overrides as a JSON object
     (``{}`` if none); :mod:`lib.book.results` stores both with every verdict, so a record made with
-    changed parameters is labelled as such.
+    changed parameters is labelled as such. ``NTK_RUN_ID`` names this run: a verdict file keeps the
+    verdicts of one run only.
 
     Args:
         profile: the profile name.
@@ -236,7 +285,8 @@ def run_environment(profile: str, overrides: dict) -> dict[str, str]:
     Returns:
         The variables to set.
     """
-    return {"NTK_PROFILE": profile, "NTK_OVERRIDES": json.dumps(overrides, sort_keys=True, default=str)}
+    return {"NTK_PROFILE": profile, "NTK_OVERRIDES": json.dumps(overrides, sort_keys=True, default=str),
+            "NTK_RUN_ID": uuid.uuid4().hex[:16]}
 
 
 def execute(src: Path, params: dict, log_output: bool = False, root: Path = ROOT) -> float:
@@ -249,14 +299,15 @@ def execute(src: Path, params: dict, log_output: bool = False, root: Path = ROOT
     ipynb = executed_path(src, root)
     t0 = time.perf_counter()
     try:
-        papermill.execute_notebook(
+        _interruptible(src, lambda: papermill.execute_notebook(
             str(ipynb), str(ipynb), parameters=params, kernel_name="python3",
             cwd=str(src.parent), progress_bar=False, log_output=log_output,
             # CRITICAL: no "running over TCP" warning, and no "KeyboardInterrupt caught in kernel"
             # line when jupyter_client's shutdown SIGINT meets an idle handler; a cell's own
             # errors still reach us through papermill
             extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
-        )
+            kernel_manager_class=_tracked_kernel_manager(),
+        ))
     except papermill.PapermillExecutionError as exc:
         _report_warnings(src, ipynb)
         raise PipelineError(f"{src.name} failed in cell {exc.cell_index}: {exc.ename}: {exc.evalue}") from None
@@ -264,9 +315,75 @@ def execute(src: Path, params: dict, log_output: bool = False, root: Path = ROOT
     return time.perf_counter() - t0
 
 
+#: kernel managers started by :func:`execute` and still running (killed on Ctrl-C)
+_RUNNING_KERNELS: set = set()
+
+
+def _tracked_kernel_manager() -> type:
+    """jupyter_client's AsyncKernelManager, remembering each kernel it starts in ``_RUNNING_KERNELS``."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class TrackedKernelManager(AsyncKernelManager):
+        async def start_kernel(self, **kw):
+            await super().start_kernel(**kw)
+            _RUNNING_KERNELS.add(self)
+
+        async def shutdown_kernel(self, *args, **kw):
+            _RUNNING_KERNELS.discard(self)
+            return await super().shutdown_kernel(*args, **kw)
+
+    return TrackedKernelManager
+
+
+def _kill_kernels() -> None:
+    """Kill every kernel :func:`execute` started (each in its own session: its process group goes too)."""
+    for km in list(_RUNNING_KERNELS):
+        proc = getattr(getattr(km, "provisioner", None), "process", None)
+        if proc is not None and proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                proc.kill()
+        _RUNNING_KERNELS.discard(km)
+
+
+def _interruptible(src: Path, run) -> None:
+    """Run papermill in a worker thread so that Ctrl-C reaches this (main) thread.
+
+    nbclient installs its own SIGINT handler on the event loop of the thread it runs in, and that handler
+    only schedules a kernel cleanup: run in the main thread, Ctrl-C was swallowed and the chapter ran to
+    its end. In a worker thread nbclient cannot install it (signal handlers belong to the main thread), so
+    Ctrl-C raises KeyboardInterrupt here; the kernel is then killed, which ends papermill's wait at once.
+    """
+    errors: list[BaseException] = []
+
+    def work():
+        try:
+            run()
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+            errors.append(exc)
+
+    worker = threading.Thread(target=work, name=f"papermill {src.stem}", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.2)
+    except KeyboardInterrupt:
+        _kill_kernels()
+        worker.join(10)
+        raise PipelineInterrupted(f"{src.name} interrupted (Ctrl-C): its kernel was stopped; finished cache "
+                                  "cells are kept and the next run resumes from them") from None
+    if errors:
+        raise errors[0]
+
+
 def parse_overrides(pairs: list[list[str]]) -> dict:
+    """The ``-p NAME VALUE`` overrides, each VALUE read as YAML; ``-p profile ...`` is refused."""
     out = {}
     for name, raw in pairs:
+        if name == "profile":
+            raise PipelineError(f"-p profile {raw}: choose the profile with --profile {raw}, not -p (an override of "
+                                "'profile' would run one profile's values and record another's name)")
         try:
             out[name] = yaml.safe_load(raw)
         except yaml.YAMLError as exc:
@@ -293,9 +410,9 @@ def main(argv: list[str] | None = None) -> int:
         stage_pages(root)
         if args.stage_pages:
             return 0
-        profiles = load_profiles(root)
         overrides = parse_overrides(args.parameter)
         sources = select(notebook_sources(root), args.only)
+        profiles = load_profiles(root, [s.stem for s in sources])
         if overrides and not args.only and len(sources) > 1:
             print("note: -p applies to every notebook selected; unknown names fail", file=sys.stderr)
         plan = []
@@ -308,8 +425,11 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{src.stem}: " + ", ".join(f"{k}={v['default']}" for k, v in decl.items()))
                     continue
                 plan.append((src, resolve_parameters(src, ipynb, args.profile, overrides, profiles)))
-        saved = {k: os.environ.get(k) for k in run_environment(args.profile, overrides)}
-        os.environ.update(run_environment(args.profile, overrides))
+        if plan:
+            check_results_dir()
+        env = run_environment(args.profile, overrides)
+        saved = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
         try:
             total = _run_plan(plan, args, overrides, root)
         finally:  # the caller's environment is left as it was (main() is also called from tests)
@@ -323,7 +443,35 @@ def main(argv: list[str] | None = None) -> int:
     except PipelineError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except (PipelineInterrupted, KeyboardInterrupt) as exc:
+        print(f"interrupted: {exc or 'Ctrl-C'}", file=sys.stderr)
+        return 130
     return 0
+
+
+def check_results_dir() -> Path:
+    """Create the results folder and check it can be written, before any notebook runs.
+
+    Returns:
+        The folder (:func:`lib.book.results.results_dir`).
+
+    Raises:
+        PipelineError: naming the folder (read only, a file in the way, a full disk) and what to do.
+    """
+    from lib.book.cache import probe_writable
+    from lib.book.results import results_dir
+    d = results_dir()
+    try:
+        probe_writable(d)
+    except OSError as exc:
+        raise PipelineError(_results_unwritable(d, exc)) from None
+    return d
+
+
+def _results_unwritable(d: Path, exc: OSError) -> str:
+    todo = ("free space on that disk" if exc.errno == errno.ENOSPC else "make it writable")
+    return (f"the results directory {d} cannot be written ({exc.strerror or exc}); {todo}, or set "
+            "NTK_RESULTS_DIR to a writable folder")
 
 
 def clear_verdicts(src: Path) -> None:
@@ -331,9 +479,54 @@ def clear_verdicts(src: Path) -> None:
 
     A chapter rewrites its verdicts when it runs; a claim it no longer records (renamed, or
     split into parts) would otherwise stay in the report and the errata from an older run.
+
+    Raises:
+        PipelineError: the file cannot be removed (a read-only results folder), naming it.
     """
     from lib.book.results import results_dir
-    (results_dir() / f"{src.stem}.json").unlink(missing_ok=True)
+    path = results_dir() / f"{src.stem}.json"
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as exc:
+        raise PipelineError(_results_unwritable(path.parent, exc)) from None
+
+
+@contextmanager
+def chapter_lock(src: Path):
+    """Hold ``<results>/.<stem>.lock`` while ``src`` runs; a second run of the same chapter is refused.
+
+    Two runs of one chapter at once would interleave their verdicts in one results file, while the
+    executed chapter shows only one of them. The lock is an ``flock``: a run that dies releases it.
+
+    Args:
+        src: the notebook source.
+
+    Raises:
+        PipelineError: another pipeline holds the lock (or it cannot be created), naming the chapter.
+    """
+    import fcntl
+
+    from lib.book.results import results_dir
+    path = results_dir() / f".{src.stem}.lock"
+    try:
+        fh = open(path, "a+")
+    except OSError as exc:
+        raise PipelineError(_results_unwritable(path.parent, exc)) from None
+    try:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read().strip() or "another process"
+            raise PipelineError(f"{src.stem} is being run by another pipeline ({holder}, lock {path}); wait for "
+                                "it to finish, then run again") from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"pid {os.getpid()}")
+        fh.flush()
+        yield
+    finally:
+        fh.close()
 
 
 def _run_plan(plan: list, args: argparse.Namespace, overrides: dict, root: Path) -> float:
@@ -341,9 +534,10 @@ def _run_plan(plan: list, args: argparse.Namespace, overrides: dict, root: Path)
     for src, params in plan:
         label = f"profile {args.profile}" + (f", overrides {overrides}" if overrides else "")
         print(f"running {src.stem} ({label}) ...", flush=True)
-        clear_verdicts(src)
-        to_ipynb(src, root)
-        dt = execute(src, params, args.log_output, root)
+        with chapter_lock(src):
+            clear_verdicts(src)
+            to_ipynb(src, root)
+            dt = execute(src, params, args.log_output, root)
         total += dt
         print(f"  done in {dt:.1f} s", flush=True)
     return total

@@ -9,6 +9,12 @@ report page builds its table from these files only, so it cannot go stale or be 
 The claim's statement is written once, in the registry: a record stores the id (and an optional
 part label, when several checks share one claim) and copies the statement from the registry.
 
+A verdict file holds the verdicts of one run: each verdict carries the run's id (``NTK_RUN_ID``, set
+by the pipeline), and recording one drops those of any other run from the file (the pipeline also
+runs one chapter at a time, :func:`lib.book.pipeline.chapter_lock`). A damaged verdict file (not
+JSON, truncated, not a mapping of verdicts) is refused by :func:`load_all` with one
+:class:`ResultsError` naming the file.
+
 Every record also says how it was produced (:func:`run_context`): the parameter profile and every
 ``-p`` override (read from ``NTK_PROFILE`` and ``NTK_OVERRIDES``, which
 :func:`lib.book.pipeline.run_environment` sets for each notebook; a notebook run outside the
@@ -39,9 +45,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from lib.book.provenance import kernel_seconds, run_info
+from lib.validation import InputError
 
-__all__ = ["VERDICTS", "SEVERITY", "NAMED", "OUTSIDE_PIPELINE", "Check", "results_dir", "run_context",
-           "verdict", "record", "load_all"]
+__all__ = ["VERDICTS", "SEVERITY", "NAMED", "OUTSIDE_PIPELINE", "Check", "ResultsError", "results_dir",
+           "run_context", "verdict", "record", "load_all"]
 
 #: The verdict levels. The first three keep their historical meaning and spelling;
 #: "inconclusive" (at this size or protocol) and "not checked" are the two ways of not settling a claim.
@@ -55,6 +62,10 @@ NAMED = ("reproduced with caveat", "inconclusive", "not checked")
 
 #: What a record says about its parameters when the notebook ran outside :mod:`lib.book.pipeline`.
 OUTSIDE_PIPELINE = "run outside the pipeline, overrides unknown"
+
+class ResultsError(InputError):
+    """A verdict file that cannot be read or written; the message names the file and what to do."""
+
 
 @dataclass(frozen=True)
 class Check:
@@ -123,7 +134,8 @@ def run_context(profile: str | None = None) -> dict:
 
     Returns:
         A dict with ``profile``, ``overrides`` (the ``-p`` overrides as a dict, ``None`` when
-        unknown), ``pipeline`` (True when run by :mod:`lib.book.pipeline`), ``provenance`` (one line
+        unknown), ``pipeline`` (True when run by :mod:`lib.book.pipeline`), ``run_id`` (``NTK_RUN_ID``, the
+        pipeline run, or None), ``provenance`` (one line
         for the report), ``versions`` (python, numpy, scipy, torch), ``commit`` and ``machine`` (from
         :func:`lib.book.provenance.run_info`), ``wall_time_s`` (seconds since the notebook's kernel
         started, :func:`lib.book.provenance.kernel_seconds`) and ``recorded_at`` (UTC, ISO 8601).
@@ -151,6 +163,7 @@ def run_context(profile: str | None = None) -> dict:
     info = _static_info()
     return dict(
         profile=prof, overrides=overrides if pipeline else None, pipeline=pipeline, provenance=provenance,
+        run_id=os.environ.get("NTK_RUN_ID"),
         versions={k: info[k] for k in ("python", "numpy", "scipy", "torch")}, commit=info["commit"],
         machine=info["machine"], wall_time_s=round(kernel_seconds(), 1),
         recorded_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -209,16 +222,14 @@ def record(chapter: str, check: Check, section: str | None = None, profile: str 
     cid = c.claim_id
     ctx = run_context(profile)
     d = results_dir()
-    d.mkdir(parents=True, exist_ok=True)
     path = d / f"{chapter}.json"
-    rows = json.loads(path.read_text()) if path.exists() else {}
+    rows = _read_rows(path) if path.exists() else {}
+    if ctx["run_id"] is not None:  # a file holds one run: verdicts of another run (or none named) go
+        rows = {k: v for k, v in rows.items() if v.get("run_id") == ctx["run_id"]}
     rows[_key(cid, check.part)] = dict(
         chapter=chapter, claim_id=cid, part=check.part, claim=c.statement, status=check.status,
         caveat=check.caveat, measured=check.measured, section=section, **ctx)
-    fd, tmp = tempfile.mkstemp(dir=d, suffix=".tmp")
-    with os.fdopen(fd, "w") as fh:
-        json.dump(rows, fh, indent=1)
-    os.replace(tmp, path)
+    _write_rows(path, rows)
     label = _key(cid, check.part)
     text = f"**Verdict ({label}): {check.status}.**"
     if check.caveat:
@@ -230,10 +241,52 @@ def record(chapter: str, check: Check, section: str | None = None, profile: str 
     return text
 
 
+def _write_rows(path: Path, rows: dict) -> None:
+    """Write a verdict file atomically; one :class:`ResultsError` naming the folder if it cannot be written."""
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w") as fh:
+            json.dump(rows, fh, indent=1)
+        os.replace(tmp, path)
+    except OSError as exc:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+        raise ResultsError(f"the results directory {path.parent} cannot be written ({exc.strerror or exc}); free "
+                           "space or make it writable, or set NTK_RESULTS_DIR to another folder") from None
+
+
+def _read_rows(path: Path) -> dict:
+    """The verdicts of one file, checked: a JSON object of verdict objects, else one :class:`ResultsError`."""
+    redo = f"delete it and re-run its chapter (python -m lib.book.pipeline --only {path.stem[:2]})"
+    try:
+        rows = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ResultsError(f"the verdict file {path} cannot be read ({exc}); {redo}") from None
+    if not isinstance(rows, dict):
+        raise ResultsError(f"the verdict file {path} holds a JSON {type(rows).__name__}, not an object of "
+                           f"verdicts; {redo}")
+    bad = [k for k, v in rows.items() if not isinstance(v, dict) or "status" not in v or "claim_id" not in v]
+    if bad:
+        raise ResultsError(f"the verdict file {path} has entries that are not verdicts ({bad[:3]}); {redo}")
+    return rows
+
+
 def load_all(directory: str | Path | None = None) -> list[dict]:
-    """Every recorded verdict, ordered by chapter then recording order."""
+    """Every recorded verdict, ordered by chapter then recording order.
+
+    Args:
+        directory: the results folder (default :func:`results_dir`).
+
+    Returns:
+        The verdicts.
+
+    Raises:
+        ResultsError: a verdict file that is not JSON (e.g. truncated) or not verdicts, naming the file.
+    """
     d = Path(directory) if directory else results_dir()
     rows: list[dict] = []
     for path in sorted(d.glob("*.json")):
-        rows.extend(json.loads(path.read_text()).values())
+        rows.extend(_read_rows(path).values())
     return rows

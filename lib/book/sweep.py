@@ -28,8 +28,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from lib.book.cache import (SweepError, _clean_result, _ensure_dir, _make_record, _read, _write_atomic, cell_key,
-                            sweep_dir)
+from lib.book.cache import (SweepError, cell_key, clean_result, ensure_dir, make_record, read_record, sweep_dir,
+                            write_record)
 from lib.data.datasets import fingerprint
 from lib.progress import tqdm
 from lib.validation import InputError, InputTypeError
@@ -153,11 +153,14 @@ def run_sweep(name: str, fn: Callable[..., Mapping], cells: Sequence[Mapping], *
     """
     if not callable(fn):
         raise InputTypeError(f"fn must be callable, got {type(fn).__name__}")
-    directory = _ensure_dir(sweep_dir(name, cache_dir))
+    directory = ensure_dir(sweep_dir(name, cache_dir))
     data = dict(data or {})
     prints = {k: fingerprint(v) for k, v in data.items()}
     plan, seen = [], {}
     for i, params in enumerate(cells):
+        if not isinstance(params, Mapping):
+            raise InputTypeError(f"sweep {name!r}: cell {i} is a {type(params).__name__} ({params!r}), not a dict "
+                                 "of parameters")
         params = dict(params)
         fp = None
         if data:
@@ -176,7 +179,7 @@ def run_sweep(name: str, fn: Callable[..., Mapping], cells: Sequence[Mapping], *
     rows: dict[str, dict] = {}
     todo = []
     for key, params, fp in plan:
-        rec = _read(directory / f"{key}.json", key)
+        rec = read_record(directory / f"{key}.json", key, name)
         if rec is None:
             todo.append((key, params, fp))
         else:
@@ -184,8 +187,8 @@ def run_sweep(name: str, fn: Callable[..., Mapping], cells: Sequence[Mapping], *
     n_cached = len(rows)
 
     def record(key, params, fp, res, secs):
-        res = _clean_result(res, params)
-        _write_atomic(directory / f"{key}.json", _make_record(key, name, version, params, fp, res, secs))
+        res = clean_result(res, params)
+        write_record(directory / f"{key}.json", make_record(key, name, version, params, fp, res, secs))
         rows[key] = {**params, **res, "seconds": secs, "cached": False, "key": key}
 
     bar = tqdm(total=len(plan), initial=n_cached, desc=desc or name, unit="cell", disable=not progress,
@@ -252,7 +255,7 @@ def load_cells(name: str, cache_dir: str | Path | None = None) -> pd.DataFrame:
     directory = sweep_dir(name, cache_dir)
     rows = []
     for path in sorted(directory.glob("*.json")):
-        rec = _read(path, path.stem)
+        rec = read_record(path, path.stem, name)
         if rec is not None:
             rows.append({**rec["params"], **rec["result"], "seconds": rec["seconds"],
                          "version": rec.get("version"), "finished_utc": rec.get("finished_utc"), "key": rec["key"]})

@@ -3,13 +3,15 @@ ranges and content fingerprints ([LH] Sec. 4.1). Nothing here reads a file or do
 from __future__ import annotations
 
 import hashlib
+import math
 from typing import Sequence
 
 import numpy as np
 
 from lib.validation import InputError
 
-__all__ = ["DataMissingError", "preprocess", "pixel_range_of", "scale_pixels", "fingerprint", "PIXEL_RANGES"]
+__all__ = ["DataMissingError", "preprocess", "pixel_range_of", "scale_pixels", "fingerprint", "PIXEL_RANGES",
+           "check_seed"]
 
 #: the accepted pixel ranges: ``(-1, 1)`` is the authors' image preprocessing (torchvision's
 #: ``ToTensor()`` then ``Normalize(0.5, 0.5)``: ``2 p - 1`` for ``p`` in [0, 1]); ``(0, 1)`` is ``p`` itself
@@ -27,8 +29,27 @@ def _check_n(n, name="n"):
     return int(n)
 
 
+def check_seed(seed, name: str = "seed") -> int:
+    """Return ``seed`` if it is a non-negative integer (what numpy's generators accept).
+
+    Args:
+        seed: the seed of a draw or subsample.
+        name: the parameter's name in the message.
+
+    Returns:
+        ``int(seed)``.
+
+    Raises:
+        lib.validation.InputError: a negative, fractional, boolean or non-numeric seed.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InputError(f"{name} must be a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
 def _subsample(X: np.ndarray, y: np.ndarray, n: int | None, seed: int, source: str):
     """n rows of (X, y) without replacement, seeded, in their original order (all rows if n is None)."""
+    check_seed(seed)
     if n is None:
         return X, y
     n = _check_n(n)
@@ -95,9 +116,12 @@ def preprocess(X, n: int | None = None, seed: int = 0, unit_norm: bool = False, 
         float64 array (n, d).
 
     Raises:
-        lib.validation.InputError: empty data, NaN/inf, or a zero row when ``unit_norm`` is asked
-            (its direction is undefined).
+        lib.validation.InputError: empty data, NaN/inf, a ``scale`` that is not a finite positive number or
+            that makes the data overflow, or a zero row when ``unit_norm`` is asked (its direction is undefined).
     """
+    if scale is not None and (isinstance(scale, bool) or not isinstance(scale, (int, float, np.integer, np.floating))
+                              or not math.isfinite(float(scale)) or float(scale) <= 0):
+        raise InputError(f"scale must be a finite positive number (or None), got {scale!r}")
     X = np.asarray(X, dtype=np.float64)
     if X.ndim == 0 or X.size == 0:
         raise InputError(f"data are empty (shape {X.shape}): need at least one sample")
@@ -108,7 +132,11 @@ def preprocess(X, n: int | None = None, seed: int = 0, unit_norm: bool = False, 
     if center:
         X = X - X.mean(axis=0, keepdims=True)
     if scale is not None:
-        X = X * float(scale)
+        with np.errstate(over="ignore", under="ignore"):
+            X = X * float(scale)
+        if not np.all(np.isfinite(X)):
+            raise InputError(f"scale={scale!r} makes the data overflow to inf (largest |x| after scaling exceeds "
+                             f"{np.finfo(np.float64).max:.3g}); use a smaller scale")
     if unit_norm:
         norms = np.linalg.norm(X, axis=1, keepdims=True)
         if np.any(norms == 0):

@@ -17,18 +17,21 @@ scale, unit-normalize. Pixels: digits / 16 in [0, 1]; MNIST-style and faces in [
 """
 from __future__ import annotations
 
+import os
+import zipfile
+import zlib
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 from sklearn.datasets import load_digits
 
-from lib.data.base import (DataMissingError, PIXEL_RANGES, _check_n, _subsample, fingerprint, pixel_range_of,
-                           preprocess, scale_pixels)
+from lib.data.base import (DataMissingError, PIXEL_RANGES, _check_n, _subsample, check_seed, fingerprint,
+                           pixel_range_of, preprocess, scale_pixels)
 from lib.data.faces import load_faces
 from lib.data.idx import IDX_DATASETS, IDX_FILES, find_idx_dir, load_idx, load_idx_dataset
 from lib.data.mnist5k import load_mnist_5k
-from lib.validation import InputError
+from lib.validation import InputError, InputTypeError
 
 # re-exported for the callers of this entry point: ``preprocess``, ``fingerprint``, ``DataMissingError``,
 # ``PIXEL_RANGES``, ``pixel_range_of``, ``scale_pixels`` (lib.data.base), ``load_idx``,
@@ -50,7 +53,7 @@ def gaussian_data(n: int, d: int, seed: int = 0, unit_norm: bool = False) -> np.
         float64 array (n, d).
     """
     n, d = _check_n(n), _check_n(d, "d")
-    X = np.random.default_rng(seed).standard_normal((n, d))
+    X = np.random.default_rng(check_seed(seed)).standard_normal((n, d))
     return preprocess(X, unit_norm=unit_norm)
 
 
@@ -100,6 +103,8 @@ def load_array(path: str | Path, key: str | None = None, n: int | None = None, s
             the file: not a NumPy file, pickled objects, no/unknown array name, non-numeric values,
             fewer than 2 dimensions, no samples, NaN or inf values.
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputTypeError(f"path must be the path of a .npy or .npz file, got {path!r}")
     path = Path(path).expanduser()
     if not path.exists():
         raise DataMissingError(f"data file {path} does not exist")
@@ -135,7 +140,7 @@ def load_array(path: str | Path, key: str | None = None, n: int | None = None, s
             raise InputError(f"data file {path} holds Python objects (a pickled object array), not numbers; "
                              f"save a numeric array with np.save") from None
         raise InputError(f"data file {path} cannot be read as {kind}: {exc}") from None
-    except (OSError, EOFError) as exc:  # truncated header, corrupt zip
+    except (OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:  # truncated header, corrupt zip
         raise InputError(f"data file {path} cannot be read as {kind} (truncated or corrupt?): {exc}") from None
     if not (np.issubdtype(X.dtype, np.number) or X.dtype == np.bool_):
         raise InputError(f"data file {path} holds non-numeric values (dtype {X.dtype}); need a numeric array")

@@ -32,19 +32,23 @@ IDX_DATASETS = {
 }
 
 
-def load_idx(path: str | Path) -> np.ndarray:
+def load_idx(path: str | Path, ndim: int | None = None, role: str = "") -> np.ndarray:
     """Read one IDX file (optionally gzipped), the format of MNIST and Fashion-MNIST.
 
     Args:
         path: the file (``.gz`` is read through gzip).
+        ndim: the number of dimensions its role needs (3 for images, 1 for labels), or None (any).
+        role: what the file should hold (``"images"``, ``"labels"``), for the message.
 
     Returns:
         the array with the file's dtype and shape.
 
     Raises:
-        DataMissingError: no such file. lib.validation.InputError: not an IDX file, truncated, unreadable.
+        DataMissingError: no such file. lib.validation.InputError: not an IDX file, truncated, unreadable,
+            or holding a different number of dimensions than ``ndim`` (e.g. the image and label files swapped).
     """
     path = Path(path)
+    want = ndim
     if not path.exists():
         raise DataMissingError(f"IDX file {path} does not exist")
     opener = gzip.open if path.suffix == ".gz" else open
@@ -59,6 +63,10 @@ def load_idx(path: str | Path) -> np.ndarray:
     if ndim == 0 or len(raw) < 4 + 4 * ndim:
         raise InputError(f"{path} is truncated or corrupt: its IDX header announces {ndim} dimension(s)")
     dims = struct.unpack(f">{ndim}I", raw[4:4 + 4 * ndim])
+    if want is not None and ndim != want:
+        held = "labels" if ndim == 1 else "images" if ndim == 3 else f"{ndim}-dimensional data"
+        raise InputError(f"{path} should hold {role or f'{want}-dimensional data'} ({want} dimension(s)) but holds "
+                         f"{held} of shape {dims}: are the image and label files swapped?")
     dtype = np.dtype(_IDX_DTYPES[raw[2]])
     expected = int(np.prod(dims)) * dtype.itemsize
     body = raw[4 + 4 * ndim:]
@@ -113,8 +121,8 @@ def load_idx_dataset(directory: str | Path, split: str = "train", n: int | None 
             f"{name} files not found in {directory}: missing {', '.join(m + '[.gz]' for m in missing)}. "
             f"This project never downloads data: copy the standard {name} IDX files into {directory} "
             f"(or pass another directory).")
-    raw_images = load_idx(img)
-    y = load_idx(lab).astype(np.int64)
+    raw_images = load_idx(img, ndim=3, role="images")
+    y = load_idx(lab, ndim=1, role="labels").astype(np.int64)
     if len(raw_images) != len(y):
         raise InputError(f"{img.name} has {len(raw_images)} images but {lab.name} has {len(y)} labels")
     raw_images, y = _subsample(raw_images, y, n, seed, img.name)

@@ -100,8 +100,31 @@ class MLP(nn.Module):
                 f"activation={self.activation.name}, seed={self.seed}")
 
     def prepare(self, X) -> torch.Tensor:
-        """Validate X (shape (n, in_dim), finite) and move it to this model's dtype and device."""
+        """Validate X (shape (n, in_dim), finite) and move it to this model's dtype and device.
+
+        Raises:
+            lib.validation.InputError: bad X, or weights no longer float32/float64 (e.g. after ``.half()``).
+        """
+        check_dtype(self.dtype, "the MLP's weight dtype (changed after construction, e.g. by .half()?)")
         return as_tensor(X, self.in_dim, dtype=self.dtype, device=self.device_)
+
+    def check_weights(self) -> None:
+        """Refuse weights that are not all float32/float64 of one dtype, or not finite.
+
+        A kernel of such weights would be silently wrong: a float16 kernel after ``.half()``, or an all-NaN
+        kernel after a diverged training step.
+
+        Raises:
+            lib.validation.InputError: naming the layer W^(l) and what is wrong with it.
+        """
+        for l, W in enumerate(self.weights, start=1):
+            check_dtype(W.dtype, f"the dtype of W^({l}) (changed after construction, e.g. by .half()?)")
+            if W.dtype != self.dtype:
+                raise InputError(f"W^({l}) is {W.dtype} but W^(1) is {self.dtype}: give all weights one dtype")
+            bad = int((~torch.isfinite(W.detach())).sum())
+            if bad:
+                raise InputError(f"W^({l}) has {bad} NaN or inf entries (a diverged training step?); "
+                                 "the kernel of such weights is not defined")
 
     def features(self, X, keep_graph: bool = False, validate: bool = True
                  ) -> tuple[list[torch.Tensor], list[torch.Tensor], torch.Tensor]:

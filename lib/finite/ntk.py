@@ -20,10 +20,10 @@ import torch
 
 from lib.data.pairs import pair_angles
 from lib.finite.mlp import MLP
-from lib.validation import InputError, InputTypeError
+from lib.validation import InputError, InputTypeError, check_kernel_scale, positive_int
 
 __all__ = ["empirical_ntk", "ntk_with_layer_terms", "ntk_from_factors", "bias_ntk", "layer_factors", "resolve_layers",
-           "pair_gradient_angles"]
+           "pair_gradient_angles", "check_kernel"]
 
 
 def _resolve(n_layers: int, depth: int, layers: Iterable[int] | str | None) -> list[int]:
@@ -35,7 +35,14 @@ def _resolve(n_layers: int, depth: int, layers: Iterable[int] | str | None) -> l
         if layers == "last":
             return [n_layers]
         raise InputError(f"layers must be 'all', 'first', 'last' or layer indices, got {layers!r}")
-    out = sorted(set(int(l) for l in layers))
+    try:
+        items = list(layers)
+    except TypeError:
+        raise InputTypeError(f"layers must be 'all', 'first', 'last' or layer indices, got {layers!r}") from None
+    bad = [l for l in items if isinstance(l, (bool, np.bool_)) or not isinstance(l, (int, np.integer))]
+    if bad:
+        raise InputTypeError(f"layer indices must be integers in 1..{n_layers}, got {bad} in layers={items!r}")
+    out = sorted(set(int(l) for l in items))
     if not out or out[0] < 1 or out[-1] > n_layers:
         raise InputError(f"layer indices must lie in 1..{n_layers} (depth {depth}), got {list(layers)}")
     return out
@@ -67,8 +74,8 @@ def layer_factors(model: MLP, X, chunk_size: int = 8192) -> tuple[list[torch.Ten
         ``(A, D)`` with ``A[l]`` = a^(l) of shape (n, m_l), l = 0..L, and ``D[k][l-1]`` = d f_k / d h^(l)
         of shape (n, m_l) for hidden layers l = 1..L and outputs k (tensors of the model's dtype).
     """
-    if chunk_size < 1:
-        raise InputError("chunk_size must be positive")
+    positive_int(chunk_size, "chunk_size")
+    model.check_weights()
     X = model.prepare(X)
     n = X.shape[0]
     A_parts: list[list[torch.Tensor]] = [[] for _ in range(model.depth + 1)]
@@ -96,8 +103,7 @@ def _assemble(A: list[torch.Tensor], D: list[list[torch.Tensor]], sel: list[int]
     The one implementation of K = sum_l (D_l D_l^T) o (A_{l-1} A_{l-1}^T) (+ A_L A_L^T for the output
     layer, on the diagonal output blocks only).
     """
-    if block_size < 1:
-        raise InputError("block_size and chunk_size must be positive")
+    positive_int(block_size, "block_size")
     n, k_out, L = A[0].shape[0], len(D), len(A) - 1
     dev, dt = A[0].device, A[0].dtype
     K = torch.zeros(n * k_out, n * k_out, dtype=dt, device=dev)
@@ -124,7 +130,24 @@ def _assemble(A: list[torch.Tensor], D: list[list[torch.Tensor]], sel: list[int]
                         if l in sel:
                             blk.addcmul_(dd, gram[l - 1])
                     _put(Kv, I, J, c, c2, blk)
+    check_kernel(K, A[0])
     return K, T
+
+
+def check_kernel(K: torch.Tensor, X: torch.Tensor, what: str = "the empirical NTK") -> None:
+    """Refuse a kernel that overflowed (NaN/inf) or underflowed, saying how large the inputs are.
+
+    Args:
+        K: the kernel as computed (its dtype decides the underflow threshold).
+        X: the inputs it was computed on.
+        what: the kernel, for the message.
+
+    Raises:
+        lib.validation.InputError: see :func:`lib.validation.check_kernel_scale`.
+    """
+    check_kernel_scale(int((~torch.isfinite(K)).sum()), float(K.diagonal().abs().max()), K.dtype, what,
+                       f"the inputs have max |x| = {float(X.abs().max()):.3g} (the kernel scales like |x|^2 "
+                       "for ReLU): rescale X, e.g. load it with unit_norm=True")
 
 
 def _put(Kv: torch.Tensor, I: slice, J: slice, c: int, c2: int, blk: torch.Tensor) -> None:
@@ -195,8 +218,8 @@ def empirical_ntk(
         ``i * k + c`` for output c of sample i.
     """
     _check_model(model, "empirical_ntk")
-    if block_size < 1 or chunk_size < 1:
-        raise InputError("block_size and chunk_size must be positive")
+    positive_int(block_size, "block_size")
+    positive_int(chunk_size, "chunk_size")
     sel = resolve_layers(model, layers)
     A, D = layer_factors(model, X, chunk_size)
     K, _ = _assemble(A, D, sel, block_size)
@@ -227,8 +250,8 @@ def ntk_with_layer_terms(
         ``(K, {l: K_l})``, float64 arrays of the shape of :func:`empirical_ntk`'s result.
     """
     _check_model(model, "ntk_with_layer_terms")
-    if block_size < 1 or chunk_size < 1:
-        raise InputError("block_size and chunk_size must be positive")
+    positive_int(block_size, "block_size")
+    positive_int(chunk_size, "chunk_size")
     sel = resolve_layers(model, layers)
     terms = list(terms)
     wanted = resolve_layers(model, terms) if terms else []

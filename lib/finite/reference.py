@@ -15,7 +15,7 @@ import torch
 from torch.func import functional_call, jacrev, jvp, vjp, vmap
 
 from lib.finite.mlp import MLP
-from lib.finite.ntk import resolve_layers
+from lib.finite.ntk import check_kernel, resolve_layers
 from lib.validation import InputError
 
 __all__ = ["jacobian_ntk", "ntk_vp"]
@@ -32,6 +32,8 @@ def _param_names(model: torch.nn.Module, layers) -> list[str]:
 
 def _functional_setup(model: torch.nn.Module, X, layers):
     """Validated X, trainable and frozen parameter dicts, and forward kwargs for ``functional_call``."""
+    if isinstance(model, MLP):
+        model.check_weights()
     X = model.prepare(X) if isinstance(model, MLP) else torch.as_tensor(X, dtype=torch.float64)
     names = _param_names(model, layers)
     params = {n: p.detach() for n, p in model.named_parameters()}
@@ -58,7 +60,9 @@ def jacobian_ntk(model: torch.nn.Module, X, layers: Iterable[int] | str | None =
     flat = torch.cat([j.reshape(n, j.shape[1], -1) for j in jac.values()], dim=2)  # (n, k, P)
     k = flat.shape[1]
     F = flat.reshape(n * k, -1)
-    return (F @ F.T).detach().cpu().numpy()
+    K = (F @ F.T).detach()
+    check_kernel(K, X, "the Jacobian NTK")
+    return K.cpu().numpy()
 
 
 def ntk_vp(model: torch.nn.Module, X, layers: Iterable[int] | str | None = None,
@@ -88,4 +92,6 @@ def ntk_vp(model: torch.nn.Module, X, layers: Iterable[int] | str | None = None,
 
     basis = torch.eye(out.numel(), dtype=out.dtype, device=out.device)
     cols = vmap(column, chunk_size=chunk_size)(basis)  # row i holds K[:, i]
-    return cols.T.contiguous().detach().cpu().numpy()
+    K = cols.T.contiguous().detach()
+    check_kernel(K, X, "the NTK-vector-product NTK")
+    return K.cpu().numpy()

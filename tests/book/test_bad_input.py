@@ -63,3 +63,27 @@ def test_pipeline_bad_command_lines_exit_2_with_one_message(tmp_path):
         assert o.own_error and o.message.startswith("exit code 2: error:"), (o.case.what, o.message)
     assert "['widht']" in outcomes[0].message
     assert "parameter 'widths' must contain integers >= 1" in outcomes[2].message
+    msg = {o.case.what: o.message for o in outcomes}
+    assert "--profile paper, not -p" in msg["overriding the profile with -p"]
+    assert "01_linear_baseline.yaml" in msg["a profile YAML that is a list"]
+    assert "--n must be an integer >= 2" in msg["zero inputs to the performance CLI"]
+
+
+def test_round_2_cases_name_the_parameter_file_or_resolution(library_outcomes):
+    outcomes, tmp = library_outcomes
+    by_what = {o.case.what: o for o in outcomes}
+    msg = {w: o.message for w, o in by_what.items()}
+    assert "overflowed" in msg["inputs so large the kernel overflows"]
+    assert "underflow" in msg["inputs in the subnormal range"]
+    assert "W^(2)" in msg["a NaN weight (a diverged training step)"]
+    assert "layer indices" in msg["a fractional layer index"] and "half()" in msg["float16 after construction"]
+    assert "block_size" in msg["block_size=None"] and "block_size" in msg["a zero block size"]
+    assert "complex" in msg["a complex Hermitian matrix"]
+    assert "below the resolution" in msg["an angle below the resolution"]
+    assert "scale" in msg["a NaN scale"] and "overflow" in msg["a scale that overflows"]
+    assert "seed" in msg["a negative seed"] and "junk.npz" in msg["zip magic then junk"]
+    assert "swapped" in msg["image and label files swapped"]
+    assert msg["another cell's record under this cell's key"].startswith("recomputed (kappa = 3, not 7")
+    assert "kappa_low" in msg["a reversed kappa interval in notebooks/records/"]
+    assert "01_linear_baseline.json" in msg["a truncated results file"]
+

@@ -5,7 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib.book.cache import SweepError, cache_root, cached_call, cell_key, from_json, sweep_dir, to_json
+from lib.book.cache import (SweepError, cache_root, cached_call, cell_key, from_json, record_checksum, sweep_dir,
+                            to_json, verify_record)
 
 
 def test_to_json_round_trip_is_exact():
@@ -85,3 +86,77 @@ def test_cell_key_depends_on_every_input():
     assert k not in others and len(set(others)) == len(others)
     with pytest.raises(TypeError, match="dict of parameters"):
         cell_key("c", [("a", 1)])
+
+
+# ---- records that cannot lie, faults that name the path --------------------------------------
+
+def _two_records(tmp_path):
+    cached_call("demo", {"n": 1}, lambda: {"kappa": 3.0}, cache_dir=tmp_path)
+    cached_call("demo", {"n": 2}, lambda: {"kappa": 7.0}, cache_dir=tmp_path)
+    files = {json.loads(p.read_text())["params"]["n"]: p for p in (tmp_path / "demo").glob("*.json")}
+    return files[1], files[2]
+
+
+def test_another_cells_record_with_its_key_edited_is_refused(tmp_path, capsys):
+    f1, f2 = _two_records(tmp_path)
+    rec = json.loads(f2.read_text())
+    rec["key"] = f1.stem  # moved into cell 1's file, its key made to match
+    f1.write_text(json.dumps(rec))
+    capsys.readouterr()
+    assert cached_call("demo", {"n": 1}, lambda: {"kappa": 3.0}, cache_dir=tmp_path) == {"kappa": 3.0}
+    err = capsys.readouterr().err
+    assert str(f1) in err and "another cell's record" in err
+    # counterfactual: the intact record of cell 2 is read, silently
+    assert cached_call("demo", {"n": 2}, lambda: {"kappa": -1.0}, cache_dir=tmp_path) == {"kappa": 7.0}
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("field,value", [("seconds", 1e9), ("host", "elsewhere"), ("data_fingerprint", "0" * 20)])
+def test_the_checksum_covers_the_whole_record(tmp_path, capsys, field, value):
+    f1, _ = _two_records(tmp_path)
+    rec = json.loads(f1.read_text())
+    assert verify_record(rec, f1.stem, "demo") is None and rec["record_checksum"] == record_checksum(rec)
+    rec[field] = value
+    assert verify_record(rec, f1.stem, "demo") is not None
+
+
+def test_a_record_of_the_older_format_is_still_read(tmp_path, capsys):
+    """Backward compatible: a record without ``record_checksum`` whose key follows from its content is read."""
+    f1, _ = _two_records(tmp_path)
+    rec = json.loads(f1.read_text())
+    del rec["record_checksum"]
+    f1.write_text(json.dumps(rec))
+    capsys.readouterr()
+    assert cached_call("demo", {"n": 1}, lambda: {"kappa": -1.0}, cache_dir=tmp_path) == {"kappa": 3.0}
+    assert capsys.readouterr().err == ""
+    rec["params"] = {"n": 2}  # an old record claiming other params no longer matches its key
+    assert "does not follow" in verify_record(rec, f1.stem, "demo")
+
+
+def test_a_record_of_another_sweep_is_refused(tmp_path):
+    f1, _ = _two_records(tmp_path)
+    assert "not of 'other'" in verify_record(json.loads(f1.read_text()), f1.stem, "other")
+
+
+def test_a_directory_where_a_record_should_be_is_named(tmp_path, capsys):
+    f1, _ = _two_records(tmp_path)
+    f1.unlink()
+    f1.mkdir()
+    with pytest.raises(SweepError, match=f"a directory stands where the cache record {f1} should be"):
+        cached_call("demo", {"n": 1}, lambda: {"kappa": 3.0}, cache_dir=tmp_path)
+    assert f"{f1}: it is a directory" in capsys.readouterr().err
+
+
+def test_a_full_disk_names_the_directory_and_leaves_no_partial_record(tmp_path, monkeypatch):
+    import errno
+    import os
+
+    def full(*_):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(SweepError, match=f"cache directory {tmp_path / 'demo'} cannot be written.*disk is full"):
+        cached_call("demo", {"n": 1}, lambda: {"kappa": 3.0}, cache_dir=tmp_path)
+    assert not list((tmp_path / "demo").iterdir())
+    monkeypatch.undo()  # counterfactual: with space, the record is written
+    assert cached_call("demo", {"n": 1}, lambda: {"kappa": 3.0}, cache_dir=tmp_path) == {"kappa": 3.0}
+    assert len(list((tmp_path / "demo").glob("*.json"))) == 1

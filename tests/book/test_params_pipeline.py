@@ -270,3 +270,107 @@ def test_input_errors_show_one_line_in_a_notebook():
     for exc in (InputError("bad x"), InputTypeError("bad type"), P.ParameterError("bad p")):
         assert exc._render_traceback_() == [f"{type(exc).__name__}: {exc}"]
         assert isinstance(exc, ValueError)
+
+
+# ---- round 2: profiles, the profile override, one run per chapter, unwritable results, Ctrl-C ----------
+
+def test_overriding_the_profile_with_p_is_refused(tmp_path, monkeypatch, capsys):
+    root = demo_root(tmp_path)
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(root / "results"))
+    assert main(["--root", str(root), "--profile", "smoke", "--only", "09", "-p", "profile", "paper"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "choose the profile with --profile paper, not -p" in err
+
+
+@pytest.mark.parametrize("text,match", [("- smoke\n- paper\n", "top level must be a mapping"),
+                                        ("smoke: [1, 2]\n", "profile 'smoke' must be a mapping"),
+                                        ("smoke: 3\n", "profile 'smoke' must be a mapping"),
+                                        (b"smoke:\n  n: \xff\xfe\n", "is not UTF-8"),
+                                        ("smoke: {n: [1\n", "is not valid YAML")])
+def test_a_damaged_profile_is_one_message_naming_its_file(tmp_path, text, match):
+    from lib.book.pipeline import PipelineError, load_profiles
+    root = demo_root(tmp_path)
+    assert load_profiles(root) == {"smoke": {"09_demo": {"n": 3}}}  # counterfactual: the intact file
+    bad = root / "notebooks" / "profiles" / "07_other.yaml"
+    bad.write_bytes(text if isinstance(text, bytes) else text.encode())
+    with pytest.raises(PipelineError, match=match) as exc:
+        load_profiles(root)
+    assert str(bad) in str(exc.value) and "\n" not in str(exc.value)
+    # a damaged profile of another chapter does not stop a run of this one
+    assert load_profiles(root, ["09_demo"]) == {"smoke": {"09_demo": {"n": 3}}}
+    assert main(["--root", str(root), "--only", "09", "--list"]) == 0
+
+
+def test_a_chapter_being_run_is_not_run_twice(tmp_path, monkeypatch, capsys):
+    import fcntl
+
+    from lib.book.pipeline import chapter_lock
+    root = demo_root(tmp_path)
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(root / "results"))
+    (root / "results").mkdir()
+    src = root / "notebooks" / "09_demo.py"
+    with open(root / "results" / ".09_demo.lock", "a+") as held:  # another pipeline runs chapter 09
+        held.write("pid 4242")
+        held.flush()
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        assert main(["--root", str(root), "--profile", "smoke", "--only", "09"]) == 2
+        assert "09_demo is being run by another pipeline (pid 4242" in capsys.readouterr().err
+    with chapter_lock(src):  # counterfactual: released, it is taken
+        pass
+
+
+def test_an_unwritable_results_directory_stops_before_running(tmp_path, monkeypatch, capsys):
+    from pathlib import Path as P_
+
+    from lib.book.pipeline import PipelineError, clear_verdicts
+    root = demo_root(tmp_path)
+    blocker = root / "file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(blocker / "results"))
+    assert main(["--root", str(root), "--profile", "smoke", "--only", "09"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and f"results directory {blocker / 'results'} cannot be written" in err
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(root / "results"))
+    (root / "results").mkdir()
+    (root / "results" / "09_demo.json").write_text("{}")
+
+    def read_only(self, missing_ok=False):
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(P_, "unlink", read_only)
+    with pytest.raises(PipelineError, match="results directory .*results cannot be written \\(Permission denied\\)"):
+        clear_verdicts(root / "notebooks" / "09_demo.py")
+
+
+SLEEPER = """# %% tags=["parameters"]
+profile = "default"  # parameter profile
+
+# %%
+import os, pathlib, time
+pathlib.Path(os.environ["SLEEPER_MARK"]).write_text(str(os.getpid()))
+time.sleep(600)
+"""
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_the_pipeline_within_seconds(tmp_path):
+    import signal
+    import time
+    root = demo_root(tmp_path)
+    (root / "notebooks" / "08_sleeper.py").write_text(SLEEPER)
+    mark = tmp_path / "kernel.pid"
+    env = dict(os.environ, NTK_RESULTS_DIR=str(root / "results"), SLEEPER_MARK=str(mark))
+    proc = subprocess.Popen([sys.executable, "-m", "lib.book.pipeline", "--root", str(root), "--only", "08"],
+                            cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
+    t0 = time.time()
+    while not mark.exists() and time.time() - t0 < 600 and proc.poll() is None:
+        time.sleep(0.2)
+    assert mark.exists(), proc.stderr.read()
+    kernel = int(mark.read_text())
+    proc.send_signal(signal.SIGINT)
+    t1 = time.time()
+    rc = proc.wait(timeout=120)
+    assert rc == 130 and time.time() - t1 < 60
+    assert "interrupted: 08_sleeper.py interrupted (Ctrl-C)" in proc.stderr.read()
+    time.sleep(1)
+    stat = Path(f"/proc/{kernel}/stat")  # the kernel is gone too (or a zombie awaiting its reaper)
+    assert not stat.exists() or stat.read_text().split(")")[-1].split()[0] == "Z"

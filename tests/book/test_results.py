@@ -88,3 +88,37 @@ def test_verdict_function_records_a_registry_id(results):
     assert s.startswith("**Verdict ([LH] Thm 3.2): reproduced with caveat.** *Width 512 only.* numbers")
     with pytest.raises(KeyError):
         verdict("99_x", "[LH] Thm 9", "reproduced", "numbers")
+
+
+def test_a_damaged_verdict_file_is_named_and_an_intact_one_read(results):
+    from lib.book.results import ResultsError
+    record("99_x", Check("[LH] Thm 2.3", status="reproduced", measured="m"))
+    assert len(load_all(results)) == 1  # counterfactual: the intact file
+    path = results / "99_x.json"
+    good = path.read_text()
+    for damaged, match in ((good[: len(good) // 2], "cannot be read"), ("[1, 2]", "holds a JSON list"),
+                           ('{"a": [1]}', "entries that are not verdicts")):
+        path.write_text(damaged)
+        with pytest.raises(ResultsError, match=f"verdict file {path} .*re-run its chapter"):
+            load_all(results)
+
+
+def test_a_verdict_file_holds_one_run(results, monkeypatch):
+    monkeypatch.setenv("NTK_PROFILE", "smoke")
+    monkeypatch.setenv("NTK_OVERRIDES", "{}")
+    monkeypatch.setenv("NTK_RUN_ID", "run-a")
+    record("99_x", Check("[LH] Thm 2.3", status="reproduced", measured="seeds 5", part="a"))
+    record("99_x", Check("[LH] Thm 2.3", status="reproduced", measured="seeds 5", part="b"))
+    monkeypatch.setenv("NTK_RUN_ID", "run-b")  # another run writes the same chapter
+    record("99_x", Check("[LH] Thm 2.3", status="reproduced", measured="seeds 2", part="a"))
+    rows = load_all(results)
+    assert [(r["part"], r["measured"], r["run_id"]) for r in rows] == [("a", "seeds 2", "run-b")]
+
+
+def test_an_unwritable_results_directory_is_one_message(tmp_path, monkeypatch):
+    from lib.book.results import ResultsError
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(blocker / "results"))
+    with pytest.raises(ResultsError, match=f"results directory {blocker / 'results'} cannot be written"):
+        record("99_x", Check("[LH] Thm 2.3", status="reproduced", measured="m"))

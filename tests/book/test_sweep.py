@@ -25,6 +25,7 @@ from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 from lib.book.cache import SweepError, cell_key, result_checksum, sweep_dir, verify_record
 from lib.book.sweep import load_cells, run_sweep, torch_threads
+from lib.validation import InputTypeError
 
 CALLS = []
 FAIL_AT = {"n": None}
@@ -374,3 +375,9 @@ def test_summary_infinite_mean_and_monotone():
     assert s.angle_mean[1] == pytest.approx(np.degrees(0.2))
     assert monotone_violations([5.0, 4.0, 4.0, 4.5, 1.0]) == [2]
     assert monotone_violations([math.inf, 3.0, 2.0]) == []
+
+
+def test_cells_that_are_not_dicts_are_named(tmp_path):
+    with pytest.raises(InputTypeError, match=r"sweep 't': cell 1 is a list"):
+        run_sweep("t", _fast_ten, [dict(a=1), [("a", 2)]], cache_dir=tmp_path, progress=False)
+    assert run_sweep("t", _fast_ten, [dict(a=1)], cache_dir=tmp_path, progress=False).n_computed == 1

@@ -66,3 +66,48 @@ def test_command_line_help_names_the_options():
     import sys
     out = subprocess.run([sys.executable, "-m", "lib.chapters.performance", "--help"], capture_output=True, text=True)
     assert out.returncode == 0 and "--shift" in out.stdout and "--depth" in out.stdout and not out.stderr
+
+
+@pytest.mark.parametrize("field,value,match", [
+    ("kappa_low", 3e5, r"\[kappa_low, kappa_high\] = .* is reversed"),
+    ("min_angle", 7.5, r"field 'min_angle' must be a finite number in \[0, 3.14159\]"),
+    ("lambda_max", float("nan"), "field 'lambda_max' must be a finite number"),
+    ("seconds", None, "field 'seconds' must be a finite number"),
+    ("commit", None, "field 'commit' must be a non-empty string"),
+    ("depth", 1.5, "field 'depth' must be an integer >= 0"),
+    ("lambda_min_mode", "guessed", "field 'lambda_min_mode' must be"),
+    ("lambda_max", 1.0, "field 'lambda_max' = 1.0 lies outside"),
+])
+def test_a_record_is_checked_as_data(recorded, tmp_path, field, value, match):
+    _, records, _ = recorded
+    src = sorted(records.glob("*.json"))[0]
+    row = json.loads(src.read_text())
+    assert len(PERF.recorded_scale(records)) == 2  # counterfactual: the intact records are read
+    row[field] = value
+    (tmp_path / src.name).write_text(json.dumps(row))
+    with pytest.raises(InputError, match=f"the record {tmp_path / src.name}: {match}"):
+        PERF.recorded_scale(tmp_path)
+    del row[field]
+    (tmp_path / src.name).write_text(json.dumps(row))
+    with pytest.raises(InputError, match=f"lacks the field '{field}'"):
+        PERF.recorded_scale(tmp_path)
+
+
+@pytest.mark.parametrize("args,match", [(["--n", "0"], "--n must be an integer >= 2"),
+                                        (["--depth", "-1"], "--depth must be an integer >= 0"),
+                                        (["--tile", "0"], "--tile must be an integer >= 1")])
+def test_command_line_refuses_bad_numbers_with_one_line(args, match, capsys):
+    argv = ["--depth", "1", *args] if "--depth" not in args else args
+    with pytest.raises(SystemExit) as exc:
+        PERF.recorded.main(argv)
+    err = capsys.readouterr().err.strip()
+    assert exc.value.code == 2 and err.count("\n") == 0 and match in err
+
+
+def test_command_line_refuses_an_unavailable_device(capsys):
+    import torch
+    if torch.cuda.is_available():
+        pytest.skip("CUDA is available here")
+    with pytest.raises(SystemExit) as exc:
+        PERF.recorded.main(["--depth", "1", "--n", "10", "--device", "cuda"])
+    assert exc.value.code == 2 and "CUDA is not available" in capsys.readouterr().err

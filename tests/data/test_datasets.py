@@ -8,6 +8,7 @@ from sklearn.datasets import load_digits
 
 from lib.data.datasets import (DataMissingError, fingerprint, gaussian_data, load_array, load_dataset,
                           load_digits_subset, load_idx, load_idx_dataset, preprocess)
+from lib.validation import InputError
 
 
 def write_idx(path, arr, code):
@@ -297,3 +298,50 @@ def test_faces_without_scikit_image_is_a_clear_data_missing_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "skimage", None)  # import skimage now raises ImportError
     with pytest.raises(DataMissingError, match="scikit-image, which is not installed.*requirements.txt"):
         load_dataset("faces")
+
+
+# ---- bad input, round 2 ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("scale,match", [(float("nan"), "scale must be a finite positive number"),
+                                         (-1.0, "scale must be a finite positive number"),
+                                         (1e308, "makes the data overflow")])
+def test_a_scale_that_is_not_finite_or_overflows_is_refused(scale, match):
+    with pytest.raises(InputError, match=match):
+        load_dataset("synthetic", n=5, scale=scale)
+    assert np.isfinite(load_dataset("synthetic", n=5, scale=1e100)).all()  # counterfactual
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, True])
+def test_a_seed_numpy_refuses_gets_one_message(seed):
+    with pytest.raises(InputError, match="seed must be a non-negative integer"):
+        load_dataset("synthetic", n=5, seed=seed)
+    with pytest.raises(InputError, match="seed must be a non-negative integer"):
+        load_dataset("digits", n=5, seed=seed)
+    assert load_dataset("synthetic", n=5, seed=np.int64(3)).shape == (5, 5)
+
+
+def test_damaged_npz_archives_and_no_path_name_the_problem(tmp_path):
+    good = tmp_path / "good.npz"
+    np.savez(good, X=np.ones((4, 3)))
+    assert load_array(good).shape == (4, 3)  # counterfactual: the intact archive
+    (tmp_path / "cut.npz").write_bytes(good.read_bytes()[:60])
+    (tmp_path / "junk.npz").write_bytes(b"PK\x03\x04" + b"junk" * 50)
+    for name in ("cut.npz", "junk.npz"):
+        with pytest.raises(InputError, match=f"{name} cannot be read as an .npz archive"):
+            load_array(tmp_path / name)
+    with pytest.raises(InputError, match="path must be the path of a .npy or .npz file, got None"):
+        load_array(None)
+
+
+def test_swapped_idx_files_are_refused_by_their_dimension_count(tmp_path, images):
+    d = tmp_path / "swapped"
+    d.mkdir()
+    write_idx(d / "train-images-idx3-ubyte", images[1], 0x08)
+    write_idx(d / "train-labels-idx1-ubyte", images[0], 0x08)
+    with pytest.raises(InputError, match="should hold images .* but holds labels of shape .*swapped"):
+        load_idx_dataset(d)
+    write_idx(d / "train-images-idx3-ubyte", images[0], 0x08)
+    with pytest.raises(InputError, match="should hold labels"):
+        load_idx_dataset(d)
+    write_idx(d / "train-labels-idx1-ubyte", images[1], 0x08)  # counterfactual: each file in its place
+    assert load_idx_dataset(d).shape == (7, 12)

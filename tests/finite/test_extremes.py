@@ -161,3 +161,37 @@ def test_lobpcg_refinement_keeps_a_valid_lower_upper_bound(case):
 def test_top_level_export():
     import lib
     assert lib.ntk_extremes is ntk_extremes and "ntk_extremes" in lib.__all__
+
+
+# ---- bad input: sizes, underflow, angles below the resolution ---------------------------------
+
+@pytest.mark.parametrize("kw,match", [(dict(block_size=0), "block_size must be a positive integer"),
+                                      (dict(tile=None), "tile must be a positive integer"),
+                                      (dict(refine_iters=-1), "refine_iters"), (dict(delta=2.0), "delta")])
+def test_bad_sizes_get_one_message(kw, match):
+    from lib.validation import InputError
+    X = np.random.default_rng(0).standard_normal((6, 5))
+    with pytest.raises(InputError, match=match):
+        ntk_extremes(MLP(5, 8, 2), X, progress=False, **kw)
+
+
+def test_a_kernel_in_the_underflow_range_is_refused():
+    from lib.validation import InputError
+    X = np.random.default_rng(0).standard_normal((6, 5))
+    with pytest.raises(InputError, match="lost to underflow"):
+        ntk_extremes(MLP(5, 8, 2), X * 1e-160, progress=False)
+
+
+@pytest.mark.parametrize("method", ["dense", "matrix_free"])
+def test_an_angle_below_the_resolution_is_never_called_exact(method):
+    from lib.spectra import ANGLE_RESOLUTION
+    from lib.validation import ResolutionWarning
+    t = 1e-8
+    X = np.array([[1.0, 0, 0, 0, 0], [np.cos(t), np.sin(t), 0, 0, 0], [0, 0, 1.0, 0, 0]])
+    with pytest.warns(ResolutionWarning):
+        r = ntk_extremes(MLP(5, 64, 2), X, method=method, progress=False)
+    assert r.min_angle < r.angle_resolution == ANGLE_RESOLUTION
+    assert "below the resolution" in r.accuracy and "min angle is exact" not in r.accuracy
+    X[1] = [np.cos(0.1), np.sin(0.1), 0, 0, 0]  # counterfactual: a resolved angle
+    r = ntk_extremes(MLP(5, 64, 2), X, method=method, progress=False)
+    assert "exact to the resolution" in r.accuracy and "below the resolution" not in r.accuracy

@@ -116,3 +116,47 @@ def test_bad_inputs():
         empirical_ntk(net, np.ones((2, 3)), layers="middle")
     with pytest.raises(TypeError, match="lib.finite.mlp.MLP"):
         empirical_ntk(object(), np.ones((2, 3)))
+
+
+# ---- bad input: never a silently wrong kernel ------------------------------------------------
+
+def _bad_input_case():
+    import torch  # noqa: F401
+    X = np.random.default_rng(0).standard_normal((6, 5))
+    return MLP(5, 8, 2), X
+
+
+def test_kernels_that_overflow_or_underflow_are_refused_and_ordinary_inputs_are_not():
+    from lib.validation import InputError
+    model, X = _bad_input_case()
+    assert np.isfinite(empirical_ntk(model, X)).all()  # counterfactual: the same net, ordinary inputs
+    with pytest.raises(InputError, match=r"NaN or inf entries: the computation overflowed.*max \|x\| = 2.3\de\+200"):
+        empirical_ntk(model, X * 1e200)
+    with pytest.raises(InputError, match="lost to underflow"):
+        empirical_ntk(model, X * 1e-160)
+
+
+def test_non_finite_or_float16_weights_are_refused():
+    import torch
+
+    from lib.validation import InputError
+    model, X = _bad_input_case()
+    with torch.no_grad():
+        model.weights[1][0, 0] = float("nan")
+    with pytest.raises(InputError, match=r"W\^\(2\) has 1 NaN or inf entries"):
+        empirical_ntk(model, X)
+    with pytest.raises(InputError, match=r"W\^\(1\).*half\(\)"):
+        empirical_ntk(MLP(5, 8, 2).half(), X)
+
+
+@pytest.mark.parametrize("kw,match", [(dict(layers=[1.7]), "layer indices must be integers"),
+                                      (dict(layers=[True]), "layer indices must be integers"),
+                                      (dict(block_size=None), "block_size must be a positive integer"),
+                                      (dict(chunk_size="4"), "chunk_size must be a positive integer"),
+                                      (dict(block_size=0), "block_size must be a positive integer")])
+def test_arguments_of_the_wrong_type_get_one_message(kw, match):
+    from lib.validation import InputError
+    model, X = _bad_input_case()
+    with pytest.raises(InputError, match=match):
+        empirical_ntk(model, X, **kw)
+    np.testing.assert_array_equal(empirical_ntk(model, X, layers=[np.int64(1)]), empirical_ntk(model, X, layers=[1]))

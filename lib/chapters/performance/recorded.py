@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import shlex
 import sys
 from pathlib import Path
@@ -23,11 +24,86 @@ from lib.book.pipeline import ROOT
 from lib.chapters.performance.scale import SCALE_TILE, compute_scale
 from lib.validation import InputError
 
-__all__ = ["RECORD_DIR", "record_path", "record_scale_case", "recorded_scale", "recorded_text", "recorded_table",
-           "main"]
+__all__ = ["RECORD_DIR", "RECORD_FIELDS", "record_path", "record_scale_case", "check_record", "recorded_scale",
+           "recorded_text", "recorded_table", "main"]
 
 #: where the recorded cases live (one JSON file each, committed with the sources)
 RECORD_DIR = ROOT / "notebooks" / "records"
+
+
+def _integer(low: int):
+    def check(v):
+        return None if (isinstance(v, int) and not isinstance(v, bool) and v >= low) else f"an integer >= {low}"
+    return check
+
+
+def _number(low: float = -math.inf, high: float = math.inf, inf_ok: bool = False, none_ok: bool = False):
+    def check(v):
+        if v is None and none_ok:
+            return None
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and not math.isnan(v) \
+            and (inf_ok or math.isfinite(v)) and low <= v <= high
+        what = "a finite number" if not inf_ok else "a number (not NaN)"
+        rng = f" in [{low:g}, {high:g}]" if math.isfinite(low) and math.isfinite(high) else \
+            f" >= {low:g}" if math.isfinite(low) else ""
+        return None if ok else what + rng + (" or null" if none_ok else "")
+    return check
+
+
+def _text(v):
+    return None if isinstance(v, str) and v.strip() else "a non-empty string"
+
+
+#: what every field of a record must be (the fields the chapter shows; others are kept as they are)
+RECORD_FIELDS = {
+    "n": _integer(2), "depth": _integer(0), "width": _integer(1), "in_dim": _integer(1),
+    "min_angle": _number(0.0, math.pi), "lambda_max": _number(0.0, inf_ok=False),
+    "lambda_max_low": _number(0.0), "lambda_max_high": _number(0.0),
+    "kappa_low": _number(1.0, inf_ok=True, none_ok=True), "kappa_high": _number(1.0, inf_ok=True, none_ok=True),
+    "lambda_min_mode": lambda v: None if v in ("exact", "certified", "bounds") else "'exact', 'certified' or 'bounds'",
+    "seconds": _number(0.0), "peak_gib": _number(0.0), "load_start": _number(0.0), "load_end": _number(0.0),
+    "cpus": _integer(1), "command": _text, "commit": _text, "recorded": _text, "date": _text,
+}
+#: fields that may be missing or null (older records); when present they must be finite numbers
+_OPTIONAL_NUMBERS = ("t_angle_scan", "t_lambda_max", "t_lambda_min", "t_certified_factor", "shift")
+
+
+def check_record(row, path: Path) -> dict:
+    """Check one record as data: every field of :data:`RECORD_FIELDS` present with its type and range,
+    ``low <= value <= high`` for the intervals, the angle in [0, pi], every number finite.
+
+    Args:
+        row: the parsed JSON of a record.
+        path: its file, for the message.
+
+    Returns:
+        ``row`` unchanged.
+
+    Raises:
+        lib.validation.InputError: the first problem, naming the file and the field.
+    """
+    redo = "re-run the command it came from (or restore the file from git)"
+    if not isinstance(row, dict):
+        raise InputError(f"the record {path} holds a JSON {type(row).__name__}, not an object; {redo}")
+    for name, check in RECORD_FIELDS.items():
+        if name not in row:
+            raise InputError(f"the record {path} lacks the field {name!r}; {redo}")
+        need = check(row[name])
+        if need is not None:
+            raise InputError(f"the record {path}: field {name!r} must be {need}, got {row[name]!r}; {redo}")
+    for name in _OPTIONAL_NUMBERS:
+        if row.get(name) is not None and _number(0.0)(row[name]) is not None:
+            raise InputError(f"the record {path}: field {name!r} must be a finite number >= 0 or null, got "
+                             f"{row[name]!r}; {redo}")
+    for low, mid, high in (("lambda_max_low", "lambda_max", "lambda_max_high"), ("kappa_low", None, "kappa_high")):
+        lo, hi = row[low], row[high]
+        if lo is not None and hi is not None and lo > hi:
+            raise InputError(f"the record {path}: the interval [{low}, {high}] = [{lo}, {hi}] is reversed "
+                             f"(low > high); {redo}")
+        if mid is not None and not lo <= row[mid] <= hi:
+            raise InputError(f"the record {path}: field {mid!r} = {row[mid]} lies outside [{low}, {high}] = "
+                             f"[{lo}, {hi}]; {redo}")
+    return row
 
 
 def record_path(n: int, depth: int, record_dir: Path = RECORD_DIR) -> Path:
@@ -76,6 +152,7 @@ def record_scale_case(n: int, depth: int, *, width: int = 512, in_dim: int = 784
     row.update(command="python -m lib.chapters.performance " + shlex.join(str(a) for a in args),
                commit=info["commit"], recorded=info["date"])
     path = record_path(n, depth, record_dir)
+    check_record(row, path)  # never write a record the chapter would refuse
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(row, indent=1, sort_keys=True) + "\n")
     return row
@@ -94,18 +171,16 @@ def recorded_scale(record_dir: Path = RECORD_DIR, exclude: pd.DataFrame | None =
         empty when there is none.
 
     Raises:
-        lib.validation.InputError: a record that is not valid JSON or lacks the case's fields.
+        lib.validation.InputError: a record that is not valid JSON, or fails :func:`check_record` (a missing
+            field, a wrong type, a reversed interval, an angle outside [0, pi], NaN), naming file and field.
     """
     rows = []
     for path in sorted(Path(record_dir).glob("07_scale_*.json")):
         try:
             row = json.loads(path.read_text())
-        except json.JSONDecodeError as e:
-            raise InputError(f"the record {path} is not valid JSON ({e}); re-run the command it came from") from e
-        missing = {"n", "depth", "width", "in_dim", "min_angle", "lambda_max", "command"} - set(row)
-        if missing:
-            raise InputError(f"the record {path} lacks {sorted(missing)}; re-run the command it came from")
-        rows.append(row)
+        except (OSError, UnicodeDecodeError, ValueError) as e:
+            raise InputError(f"the record {path} is not valid JSON ({e}); re-run the command it came from") from None
+        rows.append(check_record(row, path))
     df = pd.DataFrame(rows)
     if df.empty:
         return df
@@ -175,8 +250,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tile", type=int, default=SCALE_TILE)
     p.add_argument("--device", default="cpu")
     a = p.parse_args(argv)
-    row = record_scale_case(a.n, a.depth, width=a.width, in_dim=a.in_dim, lambda_min=a.lambda_min, shift=a.shift,
-                            tile=a.tile, device=a.device)
+    from lib.validation import check_device
+    try:
+        for name, low in (("n", 2), ("depth", 0), ("width", 1), ("in_dim", 1), ("tile", 1)):
+            if getattr(a, name) < low:
+                raise InputError(f"--{name.replace('_', '-')} must be an integer >= {low}, got {getattr(a, name)}")
+        if a.shift is not None and not (math.isfinite(a.shift) and a.shift >= 0):
+            raise InputError(f"--shift must be a finite number >= 0, got {a.shift}")
+        check_device(a.device)
+        row = record_scale_case(a.n, a.depth, width=a.width, in_dim=a.in_dim, lambda_min=a.lambda_min,
+                                shift=a.shift, tile=a.tile, device=a.device)
+    except InputError as exc:
+        p.exit(2, f"error: {exc}\n")
     print(json.dumps(row, indent=1, sort_keys=True))
     return 0
 

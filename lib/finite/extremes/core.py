@@ -15,8 +15,8 @@ from lib.finite.extremes.cholesky import _MEM_FRACTION as _TILE_MEM_FRACTION
 from lib.finite.extremes.operator import EPS, ntk_operator
 from lib.finite.extremes.scan import lambda_max_bounds, lambda_min_upper_bound, min_angle_scan
 from lib.finite.mlp import MLP
-from lib.spectra import extreme_eigenvalues
-from lib.validation import InputError, available_memory
+from lib.spectra import ANGLE_RESOLUTION, extreme_eigenvalues, warn_below_resolution
+from lib.validation import InputError, InputTypeError, available_memory, positive_int
 
 __all__ = ["NTKExtremes", "ntk_extremes", "DENSE_LIMIT", "CERTIFY_LIMIT"]
 
@@ -54,7 +54,8 @@ class NTKExtremes:
         lambda_max: the Lanczos/eigh value.
         kappa: lambda_max / lambda_min (``math.inf`` if singular to working precision) where lambda_min is
             exact; otherwise the certified interval ``(low, high)`` (high may be ``math.inf``).
-        min_angle: the exact minimum pairwise gradient angle (radians).
+        min_angle: the minimum pairwise gradient angle (radians), exact to ``angle_resolution``; a value below
+            it is only an upper bound (a :class:`lib.validation.ResolutionWarning` says so).
         min_pair: the pair (i, j), i < j, attaining it.
         method: ``"dense"`` or ``"matrix_free"``.
         lambda_min_mode: how lambda_min was obtained: ``"exact"``, ``"certified"`` or ``"bounds"``.
@@ -77,6 +78,34 @@ class NTKExtremes:
     singular: bool = False
     lambda_min_mode: str = "exact"
     timings: dict = field(default_factory=dict)
+    angle_resolution: float = ANGLE_RESOLUTION
+
+
+def _angle_text(min_angle: float) -> str:
+    """What the accuracy sentence says of the min angle: exact to the resolution, or below it (and then warn)."""
+    if warn_below_resolution(min_angle, "ntk_extremes"):
+        return (f"the min angle {min_angle:.3g} rad is below the resolution {ANGLE_RESOLUTION:.1e} rad of an angle "
+                f"computed from K, so it is only known to lie in [0, {ANGLE_RESOLUTION:.1e}] (not exact)")
+    return f"the min angle is exact to the resolution {ANGLE_RESOLUTION:.1e} rad of an angle computed from K"
+
+
+def _check_arguments(**kw) -> None:
+    """One message naming the argument for every integer/number option of :func:`ntk_extremes`."""
+    for name in ("block_size", "chunk_size", "top_pairs", "sub_size", "tile"):
+        positive_int(kw[name], name)
+    r = kw["refine_iters"]
+    if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or r < 0:
+        raise InputError(f"refine_iters must be a non-negative integer, got {r!r}")
+    for name in ("tol", "delta"):
+        v = kw[name]
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.floating, np.integer)):
+            raise InputTypeError(f"{name} must be a positive number, got {v!r}")
+        if not (0 < float(v) < 1):
+            raise InputError(f"{name} must lie in (0, 1), got {v!r}")
+    shift = kw["shift"]
+    if shift is not None and (isinstance(shift, bool) or not isinstance(shift, (int, float, np.floating, np.integer))
+                              or not math.isfinite(float(shift)) or float(shift) < 0):
+        raise InputError(f"shift must be None or a finite number >= 0, got {shift!r}")
 
 
 def _cache_key(model: MLP, X) -> str:
@@ -134,6 +163,8 @@ def ntk_extremes(model: MLP, X, method: str = "auto", device=None, lambda_min: s
         raise InputError(f"method must be 'auto', 'dense' or 'matrix_free', got {method!r}")
     if lambda_min not in ("auto", "exact", "certified", "bounds"):
         raise InputError(f"lambda_min must be 'auto', 'exact', 'certified' or 'bounds', got {lambda_min!r}")
+    _check_arguments(block_size=block_size, chunk_size=chunk_size, top_pairs=top_pairs, sub_size=sub_size, tile=tile,
+                     refine_iters=refine_iters, tol=tol, delta=delta, shift=shift)
     t0 = time.perf_counter()
     op = ntk_operator(model, X, device=device, chunk_size=chunk_size)
     n = op.n
@@ -171,7 +202,8 @@ def ntk_extremes(model: MLP, X, method: str = "auto", device=None, lambda_min: s
         kappa = math.inf if singular else theta / sp.lambda_min
         return NTKExtremes(
             lambda_min=sp.lambda_min, kappa=kappa, lambda_min_mode="exact",
-            accuracy=(f"matrix-free angle scan (exact) and {lmax_txt}; lambda_min from a dense factorization, "
+            accuracy=(f"matrix-free angle scan ({_angle_text(scan.min_angle)}) and {lmax_txt}; lambda_min from a "
+                      "dense factorization, "
                       f"exact to about {err:.2e}."),
             lambda_min_bounds=(max(sp.lambda_min - err, 0.0), sp.lambda_min + err), singular=bool(singular),
             timings=timings, **common)
@@ -208,7 +240,7 @@ def ntk_extremes(model: MLP, X, method: str = "auto", device=None, lambda_min: s
                 f"lambda_min_low] = [{kappa[0]:.6g}, {kappa[1]:.6g}]")
     return NTKExtremes(
         lambda_min=lmin_hi, kappa=kappa, lambda_min_mode=lambda_min,
-        accuracy=(f"matrix-free: the min angle is exact (streamed over all pairs); {lmax_txt}; "
+        accuracy=(f"matrix-free: {_angle_text(scan.min_angle)} (streamed over all pairs); {lmax_txt}; "
                   f"lambda_min <= {lmin_hi:.6g} ({sub_txt}); {low_txt}; {note}."),
         lambda_min_bounds=(lmin_lo, lmin_hi), singular=bool(singular), timings=timings, **common)
 
@@ -240,7 +272,7 @@ def _dense(op, block_size: int, timings: dict, t0: float) -> NTKExtremes:
         n=n, lambda_min=sp.lambda_min, lambda_max=sp.lambda_max, kappa=float(sp.kappa),
         min_angle=float(np.arccos(cmax)), min_pair=(i, j), method="dense", lambda_min_mode="exact",
         accuracy=(f"dense float64 kernel: eigenvalues exact to about n eps lambda_max = {err:.2e} in absolute "
-                  f"terms{' (K is singular to working precision, kappa = inf)' if sp.singular else ''}; the angle "
-                  "is exact up to the arccos rounding (~1e-8 rad for near-parallel pairs)."),
+                  f"terms{' (K is singular to working precision, kappa = inf)' if sp.singular else ''}; "
+                  f"{_angle_text(float(np.arccos(cmax)))}."),
         lambda_min_bounds=(max(sp.lambda_min - err, 0.0), sp.lambda_min + err),
         lambda_max_bounds=(sp.lambda_max - err, sp.lambda_max + err), singular=sp.singular, timings=timings)

@@ -12,7 +12,7 @@ from scipy.sparse.linalg import LinearOperator
 
 from lib.finite.mlp import MLP
 from lib.finite.ntk import layer_factors
-from lib.validation import InputError, InputTypeError, available_memory
+from lib.validation import InputError, InputTypeError, available_memory, check_device, check_kernel_scale, positive_int
 
 __all__ = ["MatrixFreeNTK", "ntk_operator", "EPS"]
 
@@ -118,7 +118,7 @@ def _model_terms(model: MLP, X, device, chunk_size: int) -> list[tuple[torch.Ten
         raise InputError(f"ntk_extremes supports scalar-output networks only, got out_dim={model.out_dim}")
     Xt = model.prepare(X)  # validates shape and finiteness (ValueError on NaN/inf)
     n = Xt.shape[0]
-    dev = torch.device(device) if device is not None else Xt.device
+    dev = check_device(device) if device is not None else Xt.device
     widths = [model.in_dim, *model.hidden]
     L = model.depth
     nbytes = 8 * n * (sum(widths) + sum(model.hidden))
@@ -142,6 +142,14 @@ def _model_terms(model: MLP, X, device, chunk_size: int) -> list[tuple[torch.Ten
     return terms
 
 
+def _check_scale(op: "MatrixFreeNTK", X: torch.Tensor) -> None:
+    """Refuse an operator whose diagonal overflowed or underflowed (|K_ij| <= sqrt(K_ii K_jj) bounds the rest)."""
+    check_kernel_scale(int((~torch.isfinite(op.diag)).sum()), float(op.diag.abs().max()), torch.float64,
+                       "the NTK (its diagonal)",
+                       f"the inputs have max |x| = {float(X.abs().max()):.3g} (the kernel scales like |x|^2 for "
+                       "ReLU): rescale X, e.g. to unit norm")
+
+
 def ntk_operator(model: MLP, X, device=None, chunk_size: int = 4096) -> MatrixFreeNTK:
     """The matrix-free NTK of ``model`` on the rows of ``X`` ([LH] Sec. 2), all layers trainable.
 
@@ -154,7 +162,9 @@ def ntk_operator(model: MLP, X, device=None, chunk_size: int = 4096) -> MatrixFr
     Returns:
         A :class:`lib.finite.extremes.MatrixFreeNTK`.
     """
-    if chunk_size < 1:
-        raise InputError("chunk_size must be positive")
-    return MatrixFreeNTK(_model_terms(model, X, device, chunk_size), chunk_size)
+    positive_int(chunk_size, "chunk_size")
+    terms = _model_terms(model, X, device, chunk_size)
+    op = MatrixFreeNTK(terms, chunk_size)
+    _check_scale(op, terms[0][1])  # terms[0][1] is A_0 = X
+    return op
 
