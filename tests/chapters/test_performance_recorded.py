@@ -69,7 +69,7 @@ def test_command_line_help_names_the_options():
 
 
 @pytest.mark.parametrize("field,value,match", [
-    ("kappa_low", 3e5, r"\[kappa_low, kappa_high\] = .* is reversed"),
+    ("kappa_low", "above kappa_high", r"the interval \[kappa_low, kappa_high\] = .* is reversed"),
     ("min_angle", 7.5, r"field 'min_angle' must be a finite number in \[0, 3.14159\]"),
     ("lambda_max", float("nan"), "field 'lambda_max' must be a finite number"),
     ("seconds", None, "field 'seconds' must be a finite number"),
@@ -83,6 +83,10 @@ def test_a_record_is_checked_as_data(recorded, tmp_path, field, value, match):
     src = sorted(records.glob("*.json"))[0]
     row = json.loads(src.read_text())
     assert len(PERF.recorded_scale(records)) == 2  # counterfactual: the intact records are read
+    if value == "above kappa_high":  # a finite interval, turned around
+        src = next(p for p in sorted(records.glob("*.json")) if json.loads(p.read_text())["kappa_high"] is not None)
+        row = json.loads(src.read_text())
+        value = 2 * row["kappa_high"]
     row[field] = value
     (tmp_path / src.name).write_text(json.dumps(row))
     with pytest.raises(InputError, match=f"the record {tmp_path / src.name}: {match}"):
