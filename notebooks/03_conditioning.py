@@ -58,6 +58,7 @@ small_batch = 40           # batches below rank G where a finite kappa_0 is need
 full_method = "auto"       # full-data kappa and angle: "dense", "extremes" (lib.finite.extremes), "auto"
 large_n = 4000             # data sets of more samples than this: full data on large_full_seeds seeds, no theory lines
 large_full_seeds = 1       # seeds whose full-data kappa and angle are computed on those sets (None: all seeds)
+large_full_depths = [0, 1, 10]  # depths of those full-data measures (None: all); the authors' batches: every depth
 first_layer = True         # also the NTK with only the first layer trainable ([LH] Thm 4.2)
 threads = 2                # torch threads per cell
 dask_scheduler = None      # None runs cells here, "local" starts a local Dask cluster, or a scheduler address
@@ -93,6 +94,7 @@ cfg = P.validate(
     width=(width, P.positive_int), seeds=(seeds, P.positive_int), batch_size=(batch_size, P.int_at_least(2)),
     small_batch=(small_batch, P.optional(P.int_at_least(2))), full_method=(full_method, P.choice(C.FULL_METHODS)),
     large_n=(large_n, P.positive_int), large_full_seeds=(large_full_seeds, P.optional(P.positive_int)),
+    large_full_depths=(large_full_depths, P.optional(P.int_list(min_value=0))),
     first_layer=(first_layer, P.boolean), threads=(threads, P.positive_int),
     dask_scheduler=(dask_scheduler, P.optional(P.text)),
     two_sample_angles=(two_sample_angles, P.float_list(positive=True, max_value=math.pi)),
@@ -151,8 +153,10 @@ SMALL = C.small_batch_sets(data, cfg.small_batch, cfg.batch_size)
 info = C.table_datasets(data, SMALL)
 FULL_SEEDS = C.large_full_seeds(info, cfg.large_n, cfg.large_full_seeds, cfg.seeds)
 FIRST = [k for k in C.first_layer_sets(info, cfg.first_layer) if k not in FULL_SEEDS]
+FULL_DEPTHS = ({k: [L for L in DEPTHS if L in cfg.large_full_depths] for k in FULL_SEEDS}
+               if cfg.large_full_depths is not None else {})
 THEORY_NAMES = [k for k in NAMES if k not in FULL_SEEDS]
-for name, text in C.glue_values(cfg, info, full_seeds=FULL_SEEDS).items():
+for name, text in C.glue_values(cfg, info, full_seeds=FULL_SEEDS, full_depths=FULL_DEPTHS).items():
     glue(name, text, display=False)
 info
 
@@ -190,7 +194,7 @@ info
 # %% tags=["remove-stderr"]
 cells = C.conditioning_cells(NAMES, DEPTHS, cfg.width, cfg.seeds, batch_size=cfg.batch_size, small=SMALL,
                              first_layer=FIRST, device=cfg.device, full_method=cfg.full_method,
-                             n_samples=info["n"].to_dict(), full_seeds=FULL_SEEDS)
+                             n_samples=info["n"].to_dict(), full_seeds=FULL_SEEDS, full_depths=FULL_DEPTHS)
 sweep = C.run_conditioning(data, cells, scheduler=cfg.dask_scheduler, threads=cfg.threads)
 df = sweep.frame
 S = C.summarize(df)

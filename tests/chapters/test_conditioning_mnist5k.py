@@ -112,3 +112,46 @@ def test_kappa_check_tests_mnist_batches_and_says_its_full_data_is_not_testable(
     # counterfactual: the ReLU batch kappa above the linear one fails
     bad = C.check_figure3_kappa(_summary(relu_b=(3000.0, 10.0)), ["mnist_5k"], [0, 1, 10])
     assert bad.status == "not reproduced"
+
+
+def test_full_depths_split_a_seed_into_a_full_cell_and_a_batch_only_cell():
+    cells = C.conditioning_cells(["x"], [0, 1, 2, 3], 16, 2, batch_size=6, n_samples={"x": 20},
+                                 full_seeds={"x": 1}, full_depths={"x": [0, 3]})
+    relu = [c for c in cells if c["activation"] == "relu"]
+    assert [(c["seed"], c["depths"], c.get("full", True)) for c in relu] == [
+        (0, [0, 3], True), (0, [1, 2], False), (1, [0, 1, 2, 3], False)]
+    lin = {(c["depth"], c["seed"]): c.get("full", True) for c in cells if c["activation"] == "linear"}
+    assert len(lin) == 8 and [k for k, v in lin.items() if v] == [(0, 0), (3, 0)]
+
+
+def test_checks_leave_out_depths_without_full_data_and_still_fail_on_a_counterfactual():
+    S = _summary()
+    extra = S[S.depth == 1].assign(depth=5, kappa_mean=math.nan, kappa_high_mean=math.nan, angle_mean=math.nan)
+    S = pd.concat([S, extra], ignore_index=True)
+    assert C.check_figure3_angle(S, ["mnist_5k"], [0, 1, 5, 10]).status == "reproduced"
+    assert C.check_figure3(S, ["mnist_5k"], [0, 1, 5, 10], "full", 512).status == "reproduced"
+    rising = S.assign(kappa_mean=np.where(S.activation == "relu", S.depth * 10.0, S.kappa_mean))
+    assert C.check_figure3(rising, ["mnist_5k"], [0, 1, 5, 10], "full", 512).status == "inconclusive"
+    flat = S.assign(angle_mean=np.where(S.activation == "relu", 1.0, S.angle_mean))
+    assert C.check_figure3_angle(flat, ["mnist_5k"], [0, 1, 5, 10]).status == "not reproduced"
+
+
+def test_glued_text_states_the_full_data_reduction_and_the_batches():
+    from types import SimpleNamespace
+
+    cfg = SimpleNamespace(profile="default", datasets=["mnist_5k"], n_synthetic=2000, d_synthetic=5, n_digits=None,
+                          n_faces=None, n_idx=2000, n_mnist5k=None, idx_dir=None, pixel_range=None, data_file=None,
+                          unit_norm=False, depths=list(range(11)), width=512, seeds=5, batch_size=512,
+                          small_batch=40, first_layer=True, two_sample_angles=[0.1], two_sample_depths=[0, 1],
+                          two_sample_width=64, two_sample_seeds=2, agreement_n=10, agreement_width=32,
+                          agreement_depths=[0, 1], large_n=4000, large_full_seeds=1, large_full_depths=[0, 1, 10])
+    info = pd.DataFrame([dict(dataset="mnist_5k", n=5000, d=784, rank_G=654, kappa0=np.inf, small_batch=None)]
+                        ).set_index("dataset")
+    g = C.glue_values(cfg, info, full_seeds={"mnist_5k": 1}, full_depths={"mnist_5k": [0, 1, 10]})
+    assert "10 batches (9 of 512 and a last one of 392, kept as their DataLoader keeps it" in g["mnist5k_batches"]
+    assert "1 of 5 seeds, depths L = 0, 1, 10 of 0 to 10" in g["full_seeds_note"]
+    assert "MNIST-5k: full-data κ and min angle at 1 of 5 seeds" in g["fig3_1"]
+    assert "No infinite-width lines for MNIST-5k" in g["theory_sets"] and g["mnist5k"] == "all 5,000"
+    # counterfactual: every seed and depth measured: no reduction stated
+    none = C.glue_values(cfg, info, full_seeds={"mnist_5k": 5}, full_depths={"mnist_5k": list(range(11))})
+    assert "Reduction" not in none["full_seeds_note"] and "full-data κ and min angle at" not in none["fig3_1"]

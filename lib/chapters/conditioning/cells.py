@@ -421,8 +421,8 @@ def conditioning_cells(datasets: Iterable[str], depths: Iterable[int], width: in
                        batch_size: int = 512, small: dict[str, int] | None = None,
                        first_layer: bool | Iterable[str] = True, activations: Sequence[str] = ACTIVATIONS,
                        device: str = "cpu", full_method: str = "auto",
-                       n_samples: dict[str, int] | None = None, full_seeds: dict[str, int] | None = None
-                       ) -> list[dict]:
+                       n_samples: dict[str, int] | None = None, full_seeds: dict[str, int] | None = None,
+                       full_depths: dict[str, Sequence[int]] | None = None) -> list[dict]:
     """The grid of [LH] Sec. 4.1: data set x depth x activation x seed.
 
     Args:
@@ -444,6 +444,8 @@ def conditioning_cells(datasets: Iterable[str], depths: Iterable[int], width: in
             n x n NTK and the min angle over all pairs); the other seeds are batch-only cells (``full=False``:
             the authors' protocol, from the batch kernels alone). Data sets not named: every seed. This is
             how the default build keeps the 5,000 x 5,000 kernels of MNIST-5k to one seed.
+        full_depths: ``{data set: depths}``: the full data of that data set is measured at these depths only
+            (of its ``full_seeds``); the other depths are batch-only cells. Data sets not named: every depth.
 
     Returns:
         One parameter dict per cell, for :func:`run_conditioning`.
@@ -463,8 +465,11 @@ def conditioning_cells(datasets: Iterable[str], depths: Iterable[int], width: in
     if bad:
         raise InputError(f"full_seeds must map data sets to seed counts >= 0, got {bad}")
 
-    def part(ds: str, s: int) -> dict:  # the key is absent on full cells, so their cache keys do not change
-        return {} if s < full_seeds.get(ds, seeds) else {"full": False}
+    full_depths = {ds: {int(L) for L in v} for ds, v in (full_depths or {}).items()}
+
+    def part(ds: str, s: int, L: int | None = None) -> dict:  # absent on full cells: their cache keys do not change
+        full = s < full_seeds.get(ds, seeds) and (L is None or L in full_depths.get(ds, depths))
+        return {} if full else {"full": False}
 
     cells = []
     for ds in datasets:
@@ -473,9 +478,23 @@ def conditioning_cells(datasets: Iterable[str], depths: Iterable[int], width: in
                         small_batch=small.get(ds), full_method=full_method,
                         first_layer=bool(ds in first_layer and act == "relu"))
             # one cell per seed with all depths: shared embeddings (dense ReLU), or batch by batch (batch-only)
-            one = [s for s in range(seeds) if ds in grouped or part(ds, s)] if act == "relu" and device == "cpu" else []
-            cells += [dict(base, depths=depths, seed=s, **part(ds, s)) for s in one]
-            cells += [dict(base, depth=L, seed=s, **part(ds, s)) for L in depths for s in range(seeds) if s not in one]
+            # one cell per seed with all its full (or all its batch-only) depths: shared embeddings (dense ReLU),
+            # or batch by batch (batch-only); the rest one cell per depth
+            single = []
+            for s in range(seeds):
+                if act != "relu" or device != "cpu":
+                    single += [(L, s) for L in depths]
+                    continue
+                full = [L for L in depths if not part(ds, s, L)]
+                only = [L for L in depths if part(ds, s, L)]
+                if full and ds in grouped:
+                    cells.append(dict(base, depths=full, seed=s))
+                else:
+                    single += [(L, s) for L in full]
+                if only:
+                    cells.append(dict(base, depths=only, seed=s, full=False))
+            single.sort()
+            cells += [dict(base, depth=L, seed=s, **part(ds, s, L)) for L, s in single]
     return cells
 
 
