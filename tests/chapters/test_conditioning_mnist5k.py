@@ -155,3 +155,16 @@ def test_glued_text_states_the_full_data_reduction_and_the_batches():
     # counterfactual: every seed and depth measured: no reduction stated
     none = C.glue_values(cfg, info, full_seeds={"mnist_5k": 5}, full_depths={"mnist_5k": list(range(11))})
     assert "Reduction" not in none["full_seeds_note"] and "full-data κ and min angle at" not in none["fig3_1"]
+
+
+def test_batching_sentence_ignores_depths_without_full_data():
+    S = _summary().assign(kappa_high_mean=lambda f: f.kappa_mean, kappa_batch_mean=lambda f: f.kappa_batch_mean)
+    S = S.assign(kappa_mean=np.where(S.activation == "relu", S.kappa_mean, S.kappa_mean))
+    extra = S[S.depth == 1].assign(depth=5, kappa_mean=math.nan, kappa_high_mean=math.nan, kappa_batch_mean=20.0)
+    S = pd.concat([S, extra], ignore_index=True)
+    data = {"mnist_5k": np.zeros((5000, 784))}
+    text = C.batching_sentence(S, data, [0, 1, 5, 10], 512, ds="mnist_5k")
+    assert "at least" not in text and "intervals" not in text and "50 -> 20" in text
+    # counterfactual: a real interval (high end above the low end) is still called one
+    wide = S.assign(kappa_high_mean=S.kappa_mean * 2)
+    assert "at least" in C.batching_sentence(wide, data, [0, 1, 5, 10], 512, ds="mnist_5k")

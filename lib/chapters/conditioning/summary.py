@@ -123,7 +123,8 @@ def batching_sentence(summary: pd.DataFrame, data: dict, depths: Sequence[int], 
     if n <= batch_size:
         return (f"On {ds} (n = {n} <= batch {batch_size}) the authors' protocol has a single batch, the full set: "
                 f"batching changes nothing there.")
-    exact = bool(np.all(np.isclose(full, high)))
+    measured = full.notna()  # depths whose full data was not measured (a large set) are left out
+    exact = bool(np.all(np.isclose(full[measured], high[measured])))
     ratio = full / bat
     L0, L1 = deep[0], deep[-1]
     fall_full, fall_b = full[L0] / full[L1], bat[L0] / bat[L1]
