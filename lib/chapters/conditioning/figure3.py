@@ -42,8 +42,10 @@ def plot_figure3(summary: pd.DataFrame, names: Sequence[str], depths: Sequence[i
     for ds in NAMES:
         c = COLORS[ds]
         for act, ls in (("relu", "-"), ("linear", "--")):
-            ax_a.plot(DEPTHS, by(S, ds, act, "angle_mean"), ls=ls, marker="o", ms=3, color=c)
-            ax_a.fill_between(DEPTHS, by(S, ds, act, "angle_min"), by(S, ds, act, "angle_max"), color=c, alpha=0.2, lw=0)
+            ang = by(S, ds, act, "angle_mean").dropna()  # depths without full-data cells are left out
+            ax_a.plot(ang.index, ang, ls=ls, marker="o", ms=3, color=c)
+            ax_a.fill_between(ang.index, by(S, ds, act, "angle_min")[ang.index], by(S, ds, act, "angle_max")[ang.index],
+                              color=c, alpha=0.2, lw=0)
             for ax, (col, _) in ((ax_b, PROTOCOLS["batch"]), (ax_f, PROTOCOLS["full"])):
                 k = by(S, ds, act, col)
                 fin = k[np.isfinite(k)]
@@ -84,8 +86,9 @@ def check_figure3_angle(summary: pd.DataFrame, names: Sequence[str], depths: Seq
     """[LH] Fig 3 (angle): at every depth L >= 1 the ReLU network's smallest gradient angle exceeds the linear one's.
 
     Measured as the authors did: on the full data set (all n(n-1)/2 pairs), seed means. Rule:
-    "reproduced" if the seed-mean ReLU angle is larger than the linear one at every (data set, L >= 1),
-    "not reproduced" otherwise (a linear network's numbers fed in as the ReLU ones fail). No tolerance:
+    "reproduced" if the seed-mean ReLU angle is larger than the linear one at every (data set, L >= 1)
+    measured (a depth whose full data was not measured, :func:`~lib.chapters.conditioning.cells.conditioning_cells`
+    with ``full_depths``, is left out), "not reproduced" otherwise (a linear network's numbers fed in as the ReLU ones fail). No tolerance:
     at L >= 1 the infinite-width gap ([LH] Lemma 3.1) is many times the O(1/sqrt(m)) seed spread.
 
     Args:
@@ -102,6 +105,7 @@ def check_figure3_angle(summary: pd.DataFrame, names: Sequence[str], depths: Seq
                      caveat="not testable on this data: at depth 0 both networks are the linear model")
     rows = [(ds, L, by(summary, ds, "relu", "angle_mean")[L], by(summary, ds, "linear", "angle_mean")[L])
             for ds in names for L in deep]
+    rows = [r for r in rows if not (np.isnan(r[2]) or np.isnan(r[3]))]  # depths without full-data cells
     wins = [r > l for _, _, r, l in rows]
     Lmax = deep[-1]
     txt = "; ".join(f"{ds}: {by(summary, ds, 'linear', 'angle_mean')[Lmax]:.3g} deg (linear) vs "
@@ -118,7 +122,9 @@ def check_figure3_kappa(summary: pd.DataFrame, names: Sequence[str], depths: Seq
     Where the linear network's kappa is infinite (n > rank G: kappa_0 = inf, e.g. the paper's own
     2000 x 5 synthetic set) "ReLU kappa < linear kappa" holds for any finite value and tests nothing, so
     only (data set, protocol) pairs with a finite linear kappa at every L >= 1 count: the full data
-    when n <= rank G (faces), the small batches below the rank (digits). Rule: "reproduced" if the
+    when n <= rank G (faces), the authors' batches when their size is at most rank G (MNIST-5k: batches of
+    512, rank 654; its full data, rank 654 < 5000, is not testable and is named so), the small batches
+    below the rank (digits). Rule: "reproduced" if the
     seed-mean ReLU kappa is below the linear one at every such (data set, protocol, L >= 1), "not
     reproduced" otherwise; "not checked" (not testable on this data) when no pair has a finite linear kappa.
 
@@ -132,30 +138,37 @@ def check_figure3_kappa(summary: pd.DataFrame, names: Sequence[str], depths: Seq
     """
     deep = [L for L in depths if L >= 1]
     cols = {"full data": "kappa_mean", "small batches": "kappa_small_mean", "authors' batches": "kappa_batch_mean"}
-    tested, lines, seen = [], [], set()
+    tested, lines, seen, untestable = [], [], set(), []
     for ds in names:
         for label, col in cols.items():
             if col not in summary or not deep:
                 continue
             lin, relu = by(summary, ds, "linear", col)[deep], by(summary, ds, "relu", col)[deep]
-            if lin.isna().any() or not np.all(np.isfinite(lin)):
+            keep = lin.notna() & relu.notna()  # depths not measured under this protocol are left out
+            lin, relu = lin[keep], relu[keep]
+            if lin.empty:
                 continue
-            if label == "authors' batches" and np.allclose(relu, by(summary, ds, "relu", "kappa_mean")[deep]):
+            if not np.all(np.isfinite(lin)):
+                if label != "small batches":
+                    untestable.append(f"{ds} ({label}): linear kappa = inf (kappa_0 = inf)")
+                continue
+            if label == "authors' batches" and np.allclose(relu, by(summary, ds, "relu", "kappa_mean")[relu.index]):
                 continue  # n <= batch size: one batch, the full data again
             ok = bool(np.all(relu < lin))
             tested.append(ok)
             seen.add(ds)
-            lines.append(f"{ds} ({label}): ReLU {relu.iloc[0]:.3g} vs linear {lin.iloc[0]:.3g} at L={deep[0]}, "
-                         f"{relu.iloc[-1]:.3g} vs {lin.iloc[-1]:.3g} at L={deep[-1]}" + ("" if ok else " (ReLU NOT smaller)"))
+            lines.append(f"{ds} ({label}): ReLU {relu.iloc[0]:.3g} vs linear {lin.iloc[0]:.3g} at L={relu.index[0]}, "
+                         f"{relu.iloc[-1]:.3g} vs {lin.iloc[-1]:.3g} at L={relu.index[-1]}"
+                         + ("" if ok else " (ReLU NOT smaller)"))
+    not_testable = (" Not testable: " + "; ".join(untestable) + ".") if untestable else ""
     if not tested:
         return Check("[LH] Fig 3", status="not checked", part="ReLU vs linear kappa",
-                     measured="The linear network's kappa is infinite on every data set and protocol run.",
+                     measured="The linear network's kappa is infinite on every data set and protocol run." + not_testable,
                      caveat="not testable on this data: kappa_0 = inf (n > rank G), so any finite ReLU kappa is "
                      "'smaller'; run data with n <= rank G (faces) or batches below the rank (digits)")
     return Check("[LH] Fig 3", status="reproduced" if all(tested) else "not reproduced", part="ReLU vs linear kappa",
                  measured=f"Where the linear kappa is finite ({len(tested)} data set/protocol pairs): " + "; ".join(lines)
-                 + "." + (f" Not testable on {', '.join(d for d in names if d not in seen)} (linear kappa = inf: "
-                          "kappa_0 = inf)." if len(seen) < len(names) else ""))
+                 + "." + not_testable)
 
 
 def check_figure3(summary: pd.DataFrame, names: Sequence[str], depths: Sequence[int], protocol: str,
@@ -189,8 +202,10 @@ def check_figure3(summary: pd.DataFrame, names: Sequence[str], depths: Sequence[
                      caveat="not testable on this data: fewer than two depths L >= 1")
     falls, rises, uncertain, lines = [], [], [], []
     for ds in names:
-        k = by(summary, ds, "relu", col)[deep]
-        hi = by(summary, ds, "relu", "kappa_high_mean")[deep] if protocol == "full" else k
+        k = by(summary, ds, "relu", col)[deep].dropna()  # depths whose full data was not measured are left out
+        if len(k) < 2:
+            continue
+        hi = by(summary, ds, "relu", "kappa_high_mean")[k.index] if protocol == "full" else k
         certified = bool(hi.iloc[-1] < k.iloc[0])
         fell = bool(k.iloc[-1] < k.iloc[0])
         if fell and not certified:
@@ -199,8 +214,11 @@ def check_figure3(summary: pd.DataFrame, names: Sequence[str], depths: Sequence[
         v = [int(k.index[i + 1]) for i in monotone_violations(k.values, rtol=0.0)]
         if v:
             rises.append(f"{ds} rises at L={v}")
-        lines.append(f"{ds}: {k.iloc[0]:.3g} (L={deep[0]}) -> {k.iloc[-1]:.3g} (L={deep[-1]}), "
+        lines.append(f"{ds}: {k.iloc[0]:.3g} (L={k.index[0]}) -> {k.iloc[-1]:.3g} (L={k.index[-1]}), "
                      f"{k.iloc[0] / k.iloc[-1]:.3g}-fold")
+    if not lines:
+        return Check("[LH] Fig 3", status="not checked", part=part, measured=f"No data set has two depths L >= 1 "
+                     f"measured ({label}).", caveat="not testable on this data: fewer than two depths L >= 1 measured")
     measured = f"ReLU kappa, {label}, seed means: " + "; ".join(lines) + "." + (
         f" Not monotone: {'; '.join(rises)}." if rises else " Non-increasing on every data set.")
     if not all(falls):
