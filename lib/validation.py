@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-__all__ = ["ShortTraceback", "InputError", "InputTypeError", "ResolutionWarning", "as_tensor", "check_device",
+__all__ = ["ShortTraceback", "InputError", "InputTypeError", "KernelOverflowError", "ResolutionWarning", "as_tensor", "check_device",
            "check_dtype", "as_matrix", "available_memory", "check_memory", "positive_int", "check_kernel_scale"]
 
 
@@ -26,6 +26,13 @@ class InputError(ShortTraceback, ValueError):
 
 class InputTypeError(InputError, TypeError):
     """An argument of the wrong type (catchable as TypeError as before, and as :class:`InputError`)."""
+
+
+class KernelOverflowError(InputError):
+    """A kernel whose computation overflowed (NaN/inf entries) or underflowed: refused, never returned.
+
+    Measurements that expect it for some nets (e.g. deep ReLU^2, whose variance map squares) catch this
+    class and report the net as overflowed."""
 
 
 class ResolutionWarning(UserWarning):
@@ -71,13 +78,13 @@ def check_kernel_scale(nonfinite: int, diag_max: float, dtype: torch.dtype | np.
         hint: what the input looks like / what to change, for the message.
 
     Raises:
-        InputError: overflow or underflow, with ``what`` and ``hint``.
+        KernelOverflowError: (an InputError) overflow or underflow, with ``what`` and ``hint``.
     """
     fi = np.finfo(np.dtype(str(dtype).replace("torch.", "")))
     if nonfinite:
-        raise InputError(f"{what} has {nonfinite} NaN or inf entries: the computation overflowed; {hint}")
+        raise KernelOverflowError(f"{what} has {nonfinite} NaN or inf entries: the computation overflowed; {hint}")
     if 0.0 < diag_max < float(fi.tiny) / float(fi.eps):
-        raise InputError(f"{what} has entries of at most {diag_max:.3g}, below the normal range of {fi.dtype} "
+        raise KernelOverflowError(f"{what} has entries of at most {diag_max:.3g}, below the normal range of {fi.dtype} "
                          f"divided by eps ({float(fi.tiny) / float(fi.eps):.1e}): its digits are lost to underflow; "
                          f"{hint}")
 

@@ -12,6 +12,7 @@ from lib import theory as _th
 from lib.data.pairs import angle_pairs, pair_angles
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
+from lib.validation import KernelOverflowError
 from lib.finite.variants import VariantMLP, layer_weights, relu_weighted_gradient_angle
 from lib.progress import tqdm
 
@@ -47,10 +48,14 @@ def finite_width_angles(angles: Sequence[float], widths: Sequence[int], depths: 
     for m, L, s in tqdm(grid, desc=f"{activation} nets", leave=False):
         X = angle_pairs(t, d, seed=data_seed + s)
         net = MLP(d, m, L, activation=activation, seed=s, device=device)
-        K = empirical_ntk(net, X)
-        finite = bool(np.isfinite(K).all())
+        try:
+            K = empirical_ntk(net, X)
+        except KernelOverflowError:  # refused by the library: this net's kernel is not a number
+            K = None
+        finite = K is not None
         phi = pair_angles(K) if finite else np.full(t.size, np.nan)
-        sq = np.diag(K) / ((L + 1) * np.sum(X ** 2, axis=1))  # ||grad f||^2 / ((L+1)||x||^2), [LH] Lemma 3.1
+        # ||grad f||^2 / ((L+1)||x||^2), [LH] Lemma 3.1
+        sq = np.diag(K) / ((L + 1) * np.sum(X ** 2, axis=1)) if finite else np.full(2 * t.size, np.nan)
         rows.append(pd.DataFrame(dict(activation=activation, width=m, depth=L, seed=s, theta=t, phi=phi,
                                       sq_ratio_a=sq[0::2], sq_ratio_b=sq[1::2], overflow=not finite)))
     return pd.concat(rows, ignore_index=True)

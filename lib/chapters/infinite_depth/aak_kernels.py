@@ -14,6 +14,7 @@ from lib import theory as _th
 from lib.chapters.infinite_depth.numerics import _max_offdiagonal, _unit_diagonal
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
+from lib.validation import KernelOverflowError
 from lib.progress import tqdm
 from lib.spectra import extreme_eigenvalues
 
@@ -81,8 +82,12 @@ def finite_kernel_kappa(X, activation: str, width: int, depths, seeds: int, devi
         net = MLP(X.shape[1], width, int(L), activation=activation, seed=s, device=device)
         A = net.embeddings(X)[-1]
         row = dict(activation=activation, depth=int(L), seed=s, overflow=False)
-        for kind, K in (("nngp", (A @ A.T).numpy()), ("ntk", empirical_ntk(net, X))):
-            if not (np.isfinite(K).all() and np.all(np.diag(K) > 0)):
+        try:
+            K_ntk = empirical_ntk(net, X)
+        except KernelOverflowError:  # refused by the library: this net's kernel is not a number
+            K_ntk = None
+        for kind, K in (("nngp", (A @ A.T).numpy()), ("ntk", K_ntk)):
+            if K is None or not (np.isfinite(K).all() and np.all(np.diag(K) > 0)):
                 row.update({f"kappa_{kind}": math.nan, f"kappa_{kind}_cos": math.nan, "overflow": True})
                 continue
             row[f"kappa_{kind}"] = extreme_eigenvalues(K).kappa
