@@ -47,7 +47,7 @@ from pathlib import Path
 
 import yaml
 
-__all__ = ["ROOT", "EXECUTED", "notebook_sources", "executed_path", "stage_pages", "load_profiles",
+__all__ = ["ROOT", "EXECUTED", "PipelineError", "chapter_lock", "notebook_sources", "executed_path", "stage_pages", "load_profiles",
            "resolve_parameters", "to_ipynb", "notebook_warnings", "run_environment", "execute", "main"]
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -166,7 +166,8 @@ def check_nonlinear_kernel(runs: KernelRuns) -> Check:
     slopes = width_slopes(mean_w, NONLINEAR)
     nl_min = min(mean_w.loc[a]["mean"].min() for a in NONLINEAR)
     status = "reproduced" if all(abs(slopes[a]) < FLAT for a in NONLINEAR) and nl_min > 0.1 else "not reproduced"
-    measured = (f"Delta_K has fitted slopes {slopes['swish']:.2f} (swish) and {slopes['softmax']:.2f} (softmax) over "
+    sw, sm = (round(slopes[a], 2) + 0.0 for a in ("swish", "softmax"))  # + 0.0: no "-0.00"
+    measured = (f"Delta_K has fitted slopes {sw:.2f} (swish) and {sm:.2f} (softmax) over "
                 f"m = {runs.widths[0]}..{runs.widths[-1]}, and is at least {nl_min:.3g} at every width "
                 f"(against {mean_w.loc['linear']['mean'].iloc[-1]:.3g} for the linear output at the largest width).")
     return Check("[LZB] Fig 1", status=status, measured=measured)

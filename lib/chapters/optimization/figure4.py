@@ -122,7 +122,7 @@ def check_depth_speed(study: SGDStudy, part: str | None = None) -> Check:
     (inversions within the seed noise are allowed); it contradicts if the correlation is >= 0 or the
     deepest net's loss is above the shallowest's by more than that error; in between (ordered on
     balance, but some deeper net significantly slower) the level is "with caveat". The level then
-    follows the protocol (:func:`_verdict`): decisive on MNIST (or MNIST-5k) at the paper's 500
+    follows the protocol (:func:`lib.chapters.optimization.sgd.deviation_levels`): decisive on MNIST (or MNIST-5k) at the paper's 500
     epochs, "inconclusive" below the paper's budget, at most "with caveat" on other data.
 
     Args:

@@ -69,7 +69,7 @@ _OPTIONAL_NUMBERS = ("t_angle_scan", "t_lambda_max", "t_lambda_min", "t_certifie
 
 
 def check_record(row, path: Path) -> dict:
-    """Check one record as data: every field of :data:`RECORD_FIELDS` present with its type and range,
+    """Check one record as data: every field of ``RECORD_FIELDS`` present with its type and range,
     ``low <= value <= high`` for the intervals, the angle in [0, pi], every number finite.
 
     Args:
