@@ -98,7 +98,7 @@ def check_record(row, path: Path) -> dict:
     for low, mid, high in (("lambda_max_low", "lambda_max", "lambda_max_high"), ("kappa_low", None, "kappa_high")):
         lo, hi = row[low], row[high]
         if lo is not None and hi is not None and lo > hi:
-            raise InputError(f"the record {path}: the interval [{low}, {high}] = [{lo}, {hi}] is reversed "
+            raise InputError(f"the record {path}: the interval [{low}, {high}] = [{lo:.6g}, {hi:.6g}] is reversed "
                              f"(low > high); {redo}")
         if mid is not None and not lo <= row[mid] <= hi:
             raise InputError(f"the record {path}: field {mid!r} = {row[mid]} lies outside [{low}, {high}] = "

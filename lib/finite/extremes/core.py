@@ -78,7 +78,7 @@ class NTKExtremes:
     singular: bool = False
     lambda_min_mode: str = "exact"
     timings: dict = field(default_factory=dict)
-    angle_resolution: float = ANGLE_RESOLUTION
+    angle_resolution: float = field(default_factory=lambda: ANGLE_RESOLUTION)  # sqrt(8 eps), about 4.2e-8 rad
 
 
 def _angle_text(min_angle: float) -> str:
