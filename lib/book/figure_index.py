@@ -1,8 +1,10 @@
-"""The figure index of the reproducibility report: every captioned figure of the chapters and the code that drew it.
+"""The figure index of the reproducibility report: every figure of the chapters and the code that drew it.
 
-A figure's caption line (``*Figure N.k. ...*``, the Markdown cell under the figure) names in
-backticks the ``lib`` functions that drew it; the index lists each figure with a link to its section
-(:func:`lib.book.pages.section_link`) and links to those functions on the API page.
+A chapter registers each figure when it draws it (:mod:`lib.book.figures`): number, label, caption,
+the function that drew it and those that measured its data. The index lists these entries, with a
+link to the figure (its MyST label) and links to those functions on the API page. A chapter that
+registers no figure yet is read the old way, from its hand-typed captions (``*Figure N.k. ...*``
+naming the code in backticks, :func:`caption_code`).
 """
 from __future__ import annotations
 
@@ -49,12 +51,17 @@ def caption_code(caption: str) -> list[str]:
     return out
 
 
-def figure_index(root: Path, chapters: list[str]) -> list[dict]:
-    """Every figure caption (``*Figure N.k. ...*`` opening a Markdown cell) of the given
-    chapters, with the section it is in and the ``lib`` objects it names (the code that drew
-    it, see :func:`caption_code`)."""
+def figure_index(root: Path, chapters: list[str], results: Path | None = None) -> list[dict]:
+    """Every figure of the given chapters: the registered ones (:func:`lib.book.figures.load_figures`,
+    with ``code`` = the drawing function then the measuring ones), and for a chapter that registered
+    none, its hand-typed captions with the section they are in."""
+    from lib.book.figures import load_figures
     out = []
     for chapter in chapters:
+        registered = load_figures([chapter], results)
+        if registered:
+            out.extend(dict(f, section=None, code=[f["drawn_by"], *f["data_from"]]) for f in registered)
+            continue
         src = chapter_source(root, chapter)
         if src is None:
             continue
@@ -93,7 +100,9 @@ def figure_table(figures: list[dict], root: Path, from_doc: Path, documented: se
     body = []
     for f in figures:
         code = ", ".join(_api_role(n, documented) for n in f["code"]) or "(no lib function named)"
-        body.append([f"Figure {f['figure']}", section_link(root, from_doc, f["chapter"], f["section"]),
-                     code])
+        where = section_link(root, from_doc, f["chapter"], f["section"])
+        if f.get("label"):
+            where += f", {{ref}}`the figure <{f['label']}>`"
+        body.append([f"Figure {f['figure']}", where, code])
     return _list_table(["Figure", "Where (drawn by the cell above its caption)", "Code that drew it"],
                        body, [12, 48, 40], "figure-index-table")

@@ -24,11 +24,13 @@ HEADING_ANCHOR_LEVEL = 3
 
 @dataclass(frozen=True)
 class Heading:
-    """A Markdown heading of a chapter: level, source text (with math), text-only slug."""
+    """A Markdown heading of a chapter: level, source text (with math), text-only slug, and the MyST
+    target label written above it (``(sec-prop41)=``), if any."""
 
     level: int
     source: str
     slug: str | None
+    label: str | None = None
 
 
 
@@ -136,7 +138,8 @@ def chapter_headings(path: Path, anchor_level: int = HEADING_ANCHOR_LEVEL) -> li
                     slug = f"{base}-{k}"
                     k += 1
                 seen.add(slug)
-            out.append(Heading(level, inline.content, slug))
+            label = tokens[i - 1].content if i > 0 and tokens[i - 1].type == "myst_target" else None
+            out.append(Heading(level, inline.content, slug, label))
     return out
 
 
@@ -153,9 +156,13 @@ def _plain(s: str) -> str:
 
 
 def find_section(headings: list[Heading], section: str | None) -> Heading | None:
-    """The heading ``section`` names: exact text first, then the first heading it begins."""
+    """The heading ``section`` names: its MyST label (``sec-...``, how a :class:`lib.book.results.Recorder`
+    names sections), else its exact text, else the first heading it begins."""
     if not section:
         return None
+    for h in headings:
+        if h.label is not None and h.label == section:
+            return h
     want = _plain(section)
     for h in headings:
         if _plain(h.source) == want:
@@ -189,10 +196,11 @@ def chapter_links(root: Path, from_doc: Path, chapter: str, sections: list[str |
     out = [f"[{_link_text(title)}]({rel})"]
     for section in sections:
         h = find_section(heads, section)
+        shown = h.source if h is not None and h.label == section else section
         if h is not None and h.slug:
-            out.append(f"[§ {_link_text(section)}]({rel}#{h.slug})")
+            out.append(f"[§ {_link_text(shown)}]({rel}#{h.slug})")
         else:
-            out.append(f"§ {md_escape(section)}")
+            out.append(f"§ {md_escape(shown)}")
     return ", ".join(out)
 
 

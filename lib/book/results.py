@@ -48,7 +48,7 @@ from lib.book.provenance import kernel_seconds, run_info
 from lib.validation import InputError
 
 __all__ = ["VERDICTS", "SEVERITY", "NAMED", "OUTSIDE_PIPELINE", "Check", "ResultsError", "results_dir",
-           "run_context", "verdict", "record", "load_all"]
+           "run_context", "verdict", "record", "Recorder", "load_all"]
 
 #: The verdict levels. The first three keep their historical meaning and spelling;
 #: "inconclusive" (at this size or protocol) and "not checked" are the two ways of not settling a claim.
@@ -83,6 +83,10 @@ class Check:
         caveat: for "reproduced with caveat" the caveat, for "inconclusive" the deviation from the
             paper's size or protocol, for "not checked" why nothing was measured (e.g.
             ``"not testable on this data: kappa_0 is infinite (n > d)"``).
+        rows: the statements the check judged, each a dict with the keys of
+            :data:`lib.book.wording.PAPER_TABLE_COLUMNS` (statement, paper, this book, rule, holds); the
+            "paper vs this book" tables render them (:func:`lib.book.wording.paper_vs_book`) and never
+            judge a second time.
     """
 
     claim_id: str
@@ -90,6 +94,7 @@ class Check:
     measured: str = ""
     part: str = ""
     caveat: str = ""
+    rows: tuple = ()
 
     def __post_init__(self):
         from lib.book.claims import resolve_claim_id
@@ -228,7 +233,9 @@ def record(chapter: str, check: Check, section: str | None = None, profile: str 
         rows = {k: v for k, v in rows.items() if v.get("run_id") == ctx["run_id"]}
     rows[_key(cid, check.part)] = dict(
         chapter=chapter, claim_id=cid, part=check.part, claim=c.statement, status=check.status,
-        caveat=check.caveat, measured=check.measured, section=section, **ctx)
+        caveat=check.caveat, measured=check.measured, section=section,
+        judged=[{k: (None if v is None else bool(v)) if k == "holds" else v for k, v in r.items()}
+                for r in check.rows], **ctx)
     _write_rows(path, rows)
     label = _key(cid, check.part)
     text = f"**Verdict ({label}): {check.status}.**"
@@ -239,6 +246,42 @@ def record(chapter: str, check: Check, section: str | None = None, profile: str 
     if not (ctx["pipeline"] and not ctx["overrides"]):
         text += f" ({ctx['provenance']}.)"
     return text
+
+
+class Recorder:
+    """The verdict recorder of one chapter run: ``rec = Recorder(cfg)`` once, then ``rec(check, "sec-label")``.
+
+    It holds the chapter and the profile of the validated configuration (:class:`lib.book.spec.Config`),
+    so no notebook re-passes them; each call records the check (:func:`record`) and displays the
+    verdict sentence in the notebook (outside IPython it only returns it).
+
+    Args:
+        cfg: the run's validated parameters (``cfg.chapter``, ``cfg.profile``).
+        display: show each verdict as Markdown output (False: only return it, e.g. in tests).
+    """
+
+    def __init__(self, cfg, display: bool = True):
+        from lib.book.figures import Figures
+        self.chapter = cfg.chapter
+        self.profile = cfg.profile
+        self.display = display
+        self.figures = Figures(cfg.chapter, display=display)
+
+    def figure(self, fig, label: str, caption: str, drawn_by, data_from=(), setting: str = "") -> str:
+        """Show and register a figure of this chapter (:meth:`lib.book.figures.Figures.show`)."""
+        return self.figures.show(fig, label, caption, drawn_by, data_from, setting)
+
+    def __call__(self, check: Check, section: str | None = None) -> str:
+        """Record ``check`` as a verdict of the section labelled ``section`` (a MyST target such as
+        ``"sec-prop41"`` placed above the section's heading) and display it."""
+        text = record(self.chapter, check, section=section, profile=self.profile)
+        if self.display:
+            try:
+                from IPython.display import Markdown, display
+            except ImportError:  # pragma: no cover - IPython ships with the notebook stack
+                return text
+            display(Markdown(text))
+        return text
 
 
 def _write_rows(path: Path, rows: dict) -> None:

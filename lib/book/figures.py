@@ -1,0 +1,136 @@
+"""Figures registered when they are drawn: number, caption, the code that drew them, the code that
+measured their data.
+
+A notebook shows a figure with :meth:`Figures.show` (``rec.figure`` of a :class:`lib.book.results.Recorder`)::
+
+    rec.figure(fig, "fig-figure3", caption="[LH] Figure 3 on the data sets above ...",
+               drawn_by=C.plot_figure3, data_from=C.measure_conditioning)
+
+which displays the figure and its caption -- *Figure 3.1. ... Drawn by* ``plot_figure3`` *from*
+``measure_conditioning``. -- and appends the entry to ``<results>/figures/<chapter>.json``. The number
+is the chapter's number and the figure's rank in drawing order, which is the page's order, so no figure
+number and no "Drawn by" is ever typed by hand. The report's figure index
+(:mod:`lib.book.figure_index`) reads these files; it parses no caption.
+
+The caption is Markdown read as MyST (the notebooks set ``render_markdown_format: myst``), so it may
+hold math; a MyST target ``(fig-...)=`` above it lets any page link the figure with ``{ref}``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Callable, Iterable
+
+__all__ = ["FigureError", "Figures", "qualified_name", "figures_dir", "load_figures"]
+
+
+class FigureError(ValueError):
+    """A figure registered twice under one label, or a label that is not a MyST target name."""
+
+
+def qualified_name(obj: Callable) -> str:
+    """``module.name`` of a function or class, as the API page documents it: the chapter package
+    when the package re-exports it (``lib.chapters.conditioning.plot_figure3``), else its module."""
+    import importlib
+    mod, name = obj.__module__, obj.__qualname__
+    parts = mod.split(".")
+    for k in range(2, len(parts)):
+        pkg = ".".join(parts[:k])
+        try:
+            if name in getattr(importlib.import_module(pkg), "__all__", ()):
+                return f"{pkg}.{name}"
+        except ImportError:  # pragma: no cover - the module itself imported
+            continue
+    return f"{mod}.{name}"
+
+
+def figures_dir(results: str | Path | None = None) -> Path:
+    """``<results>/figures``: one JSON file of registered figures per chapter."""
+    from lib.book.results import results_dir
+    return Path(results) / "figures" if results else results_dir() / "figures"
+
+
+def _chapter_number(chapter: str) -> str:
+    head = chapter.split("_", 1)[0]
+    return str(int(head)) if head.isdigit() else chapter
+
+
+class Figures:
+    """The figures of one chapter run, numbered in drawing order and written to :func:`figures_dir`.
+
+    Args:
+        chapter: the notebook stem, e.g. ``"03_conditioning"`` (its number prefixes the figures').
+        display: show figures and captions in the notebook (False: only register, e.g. in tests).
+    """
+
+    def __init__(self, chapter: str, display: bool = True):
+        self.chapter = chapter
+        self.display = display
+        self.entries: list[dict] = []
+        self._path = figures_dir() / f"{chapter}.json"
+        self._path.unlink(missing_ok=True)  # a chapter run registers its figures anew
+
+    def show(self, fig, label: str, caption: str, drawn_by: Callable,
+             data_from: Callable | Iterable[Callable] = (), setting: str = "") -> str:
+        """Display ``fig`` with its numbered caption, register it, and close it.
+
+        Args:
+            fig: a matplotlib figure.
+            label: a MyST target name, unique in the book (``"fig-figure3"``).
+            caption: the caption (MyST Markdown, one or more sentences, ending with a period).
+            drawn_by: the function that drew ``fig``.
+            data_from: the function(s) that measured what it draws.
+            setting: a paragraph printed under the caption (the setting the figure was drawn with).
+
+        Returns:
+            The figure's number, e.g. ``"3.1"``.
+        """
+        import re
+
+        import matplotlib.pyplot as plt
+        if not re.fullmatch(r"fig-[a-z0-9][a-z0-9-]*", label):
+            raise FigureError(f"figure label {label!r} must look like 'fig-name' (lower case, digits, '-')")
+        if any(e["label"] == label for e in self.entries):
+            raise FigureError(f"figure label {label!r} is registered twice in {self.chapter}")
+        sources = [data_from] if callable(data_from) else list(data_from)
+        number = f"{_chapter_number(self.chapter)}.{len(self.entries) + 1}"
+        drawn = qualified_name(drawn_by)
+        data = [qualified_name(f) for f in sources]
+        entry = dict(chapter=self.chapter, figure=number, label=label, caption=" ".join(caption.split()),
+                     drawn_by=drawn, data_from=data)
+        self.entries.append(entry)
+        self._write()
+        text = f"({label})=\n*Figure {number}. {caption.strip()} Drawn by `{drawn}`"
+        text += (" from " + " and ".join(f"`{d}`" for d in data) if data else "") + ".*"
+        if setting:
+            text += f"\n\n{setting}"
+        if self.display:
+            try:
+                from IPython.display import Markdown, display
+                display(fig)
+                display(Markdown(text))
+            except ImportError:  # pragma: no cover - IPython ships with the notebook stack
+                pass
+        plt.close(fig)
+        return number
+
+    def _write(self) -> None:
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self._path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(self.entries, fh, indent=1)
+        os.replace(tmp, self._path)
+
+
+def load_figures(chapters: Iterable[str], results: str | Path | None = None) -> list[dict]:
+    """The registered figures of ``chapters``, in chapter order then drawing order (chapters that
+    registered none are skipped)."""
+    d = figures_dir(results)
+    out: list[dict] = []
+    for chapter in chapters:
+        path = d / f"{chapter}.json"
+        if path.exists():
+            out.extend(json.loads(path.read_text(encoding="utf-8")))
+    return out

@@ -1,0 +1,216 @@
+"""One parameter spec per chapter: each notebook parameter declared once, with its default, its
+checker and its one-line meaning.
+
+A chapter package declares its parameters as a :class:`ChapterSpec` (QuantEcon keeps a model's
+parameters in one ``NamedTuple`` with a comment per field; this is the same idea with a checker per
+field)::
+
+    SPEC = ChapterSpec("01_linear_baseline", dict(
+        profile=Param("default", P.text, "parameter profile this run belongs to"),
+        widths=Param([128, 512, 2048], P.int_list(min_value=1), "hidden widths m"),
+    ))
+
+Everything else is derived from it:
+
+- the notebook's tagged ``parameters`` cell is plain literals for papermill, written by
+  :meth:`ChapterSpec.parameters_cell` (``python -m lib.book.spec --write`` rewrites the cells; the
+  test suite fails when a cell and its spec differ);
+- the notebook validates with one call, ``cfg = SPEC.validate(locals())``;
+- tests build a configuration with ``SPEC.config(seeds=2)``, never a copy of the validate block;
+- each profile of ``notebooks/profiles/<chapter>.yaml`` is checked with :meth:`ChapterSpec.check_profile`.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Callable, Mapping
+
+from lib.book.params import Checker, ParameterError
+
+__all__ = ["Param", "ChapterSpec", "Config", "CHAPTER_PACKAGES", "chapter_spec", "main"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One notebook parameter.
+
+    Attributes:
+        default: the value of the default profile (written into the notebook's parameters cell).
+        check: the checker (:mod:`lib.book.params`): returns the normalized value or raises.
+        doc: what the parameter means, in one line (the comment of the parameters cell).
+    """
+
+    default: Any
+    check: Checker
+    doc: str
+
+
+class Config(SimpleNamespace):
+    """The validated parameters of one run, as attributes, with the spec they were checked against
+    (``cfg.spec``; ``cfg.chapter`` is the notebook stem)."""
+
+    @property
+    def chapter(self) -> str:
+        return self.spec.chapter
+
+    def values(self) -> dict:
+        """The parameter values, by name (the spec's order)."""
+        return {k: getattr(self, k) for k in self.spec.params}
+
+
+@dataclass(frozen=True)
+class ChapterSpec:
+    """The parameters of one chapter notebook, declared once.
+
+    Attributes:
+        chapter: the notebook stem, e.g. ``"01_linear_baseline"``.
+        params: name -> :class:`Param`, in the order of the parameters cell.
+        joint: checks across parameters (e.g. :func:`lib.book.params.one_per`), run on the
+            validated :class:`Config`; each raises :class:`~lib.book.params.ParameterError`.
+    """
+
+    chapter: str
+    params: dict[str, Param]
+    joint: tuple[Callable[[Config], None], ...] = field(default=())
+
+    def __post_init__(self):
+        if "profile" not in self.params:
+            raise ValueError(f"{self.chapter}: a chapter spec must declare 'profile'")
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.params)
+
+    def defaults(self) -> dict:
+        """The default profile's values, by name."""
+        return {k: p.default for k, p in self.params.items()}
+
+    def _check(self, values: Mapping[str, Any]) -> tuple[dict, list[str]]:
+        out, errors = {}, []
+        for name, p in self.params.items():
+            try:
+                out[name] = p.check(name, values[name])
+            except ParameterError as exc:
+                errors.append(str(exc))
+        return out, errors
+
+    def validate(self, values: Mapping[str, Any]) -> Config:
+        """Check the chapter's parameters in ``values`` (a notebook passes ``locals()``).
+
+        Every parameter of the spec must be in ``values``; other names are ignored (a notebook's
+        namespace holds more). All problems are collected into one
+        :class:`~lib.book.params.ParameterError` naming each parameter.
+        """
+        missing = [k for k in self.params if k not in values]
+        if missing:
+            raise ParameterError(f"{self.chapter}: parameter(s) {missing} not set (the parameters cell must "
+                                 "assign every parameter of the chapter's spec)")
+        out, errors = self._check(values)
+        if errors:
+            raise ParameterError("bad notebook parameter(s):\n  " + "\n  ".join(errors))
+        cfg = Config(spec=self, **out)
+        for rule in self.joint:
+            rule(cfg)
+        return cfg
+
+    def config(self, **overrides: Any) -> Config:
+        """The defaults with ``overrides``, validated (for tests and scripts).
+
+        Raises:
+            ParameterError: an override names no parameter of this chapter, or a value is bad.
+        """
+        unknown = sorted(set(overrides) - set(self.params))
+        if unknown:
+            raise ParameterError(f"{self.chapter}: unknown parameter(s) {unknown}; known: {self.names}")
+        return self.validate({**self.defaults(), **overrides})
+
+    def check_profile(self, name: str, values: Mapping[str, Any]) -> None:
+        """Check one profile of ``notebooks/profiles/<chapter>.yaml``: known names, good values.
+
+        Raises:
+            ParameterError: one message naming the profile, the chapter and each bad parameter.
+        """
+        try:
+            self.config(**dict(values))
+        except ParameterError as exc:
+            raise ParameterError(f"profile {name!r} of {self.chapter}: {exc}") from None
+
+    def parameters_cell(self) -> str:
+        """The notebook's ``parameters`` cell: one ``name = literal  # doc`` line per parameter.
+
+        The comments must not hold ``=`` or ``;`` (papermill's parser would then miss the line).
+        """
+        lines = []
+        for k, p in self.params.items():
+            if re.search(r"[=;]", p.doc):
+                raise ValueError(f"{self.chapter}: the doc of {k!r} holds '=' or ';', which hides the line "
+                                 "from papermill; reword it")
+            lines.append(f"{k} = {p.default!r}  # {p.doc}")
+        return "\n".join(lines)
+
+
+#: notebook stem -> chapter package that declares its ``SPEC``
+CHAPTER_PACKAGES = {
+    "01_linear_baseline": "lib.chapters.linear_baseline",
+    "02_better_separation": "lib.chapters.better_separation",
+    "03_conditioning": "lib.chapters.conditioning",
+    "04_infinite_depth": "lib.chapters.infinite_depth",
+    "05_non_constancy": "lib.chapters.non_constancy",
+    "06_optimization": "lib.chapters.optimization",
+    "07_performance": "lib.chapters.performance",
+}
+
+
+def chapter_spec(chapter: str) -> ChapterSpec | None:
+    """The :class:`ChapterSpec` of a notebook stem, or None when its package declares none yet."""
+    pkg = CHAPTER_PACKAGES.get(chapter)
+    if pkg is None:
+        return None
+    return getattr(importlib.import_module(pkg), "SPEC", None)
+
+
+_CELL = re.compile(r"(# %% tags=\[\"parameters\"\]\n)(.*?)(\n\n# %%)", re.S)
+
+
+def write_cell(path: Path, spec: ChapterSpec) -> bool:
+    """Rewrite the ``parameters`` cell of a jupytext percent source from its spec; True if it changed."""
+    text = path.read_text(encoding="utf-8")
+    m = _CELL.search(text)
+    if m is None:
+        raise ValueError(f"{path}: no cell tagged parameters")
+    new = text[:m.start(2)] + spec.parameters_cell() + text[m.end(2):]
+    if new != text:
+        path.write_text(new, encoding="utf-8")
+    return new != text
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m lib.book.spec --write``: rewrite every notebook's parameters cell from its spec."""
+    ap = argparse.ArgumentParser(prog="python -m lib.book.spec", description=main.__doc__)
+    ap.add_argument("--write", action="store_true", help="rewrite the parameters cells (else only list differences)")
+    args = ap.parse_args(argv)
+    root = Path(__file__).resolve().parents[2]
+    changed = 0
+    for stem in CHAPTER_PACKAGES:
+        spec = chapter_spec(stem)
+        if spec is None:
+            continue
+        path = root / "notebooks" / f"{stem}.py"
+        if args.write:
+            changed += write_cell(path, spec)
+        else:
+            m = _CELL.search(path.read_text(encoding="utf-8"))
+            if m is None or m.group(2) != spec.parameters_cell():
+                print(f"{path.name}: parameters cell differs from its spec")
+                changed += 1
+    print(f"{changed} cell(s) {'rewritten' if args.write else 'differ'}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

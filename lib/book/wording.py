@@ -1,0 +1,72 @@
+"""Shared wording of the book: how numbers, lists and the "paper vs this book" tables are written.
+
+One home for the formatting every chapter needs, so that a depth list, a condition number or an
+infinite value reads the same on every page:
+
+* :func:`ints`, :func:`floats`, :func:`words` -- lists in prose (``"0 to 10"``, ``"0.5, 1, 2"``);
+* :func:`number` -- one measured number (``"∞"`` for an infinite one, ``"—"`` for one not measured);
+* :func:`paper_vs_book` -- the table of the rows a chapter's checks judged (:attr:`lib.book.results.Check.rows`).
+"""
+from __future__ import annotations
+
+import math
+from typing import Iterable
+
+import pandas as pd
+
+__all__ = ["ints", "floats", "words", "number", "PAPER_TABLE_COLUMNS", "paper_vs_book"]
+
+
+def ints(values: Iterable, ranges: bool = True) -> str:
+    """Integers as prose: ``"0 to 10"`` for a run of more than three consecutive values (when
+    ``ranges``), else ``"1, 3, 6"``."""
+    vals = [int(v) for v in values]
+    if ranges and len(vals) > 3 and vals == list(range(vals[0], vals[-1] + 1)):
+        return f"{vals[0]} to {vals[-1]}"
+    return ", ".join(str(v) for v in vals)
+
+
+def floats(values: Iterable) -> str:
+    """Numbers as prose, each in its shortest form (``"0.5, 1, 2"``)."""
+    return ", ".join(f"{float(v):g}" for v in values)
+
+
+def words(values: Iterable) -> str:
+    """Anything as a comma-separated list."""
+    return ", ".join(str(v) for v in values)
+
+
+def number(v: float | None, digits: int = 3, unit: str = "") -> str:
+    """One measured number with ``digits`` significant digits: ``"∞"`` when infinite (a singular
+    kernel's kappa), ``"—"`` when not measured (None or NaN)."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "—"
+    if math.isinf(v):
+        return "∞" if v > 0 else "-∞"
+    return f"{v:.{digits}g}{unit}"
+
+
+#: the columns of a "paper vs this book" table, in order (keys of a :attr:`lib.book.results.Check.rows` row)
+PAPER_TABLE_COLUMNS = ("statement", "paper", "this book", "rule", "holds")
+
+
+def paper_vs_book(checks: Iterable) -> pd.DataFrame:
+    """The "paper vs this book" table: the rows the given checks judged, in order, never recomputed.
+
+    Args:
+        checks: :class:`lib.book.results.Check` objects; each row of their ``rows`` has the keys of
+            :data:`PAPER_TABLE_COLUMNS` (``holds`` is True, False or None for "not tested").
+
+    Returns:
+        One row per judged statement, with the claim id first; ``holds`` written "yes", "no" or "—".
+    """
+    out = []
+    for c in checks:
+        for r in c.rows:
+            missing = [k for k in PAPER_TABLE_COLUMNS if k not in r]
+            if missing:
+                raise KeyError(f"{c.claim_id}: a judged row lacks {missing}")
+            holds = r["holds"]
+            out.append({"claim": c.claim_id, **{k: r[k] for k in PAPER_TABLE_COLUMNS[:-1]},
+                        "holds": "—" if holds is None else ("yes" if holds else "no")})
+    return pd.DataFrame(out, columns=["claim", *PAPER_TABLE_COLUMNS])

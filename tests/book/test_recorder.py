@@ -1,0 +1,27 @@
+"""The chapter Recorder (lib.book.results.Recorder) and section labels (lib.book.pages)."""
+import json
+
+from lib.book import params as P
+from lib.book.pages import chapter_headings, find_section
+from lib.book.results import Check, Recorder
+from lib.book.spec import ChapterSpec, Param
+
+
+def test_recorder_records_with_the_configs_chapter_and_profile(tmp_path, monkeypatch):
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(tmp_path))
+    cfg = ChapterSpec("01_linear_baseline", dict(profile=Param("default", P.text, "p"))).config(profile="smoke")
+    rec = Recorder(cfg, display=False)
+    row = dict(statement="s", paper="p", rule="r", holds=True, **{"this book": "b"})
+    text = rec(Check("[LH] Thm 2.3", status="reproduced", measured="ok.", part="x", rows=(row,)), "sec-claims")
+    assert text.startswith("**Verdict ([LH] Thm 2.3 (x)): reproduced.**")
+    saved = json.loads((tmp_path / "01_linear_baseline.json").read_text())
+    (v,) = saved.values()
+    assert v["section"] == "sec-claims" and v["profile"] == "smoke" and v["judged"] == [row]
+
+
+def test_a_section_is_found_by_its_label_before_its_text(tmp_path):
+    page = tmp_path / "p.md"
+    page.write_text("# Title\n\n## Claim 3\n\n(sec-claim-1)=\n## Claim 1 and 2: norms\n")
+    heads = chapter_headings(page)
+    assert find_section(heads, "sec-claim-1").source == "Claim 1 and 2: norms"
+    assert find_section(heads, "Claim 3").label is None and find_section(heads, "sec-none") is None
