@@ -8,6 +8,8 @@
 #     display_name: Python 3
 #     language: python
 #     name: python3
+#   mystnb:
+#     render_markdown_format: myst
 # ---
 
 # %% [markdown]
@@ -35,37 +37,26 @@
 # (see the [introduction](../book/intro.md)).
 
 # %% tags=["parameters"]
-profile = "default"       # parameter profile this run belongs to (recorded with the verdicts)
+profile = "default"  # parameter profile this run belongs to (recorded with the verdicts)
 widths = [128, 512, 2048]  # hidden widths m for the convergence study
 depths = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]  # depths L (number of hidden layers)
-seeds = 3                 # weight draws per (width, depth)
-n_samples = 40            # digits, d 64 pixels; their Gram matrix must be invertible (checked)
-n_over = 40               # points for the n > d case (synthetic, d_over dimensions; n_over > d_over)
-d_over = 5                # input dimension of the n > d case
-distance_angles = [1.0, 5.0, 20.0]  # input angles in degrees of the similar pairs of the last section
-distance_seeds = 5        # weight draws of the last section (a significance test needs several)
-device = "cpu"            # "cpu" or "cuda"
+seeds = 3  # weight draws per (width, depth)
+n_samples = 40  # digits, d 64 pixels; their Gram matrix must be invertible (checked)
+n_over = 40  # points for the n > d case (synthetic, d_over dimensions; n_over > d_over)
+d_over = 5  # input dimension of the n > d case
+distance_angles = [1.0, 5.0, 20.0]  # input angles in degrees of the similar pairs of Remark 3.4
+distance_seeds = 5  # weight draws of Remark 3.4 (a significance test needs several)
+device = "cpu"  # 'cpu' or 'cuda'
 
 # %%
-from IPython.display import Markdown, display
 from myst_nb import glue
 
-from lib.book import params as P
-from lib.book.plotting import show
-from lib.book.results import record
-from lib.chapters import linear_baseline as B
+from lib.book.results import Recorder
+from lib.book.wording import paper_vs_book
+from lib.chapters import linear_baseline
 
-cfg = P.validate(
-    profile=(profile, P.text), widths=(widths, P.int_list(min_value=1)),
-    depths=(depths, P.int_list(min_value=0)), seeds=(seeds, P.positive_int),
-    n_samples=(n_samples, P.positive_int), n_over=(n_over, P.positive_int),
-    d_over=(d_over, P.positive_int), device=(device, P.device_name),
-    distance_angles=(distance_angles, P.float_list(positive=True, below=180)),
-    distance_seeds=(distance_seeds, P.int_at_least(2)),
-)
-CHAPTER = "01_linear_baseline"
-for name, text in B.glue_values(cfg).items():
-    glue(name, text, display=False)
+cfg = linear_baseline.SPEC.validate(locals())
+rec = Recorder(cfg)
 
 # %% [markdown]
 # ## Data
@@ -77,42 +68,38 @@ for name, text in B.glue_values(cfg).items():
 # {glue:text}`n_over` standard Gaussian points in $d$ = {glue:text}`d_over` dimensions.
 
 # %%
-X, X_over = B.load_data(cfg.n_samples, cfg.n_over, cfg.d_over)
+X, X_over = linear_baseline.load_data(cfg.n_samples, cfg.n_over, cfg.d_over)
 print(f"digits: X has shape {X.shape}; n > d case: X_over has shape {X_over.shape}")
 
 # %% [markdown]
 # ## Measurement
 # For every width, depth and seed we build a linear network, compute its exact NTK with
-# `lib.finite.ntk.empirical_ntk`, and record: the largest deviation of embedding norms from
+# `lib.finite.ntk.empirical_ntk` (`lib.chapters.linear_baseline.measure_linear`), and record: the largest deviation of embedding norms from
 # $\|x\|$ and of embedding angles from $\theta_{in}$ over all layers, the relative error
 # $\|K/(L+1) - G\|_F / \|G\|_F$, the largest deviation of gradient angles from input angles,
 # and $\kappa(K)$ next to $\kappa_0$.
 
 # %% tags=["hide-input"]
-df = B.linear_sweep(X, cfg.widths, cfg.depths, cfg.seeds, device=cfg.device)
-B.table_sweep_summary(df)
+df = linear_baseline.measure_linear(X, cfg.widths, cfg.depths, cfg.seeds, device=cfg.device)
+linear_baseline.table_sweep_summary(df)
 
 # %% [markdown]
+# (sec-claim-1-2)=
 # ## Claim 1 and 2: norms, angles and $K \propto G$ converge at rate $1/\sqrt{m}$
 # Each curve is one deviation, averaged over depths and seeds, against the width. If the
 # infinite-width statements are right, every deviation falls like $m^{-1/2}$ (dotted line) and
 # extrapolates to zero.
 
 # %% tags=["hide-input"]
-fig = B.plot_width_trend(df)
-show(fig)
-
-# %% [markdown]
-# *Figure 1.1. Left: deviations from the infinite-width linear-network values against width
-# (mean over depths and seeds). Right: relative error of $K/(L+1)$ against $G$ by depth at the
-# largest width (mean and standard deviation over seeds). Drawn by
-# `lib.chapters.linear_baseline.plot_width_trend` from `lib.chapters.linear_baseline.linear_sweep`.*
-#
-# {glue:text}`fig1_1`
+rec.figure(linear_baseline.plot_width_trend(df), "fig-width-trend", drawn_by=linear_baseline.plot_width_trend,
+           data_from=linear_baseline.measure_linear, setting=linear_baseline.sweep_setting(df, cfg.profile),
+           caption="Left: deviations from the infinite-width linear-network values against width (mean over depths "
+           "and seeds). Right: relative error of $K/(L+1)$ against $G$ by depth at the largest width (mean and "
+           "standard deviation over seeds).")
 
 # %%
-display(Markdown(record(CHAPTER, B.check_norms_angles(df), section="Claim 1 and 2", profile=cfg.profile)))
-display(Markdown(record(CHAPTER, B.check_kernel(df), section="Claim 1 and 2", profile=cfg.profile)))
+rec(linear_baseline.check_norms_angles(df), "sec-claim-1-2")
+rec(linear_baseline.check_kernel(df), "sec-claim-1-2")
 
 # %% [markdown]
 # The network of Figure 1.1 is a linear network. Fed a ReLU network's measurements, the same two
@@ -120,6 +107,7 @@ display(Markdown(record(CHAPTER, B.check_kernel(df), section="Claim 1 and 2", pr
 # from $\theta_{in}$ and $G$ at every width (the chapter's tests run this counterfactual).
 
 # %% [markdown]
+# (sec-claim-3)=
 # ## Claim 3: $\bar\kappa = \kappa_0$ at every depth, infinite when $n > d$
 # Left: $\kappa(K)$ of the linear network against depth, with $\kappa_0 = \kappa(G)$ as a line.
 # Right: the same for Gaussian data with $n > d$: $G$ has rank $d$, so $\kappa_0 = \infty$, and
@@ -129,21 +117,17 @@ display(Markdown(record(CHAPTER, B.check_kernel(df), section="Claim 1 and 2", pr
 # construction. The verdict is decided on the digits, where $\kappa_0$ is finite.
 
 # %% tags=["hide-input"]
-df_over = B.linear_sweep(X_over, [max(cfg.widths)], cfg.depths, cfg.seeds, device=cfg.device)
-fig = B.plot_condition_numbers(df, df_over, X.shape, X_over.shape, n_widths=len(cfg.widths))
-show(fig)
-
-# %% [markdown]
-# *Figure 1.2. Condition number of the linear-network NTK against depth (band: min to max over
-# seeds). Drawn by `lib.chapters.linear_baseline.plot_condition_numbers` from
-# `lib.chapters.linear_baseline.linear_sweep` and `lib.spectra.extreme_eigenvalues`.*
-#
-# {glue:text}`fig1_2`
+df_over = linear_baseline.measure_linear(X_over, [max(cfg.widths)], cfg.depths, cfg.seeds, device=cfg.device)
+rec.figure(linear_baseline.plot_condition_numbers(df, df_over), "fig-linear-kappa",
+           drawn_by=linear_baseline.plot_condition_numbers, data_from=linear_baseline.measure_linear,
+           setting=linear_baseline.conditioning_setting(df, df_over, cfg.profile),
+           caption="Condition number of the linear-network NTK against depth (band: min to max over seeds).")
 
 # %%
-display(Markdown(record(CHAPTER, B.check_conditioning(df, df_over), section="Claim 3", profile=cfg.profile)))
+rec(linear_baseline.check_conditioning(df, df_over), "sec-claim-3")
 
 # %% [markdown]
+# (sec-erratum)=
 # ## Erratum: the gradient norm is $\sqrt{L+1}\,\|x\|$, not $(L+1)\|x\|$
 # [LH] state $\|\nabla\bar f(x)\| = (L+1)\|x\|$ and $\bar K = (L+1)^2 G$. Each of the $L+1$
 # weight matrices contributes $\|x\|^2$ to the squared gradient norm (the backward vector and the
@@ -153,32 +137,28 @@ display(Markdown(record(CHAPTER, B.check_conditioning(df, df_over), section="Cla
 # $K \approx c_L G$, and fit their exponent $p$ in $(L+1)^p$: the paper's statements predict $p = 2$.
 
 # %% tags=["hide-input"]
-fac = B.gradient_norm_factors(df)
-fig = B.plot_gradient_norm(fac, width=max(cfg.widths))
-show(fig)
-
-# %% [markdown]
-# *Figure 1.3. Measured squared gradient norm over squared input norm (mean and standard
-# deviation over inputs and seeds at the largest width). Drawn by
-# `lib.chapters.linear_baseline.plot_gradient_norm` from `lib.chapters.linear_baseline.gradient_norm_factors`.*
-#
-# {glue:text}`fig1_3`
+fac = linear_baseline.gradient_norm_factors(df)
+rec.figure(linear_baseline.plot_gradient_norm(fac), "fig-gradient-norm", drawn_by=linear_baseline.plot_gradient_norm,
+           data_from=[linear_baseline.measure_linear, linear_baseline.gradient_norm_factors],
+           setting=linear_baseline.gradient_setting(fac, df, cfg.profile),
+           caption="Measured squared gradient norm over squared input norm (mean and standard deviation over inputs "
+           "and seeds at the largest width).")
 
 # %%
-display(Markdown(record(CHAPTER, B.check_gradient_norm(fac, max(cfg.widths)), section="Erratum",
-                        profile=cfg.profile)))
-display(Markdown(record(CHAPTER, B.check_kernel_factor(df), section="Erratum", profile=cfg.profile)))
+rec(linear_baseline.check_gradient_norm(fac), "sec-erratum")
+rec(linear_baseline.check_kernel_factor(df), "sec-erratum")
 
 # %% [markdown]
 # ## The paper's Section 2 beside this book
 # [LH] Sec. 2 gives its statements as exact values at infinite width; the paper has no experiment
-# for them. Each row puts the paper's value beside ours at the largest width, with the rule by which
-# the checks above decide.
+# for them. Each row is one statement a check above judged: the paper's value beside ours at the
+# largest width, the rule by which the check decided, and whether it held.
 
 # %% tags=["hide-input"]
-B.table_paper_vs_book(df, fac)
+paper_vs_book(rec.checks)
 
 # %% [markdown]
+# (sec-lemma-d1)=
 # ## Lemma D.1: $A^\top A / m \to I$
 # The proofs of Thm 2.3 and of the ReLU results rest on [LH] Lemma D.1: for $A \in \mathbb{R}^{m
 # \times d}$ with i.i.d. $N(0, 1)$ entries, $A^\top A/m \to I_d$. We draw $A$ with $d = 64$ (the
@@ -186,21 +166,17 @@ B.table_paper_vs_book(df, fac)
 # like $2\sqrt{d/m}$ (the Bai-Yin law) and extrapolate to zero.
 
 # %% tags=["hide-input"]
-d1 = B.lemma_d1_sweep(X.shape[1], cfg.widths, cfg.seeds)
-fig = B.plot_lemma_d1(d1)
-show(fig)
-
-# %% [markdown]
-# *Figure 1.4. Spectral-norm deviation of $A^\top A/m$ from the identity against $m$ (mean, and
-# min to max over seeds). Drawn by `lib.chapters.linear_baseline.plot_lemma_d1` from
-# `lib.chapters.linear_baseline.lemma_d1_sweep`.*
-#
-# {glue:text}`fig1_4`
+d1 = linear_baseline.measure_lemma_d1(X.shape[1], cfg.widths, cfg.seeds)
+rec.figure(linear_baseline.plot_lemma_d1(d1), "fig-lemma-d1", drawn_by=linear_baseline.plot_lemma_d1,
+           data_from=linear_baseline.measure_lemma_d1, setting=linear_baseline.lemma_d1_setting(d1, cfg.profile),
+           caption=r"Spectral-norm deviation of $A^\top A/m$ from the identity against $m$ (mean, and min to max "
+           "over seeds).")
 
 # %%
-display(Markdown(record(CHAPTER, B.check_lemma_d1(d1), section="Lemma D.1", profile=cfg.profile)))
+rec(linear_baseline.check_lemma_d1(d1), "sec-lemma-d1")
 
 # %% [markdown]
+# (sec-remark-3-4)=
 # ## Remark 3.4: a ReLU network separates similar inputs in distance too
 # The linear network keeps distances: $\|\nabla\bar f(x) - \nabla\bar f(z)\| = \sqrt{L+1}\,\|x - z\|$.
 # [LH] Remark 3.4 says that a ReLU network's better *angle* separation (Section 3 of the paper) is a better
@@ -210,20 +186,17 @@ display(Markdown(record(CHAPTER, B.check_lemma_d1(d1), section="Lemma D.1", prof
 # infinite-width value $\sqrt{(1 - \cos\phi)/(1 - \cos\theta_{in})}$; the linear network's ratio is 1.
 
 # %% tags=["hide-input"]
-dist = B.distance_sweep(cfg.distance_angles, max(cfg.widths), cfg.depths, cfg.distance_seeds, device=cfg.device)
-fig = B.plot_distances(dist, max(cfg.widths))
-show(fig)
-
-# %% [markdown]
-# *Figure 1.5. Gradient distance of similar pairs over $\sqrt{L+1}$ times their input distance in ReLU
-# networks (mean and standard deviation over draws; lines: infinite width; dashed: the linear network).
-# Drawn by `lib.chapters.linear_baseline.plot_distances` from `lib.chapters.linear_baseline.distance_sweep`.*
-#
-# {glue:text}`fig1_5`
+dist = linear_baseline.measure_distances(cfg.distance_angles, max(cfg.widths), cfg.depths, cfg.distance_seeds,
+                                         device=cfg.device)
+rec.figure(linear_baseline.plot_distances(dist), "fig-distances", drawn_by=linear_baseline.plot_distances,
+           data_from=linear_baseline.measure_distances, setting=linear_baseline.distances_setting(dist, cfg.profile),
+           caption=r"Gradient distance of similar pairs over $\sqrt{L+1}$ times their input distance in ReLU "
+           "networks (mean and standard deviation over draws; lines: infinite width; dashed: the linear network).")
 
 # %%
-display(Markdown(record(CHAPTER, B.check_distances(dist), section="Remark 3.4", profile=cfg.profile)))
+rec(linear_baseline.check_distances(dist), "sec-remark-3-4")
+for name, text in linear_baseline.prose_values(df, df_over, dist).items():
+    glue(name, text, display=False)
 
 # %% tags=["hide-input"]
-from lib.book.provenance import provenance_line
-display(Markdown(provenance_line(cfg.profile)))
+rec.provenance()

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from lib.book.pages import _markdown_cells, chapter_headings_from_text, chapter_source, section_link
-from lib.book.report import _list_table
+from lib.book.pages import markdown_cells, chapter_headings_from_text, chapter_source, section_link
+from lib.book.report import list_table
 
 __all__ = ["caption_code", "figure_index", "figure_table"]
 
@@ -66,7 +66,7 @@ def figure_index(root: Path, chapters: list[str], results: Path | None = None) -
         if src is None:
             continue
         section = None
-        for text in _markdown_cells(src):
+        for text in markdown_cells(src):
             heads = [h.source for h in chapter_headings_from_text(text)]
             if heads:
                 section = heads[-1]
@@ -104,5 +104,5 @@ def figure_table(figures: list[dict], root: Path, from_doc: Path, documented: se
         if f.get("label"):
             where += f", {{ref}}`the figure <{f['label']}>`"
         body.append([f"Figure {f['figure']}", where, code])
-    return _list_table(["Figure", "Where (drawn by the cell above its caption)", "Code that drew it"],
+    return list_table(["Figure", "Where (drawn by the cell above its caption)", "Code that drew it"],
                        body, [12, 48, 40], "figure-index-table")

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["Heading", "HEADING_ANCHOR_LEVEL", "toc_documents", "page_path", "chapter_source", "chapter_headings",
-           "chapter_headings_from_text", "find_section", "section_link", "chapter_links", "md_escape"]
+           "chapter_headings_from_text", "find_section", "section_link", "chapter_links", "md_escape",
+           "markdown_cells"]
 
 #: must equal ``myst_heading_anchors`` in ``_config.yml`` (a test checks it)
 HEADING_ANCHOR_LEVEL = 3
@@ -92,7 +93,8 @@ def chapter_source(root: Path, chapter: str) -> Path | None:
     return p if p is not None and p.exists() else None
 
 
-def _markdown_cells(path: Path) -> list[str]:
+def markdown_cells(path: Path) -> list[str]:
+    """The Markdown cells of a notebook (``.ipynb`` or jupytext ``.py``), or a Markdown page's text."""
     if path.suffix == ".ipynb":
         nb = json.loads(path.read_text())
         return ["".join(c["source"]) if isinstance(c["source"], list) else c["source"]
@@ -122,7 +124,7 @@ def chapter_headings(path: Path, anchor_level: int = HEADING_ANCHOR_LEVEL) -> li
     md = _md_parser()
     out: list[Heading] = []
     seen: set[str] = set()
-    for text in _markdown_cells(Path(path)):
+    for text in markdown_cells(Path(path)):
         tokens = md.parse(text)
         for i, tok in enumerate(tokens):
             if tok.type != "heading_open":

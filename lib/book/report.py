@@ -19,7 +19,7 @@ from lib.book.results import OUTSIDE_PIPELINE, SEVERITY, VERDICTS
 
 __all__ = ["ClaimRow", "badge", "BADGES", "build_rows", "overall_status", "verdict_counts", "claim_counts",
            "report_table", "report_details", "one_line", "extra_table", "errata_entries", "errata_markdown",
-           "provenance"]
+           "provenance", "list_table"]
 
 @dataclass
 class ClaimRow:
@@ -176,8 +176,9 @@ def _part_label(r: dict, row: ClaimRow) -> str:
     return md_escape(part or "main")
 
 
-def _list_table(header: list[str], body: list[list[str]], widths: list[int], name: str) -> str:
-    lines = [f":::{{list-table}}", ":header-rows: 1", f":widths: {' '.join(map(str, widths))}",
+def list_table(header: list[str], body: list[list[str]], widths: list[int], name: str) -> str:
+    """A MyST ``list-table`` of ``body`` under ``header``, column ``widths`` in percent, CSS class ``name``."""
+    lines = [":::{list-table}", ":header-rows: 1", f":widths: {' '.join(map(str, widths))}",
              ":width: 100%", f":class: {name}", ""]
     for row in [header] + body:
         for j, cell in enumerate(row):
@@ -254,7 +255,7 @@ def report_table(rows: list[ClaimRow], root: Path, from_doc: Path) -> str:
     for row in rows:
         claim = f"**{md_escape(row.claim_id)}** " + (row.statement if row.claim else md_escape(row.statement))
         body.append([badge(row.status), claim, _summary(row), _where(row, root, from_doc) if row.records else ""])
-    return _list_table(["Verdict", "Claim", "Measured (in one line; in full below)", "Checked in"], body,
+    return list_table(["Verdict", "Claim", "Measured (in one line; in full below)", "Checked in"], body,
                        [13, 42, 30, 15], "report-table")
 
 
@@ -312,7 +313,7 @@ def extra_table(extra: list[ClaimRow], root: Path, from_doc: Path) -> str:
             where = section_link(root, from_doc, r["chapter"], r.get("section"))
             body.append([f"**{md_escape(r['claim_id'])}** {md_escape(r.get('claim', ''))}\n\nChecked in: {where}",
                          badge(r["status"]), md_escape(r.get("measured", "")) + f" ({_md_provenance(r)})"])
-    return _list_table(["Recorded claim, and where it is checked", "Verdict", "Measured"], body,
+    return list_table(["Recorded claim, and where it is checked", "Verdict", "Measured"], body,
                        [38, 14, 48], "report-extra-table")
 
 

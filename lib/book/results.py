@@ -252,8 +252,11 @@ class Recorder:
     """The verdict recorder of one chapter run: ``rec = Recorder(cfg)`` once, then ``rec(check, "sec-label")``.
 
     It holds the chapter and the profile of the validated configuration (:class:`lib.book.spec.Config`),
-    so no notebook re-passes them; each call records the check (:func:`record`) and displays the
-    verdict sentence in the notebook (outside IPython it only returns it).
+    so no notebook re-passes them; each call records the check (:func:`record`), keeps it in
+    :attr:`checks` (a "paper vs this book" table renders their judged rows,
+    :func:`lib.book.wording.paper_vs_book`) and displays the verdict sentence in the notebook (outside
+    IPython it only returns it). :meth:`figure` shows and registers a figure; :meth:`provenance` ends
+    the chapter.
 
     Args:
         cfg: the run's validated parameters (``cfg.chapter``, ``cfg.profile``).
@@ -266,6 +269,16 @@ class Recorder:
         self.profile = cfg.profile
         self.display = display
         self.figures = Figures(cfg.chapter, display=display)
+        self.checks: list[Check] = []
+
+    def provenance(self) -> str:
+        """Display (and return) the chapter's closing provenance line (:func:`lib.book.provenance.provenance_line`)."""
+        from lib.book.provenance import provenance_line
+        text = provenance_line(self.profile)
+        if self.display:
+            from IPython.display import Markdown, display
+            display(Markdown(text))
+        return text
 
     def figure(self, fig, label: str, caption: str, drawn_by, data_from=(), setting: str = "") -> str:
         """Show and register a figure of this chapter (:meth:`lib.book.figures.Figures.show`)."""
@@ -275,6 +288,7 @@ class Recorder:
         """Record ``check`` as a verdict of the section labelled ``section`` (a MyST target such as
         ``"sec-prop41"`` placed above the section's heading) and display it."""
         text = record(self.chapter, check, section=section, profile=self.profile)
+        self.checks.append(check)
         if self.display:
             try:
                 from IPython.display import Markdown, display

@@ -143,15 +143,26 @@ class ChapterSpec:
     def parameters_cell(self) -> str:
         """The notebook's ``parameters`` cell: one ``name = literal  # doc`` line per parameter.
 
-        The comments must not hold ``=`` or ``;`` (papermill's parser would then miss the line).
+        The comments must not hold ``=`` (papermill's parser would then miss the line).
         """
         lines = []
         for k, p in self.params.items():
-            if re.search(r"[=;]", p.doc):
-                raise ValueError(f"{self.chapter}: the doc of {k!r} holds '=' or ';', which hides the line "
+            if "=" in p.doc:
+                raise ValueError(f"{self.chapter}: the doc of {k!r} holds '=', which hides the line "
                                  "from papermill; reword it")
-            lines.append(f"{k} = {p.default!r}  # {p.doc}")
+            lines.append(f"{k} = {_literal(p.default)}  # {p.doc}")
         return "\n".join(lines)
+
+
+def _literal(v: Any) -> str:
+    """A Python literal as the parameters cells write it (strings in double quotes)."""
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(v, list):
+        return "[" + ", ".join(_literal(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{_literal(k)}: {_literal(x)}" for k, x in v.items()) + "}"
+    return repr(v)
 
 
 #: notebook stem -> chapter package that declares its ``SPEC``

@@ -11,7 +11,7 @@ import numpy as np
 from lib.validation import InputError
 
 __all__ = ["DataMissingError", "preprocess", "pixel_range_of", "scale_pixels", "fingerprint", "PIXEL_RANGES",
-           "check_seed"]
+           "check_seed", "check_n", "subsample"]
 
 #: the accepted pixel ranges: ``(-1, 1)`` is the authors' image preprocessing (torchvision's
 #: ``ToTensor()`` then ``Normalize(0.5, 0.5)``: ``2 p - 1`` for ``p`` in [0, 1]); ``(0, 1)`` is ``p`` itself
@@ -23,7 +23,8 @@ class DataMissingError(FileNotFoundError):
     message says what and where."""
 
 
-def _check_n(n, name="n"):
+def check_n(n, name: str = "n") -> int:
+    """``n`` as an int if it is a positive integer, else one :class:`~lib.validation.InputError` naming ``name``."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise InputError(f"{name} must be a positive integer, got {n!r}")
     return int(n)
@@ -47,12 +48,12 @@ def check_seed(seed, name: str = "seed") -> int:
     return int(seed)
 
 
-def _subsample(X: np.ndarray, y: np.ndarray, n: int | None, seed: int, source: str):
+def subsample(X: np.ndarray, y: np.ndarray, n: int | None, seed: int, source: str):
     """n rows of (X, y) without replacement, seeded, in their original order (all rows if n is None)."""
     check_seed(seed)
     if n is None:
         return X, y
-    n = _check_n(n)
+    n = check_n(n)
     if n > len(X):
         raise InputError(f"asked for n={n} samples but {source} has only {len(X)}")
     idx = np.sort(np.random.default_rng(seed).choice(len(X), size=n, replace=False))
@@ -128,7 +129,7 @@ def preprocess(X, n: int | None = None, seed: int = 0, unit_norm: bool = False, 
     X = X.reshape(len(X), -1)
     if not np.all(np.isfinite(X)):
         raise InputError("data contain NaN or inf values")
-    X, _ = _subsample(X, np.arange(len(X)), n, seed, "the data set")
+    X, _ = subsample(X, np.arange(len(X)), n, seed, "the data set")
     if center:
         X = X - X.mean(axis=0, keepdims=True)
     if scale is not None:

@@ -26,7 +26,7 @@ from typing import Sequence
 import numpy as np
 from sklearn.datasets import load_digits
 
-from lib.data.base import (DataMissingError, PIXEL_RANGES, _check_n, _subsample, check_seed, fingerprint,
+from lib.data.base import (DataMissingError, PIXEL_RANGES, check_n, subsample, check_seed, fingerprint,
                            pixel_range_of, preprocess, scale_pixels)
 from lib.data.faces import load_faces
 from lib.data.idx import IDX_DATASETS, IDX_FILES, find_idx_dir, load_idx, load_idx_dataset
@@ -52,7 +52,7 @@ def gaussian_data(n: int, d: int, seed: int = 0, unit_norm: bool = False) -> np.
     Returns:
         float64 array (n, d).
     """
-    n, d = _check_n(n), _check_n(d, "d")
+    n, d = check_n(n), check_n(d, "d")
     X = np.random.default_rng(check_seed(seed)).standard_normal((n, d))
     return preprocess(X, unit_norm=unit_norm)
 
@@ -77,7 +77,7 @@ def load_digits_subset(n: int | None = None, seed: int = 0, unit_norm: bool = Tr
     """
     data = load_digits()
     X, y = data.data / 16.0, data.target
-    X, y = _subsample(X, y, n, seed, "the digits set")
+    X, y = subsample(X, y, n, seed, "the digits set")
     X = preprocess(X, unit_norm=unit_norm, center=center)
     return (X, y) if return_labels else X
 

@@ -12,7 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
-from lib.data.base import DataMissingError, _subsample, preprocess, scale_pixels, pixel_range_of
+from lib.data.base import DataMissingError, subsample, preprocess, scale_pixels, pixel_range_of
 
 __all__ = ["load_faces", "FACES_SHAPE"]
 
@@ -64,6 +64,6 @@ def load_faces(n: int | None = None, seed: int = 0, unit_norm: bool = False, ret
     pixel_range_of(pixel_range)
     images = _raw_faces()
     y = np.r_[np.ones(100, dtype=np.int64), np.zeros(100, dtype=np.int64)]
-    X, y = _subsample(images.reshape(len(images), -1), y, n, seed, "the faces set")
+    X, y = subsample(images.reshape(len(images), -1), y, n, seed, "the faces set")
     X = preprocess(scale_pixels(X, pixel_range), unit_norm=unit_norm, center=center)
     return (X, y) if return_labels else X

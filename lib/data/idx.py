@@ -12,7 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
-from lib.data.base import DataMissingError, _subsample, pixel_range_of, preprocess, scale_pixels
+from lib.data.base import DataMissingError, subsample, pixel_range_of, preprocess, scale_pixels
 from lib.validation import InputError
 
 __all__ = ["load_idx", "load_idx_dataset", "find_idx_dir", "IDX_FILES", "IDX_DATASETS"]
@@ -125,7 +125,7 @@ def load_idx_dataset(directory: str | Path, split: str = "train", n: int | None 
     y = load_idx(lab, ndim=1, role="labels").astype(np.int64)
     if len(raw_images) != len(y):
         raise InputError(f"{img.name} has {len(raw_images)} images but {lab.name} has {len(y)} labels")
-    raw_images, y = _subsample(raw_images, y, n, seed, img.name)
+    raw_images, y = subsample(raw_images, y, n, seed, img.name)
     X = raw_images.astype(np.float64)
     if raw_images.dtype == np.uint8:  # pixels 0..255 -> [0, 1] -> pixel_range
         X = scale_pixels(X / 255.0, pixel_range)

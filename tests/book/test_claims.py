@@ -93,9 +93,12 @@ def test_migrated_checks_record_the_registry_id(claim):
         if mod not in MIGRATED:
             continue
         src = inspect.getsource(getattr(importlib.import_module(f"lib.chapters.{mod}"), fn))
-        callees = re.findall(r"(_\w+_check)\(", src)
-        for callee in callees:  # a helper that builds the Check
-            src += inspect.getsource(getattr(importlib.import_module(f"lib.chapters.{mod}"), callee))
+        pkg = importlib.import_module(f"lib.chapters.{mod}")
+        callees = re.findall(r"\b(\w+_check)\(", src)
+        for callee in callees:  # a helper that builds the Check (public, or private on the package)
+            helper = getattr(pkg, callee, None)
+            if callable(helper):
+                src += inspect.getsource(helper)
         templates = re.findall(r'f"(\[[A-Z]+\] [^"{]*)\{', src)  # e.g. f"[LH] Lemma {lemma}"
         assert f'"{claim.claim_id}"' in src or any(claim.claim_id.startswith(t) for t in templates), \
             f"{name} does not record {claim.claim_id!r}"

@@ -50,7 +50,7 @@ def test_config_refuses_unknown_names_and_check_profile_names_the_profile():
 
 def test_parameters_cell_is_plain_literals_with_one_comment_each(tmp_path):
     cell = _spec().parameters_cell()
-    assert cell.splitlines() == ["profile = 'default'  # profile of the run",
+    assert cell.splitlines() == ['profile = "default"  # profile of the run',
                                  "widths = [64, 128]  # hidden widths m",
                                  "labels = None  # one label per width"]
     ns: dict = {}

@@ -11,7 +11,7 @@ from chapter_fakes import linear_baseline as F
 
 def test_conditioning_reproduced_when_kappa_tends_to_kappa0():
     assert CN.check_conditioning(F.sweep()).status == "reproduced"
-    df_over = M.linear_sweep(F.digits()[1], [64], [1], 1)
+    df_over = M.measure_linear(F.digits()[1], [64], [1], 1)
     c = CN.check_conditioning(F.real_sweep("linear"), df_over)
     assert (c.part, c.status) == ("conditioning", "reproduced")
     assert "an illustration, not a test" in c.measured
@@ -26,7 +26,7 @@ def test_conditioning_is_not_testable_when_kappa0_is_infinite_or_at_depth_zero()
     df = F.sweep(kappa0=np.inf).assign(kappa=np.inf)
     c = CN.check_conditioning(df)
     assert c.status == "not checked" and c.caveat.startswith("not testable on this data")
-    df_over = M.linear_sweep(F.digits()[1], [64], [1], 1)
+    df_over = M.measure_linear(F.digits()[1], [64], [1], 1)
     c = CN.check_conditioning(F.sweep()[lambda d: d.depth == 0], df_over)
     assert (c.part, c.status) == ("conditioning", "not checked")
     assert c.measured.startswith("Only depth 0 was run. On the n > d data")
@@ -36,8 +36,8 @@ def test_plot_condition_numbers_returns_two_axes():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((4, 6))
     X /= np.linalg.norm(X, axis=1, keepdims=True)
-    df = M.linear_sweep(X, [8, 32], [0, 2], 2)
-    df_over = M.linear_sweep(rng.standard_normal((5, 2)), [32], [0, 2], 2)
-    fig = CN.plot_condition_numbers(df, df_over, X.shape, (5, 2), n_widths=2)
+    df = M.measure_linear(X, [8, 32], [0, 2], 2)
+    df_over = M.measure_linear(rng.standard_normal((5, 2)), [32], [0, 2], 2)
+    fig = CN.plot_condition_numbers(df, df_over)
     assert isinstance(fig, Figure) and len(fig.axes) == 2
     plt.close(fig)

@@ -25,7 +25,7 @@ def test_gradient_norm_reproduced_if_the_square_is_L_plus_1_squared():
 
 
 def test_gradient_norm_not_reproduced_for_a_real_linear_network():
-    c = FA.check_gradient_norm(M.gradient_norm_factors(F.real_sweep("linear")), width=256)
+    c = FA.check_gradient_norm(M.gradient_norm_factors(F.real_sweep("linear")))
     assert (c.claim_id, c.part, c.status) == ("[LH] Thm 2.3", "gradient norm", "not reproduced")
     assert "matches L+1" in c.measured
     c0 = FA.check_gradient_norm(F.factors(lambda L: L + 1.0)[lambda d: d.index == 0])
@@ -33,6 +33,6 @@ def test_gradient_norm_not_reproduced_for_a_real_linear_network():
 
 
 def test_plot_gradient_norm_returns_one_axis():
-    fig = FA.plot_gradient_norm(M.gradient_norm_factors(F.real_sweep("linear")), width=256)
+    fig = FA.plot_gradient_norm(M.gradient_norm_factors(F.real_sweep("linear")))
     assert isinstance(fig, Figure) and len(fig.axes) == 1
     plt.close(fig)

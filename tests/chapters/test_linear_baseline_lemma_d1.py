@@ -7,12 +7,12 @@ from lib.chapters.linear_baseline import lemma_d1 as LD
 
 
 def test_lemma_d1_reproduced_for_centred_gaussians_not_for_shifted_ones():
-    assert LD.check_lemma_d1(LD.lemma_d1_sweep(8, [64, 256, 1024], 2)).status == "reproduced"
-    assert LD.check_lemma_d1(LD.lemma_d1_sweep(8, [64, 256, 1024], 2, mean=0.5)).status == "not reproduced"
-    assert LD.check_lemma_d1(LD.lemma_d1_sweep(8, [256], 3)).status == "inconclusive"
+    assert LD.check_lemma_d1(LD.measure_lemma_d1(8, [64, 256, 1024], 2)).status == "reproduced"
+    assert LD.check_lemma_d1(LD.measure_lemma_d1(8, [64, 256, 1024], 2, mean=0.5)).status == "not reproduced"
+    assert LD.check_lemma_d1(LD.measure_lemma_d1(8, [256], 3)).status == "inconclusive"
 
 
 def test_plot_lemma_d1_returns_one_axis():
-    fig = LD.plot_lemma_d1(LD.lemma_d1_sweep(4, [8, 32], 2))
+    fig = LD.plot_lemma_d1(LD.measure_lemma_d1(4, [8, 32], 2))
     assert isinstance(fig, Figure) and len(fig.axes) == 1
     plt.close(fig)

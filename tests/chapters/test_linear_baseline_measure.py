@@ -10,14 +10,14 @@ def tiny():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((4, 6))
     X /= np.linalg.norm(X, axis=1, keepdims=True)
-    return M.linear_sweep(X, [8, 32], [0, 2], 2)
+    return M.measure_linear(X, [8, 32], [0, 2], 2)
 
 
 def test_tiny_sweep_tables(tiny):
     df = tiny
     assert len(df) == 8
     assert list(M.table_sweep_summary(df).index.names) == ["width", "depth"]
-    assert list(M.compute_width_means(df).index) == [8, 32]
+    assert list(M.width_means(df).index) == [8, 32]
     fac = M.gradient_norm_factors(df)
     np.testing.assert_allclose(fac.loc[0, "mean"], 1.0, rtol=1e-12)  # L = 0: K_xx = ||x||^2 exactly
     np.testing.assert_allclose(df[df.depth == 0]["ntk_factor"], 1.0, rtol=1e-12)

@@ -23,7 +23,7 @@ def test_width_trend_describes_its_fit():
 
 
 def test_depth_zero_check_is_not_checked_and_says_why():
-    c = T._depth_zero_check("[LH] Cor 2.4", "conditioning", "at depth 0 the NTK is G exactly", " More.")
+    c = T.depth_zero_check("[LH] Cor 2.4", "conditioning", "at depth 0 the NTK is G exactly", " More.")
     assert (c.claim_id, c.part, c.status) == ("[LH] Cor 2.4", "conditioning", "not checked")
     assert c.measured == "Only depth 0 was run. More."
     assert c.caveat == "not testable on this data: at depth 0 the NTK is G exactly"

@@ -11,14 +11,16 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, mark_infinite, palette
+from lib.book.provenance import profile_text
 from lib.book.results import Check
-from lib.chapters.linear_baseline.trend import _CAVEATS, _depth_zero_check, width_trend
+from lib.book.wording import ints
+from lib.chapters.linear_baseline.measure import NO_EXPERIMENT, digits_text
+from lib.chapters.linear_baseline.trend import TREND_CAVEATS, depth_zero_check, width_trend
 
-__all__ = ["plot_condition_numbers", "check_conditioning"]
+__all__ = ["plot_condition_numbers", "check_conditioning", "conditioning_setting"]
 
 
-def plot_condition_numbers(df: pd.DataFrame, df_over: pd.DataFrame, shape: tuple, shape_over: tuple,
-                           n_widths: int) -> Figure:
+def plot_condition_numbers(df: pd.DataFrame, df_over: pd.DataFrame) -> Figure:
     """Figure 1.2: kappa(K) of linear networks against depth, with kappa_0 = kappa(G) ([LH] Cor 2.4).
 
     Band: min to max over seeds, line: median. When kappa_0 is infinite (n > d) the panel has no
@@ -26,18 +28,17 @@ def plot_condition_numbers(df: pd.DataFrame, df_over: pd.DataFrame, shape: tuple
     (:func:`lib.book.plotting.mark_infinite`), never as a large finite number.
 
     Args:
-        df: :func:`~lib.chapters.linear_baseline.measure.linear_sweep` on the data with n < d.
-        df_over: :func:`~lib.chapters.linear_baseline.measure.linear_sweep` on the data with n > d.
-        shape: (n, d) of the first data set (for the title).
-        shape_over: (n, d) of the second data set.
-        n_widths: number of colours of the palette (the number of widths of the chapter).
+        df: :func:`~lib.chapters.linear_baseline.measure.measure_linear` on the data with n < d.
+        df_over: :func:`~lib.chapters.linear_baseline.measure.measure_linear` on the data with n > d.
+            Titles and colours come from the frames (columns n, d, width): one colour per width of ``df``.
 
     Returns:
         The figure (two axes).
     """
     fig, axs = figure(ncols=2)
-    for ax, d, title in ((axs[0, 0], df, f"digits, n={shape[0]} < d={shape[1]}"),
-                         (axs[0, 1], df_over, f"Gaussian, n={shape_over[0]} > d={shape_over[1]}")):
+    n_widths = df.width.nunique()
+    for ax, d, title in ((axs[0, 0], df, f"digits, n={df.n.iloc[0]} < d={df.d.iloc[0]}"),
+                         (axs[0, 1], df_over, f"Gaussian, n={df_over.n.iloc[0]} > d={df_over.d.iloc[0]}")):
         cols = palette(n_widths)
         for c, (w, g) in zip(cols, d.groupby("width")):
             k = g.groupby("depth")["kappa"].agg(["min", "max", "median"])
@@ -76,8 +77,8 @@ def check_conditioning(df: pd.DataFrame, df_over: pd.DataFrame | None = None) ->
     tests nothing. The n > d networks of ``df_over`` are reported for the same reason but never decide the verdict.
 
     Args:
-        df: :func:`~lib.chapters.linear_baseline.measure.linear_sweep` on the data with n < d (finite kappa_0).
-        df_over: :func:`~lib.chapters.linear_baseline.measure.linear_sweep` on the data with n > d (optional, reported
+        df: :func:`~lib.chapters.linear_baseline.measure.measure_linear` on the data with n < d (finite kappa_0).
+        df_over: :func:`~lib.chapters.linear_baseline.measure.measure_linear` on the data with n > d (optional, reported
             only).
 
     Returns:
@@ -96,15 +97,35 @@ def check_conditioning(df: pd.DataFrame, df_over: pd.DataFrame | None = None) ->
                      measured="kappa_0 = inf." + over)
     deep = df[df.depth >= 1]
     if deep.empty:
-        return _depth_zero_check("[LH] Cor 2.4", "conditioning", "at depth 0 the NTK is G exactly", over)
+        return depth_zero_check("[LH] Cor 2.4", "conditioning", "at depth 0 the NTK is G exactly", over)
     per_seed = deep.assign(rel=(deep["kappa"] / deep["kappa0"] - 1).abs()) \
         .groupby(["width", "seed"], as_index=False)["rel"].median()
     t = width_trend(per_seed, "rel")
     by_width = per_seed.groupby("width")["rel"].mean()
     Lmax = deep.depth.max()
     at_deep = deep[deep.depth == Lmax].groupby("width")["kappa"].median() / kappa0
+    row = dict(statement=f"kappa(K) / kappa_0 at depth L = {Lmax}", paper="1",
+               rule="|kappa/kappa_0 - 1| must fall with the width and extrapolate to 0", holds=t.status == "reproduced",
+               **{"this book": f"{at_deep.iloc[-1]:.3g} (m = {at_deep.index[-1]})"})
     return Check(
-        "[LH] Cor 2.4", status=t.status, part="conditioning", caveat=_CAVEATS.get(t.status, ""),
+        "[LH] Cor 2.4", status=t.status, part="conditioning", caveat=TREND_CAVEATS.get(t.status, ""), rows=(row,),
         measured=f"On digits (kappa_0 = {kappa0:.4g}) |kappa/kappa_0 - 1| (median over depths 1..{Lmax}, mean over "
         "seeds) is " + ", ".join(f"{v:.3g} (m={w})" for w, v in by_width.items()) + f"; {t.describe()}; at L={Lmax} "
         "the median kappa/kappa_0 is " + ", ".join(f"{v:.3g} (m={w})" for w, v in at_deep.items()) + "." + over)
+
+
+def conditioning_setting(df: pd.DataFrame, df_over: pd.DataFrame, profile: str) -> str:
+    """The setting line of Figure 1.2 ([LH] Cor 2.4), read from the measured frames.
+
+    Args:
+        df: :func:`~lib.chapters.linear_baseline.measure.measure_linear` on the digits.
+        df_over: the same on the Gaussian data with n > d.
+        profile: the run's parameter profile.
+
+    Returns:
+        The sentence.
+    """
+    widths = ", ".join(str(int(w)) for w in sorted(df.width.unique()))
+    return (f"Setting: left, {digits_text(df)}, widths m = {widths}; right, {int(df_over.n.iloc[0])} standard Gaussian "
+            f"points in d = {int(df_over.d.iloc[0])} dimensions, width m = {int(df_over.width.max())}; depths L = "
+            f"{ints(sorted(df.depth.unique()))}; {df.seed.nunique()} seeds; {profile_text(profile)}. {NO_EXPERIMENT}")

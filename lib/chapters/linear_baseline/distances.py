@@ -1,6 +1,6 @@
 """[LH] Remark 3.4 in chapter 01: better angle separation is better separation in distance.
 
-:func:`~lib.chapters.linear_baseline.distances.distance_sweep` measures the gradient distance of similar
+:func:`~lib.chapters.linear_baseline.distances.measure_distances` measures the gradient distance of similar
 input pairs over sqrt(L+1) times their input distance (1 for a linear network),
 :func:`~lib.chapters.linear_baseline.distances.plot_distances` draws it against depth (Figure 1.5) and
 :func:`~lib.chapters.linear_baseline.distances.check_distances` gives the verdict.
@@ -13,18 +13,20 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from lib import theory as _th
+from lib import theory
 from lib.book.plotting import figure, palette
+from lib.book.provenance import profile_text
 from lib.book.results import Check
-from lib.chapters.linear_baseline.trend import _depth_zero_check
+from lib.book.wording import floats, ints
+from lib.chapters.linear_baseline.trend import depth_zero_check
 from lib.data.pairs import angle_pairs
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 
-__all__ = ["distance_sweep", "plot_distances", "check_distances"]
+__all__ = ["distances_setting", "prose_values", "measure_distances", "plot_distances", "check_distances"]
 
 
-def distance_sweep(angles_deg: Sequence[float], width: int, depths: Sequence[int], seeds: int, d: int = 16,
+def measure_distances(angles_deg: Sequence[float], width: int, depths: Sequence[int], seeds: int, d: int = 16,
                    activation: str = "relu", device: str = "cpu") -> pd.DataFrame:
     """Gradient distances of similar input pairs against the input distance ([LH] Remark 3.4).
 
@@ -44,7 +46,7 @@ def distance_sweep(angles_deg: Sequence[float], width: int, depths: Sequence[int
         device: torch device name.
 
     Returns:
-        Columns depth, seed, theta_deg, ratio, predicted.
+        Columns depth, seed, theta_deg, ratio, predicted, and ``width``, ``d`` (the setting).
     """
     t = np.deg2rad(np.asarray(angles_deg, dtype=float))
     X = angle_pairs(t, d, seed=0)
@@ -52,28 +54,30 @@ def distance_sweep(angles_deg: Sequence[float], width: int, depths: Sequence[int
     dx = np.linalg.norm(X[i] - X[i + 1], axis=1)
     rows = []
     for L in depths:
-        phi = t if activation == "linear" else _th.gradient_angle(t, int(L), activation)
+        phi = t if activation == "linear" else theory.gradient_angle(t, int(L), activation)
         pred = np.sqrt((1 - np.cos(phi)) / (1 - np.cos(t)))
         for s in range(seeds):
             K = empirical_ntk(MLP(d, width, int(L), activation=activation, seed=s, device=device), X)
             dg = np.sqrt(np.maximum(K[i, i] + K[i + 1, i + 1] - 2 * K[i, i + 1], 0.0))
-            rows += [dict(depth=int(L), seed=s, theta_deg=float(a), ratio=float(r), predicted=float(p))
+            rows += [dict(depth=int(L), seed=s, theta_deg=float(a), ratio=float(r), predicted=float(p),
+                          width=int(width), d=int(d))
                      for a, r, p in zip(angles_deg, dg / (np.sqrt(L + 1) * dx), pred)]
     return pd.DataFrame(rows)
 
 
-def plot_distances(dist: pd.DataFrame, width: int) -> Figure:
+def plot_distances(dist: pd.DataFrame) -> Figure:
     """Figure 1.5: gradient over sqrt(L+1) times input distance of similar pairs, by depth ([LH] Remark 3.4).
 
     Args:
-        dist: the output of :func:`~lib.chapters.linear_baseline.distances.distance_sweep` (a ReLU network).
-        width: the width it was measured at (for the title).
+        dist: the output of :func:`~lib.chapters.linear_baseline.distances.measure_distances` (a ReLU network;
+            its ``width`` column names the width).
 
     Returns:
         The figure (one axis).
     """
     fig, axs = figure()
     ax = axs[0, 0]
+    width = int(dist.width.iloc[0])
     for c, (a, g) in zip(palette(dist.theta_deg.nunique()), dist.groupby("theta_deg")):
         st = g.groupby("depth")["ratio"].agg(["mean", "std"])
         ax.errorbar(st.index, st["mean"], yerr=st["std"].fillna(0), fmt="o", color=c, capsize=3,
@@ -91,7 +95,7 @@ def check_distances(dist: pd.DataFrame) -> Check:
     """Verdict on [LH] Remark 3.4: the better angle separation is a better separation in Euclidean distance.
 
     Measurement: for similar pairs and depths L >= 1, the ratio r of the gradient distance to ``sqrt(L+1)`` times the
-    input distance (:func:`~lib.chapters.linear_baseline.distances.distance_sweep`); a linear network keeps r = 1. Per
+    input distance (:func:`~lib.chapters.linear_baseline.distances.measure_distances`); a linear network keeps r = 1. Per
     (depth, angle), the mean and standard error over seeds of log r. Rule: "reproduced" if every mean log r exceeds 2
     standard errors (a gain at the 2-sigma level in every cell; at small angles one network's r varies by tens of
     percent, so few seeds cannot reach 3 sigma); "not reproduced" if some mean log r is at most 0 (no gain at all: a
@@ -99,14 +103,14 @@ def check_distances(dist: pd.DataFrame) -> Check:
     "not checked" without a depth L >= 1. The infinite-width value is reported.
 
     Args:
-        dist: the output of :func:`~lib.chapters.linear_baseline.distances.distance_sweep`.
+        dist: the output of :func:`~lib.chapters.linear_baseline.distances.measure_distances`.
 
     Returns:
         The check.
     """
     deep = dist[dist.depth >= 1].assign(log_r=lambda d: np.log(d.ratio))
     if deep.empty:
-        return _depth_zero_check("[LH] Remark 3.4", "", "at depth 0 the model is linear")
+        return depth_zero_check("[LH] Remark 3.4", "", "at depth 0 the model is linear")
     g = deep.groupby(["depth", "theta_deg"]).agg(mean=("ratio", "mean"), lm=("log_r", "mean"), sd=("log_r", "std"),
                                                   n=("ratio", "size"), predicted=("predicted", "first"))
     se = g.sd / np.sqrt(g.n)
@@ -126,3 +130,35 @@ def check_distances(dist: pd.DataFrame) -> Check:
         f"(mean over {int(g.n.min())} seeds) lies between {g['mean'].min():.3g} (L={int(worst[0])}, {worst[1]:g} deg) "
         f"and {g['mean'].max():.3g}; infinite width predicts {g.predicted.min():.3g} to {g.predicted.max():.3g}; a "
         "linear network keeps 1.")
+
+
+def distances_setting(dist: pd.DataFrame, profile: str) -> str:
+    """The setting line of Figure 1.5 ([LH] Remark 3.4), read from the measured frame.
+
+    Args:
+        dist: the output of :func:`~lib.chapters.linear_baseline.distances.measure_distances`.
+        profile: the run's parameter profile.
+
+    Returns:
+        The sentence.
+    """
+    return (f"Setting: unit input pairs in d = {int(dist.d.iloc[0])} at angles {floats(sorted(dist.theta_deg.unique()))}"
+            f" deg; ReLU networks of width m = {int(dist.width.iloc[0])}; depths L = {ints(sorted(dist.depth.unique()))};"
+            f" {dist.seed.nunique()} seeds; {profile_text(profile)}. The paper states Remark 3.4 without an experiment.")
+
+
+def prose_values(df: pd.DataFrame, df_over: pd.DataFrame, dist: pd.DataFrame) -> dict[str, str]:
+    """The values chapter 01's prose shows, read from the measured frames ([LH] Sec. 2, Remark 3.4).
+
+    Args:
+        df: :func:`~lib.chapters.linear_baseline.measure.measure_linear` on the digits.
+        df_over: the same on the Gaussian data with n > d.
+        dist: :func:`~lib.chapters.linear_baseline.distances.measure_distances`.
+
+    Returns:
+        ``{name: text}`` for ``n_samples``, ``n_over``, ``d_over``, ``distance_angles``, ``distance_seeds``,
+        ``max_width``.
+    """
+    return {"n_samples": str(int(df.n.iloc[0])), "n_over": str(int(df_over.n.iloc[0])),
+            "d_over": str(int(df_over.d.iloc[0])), "distance_angles": floats(sorted(dist.theta_deg.unique())),
+            "distance_seeds": str(dist.seed.nunique()), "max_width": str(int(dist.width.iloc[0]))}

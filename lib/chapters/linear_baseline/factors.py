@@ -13,18 +13,30 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from lib.book.plotting import figure
+from lib.book.provenance import profile_text
 from lib.book.results import Check
-from lib.chapters.linear_baseline.trend import _depth_zero_check
+from lib.book.wording import ints
+from lib.chapters.linear_baseline.measure import NO_EXPERIMENT, digits_text
+from lib.chapters.linear_baseline.trend import depth_zero_check
 
-__all__ = ["EXPONENT_TOL", "check_kernel_factor", "plot_gradient_norm", "check_gradient_norm"]
+__all__ = ["EXPONENT_TOL", "fit_exponent", "exponent_check", "check_kernel_factor", "plot_gradient_norm", "check_gradient_norm",
+           "gradient_setting"]
 
 #: Largest distance of a fitted exponent from the predicted one that still counts as agreement
 #: (see :func:`~lib.chapters.linear_baseline.factors.check_gradient_norm`).
 EXPONENT_TOL = 0.25
 
 
-def _exponent(depths: np.ndarray, factors: np.ndarray) -> float:
-    """Least-squares p in factor = (L+1)^p through the origin of log-log axes (factor 1 at L = 0)."""
+def fit_exponent(depths: np.ndarray, factors: np.ndarray) -> float:
+    """Least-squares p in factor = (L+1)^p through the origin of log-log axes (factor 1 at L = 0) ([LH] Cor 2.4).
+
+    Args:
+        depths: the depths L (L >= 1).
+        factors: the measured factors at those depths.
+
+    Returns:
+        The exponent p.
+    """
     x, y = np.log(np.asarray(depths, float) + 1), np.log(np.asarray(factors, float))
     return float(np.sum(x * y) / np.sum(x * x))
 
@@ -33,7 +45,7 @@ def check_kernel_factor(df: pd.DataFrame) -> Check:
     """Verdict on [LH] Cor 2.4 (the factor): the linear-network NTK is K_bar = (L+1)^2 G.
 
     Measurement: the least-squares factor c_L of K ~ c_L G (``ntk_factor`` of
-    :func:`~lib.chapters.linear_baseline.measure.linear_sweep`), median over seeds at the largest width, for every
+    :func:`~lib.chapters.linear_baseline.measure.measure_linear`), median over seeds at the largest width, for every
     depth; the exponent p of c_L = (L+1)^p is fitted through L = 0 (where c = 1 exactly). Rule: "reproduced" when
     ``|p - 2| < 0.25`` (the paper's factor), "not reproduced" when ``|p - 2| >= 0.5``, "reproduced with caveat" in
     between; "not checked" without a depth L >= 1 (at L = 0 every candidate factor is 1). The thresholds
@@ -42,22 +54,38 @@ def check_kernel_factor(df: pd.DataFrame) -> Check:
     less than 0.15; the candidates L+1 and (L+1)^2 differ by 1 in the exponent.
 
     Args:
-        df: the output of :func:`~lib.chapters.linear_baseline.measure.linear_sweep`.
+        df: the output of :func:`~lib.chapters.linear_baseline.measure.measure_linear`.
 
     Returns:
         The check.
     """
     sub = df[df.width == df.width.max()]
     fac = sub.groupby("depth")["ntk_factor"].median()
-    return _exponent_check("[LH] Cor 2.4", "K = (L+1)^2 G", fac, "the least-squares factor c_L of K ~ c_L G",
-                           int(df.width.max()))
+    return exponent_check("[LH] Cor 2.4", "K = (L+1)^2 G", fac, "the least-squares factor c_L of K ~ c_L G",
+                           int(df.width.max()), "exponent p of the NTK factor, K = (L+1)^p G")
 
 
-def _exponent_check(cid: str, part: str, fac: pd.Series, what: str, width: int) -> Check:
+def exponent_check(cid: str, part: str, fac: pd.Series, what: str, width: int, statement: str) -> Check:
+    """The verdict on a depth factor (L+1)^2 ([LH] Thm 2.3, Cor 2.4) from its fitted exponent.
+
+    Rule: "reproduced" when ``|p - 2| <`` :data:`EXPONENT_TOL`, "not reproduced" when ``|p - 2| >= 2 *``
+    :data:`EXPONENT_TOL`, "reproduced with caveat" in between; "not checked" without a depth L >= 1.
+
+    Args:
+        cid: the claim id.
+        part: the part of the claim.
+        fac: the measured factor by depth (index: depth).
+        what: what the factor is, for the sentence.
+        width: the width it was measured at.
+        statement: the statement of the judged row (the paper-vs-book table).
+
+    Returns:
+        The check, with its judged row.
+    """
     deep = fac[fac.index >= 1]
     if deep.empty:
-        return _depth_zero_check(cid, part, "at depth 0 the factors L+1 and (L+1)^2 are both 1")
-    p = _exponent(deep.index.to_numpy(), deep.to_numpy())
+        return depth_zero_check(cid, part, "at depth 0 the factors L+1 and (L+1)^2 are both 1")
+    p = fit_exponent(deep.index.to_numpy(), deep.to_numpy())
     off = abs(p - 2)
     status = "reproduced" if off < EXPONENT_TOL else "not reproduced" if off >= 2 * EXPONENT_TOL \
         else "reproduced with caveat"
@@ -65,19 +93,22 @@ def _exponent_check(cid: str, part: str, fac: pd.Series, what: str, width: int) 
     tail = (" The measurement matches L+1 (exponent 1): the squared gradient norm is (L+1)||x||^2 and "
             "K_bar = (L+1) G, as the paper's own normalization of Eq. (7) implies."
             if abs(p - 1) < EXPONENT_TOL else "")
-    return Check(cid, status=status, part=part,
+    row = dict(statement=statement, paper="2", rule=f"agreement when |p - 2| < {EXPONENT_TOL:g}; contradiction "
+               f"when |p - 2| >= {2 * EXPONENT_TOL:g}", holds=bool(off < EXPONENT_TOL),
+               **{"this book": f"{p:.2f} (m = {width})"})
+    return Check(cid, status=status, part=part, rows=(row,),
                  caveat="the exponent is between the paper's 2 and the derived 1" if status == "reproduced with caveat"
                  else "",
                  measured=f"At width {width}, {what} is {vals}: fitted exponent p = {p:.2f} in (L+1)^p "
                  f"(the paper's statement: 2).{tail}")
 
 
-def plot_gradient_norm(fac: pd.DataFrame, width: int) -> Figure:
+def plot_gradient_norm(fac: pd.DataFrame) -> Figure:
     """Figure 1.3: measured ||grad f(x)||^2/||x||^2 by depth against L+1 and (L+1)^2 ([LH] Thm 2.3).
 
     Args:
-        fac: the output of :func:`~lib.chapters.linear_baseline.measure.gradient_norm_factors`.
-        width: the width the factors were measured at (for the legend).
+        fac: the output of :func:`~lib.chapters.linear_baseline.measure.gradient_norm_factors` (its ``width``
+            column names the width they were measured at).
 
     Returns:
         The figure (one axis).
@@ -85,6 +116,7 @@ def plot_gradient_norm(fac: pd.DataFrame, width: int) -> Figure:
     fig, axs = figure()
     ax = axs[0, 0]
     Ls = np.array(sorted(fac.index))
+    width = int(fac["width"].iloc[0])
     ax.errorbar(Ls, fac["mean"], yerr=fac["sd"], fmt="o", label=f"measured, m={width}", zorder=3)
     ax.plot(Ls, Ls + 1, "-", label=r"$L+1$ (our derivation)")
     ax.plot(Ls, (Ls + 1) ** 2, "--", label=r"$(L+1)^2$ (paper's statement)")
@@ -94,7 +126,7 @@ def plot_gradient_norm(fac: pd.DataFrame, width: int) -> Figure:
     return fig
 
 
-def check_gradient_norm(fac: pd.DataFrame, width: int | None = None) -> Check:
+def check_gradient_norm(fac: pd.DataFrame) -> Check:
     """Verdict on [LH] Thm 2.3 (gradient norm): ||grad f_bar(x)|| = (L+1)||x||.
 
     Measurement: ||grad f||^2/||x||^2 = K_xx/||x||^2 by depth
@@ -104,11 +136,27 @@ def check_gradient_norm(fac: pd.DataFrame, width: int | None = None) -> Check:
     reproduced" when ``|p - 2| >= 0.5``, "reproduced with caveat" in between, "not checked" with depth 0 only.
 
     Args:
-        fac: the output of :func:`~lib.chapters.linear_baseline.measure.gradient_norm_factors` (index: depth).
-        width: the width it was measured at (for the sentence).
+        fac: the output of :func:`~lib.chapters.linear_baseline.measure.gradient_norm_factors` (index: depth;
+            its ``width`` column is the width it was measured at).
 
     Returns:
         The check.
     """
-    return _exponent_check("[LH] Thm 2.3", "gradient norm", fac["mean"], "||grad f||^2/||x||^2 (mean over inputs "
-                           "and seeds)", width if width is not None else 0)
+    return exponent_check("[LH] Thm 2.3", "gradient norm", fac["mean"], "||grad f||^2/||x||^2 (mean over inputs "
+                           "and seeds)", int(fac["width"].iloc[0]),
+                           "exponent p of the squared gradient norm, (L+1)^p ||x||^2")
+
+
+def gradient_setting(fac: pd.DataFrame, df: pd.DataFrame, profile: str) -> str:
+    """The setting line of Figure 1.3 ([LH] Thm 2.3), read from the measured frames.
+
+    Args:
+        fac: :func:`~lib.chapters.linear_baseline.measure.gradient_norm_factors` of ``df``.
+        df: the :func:`~lib.chapters.linear_baseline.measure.measure_linear` frame it was computed from.
+        profile: the run's parameter profile.
+
+    Returns:
+        The sentence.
+    """
+    return (f"Setting: {digits_text(df)}; width m = {int(fac.width.iloc[0])}; depths L = {ints(sorted(fac.index))}; "
+            f"{int(fac.seeds.iloc[0])} seeds; {profile_text(profile)}. {NO_EXPERIMENT}")

@@ -1,20 +1,21 @@
 """[LH] Thm 2.3 (norms, angles) and Cor 2.4 (K proportional to G) in chapter 01: finite-width deviations vanish.
 
 :func:`~lib.chapters.linear_baseline.finite_width.plot_width_trend` draws the deviations of a
-:func:`~lib.chapters.linear_baseline.measure.linear_sweep` against the width (Figure 1.1);
+:func:`~lib.chapters.linear_baseline.measure.measure_linear` against the width (Figure 1.1);
 :func:`~lib.chapters.linear_baseline.finite_width.check_norms_angles` and
 :func:`~lib.chapters.linear_baseline.finite_width.check_kernel` ask whether they extrapolate to zero at
 infinite width (the rule of :func:`~lib.chapters.linear_baseline.trend.width_trend`).
 """
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, slope_guide, value_ticks
 from lib.book.results import Check
-from lib.chapters.linear_baseline.measure import compute_width_means
-from lib.chapters.linear_baseline.trend import _CAVEATS, _depth_zero_check, width_trend
+from lib.chapters.linear_baseline.measure import width_means
+from lib.chapters.linear_baseline.trend import TREND_CAVEATS, depth_zero_check, width_trend
 
 __all__ = ["plot_width_trend", "check_norms_angles", "check_kernel"]
 
@@ -28,17 +29,17 @@ _DEV_COLS = ["norm_dev", "angle_dev", "phi_dev"]
 def plot_width_trend(df: pd.DataFrame) -> Figure:
     """Figure 1.1: finite-width deviations against width, and the NTK error by depth ([LH] Thm 2.3, Cor 2.4).
 
-    Left: every deviation of :func:`~lib.chapters.linear_baseline.measure.linear_sweep` (mean over depths and seeds)
+    Left: every deviation of :func:`~lib.chapters.linear_baseline.measure.measure_linear` (mean over depths and seeds)
     against the width on log-log axes with an m^(-1/2) guide. Right: ||K/(L+1) - G||_F/||G||_F by depth at the largest
     width (mean and standard deviation over seeds).
 
     Args:
-        df: the output of :func:`~lib.chapters.linear_baseline.measure.linear_sweep`.
+        df: the output of :func:`~lib.chapters.linear_baseline.measure.measure_linear`.
 
     Returns:
         The figure (two axes).
     """
-    by_width = compute_width_means(df)
+    by_width = width_means(df)
     fig, axs = figure(ncols=2)
     ax = axs[0, 0]
     for key, lab in _DEV_LABELS.items():
@@ -59,21 +60,21 @@ def check_norms_angles(df: pd.DataFrame) -> Check:
     """Verdict on [LH] Thm 2.3 (norms and angles): a linear network keeps norms and angles, and phi_bar = theta_in.
 
     Measurement: for every network, the mean over depths L >= 1 of the largest norm deviation, embedding-angle
-    deviation and gradient-angle deviation (:func:`~lib.chapters.linear_baseline.measure.linear_sweep`). Rule: each
+    deviation and gradient-angle deviation (:func:`~lib.chapters.linear_baseline.measure.measure_linear`). Rule: each
     goes through :func:`~lib.chapters.linear_baseline.trend.width_trend` (is its extrapolated infinite-width value
     zero?); the worst of the three verdicts is the check's ("not reproduced" when one deviation does not vanish: a
     ReLU network's gradient angles, for instance, stay O(1) away from theta_in); "not checked" without a hidden layer
     (depth 0 has no embedding).
 
     Args:
-        df: the output of :func:`~lib.chapters.linear_baseline.measure.linear_sweep`.
+        df: the output of :func:`~lib.chapters.linear_baseline.measure.measure_linear`.
 
     Returns:
         The check.
     """
     deep = df[df.depth >= 1]
     if deep.empty:
-        return _depth_zero_check("[LH] Thm 2.3", "norms and angles", "depth 0 has no hidden layer")
+        return depth_zero_check("[LH] Thm 2.3", "norms and angles", "depth 0 has no hidden layer")
     per_seed = deep.groupby(["width", "seed"], as_index=False)[_DEV_COLS].mean()
     verdicts = {c: width_trend(per_seed, c) for c in _DEV_COLS}
     statuses = [v.status for v in verdicts.values()]
@@ -83,8 +84,19 @@ def check_norms_angles(df: pd.DataFrame) -> Check:
     worst = deep[deep.width == wmax][_DEV_COLS].max()
     names = {"norm_dev": "norm", "angle_dev": "embedding-angle", "phi_dev": "gradient-angle"}
     trends = "; ".join(f"{names[c]}: {v.describe()}" for c, v in verdicts.items())
+    mean = deep[deep.width == wmax][_DEV_COLS].mean()
+    here, rule = f"(m = {wmax})", "must fall with the width and extrapolate to 0"
+    rows = (
+        dict(statement="embedding norm ||a^(l)(x)|| / ||x||, every layer", paper="1", rule=rule,
+             holds=verdicts["norm_dev"].status == "reproduced", **{"this book": f"1 ± {mean.norm_dev:.2g} {here}"}),
+        dict(statement="embedding angle minus input angle (deg)", paper="0", rule=rule,
+             holds=verdicts["angle_dev"].status == "reproduced",
+             **{"this book": f"{np.degrees(mean.angle_dev):.2g} {here}"}),
+        dict(statement="gradient angle minus input angle (deg)", paper="0", rule=rule,
+             holds=verdicts["phi_dev"].status == "reproduced", **{"this book": f"{np.degrees(mean.phi_dev):.2g} {here}"}),
+    )
     return Check(
-        "[LH] Thm 2.3", status=status, part="norms and angles", caveat=_CAVEATS.get(status, ""),
+        "[LH] Thm 2.3", status=status, part="norms and angles", caveat=TREND_CAVEATS.get(status, ""), rows=rows,
         measured=f"At width {wmax}, over depths 1..{deep.depth.max()} and {df.seed.nunique()} seeds, the largest norm "
         f"deviation is {worst.norm_dev:.3g}, the largest embedding-angle deviation {worst.angle_dev:.3g} rad and the "
         f"largest gradient-angle deviation {worst.phi_dev:.3g} rad. Per deviation (mean over depths and seeds): "
@@ -95,24 +107,24 @@ def check_kernel(df: pd.DataFrame) -> Check:
     """Verdict on [LH] Cor 2.4 (proportionality): the linear-network NTK is a multiple of the Gram matrix G.
 
     Measurement: ||K/c - G||_F/||G||_F with c the least-squares factor (``ntk_shape_err`` of
-    :func:`~lib.chapters.linear_baseline.measure.linear_sweep`), averaged over depths L >= 1 for every network. Rule:
+    :func:`~lib.chapters.linear_baseline.measure.measure_linear`), averaged over depths L >= 1 for every network. Rule:
     :func:`~lib.chapters.linear_baseline.trend.width_trend` (its infinite-width limit must be zero; a ReLU network's
     NTK, which is not a multiple of G, keeps an O(1) error: "not reproduced"). The factor itself is
     :func:`~lib.chapters.linear_baseline.factors.check_kernel_factor`.
 
     Args:
-        df: the output of :func:`~lib.chapters.linear_baseline.measure.linear_sweep`.
+        df: the output of :func:`~lib.chapters.linear_baseline.measure.measure_linear`.
 
     Returns:
         The check.
     """
     deep = df[df.depth >= 1]
     if deep.empty:
-        return _depth_zero_check("[LH] Cor 2.4", "K proportional to G", "at depth 0 the NTK is G exactly")
+        return depth_zero_check("[LH] Cor 2.4", "K proportional to G", "at depth 0 the NTK is G exactly")
     per_seed = deep.groupby(["width", "seed"], as_index=False)["ntk_shape_err"].mean()
     t = width_trend(per_seed, "ntk_shape_err")
     by_width = per_seed.groupby("width")["ntk_shape_err"].mean()
     return Check(
-        "[LH] Cor 2.4", status=t.status, part="K proportional to G", caveat=_CAVEATS.get(t.status, ""),
+        "[LH] Cor 2.4", status=t.status, part="K proportional to G", caveat=TREND_CAVEATS.get(t.status, ""),
         measured="||K/c - G||_F/||G||_F (c fitted; mean over depths L >= 1 and seeds) is "
         + ", ".join(f"{v:.3g} (m={w})" for w, v in by_width.items()) + f"; {t.describe()}.")

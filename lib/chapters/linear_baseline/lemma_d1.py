@@ -1,6 +1,6 @@
 """[LH] Lemma D.1 (A^T A / m -> I_d for Gaussian A) in chapter 01: sweep, Figure 1.4 and verdict.
 
-:func:`~lib.chapters.linear_baseline.lemma_d1.lemma_d1_sweep` measures ``||A^T A/m - I||_2`` over widths
+:func:`~lib.chapters.linear_baseline.lemma_d1.measure_lemma_d1` measures ``||A^T A/m - I||_2`` over widths
 and seeds, :func:`~lib.chapters.linear_baseline.lemma_d1.plot_lemma_d1` draws it against m and
 :func:`~lib.chapters.linear_baseline.lemma_d1.check_lemma_d1` asks whether it vanishes at infinite width
 (the rule of :func:`~lib.chapters.linear_baseline.trend.width_trend`).
@@ -14,13 +14,14 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, slope_guide, value_ticks
+from lib.book.provenance import profile_text
 from lib.book.results import Check
-from lib.chapters.linear_baseline.trend import _CAVEATS, width_trend
+from lib.chapters.linear_baseline.trend import TREND_CAVEATS, width_trend
 
-__all__ = ["lemma_d1_sweep", "plot_lemma_d1", "check_lemma_d1"]
+__all__ = ["measure_lemma_d1", "plot_lemma_d1", "check_lemma_d1", "lemma_d1_setting"]
 
 
-def lemma_d1_sweep(d: int, widths: Sequence[int], seeds: int, mean: float = 0.0) -> pd.DataFrame:
+def measure_lemma_d1(d: int, widths: Sequence[int], seeds: int, mean: float = 0.0) -> pd.DataFrame:
     """||A^T A / m - I_d||_2 for random A in R^(m x d) ([LH] Lemma D.1), one row per (width, seed).
 
     Args:
@@ -31,13 +32,13 @@ def lemma_d1_sweep(d: int, widths: Sequence[int], seeds: int, mean: float = 0.0)
             for which ``A^T A / m -> I + mean^2 1 1^T``).
 
     Returns:
-        Columns width, seed, ``dev`` (spectral norm of the deviation).
+        Columns width, seed, d, ``dev`` (spectral norm of the deviation).
     """
     rows = []
     for m in widths:
         for s in range(seeds):
             A = np.random.default_rng(s).standard_normal((m, d)) + mean
-            rows.append(dict(width=m, seed=s, dev=float(np.linalg.norm(A.T @ A / m - np.eye(d), 2))))
+            rows.append(dict(width=m, seed=s, d=d, dev=float(np.linalg.norm(A.T @ A / m - np.eye(d), 2))))
     return pd.DataFrame(rows)
 
 
@@ -45,7 +46,7 @@ def plot_lemma_d1(dev: pd.DataFrame) -> Figure:
     """Figure 1.4: ||A^T A/m - I||_2 against m for Gaussian A ([LH] Lemma D.1), with an m^(-1/2) guide.
 
     Args:
-        dev: the output of :func:`~lib.chapters.linear_baseline.lemma_d1.lemma_d1_sweep`.
+        dev: the output of :func:`~lib.chapters.linear_baseline.lemma_d1.measure_lemma_d1`.
 
     Returns:
         The figure (one axis).
@@ -65,12 +66,12 @@ def plot_lemma_d1(dev: pd.DataFrame) -> Figure:
 def check_lemma_d1(dev: pd.DataFrame) -> Check:
     """Verdict on [LH] Lemma D.1: A^T A / m -> I_d for A with i.i.d. N(0, 1) entries.
 
-    Measurement: ``||A^T A/m - I||_2`` for every draw (:func:`~lib.chapters.linear_baseline.lemma_d1.lemma_d1_sweep`).
+    Measurement: ``||A^T A/m - I||_2`` for every draw (:func:`~lib.chapters.linear_baseline.lemma_d1.measure_lemma_d1`).
     Rule: :func:`~lib.chapters.linear_baseline.trend.width_trend` (its limit must be zero; it falls like 2 sqrt(d/m)
     by the Bai-Yin law; entries with a non-zero mean leave an O(1) deviation: "not reproduced").
 
     Args:
-        dev: the output of :func:`~lib.chapters.linear_baseline.lemma_d1.lemma_d1_sweep`.
+        dev: the output of :func:`~lib.chapters.linear_baseline.lemma_d1.measure_lemma_d1`.
 
     Returns:
         The check.
@@ -78,6 +79,21 @@ def check_lemma_d1(dev: pd.DataFrame) -> Check:
     t = width_trend(dev, "dev")
     by_width = dev.groupby("width")["dev"].mean()
     return Check(
-        "[LH] Lemma D.1", status=t.status, caveat=_CAVEATS.get(t.status, ""),
+        "[LH] Lemma D.1", status=t.status, caveat=TREND_CAVEATS.get(t.status, ""),
         measured=f"||A^T A/m - I||_2 (mean over {dev.seed.nunique()} seeds) is "
         + ", ".join(f"{v:.3g} (m={w})" for w, v in by_width.items()) + f"; {t.describe()}.")
+
+
+def lemma_d1_setting(dev: pd.DataFrame, profile: str) -> str:
+    """The setting line of Figure 1.4 ([LH] Lemma D.1), read from the measured frame.
+
+    Args:
+        dev: the output of :func:`~lib.chapters.linear_baseline.lemma_d1.measure_lemma_d1`.
+        profile: the run's parameter profile.
+
+    Returns:
+        The sentence.
+    """
+    widths = ", ".join(str(int(w)) for w in sorted(dev.width.unique()))
+    return (f"Setting: Gaussian matrices A of size m x {int(dev.d.iloc[0])} with m = {widths}; {dev.seed.nunique()} "
+            f"seeds; {profile_text(profile)}. The paper states Lemma D.1 without an experiment.")

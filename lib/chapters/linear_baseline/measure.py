@@ -1,10 +1,10 @@
 """The linear-network sweep of chapter 01 and its summaries ([LH] Thm 2.3, Cor 2.4).
 
-:func:`lib.chapters.linear_baseline.measure.linear_sweep` measures, for every (width, depth, seed),
+:func:`lib.chapters.linear_baseline.measure.measure_linear` measures, for every (width, depth, seed),
 how far a finite-width network is from the infinite-width statements of [LH] Sec. 2 (norms, angles,
 NTK shape and factor, condition number, gradient norm);
 :func:`lib.chapters.linear_baseline.measure.gradient_norm_factors`,
-:func:`lib.chapters.linear_baseline.measure.compute_width_means` and
+:func:`lib.chapters.linear_baseline.measure.width_means` and
 :func:`lib.chapters.linear_baseline.measure.table_sweep_summary` summarize it for the figures, checks
 and tables of the other modules.
 """
@@ -16,16 +16,19 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from lib.book.provenance import profile_text
+from lib.book.wording import ints
 from lib.finite.geometry import gram, layer_geometry
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 from lib.progress import tqdm
 from lib.spectra import angle_matrix, extreme_eigenvalues, relative_error
 
-__all__ = ["linear_sweep", "gradient_norm_factors", "table_sweep_summary", "compute_width_means"]
+__all__ = ["measure_linear", "gradient_norm_factors", "table_sweep_summary", "width_means", "NO_EXPERIMENT",
+           "digits_text", "sweep_setting"]
 
 
-def linear_sweep(X: np.ndarray, widths: Sequence[int], depths: Sequence[int], seeds: int,
+def measure_linear(X: np.ndarray, widths: Sequence[int], depths: Sequence[int], seeds: int,
                  device: str = "cpu", activation: str = "linear") -> pd.DataFrame:
     """Finite-width deviations of linear networks from [LH] Thm 2.3 / Cor 2.4, one row per net.
 
@@ -39,7 +42,8 @@ def linear_sweep(X: np.ndarray, widths: Sequence[int], depths: Sequence[int], se
             same quantities for a non-linear network (the counterfactual of the chapter's tests).
 
     Returns:
-        Columns: width, depth, seed; ``norm_dev`` = max over layers and inputs of
+        Columns: width, depth, seed, ``n`` and ``d`` (the data's shape, so the frame carries its setting);
+        ``norm_dev`` = max over layers and inputs of
         ``| ||a^(l)(x)|| / ||x|| - 1 |``; ``angle_dev`` = max over layers and pairs of ``|theta^(l) - theta_in|``;
         ``phi_dev`` = max over pairs of ``|phi - theta_in|``; ``ntk_rel_err`` = ||K/(L+1) - G||_F / ||G||_F;
         ``ntk_factor`` = <K, G>_F / <G, G>_F (the least-squares c of K ~ c G) and ``ntk_shape_err`` =
@@ -60,7 +64,7 @@ def linear_sweep(X: np.ndarray, widths: Sequence[int], depths: Sequence[int], se
         ratio = np.diag(K) / np.diag(G)
         c = float(np.sum(K * G) / np.sum(G * G))
         rows.append(dict(
-            width=m, depth=L, seed=s,
+            width=m, depth=L, seed=s, n=X.shape[0], d=X.shape[1],
             norm_dev=float(np.abs(geo["norm_ratio"] - 1).max()),
             angle_dev=float(np.abs(geo["angles"] - theta_in)[:, off].max()),
             phi_dev=float(np.abs(angle_matrix(K) - theta_in)[off].max()),
@@ -77,14 +81,15 @@ def linear_sweep(X: np.ndarray, widths: Sequence[int], depths: Sequence[int], se
 def gradient_norm_factors(df: pd.DataFrame) -> pd.DataFrame:
     """Mean and sd of ||grad f(x)||^2 / ||x||^2 by depth at the largest width of a linear sweep ([LH] Thm 2.3).
 
-    The sweep is :func:`~lib.chapters.linear_baseline.measure.linear_sweep`. [LH] Thm 2.3 states the gradient
+    The sweep is :func:`~lib.chapters.linear_baseline.measure.measure_linear`. [LH] Thm 2.3 states the gradient
     norm; the squared norm over ||x||^2 is K_xx / ||x||^2.
 
     Args:
-        df: the output of :func:`~lib.chapters.linear_baseline.measure.linear_sweep`.
+        df: the output of :func:`~lib.chapters.linear_baseline.measure.measure_linear`.
 
     Returns:
-        Index depth; columns ``mean`` and ``sd`` (over inputs and seeds).
+        Index depth; columns ``mean`` and ``sd`` (over inputs and seeds), ``width`` (the width they were
+        measured at) and ``seeds``.
     """
     sub = df[df.width == df.width.max()]
     g = sub.groupby("depth")
@@ -92,31 +97,33 @@ def gradient_norm_factors(df: pd.DataFrame) -> pd.DataFrame:
     # total variance = mean within-net variance + variance of the per-net means
     out["sd"] = np.sqrt(g["grad_sq_ratio_sd"].apply(lambda s: float((s ** 2).mean()))
                         + g["grad_sq_ratio_mean"].var(ddof=0).fillna(0))
+    out["width"] = int(df.width.max())
+    out["seeds"] = int(df.seed.nunique())
     return out
 
 
 def table_sweep_summary(df: pd.DataFrame) -> pd.DataFrame:
     """Mean of every measured column of a linear sweep by (width, depth), to 3 significant digits ([LH] Sec. 2).
 
-    The sweep is :func:`~lib.chapters.linear_baseline.measure.linear_sweep`.
+    The sweep is :func:`~lib.chapters.linear_baseline.measure.measure_linear`.
 
     Args:
-        df: the output of :func:`~lib.chapters.linear_baseline.measure.linear_sweep`.
+        df: the output of :func:`~lib.chapters.linear_baseline.measure.measure_linear`.
 
     Returns:
         One row per (width, depth); the ``seed`` column is dropped.
     """
-    summary = df.groupby(["width", "depth"]).mean(numeric_only=True).drop(columns="seed")
+    summary = df.groupby(["width", "depth"]).mean(numeric_only=True).drop(columns=["seed", "n", "d"], errors="ignore")
     return summary.apply(lambda col: col.map(lambda v: float(f"{v:.3g}")))
 
 
-def compute_width_means(df: pd.DataFrame) -> pd.DataFrame:
+def width_means(df: pd.DataFrame) -> pd.DataFrame:
     """Mean over depths and seeds of every column of a linear sweep, indexed by width ([LH] Thm 2.3).
 
-    The sweep is :func:`~lib.chapters.linear_baseline.measure.linear_sweep`.
+    The sweep is :func:`~lib.chapters.linear_baseline.measure.measure_linear`.
 
     Args:
-        df: the output of :func:`~lib.chapters.linear_baseline.measure.linear_sweep`.
+        df: the output of :func:`~lib.chapters.linear_baseline.measure.measure_linear`.
 
     Returns:
         One row per width (sorted), columns as in ``df``.
@@ -125,3 +132,28 @@ def compute_width_means(df: pd.DataFrame) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------- paper vs book, figure settings
+
+
+#: the sentence closing every setting of the chapter's figures: [LH] Sec. 2 has no experiment
+NO_EXPERIMENT = "The paper has no experiment for Sec. 2 (an infinite-width statement); the widths are ours."
+
+
+def digits_text(df: pd.DataFrame) -> str:
+    """The digits data of a :func:`~lib.chapters.linear_baseline.measure.measure_linear` frame, in words."""
+    return f"{int(df.n.iloc[0])} scikit-learn digits (d = {int(df.d.iloc[0])}, unit norm)"
+
+
+def sweep_setting(df: pd.DataFrame, profile: str) -> str:
+    """The setting line of Figure 1.1 ([LH] Thm 2.3, Cor 2.4), read from the measured frame.
+
+    Args:
+        df: the output of :func:`~lib.chapters.linear_baseline.measure.measure_linear` on the digits.
+        profile: the run's parameter profile.
+
+    Returns:
+        ``"Setting: <data>; linear networks of widths m = ...; depths L = ...; k seeds per (m, L); profile ..."``.
+    """
+    widths = ", ".join(str(int(w)) for w in sorted(df.width.unique()))
+    return (f"Setting: {digits_text(df)}; linear networks of widths m = {widths}; depths L = "
+            f"{ints(sorted(df.depth.unique()))}; {df.seed.nunique()} seeds per (m, L); {profile_text(profile)}. "
+            f"{NO_EXPERIMENT}")

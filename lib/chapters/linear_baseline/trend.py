@@ -16,7 +16,7 @@ import pandas as pd
 from lib.book.results import Check
 from lib.spectra import fit_slope
 
-__all__ = ["SLOPE_VANISHING", "WidthTrend", "width_trend"]
+__all__ = ["SLOPE_VANISHING", "WidthTrend", "width_trend", "TREND_CAVEATS", "depth_zero_check"]
 
 #: A deviation must fall at least this fast on log-log axes to count as vanishing (1/sqrt(m) is -0.5;
 #: the margin covers the seed spread of a slope fitted on a short width grid, about 0.1 at 2-5 seeds).
@@ -106,12 +106,14 @@ def width_trend(per_seed: pd.DataFrame, column: str) -> WidthTrend:
         status = "reproduced with caveat"
     return WidthTrend(status, a, se, slope, at_max)
 
-_CAVEATS = {"inconclusive": "one width, or too few networks to estimate the seed scatter: no width trend to fit",
-            "reproduced with caveat": "the deviation shrinks, but more slowly than 1/sqrt(m) or towards a small "
-            "non-zero offset at the widths run"}
+
+#: the caveat a width-trend verdict names, by status (:func:`~lib.chapters.linear_baseline.trend.width_trend`)
+TREND_CAVEATS = {"inconclusive": "one width, or too few networks to estimate the seed scatter: no width trend to fit",
+                 "reproduced with caveat": "the deviation shrinks, but more slowly than 1/sqrt(m) or towards a small "
+                 "non-zero offset at the widths run"}
 
 
-def _depth_zero_check(claim_id: str, part: str, why: str, measured_extra: str = "") -> Check:
+def depth_zero_check(claim_id: str, part: str, why: str, measured_extra: str = "") -> Check:
     """The "not checked" verdict of a check whose sweep ran depth 0 only (its statement needs L >= 1).
 
     Args:

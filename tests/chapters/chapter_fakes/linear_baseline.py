@@ -18,7 +18,7 @@ DEPTHS = [0, 1, 3]
 
 def sweep(offset: float = 0.0, kappa_offset: float = 0.0, kappa0: float = 10.0, widths=WIDTHS, seeds=3,
           factor=lambda L: L + 1.0) -> pd.DataFrame:
-    """Rows of a linear_sweep: deviations offset + m^(-1/2) x noise (offset 0: the [LH] prediction)."""
+    """Rows of a measure_linear: deviations offset + m^(-1/2) x noise (offset 0: the [LH] prediction)."""
     rng = np.random.default_rng(0)
     rows = []
     for m in widths:
@@ -36,7 +36,7 @@ def sweep(offset: float = 0.0, kappa_offset: float = 0.0, kappa0: float = 10.0, 
 def factors(f) -> pd.DataFrame:
     """A gradient_norm_factors table with mean f(L) at the depths of :data:`DEPTHS`."""
     Ls = np.array(DEPTHS)
-    return pd.DataFrame({"mean": f(Ls), "sd": 0.01}, index=pd.Index(Ls, name="depth"))
+    return pd.DataFrame({"mean": f(Ls), "sd": 0.01, "width": 256, "seeds": 2}, index=pd.Index(Ls, name="depth"))
 
 
 @lru_cache(maxsize=None)
@@ -48,4 +48,4 @@ def digits() -> tuple[np.ndarray, np.ndarray]:
 @lru_cache(maxsize=None)
 def real_sweep(activation: str = "linear") -> pd.DataFrame:
     """A real sweep on the digits: linear (the prediction) or ReLU (the counterfactual)."""
-    return measure.linear_sweep(digits()[0], [64, 256], [0, 1, 3, 6], 2, activation=activation)
+    return measure.measure_linear(digits()[0], [64, 256], [0, 1, 3, 6], 2, activation=activation)
