@@ -7,7 +7,11 @@ A notebook shows a figure with :meth:`Figures.show` (``rec.figure`` of a :class:
                drawn_by=C.plot_figure3, data_from=C.measure_conditioning)
 
 which displays the figure and its caption -- *Figure 3.1. ... Drawn by* ``plot_figure3`` *from*
-``measure_conditioning``. -- and appends the entry to ``<results>/figures/<chapter>.json``. The number
+``measure_conditioning``. -- and appends the entry to ``<results>/figures/<chapter>.json``. Run by the
+pipeline (which names the page's folder in ``NTK_PAGE_DIR``), the figure is saved as
+``figures/<label>.png`` beside the page and shown with its caption's first sentence as alt text; the
+table it draws (``data=``) is saved as ``figure-data/<label>.csv`` and linked under the caption, with
+the command that re-runs the chapter with this run's profile and overrides. The number
 is the chapter's number and the figure's rank in drawing order, which is the page's order, so no figure
 number and no "Drawn by" is ever typed by hand. The report's figure index
 (:mod:`lib.book.figure_index`) reads these files; it parses no caption.
@@ -19,11 +23,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Callable, Iterable
 
-__all__ = ["FigureError", "Figures", "qualified_name", "figures_dir", "load_figures"]
+__all__ = ["FigureError", "Figures", "qualified_name", "figures_dir", "alt_text", "rerun_command", "load_figures"]
 
 
 class FigureError(ValueError):
@@ -65,15 +70,16 @@ class Figures:
         display: show figures and captions in the notebook (False: only register, e.g. in tests).
     """
 
-    def __init__(self, chapter: str, display: bool = True):
+    def __init__(self, chapter: str, display: bool = True, profile: str = "default"):
         self.chapter = chapter
         self.display = display
+        self.profile = profile
         self.entries: list[dict] = []
         self._path = figures_dir() / f"{chapter}.json"
         self._path.unlink(missing_ok=True)  # a chapter run registers its figures anew
 
     def show(self, fig, label: str, caption: str, drawn_by: Callable,
-             data_from: Callable | Iterable[Callable] = (), setting: str = "") -> str:
+             data_from: Callable | Iterable[Callable] = (), setting: str = "", data=None) -> str:
         """Display ``fig`` with its numbered caption, register it, and close it.
 
         Args:
@@ -83,12 +89,11 @@ class Figures:
             drawn_by: the function that drew ``fig``.
             data_from: the function(s) that measured what it draws.
             setting: a paragraph printed under the caption (the setting the figure was drawn with).
+            data: the table the figure draws (a pandas DataFrame), offered as a CSV file under it.
 
         Returns:
             The figure's number, e.g. ``"3.1"``.
         """
-        import re
-
         import matplotlib.pyplot as plt
         if not re.fullmatch(r"fig-[a-z0-9][a-z0-9-]*", label):
             raise FigureError(f"figure label {label!r} must look like 'fig-name' (lower case, digits, '-')")
@@ -97,24 +102,44 @@ class Figures:
         sources = [data_from] if callable(data_from) else list(data_from)
         number = f"{_chapter_number(self.chapter)}.{len(self.entries) + 1}"
         drawn = qualified_name(drawn_by)
-        data = [qualified_name(f) for f in sources]
+        measured_by = [qualified_name(f) for f in sources]
+        page = os.environ.get("NTK_PAGE_DIR")
+        files = self._save(fig, label, data, Path(page)) if page else {}
+        command = rerun_command(self.chapter, self.profile)
         entry = dict(chapter=self.chapter, figure=number, label=label, caption=" ".join(caption.split()),
-                     drawn_by=drawn, data_from=data)
+                     drawn_by=drawn, data_from=measured_by, command=command, **files)
         self.entries.append(entry)
         self._write()
-        text = f"({label})=\n*Figure {number}. {caption.strip()} Drawn by `{drawn}`"
-        text += (" from " + " and ".join(f"`{d}`" for d in data) if data else "") + ".*"
-        if setting:
-            text += f"\n\n{setting}"
+        caption_md = f"*Figure {number}. {caption.strip()} Drawn by `{drawn}`"
+        caption_md += (" from " + " and ".join(f"`{d}`" for d in measured_by) if measured_by else "") + ".*"
+        links = f"Re-run: `{command}`"
+        if "csv" in files:
+            links = f"Data: {{download}}`{label}.csv <{files['csv']}>` · " + links
+        parts = [f"({label})=", caption_md] if "image" not in files else \
+            [f"({label})=\n![{alt_text(caption)}]({files['image']})", caption_md]
+        text = "\n\n".join(parts + ([setting] if setting else []) + [links])
         if self.display:
             try:
                 from IPython.display import Markdown, display
-                display(fig)
+                if "image" not in files:
+                    display(fig)
                 display(Markdown(text))
             except ImportError:  # pragma: no cover - IPython ships with the notebook stack
                 pass
         plt.close(fig)
         return number
+
+    @staticmethod
+    def _save(fig, label: str, data, page: Path) -> dict:
+        """Save the image (and the data) beside the page; their paths relative to it."""
+        out = {"image": f"figures/{label}.png"}
+        (page / "figures").mkdir(parents=True, exist_ok=True)
+        fig.savefig(page / out["image"], bbox_inches="tight")
+        if data is not None:
+            out["csv"] = f"figure-data/{label}.csv"
+            (page / "figure-data").mkdir(parents=True, exist_ok=True)
+            data.to_csv(page / out["csv"], index=data.index.name is not None or data.index.nlevels > 1)
+        return out
 
     def _write(self) -> None:
         self._path.parent.mkdir(parents=True, exist_ok=True)
@@ -122,6 +147,36 @@ class Figures:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(self.entries, fh, indent=1)
         os.replace(tmp, self._path)
+
+
+_MATH_WORDS = {r"\top": "T", r"\|": "||", r"\,": " ", r"\cdot": "·", r"\circ": "°", r"\infty": "∞",
+               r"\le": "≤", r"\ge": "≥", r"\to": "→"}
+
+
+def _plain_math(tex: str) -> str:
+    tex = re.sub(r"\\sqrt\{([^{}]*)\}", r"sqrt(\1)", tex)
+    for k, v in _MATH_WORDS.items():
+        tex = tex.replace(k, v)
+    return re.sub(r"\\(?:mathrm|operatorname|text|left|right)|[\\{}]", "", tex)
+
+
+def alt_text(caption: str) -> str:
+    """The alt text of a figure: its caption's first sentence, math written as plain text."""
+    first = re.split(r"(?<=[a-z0-9)\]$])\.\s", caption.strip(), maxsplit=1)[0].rstrip(".")
+    plain = re.sub(r"\$([^$]*)\$", lambda m: _plain_math(m.group(1)), first)
+    return " ".join(plain.replace("[", "(").replace("]", ")").split())
+
+
+def rerun_command(chapter: str, profile: str) -> str:
+    """The command that re-runs ``chapter`` with this run's profile and ``-p`` overrides (``NTK_OVERRIDES``)."""
+    cmd = f"python -m lib.book.pipeline --only {chapter.split('_', 1)[0]} --profile {profile}"
+    try:
+        over = json.loads(os.environ.get("NTK_OVERRIDES") or "{}")
+    except json.JSONDecodeError:
+        over = {}
+    for k, v in over.items():
+        cmd += f" -p {k} '{json.dumps(v)}'"
+    return cmd
 
 
 def load_figures(chapters: Iterable[str], results: str | Path | None = None) -> list[dict]:

@@ -298,6 +298,9 @@ def execute(src: Path, params: dict, log_output: bool = False, root: Path = ROOT
     import papermill
     ipynb = executed_path(src, root)
     t0 = time.perf_counter()
+    # the page's folder: figures write their image and data files beside it (lib.book.figures)
+    saved_page_dir = os.environ.get("NTK_PAGE_DIR")
+    os.environ["NTK_PAGE_DIR"] = str(ipynb.parent)
     try:
         _interruptible(src, lambda: papermill.execute_notebook(
             str(ipynb), str(ipynb), parameters=params, kernel_name="python3",
@@ -311,6 +314,11 @@ def execute(src: Path, params: dict, log_output: bool = False, root: Path = ROOT
     except papermill.PapermillExecutionError as exc:
         _report_warnings(src, ipynb)
         raise PipelineError(f"{src.name} failed in cell {exc.cell_index}: {exc.ename}: {exc.evalue}") from None
+    finally:
+        if saved_page_dir is None:
+            os.environ.pop("NTK_PAGE_DIR", None)
+        else:
+            os.environ["NTK_PAGE_DIR"] = saved_page_dir
     _report_warnings(src, ipynb)
     return time.perf_counter() - t0
 

@@ -268,34 +268,40 @@ class Recorder:
         self.chapter = cfg.chapter
         self.profile = cfg.profile
         self.display = display
-        self.figures = Figures(cfg.chapter, display=display)
+        self.figures = Figures(cfg.chapter, display=display, profile=cfg.profile)
         self.checks: list[Check] = []
 
-    def provenance(self) -> str:
-        """Display (and return) the chapter's closing provenance line (:func:`lib.book.provenance.provenance_line`)."""
+    def provenance(self) -> str | None:
+        """Display the chapter's closing provenance line (:func:`lib.book.provenance.provenance_line`); without
+        display, return it."""
         from lib.book.provenance import provenance_line
         text = provenance_line(self.profile)
-        if self.display:
-            from IPython.display import Markdown, display
-            display(Markdown(text))
-        return text
+        if not self.display:
+            return text
+        from IPython.display import Markdown, display
+        display(Markdown(text))
+        return None
 
-    def figure(self, fig, label: str, caption: str, drawn_by, data_from=(), setting: str = "") -> str:
-        """Show and register a figure of this chapter (:meth:`lib.book.figures.Figures.show`)."""
-        return self.figures.show(fig, label, caption, drawn_by, data_from, setting)
+    def figure(self, fig, label: str, caption: str, drawn_by, data_from=(), setting: str = "",
+               data=None) -> None:
+        """Show and register a figure of this chapter (:meth:`lib.book.figures.Figures.show`); its number is
+        in ``self.figures.entries``."""
+        self.figures.show(fig, label, caption, drawn_by, data_from, setting, data)
 
-    def __call__(self, check: Check, section: str | None = None) -> str:
+    def __call__(self, check: Check, section: str | None = None) -> str | None:
         """Record ``check`` as a verdict of the section labelled ``section`` (a MyST target such as
-        ``"sec-prop41"`` placed above the section's heading) and display it."""
+        ``"sec-prop41"`` placed above the section's heading) and display it.
+
+        Returns:
+            None when displaying (so a notebook cell shows the verdict once), else the verdict sentence.
+        """
         text = record(self.chapter, check, section=section, profile=self.profile)
         self.checks.append(check)
-        if self.display:
-            try:
-                from IPython.display import Markdown, display
-            except ImportError:  # pragma: no cover - IPython ships with the notebook stack
-                return text
-            display(Markdown(text))
-        return text
+        if not self.display:
+            return text
+        from IPython.display import Markdown, display
+        display(Markdown(text))
+        return None
 
 
 def _write_rows(path: Path, rows: dict) -> None:

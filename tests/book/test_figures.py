@@ -36,3 +36,22 @@ def test_a_label_twice_or_not_a_target_name_is_refused(tmp_path, monkeypatch):
         figs.show(plt.figure(), "fig-a", "Again.", drawn_by=number)
     with pytest.raises(FigureError, match="fig-name"):
         figs.show(plt.figure(), "Figure 3", "Bad.", drawn_by=number)
+
+
+def test_run_by_the_pipeline_a_figure_saves_image_and_data_beside_the_page(tmp_path, monkeypatch):
+    import pandas as pd
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(tmp_path))
+    monkeypatch.setenv("NTK_PAGE_DIR", str(tmp_path / "page"))
+    monkeypatch.setenv("NTK_OVERRIDES", '{"width": 64}')
+    figs = Figures("01_demo", display=False, profile="smoke")
+    figs.show(plt.figure(), "fig-a", r"Deviation of $A^\top A/m$ from $I$. More text.", drawn_by=number,
+              data=pd.DataFrame({"width": [1, 2], "dev": [0.5, 0.25]}))
+    (e,) = load_figures(["01_demo"])
+    assert (tmp_path / "page" / e["image"]).stat().st_size > 0
+    assert pd.read_csv(tmp_path / "page" / e["csv"]).columns.tolist() == ["width", "dev"]
+    assert e["command"] == "python -m lib.book.pipeline --only 01 --profile smoke -p width '64'"
+
+
+def test_alt_text_is_the_first_sentence_in_plain_words():
+    from lib.book.figures import alt_text
+    assert alt_text(r"Deviation of $A^\top A/m$ over $\sqrt{L+1}$. Right: more.") == "Deviation of A^T A/m over sqrt(L+1)"
