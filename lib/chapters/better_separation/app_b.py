@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, palette
 from lib.book.results import Check
-from lib.chapters.better_separation.theory import DEG
+from lib.chapters.better_separation.separation_theory import DEG
 from lib.chapters.better_separation.measure import VARIANTS, _variant_theory
 
 __all__ = ['plot_variants', 'table_variant_summary', 'check_app_b', 'APP_B_CAVEAT']

@@ -79,7 +79,7 @@ def table_figure1_vs_paper(cross: pd.DataFrame, mono: pd.DataFrame) -> pd.DataFr
     The paper prints no numbers for Figure 1; its text (Sec. 3) states three qualitative values read off
     the figure: phi > theta_in for theta_in below about 60 deg, phi larger for deeper nets there, and
     phi above 60 deg for theta_in above 60 deg. Those are the "paper" column; "ours" comes from
-    :func:`lib.chapters.better_separation.theory.crossover_table` and ``depth_monotonicity``; the rule column is
+    :func:`lib.chapters.better_separation.separation_theory.crossover_table` and ``depth_monotonicity``; the rule column is
     the rule of :func:`lib.chapters.better_separation.crossover.check_crossover` / ``check_large_angles``.
 
     Args:

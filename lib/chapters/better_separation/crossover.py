@@ -7,7 +7,7 @@ from matplotlib.figure import Figure
 
 from lib.book.plotting import figure
 from lib.book.results import Check
-from lib.chapters.better_separation.theory import crossover_table, depth_monotonicity, DEG
+from lib.chapters.better_separation.separation_theory import crossover_table, depth_monotonicity, DEG
 from lib.chapters.better_separation.figure1 import _depth_colors
 
 __all__ = ['compute_crossovers', 'plot_crossover', 'check_crossover', 'check_large_angles']
@@ -21,7 +21,7 @@ def compute_crossovers(depths, angles) -> tuple[pd.DataFrame, pd.DataFrame]:
         angles: the theory grid (radians).
 
     Returns:
-        (:func:`lib.chapters.better_separation.theory.crossover_table` of ``depths``, :func:`lib.chapters.better_separation.theory.depth_monotonicity` on ``angles``).
+        (:func:`lib.chapters.better_separation.separation_theory.crossover_table` of ``depths``, :func:`lib.chapters.better_separation.separation_theory.depth_monotonicity` on ``angles``).
     """
     return crossover_table(depths), depth_monotonicity(depths, angles)
 
@@ -30,8 +30,8 @@ def plot_crossover(theory: pd.DataFrame, cross: pd.DataFrame) -> Figure:
     """Figure 2.4: the gain phi - theta_in at infinite width, with the crossover angles as dots ([LH] Figure 1).
 
     Args:
-        theory: :func:`lib.chapters.better_separation.theory.relu_theory_curves` (the depths drawn are those of ``cross``).
-        cross: from :func:`lib.chapters.better_separation.theory.crossover_table`.
+        theory: :func:`lib.chapters.better_separation.separation_theory.relu_theory_curves` (the depths drawn are those of ``cross``).
+        cross: from :func:`lib.chapters.better_separation.separation_theory.crossover_table`.
 
     Returns:
         The figure (one axis).
@@ -61,8 +61,8 @@ def check_crossover(cross: pd.DataFrame, mono: pd.DataFrame) -> Check:
     least 60 deg for every pair of consecutive depths; else "not reproduced".
 
     Args:
-        cross: from :func:`lib.chapters.better_separation.theory.crossover_table`.
-        mono: from :func:`lib.chapters.better_separation.theory.depth_monotonicity`.
+        cross: from :func:`lib.chapters.better_separation.separation_theory.crossover_table`.
+        mono: from :func:`lib.chapters.better_separation.separation_theory.depth_monotonicity`.
 
     Returns:
         The check.
@@ -84,7 +84,7 @@ def check_large_angles(cross: pd.DataFrame) -> Check:
     [60, 180] deg exceeds 60 deg at every depth, else "not reproduced".
 
     Args:
-        cross: from :func:`lib.chapters.better_separation.theory.crossover_table`.
+        cross: from :func:`lib.chapters.better_separation.separation_theory.crossover_table`.
 
     Returns:
         The check.

@@ -12,7 +12,7 @@ from lib.book.plotting import figure, palette, slope_guide, value_ticks
 from lib.book.results import Check
 from lib.data.pairs import angle_pairs
 from lib.spectra import fit_slope
-from lib.chapters.better_separation.theory import relu_theory_curves, DEG
+from lib.chapters.better_separation.separation_theory import relu_theory_curves, DEG
 from lib.chapters.better_separation.measure import finite_width_angles, width_errors
 
 __all__ = ['NO_CONVERGENCE_SLOPE', 'Grids', 'compute_grids', 'table_pair_angles', 'ReluSweep', 'compute_relu_sweep', 'plot_gradient_angle', 'check_width_convergence']
@@ -71,7 +71,7 @@ class ReluSweep:
 
     Attributes:
         depths: sorted union of the theory and finite-width depths (the curves drawn).
-        theory: :func:`lib.chapters.better_separation.theory.relu_theory_curves` on the theory grid for ``depths``.
+        theory: :func:`lib.chapters.better_separation.separation_theory.relu_theory_curves` on the theory grid for ``depths``.
         fw_all: :func:`lib.chapters.better_separation.measure.finite_width_angles` on the Figure 1 angles and the small angles together.
         fw: the rows of ``fw_all`` at the Figure 1 angles.
         errs: :func:`lib.chapters.better_separation.measure.width_errors` of ``fw``.

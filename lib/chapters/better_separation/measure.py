@@ -8,7 +8,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from lib import theory as _th
+from lib.theory import relu_gradient_angle
 from lib.data.pairs import angle_pairs, pair_angles
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
@@ -66,7 +66,7 @@ def width_errors(df: pd.DataFrame, theory: pd.DataFrame) -> pd.DataFrame:
 
     Args:
         df: from :func:`finite_width_angles`.
-        theory: from :func:`lib.chapters.better_separation.theory.relu_theory_curves`, on the same depths and angles.
+        theory: from :func:`lib.chapters.better_separation.separation_theory.relu_theory_curves`, on the same depths and angles.
 
     Returns:
         Columns depth, width, rms, bias (mean error), radians.
@@ -182,7 +182,7 @@ def separation_onset(df: pd.DataFrame, fraction: float = 0.5) -> pd.DataFrame:
     """
     rows = []
     for (m, L), g in df.groupby(["width", "depth"]):
-        phi_inf = _th.relu_gradient_angle(g.theta.to_numpy(), int(L))
+        phi_inf = relu_gradient_angle(g.theta.to_numpy(), int(L))
         sep = (g.phi - g.theta).to_numpy() >= fraction * (phi_inf - g.theta.to_numpy())
         ok = g.assign(sep=sep).groupby("theta").sep.all().sort_index()
         bad = ok.index[~ok.to_numpy()]

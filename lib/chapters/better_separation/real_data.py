@@ -16,11 +16,11 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from lib import theory as _th
+from lib.theory import relu_gradient_angle
 from lib.book.cache import cached_call
 from lib.book.plotting import figure, palette
 from lib.book.results import Check
-from lib.chapters.better_separation.theory import DEG
+from lib.chapters.better_separation.separation_theory import DEG
 from lib.data.datasets import load_digits_subset, load_faces
 from lib.data.mnist5k import load_mnist_5k
 from lib.finite.mlp import MLP
@@ -113,7 +113,7 @@ def compute_real_pairs(data, depths, width: int, seeds: int, n: int, device: str
                 phi = cached_call("02_better_separation_real", dict(X=X, L=int(L), m=int(width), s=s, act=activation),
                                   run, version="1")
                 rows.append(pd.DataFrame(dict(data=name, depth=L, seed=s, theta=theta, phi=phi,
-                                              phi_inf=_th.relu_gradient_angle(theta, L))))
+                                              phi_inf=relu_gradient_angle(theta, L))))
     return RealPairs(pd.concat(rows, ignore_index=True), list(data), list(depths), int(width), int(n), int(seeds))
 
 
@@ -156,7 +156,7 @@ def plot_real_pairs(rp: RealPairs) -> Figure:
         for L in rp.depths:
             s = sub[sub.depth == L]
             ax.plot(DEG * s.theta, DEG * s.phi, ".", ms=1.5, alpha=0.4, color=cols[L])
-            ax.plot(DEG * grid, DEG * _th.relu_gradient_angle(grid, L), color=cols[L], label=f"Eq. 7, L={L}")
+            ax.plot(DEG * grid, DEG * relu_gradient_angle(grid, L), color=cols[L], label=f"Eq. 7, L={L}")
         ax.plot([0, 180], [0, 180], "k--", lw=1, label=r"linear net: $\bar\phi=\theta_{in}$")
         hi = DEG * sub.theta.max()
         ax.set(xlim=(0, min(180, hi * 1.05)), ylim=(0, 180), xlabel=r"input angle $\theta_{in}$ (deg)",

@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, slope_guide
 from lib.book.results import Check
-from lib.chapters.better_separation.theory import small_angle_table
+from lib.chapters.better_separation.separation_theory import small_angle_table
 from lib.chapters.better_separation.measure import separation_onset
 from lib.chapters.better_separation.figure1 import Grids, ReluSweep, _depth_colors
 
@@ -23,7 +23,7 @@ class SmallAngles:
 
     Attributes:
         thetas: the theory angles (radians, 1e-7..1, log-spaced).
-        small: :func:`lib.chapters.better_separation.theory.small_angle_table` on ``thetas``.
+        small: :func:`lib.chapters.better_separation.separation_theory.small_angle_table` on ``thetas``.
         depths: the depths of ``small``.
         fw_small: finite-width rows at the small angles, for the smallest and largest finite depth.
         fw_depths: those depths.
@@ -124,7 +124,7 @@ def check_small_angle_law(small: pd.DataFrame, depths) -> Check:
     (no finite-width noise: these are exact infinite-width values).
 
     Args:
-        small: from :func:`lib.chapters.better_separation.theory.small_angle_table`.
+        small: from :func:`lib.chapters.better_separation.separation_theory.small_angle_table`.
         depths: the depths of ``small`` (as listed in the measured sentence).
 
     Returns:

@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, palette
 from lib.book.results import Check
-from lib.chapters.better_separation.theory import theory_phi, DEG
+from lib.chapters.better_separation.separation_theory import theory_phi, DEG
 from lib.chapters.better_separation.measure import finite_width_angles
 from lib.chapters.better_separation.figure1 import Grids
 
@@ -22,7 +22,7 @@ class Activations:
     """Gradient angles for other activations ([LH] Figure 2).
 
     Attributes:
-        theory: columns activation, depth, theta, phi (infinite width, :func:`lib.chapters.better_separation.theory.theory_phi`).
+        theory: columns activation, depth, theta, phi (infinite width, :func:`lib.chapters.better_separation.separation_theory.theory_phi`).
         fw: :func:`lib.chapters.better_separation.measure.finite_width_angles` for every activation, concatenated.
         activations: the activations, in order.
         depths: the depths.
@@ -114,7 +114,7 @@ def check_other_activations(acts: Activations) -> Check:
     none of the three was run. Overflowed nets (deep ReLU^2 in float64) are left out and counted.
 
     Args:
-        acts: from :func:`lib.chapters.better_separation.activations.compute_other_activations`.
+        acts: from :func:`lib.chapters.better_separation.other_activations.compute_other_activations`.
 
     Returns:
         The check, claim ``"[LH] Fig 2"``, part ``"better separation"``.
