@@ -1,4 +1,4 @@
-"""Infinite-width angle curves of chapter 02: the ReLU closed form ([LH] Lemma 3.1, Eq. 7), any activation's recursion, the 60 deg crossovers and the small-angle table ([LH] Sec. 3, Cor 3.3)."""
+"""Infinite-width angle curves of chapter 02: the ReLU closed form ([LH] Lemma 3.1, Eq. 7), any activation's recursion, the 60 deg crossovers and the small-angle law ([LH] Sec. 3, Cor 3.3)."""
 from __future__ import annotations
 
 import math
@@ -10,7 +10,10 @@ from scipy import optimize
 
 from lib.theory import gradient_angle, relu_gradient_angle
 
-__all__ = ['relu_theory_curves', 'theory_phi', 'crossover_table', 'depth_monotonicity', 'small_angle_table', 'DEG']
+__all__ = ["DEG", "relu_theory_curves", "theory_phi", "crossover_angles", "depth_monotonicity", "small_angle_errors"]
+
+#: Degrees per radian (the chapter computes in radians and shows degrees).
+DEG = 180 / math.pi
 
 
 def relu_theory_curves(angles: Sequence[float], depths: Sequence[int]) -> pd.DataFrame:
@@ -44,6 +47,7 @@ def theory_phi(activation: str, angles: Sequence[float], depth: int) -> np.ndarr
     """
     return gradient_angle(np.asarray(angles, dtype=float), depth, activation)
 
+
 def _crossing(f, lo: float, hi: float, n_grid: int = 721) -> float:
     """The largest root of f in [lo, hi] located on a grid and refined by Brent's method (nan if none)."""
     z = np.linspace(lo, hi, n_grid)
@@ -55,7 +59,7 @@ def _crossing(f, lo: float, hi: float, n_grid: int = 721) -> float:
     return float(optimize.brentq(lambda x: float(f(np.array([x]))[0]), z[i], z[i + 1], xtol=1e-13))
 
 
-def crossover_table(depths: Sequence[int], threshold_deg: float = 60.0) -> pd.DataFrame:
+def crossover_angles(depths: Sequence[int], threshold_deg: float = 60.0) -> pd.DataFrame:
     """For each depth: where phi = theta_in, where phi = 60 deg, and the smallest phi above 60 deg input.
 
     [LH] Sec. 3 and Figure 1, on the exact ReLU angle (:func:`lib.theory.relu_gradient_angle`).
@@ -106,7 +110,7 @@ def depth_monotonicity(depths: Sequence[int], angles: Sequence[float]) -> pd.Dat
     return pd.DataFrame(rows)
 
 
-def small_angle_table(thetas: Sequence[float], depths: Sequence[int]) -> pd.DataFrame:
+def small_angle_errors(thetas: Sequence[float], depths: Sequence[int]) -> pd.DataFrame:
     """[LH] Thm 3.2 / Cor 3.3: exact phi against sqrt(theta^2 + L theta / pi) and sqrt(L theta / pi).
 
     Args:
@@ -126,6 +130,3 @@ def small_angle_table(thetas: Sequence[float], depths: Sequence[int]) -> pd.Data
         out.append(pd.DataFrame(dict(depth=L, theta=t, phi=phi, law=law, leading=lead,
                                      rel_err_law=phi / law - 1, rel_err_leading=phi / lead - 1, theta_L=t * L)))
     return pd.concat(out, ignore_index=True)
-
-
-DEG = 180 / math.pi
