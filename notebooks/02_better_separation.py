@@ -73,7 +73,7 @@ rec = Recorder(cfg)
 better_separation.table_pair_angles(better_separation.angle_grids(cfg.grid_step, cfg.fw_step, cfg.in_dim))
 
 # %% [markdown]
-# (sec-figure1)=
+# (sec-separation-figure1)=
 # ## Figure 1: the gradient angle against the input angle
 # Left: the infinite-width curves $\phi(\theta_{in})$ of [LH] Lemma 3.1 for several depths (lines),
 # the linear network's identity $\bar\phi = \theta_{in}$ (black dashes), and the finite-width
@@ -89,10 +89,10 @@ sweep = better_separation.measure_relu_sweep(cfg)
 rec.figure(**better_separation.figure_gradient_angle(sweep.angles, cfg.profile));
 
 # %%
-rec(better_separation.check_width_convergence(sweep.angles), "sec-figure1");
+rec(better_separation.check_width_convergence(sweep.angles), "sec-separation-figure1");
 
 # %% [markdown]
-# (sec-small-angles)=
+# (sec-separation-small-angles)=
 # ## Small input angles: $\phi \approx \sqrt{L\theta_{in}/\pi}$
 # [LH] Cor 3.3 gives $\phi^2 = \theta_{in}^2 + (L/\pi)\theta_{in} + o(\theta_{in})$ when
 # $\theta_{in} = o(1/L)$. On log-log axes the exact infinite-width angle (solid) should follow the
@@ -111,11 +111,11 @@ rec.figure(**better_separation.figure_small_angles(sweep.small, cfg.profile));
 better_separation.table_separation_onset(sweep.small)
 
 # %%
-rec(better_separation.check_small_angle_law(sweep.small), "sec-small-angles")
-rec(better_separation.check_separation_onset(sweep.small), "sec-small-angles");
+rec(better_separation.check_small_angle_law(sweep.small), "sec-separation-small-angles")
+rec(better_separation.check_separation_onset(sweep.small), "sec-separation-small-angles");
 
 # %% [markdown]
-# (sec-real-pairs)=
+# (sec-separation-real-pairs)=
 # ## Real image pairs: digits and faces
 # The pairs above sit at prescribed angles. Real data have their own: every pair of `real_n` images
 # of scikit-learn's digits {cite}`sklearn` (64 pixels) and of scikit-image's faces (200
@@ -138,10 +138,10 @@ rec.figure(**better_separation.figure_real_pairs(real, cfg.profile));
 
 # %%
 for name in real.data:
-    rec(better_separation.check_real_pairs(real, name), "sec-real-pairs")
+    rec(better_separation.check_real_pairs(real, name), "sec-separation-real-pairs")
 
 # %% [markdown]
-# (sec-gradient-norm)=
+# (sec-separation-gradient-norm)=
 # ## The gradient norm: $\|\nabla f(x)\|^2 = (L+1)\|x\|^2$
 # Lemma 3.1 keeps the norm of the linear case (chapter 1 measured the same erratum there:
 # the paper writes $\|\nabla f(x)\| = (L+1)\|x\|$). We measure $K_{xx} / ((L+1)\|x\|^2)$ on the unit
@@ -152,10 +152,10 @@ for name in real.data:
 rec.figure(**better_separation.figure_gradient_norm(sweep.norms, cfg.profile));
 
 # %%
-rec(better_separation.check_gradient_norm(sweep.norms), "sec-gradient-norm");
+rec(better_separation.check_gradient_norm(sweep.norms), "sec-separation-gradient-norm");
 
 # %% [markdown]
-# (sec-crossovers)=
+# (sec-separation-crossovers)=
 # ## Crossover angles: where $\phi = \theta_{in}$, and the $60^\circ$ statements
 # [LH] say that $\phi > \theta_{in}$ for $\theta_{in}$ below about $60^\circ$, increasing in $L$, and
 # that $\phi$ stays above $60^\circ$ for large $\theta_{in}$. We locate, for each depth, the
@@ -184,18 +184,19 @@ better_separation.table_figure1_vs_paper(checks)
 
 # %%
 for check in checks:
-    rec(check, "sec-crossovers")
+    rec(check, "sec-separation-crossovers")
 
 # %% [markdown]
-# (sec-figure2)=
+# (sec-separation-figure2)=
 # ## Figure 2: other activations
 # The network of Eq. (1) with ReLU$^2$ ($\sigma(z) = \max(0,z)^2$), GeLU and tanh, each scaled by
 # $c_\sigma = 1/\mathbb{E}[\sigma(z)^2]$, and the normalized activations of [AAK] {cite}`agarwal2021deep`
 # (NormReLU and tanh centred and scaled to unit second moment; since tanh is odd, its normalized
 # version *is* the tanh of Eq. (1)). ReLU$^2$ has the variance map $q \mapsto q^2$ with an unstable fixed
 # point at 1, so finite-width norm fluctuations grow doubly exponentially with depth: deep ReLU$^2$ nets
-# overflow float64 and are left out (the verdict counts them). Lines: the infinite-width NTK recursion of `lib.theory.gradient_angle`
-# (the formulas page, book/formulas.md); markers: finite width `act_width` (its value is in the setting under the figure).
+# overflow float64 and are left out (the verdict counts them). Lines: the infinite-width NTK recursion of
+# `lib.theory.gradient_angle` (the formulas page, book/formulas.md); markers: finite width `act_width` (its
+# value is in the setting under the figure).
 
 # %%
 acts = better_separation.measure_other_activations(cfg)
@@ -208,10 +209,10 @@ rec.figure(**better_separation.figure_other_activations(acts, cfg.profile));
 # $\theta_{in} = 180^\circ$ at every depth and width: antipodal inputs stay antipodal.
 
 # %%
-rec(better_separation.check_other_activations(acts), "sec-figure2");
+rec(better_separation.check_other_activations(acts), "sec-separation-figure2");
 
 # %% [markdown]
-# (sec-app-b)=
+# (sec-separation-app-b)=
 # ## App. B: what can and cannot change the angles
 # [LH] App. B reports the separation "for different initialization scales", without a formula that
 # survives in the text. For a bias-free ReLU net the gradient with respect to $W^{(k)}$ is
@@ -241,7 +242,7 @@ rec.figure(**better_separation.figure_variants(variants, cfg.profile));
 better_separation.table_variant_summary(variants)
 
 # %%
-rec(better_separation.check_app_b(variants), "sec-app-b");
+rec(better_separation.check_app_b(variants), "sec-separation-app-b");
 
 # %% tags=["hide-input"]
 from IPython.display import Markdown

@@ -174,10 +174,10 @@ def plot_variants(va: VariantAngles) -> Figure:
 
 
 def figure_variants(va: VariantAngles, profile: str) -> dict:
-    """[LH] App. B's figure ``fig-app-b`` (:func:`plot_variants`) with label, caption, sources and a setting line
-    naming ``profile``, as the keyword arguments of :meth:`lib.book.results.Recorder.figure`."""
+    """[LH] App. B's figure ``fig-separation-app-b`` (:func:`plot_variants`) with label, caption, sources and a
+    setting line naming ``profile``, as the keyword arguments of :meth:`lib.book.results.Recorder.figure`."""
     return dict(
-        fig=plot_variants(va), label="fig-app-b", drawn_by=plot_variants,
+        fig=plot_variants(va), label="fig-separation-app-b", drawn_by=plot_variants,
         data_from=(measure_variant_angles, variant_theory_angle),
         caption="Gradient angles of the App. B variations (markers: mean over seeds at finite width; lines: "
                 "infinite-width weighted formula where one exists). The first four variations coincide exactly.",

@@ -13,7 +13,8 @@ from lib.book.results import Check
 from lib.book.wording import ints, paper_vs_book
 from lib.chapters.better_separation.figure1 import depth_colors
 from lib.chapters.better_separation.measure import Grids
-from lib.chapters.better_separation.separation_theory import DEG, crossover_angles, depth_monotonicity, relu_theory_curves
+from lib.chapters.better_separation.separation_theory import DEG, crossover_angles, depth_monotonicity, \
+    relu_theory_curves
 
 __all__ = ["Crossovers", "crossovers", "table_crossovers", "plot_crossover", "figure_crossover", "check_crossover",
            "check_large_angles", "table_figure1_vs_paper"]
@@ -98,12 +99,12 @@ def plot_crossover(cr: Crossovers) -> Figure:
 
 
 def figure_crossover(cr: Crossovers, profile: str) -> dict:
-    """What :meth:`lib.book.results.Recorder.figure` needs to show the figure ``fig-crossover`` ([LH] Sec. 3):
-    :func:`plot_crossover`'s figure, label, caption, sources and a setting line naming ``profile``."""
+    """What :meth:`lib.book.results.Recorder.figure` needs to show the figure ``fig-separation-crossover``
+    ([LH] Sec. 3): :func:`plot_crossover`'s figure, label, caption, sources and a setting line naming ``profile``."""
     return dict(
-        fig=plot_crossover(cr), label="fig-crossover", drawn_by=plot_crossover,
+        fig=plot_crossover(cr), label="fig-separation-crossover", drawn_by=plot_crossover,
         data_from=(crossover_angles, relu_theory_curves),
-        caption=r"$\phi - \theta_{in}$ against $\theta_{in}$ at infinite width; dots: the crossovers of the table above.",
+        caption=r"$\phi - \theta_{in}$ against $\theta_{in}$ at infinite width; dots: the crossover angles (table above).",
         setting=f"Setting: infinite-width curves (Eq. 7) at depths L = {ints(cr.depths)} on a {cr.grids.grid_step:g} "
                 f"deg grid (no data, no seeds: exact values); {profile_text(profile)}. Deviation: the paper reads its "
                 "60 deg statements off Figure 1 without locating the crossovers.")

@@ -106,19 +106,19 @@ def plot_gradient_angle(ga: GradientAngles) -> Figure:
 
 
 def figure_gradient_angle(ga: GradientAngles, profile: str) -> dict:
-    """The figure ``fig-gradient-angle`` of :func:`plot_gradient_angle` ([LH] Figure 1 at infinite and finite
+    """The figure ``fig-separation-gradient-angle`` of :func:`plot_gradient_angle` ([LH] Figure 1 at infinite and finite
     width) with its caption, sources and a setting line naming ``profile``: the keyword arguments of
     :meth:`lib.book.results.Recorder.figure`."""
     g = ga.grids
     return dict(
-        fig=plot_gradient_angle(ga), label="fig-gradient-angle", drawn_by=plot_gradient_angle,
+        fig=plot_gradient_angle(ga), label="fig-separation-gradient-angle", drawn_by=plot_gradient_angle,
         data_from=(relu_theory_curves, measure_finite_width_angles, width_errors),
         caption="Left: model gradient angle against input angle; lines from `lib.theory.relu_gradient_angle`, "
                 "markers from finite networks. Right: finite-width error against width.",
-        setting=f"Setting: infinite-width curves (Eq. 7) at depths L = {ints(ga.depths)} on a {g.grid_step:g} deg grid; "
-                f"finite ReLU nets on {g.pairs_text()}, widths m = {ints(ga.widths)}, depths L = {ints(ga.fw_depths)}, "
-                f"{ga.seeds} seeds; {profile_text(profile)}. Deviation: the paper's Figure 1 shows infinite-width "
-                "curves only; the finite-width markers and the error-against-width panel are ours.")
+        setting=f"Setting: infinite-width curves (Eq. 7) at depths L = {ints(ga.depths)} on a {g.grid_step:g} deg "
+                f"grid; finite ReLU nets on {g.pairs_text()}, widths m = {ints(ga.widths)}, depths L = "
+                f"{ints(ga.fw_depths)}, {ga.seeds} seeds; {profile_text(profile)}. Deviation: the paper's Figure 1 "
+                "shows infinite-width curves only; the finite-width markers and the error-against-width panel are ours.")
 
 
 #: Slope of log rms error against log width above which the error counts as not shrinking.

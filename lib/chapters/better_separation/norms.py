@@ -81,11 +81,11 @@ def plot_gradient_norm(gn: GradientNorms) -> Figure:
 
 
 def figure_gradient_norm(gn: GradientNorms, profile: str) -> dict:
-    """Keyword arguments of :meth:`lib.book.results.Recorder.figure` for the figure ``fig-gradient-norm``
+    """Keyword arguments of :meth:`lib.book.results.Recorder.figure` for the figure ``fig-separation-gradient-norm``
     ([LH] Lemma 3.1) that :func:`plot_gradient_norm` draws: caption, sources, a setting line naming ``profile``."""
     g = gn.grids
     return dict(
-        fig=plot_gradient_norm(gn), label="fig-gradient-norm", drawn_by=plot_gradient_norm,
+        fig=plot_gradient_norm(gn), label="fig-separation-gradient-norm", drawn_by=plot_gradient_norm,
         data_from=measure_finite_width_angles,
         caption=r"Squared gradient norm over $(L+1)\|x\|^2$ (mean and standard deviation over inputs and seeds), "
                 "from the `sq_ratio` columns of the finite-width angles.",

@@ -105,10 +105,10 @@ def plot_other_activations(acts: Activations) -> Figure:
 
 
 def figure_other_activations(acts: Activations, profile: str) -> dict:
-    """The figure ``fig-other-activations`` ([LH] Figure 2, :func:`plot_other_activations`) ready for
+    """The figure ``fig-separation-other-activations`` ([LH] Figure 2, :func:`plot_other_activations`) ready for
     :meth:`lib.book.results.Recorder.figure`: figure, label, caption, sources, setting line (naming ``profile``)."""
     return dict(
-        fig=plot_other_activations(acts), label="fig-other-activations", drawn_by=plot_other_activations,
+        fig=plot_other_activations(acts), label="fig-separation-other-activations", drawn_by=plot_other_activations,
         data_from=measure_other_activations,
         caption="Gradient angle against input angle for other activations: infinite width (lines, "
                 "`lib.theory.gradient_angle`) and finite width (markers, mean and range over seeds); dashed: the "

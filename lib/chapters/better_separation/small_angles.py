@@ -50,7 +50,8 @@ def plot_small_angles(sa: SmallAngles) -> Figure:
     """The small-angle law phi ~ sqrt(L theta_in / pi) ([LH] Cor 3.3) and its relative error.
 
     Args:
-        sa: the sweep's small-angle study (``sweep.small`` of :func:`lib.chapters.better_separation.measure_relu_sweep`).
+        sa: the sweep's small-angle study (``sweep.small`` of
+            :func:`lib.chapters.better_separation.measure_relu_sweep`).
 
     Returns:
         The figure (two axes).
@@ -89,11 +90,11 @@ def plot_small_angles(sa: SmallAngles) -> Figure:
 
 
 def figure_small_angles(sa: SmallAngles, profile: str) -> dict:
-    """The figure ``fig-small-angles`` of :func:`plot_small_angles` ([LH] Cor 3.3, Thm 3.2), its caption,
+    """The figure ``fig-separation-small-angles`` of :func:`plot_small_angles` ([LH] Cor 3.3, Thm 3.2), its caption,
     sources and setting line (naming ``profile``), as keyword arguments of :meth:`lib.book.results.Recorder.figure`."""
     wmax = int(sa.fw_small.width.max())
     return dict(
-        fig=plot_small_angles(sa), label="fig-small-angles", drawn_by=plot_small_angles,
+        fig=plot_small_angles(sa), label="fig-separation-small-angles", drawn_by=plot_small_angles,
         data_from=(small_angle_errors, measure_finite_width_angles),
         caption=r"Left: exact infinite-width $\phi$ (solid), the law $\sqrt{L\theta_{in}/\pi}$ (dotted) and "
                 r"finite-width angles (squares). Right: relative error of $\sqrt{\theta_{in}^2 + L\theta_{in}/\pi}$.",
