@@ -1,4 +1,5 @@
 """Chapter 02 support: pairs at prescribed angles, App. B variants, separation measurements."""
+import dataclasses
 import math
 
 import matplotlib.pyplot as plt
@@ -160,7 +161,7 @@ def test_variant_rejects_bad_input(kw, msg):
 # ---------------------------------------------------------------- chapter measurements
 
 def test_crossover_angles_are_roots():
-    tab = S.crossover_table([1, 7])
+    tab = S.crossover_angles([1, 7])
     for r in tab.itertuples():
         c = math.radians(r.cross)
         assert abs(theory.relu_gradient_angle(c, r.depth) - c) < 1e-9
@@ -171,7 +172,7 @@ def test_crossover_angles_are_roots():
 
 
 def test_small_angle_law_error_vanishes():
-    tab = S.small_angle_table(np.geomspace(1e-9, 1e-3, 4), [3])
+    tab = S.small_angle_errors(np.geomspace(1e-9, 1e-3, 4), [3])
     err = np.abs(tab.rel_err_law.to_numpy())
     assert err[-1] > err[0] and err[0] < 1e-6  # o(theta) corrections fade
     np.testing.assert_allclose(tab.leading, np.sqrt(3 * tab.theta / math.pi))
@@ -179,7 +180,7 @@ def test_small_angle_law_error_vanishes():
 
 def test_finite_width_angles_close_to_theory():
     t = np.deg2rad([10, 45, 90, 135])
-    df = S.finite_width_angles(t, [1024], [2], 2, d=8)
+    df = S.measure_finite_width_angles(t, [1024], [2], 2, d=8)
     th = S.relu_theory_curves(t, [2])
     e = S.width_errors(df, th)
     assert e.rms.iloc[0] < 5 / math.sqrt(1024)  # O(1/sqrt(m)) fluctuations, generous constant
@@ -187,19 +188,29 @@ def test_finite_width_angles_close_to_theory():
 
 
 def test_gradient_norm_ratio_near_one():
-    r = S.gradient_norm_ratios([2048], [1, 3], 1, n=6, d=5)
+    r = S.measure_gradient_norm_ratios([2048], [1, 3], 1, n=6, d=5)
     assert np.all(np.abs(r.ratio_mean - 1) < 0.15)  # (L+1)|x|^2, not (L+1)^2 |x|^2 (= 2 or 4)
 
 
 # ---------------------------------------------------------------- chapter checks: prediction and counterfactual
+
+GRIDS = S.angle_grids(10.0, 30.0, 8)
+
 
 def _errs(power):
     return pd.DataFrame([dict(depth=L, width=m, rms=0.1 * L * m ** power, bias=0.0)
                          for L in (1, 5) for m in (64, 256, 1024)])
 
 
+def _angles(errs):
+    """A Figure 1 result holding only the width errors the verdict reads."""
+    empty = pd.DataFrame()
+    return S.GradientAngles(grids=GRIDS, theory_depths=[1, 5], widths=sorted(set(errs.width)), fw_depths=[1, 5],
+                            seeds=1, depths=[1, 5], theory=empty, fw=empty, errs=errs)
+
+
 def test_width_convergence_reproduced_at_rate_one_over_sqrt_m():
-    c = S.check_width_convergence(_errs(-0.5))
+    c = S.check_width_convergence(_angles(_errs(-0.5)))
     assert c.claim_id == "[LH] Lemma 3.1" and c.part == "Eq. 7" and c.status == "reproduced"
     assert "L=1: -0.50, L=5: -0.50" in c.measured
 
@@ -207,35 +218,44 @@ def test_width_convergence_reproduced_at_rate_one_over_sqrt_m():
 @pytest.mark.parametrize("power", [0.0, 0.5])
 def test_width_convergence_not_reproduced_when_the_error_does_not_shrink(power):
     """A wrong limit formula leaves an error that levels off (slope ~ 0) or grows."""
-    assert S.check_width_convergence(_errs(power)).status == "not reproduced"
+    assert S.check_width_convergence(_angles(_errs(power))).status == "not reproduced"
 
 
 def test_width_convergence_against_a_wrong_formula_is_not_reproduced():
     """Counterfactual on real nets: the errors of finite ReLU nets against the linear net's phi = theta_in."""
     t = np.deg2rad([20, 45, 90, 135])
-    df = S.finite_width_angles(t, [64, 1024], [3], 2, d=8)
+    df = S.measure_finite_width_angles(t, [64, 1024], [3], 2, d=8)
     wrong = S.relu_theory_curves(t, [3]).assign(phi=lambda d: d.theta)
-    assert S.check_width_convergence(S.width_errors(df, wrong)).status == "not reproduced"
-    right = S.check_width_convergence(S.width_errors(df, S.relu_theory_curves(t, [3])))
+    assert S.check_width_convergence(_angles(S.width_errors(df, wrong))).status == "not reproduced"
+    right = S.check_width_convergence(_angles(S.width_errors(df, S.relu_theory_curves(t, [3]))))
     assert right.status in ("reproduced", "reproduced with caveat")
 
 
 def test_width_convergence_slow_rate_is_a_caveat_and_one_width_inconclusive():
-    assert S.check_width_convergence(_errs(-0.2)).status == "reproduced with caveat"
-    one = S.check_width_convergence(_errs(-0.5).query("width == 256"))
+    assert S.check_width_convergence(_angles(_errs(-0.2))).status == "reproduced with caveat"
+    one = S.check_width_convergence(_angles(_errs(-0.5).query("width == 256")))
     assert one.status == "inconclusive" and "one width" in one.caveat
 
 
+def _small(small=None, depths=(1, 20), fw_small=None):
+    """A small-angle study from given exact angles and/or finite-width rows (the onset derived as the sweep does)."""
+    thetas = np.geomspace(1e-7, 1.0, 36)
+    small = S.small_angle_errors(thetas, list(depths)) if small is None else small
+    fw_small = pd.DataFrame(columns=["width", "depth", "seed", "theta", "phi"]) if fw_small is None else fw_small
+    return S.SmallAngles(grids=GRIDS, seeds=2, depths=list(depths), thetas=thetas, small=small,
+                         fw_depths=sorted(set(fw_small.depth)), fw_small=fw_small,
+                         onset=S.separation_onset(fw_small) if len(fw_small) else pd.DataFrame())
+
+
 def test_small_angle_law_reproduced_by_the_relu_angles():
-    small = S.small_angle_table(np.geomspace(1e-7, 1.0, 36), [1, 20])
-    c = S.check_small_angle_law(small, [1, 20])
+    c = S.check_small_angle_law(_small())
     assert c.status == "reproduced" and "Over depths [1, 20]" in c.measured
 
 
 def test_small_angle_law_not_reproduced_by_a_linear_network():
-    small = S.small_angle_table(np.geomspace(1e-7, 1.0, 36), [1, 20])
+    small = S.small_angle_errors(np.geomspace(1e-7, 1.0, 36), [1, 20])
     lin = small.assign(phi=small.theta, rel_err_law=small.theta / small.law - 1)  # phi_bar = theta_in
-    assert S.check_small_angle_law(lin, [1, 20]).status == "not reproduced"
+    assert S.check_small_angle_law(_small(small=lin)).status == "not reproduced"
 
 
 def _fw_small(onsets, linear=False):
@@ -252,8 +272,7 @@ def _fw_small(onsets, linear=False):
 
 
 def test_separation_onset_caveat_when_the_onset_shrinks_with_width():
-    fw = _fw_small({64: 1e-2, 256: 1e-3})
-    c = S.check_separation_onset(S.separation_onset(fw), fw)
+    c = S.check_separation_onset(_small(fw_small=_fw_small({64: 1e-2, 256: 1e-3})))
     assert c.claim_id == "[LH] Thm 3.2" and c.status == "reproduced with caveat"
     assert "The onset shrinks" in c.measured and "for 8 of 8 nets" in c.measured
     assert c.caveat == S.ONSET_CAVEAT  # the best verdict a finite measurement can give (permanent caveat)
@@ -261,55 +280,56 @@ def test_separation_onset_caveat_when_the_onset_shrinks_with_width():
 
 @pytest.mark.parametrize("onsets, linear", [({64: 1e-3, 256: 1e-2}, False), ({64: 1e-3, 256: 1e-3}, True)])
 def test_separation_onset_not_reproduced_when_it_grows_or_never_sets_in(onsets, linear):
-    fw = _fw_small(onsets, linear=linear)
-    c = S.check_separation_onset(S.separation_onset(fw), fw)
+    c = S.check_separation_onset(_small(fw_small=_fw_small(onsets, linear=linear)))
     assert c.status == "not reproduced" and "does not shrink" in c.measured
 
 
-def _norms(ratio_of_L):
+def _norms(ratio_of_L, depths=(1, 5)):
     rows = [dict(width=m, depth=L, seed=s, ratio=ratio_of_L(L) * (1 + 0.01 * s)) for m in (64, 256)
             for L in (1, 5) for s in range(3)]
-    return pd.DataFrame(rows)
+    return S.GradientNorms(grids=GRIDS, widths=[64, 256], depths=list(depths), seeds=3, ratios=pd.DataFrame(rows))
 
 
 def test_gradient_norm_not_reproduced_when_the_ratio_is_one():
     # the measured ReLU net: ||grad f||^2 = (L+1)||x||^2, so the paper's (L+1)||x|| is the erratum
-    c = S.check_gradient_norm(_norms(lambda L: 1.0), [1, 5])
+    c = S.check_gradient_norm(_norms(lambda L: 1.0))
     assert (c.claim_id, c.part) == ("[LH] Lemma 3.1", "gradient norm")
     assert c.status == "not reproduced" and "over depths [1, 5]" in c.measured and "up to 6." in c.measured
 
 
 def test_gradient_norm_reproduced_with_the_papers_factor():
     # a net with the paper's ||grad f|| = (L+1)||x|| would make the ratio L+1
-    assert S.check_gradient_norm(_norms(lambda L: L + 1.0), [1, 5]).status == "reproduced"
+    assert S.check_gradient_norm(_norms(lambda L: L + 1.0)).status == "reproduced"
 
 
 def test_gradient_norm_caveat_between_and_not_checked_at_depth_0():
-    assert S.check_gradient_norm(_norms(lambda L: (L + 1.0) ** 0.6), [1, 5]).status == "reproduced with caveat"
-    assert S.check_gradient_norm(_norms(lambda L: 1.0).query("depth == 1").assign(depth=0), [0]).status == "not checked"
+    assert S.check_gradient_norm(_norms(lambda L: (L + 1.0) ** 0.6)).status == "reproduced with caveat"
+    gn = _norms(lambda L: 1.0, depths=(0,))
+    depth0 = dataclasses.replace(gn, ratios=gn.ratios.query("depth == 1").assign(depth=0))
+    assert S.check_gradient_norm(depth0).status == "not checked"
 
 
 @pytest.fixture(scope="module")
 def crossovers():
-    return S.compute_crossovers([1, 5, 20], np.deg2rad(np.arange(0.0, 180.0 + 1e-9, 5.0)))
+    return S.crossovers(S.angle_grids(5.0, 30.0), [1, 5, 20])
 
 
 def test_crossover_reproduced_by_relu(crossovers):
-    cross, mono = crossovers
-    assert S.check_crossover(cross, mono).status == "reproduced"
-    assert S.check_large_angles(cross).status == "reproduced"
+    assert S.check_crossover(crossovers).status == "reproduced"
+    assert S.check_large_angles(crossovers).status == "reproduced"
 
 
 def test_crossover_not_reproduced_below_60_or_without_depth_growth(crossovers):
-    cross, mono = crossovers
-    assert S.check_crossover(cross.assign(cross=45.0), mono).status == "not reproduced"
-    assert S.check_crossover(cross, mono.assign(increasing_below=30.0)).status == "not reproduced"
+    cr = crossovers
+    assert S.check_crossover(dataclasses.replace(cr, cross=cr.cross.assign(cross=45.0))).status == "not reproduced"
+    no_growth = dataclasses.replace(cr, mono=cr.mono.assign(increasing_below=30.0))
+    assert S.check_crossover(no_growth).status == "not reproduced"
 
 
 def test_large_angles_not_reproduced_by_a_linear_network(crossovers):
-    cross, _ = crossovers
     # phi_bar = theta_in: the smallest phi over [60, 180] deg is exactly 60 deg
-    assert S.check_large_angles(cross.assign(min_phi_above60=60.0)).status == "not reproduced"
+    linear = dataclasses.replace(crossovers, cross=crossovers.cross.assign(min_phi_above60=60.0))
+    assert S.check_large_angles(linear).status == "not reproduced"
 
 
 def _acts(linear=False, overflow=False):
@@ -322,7 +342,7 @@ def _acts(linear=False, overflow=False):
     fw = fw.assign(phi=fw.phi + 0.01)
     if overflow:
         fw.loc[(fw.activation == "relu2") & (fw.depth == 5), ["phi", "overflow"]] = [np.nan, True]
-    return S.Activations(theory=th, fw=fw, activations=acts, depths=depths, width=64)
+    return S.Activations(grids=GRIDS, activations=acts, depths=depths, width=64, seeds=1, theory=th, fw=fw)
 
 
 def test_other_activations_reproduced_by_the_recursion():
@@ -340,15 +360,15 @@ def test_other_activations_not_reproduced_by_a_linear_network():
 def test_other_activations_not_reproduced_when_finite_nets_do_not_separate():
     acts = _acts()
     fw = acts.fw.assign(phi=acts.fw.theta - 0.01)  # finite nets as a linear net: phi <= theta_in
-    c = S.check_other_activations(S.Activations(acts.theory, fw, acts.activations, acts.depths, acts.width))
+    c = S.check_other_activations(dataclasses.replace(acts, fw=fw))
     assert c.status == "not reproduced" and "relu2 -0.6 deg" in c.measured
 
 
 def test_other_activations_not_checked_without_the_papers_activations():
     acts = _acts()
     th, fw = (acts.theory.assign(activation="normrelu"), acts.fw.assign(activation="normrelu"))
-    c = S.check_other_activations(S.Activations(th.drop_duplicates(["activation", "depth", "theta"]),
-                                                fw, ["normrelu"], acts.depths, acts.width))
+    c = S.check_other_activations(dataclasses.replace(acts, theory=th.drop_duplicates(["activation", "depth", "theta"]),
+                                                      fw=fw, activations=["normrelu"]))
     assert c.status == "not checked" and "none of" in c.caveat
 
 
@@ -360,38 +380,43 @@ def _vb(linear=False, angles_deg=(10, 30, 90)):
         shift = 0.05 if ("init std" in name or "standard" in name or "biases" in name) else 0.0
         rows.append(pd.DataFrame(dict(variant=name, depth=3, seed=0, theta=t, phi=base + shift, phi_inf=np.nan,
                                       phi_inf_m=np.nan, phi_base=base)))
-    return pd.concat(rows, ignore_index=True)
+    return S.VariantAngles(grids=GRIDS, depths=[3], width=64, seeds=1, variants=S.VARIANTS,
+                           frame=pd.concat(rows, ignore_index=True))
 
 
 def test_app_b_caveat_when_scales_keep_the_separation():
-    vb = _vb()
-    summary = S.table_variant_summary(vb)
+    va = _vb()
+    summary = va.summary
     assert list(summary.index) == list(S.VARIANTS) and "inf_ratio_0.01rad_L3" in summary
-    c = S.check_app_b(summary, vb)
+    assert S.table_variant_summary(va).equals(summary.round(4))
+    c = S.check_app_b(va)
     assert c.claim_id == "[LH] App B" and c.status == "reproduced with caveat"
     assert c.caveat == S.APP_B_CAVEAT  # the best verdict without the paper's own variable (permanent caveat)
 
 
 def test_app_b_not_reproduced_by_a_linear_network_and_not_checked_without_similar_inputs():
-    vb = _vb(linear=True)
-    assert S.check_app_b(S.table_variant_summary(vb), vb).status == "not reproduced"
-    vb = _vb(angles_deg=(60, 90))
-    assert S.check_app_b(S.table_variant_summary(vb), vb).status == "not checked"
+    assert S.check_app_b(_vb(linear=True)).status == "not reproduced"
+    assert S.check_app_b(_vb(angles_deg=(60, 90))).status == "not checked"
 
 
 def test_app_b_not_reproduced_when_an_invariant_variation_moves_phi():
-    vb = _vb()
-    vb.loc[vb.variant == "global scale 10", "phi"] += 1e-6
-    assert S.check_app_b(S.table_variant_summary(vb), vb).status == "not reproduced"
+    va = _vb()
+    frame = va.frame.copy()
+    frame.loc[frame.variant == "global scale 10", "phi"] += 1e-6
+    assert S.check_app_b(dataclasses.replace(va, frame=frame)).status == "not reproduced"
 
 
 # ---------------------------------------------------------------- chapter figures on tiny data
 
+TINY = S.SPEC.config(profile="smoke", grid_step=10.0, fw_step=60.0, theory_depths=[1, 3], widths=[8, 16],
+                     fw_depths=[1, 2], seeds=1, in_dim=4, small_depths=[1, 5],
+                     activations=["relu2", "tanh", "gelu", "normrelu"], act_depths=[1], act_width=8,
+                     appb_depths=[2], appb_width=8)
+
+
 @pytest.fixture(scope="module")
 def tiny_sweep():
-    grids = S.compute_grids(10.0, 60.0)
-    sweep = S.compute_relu_sweep(grids, [1, 3], [8, 16], [1, 2], 1, d=4)
-    return grids, sweep
+    return S.measure_relu_sweep(TINY)
 
 
 def _n_axes(fig):
@@ -402,27 +427,37 @@ def _n_axes(fig):
 
 
 def test_grids_and_pair_table():
-    g = S.compute_grids(30.0, 60.0)
+    g = S.angle_grids(30.0, 60.0, 4)
     assert g.grid.size == 7 and g.fw_angles.size == 3 and g.fw_small_angles.size == 12
-    tab = S.table_pair_angles(g.fw_angles, 4)
+    tab = S.table_pair_angles(g)
     np.testing.assert_allclose(tab.measured_deg, tab.requested_deg, atol=1e-6)
+    assert g.pairs_text().startswith("3 unit input pairs in d = 4 at input angles 60 to 180 deg (step 60 deg)")
+    assert g.small_text() == "12 log-spaced input angles from 1e-6 to 0.3 rad"
+
+
+def test_the_sweep_carries_its_settings(tiny_sweep):
+    sweep = tiny_sweep
+    assert sweep.angles.depths == [1, 2, 3] and sweep.angles.widths == [8, 16] and sweep.angles.seeds == 1
+    assert sweep.small.fw_depths == [1, 2] and set(sweep.small.fw_small.theta) == set(sweep.grids.fw_small_angles)
+    assert sweep.small.depths == [1, 5] and set(sweep.small.onset.columns) >= {"width", "depth", "onset"}
+    assert sweep.norms.widths == [8, 16] and sweep.norms.depths == [1, 2]
+    assert sweep.crossovers.depths == [1, 2, 3] and list(sweep.crossovers.cross.depth) == [1, 2, 3]
+    tab = S.table_crossovers(sweep.crossovers)
+    assert list(tab.next_depth.astype(object)) == [2, 3, pd.NA]
 
 
 def test_plots_return_figures(tiny_sweep):
-    grids, sweep = tiny_sweep
-    assert sweep.depths == [1, 2, 3]
-    assert _n_axes(S.plot_gradient_angle(sweep)) == 2
-    small = S.compute_small_angles(sweep, grids, [1, 5])
-    assert small.fw_depths == [1, 2] and set(small.fw_small.theta) == set(grids.fw_small_angles)
-    assert _n_axes(S.plot_small_angles(small)) == 2
-    assert set(S.table_separation_onset(small).columns) >= {"width", "depth", "onset"}
-    assert _n_axes(S.plot_gradient_norm(S.compute_gradient_norms(sweep.fw_all))) == 1
-    cross, _ = S.compute_crossovers(sweep.depths, grids.grid)
-    assert _n_axes(S.plot_crossover(sweep.theory, cross)) == 1
-    acts = S.compute_other_activations(grids, ["relu2", "tanh", "gelu", "normrelu"], [1], 8, 1, d=4)
+    sweep = tiny_sweep
+    assert _n_axes(S.plot_gradient_angle(sweep.angles)) == 2
+    assert _n_axes(S.plot_small_angles(sweep.small)) == 2
+    assert _n_axes(S.plot_gradient_norm(sweep.norms)) == 1
+    assert _n_axes(S.plot_crossover(sweep.crossovers)) == 1
+    acts = S.measure_other_activations(TINY)
+    assert acts.width == 8 and acts.activations == ["relu2", "tanh", "gelu", "normrelu"]
     assert _n_axes(S.plot_other_activations(acts)) == 6  # 2 rows of 3, two switched off
-    vb = S.variant_angles(grids.fw_angles, [2], 8, 1, d=4)
-    assert _n_axes(S.plot_variants(vb, 8)) == 1
+    va = S.measure_variant_angles(TINY)
+    assert va.width == 8 and va.depths == [2] and list(va.summary.index) == list(S.VARIANTS)
+    assert _n_axes(S.plot_variants(va)) == 1
 
 
 # ---------------------------------------------------------------- real image pairs (digits, faces)
@@ -432,8 +467,12 @@ def _cache(tmp_path, monkeypatch):
     monkeypatch.setenv("NTK_CACHE_DIR", str(tmp_path))
 
 
+def _real(data, depths, width, n, seeds=1):
+    return S.SPEC.config(real_data=data, real_depths=depths, real_width=width, real_n=n, seeds=seeds)
+
+
 def test_real_pairs_reproduced_by_relu_nets_on_digits(_cache):
-    rp = S.compute_real_pairs(["digits"], [1, 3], 512, 1, 30)
+    rp = S.measure_real_pairs(_real(["digits"], [1, 3], 512, 30))
     c = S.check_real_pairs(rp, "digits")
     assert c.claim_id == "[LH] Thm 3.2" and c.part == "real pairs, digits" and c.status == "reproduced"
     tab = S.table_real_pairs(rp)
@@ -442,7 +481,7 @@ def test_real_pairs_reproduced_by_relu_nets_on_digits(_cache):
 
 def test_real_pairs_not_reproduced_by_a_linear_network(_cache):
     """Counterfactual: a linear net keeps phi = theta_in on the same pairs (gain 0 up to finite-width noise)."""
-    rp = S.compute_real_pairs(["digits", "faces"], [1, 3], 512, 1, 30, activation="linear")
+    rp = S.measure_real_pairs(_real(["digits", "faces"], [1, 3], 512, 30), activation="linear")
     for name in ("digits", "faces"):
         assert S.check_real_pairs(rp, name).status in ("not reproduced", "not checked")
     assert S.check_real_pairs(rp, "digits").status == "not reproduced"
@@ -451,7 +490,7 @@ def test_real_pairs_not_reproduced_by_a_linear_network(_cache):
 def test_real_pairs_bad_name_and_figure(_cache):
     with pytest.raises(InputError, match="real_data"):
         S.load_real("cifar", 10)
-    rp = S.compute_real_pairs(["faces"], [1], 64, 1, 12)
+    rp = S.measure_real_pairs(_real(["faces"], [1], 64, 12))
     assert len(S.plot_real_pairs(rp).axes) == 1
 
 
@@ -459,9 +498,9 @@ def test_real_pairs_on_mnist5k_reproduced_by_relu_not_by_a_linear_network(_cache
     """MNIST-5k (the paper's data set): ReLU nets separate similar pairs; the linear counterfactual does not."""
     X = S.load_real("mnist_5k", 20, seed=1)
     assert X.shape == (20, 784) and np.allclose(np.linalg.norm(X, axis=1), 1.0)
-    relu = S.compute_real_pairs(["mnist_5k"], [1, 3], 256, 1, 20)
+    relu = S.measure_real_pairs(_real(["mnist_5k"], [1, 3], 256, 20))
     assert S.check_real_pairs(relu, "mnist_5k").status == "reproduced"
-    lin = S.compute_real_pairs(["mnist_5k"], [1, 3], 256, 1, 20, activation="linear")
+    lin = S.measure_real_pairs(_real(["mnist_5k"], [1, 3], 256, 20), activation="linear")
     assert S.check_real_pairs(lin, "mnist_5k").status == "not reproduced"
     with pytest.raises(InputError, match="n=5001 .* only 5000"):
         S.load_real("mnist_5k", 5001)

@@ -1,33 +1,158 @@
-"""[LH] App. B: biases, layer-wise scales and the standard parameterization, figure, table and verdict."""
+"""[LH] App. B: biases, layer-wise scales and the standard parameterization: measurement, figure, table and verdict."""
 from __future__ import annotations
 
+import itertools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, palette
+from lib.book.provenance import profile_text
 from lib.book.results import Check
-from lib.chapters.better_separation.theory import DEG
-from lib.chapters.better_separation.measure import VARIANTS, _variant_theory
+from lib.book.spec import Config
+from lib.book.wording import ints
+from lib.chapters.better_separation.measure import Grids, angle_grids
+from lib.chapters.better_separation.separation_theory import DEG
+from lib.data.pairs import angle_pairs, pair_angles
+from lib.finite.mlp import MLP
+from lib.finite.ntk import empirical_ntk
+from lib.finite.variants import VariantMLP, layer_weights, relu_weighted_gradient_angle
+from lib.progress import tqdm
 
-__all__ = ['plot_variants', 'table_variant_summary', 'check_app_b', 'APP_B_CAVEAT']
+__all__ = ["VARIANTS", "variant_theory_angle", "VariantAngles", "measure_variant_angles", "plot_variants",
+           "figure_variants", "table_variant_summary", "check_app_b", "APP_B_CAVEAT"]
+
+#: App. B variations: name -> VariantMLP keyword arguments (depth-dependent ones are callables of L).
+VARIANTS = {
+    "NTK param. (Eq. 1)": lambda L: dict(),
+    "global scale 0.1": lambda L: dict(layer_std=0.1),
+    "global scale 10": lambda L: dict(layer_std=10.0),
+    "layer multipliers 0.5..2": lambda L: dict(layer_mult=list(np.geomspace(0.5, 2.0, L))),
+    "layer init std 1..4": lambda L: dict(layer_std=list(np.geomspace(1.0, 4.0, L + 1))),
+    "layer init std 4..1": lambda L: dict(layer_std=list(np.geomspace(4.0, 1.0, L + 1))),
+    "standard param.": lambda L: dict(parameterization="standard"),
+    "biases beta=0.5": lambda L: dict(bias_std=0.5),
+    "biases beta=2": lambda L: dict(bias_std=2.0),
+}
 
 
-def plot_variants(vb: pd.DataFrame, width: int) -> Figure:
-    """Figure 2.6: gradient angles of the App. B variations at finite width, with infinite-width lines ([LH] App. B).
+def variant_theory_angle(kw: dict, angles: np.ndarray, depth: int, width: int | None = None) -> np.ndarray:
+    """Infinite-width gradient angle of a bias-free ReLU variation of App. B ([LH] App. B).
 
-    One panel per depth of ``vb``; markers: mean over seeds; lines: the weighted infinite-width formula
+    The NTK of a variation is a weighted sum of the layer kernels
+    (:func:`lib.finite.variants.layer_weights`, :func:`lib.finite.variants.relu_weighted_gradient_angle`).
+
+    Args:
+        kw: the variation's :class:`lib.finite.variants.VariantMLP` keyword arguments (a value of :data:`VARIANTS`
+            called with the depth).
+        angles: input angles (radians).
+        depth: depth L.
+        width: the width for the standard parameterization's weighting (None: its m -> oo limit).
+
+    Returns:
+        phi (radians), one per angle; nan with biases (no closed form here).
+    """
+    t = np.asarray(angles, dtype=float)
+    if kw.get("bias_std", 0) > 0:
+        return np.full_like(t, np.nan)
+    w = layer_weights(depth, kw.get("layer_std"), kw.get("parameterization", "ntk"), width=width)
+    return relu_weighted_gradient_angle(t, depth, w)
+
+
+@dataclass(frozen=True)
+class VariantAngles:
+    """Finite-width ReLU gradient angles for each App. B variation, with their settings ([LH] App. B).
+
+    Attributes:
+        grids: the angle grids and input dimension (finite nets on ``grids.fw_angles``).
+        depths: the depths L.
+        width: the width m.
+        seeds: weight draws (and input planes) per depth.
+        variants: name -> VariantMLP keyword maker (:data:`VARIANTS` by default).
+        frame: columns variant, depth, seed, theta, phi (finite width), phi_inf (infinite width; for the
+            standard parameterization the m -> oo limit, in which the first layer drops out; nan with
+            biases), phi_inf_m (the standard parameterization's weighting at this width), phi_base (the
+            Eq. 1 net with the same seed and inputs: differences from it are the effect of the variation alone).
+    """
+
+    grids: Grids
+    depths: list
+    width: int
+    seeds: int
+    variants: dict
+    frame: pd.DataFrame
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """Per variation: largest change of phi, smallest and largest gain phi - theta_in (deg).
+
+        Also, for each depth, the infinite-width phi / theta_in at theta_in = 0.01 rad (nan with biases),
+        from :func:`variant_theory_angle`.
+
+        Returns:
+            Index variant (in the order of ``variants``); columns max_change_deg, min_gain_deg_below30,
+            max_gain_deg, inf_ratio_0.01rad_L<depth> (unrounded).
+        """
+        vb, names = self.frame, list(self.variants)
+        vb = vb.assign(d_base=DEG * (vb.phi - vb.phi_base).abs(), gain=DEG * (vb.phi - vb.theta))
+        similar = vb[vb.theta <= math.radians(30) + 1e-12]
+        summary = pd.DataFrame({
+            "max_change_deg": vb.groupby("variant").d_base.max(),
+            "min_gain_deg_below30": similar.groupby("variant").gain.min(),
+            "max_gain_deg": vb.groupby("variant").gain.max(),
+        }).loc[names]
+        tiny_t = np.array([0.01])
+        for L in (int(L) for L in dict.fromkeys(vb.depth)):
+            summary[f"inf_ratio_0.01rad_L{L}"] = [
+                float(variant_theory_angle(self.variants[nm](L), tiny_t, L)[0] / tiny_t[0]) for nm in names]
+        return summary
+
+
+def measure_variant_angles(cfg: Config, variants: dict | None = None) -> VariantAngles:
+    """Finite-width ReLU gradient angles for each App. B variation, next to its infinite-width value ([LH] App. B).
+
+    Args:
+        cfg: the chapter's parameters (:data:`lib.chapters.better_separation.SPEC`); reads ``appb_depths``,
+            ``appb_width``, ``seeds``, ``grid_step``, ``fw_step``, ``in_dim`` and ``device``.
+        variants: name -> VariantMLP keyword maker (default :data:`VARIANTS`).
+
+    Returns:
+        The :class:`VariantAngles`.
+    """
+    variants = variants or VARIANTS
+    grids = angle_grids(cfg.grid_step, cfg.fw_step, cfg.in_dim)
+    t, d, width = grids.fw_angles, grids.d, int(cfg.appb_width)
+    rows = []
+    for L, s in tqdm(list(itertools.product(cfg.appb_depths, range(cfg.seeds))), desc="App. B variants", leave=False):
+        X = angle_pairs(t, d, seed=s)
+        base = pair_angles(empirical_ntk(MLP(d, width, L, seed=s, device=cfg.device), X))
+        for name, make in variants.items():
+            kw = make(L)
+            net = VariantMLP(d, width, L, seed=s, device=cfg.device, **kw)
+            rows.append(pd.DataFrame(dict(
+                variant=name, depth=L, seed=s, theta=t, phi=pair_angles(net.ntk(X)),
+                phi_inf=variant_theory_angle(kw, t, L), phi_inf_m=variant_theory_angle(kw, t, L, width),
+                phi_base=base)))
+    return VariantAngles(grids=grids, depths=list(cfg.appb_depths), width=width, seeds=int(cfg.seeds),
+                         variants=dict(variants), frame=pd.concat(rows, ignore_index=True))
+
+
+def plot_variants(va: VariantAngles) -> Figure:
+    """Gradient angles of the App. B variations at finite width, with infinite-width lines ([LH] App. B).
+
+    One panel per depth; markers: mean over seeds; lines: the weighted infinite-width formula
     for the plain net, the layer-wise init scales and the standard parameterization.
 
     Args:
-        vb: from :func:`lib.chapters.better_separation.measure.variant_angles`.
-        width: the width of the nets (for the titles).
+        va: from :func:`measure_variant_angles`.
 
     Returns:
         The figure (one axis per depth).
     """
+    vb = va.frame
     names = list(dict.fromkeys(vb.variant))
     depths = list(dict.fromkeys(vb.depth))
     fig, axs = figure(ncols=len(depths), width=5.4, height=4.4)
@@ -41,41 +166,37 @@ def plot_variants(vb: pd.DataFrame, width: int) -> Figure:
             if np.isfinite(g.phi_inf).all() and k in (0, 4, 5, 6):
                 ax.plot(DEG * g.index, DEG * g.phi_inf, "-", lw=1, color=vc[name])
         ax.plot([0, 180], [0, 180], "k--", lw=1)
-        ax.set(title=f"ReLU, L={L}, m={width}", xlabel=r"$\theta_{in}$ (deg)", ylabel=r"$\phi$ (deg)",
+        ax.set(title=f"ReLU, L={L}, m={va.width}", xlabel=r"$\theta_{in}$ (deg)", ylabel=r"$\phi$ (deg)",
                xlim=(0, 180), ylim=(0, 180))
         if j == 0:
             ax.legend(fontsize="x-small", loc="upper left")
     return fig
 
 
-def table_variant_summary(vb: pd.DataFrame, variants: dict | None = None) -> pd.DataFrame:
-    """Per App. B variation: largest change of phi, smallest and largest gain phi - theta_in (deg).
+def figure_variants(va: VariantAngles, profile: str) -> dict:
+    """[LH] App. B's figure ``fig-separation-app-b`` (:func:`plot_variants`) with label, caption, sources and a
+    setting line naming ``profile``, as the keyword arguments of :meth:`lib.book.results.Recorder.figure`."""
+    return dict(
+        fig=plot_variants(va), label="fig-separation-app-b", drawn_by=plot_variants,
+        data_from=(measure_variant_angles, variant_theory_angle),
+        caption="Gradient angles of the App. B variations (markers: mean over seeds at finite width; lines: "
+                "infinite-width weighted formula where one exists). The first four variations coincide exactly.",
+        setting=f"Setting: {va.grids.pairs_text()}; bias-free and biased ReLU nets with the variations listed; width "
+                f"m = {va.width}; depths L = {ints(va.depths)}; {va.seeds} seeds; {profile_text(profile)}. Deviation: "
+                "the paper's App. B variable (its initialization scale) has no surviving formula; these variations "
+                "are ours.")
 
-    Also, for each depth, the infinite-width phi / theta_in at theta_in = 0.01 rad (nan with biases),
-    from :func:`lib.finite.variants.relu_weighted_gradient_angle` ([LH] App. B).
+
+def table_variant_summary(va: VariantAngles) -> pd.DataFrame:
+    """The summary of the App. B variations (``va.summary``), rounded to 4 digits for display.
 
     Args:
-        vb: from :func:`lib.chapters.better_separation.measure.variant_angles`.
-        variants: the variations measured (default :data:`lib.chapters.better_separation.measure.VARIANTS`).
+        va: from :func:`measure_variant_angles`.
 
     Returns:
-        Index variant (in the order of ``variants``); columns max_change_deg, min_gain_deg_below30,
-        max_gain_deg, inf_ratio_0.01rad_L<depth> (unrounded).
+        Index variant; columns max_change_deg, min_gain_deg_below30, max_gain_deg, inf_ratio_0.01rad_L<depth>.
     """
-    variants = variants or VARIANTS
-    names = list(variants)
-    vb = vb.assign(d_base=DEG * (vb.phi - vb.phi_base).abs(), gain=DEG * (vb.phi - vb.theta))
-    similar = vb[vb.theta <= math.radians(30) + 1e-12]
-    summary = pd.DataFrame({
-        "max_change_deg": vb.groupby("variant").d_base.max(),
-        "min_gain_deg_below30": similar.groupby("variant").gain.min(),
-        "max_gain_deg": vb.groupby("variant").gain.max(),
-    }).loc[names]
-    tiny_t = np.array([0.01])
-    for L in (int(L) for L in dict.fromkeys(vb.depth)):
-        summary[f"inf_ratio_0.01rad_L{L}"] = [
-            float(_variant_theory(nm, variants[nm](L), tiny_t, L, None)[0] / tiny_t[0]) for nm in names]
-    return summary
+    return va.summary.round(4)
 
 
 _INVARIANT = ["global scale 0.1", "global scale 10", "layer multipliers 0.5..2"]
@@ -86,7 +207,7 @@ APP_B_CAVEAT = ("the paper's own initialization-scale variable has no surviving 
                 "that can change angles (per-layer scales, standard parameterization) test the claim")
 
 
-def check_app_b(summary: pd.DataFrame, vb: pd.DataFrame) -> Check:
+def check_app_b(va: VariantAngles) -> Check:
     """Verdict on [LH] App. B: better separation persists for other initialization scales.
 
     Rule: "not checked" when no input angle <= 30 deg was run. Otherwise "reproduced with caveat"
@@ -98,12 +219,13 @@ def check_app_b(summary: pd.DataFrame, vb: pd.DataFrame) -> Check:
     those that cannot change angles test nothing, and those that can are ours, not the paper's.
 
     Args:
-        summary: from :func:`table_variant_summary` (first row: the plain net).
-        vb: from :func:`lib.chapters.better_separation.measure.variant_angles`.
+        va: from :func:`measure_variant_angles`; the rule reads ``va.summary`` (first row: the plain net)
+            and ``va.frame``.
 
     Returns:
         The check; never "reproduced".
     """
+    summary, vb = va.summary, va.frame
     names = list(summary.index)
     similar = vb[vb.theta <= math.radians(30) + 1e-12]
     inv_max = float(summary.loc[_INVARIANT, "max_change_deg"].max())

@@ -1,138 +1,86 @@
-"""[LH] Figure 1 and Lemma 3.1 (Eq. 7): the angle grids, the ReLU sweep, its figure and the width-convergence verdict."""
+"""[LH] Figure 1 and Lemma 3.1 (Eq. 7): the gradient angle against the input angle at infinite and finite
+width, its figure and the width-convergence verdict."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, palette, slope_guide, value_ticks
+from lib.book.provenance import profile_text
 from lib.book.results import Check
-from lib.data.pairs import angle_pairs
+from lib.book.wording import ints
+from lib.chapters.better_separation.measure import Grids, measure_finite_width_angles, width_errors
+from lib.chapters.better_separation.separation_theory import DEG, relu_theory_curves
 from lib.spectra import fit_slope
-from lib.chapters.better_separation.theory import relu_theory_curves, DEG
-from lib.chapters.better_separation.measure import finite_width_angles, width_errors
 
-__all__ = ['NO_CONVERGENCE_SLOPE', 'Grids', 'compute_grids', 'table_pair_angles', 'ReluSweep', 'compute_relu_sweep', 'plot_gradient_angle', 'check_width_convergence']
-
-
-@dataclass(frozen=True)
-class Grids:
-    """The angle grids of the chapter (radians).
-
-    Attributes:
-        grid: theory grid 0..180 deg in steps of ``grid_step`` deg.
-        fw_angles: finite-width input angles ``fw_step``..180 deg.
-        fw_small_angles: finite-width angles of the small-angle study, 1e-6..0.3 rad (12, log-spaced).
-    """
-
-    grid: np.ndarray
-    fw_angles: np.ndarray
-    fw_small_angles: np.ndarray
-
-
-def compute_grids(grid_step: float, fw_step: float) -> Grids:
-    """The chapter's angle grids ([LH] Figure 1 spans theta_in in [0, 180] deg).
-
-    Args:
-        grid_step: spacing in degrees of the theory grid.
-        fw_step: spacing in degrees of the finite-width input angles.
-
-    Returns:
-        The :class:`Grids`.
-    """
-    return Grids(grid=np.deg2rad(np.arange(0.0, 180.0 + 1e-9, grid_step)),
-                 fw_angles=np.deg2rad(np.arange(fw_step, 180.0 + 1e-9, fw_step)),
-                 fw_small_angles=np.geomspace(1e-6, 0.3, 12))
-
-
-def table_pair_angles(angles, d: int, k: int = 3) -> pd.DataFrame:
-    """Requested and measured input angles (deg) of the first ``k`` pairs of :func:`lib.data.pairs.angle_pairs`.
-
-    Args:
-        angles: requested angles (radians).
-        d: input dimension.
-        k: number of pairs shown.
-
-    Returns:
-        Columns requested_deg, measured_deg (rounded to 10 digits).
-    """
-    t = np.asarray(angles, dtype=float)[:k]
-    X = angle_pairs(t, d, seed=0)
-    measured = DEG * np.arccos(np.sum(X[0::2] * X[1::2], axis=1))
-    return pd.DataFrame(dict(requested_deg=np.round(DEG * t, 10), measured_deg=np.round(measured, 10)))
+__all__ = ["GradientAngles", "depth_colors", "plot_gradient_angle", "figure_gradient_angle", "NO_CONVERGENCE_SLOPE",
+           "check_width_convergence"]
 
 
 @dataclass(frozen=True)
-class ReluSweep:
-    """Infinite- and finite-width ReLU gradient angles of Figure 1 ([LH] Lemma 3.1).
+class GradientAngles:
+    """Infinite- and finite-width ReLU gradient angles of [LH] Figure 1 (Lemma 3.1, Eq. 7), with their settings.
 
     Attributes:
-        depths: sorted union of the theory and finite-width depths (the curves drawn).
-        theory: :func:`lib.chapters.better_separation.theory.relu_theory_curves` on the theory grid for ``depths``.
-        fw_all: :func:`lib.chapters.better_separation.measure.finite_width_angles` on the Figure 1 angles and the small angles together.
-        fw: the rows of ``fw_all`` at the Figure 1 angles.
-        errs: :func:`lib.chapters.better_separation.measure.width_errors` of ``fw``.
+        grids: the angle grids and input dimension (:class:`lib.chapters.better_separation.Grids`).
+        theory_depths: the depths asked for the infinite-width curves.
+        widths: the widths m of the finite nets.
+        fw_depths: the depths of the finite nets.
+        seeds: weight draws (and input planes) per (width, depth).
+        depths: sorted union of ``theory_depths`` and ``fw_depths`` (the curves drawn).
+        theory: :func:`lib.chapters.better_separation.relu_theory_curves` on ``grids.grid`` for ``depths``.
+        fw: :func:`lib.chapters.better_separation.measure_finite_width_angles` at ``grids.fw_angles``.
+        errs: :func:`lib.chapters.better_separation.width_errors` of ``fw``.
     """
 
+    grids: Grids
+    theory_depths: list
+    widths: list
+    fw_depths: list
+    seeds: int
     depths: list
     theory: pd.DataFrame
-    fw_all: pd.DataFrame
     fw: pd.DataFrame
     errs: pd.DataFrame
 
 
-def compute_relu_sweep(grids: Grids, theory_depths, widths, fw_depths, seeds: int, d: int,
-                       device: str = "cpu") -> ReluSweep:
-    """Theory curves and one sweep of finite ReLU nets for Figure 1, the small angles and the gradient norm.
+def depth_colors(depths) -> dict:
+    """One colour per depth: the categorical palette up to three depths, else viridis.
+
+    Depth is ordinal: beyond three depths the categorical palette has near-identical oranges, so
+    viridis (colour-blind safe, monotone in lightness) is used, stopping before its pale yellow end.
 
     Args:
-        grids: from :func:`compute_grids`.
-        theory_depths: depths of the infinite-width curves.
-        widths: widths of the finite nets.
-        fw_depths: depths of the finite nets.
-        seeds: weight draws (and input planes) per setting.
-        d: input dimension of the pairs.
-        device: torch device name.
+        depths: the depths, in drawing order.
 
     Returns:
-        The :class:`ReluSweep`.
+        depth -> colour.
     """
-    depths = sorted(set(theory_depths) | set(fw_depths))
-    theory = relu_theory_curves(grids.grid, depths)
-    theory_fw = relu_theory_curves(grids.fw_angles, fw_depths)
-    fw_all = finite_width_angles(np.concatenate([grids.fw_angles, grids.fw_small_angles]), widths, fw_depths, seeds,
-                                 d=d, device=device)
-    fw = fw_all[fw_all.theta.isin(grids.fw_angles)]
-    return ReluSweep(depths=depths, theory=theory, fw_all=fw_all, fw=fw, errs=width_errors(fw, theory_fw))
-
-
-def _depth_colors(depths) -> dict:
-    # depth is ordinal: beyond three depths the categorical palette has near-identical oranges, so use
-    # viridis (colour-blind safe, monotone in lightness), stopping before its pale yellow end
     n = len(depths)
     if n <= 3:
         return dict(zip(depths, palette(n)))
     return dict(zip(depths, [tuple(c) for c in plt.get_cmap("viridis")(np.linspace(0.0, 0.85, n))]))
 
 
-def plot_gradient_angle(sweep: ReluSweep) -> Figure:
-    """Figure 2.1: phi(theta_in) at infinite and finite width ([LH] Figure 1), and the error against width.
+def plot_gradient_angle(ga: GradientAngles) -> Figure:
+    """phi(theta_in) at infinite and finite width ([LH] Figure 1), and the error against width.
 
     Args:
-        sweep: from :func:`compute_relu_sweep`.
+        ga: the sweep's gradient angles (``sweep.angles`` of :func:`lib.chapters.better_separation.measure_relu_sweep`).
 
     Returns:
         The figure (two axes).
     """
-    theory, fw, errs = sweep.theory, sweep.fw, sweep.errs
+    theory, fw, errs = ga.theory, ga.fw, ga.errs
     fw_depths = sorted(fw.depth.unique())
-    cols = _depth_colors(sweep.depths)
+    cols = depth_colors(ga.depths)
     fig, axs = figure(ncols=2)
     ax = axs[0, 0]
-    for L in sweep.depths:
+    for L in ga.depths:
         t = theory[theory.depth == L]
         ax.plot(DEG * t.theta, DEG * t.phi, color=cols[L], label=f"ReLU, L={L}")
     wmax = fw.width.max()
@@ -157,11 +105,27 @@ def plot_gradient_angle(sweep: ReluSweep) -> Figure:
     return fig
 
 
+def figure_gradient_angle(ga: GradientAngles, profile: str) -> dict:
+    """The figure ``fig-separation-gradient-angle`` of :func:`plot_gradient_angle` ([LH] Figure 1 at infinite and finite
+    width) with its caption, sources and a setting line naming ``profile``: the keyword arguments of
+    :meth:`lib.book.results.Recorder.figure`."""
+    g = ga.grids
+    return dict(
+        fig=plot_gradient_angle(ga), label="fig-separation-gradient-angle", drawn_by=plot_gradient_angle,
+        data_from=(relu_theory_curves, measure_finite_width_angles, width_errors),
+        caption="Left: model gradient angle against input angle; lines from `lib.theory.relu_gradient_angle`, "
+                "markers from finite networks. Right: finite-width error against width.",
+        setting=f"Setting: infinite-width curves (Eq. 7) at depths L = {ints(ga.depths)} on a {g.grid_step:g} deg "
+                f"grid; finite ReLU nets on {g.pairs_text()}, widths m = {ints(ga.widths)}, depths L = "
+                f"{ints(ga.fw_depths)}, {ga.seeds} seeds; {profile_text(profile)}. Deviation: the paper's Figure 1 "
+                "shows infinite-width curves only; the finite-width markers and the error-against-width panel are ours.")
+
+
 #: Slope of log rms error against log width above which the error counts as not shrinking.
 NO_CONVERGENCE_SLOPE = -0.15
 
 
-def check_width_convergence(errs: pd.DataFrame) -> Check:
+def check_width_convergence(ga: GradientAngles) -> Check:
     """Verdict on [LH] Lemma 3.1, Eq. (7): finite ReLU nets approach the infinite-width angle phi(theta_in).
 
     The errors are phi_m - phi_inf with phi_inf from Eq. (7) (:func:`lib.theory.relu_gradient_angle`).
@@ -178,11 +142,13 @@ def check_width_convergence(errs: pd.DataFrame) -> Check:
     * "inconclusive" with a single width (no slope can be fitted).
 
     Args:
-        errs: from :func:`lib.chapters.better_separation.measure.width_errors` (columns depth, width, rms).
+        ga: the sweep's gradient angles; the rule reads ``ga.errs`` (columns depth, width, rms, from
+            :func:`lib.chapters.better_separation.width_errors`).
 
     Returns:
         The check, claim ``"[LH] Lemma 3.1"``, part ``"Eq. 7"``.
     """
+    errs = ga.errs
     wmax = errs.width.max()
     err_max = errs[errs.width == wmax].set_index("depth")["rms"]
     at_max = ", ".join(f"{DEG * v:.2f} deg (L={L})" for L, v in err_max.items())

@@ -1,25 +1,93 @@
-"""Finite-width measurements of chapter 02: gradient angles and norms of real networks on pairs at prescribed angles, the App. B variants, the separation onset ([LH] Lemma 3.1, Thm 3.2, App. B)."""
+"""The chapter's inputs and finite-width measurements: pairs of unit inputs at prescribed angles, the
+gradient angles and norms of real networks on them, and the separation onset ([LH] Lemma 3.1, Thm 3.2)."""
 from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
-from lib import theory as _th
+from lib.chapters.better_separation.separation_theory import DEG
 from lib.data.pairs import angle_pairs, pair_angles
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
-from lib.validation import KernelOverflowError
-from lib.finite.variants import VariantMLP, layer_weights, relu_weighted_gradient_angle
 from lib.progress import tqdm
+from lib.theory import relu_gradient_angle
+from lib.validation import KernelOverflowError
 
-__all__ = ['finite_width_angles', 'width_errors', 'gradient_norm_ratios', 'VARIANTS', 'variant_angles', 'separation_onset']
+__all__ = ["Grids", "angle_grids", "table_pair_angles", "measure_finite_width_angles", "width_errors",
+           "measure_gradient_norm_ratios", "separation_onset"]
 
 
-def finite_width_angles(angles: Sequence[float], widths: Sequence[int], depths: Sequence[int], seeds: int,
+@dataclass(frozen=True)
+class Grids:
+    """The chapter's input angles (radians) and the dimension of its input pairs.
+
+    Attributes:
+        grid_step: spacing in degrees of ``grid``.
+        fw_step: spacing in degrees of ``fw_angles``.
+        d: input dimension of the pairs (:func:`lib.data.pairs.angle_pairs`).
+        grid: theory grid 0..180 deg in steps of ``grid_step`` deg.
+        fw_angles: finite-width input angles ``fw_step``..180 deg.
+        fw_small_angles: finite-width angles of the small-angle study, 1e-6..0.3 rad (12, log-spaced).
+    """
+
+    grid_step: float
+    fw_step: float
+    d: int
+    grid: np.ndarray
+    fw_angles: np.ndarray
+    fw_small_angles: np.ndarray
+
+    def pairs_text(self) -> str:
+        """The finite-width inputs in words, for a figure's setting line."""
+        lo, hi = DEG * self.fw_angles[0], DEG * self.fw_angles[-1]
+        return (f"{self.fw_angles.size} unit input pairs in d = {self.d} at input angles {lo:g} to {hi:g} deg "
+                f"(step {self.fw_step:g} deg), new random planes per seed")
+
+    def small_text(self) -> str:
+        """The small finite-width input angles in words, for a figure's setting line."""
+        lo, hi = self.fw_small_angles[0], self.fw_small_angles[-1]
+        return f"{self.fw_small_angles.size} log-spaced input angles from {lo:.0e} to {hi:g} rad".replace("e-0", "e-")
+
+
+def angle_grids(grid_step: float, fw_step: float, d: int = 16) -> Grids:
+    """The chapter's angle grids ([LH] Figure 1 spans theta_in in [0, 180] deg).
+
+    Args:
+        grid_step: spacing in degrees of the theory grid.
+        fw_step: spacing in degrees of the finite-width input angles.
+        d: input dimension of the pairs.
+
+    Returns:
+        The :class:`Grids`.
+    """
+    return Grids(grid_step=float(grid_step), fw_step=float(fw_step), d=int(d),
+                 grid=np.deg2rad(np.arange(0.0, 180.0 + 1e-9, grid_step)),
+                 fw_angles=np.deg2rad(np.arange(fw_step, 180.0 + 1e-9, fw_step)),
+                 fw_small_angles=np.geomspace(1e-6, 0.3, 12))
+
+
+def table_pair_angles(grids: Grids, k: int = 3) -> pd.DataFrame:
+    """Requested and measured input angles (deg) of the first ``k`` pairs of :func:`lib.data.pairs.angle_pairs`.
+
+    Args:
+        grids: from :func:`angle_grids` (its finite-width angles and dimension).
+        k: number of pairs shown.
+
+    Returns:
+        Columns requested_deg, measured_deg (rounded to 10 digits).
+    """
+    t = grids.fw_angles[:k]
+    X = angle_pairs(t, grids.d, seed=0)
+    measured = DEG * np.arccos(np.sum(X[0::2] * X[1::2], axis=1))
+    return pd.DataFrame(dict(requested_deg=np.round(DEG * t, 10), measured_deg=np.round(measured, 10)))
+
+
+def measure_finite_width_angles(angles: Sequence[float], widths: Sequence[int], depths: Sequence[int], seeds: int,
                         activation: str = "relu", d: int = 16, device: str = "cpu",
                         data_seed: int = 0) -> pd.DataFrame:
     """Gradient angles of finite nets on pairs at the given input angles ([LH] Fig. 1-2, finite width).
@@ -65,8 +133,8 @@ def width_errors(df: pd.DataFrame, theory: pd.DataFrame) -> pd.DataFrame:
     """RMS over seeds and angles of phi_m - phi_inf by (depth, width) ([LH] Lemma 3.1 at finite width).
 
     Args:
-        df: from :func:`finite_width_angles`.
-        theory: from :func:`lib.chapters.better_separation.theory.relu_theory_curves`, on the same depths and angles.
+        df: from :func:`measure_finite_width_angles`.
+        theory: from :func:`lib.chapters.better_separation.relu_theory_curves`, on the same depths and angles.
 
     Returns:
         Columns depth, width, rms, bias (mean error), radians.
@@ -77,7 +145,8 @@ def width_errors(df: pd.DataFrame, theory: pd.DataFrame) -> pd.DataFrame:
         rms=lambda e: float(np.sqrt(np.mean(e ** 2))), bias="mean")
     return out.reset_index()
 
-def gradient_norm_ratios(widths: Sequence[int], depths: Sequence[int], seeds: int, n: int = 16, d: int = 16,
+
+def measure_gradient_norm_ratios(widths: Sequence[int], depths: Sequence[int], seeds: int, n: int = 16, d: int = 16,
                          activation: str = "relu", device: str = "cpu") -> pd.DataFrame:
     """||grad f(x)||^2 / ((L+1) ||x||^2) = K_xx / ((L+1)|x|^2) at finite width ([LH] Lemma 3.1 norm identity).
 
@@ -107,63 +176,6 @@ def gradient_norm_ratios(widths: Sequence[int], depths: Sequence[int], seeds: in
     return pd.DataFrame(rows)
 
 
-#: App. B variations: name -> VariantMLP keyword arguments (depth-dependent ones are callables of L).
-VARIANTS = {
-    "NTK param. (Eq. 1)": lambda L: dict(),
-    "global scale 0.1": lambda L: dict(layer_std=0.1),
-    "global scale 10": lambda L: dict(layer_std=10.0),
-    "layer multipliers 0.5..2": lambda L: dict(layer_mult=list(np.geomspace(0.5, 2.0, L))),
-    "layer init std 1..4": lambda L: dict(layer_std=list(np.geomspace(1.0, 4.0, L + 1))),
-    "layer init std 4..1": lambda L: dict(layer_std=list(np.geomspace(4.0, 1.0, L + 1))),
-    "standard param.": lambda L: dict(parameterization="standard"),
-    "biases beta=0.5": lambda L: dict(bias_std=0.5),
-    "biases beta=2": lambda L: dict(bias_std=2.0),
-}
-
-
-def _variant_theory(name: str, kw: dict, t: np.ndarray, L: int, width: int | None) -> np.ndarray:
-    """Infinite-width angle of a bias-free ReLU variant (nan for biases: no closed form here)."""
-    if kw.get("bias_std", 0) > 0:
-        return np.full_like(t, np.nan)
-    w = layer_weights(L, kw.get("layer_std"), kw.get("parameterization", "ntk"), width=width)
-    return relu_weighted_gradient_angle(t, L, w)
-
-
-def variant_angles(angles: Sequence[float], depths: Sequence[int], width: int, seeds: int, d: int = 16,
-                   variants: dict | None = None, device: str = "cpu") -> pd.DataFrame:
-    """Finite-width ReLU gradient angles for each App. B variation, next to its infinite-width value ([LH] App. B).
-
-    Args:
-        angles: input angles (radians).
-        depths: depths L.
-        width: width m.
-        seeds: weight draws (and input planes) per depth.
-        d: input dimension.
-        variants: name -> VariantMLP keyword maker (default :data:`VARIANTS`).
-        device: torch device name.
-
-    Returns:
-        Columns variant, depth, seed, theta, phi (finite width), phi_inf (infinite width; for the standard
-        parameterization the m -> oo limit, in which the first layer drops out; nan with biases),
-        phi_inf_m (the standard parameterization's weighting at this width), phi_base (the Eq. 1 net with
-        the same seed and inputs: differences from it are the effect of the variation alone).
-    """
-    variants = variants or VARIANTS
-    t = np.asarray(angles, dtype=float)
-    rows = []
-    for L, s in tqdm(list(itertools.product(depths, range(seeds))), desc="App. B variants", leave=False):
-        X = angle_pairs(t, d, seed=s)
-        base = pair_angles(empirical_ntk(MLP(d, width, L, seed=s, device=device), X))
-        for name, make in variants.items():
-            kw = make(L)
-            net = VariantMLP(d, width, L, seed=s, device=device, **kw)
-            rows.append(pd.DataFrame(dict(
-                variant=name, depth=L, seed=s, theta=t, phi=pair_angles(net.ntk(X)),
-                phi_inf=_variant_theory(name, kw, t, L, None), phi_inf_m=_variant_theory(name, kw, t, L, width),
-                phi_base=base)))
-    return pd.concat(rows, ignore_index=True)
-
-
 def separation_onset(df: pd.DataFrame, fraction: float = 0.5) -> pd.DataFrame:
     """Smallest input angle of a finite-width ReLU sweep above which every net realizes a fraction of the gain.
 
@@ -173,7 +185,7 @@ def separation_onset(df: pd.DataFrame, fraction: float = 0.5) -> pd.DataFrame:
     to theta_in and the gain is lost.
 
     Args:
-        df: ReLU rows of :func:`finite_width_angles` (columns width, depth, theta, phi).
+        df: ReLU rows of :func:`measure_finite_width_angles` (columns width, depth, theta, phi).
         fraction: the share of the infinite-width gain phi_inf - theta_in required.
 
     Returns:
@@ -182,7 +194,7 @@ def separation_onset(df: pd.DataFrame, fraction: float = 0.5) -> pd.DataFrame:
     """
     rows = []
     for (m, L), g in df.groupby(["width", "depth"]):
-        phi_inf = _th.relu_gradient_angle(g.theta.to_numpy(), int(L))
+        phi_inf = relu_gradient_angle(g.theta.to_numpy(), int(L))
         sep = (g.phi - g.theta).to_numpy() >= fraction * (phi_inf - g.theta.to_numpy())
         ok = g.assign(sep=sep).groupby("theta").sep.all().sort_index()
         bad = ok.index[~ok.to_numpy()]

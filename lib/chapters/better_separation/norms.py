@@ -1,38 +1,68 @@
 """[LH] Lemma 3.1, gradient norm: ||grad f(x)||^2 = (L+1)||x||^2 at finite width against the paper's (L+1)^2||x||^2, figure and verdict."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, palette, value_ticks
+from lib.book.provenance import profile_text
 from lib.book.results import Check
+from lib.book.wording import ints
+from lib.chapters.better_separation.measure import Grids, measure_finite_width_angles
 
-__all__ = ['compute_gradient_norms', 'plot_gradient_norm', 'check_gradient_norm']
+__all__ = ["GradientNorms", "gradient_norms", "plot_gradient_norm", "figure_gradient_norm", "check_gradient_norm"]
 
 
-def compute_gradient_norms(fw_all: pd.DataFrame) -> pd.DataFrame:
-    """``fw_all`` with column ``ratio`` = mean of K_xx / ((L+1)|x|^2) over the two members of a pair ([LH] Lemma 3.1).
+@dataclass(frozen=True)
+class GradientNorms:
+    """Squared gradient norms of finite ReLU nets over (L+1)||x||^2 ([LH] Lemma 3.1), with their settings.
+
+    Attributes:
+        grids: the angle grids and input dimension of the unit inputs.
+        widths: the widths m.
+        depths: the depths L.
+        seeds: weight draws (and input planes) per (width, depth).
+        ratios: the rows of :func:`lib.chapters.better_separation.measure_finite_width_angles` with column
+            ``ratio`` = mean of K_xx / ((L+1)|x|^2) over the two members of a pair.
+    """
+
+    grids: Grids
+    widths: list
+    depths: list
+    seeds: int
+    ratios: pd.DataFrame
+
+
+def gradient_norms(fw_all: pd.DataFrame, grids: Grids, seeds: int) -> GradientNorms:
+    """The gradient-norm ratios of a finite-width sweep ([LH] Lemma 3.1): no new nets, the sweep's kernels.
 
     Args:
-        fw_all: from :func:`lib.chapters.better_separation.measure.finite_width_angles`.
+        fw_all: from :func:`lib.chapters.better_separation.measure_finite_width_angles` (columns width, depth,
+            sq_ratio_a, sq_ratio_b).
+        grids: the grids and input dimension ``fw_all`` was measured on.
+        seeds: the sweep's weight draws.
 
     Returns:
-        A copy of ``fw_all`` with the ``ratio`` column.
+        The :class:`GradientNorms` (widths and depths read from ``fw_all``).
     """
-    return fw_all.assign(ratio=(fw_all.sq_ratio_a + fw_all.sq_ratio_b) / 2)
+    return GradientNorms(grids=grids, widths=sorted(int(m) for m in fw_all.width.unique()),
+                         depths=sorted(int(L) for L in fw_all.depth.unique()), seeds=int(seeds),
+                         ratios=fw_all.assign(ratio=(fw_all.sq_ratio_a + fw_all.sq_ratio_b) / 2))
 
 
-def plot_gradient_norm(norms: pd.DataFrame) -> Figure:
-    """Figure 2.3: ||grad f(x)||^2 / ((L+1)||x||^2) by depth and width, against 1 and L+1 ([LH] Lemma 3.1).
+def plot_gradient_norm(gn: GradientNorms) -> Figure:
+    """||grad f(x)||^2 / ((L+1)||x||^2) by depth and width, against 1 and L+1 ([LH] Lemma 3.1).
 
     Args:
-        norms: from :func:`compute_gradient_norms`.
+        gn: the sweep's gradient norms (``sweep.norms`` of :func:`lib.chapters.better_separation.measure_relu_sweep`).
 
     Returns:
         The figure (one axis).
     """
+    norms = gn.ratios
     widths = sorted(norms.width.unique())
     fig, axs = figure()
     ax = axs[0, 0]
@@ -50,7 +80,21 @@ def plot_gradient_norm(norms: pd.DataFrame) -> Figure:
     return fig
 
 
-def check_gradient_norm(norms: pd.DataFrame, depths) -> Check:
+def figure_gradient_norm(gn: GradientNorms, profile: str) -> dict:
+    """Keyword arguments of :meth:`lib.book.results.Recorder.figure` for the figure ``fig-separation-gradient-norm``
+    ([LH] Lemma 3.1) that :func:`plot_gradient_norm` draws: caption, sources, a setting line naming ``profile``."""
+    g = gn.grids
+    return dict(
+        fig=plot_gradient_norm(gn), label="fig-separation-gradient-norm", drawn_by=plot_gradient_norm,
+        data_from=measure_finite_width_angles,
+        caption=r"Squared gradient norm over $(L+1)\|x\|^2$ (mean and standard deviation over inputs and seeds), "
+                "from the `sq_ratio` columns of the finite-width angles.",
+        setting=f"Setting: the unit inputs of the sweep ({g.pairs_text()}, and {g.small_text()}); widths m = "
+                f"{ints(gn.widths)}; depths L = {ints(gn.depths)}; {gn.seeds} seeds; {profile_text(profile)}. "
+                "Deviation: the paper states the norm in Lemma 3.1 without an experiment.")
+
+
+def check_gradient_norm(gn: GradientNorms) -> Check:
     """Verdict on [LH] Lemma 3.1, gradient norm: the paper's ||grad f(x)|| = (L+1)||x|| for the ReLU net.
 
     Measurement: at the largest width, the mean q_L = ||grad f(x)||^2 / ||x||^2 = (L+1) * ratio by depth; its
@@ -62,12 +106,12 @@ def check_gradient_norm(norms: pd.DataFrame, depths) -> Check:
     in between, "not checked" when no depth >= 1 was run. "not reproduced" here is the erratum.
 
     Args:
-        norms: from :func:`compute_gradient_norms`.
-        depths: the finite-width depths (as listed in the measured sentence).
+        gn: the gradient norms; the rule reads ``gn.ratios`` and lists ``gn.depths``.
 
     Returns:
         The check, claim ``"[LH] Lemma 3.1"``, part ``"gradient norm"``.
     """
+    norms, depths = gn.ratios, gn.depths
     wmax = norms.width.max()
     big = norms[(norms.width == wmax)]
     mean = big.groupby("depth").ratio.mean()

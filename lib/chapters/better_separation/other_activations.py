@@ -9,65 +9,74 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, palette
+from lib.book.provenance import profile_text
 from lib.book.results import Check
-from lib.chapters.better_separation.theory import theory_phi, DEG
-from lib.chapters.better_separation.measure import finite_width_angles
-from lib.chapters.better_separation.figure1 import Grids
+from lib.book.spec import Config
+from lib.book.wording import ints, words
+from lib.chapters.better_separation.measure import Grids, angle_grids, measure_finite_width_angles
+from lib.chapters.better_separation.separation_theory import DEG, theory_phi
 
-__all__ = ['LH_ACTIVATIONS', 'Activations', 'compute_other_activations', 'plot_other_activations', 'check_other_activations']
+__all__ = ["ACTIVATIONS", "LH_ACTIVATIONS", "Activations", "measure_other_activations", "plot_other_activations",
+           "figure_other_activations", "check_other_activations"]
+
+#: The activations notebook 02 accepts (:mod:`lib.activations`; ``norm_*``: normalized as in [AAK]).
+ACTIVATIONS = ("relu", "relu2", "gelu", "tanh", "swish", "normrelu", "norm_relu", "norm_tanh", "norm_gelu",
+               "norm_relu2", "norm_swish")
 
 
 @dataclass(frozen=True)
 class Activations:
-    """Gradient angles for other activations ([LH] Figure 2).
+    """Gradient angles for other activations ([LH] Figure 2), with their settings.
 
     Attributes:
-        theory: columns activation, depth, theta, phi (infinite width, :func:`lib.chapters.better_separation.theory.theory_phi`).
-        fw: :func:`lib.chapters.better_separation.measure.finite_width_angles` for every activation, concatenated.
+        grids: the angle grids and input dimension (theory on ``grid[1:]``, finite nets on ``fw_angles``).
         activations: the activations, in order.
         depths: the depths.
         width: the finite width.
+        seeds: weight draws (and input planes) per (activation, depth).
+        theory: columns activation, depth, theta, phi (infinite width,
+            :func:`lib.chapters.better_separation.theory_phi`).
+        fw: :func:`lib.chapters.better_separation.measure_finite_width_angles` for every activation, concatenated.
     """
 
-    theory: pd.DataFrame
-    fw: pd.DataFrame
+    grids: Grids
     activations: list
     depths: list
     width: int
+    seeds: int
+    theory: pd.DataFrame
+    fw: pd.DataFrame
 
 
-def compute_other_activations(grids: Grids, activations, depths, width: int, seeds: int, d: int,
-                              device: str = "cpu") -> Activations:
+def measure_other_activations(cfg: Config) -> Activations:
     """Infinite-width recursion and finite nets for each activation of [LH] Figure 2.
 
     Args:
-        grids: from :func:`lib.chapters.better_separation.figure1.compute_grids` (theory on ``grid[1:]``, finite nets on ``fw_angles``).
-        activations: activation names (:mod:`lib.activations`).
-        depths: depths.
-        width: width of the finite nets.
-        seeds: weight draws per setting.
-        d: input dimension of the pairs.
-        device: torch device name.
+        cfg: the chapter's parameters (:data:`lib.chapters.better_separation.SPEC`); reads ``activations``,
+            ``act_depths``, ``act_width``, ``seeds``, ``grid_step``, ``fw_step``, ``in_dim`` and ``device``.
 
     Returns:
         The :class:`Activations`.
     """
-    grid = grids.grid
+    grids = angle_grids(cfg.grid_step, cfg.fw_step, cfg.in_dim)
+    grid, depths = grids.grid, list(cfg.act_depths)
     act_theory = pd.concat([
         pd.DataFrame(dict(activation=a, depth=L, theta=grid[1:], phi=theory_phi(a, grid[1:], L)))
-        for a in activations for L in depths], ignore_index=True)
-    act_fw = pd.concat([finite_width_angles(grids.fw_angles, [width], depths, seeds, activation=a, d=d, device=device)
-                        for a in activations], ignore_index=True)
-    return Activations(theory=act_theory, fw=act_fw, activations=list(activations), depths=list(depths), width=width)
+        for a in cfg.activations for L in depths], ignore_index=True)
+    act_fw = pd.concat([measure_finite_width_angles(grids.fw_angles, [cfg.act_width], depths, cfg.seeds, activation=a,
+                                                    d=grids.d, device=cfg.device)
+                        for a in cfg.activations], ignore_index=True)
+    return Activations(grids=grids, activations=list(cfg.activations), depths=depths, width=int(cfg.act_width),
+                       seeds=int(cfg.seeds), theory=act_theory, fw=act_fw)
 
 
 def plot_other_activations(acts: Activations) -> Figure:
-    """Figure 2.5: phi(theta_in) for other activations, infinite width (lines) and finite width (markers).
+    """phi(theta_in) for other activations, infinite width (lines) and finite width (markers).
 
     One panel per activation, three per row; unused panels are switched off ([LH] Figure 2).
 
     Args:
-        acts: from :func:`compute_other_activations`.
+        acts: from :func:`measure_other_activations`.
 
     Returns:
         The figure (ceil(n/3) rows of min(3, n) axes).
@@ -95,6 +104,21 @@ def plot_other_activations(acts: Activations) -> Figure:
     return fig
 
 
+def figure_other_activations(acts: Activations, profile: str) -> dict:
+    """The figure ``fig-separation-other-activations`` ([LH] Figure 2, :func:`plot_other_activations`) ready for
+    :meth:`lib.book.results.Recorder.figure`: figure, label, caption, sources, setting line (naming ``profile``)."""
+    return dict(
+        fig=plot_other_activations(acts), label="fig-separation-other-activations", drawn_by=plot_other_activations,
+        data_from=measure_other_activations,
+        caption="Gradient angle against input angle for other activations: infinite width (lines, "
+                "`lib.theory.gradient_angle`) and finite width (markers, mean and range over seeds); dashed: the "
+                r"linear network, dotted: $90^\circ$.",
+        setting=f"Setting: {acts.grids.pairs_text()}; activations {words(acts.activations)}; width m = {acts.width}; "
+                f"depths L = {ints(acts.depths)}; {acts.seeds} seeds; {profile_text(profile)}. Deviation: the paper's "
+                "Figure 2 shows ReLU^2, GeLU and tanh curves only; the finite-width markers and the normalized "
+                "activations of [AAK] are ours.")
+
+
 #: The activations of [LH] Figure 2 (the claim is about these; others are reported).
 LH_ACTIVATIONS = ("relu2", "gelu", "tanh")
 
@@ -114,7 +138,7 @@ def check_other_activations(acts: Activations) -> Check:
     none of the three was run. Overflowed nets (deep ReLU^2 in float64) are left out and counted.
 
     Args:
-        acts: from :func:`lib.chapters.better_separation.activations.compute_other_activations`.
+        acts: from :func:`measure_other_activations`.
 
     Returns:
         The check, claim ``"[LH] Fig 2"``, part ``"better separation"``.
