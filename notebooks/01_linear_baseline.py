@@ -49,7 +49,6 @@ distance_seeds = 5  # weight draws of Remark 3.4 (a significance test needs seve
 device = "cpu"  # 'cpu' or 'cuda'
 
 # %%
-import pandas as pd
 from myst_nb import glue
 
 from lib.book.results import Recorder
@@ -92,11 +91,7 @@ linear_baseline.table_sweep_summary(df)
 # extrapolates to zero.
 
 # %% tags=["hide-input"]
-rec.figure(linear_baseline.plot_width_trend(df), "fig-width-trend", drawn_by=linear_baseline.plot_width_trend,
-           data_from=linear_baseline.measure_linear, setting=linear_baseline.sweep_setting(df, cfg.profile), data=df,
-           caption="Left: deviations from the infinite-width linear-network values against width (mean over depths "
-           "and seeds). Right: relative error of $K/(L+1)$ against $G$ by depth at the largest width (mean and "
-           "standard deviation over seeds).")
+rec.figure(**linear_baseline.figure_width_trend(df, cfg.profile))
 
 # %%
 rec(linear_baseline.check_norms_angles(df), "sec-claim-1-2")
@@ -119,11 +114,7 @@ rec(linear_baseline.check_kernel(df), "sec-claim-1-2")
 
 # %% tags=["hide-input"]
 df_over = linear_baseline.measure_linear(X_over, [max(cfg.widths)], cfg.depths, cfg.seeds, device=cfg.device)
-rec.figure(linear_baseline.plot_condition_numbers(df, df_over), "fig-linear-kappa",
-           drawn_by=linear_baseline.plot_condition_numbers, data_from=linear_baseline.measure_linear,
-           setting=linear_baseline.conditioning_setting(df, df_over, cfg.profile),
-           data=pd.concat([df, df_over]),
-           caption="Condition number of the linear-network NTK against depth (band: min to max over seeds).")
+rec.figure(**linear_baseline.figure_linear_kappa(df, df_over, cfg.profile))
 
 # %%
 rec(linear_baseline.check_conditioning(df, df_over), "sec-claim-3")
@@ -140,11 +131,7 @@ rec(linear_baseline.check_conditioning(df, df_over), "sec-claim-3")
 
 # %% tags=["hide-input"]
 fac = linear_baseline.gradient_norm_factors(df)
-rec.figure(linear_baseline.plot_gradient_norm(fac), "fig-gradient-norm", drawn_by=linear_baseline.plot_gradient_norm,
-           data_from=[linear_baseline.measure_linear, linear_baseline.gradient_norm_factors],
-           setting=linear_baseline.gradient_setting(fac, df, cfg.profile), data=fac,
-           caption="Measured squared gradient norm over squared input norm (mean and standard deviation over inputs "
-           "and seeds at the largest width).")
+rec.figure(**linear_baseline.figure_gradient_norm(fac, df, cfg.profile))
 
 # %%
 rec(linear_baseline.check_gradient_norm(fac), "sec-erratum")
@@ -169,10 +156,7 @@ paper_vs_book(rec.checks)
 
 # %% tags=["hide-input"]
 d1 = linear_baseline.measure_lemma_d1(X.shape[1], cfg.widths, cfg.seeds)
-rec.figure(linear_baseline.plot_lemma_d1(d1), "fig-lemma-d1", drawn_by=linear_baseline.plot_lemma_d1,
-           data_from=linear_baseline.measure_lemma_d1, setting=linear_baseline.lemma_d1_setting(d1, cfg.profile), data=d1,
-           caption=r"Spectral-norm deviation of $A^\top A/m$ from the identity against $m$ (mean, and min to max "
-           "over seeds).")
+rec.figure(**linear_baseline.figure_lemma_d1(d1, cfg.profile))
 
 # %%
 rec(linear_baseline.check_lemma_d1(d1), "sec-lemma-d1")
@@ -190,11 +174,7 @@ rec(linear_baseline.check_lemma_d1(d1), "sec-lemma-d1")
 # %% tags=["hide-input"]
 dist = linear_baseline.measure_distances(cfg.distance_angles, max(cfg.widths), cfg.depths, cfg.distance_seeds,
                                          device=cfg.device)
-rec.figure(linear_baseline.plot_distances(dist), "fig-distances", drawn_by=linear_baseline.plot_distances,
-           data_from=linear_baseline.measure_distances, setting=linear_baseline.distances_setting(dist, cfg.profile),
-           data=dist,
-           caption=r"Gradient distance of similar pairs over $\sqrt{L+1}$ times their input distance in ReLU "
-           "networks (mean and standard deviation over draws; lines: infinite width; dashed: the linear network).")
+rec.figure(**linear_baseline.figure_distances(dist, cfg.profile))
 
 # %%
 rec(linear_baseline.check_distances(dist), "sec-remark-3-4")

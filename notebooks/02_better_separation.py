@@ -35,7 +35,7 @@
 # networks (`lib.finite.ntk.empirical_ntk`) on pairs of unit inputs at prescribed angles (`lib.data.pairs`).
 
 # %% tags=["parameters"]
-profile = 'default'  # parameter profile of this run (recorded with the verdicts)
+profile = "default"  # parameter profile of this run (recorded with the verdicts)
 theory_depths = [1, 2, 5, 10, 20]  # depths L of the infinite-width curves
 grid_step = 1.0  # spacing in degrees of the theory angle grid
 fw_step = 10.0  # spacing in degrees of the finite-width input angles
@@ -44,16 +44,16 @@ fw_depths = [1, 5, 20]  # depths of the finite-width networks
 seeds = 3  # weight draws (and input planes) per setting
 in_dim = 16  # input dimension d of the pairs
 small_depths = [1, 5, 20, 100]  # depths of the small-angle study
-activations = ['relu2', 'gelu', 'tanh', 'normrelu', 'norm_tanh']  # activations beyond ReLU (Figure 2)
+activations = ["relu2", "gelu", "tanh", "normrelu", "norm_tanh"]  # activations beyond ReLU (Figure 2)
 act_depths = [1, 5, 20]  # depths for the other activations
 act_width = 512  # width for the other activations
 appb_depths = [3, 10]  # depths of the App. B variations
 appb_width = 512  # width of the App. B variations
-real_data = ['digits', 'faces']  # real image sets whose pairs are measured (digits, faces, mnist_5k)
+real_data = ["digits", "faces"]  # real image sets whose pairs are measured (digits, faces, mnist_5k)
 real_n = 150  # images per real set (all their pairs are used)
 real_depths = [1, 5]  # depths of the real-pair study
 real_width = 512  # width of the real-pair study
-device = 'cpu'  # "cpu" or "cuda"
+device = "cpu"  # "cpu" or "cuda"
 
 # %%
 from lib.book.results import Recorder
@@ -86,10 +86,10 @@ better_separation.table_pair_angles(better_separation.angle_grids(cfg.grid_step,
 sweep = better_separation.measure_relu_sweep(cfg)
 
 # %% tags=["hide-input"]
-rec.figure(**better_separation.figure_gradient_angle(sweep.angles, cfg.profile));
+rec.figure(**better_separation.figure_gradient_angle(sweep.angles, cfg.profile))
 
 # %%
-rec(better_separation.check_width_convergence(sweep.angles), "sec-separation-figure1");
+rec(better_separation.check_width_convergence(sweep.angles), "sec-separation-figure1")
 
 # %% [markdown]
 # (sec-separation-small-angles)=
@@ -105,14 +105,14 @@ rec(better_separation.check_width_convergence(sweep.angles), "sec-separation-fig
 # half of the infinite-width gain $\phi_\infty - \theta_{in}$ (`lib.chapters.better_separation.separation_onset`).
 
 # %% tags=["hide-input"]
-rec.figure(**better_separation.figure_small_angles(sweep.small, cfg.profile));
+rec.figure(**better_separation.figure_small_angles(sweep.small, cfg.profile))
 
 # %% tags=["hide-input"]
 better_separation.table_separation_onset(sweep.small)
 
 # %%
 rec(better_separation.check_small_angle_law(sweep.small), "sec-separation-small-angles")
-rec(better_separation.check_separation_onset(sweep.small), "sec-separation-small-angles");
+rec(better_separation.check_separation_onset(sweep.small), "sec-separation-small-angles")
 
 # %% [markdown]
 # (sec-separation-real-pairs)=
@@ -134,7 +134,7 @@ real = better_separation.measure_real_pairs(cfg)
 better_separation.table_real_pairs(real).round(3)
 
 # %% tags=["hide-input"]
-rec.figure(**better_separation.figure_real_pairs(real, cfg.profile));
+rec.figure(**better_separation.figure_real_pairs(real, cfg.profile))
 
 # %%
 for name in real.data:
@@ -149,10 +149,10 @@ for name in real.data:
 # $K(ax, ax) = a^2 K(x, x)$ exactly at any width.
 
 # %% tags=["hide-input"]
-rec.figure(**better_separation.figure_gradient_norm(sweep.norms, cfg.profile));
+rec.figure(**better_separation.figure_gradient_norm(sweep.norms, cfg.profile))
 
 # %%
-rec(better_separation.check_gradient_norm(sweep.norms), "sec-separation-gradient-norm");
+rec(better_separation.check_gradient_norm(sweep.norms), "sec-separation-gradient-norm")
 
 # %% [markdown]
 # (sec-separation-crossovers)=
@@ -168,7 +168,7 @@ rec(better_separation.check_gradient_norm(sweep.norms), "sec-separation-gradient
 better_separation.table_crossovers(sweep.crossovers)
 
 # %% tags=["hide-input"]
-rec.figure(**better_separation.figure_crossover(sweep.crossovers, cfg.profile));
+rec.figure(**better_separation.figure_crossover(sweep.crossovers, cfg.profile))
 
 # %% [markdown]
 # **[LH] Figure 1: the paper vs this book.** The paper prints no numbers for Figure 1; its text states
@@ -202,14 +202,14 @@ for check in checks:
 acts = better_separation.measure_other_activations(cfg)
 
 # %% tags=["hide-input"]
-rec.figure(**better_separation.figure_other_activations(acts, cfg.profile));
+rec.figure(**better_separation.figure_other_activations(acts, cfg.profile))
 
 # %% [markdown]
 # For an odd activation (tanh) $f(-x) = -f(x)$, so $\nabla f(-x) = -\nabla f(x)$ and $\phi = 180^\circ$ at
 # $\theta_{in} = 180^\circ$ at every depth and width: antipodal inputs stay antipodal.
 
 # %%
-rec(better_separation.check_other_activations(acts), "sec-separation-figure2");
+rec(better_separation.check_other_activations(acts), "sec-separation-figure2")
 
 # %% [markdown]
 # (sec-separation-app-b)=
@@ -236,15 +236,13 @@ rec(better_separation.check_other_activations(acts), "sec-separation-figure2");
 variants = better_separation.measure_variant_angles(cfg)
 
 # %% tags=["hide-input"]
-rec.figure(**better_separation.figure_variants(variants, cfg.profile));
+rec.figure(**better_separation.figure_variants(variants, cfg.profile))
 
 # %% tags=["hide-input"]
 better_separation.table_variant_summary(variants)
 
 # %%
-rec(better_separation.check_app_b(variants), "sec-separation-app-b");
+rec(better_separation.check_app_b(variants), "sec-separation-app-b")
 
 # %% tags=["hide-input"]
-from IPython.display import Markdown
-from lib.book.provenance import provenance_line
-Markdown(provenance_line(cfg.profile))
+rec.provenance()

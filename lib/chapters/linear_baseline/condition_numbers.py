@@ -14,10 +14,10 @@ from lib.book.plotting import figure, mark_infinite, palette
 from lib.book.provenance import profile_text
 from lib.book.results import Check
 from lib.book.wording import ints
-from lib.chapters.linear_baseline.measure import NO_EXPERIMENT, digits_text
+from lib.chapters.linear_baseline.measure import NO_EXPERIMENT, digits_text, measure_linear
 from lib.chapters.linear_baseline.trend import TREND_CAVEATS, depth_zero_check, width_trend
 
-__all__ = ["plot_condition_numbers", "check_conditioning", "conditioning_setting"]
+__all__ = ["figure_linear_kappa", "plot_condition_numbers", "check_conditioning", "conditioning_setting"]
 
 
 def plot_condition_numbers(df: pd.DataFrame, df_over: pd.DataFrame) -> Figure:
@@ -129,3 +129,20 @@ def conditioning_setting(df: pd.DataFrame, df_over: pd.DataFrame, profile: str) 
     return (f"Setting: left, {digits_text(df)}, widths m = {widths}; right, {int(df_over.n.iloc[0])} standard Gaussian "
             f"points in d = {int(df_over.d.iloc[0])} dimensions, width m = {int(df_over.width.max())}; depths L = "
             f"{ints(sorted(df.depth.unique()))}; {df.seed.nunique()} seeds; {profile_text(profile)}. {NO_EXPERIMENT}")
+
+
+def figure_linear_kappa(df: pd.DataFrame, df_over: pd.DataFrame, profile: str) -> dict:
+    """Figure 1.2 as the arguments of :meth:`lib.book.results.Recorder.figure` ([LH] Cor 2.4).
+
+    Args:
+        df: :func:`~lib.chapters.linear_baseline.measure.measure_linear` on the digits.
+        df_over: the same on the Gaussian data with n > d.
+        profile: the run's parameter profile.
+
+    Returns:
+        The figure, its label, caption, drawing and measuring functions, setting line and data (both frames).
+    """
+    return dict(fig=plot_condition_numbers(df, df_over), label="fig-linear-kappa", drawn_by=plot_condition_numbers,
+                data_from=measure_linear, setting=conditioning_setting(df, df_over, profile),
+                data=pd.concat([df, df_over]),
+                caption="Condition number of the linear-network NTK against depth (band: min to max over seeds).")

@@ -23,7 +23,7 @@ from lib.data.pairs import angle_pairs
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 
-__all__ = ["distances_setting", "prose_values", "measure_distances", "plot_distances", "check_distances"]
+__all__ = ["figure_distances", "distances_setting", "prose_values", "measure_distances", "plot_distances", "check_distances"]
 
 
 def measure_distances(angles_deg: Sequence[float], width: int, depths: Sequence[int], seeds: int, d: int = 16,
@@ -162,3 +162,19 @@ def prose_values(df: pd.DataFrame, df_over: pd.DataFrame, dist: pd.DataFrame) ->
     return {"n_samples": str(int(df.n.iloc[0])), "n_over": str(int(df_over.n.iloc[0])),
             "d_over": str(int(df_over.d.iloc[0])), "distance_angles": floats(sorted(dist.theta_deg.unique())),
             "distance_seeds": str(dist.seed.nunique()), "max_width": str(int(dist.width.iloc[0]))}
+
+
+def figure_distances(dist: pd.DataFrame, profile: str) -> dict:
+    """Figure 1.5 as the arguments of :meth:`lib.book.results.Recorder.figure` ([LH] Remark 3.4).
+
+    Args:
+        dist: the output of :func:`~lib.chapters.linear_baseline.distances.measure_distances`.
+        profile: the run's parameter profile.
+
+    Returns:
+        The figure, its label, caption, drawing and measuring functions, setting line and data.
+    """
+    return dict(fig=plot_distances(dist), label="fig-distances", drawn_by=plot_distances, data_from=measure_distances,
+                setting=distances_setting(dist, profile), data=dist,
+                caption=r"Gradient distance of similar pairs over $\sqrt{L+1}$ times their input distance in ReLU "
+                "networks (mean and standard deviation over draws; lines: infinite width; dashed: the linear network).")

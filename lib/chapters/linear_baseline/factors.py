@@ -16,10 +16,10 @@ from lib.book.plotting import figure
 from lib.book.provenance import profile_text
 from lib.book.results import Check
 from lib.book.wording import ints
-from lib.chapters.linear_baseline.measure import NO_EXPERIMENT, digits_text
+from lib.chapters.linear_baseline.measure import NO_EXPERIMENT, digits_text, gradient_norm_factors, measure_linear
 from lib.chapters.linear_baseline.trend import depth_zero_check
 
-__all__ = ["EXPONENT_TOL", "fit_exponent", "exponent_check", "check_kernel_factor", "plot_gradient_norm", "check_gradient_norm",
+__all__ = ["figure_gradient_norm", "EXPONENT_TOL", "fit_exponent", "exponent_check", "check_kernel_factor", "plot_gradient_norm", "check_gradient_norm",
            "gradient_setting"]
 
 #: Largest distance of a fitted exponent from the predicted one that still counts as agreement
@@ -160,3 +160,20 @@ def gradient_setting(fac: pd.DataFrame, df: pd.DataFrame, profile: str) -> str:
     """
     return (f"Setting: {digits_text(df)}; width m = {int(fac.width.iloc[0])}; depths L = {ints(sorted(fac.index))}; "
             f"{int(fac.seeds.iloc[0])} seeds; {profile_text(profile)}. {NO_EXPERIMENT}")
+
+
+def figure_gradient_norm(fac: pd.DataFrame, df: pd.DataFrame, profile: str) -> dict:
+    """Figure 1.3 as the arguments of :meth:`lib.book.results.Recorder.figure` ([LH] Thm 2.3, the erratum).
+
+    Args:
+        fac: :func:`~lib.chapters.linear_baseline.measure.gradient_norm_factors` of ``df``.
+        df: the :func:`~lib.chapters.linear_baseline.measure.measure_linear` frame it was computed from.
+        profile: the run's parameter profile.
+
+    Returns:
+        The figure, its label, caption, drawing and measuring functions, setting line and data.
+    """
+    return dict(fig=plot_gradient_norm(fac), label="fig-gradient-norm", drawn_by=plot_gradient_norm,
+                data_from=[measure_linear, gradient_norm_factors], setting=gradient_setting(fac, df, profile),
+                data=fac, caption="Measured squared gradient norm over squared input norm (mean and standard deviation "
+                "over inputs and seeds at the largest width).")

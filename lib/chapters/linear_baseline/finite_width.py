@@ -14,10 +14,10 @@ from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, slope_guide, value_ticks
 from lib.book.results import Check
-from lib.chapters.linear_baseline.measure import width_means
+from lib.chapters.linear_baseline.measure import measure_linear, sweep_setting, width_means
 from lib.chapters.linear_baseline.trend import TREND_CAVEATS, depth_zero_check, width_trend
 
-__all__ = ["plot_width_trend", "check_norms_angles", "check_kernel"]
+__all__ = ["figure_width_trend", "plot_width_trend", "check_norms_angles", "check_kernel"]
 
 _DEV_LABELS = {"norm_dev": r"max$_l$ $|\,\|a^{(l)}\|/\|x\| - 1|$",
                "angle_dev": r"max$_l$ $|\theta^{(l)}-\theta_{in}|$ (rad)",
@@ -128,3 +128,20 @@ def check_kernel(df: pd.DataFrame) -> Check:
         "[LH] Cor 2.4", status=t.status, part="K proportional to G", caveat=TREND_CAVEATS.get(t.status, ""),
         measured="||K/c - G||_F/||G||_F (c fitted; mean over depths L >= 1 and seeds) is "
         + ", ".join(f"{v:.3g} (m={w})" for w, v in by_width.items()) + f"; {t.describe()}.")
+
+
+def figure_width_trend(df: pd.DataFrame, profile: str) -> dict:
+    """Figure 1.1 as the arguments of :meth:`lib.book.results.Recorder.figure` ([LH] Thm 2.3, Cor 2.4).
+
+    Args:
+        df: the output of :func:`~lib.chapters.linear_baseline.measure.measure_linear` on the digits.
+        profile: the run's parameter profile.
+
+    Returns:
+        The figure, its label, caption, drawing and measuring functions, setting line and data.
+    """
+    return dict(fig=plot_width_trend(df), label="fig-width-trend", drawn_by=plot_width_trend, data_from=measure_linear,
+                setting=sweep_setting(df, profile), data=df,
+                caption="Left: deviations from the infinite-width linear-network values against width (mean over "
+                "depths and seeds). Right: relative error of $K/(L+1)$ against $G$ by depth at the largest width "
+                "(mean and standard deviation over seeds).")
