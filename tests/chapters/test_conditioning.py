@@ -224,22 +224,6 @@ def test_plots_return_figures(small):
         assert isinstance(fig, Figure) and len(fig.axes) == n_axes
 
 
-def test_shared_depth_kernels_equal_per_depth_kernels():
-    from lib.chapters.conditioning.kernels import relu_depth_kernels
-    from lib.finite.ntk import ntk_with_layer_terms
-
-    X = np.random.default_rng(3).standard_normal((25, 6))
-    for L, K, K1, secs in relu_depth_kernels(X, 48, [0, 1, 4], seed=5, first_layer=True):
-        net = MLP(6, 48, L, seed=5)
-        if L == 0:
-            np.testing.assert_allclose(K, X @ X.T, rtol=1e-13)
-            assert K1 is None
-            continue
-        Kr, T = ntk_with_layer_terms(net, X, terms=(1,))
-        assert np.max(np.abs(K - Kr)) <= 1e-12 * np.abs(Kr).max() and np.allclose(K, K.T, rtol=0, atol=0)
-        assert np.max(np.abs(K1 - T[1])) <= 1e-12 * np.abs(T[1]).max() and secs >= 0
-
-
 def test_grouped_cells_give_the_same_rows_as_per_depth_cells():
     X = np.random.default_rng(4).standard_normal((20, 5))
     data = {"x": X}
@@ -255,17 +239,3 @@ def test_grouped_cells_give_the_same_rows_as_per_depth_cells():
         np.testing.assert_allclose(b[col], a[col], rtol=1e-8)
     relu1 = b[(b.activation == "relu") & (b.depth >= 1)]
     np.testing.assert_allclose(relu1.kappa_first, a[(a.activation == "relu") & (a.depth >= 1)].kappa_first, rtol=1e-8)
-
-
-def test_fast_extremes_agree_with_lib_spectra():
-    from lib.spectra import extreme_eigenvalues
-
-    rng = np.random.default_rng(5)
-    B = rng.standard_normal((900, 1000))
-    K = B @ B.T / 1000 + 1e-3 * np.eye(900)
-    lmin, lmax, kappa, singular = C.fast_extremes(K)
-    sp = extreme_eigenvalues(K, method="eigh")
-    assert not singular and kappa == pytest.approx(sp.kappa, rel=1e-8) and lmax == pytest.approx(sp.lambda_max, rel=1e-10)
-    R = rng.standard_normal((900, 40))
-    lmin, lmax, kappa, singular = C.fast_extremes(R @ R.T)  # rank 40: singular
-    assert singular and math.isinf(kappa)

@@ -8,9 +8,9 @@ over seeds; the min angle on the full set) and (b) the full-data kappa and angle
 * :mod:`~lib.chapters.conditioning.data` -- the data sets, their ranks and kappa_0, the small batches
   below the rank (digits);
 * :mod:`~lib.chapters.conditioning.cells` -- the finite-width sweep cells, cached by
-  :func:`lib.book.sweep.run_sweep`; :mod:`~lib.chapters.conditioning.kernels` -- the ReLU kernels of all
-  depths of a seed from shared Gram matrices; :mod:`~lib.chapters.conditioning.theory_cells` -- the
-  infinite-width cells;
+  :func:`lib.book.sweep.run_sweep` (the ReLU kernels of all depths of a seed come from shared Gram
+  matrices, :func:`lib.finite.ntk.relu_depth_kernels`); :mod:`~lib.chapters.conditioning.theory_cells` --
+  the infinite-width cells;
 * :mod:`~lib.chapters.conditioning.summary` -- seed means, the measured tables, the batching sentence, costs;
 * :mod:`~lib.chapters.conditioning.figure3` -- Figure 3 both ways and its checks;
 * :mod:`~lib.chapters.conditioning.bounds` -- Prop 4.1 and Thm 4.2;

@@ -7,7 +7,7 @@ from typing import Iterable
 import numpy as np
 
 from lib.book.sweep import SweepResult, run_sweep
-from lib.chapters.conditioning.cells import CELL_VERSION, _kappa, _spectrum_fields, authors_partition, mean_kappa
+from lib.chapters.conditioning.cells import CELL_VERSION, authors_partition, kernel_kappa, mean_kappa, spectrum_fields
 from lib.spectra import min_pairwise_angle
 from lib.theory import relu_first_layer_ntk, relu_ntk
 
@@ -34,19 +34,19 @@ def theory_cell(params: dict, X: np.ndarray) -> dict:
     L, n = int(params["depth"]), X.shape[0]
     rank = int(np.linalg.matrix_rank(X))
     G = X @ X.T
-    out = {"min_angle_linear": min_pairwise_angle(G), **_spectrum_fields((L + 1) * G, "_linear", rank_bound=rank)}
+    out = {"min_angle_linear": min_pairwise_angle(G), **spectrum_fields((L + 1) * G, "_linear", rank_bound=rank)}
     K = relu_ntk(X, L) if L >= 1 else G
-    out.update(min_angle_relu=min_pairwise_angle(K), **_spectrum_fields(K, "_relu", rank_bound=rank if L == 0 else None))
+    out.update(min_angle_relu=min_pairwise_angle(K), **spectrum_fields(K, "_relu", rank_bound=rank if L == 0 else None))
     del K
     if params.get("first_layer"):
         KL = relu_first_layer_ntk(X, L) if L >= 1 else G
-        out.update(_spectrum_fields(KL, "_first", rank_bound=rank if L == 0 else None))
+        out.update(spectrum_fields(KL, "_first", rank_bound=rank if L == 0 else None))
         if params.get("small_batch"):
             ks, k0 = [], []
             for s in range(int(params.get("seeds", 1))):
                 for b in authors_partition(n, int(params["small_batch"]), s):
-                    ks.append(_kappa(KL[np.ix_(b, b)]))
-                    k0.append(_kappa(G[np.ix_(b, b)]))
+                    ks.append(kernel_kappa(KL[np.ix_(b, b)]))
+                    k0.append(kernel_kappa(G[np.ix_(b, b)]))
             ks, k0 = np.array(ks), np.array(k0)
             fin = np.isfinite(k0)  # batches with an infinite kappa_0 of their own test nothing
             out.update(kappa_first_small=mean_kappa(ks[fin]) if fin.any() else np.nan,
