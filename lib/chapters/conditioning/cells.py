@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 from scipy.sparse.linalg import eigsh
 
-from lib.book.sweep import SweepResult, run_sweep
+from lib.book.sweep import run_sweep
+from lib.chapters.conditioning.summary import ConditioningSweep
 from lib.finite.extremes import ntk_extremes
 from lib.finite.mlp import MLP
 from lib.finite.ntk import SHARED_MAX_N, empirical_ntk, ntk_with_layer_terms, relu_depth_kernels
@@ -28,7 +29,7 @@ from lib.validation import InputError
 
 __all__ = ["CELL_VERSION", "ACTIVATIONS", "FULL_METHODS", "DENSE_MAX", "authors_partition", "mean_kappa",
            "batch_kappas", "kernel_kappa", "spectrum_fields", "FULL_FIELDS", "batch_only_fields", "linear_features", "full_and_first_layer_ntk", "ntk_cell",
-           "conditioning_cells", "run_conditioning", "dense_measurements", "relu_depths_cell",
+           "conditioning_cells", "measure_conditioning", "dense_measurements", "relu_depths_cell",
            "sweep_cell", "expand_cells"]
 
 #: bump when :func:`ntk_cell` or :func:`lib.chapters.conditioning.theory_cells.theory_cell` change what they compute (old cache cells stop matching)
@@ -311,14 +312,14 @@ def relu_depths_cell(params: dict, X: np.ndarray) -> dict:
             unless batch-only.
 
     Returns:
-        ``{"rows": JSON text}``: a list of one dict per depth (with its own ``seconds``); the sweep cache
-        holds scalars only, :func:`expand_cells` spreads them out.
+        ``{"rows": [...]}``: one dict of scalars per depth (with its own ``seconds``), stored as it is by the
+        sweep cache; :func:`expand_cells` spreads them out.
     """
     n, d = X.shape
     seed = int(params["seed"])
     batches = authors_partition(n, int(params["batch_size"]), seed)
     if not params.get("full", True):
-        return {"rows": json.dumps(_relu_batch_only_rows(params, X, batches))}
+        return {"rows": _relu_batch_only_rows(params, X, batches)}
     small = authors_partition(n, int(params["small_batch"]), seed) if params.get("small_batch") else None
     rows = []
     for L, K, K1, secs in relu_depth_kernels(X, int(params["width"]), params["depths"], seed,
@@ -329,7 +330,7 @@ def relu_depths_cell(params: dict, X: np.ndarray) -> dict:
         del K, K1
         row["seconds"] = secs + time.perf_counter() - t
         rows.append(row)
-    return {"rows": json.dumps([{k: _scalar(v) for k, v in r.items()} for r in rows])}
+    return {"rows": [{k: _scalar(v) for k, v in r.items()} for r in rows]}
 
 
 def _relu_batch_only_rows(params: dict, X: np.ndarray, batches: Sequence[np.ndarray]) -> list[dict]:
@@ -379,12 +380,13 @@ def expand_cells(frame: pd.DataFrame) -> pd.DataFrame:
     out = []
     for rec in frame.to_dict("records"):
         sub = rec.pop("rows", None)
-        if isinstance(sub, str):
-            rec.pop("depths", None)
+        rec.pop("depths", None)
+        if isinstance(sub, str):  # cells cached before the sweep stored JSON lists held the rows as JSON text
+            sub = json.loads(sub)
+        if isinstance(sub, list):
             rec.pop("seconds", None)
-            out.extend({**rec, **r} for r in json.loads(sub))
+            out.extend({**rec, **r} for r in sub)
         else:
-            rec.pop("depths", None)
             out.append(rec)
     df = pd.DataFrame(out)
     df["depth"] = df["depth"].astype(int)
@@ -422,7 +424,7 @@ def conditioning_cells(datasets: Iterable[str], depths: Iterable[int], width: in
             (of its ``full_seeds``); the other depths are batch-only cells. Data sets not named: every depth.
 
     Returns:
-        One parameter dict per cell, for :func:`run_conditioning`.
+        One parameter dict per cell, for :func:`measure_conditioning`.
     """
     bad = [a for a in activations if a not in ACTIVATIONS]
     if bad:
@@ -472,21 +474,39 @@ def conditioning_cells(datasets: Iterable[str], depths: Iterable[int], width: in
     return cells
 
 
-def run_conditioning(data: dict, cells: list[dict], scheduler=None, progress: bool = True,
-                     **kw) -> SweepResult:
-    """Run (or resume) the Figure 3 sweep: cached under ``<cache>/sweeps/conditioning``.
+def measure_conditioning(data, *, depths: Iterable[int], width: int, seeds: int, batch_size: int = 512,
+                         device: str = "cpu", full_method: str = "auto", scheduler=None, threads: int | None = None,
+                         progress: bool = True) -> ConditioningSweep:
+    """Measure [LH] Figure 3 both ways: run (or resume) the sweep, cached under ``<cache>/sweeps/conditioning``.
+
+    The cells are those of :func:`conditioning_cells` on the data sets of ``data`` and their plan (small
+    batches, first-layer kernels, the large sets' full-data seeds and depths); each is computed once by
+    :func:`sweep_cell` and written to disk at once (:func:`lib.book.sweep.run_sweep`), so an interrupted run
+    resumes and a finished one is only read back.
 
     Args:
-        data: arrays by name.
-        cells: the cells of :func:`conditioning_cells`.
+        data: the data sets and their plan (:func:`lib.chapters.conditioning.data.load_data`).
+        depths: depths L.
+        width: hidden width m.
+        seeds: weight draws (and batch partitions) per (data set, depth, activation).
+        batch_size: the authors' batch size.
+        device: torch device.
+        full_method: :data:`FULL_METHODS`.
         scheduler: None (run here), ``"local"`` or a Dask scheduler address.
+        threads: torch threads per cell.
         progress: show a progress bar.
-        **kw: passed to :func:`lib.book.sweep.run_sweep` (e.g. ``threads``).
 
     Returns:
-        The sweep, one row of :func:`ntk_cell` per (data set, depth, activation, seed) in ``.frame``
-        (grouped cells spread out by :func:`expand_cells`).
+        The sweep: one row of :func:`ntk_cell` per (data set, depth, activation, seed) in ``frame`` (grouped
+        cells spread out by :func:`expand_cells`), its seed means and its settings.
     """
-    res = run_sweep("conditioning", sweep_cell, cells, data=data, version=CELL_VERSION, scheduler=scheduler,
-                    progress=progress, desc="NTK cells", **kw)
-    return dataclasses.replace(res, frame=expand_cells(res.frame))
+    depths = sorted(set(int(L) for L in depths))
+    cells = conditioning_cells(data.names, depths, width, seeds, batch_size=batch_size, small=data.small,
+                               first_layer=list(data.first_layer), device=device, full_method=full_method,
+                               n_samples={k: n for k, (n, _) in data.sizes.items()}, full_seeds=data.full_seeds,
+                               full_depths=data.full_depths)
+    res = run_sweep("conditioning", sweep_cell, cells, data=data.arrays, version=CELL_VERSION, scheduler=scheduler,
+                    progress=progress, desc="NTK cells", threads=threads)
+    res = dataclasses.replace(res, frame=expand_cells(res.frame))
+    return ConditioningSweep.from_frame(res.frame, data.names, depths, batch_size, width=int(width), seeds=int(seeds),
+                                        sizes=data.sizes, data=data, run=res)
