@@ -30,7 +30,7 @@ def sets_text(sizes: dict[str, tuple]) -> str:
     """The data sets with their sizes in words: ``"synthetic (n = 2000, d = 5); faces (n = 200, d = 625)"``.
 
     Args:
-        sizes: ``{name: (n, d)}`` (:attr:`ChapterData.sizes`).
+        sizes: ``{name: (n, d)}`` (``ChapterData.sizes``).
 
     Returns:
         The text (``"none"`` for no data set).
@@ -82,7 +82,7 @@ class ChapterData:
 
     @property
     def theory_names(self) -> list[str]:
-        """The data sets with infinite-width lines: all but the large ones (:attr:`full_seeds`)."""
+        """The data sets with infinite-width lines: all but the large ones (``full_seeds``)."""
         return [k for k in self.arrays if k not in self.full_seeds]
 
 
@@ -153,7 +153,7 @@ def load_data(cfg) -> ChapterData:
     """The chapter's data sets and the measurement plan they imply; a missing set is skipped with a warning.
 
     Loads the sets of ``cfg.datasets`` (:func:`load_datasets`); each skipped one is reported by
-    ``warnings.warn`` (the pipeline prints it on the terminal) and in :attr:`ChapterData.note`. Then reads off
+    ``warnings.warn`` (the pipeline prints it on the terminal) and in ``ChapterData.note``. Then reads off
     the loaded arrays the batches below the rank of G (:func:`small_batch_sets`), the data table
     (:func:`table_datasets`), the large sets (:func:`large_full_seeds`) and the sets with a first-layer
     kernel (:func:`first_layer_sets`) ([LH] Sec. 4.1, Thm 4.2).

@@ -78,7 +78,7 @@ class ConditioningSweep:
     ``table_*`` of the sweep takes it alone (its names, depths, width, batch size travel with it).
 
     Attributes:
-        summary: :func:`summarize` of :attr:`frame`, one row per (dataset, activation, depth).
+        summary: :func:`summarize` of ``frame``, one row per (dataset, activation, depth).
         names: the data sets, in legend order.
         depths: the sorted depths L of the sweep.
         batch_size: the authors' batch size.
@@ -114,7 +114,7 @@ class ConditioningSweep:
         return [L for L in self.depths if L >= 1]
 
     def series(self, ds: str, act: str, col: str) -> pd.Series:
-        """One column of :attr:`summary` for one data set and activation (``"relu"`` or ``"linear"``), by depth."""
+        """One column of ``summary`` for one data set and activation (``"relu"`` or ``"linear"``), by depth."""
         S = self.summary
         return S[(S.dataset == ds) & (S.activation == act)].set_index("depth")[col]
 
@@ -140,10 +140,10 @@ def monotone_violations(values: Sequence[float], rtol: float = 1e-9) -> list[int
 
 def full_data_reductions(sweep: ConditioningSweep) -> dict[str, str]:
     """``{name: "k of S seeds[, depths L = ... of ...]"}`` of the large data sets whose full data the sweep
-    measured at fewer seeds or depths than the authors' batches (:attr:`lib.chapters.conditioning.data.ChapterData.full_seeds`); empty when none.
+    measured at fewer seeds or depths than the authors' batches (``ChapterData.full_seeds``); empty when none.
 
     Args:
-        sweep: the sweep, with its data (:attr:`ConditioningSweep.data`).
+        sweep: the sweep, with its data (``ConditioningSweep.data``).
 
     Returns:
         The reduction of each such data set, in words.
@@ -244,7 +244,7 @@ def cost_note(sweep: ConditioningSweep, profile: str) -> str:
     """A Markdown paragraph on the cost of the sweep on this machine, against "hours" per NTK in [LH] Sec. 4.1.
 
     Args:
-        sweep: the sweep, with its run (:attr:`ConditioningSweep.run`).
+        sweep: the sweep, with its run (``ConditioningSweep.run``).
         profile: parameter profile of the run.
 
     Returns:
@@ -268,7 +268,7 @@ def cost_note(sweep: ConditioningSweep, profile: str) -> str:
 def glue_values(cfg, sweep: ConditioningSweep, agreement, two_sample) -> dict[str, str]:
     """The values the chapter's prose shows, as plain text to glue ([LH] Sec. 4, App. F), read off the results.
 
-    Sizes come from the data loaded (:attr:`ConditioningSweep.data`), the width, depths, seeds and batch size
+    Sizes come from the data loaded (``ConditioningSweep.data``), the width, depths, seeds and batch size
     from the sweep, the compared networks from ``agreement`` and ``two_sample``; where the prose tells the
     reader which parameter to change (``idx_dir``, ``n_idx``, ``pixel_range``, ``data_file``, ``datasets``,
     ``n_mnist5k``, ``small_batch``, ``large_n``, ...), the entry states the value in force in ``cfg``.

@@ -77,7 +77,7 @@ def theory_cell(params: dict, X: np.ndarray) -> dict:
 def measure_theory(data, sweep, progress: bool = True, **kw) -> TheoryResult:
     """Infinite-width predictions per (data set, depth), cached under ``<cache>/sweeps/conditioning-theory``.
 
-    On the data sets of ``data`` without a large n (:attr:`lib.chapters.conditioning.data.ChapterData.theory_names`),
+    On the data sets of ``data`` without a large n (``ChapterData.theory_names``),
     at the depths of the sweep; the first-layer kernel K_L ([LH] Thm 4.2) on the sets of
     ``data.first_layer``, its small batches on ``data.small`` with the sweep's partitions (one per seed).
 
