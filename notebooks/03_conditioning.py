@@ -173,7 +173,7 @@ print(sweep.note())
 
 # %% tags=["hide-input"]
 rec.figure(conditioning.plot_figure3(sweep), "fig-figure3", conditioning.CAPTION_FIGURE3, conditioning.plot_figure3,
-           conditioning.measure_conditioning, conditioning.setting_figure3(sweep, cfg.profile))
+           conditioning.measure_conditioning, conditioning.setting_figure3(sweep, cfg.profile));
 
 # %% tags=["hide-input"]
 display(Markdown(conditioning.batching_note(sweep)))
@@ -250,10 +250,10 @@ conditioning.table_authors_agreement(agree)
 
 # %% tags=["hide-input"]
 rec.figure(conditioning.plot_prop41(sweep), "fig-prop41", conditioning.CAPTION_PROP41, conditioning.plot_prop41,
-           conditioning.measure_conditioning, conditioning.setting_prop41(sweep, cfg.profile))
+           conditioning.measure_conditioning, conditioning.setting_prop41(sweep, cfg.profile));
 
 # %%
-rec(conditioning.check_prop41(sweep), "sec-prop41")
+rec(conditioning.check_prop41(sweep), "sec-prop41");
 
 # %% [markdown]
 # (sec-thm42)=
@@ -266,7 +266,7 @@ rec(conditioning.check_prop41(sweep), "sec-prop41")
 # %% tags=["hide-input"]
 rec.figure(conditioning.plot_first_layer(theory, sweep), "fig-first-layer", conditioning.CAPTION_FIRST_LAYER,
            conditioning.plot_first_layer, (conditioning.measure_theory, conditioning.measure_conditioning),
-           conditioning.setting_first_layer(sweep, cfg.profile))
+           conditioning.setting_first_layer(sweep, cfg.profile));
 
 # %%
 t42 = conditioning.table_first_layer(theory, sweep)
@@ -290,10 +290,10 @@ t2 = conditioning.measure_two_sample(cfg.two_sample_angles, cfg.two_sample_depth
 # %% tags=["hide-input"]
 rec.figure(conditioning.plot_two_sample(t2), "fig-two-sample", conditioning.CAPTION_TWO_SAMPLE,
            conditioning.plot_two_sample, conditioning.measure_two_sample,
-           conditioning.setting_two_sample(t2, cfg.profile))
+           conditioning.setting_two_sample(t2, cfg.profile));
 
 # %%
-rec(conditioning.check_two_sample(t2), "sec-appf")
+rec(conditioning.check_two_sample(t2), "sec-appf");
 
 # %% [markdown]
 # (sec-fig3-theory)=
@@ -306,7 +306,7 @@ rec(conditioning.check_two_sample(t2), "sec-appf")
 # %% tags=["hide-input"]
 rec.figure(conditioning.plot_theory_comparison(theory, sweep), "fig-fig3-theory", conditioning.CAPTION_THEORY,
            conditioning.plot_theory_comparison, (conditioning.measure_theory, conditioning.measure_conditioning),
-           conditioning.setting_theory(theory, sweep, cfg.profile))
+           conditioning.setting_theory(theory, sweep, cfg.profile));
 
 # %% [markdown]
 # The measured $\phi_{\min}$ is a minimum over $n(n-1)/2$ pairs of finite-width angles, each the
