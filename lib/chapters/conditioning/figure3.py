@@ -2,8 +2,6 @@
 setting against the paper's, and its checks (each returns the rows it judged, the "paper vs this book" table)."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
@@ -12,7 +10,7 @@ from matplotlib.ticker import MaxNLocator
 from lib.book.plotting import figure, mark_infinite
 from lib.book.provenance import profile_text
 from lib.book.results import Check
-from lib.book.wording import ints
+from lib.book.wording import ints, number
 from lib.chapters.conditioning.data import LABELS, colors, sets_text
 from lib.chapters.conditioning.summary import ConditioningSweep, full_data_reductions, monotone_violations
 
@@ -172,12 +170,6 @@ def setting_figure3(sweep: ConditioningSweep, profile: str) -> str:
             + "; protocol (b) is ours.")
 
 
-def _fmt(v: float) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "not measured"
-    return "inf" if np.isinf(v) else f"{v:.3g}"
-
-
 def check_figure3_angle(sweep: ConditioningSweep) -> Check:
     """[LH] Fig 3 (angle): at every depth L >= 1 the ReLU network's smallest gradient angle exceeds the linear one's.
 
@@ -209,7 +201,7 @@ def check_figure3_angle(sweep: ConditioningSweep) -> Check:
     for ds in names:
         mine = [(L, r, l, w) for (d, L, r, l), w in zip(rows, wins) if d == ds]
         ends = mine[:1] + mine[1:][-1:]  # the smallest and the largest depth measured
-        shown = ", ".join(f"{_fmt(r)} vs {_fmt(l)} at L={L}" for L, r, l, _ in ends) if mine else "not measured"
+        shown = ", ".join(f"{number(r)} vs {number(l)} at L={L}" for L, r, l, _ in ends) if mine else "not measured"
         shown = f"ReLU vs linear: {shown}" if mine else shown
         judged.append({"statement": f"{_set_label(ds)}: φ_min (deg), ReLU against linear", "paper": "ReLU larger",
                        "this book": shown, "rule": "ReLU larger at every depth L ≥ 1 measured",
@@ -257,7 +249,7 @@ def check_figure3_kappa(sweep: ConditioningSweep) -> Check:
                 if label != "small batches":
                     untestable.append(f"{ds} ({label}): linear kappa = inf (kappa_0 = inf)")
                     judged.append({"statement": statement, "paper": "ReLU smaller",
-                                   "this book": "linear κ = inf (κ₀ = inf): not testable", "rule": rule, "holds": None})
+                                   "this book": "linear κ = ∞ (κ₀ = ∞): not testable", "rule": rule, "holds": None})
                 continue
             if label == "authors' batches" and np.allclose(relu, by(ds, "relu", "kappa_mean")[relu.index]):
                 continue  # n <= batch size: one batch, the full data again
@@ -326,7 +318,7 @@ def check_figure3(sweep: ConditioningSweep, protocol: str) -> Check:
                      f"{k.iloc[0] / k.iloc[-1]:.3g}-fold")
         judged.append({"statement": f"{_set_label(ds)}: ReLU κ ({quantity}) against depth",
                        "paper": "decreases" if protocol == "batch" else "decreases (measured in batches only)",
-                       "this book": f"{_fmt(k.iloc[0])} (L={k.index[0]}) -> {_fmt(k.iloc[-1])} (L={k.index[-1]})"
+                       "this book": f"{number(k.iloc[0])} (L={k.index[0]}) -> {number(k.iloc[-1])} (L={k.index[-1]})"
                        + (f", rises at L={v}" if v else ""),
                        "rule": f"falls from L={k.index[0]} to L={k.index[-1]} (a rise between depths: caveat)",
                        "holds": None if fell and not certified else fell})
