@@ -5,7 +5,7 @@ averaged over batches of 512 of a fresh random partition per seed, the last part
 over seeds; the min angle on the full set) and (b) the full-data kappa and angle (dense, or
 :func:`lib.finite.extremes.ntk_extremes` at large n). The modules, one job each:
 
-* :mod:`~lib.chapters.conditioning.spec` -- the notebook's parameters (:data:`SPEC`);
+* :mod:`~lib.chapters.conditioning.spec` -- the notebook's parameters (:data:`~lib.chapters.conditioning.spec.SPEC`);
 * :mod:`~lib.chapters.conditioning.data` -- the data sets, their ranks and kappa_0, the small batches
   below the rank (digits), and the measurement plan read off them (:class:`ChapterData`);
 * :mod:`~lib.chapters.conditioning.cells` -- the finite-width sweep cells, cached by

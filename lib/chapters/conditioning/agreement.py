@@ -90,9 +90,9 @@ def measure_authors_agreement(data: dict, depths: Sequence[int], width: int, n: 
 def check_authors_agreement(agreement: AuthorsAgreement) -> Check:
     """Our NTK, kappa and angle agree with the authors' code after the exact scaling ([LH] Sec. 4.1).
 
-    Rule: "reproduced" if every kernel agrees to :data:`KERNEL_RTOL` relative after dividing theirs by
-    2/d (ReLU) or 2^(L+1)/d (linear), every finite kappa to :data:`KERNEL_RTOL` relative, and every
-    angle to :data:`ANGLE_ATOL` rad; otherwise "not reproduced" (a wrong scale, e.g. the ReLU factor
+    Rule: "reproduced" if every kernel agrees to :data:`~lib.chapters.conditioning.agreement.KERNEL_RTOL` relative after dividing theirs by
+    2/d (ReLU) or 2^(L+1)/d (linear), every finite kappa to :data:`~lib.chapters.conditioning.agreement.KERNEL_RTOL` relative, and every
+    angle to :data:`~lib.chapters.conditioning.agreement.ANGLE_ATOL` rad; otherwise "not reproduced" (a wrong scale, e.g. the ReLU factor
     used for a linear network, is off by O(1)). Where our kappa is infinite (singular kernel) their
     general-``eig`` kappa is reported, not compared: it is rounding noise (negative or huge).
 

@@ -121,8 +121,8 @@ def check_prop41(sweep: ConditioningSweep, alpha: float = 0.05) -> Check:
     data), it would not follow the angle.
 
     Rule, on Spearman's rho with its one-sided p-value (t approximation): fewer than
-    :data:`PROP41_MIN_CELLS` cells: "inconclusive"; rho <= 0: "not reproduced"; p < ``alpha`` and
-    rho >= :data:`PROP41_RHO` (the angle explains most of the ordering): "reproduced"; p < ``alpha`` and a
+    :data:`~lib.chapters.conditioning.bounds.PROP41_MIN_CELLS` cells: "inconclusive"; rho <= 0: "not reproduced"; p < ``alpha`` and
+    rho >= :data:`~lib.chapters.conditioning.bounds.PROP41_RHO` (the angle explains most of the ordering): "reproduced"; p < ``alpha`` and a
     smaller rho: "reproduced with caveat" (weak); otherwise "inconclusive" (positive but not significant at
     this number of cells). Thresholds: 0.5 is the conventional "strong" rank correlation; alpha = 0.05.
 

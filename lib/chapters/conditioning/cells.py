@@ -36,7 +36,7 @@ __all__ = ["CELL_VERSION", "ACTIVATIONS", "FULL_METHODS", "DENSE_MAX", "authors_
 CELL_VERSION = "5"
 ACTIVATIONS = ("relu", "linear")
 #: how the full-data kappa and angle are computed: dense kernel, :func:`lib.finite.extremes.ntk_extremes`,
-#: or ``"auto"`` (dense up to :data:`DENSE_MAX` samples)
+#: or ``"auto"`` (dense up to :data:`~lib.chapters.conditioning.cells.DENSE_MAX` samples)
 FULL_METHODS = ("auto", "dense", "extremes")
 #: above this many samples ``full_method="auto"`` uses :func:`lib.finite.extremes.ntk_extremes` instead of a dense kernel
 DENSE_MAX = 8000
@@ -97,7 +97,7 @@ def batch_only_fields(batch_kernels: Iterable[np.ndarray], n_batches: int) -> di
 
     The NTK of a batch is the principal sub-matrix of the full NTK, so computing it batch by batch gives
     the same ``kappa_batch`` as :func:`dense_measurements` (to rounding) without the n x n kernel. The
-    full-data fields (:data:`FULL_FIELDS`) are NaN, ``singular`` and ``interval`` False, ``full`` False.
+    full-data fields (:data:`~lib.chapters.conditioning.cells.FULL_FIELDS`) are NaN, ``singular`` and ``interval`` False, ``full`` False.
 
     Args:
         batch_kernels: the NTK of each batch of the authors' partition, in order.
@@ -233,7 +233,7 @@ def ntk_cell(params: dict, X: np.ndarray) -> dict:
     ``params``: ``activation``, ``depth``, ``width``, ``seed`` (weights and the batch partition),
     ``device``, ``batch_size`` (the authors' protocol, :func:`authors_partition`), ``small_batch``
     (None, or batches of that size for a finite kappa_0), ``first_layer`` (also the NTK with only W^(1)
-    trainable, [LH] Thm 4.2), ``full_method`` (:data:`FULL_METHODS`), ``full`` (default True; False: a
+    trainable, [LH] Thm 4.2), ``full_method`` (:data:`~lib.chapters.conditioning.cells.FULL_METHODS`), ``full`` (default True; False: a
     batch-only cell, the authors' protocol from the batch kernels alone, :func:`batch_only_fields`, no
     small batches or first-layer kernel).
 
@@ -412,7 +412,7 @@ def conditioning_cells(datasets: Iterable[str], depths: Iterable[int], width: in
             all, False: none.
         activations: drawn from ``("relu", "linear")``.
         device: torch device.
-        full_method: :data:`FULL_METHODS`.
+        full_method: :data:`~lib.chapters.conditioning.cells.FULL_METHODS`.
         n_samples: ``{data set: n}``; when given, the ReLU cells of a data set with n <=
             :data:`lib.finite.ntk.SHARED_MAX_N` (dense) become one cell per seed with
             all depths (:func:`relu_depths_cell`), whose kernels share the layer Gram matrices.
@@ -491,7 +491,7 @@ def measure_conditioning(data, *, depths: Iterable[int], width: int, seeds: int,
         seeds: weight draws (and batch partitions) per (data set, depth, activation).
         batch_size: the authors' batch size.
         device: torch device.
-        full_method: :data:`FULL_METHODS`.
+        full_method: :data:`~lib.chapters.conditioning.cells.FULL_METHODS`.
         scheduler: None (run here), ``"local"`` or a Dask scheduler address.
         threads: torch threads per cell.
         progress: show a progress bar.

@@ -101,7 +101,7 @@ def load_datasets(names: Sequence[str], *, n_synthetic: int, d_synthetic: int = 
     :func:`lib.data.datasets.load_dataset` (``pixel_range``).
 
     Args:
-        names: data set names (:data:`DATASET_NAMES`).
+        names: data set names (:data:`~lib.chapters.conditioning.data.DATASET_NAMES`).
         n_synthetic, d_synthetic: size and dimension of the synthetic set.
         n_digits, n_faces, n_idx, n_file, n_mnist5k: samples of the real sets (None: all).
         idx_dir: folder of the IDX files.

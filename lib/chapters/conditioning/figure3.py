@@ -100,7 +100,7 @@ def plot_figure3(sweep: ConditioningSweep) -> Figure:
 
 
 def figure3_deviations(sweep: ConditioningSweep) -> list[str]:
-    """Every way the sweep departs from the setting of [LH] Figure 3 (:data:`PAPER_FIGURE3`), in words.
+    """Every way the sweep departs from the setting of [LH] Figure 3 (:data:`~lib.chapters.conditioning.figure3.PAPER_FIGURE3`), in words.
 
     Read off the sweep (width, depths, seeds, batch size) and its data (``ConditioningSweep.data``: the
     sets loaded with their sizes, the sets asked for, the full-data reductions on the large sets).
