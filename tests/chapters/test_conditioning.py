@@ -246,7 +246,6 @@ def test_plots_return_figures(small):
 
 def test_grouped_cells_give_the_same_rows_as_per_depth_cells():
     X = np.random.default_rng(4).standard_normal((20, 5))
-    data = {"x": X}
     kw = dict(batch_size=6, small={"x": 4}, first_layer=["x"])
     per = C.conditioning_cells(["x"], [0, 1, 3], 32, 2, **kw)
     grouped = C.conditioning_cells(["x"], [0, 1, 3], 32, 2, n_samples={"x": 20}, **kw)

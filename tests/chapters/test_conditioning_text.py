@@ -3,7 +3,6 @@ its figures, and the "paper vs this book" table of [LH] Figure 3 (the rows its c
 import dataclasses
 import math
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd

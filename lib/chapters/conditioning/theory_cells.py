@@ -3,7 +3,6 @@ Cor 2.4, Thm 4.2), cached like the finite-width sweep."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
 
 import numpy as np
 import pandas as pd
