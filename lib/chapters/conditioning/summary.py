@@ -13,7 +13,7 @@ import pandas as pd
 
 from lib.book.sweep import SweepResult
 from lib.book.wording import ints
-from lib.chapters.conditioning.data import LABELS
+from lib.chapters.conditioning.data import LABELS, ChapterData
 
 __all__ = ["ConditioningSweep", "summarize", "monotone_violations", "batching_sentence", "batching_note",
            "full_data_reductions", "table_measured", "table_cell_times", "cost_note", "glue_values"]
@@ -97,7 +97,7 @@ class ConditioningSweep:
     width: int = 0
     seeds: int = 0
     sizes: dict = field(default_factory=dict)
-    data: object = None
+    data: ChapterData | None = None
     frame: pd.DataFrame | None = None
     run: SweepResult | None = None
 
