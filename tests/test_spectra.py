@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from lib.spectra import (condition_number, extreme_eigenvalues, min_pairwise_angle, spectrum,
+from lib.spectra import (condition_number, extreme_eigenvalues, fast_extremes, min_pairwise_angle, spectrum,
                          cosine_matrix)
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
@@ -133,3 +133,15 @@ def test_an_angle_below_the_resolution_warns_and_reports_it():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert min_pairwise_angle(empirical_ntk(MLP(5, 64, 2), Y)) > 1e-3
+
+
+def test_fast_extremes_agree_with_lib_spectra():
+    rng = np.random.default_rng(5)
+    B = rng.standard_normal((900, 1000))
+    K = B @ B.T / 1000 + 1e-3 * np.eye(900)
+    lmin, lmax, kappa, singular = fast_extremes(K)
+    sp = extreme_eigenvalues(K, method="eigh")
+    assert not singular and kappa == pytest.approx(sp.kappa, rel=1e-8) and lmax == pytest.approx(sp.lambda_max, rel=1e-10)
+    R = rng.standard_normal((900, 40))
+    lmin, lmax, kappa, singular = fast_extremes(R @ R.T)  # rank 40: singular
+    assert singular and math.isinf(kappa)

@@ -1,5 +1,7 @@
 """Chapter 03 (lib.chapters.conditioning): cells, both protocols of Figure 3, each check with the paper's
 prediction and a counterfactual, figures."""
+import dataclasses
+import json
 import math
 
 import numpy as np
@@ -31,7 +33,13 @@ def small():
     theory = pd.DataFrame([{"dataset": k, "depth": L, **C.theory_cell(
         {"depth": L, "first_layer": k in first, "small_batch": smallb.get(k), "seeds": 2}, X)}
         for k, X in data.items() for L in DEPTHS])
-    return data, df, C.summarize(df), theory
+    sweep = C.ConditioningSweep.from_frame(df, list(data), DEPTHS, 5, width=32, seeds=2,
+                                           sizes={k: X.shape for k, X in data.items()})
+    return data, sweep, C.TheoryResult(theory, names=tuple(data), depths=tuple(DEPTHS))
+
+
+def _sweep(S, names=("s",), depths=(0, 1, 2, 3), batch_size=512):
+    return C.ConditioningSweep(S, tuple(names), tuple(depths), batch_size)
 
 
 def test_authors_partition_fresh_per_seed_partial_batch_kept():
@@ -77,9 +85,10 @@ def test_interval_kappa_is_summarized_and_never_certifies_a_fall():
                          interval=True, lambda_min=1.0, lambda_max=2.0, kappa_batch=10.0 / L))
     S = C.summarize(pd.DataFrame(rows))
     assert S.interval.all() and math.isinf(S.kappa_high_mean.iloc[0])
-    c = C.check_figure3(S, ["s"], [1, 2], "full", 512)
+    c = C.check_figure3(_sweep(S, depths=[1, 2]), "full")
     assert c.status == "inconclusive" and "interval" in c.caveat
-    assert C.check_figure3(S, ["s"], [1, 2], "batch", 512).status == "reproduced"
+    assert [r["holds"] for r in c.rows] == [None]  # a fall that is not certified is judged neither way
+    assert C.check_figure3(_sweep(S, depths=[1, 2]), "batch").status == "reproduced"
 
 
 def _summary(relu_angle, lin_angle, relu_kappa, lin_kappa, col="kappa_mean"):
@@ -95,73 +104,78 @@ def test_check_figure3_depth_prediction_and_counterfactuals():
     inf = math.inf
     good = _summary([10, 20, 30, 40], [10, 10, 10, 10], [inf, 50, 20, 10], [inf] * 4)
     for protocol in ("batch", "full"):
-        assert C.check_figure3(good, ["s"], [0, 1, 2, 3], protocol, 512).status == "reproduced"
+        c = C.check_figure3(_sweep(good), protocol)
+        assert c.status == "reproduced" and [r["holds"] for r in c.rows] == [True]
     rising = _summary([10, 20, 30, 40], [10, 10, 10, 10], [inf, 50, 20, 25], [inf] * 4)
-    c = C.check_figure3(rising, ["s"], [0, 1, 2, 3], "batch", 512)
+    c = C.check_figure3(_sweep(rising), "batch")
     assert c.status == "reproduced with caveat" and "rises at L=[3]" in c.measured
+    assert c.rows[0]["holds"] and "rises at L=[3]" in c.rows[0]["this book"]
     flat = _summary([10, 20, 30, 40], [10, 10, 10, 10], [inf, 50, 60, 55], [inf] * 4)
-    assert C.check_figure3(flat, ["s"], [0, 1, 2, 3], "batch", 512).status == "not reproduced"
+    c = C.check_figure3(_sweep(flat), "batch")
+    assert c.status == "not reproduced" and c.rows[0]["holds"] is False
     # the full data is not the paper's protocol: a failure there is inconclusive, never "not reproduced"
-    c = C.check_figure3(flat, ["s"], [0, 1, 2, 3], "full", 512)
+    c = C.check_figure3(_sweep(flat), "full")
     assert c.status == "inconclusive" and "batches of 512" in c.caveat
 
 
 def test_check_figure3_angle_and_kappa_prediction_and_counterfactuals():
     inf = math.inf
-    good = _summary([10, 20, 30], [10, 10, 10], [1e4, 50, 20], [1e4, 1e4, 1e4])
-    assert C.check_figure3_angle(good, ["s"], [0, 1, 2]).status == "reproduced"
-    assert C.check_figure3_kappa(good, ["s"], [0, 1, 2]).status == "reproduced"
+    good = _sweep(_summary([10, 20, 30], [10, 10, 10], [1e4, 50, 20], [1e4, 1e4, 1e4]), depths=[0, 1, 2])
+    assert C.check_figure3_angle(good).status == "reproduced"
+    assert C.check_figure3_kappa(good).status == "reproduced"
+    assert all(r["holds"] for c in C.checks_figure3(good)[:2] for r in c.rows)
     # a linear network's numbers fed in as the ReLU ones: no separation, no better conditioning
-    linear = _summary([10, 10, 10], [10, 10, 10], [1e4, 1e4, 1e4], [1e4, 1e4, 1e4])
-    assert C.check_figure3_angle(linear, ["s"], [0, 1, 2]).status == "not reproduced"
-    assert C.check_figure3_kappa(linear, ["s"], [0, 1, 2]).status == "not reproduced"
+    linear = _sweep(_summary([10, 10, 10], [10, 10, 10], [1e4, 1e4, 1e4], [1e4, 1e4, 1e4]), depths=[0, 1, 2])
+    for c in (C.check_figure3_angle(linear), C.check_figure3_kappa(linear)):
+        assert c.status == "not reproduced" and [r["holds"] for r in c.rows] == [False]
     # kappa_0 = inf: "ReLU kappa < linear kappa" tests nothing
-    vacuous = _summary([10, 20, 30], [10, 10, 10], [inf, 50, 20], [inf, inf, inf])
-    c = C.check_figure3_kappa(vacuous, ["s"], [0, 1, 2])
+    vacuous = _sweep(_summary([10, 20, 30], [10, 10, 10], [inf, 50, 20], [inf, inf, inf]), depths=[0, 1, 2])
+    c = C.check_figure3_kappa(vacuous)
     assert c.status == "not checked" and c.caveat.startswith("not testable on this data")
+    assert c.rows and all(r["holds"] is None for r in c.rows)
 
 
 def test_checks_on_the_small_real_sweep(small):
-    data, df, S, theory = small
-    names = list(data)
-    assert C.check_figure3_angle(S, names, DEPTHS).status == "reproduced"
-    c = C.check_figure3_kappa(S, names, DEPTHS)
+    data, sweep, theory = small
+    assert C.check_figure3_angle(sweep).status == "reproduced"
+    c = C.check_figure3_kappa(sweep)
     assert c.status == "reproduced" and "b (full data)" in c.measured and "c (small batches)" in c.measured
     tested, untested = c.measured.split("Not testable:")
     assert "a (full data)" not in tested  # n > d: linear kappa infinite, not tested ...
     assert "a (full data): linear kappa = inf" in untested  # ... and named so
-    t42 = C.table_first_layer(theory, S, names)
-    assert set(t42.index) == {("b", "full data"), ("c", "small batches")}
-    assert bool(t42.below.all() and t42.lmin_ok.all())  # the Schur-product theorem on real data
+    t42 = C.table_first_layer(theory, sweep)
+    assert set(t42.table.index) == {("b", "full data"), ("c", "small batches")}
+    assert bool(t42.table.below.all() and t42.table.lmin_ok.all())  # the Schur-product theorem on real data
+    assert t42.width == 32 and t42.depths == tuple(DEPTHS) and t42.names == tuple(data)
 
 
 def test_check_prop41_prediction_and_counterfactual(small):
     """The smallest angle orders lambda_min on real cells; an anti-ordered lambda_min is not reproduced."""
-    _, df, _, _ = small
-    p41 = C.prop41_bound(df)
-    c = C.check_prop41(p41)
+    _, sweep, _ = small
+    c = C.check_prop41(sweep)
     assert c.status == "reproduced", c.measured
     # counterfactual: lambda_min that grows as the angle shrinks (still within the PSD bound)
-    relu = p41[(p41.activation == "relu") & ~p41.singular.astype(bool)].copy()
+    df = sweep.frame
+    relu = df[(df.activation == "relu") & ~df.singular.astype(bool)].copy()
     relu = relu.assign(min_angle=np.linspace(0.05, 0.6, len(relu)), diag_max=1.0, lambda_max=2.0)
     bound = 2.0 * np.sin(relu.min_angle / 2) ** 2
     relu["lambda_min"] = bound * (relu.min_angle.min() / relu.min_angle) ** 4  # <= bound, falls with the angle
     relu["kappa"] = relu.lambda_max / relu.lambda_min
-    anti = C.check_prop41(C.prop41_bound(relu))
+    anti = C.check_prop41(dataclasses.replace(sweep, frame=relu))
     assert anti.status == "not reproduced", anti.measured
     assert "rho = -1.00" in anti.measured
 
 
 def test_check_prop41_inconclusive_on_few_cells_or_an_inconsistent_measurement(small):
-    _, df, _, _ = small
-    p41 = C.prop41_bound(df)
-    few = p41[p41.activation == "relu"].head(C.PROP41_MIN_CELLS - 1)
-    assert C.check_prop41(few).status == "inconclusive"
+    _, sweep, _ = small
+    df = sweep.frame
+    few = df[(df.activation == "relu") & ~df.singular.astype(bool)].head(C.PROP41_MIN_CELLS - 1)
+    assert C.check_prop41(dataclasses.replace(sweep, frame=few)).status == "inconclusive"
     bad = df.copy()
     bad["lambda_min"] = bad["diag_max"]  # as large as the largest diagonal: violates the PSD bound
     bad["kappa"] = 1.0
     bad["singular"] = False
-    r = C.check_prop41(C.prop41_bound(bad))
+    r = C.check_prop41(dataclasses.replace(sweep, frame=bad))
     assert r.status == "inconclusive" and "measurement error" in r.caveat
 
 
@@ -169,80 +183,69 @@ def _t42(**kw):
     row = dict(kappa0=1e4, below=True, lmin_ok=True, mono=[], kappa_L1=30.0, kappa_Lmax=10.0,
                fw_below=True, fw_mono=[], fw_L1=40.0, fw_Lmax=12.0)
     row.update(kw)
-    return pd.DataFrame([dict(dataset="s", protocol="full data", **row)]).set_index(["dataset", "protocol"])
+    table = pd.DataFrame([dict(dataset="s", protocol="full data", **row)]).set_index(["dataset", "protocol"])
+    return C.FirstLayerTable(table, names=("s",), depths=tuple(DEPTHS), width=32)
 
 
 def test_check_first_layer_prediction_and_counterfactuals():
-    assert C.check_first_layer(_t42(), DEPTHS, 32).status == "reproduced"
-    assert C.check_first_layer(_t42(fw_mono=[2]), DEPTHS, 32).status == "reproduced with caveat"
-    assert C.check_first_layer(_t42(fw_below=False), DEPTHS, 32).status == "reproduced with caveat"
-    assert C.check_first_layer(_t42(mono=[1]), DEPTHS, 32).status == "not reproduced"
-    assert C.check_first_layer(_t42(below=False), DEPTHS, 32).status == "not reproduced"
-    c = C.check_first_layer(pd.DataFrame(), DEPTHS, 32)  # kappa_0 = inf everywhere
+    assert C.check_first_layer(_t42()).status == "reproduced"
+    assert C.check_first_layer(_t42(fw_mono=[2])).status == "reproduced with caveat"
+    assert C.check_first_layer(_t42(fw_below=False)).status == "reproduced with caveat"
+    assert C.check_first_layer(_t42(mono=[1])).status == "not reproduced"
+    assert C.check_first_layer(_t42(below=False)).status == "not reproduced"
+    c = C.check_first_layer(C.FirstLayerTable(pd.DataFrame(), ("s",), tuple(DEPTHS), 32))  # kappa_0 = inf everywhere
     assert c.status == "not checked" and "not testable on this data" in c.caveat
 
 
 def test_check_two_sample_prediction_and_counterfactual():
-    t2 = C.two_sample_table([0.05, 0.3], [0, 1, 2], 64, 2)
-    assert C.check_two_sample(t2, [0.05, 0.3], 64, 2).status == "reproduced"
-    flat = t2.assign(kappa_theory=t2.kappa0)  # a linear network: kappa = kappa_0 at every depth
-    assert C.check_two_sample(flat, [0.05, 0.3], 64, 2).status == "not reproduced"
-    rising = t2.assign(kappa_theory=t2.kappa0 * (0.5 + 0.1 * t2.depth))
-    assert C.check_two_sample(rising, [0.05, 0.3], 64, 2).status == "not reproduced"
+    t2 = C.measure_two_sample([0.05, 0.3], [2, 0, 1, 1], 64, 2)
+    assert t2.depths == (0, 1, 2) and t2.angles == (0.05, 0.3) and (t2.width, t2.seeds) == (64, 2)
+    c = C.check_two_sample(t2)
+    assert c.status == "reproduced" and "[0.05, 0.3] rad" in c.measured and "Width-64 networks (2 seeds)" in c.measured
+    flat = t2.frame.assign(kappa_theory=t2.frame.kappa0)  # a linear network: kappa = kappa_0 at every depth
+    assert C.check_two_sample(dataclasses.replace(t2, frame=flat)).status == "not reproduced"
+    rising = t2.frame.assign(kappa_theory=t2.frame.kappa0 * (0.5 + 0.1 * t2.frame.depth))
+    assert C.check_two_sample(dataclasses.replace(t2, frame=rising)).status == "not reproduced"
 
 
 def test_check_theory_prediction_prediction_and_counterfactual(small):
-    data, _, S, theory = small
-    cmp = C.table_theory_comparison(theory, S, list(data), DEPTHS)
+    data, sweep, theory = small
+    comparison = C.table_theory_comparison(theory, sweep)
+    cmp = comparison.table
+    assert comparison.width == 32 and len(cmp) == len(data) * len(DEPTHS)
+    at = lambda t: C.TheoryComparison(t, 512)  # noqa: E731
     close = cmp.assign(angle_relu=cmp.angle_relu_theory, angle_rel_dev=0.0)
-    assert C.check_theory_prediction(close, 512).status == "reproduced"
+    assert C.check_theory_prediction(at(close)).status == "reproduced"
     mid = cmp.assign(angle_rel_dev=10.0 / math.sqrt(512))
-    assert C.check_theory_prediction(mid, 512).status == "reproduced with caveat"
+    assert C.check_theory_prediction(at(mid)).status == "reproduced with caveat"
     # the linear network's angles (no separation) against the ReLU prediction
     far = cmp.assign(angle_relu=cmp.angle_linear, angle_rel_dev=(cmp.angle_linear / cmp.angle_relu_theory - 1).abs())
-    assert C.check_theory_prediction(far, 512).status == "not reproduced"
+    assert C.check_theory_prediction(at(far)).status == "not reproduced"
 
 
 def test_batching_sentence_and_tables(small):
-    data, df, S, theory = small
-    s = C.batching_sentence(S, data, DEPTHS, 5, ds="a")
+    data, sweep, theory = small
+    s = C.batching_sentence(sweep, ds="a")
     assert "times smaller than the full-data kappa" in s and "-fold" in s
-    assert "single batch" in C.batching_sentence(S, data, DEPTHS, 512, ds="a")
-    tab = C.table_measured(S, data, 5)
+    assert "single batch" in C.batching_sentence(dataclasses.replace(sweep, batch_size=512), ds="a")
+    assert C.batching_note(sweep) == C.batching_sentence(sweep, "a")  # no synthetic set: the first one
+    tab = C.table_measured(sweep)
     assert "kappa ReLU, batch 5" in tab and "kappa ReLU, full" in tab and "kappa_0, small batch" in tab
     assert len(tab) == 3 * len(DEPTHS)
-    assert C.table_cell_times(df).shape == (3, len(DEPTHS))
+    assert C.table_cell_times(sweep).shape == (3, len(DEPTHS))
 
 
 def test_plots_return_figures(small):
-    data, df, S, theory = small
-    names = list(data)
-    for fig, n_axes in ((C.plot_figure3(S, names, DEPTHS, 5), 3), (C.plot_prop41(C.prop41_bound(df), names), 2),
-                        (C.plot_first_layer(theory, S, names, 32), 2),
-                        (C.plot_two_sample(C.two_sample_table([0.1, 1.0], [0, 1], 32, 2), [0.1, 1.0]), 1),
-                        (C.plot_theory_comparison(theory, S, names, 32), 2)):
+    data, sweep, theory = small
+    for fig, n_axes in ((C.plot_figure3(sweep), 3), (C.plot_prop41(sweep), 2),
+                        (C.plot_first_layer(theory, sweep), 2),
+                        (C.plot_two_sample(C.measure_two_sample([0.1, 1.0], [0, 1], 32, 2)), 1),
+                        (C.plot_theory_comparison(theory, sweep), 2)):
         assert isinstance(fig, Figure) and len(fig.axes) == n_axes
-
-
-def test_shared_depth_kernels_equal_per_depth_kernels():
-    from lib.chapters.conditioning.kernels import relu_depth_kernels
-    from lib.finite.ntk import ntk_with_layer_terms
-
-    X = np.random.default_rng(3).standard_normal((25, 6))
-    for L, K, K1, secs in relu_depth_kernels(X, 48, [0, 1, 4], seed=5, first_layer=True):
-        net = MLP(6, 48, L, seed=5)
-        if L == 0:
-            np.testing.assert_allclose(K, X @ X.T, rtol=1e-13)
-            assert K1 is None
-            continue
-        Kr, T = ntk_with_layer_terms(net, X, terms=(1,))
-        assert np.max(np.abs(K - Kr)) <= 1e-12 * np.abs(Kr).max() and np.allclose(K, K.T, rtol=0, atol=0)
-        assert np.max(np.abs(K1 - T[1])) <= 1e-12 * np.abs(T[1]).max() and secs >= 0
 
 
 def test_grouped_cells_give_the_same_rows_as_per_depth_cells():
     X = np.random.default_rng(4).standard_normal((20, 5))
-    data = {"x": X}
     kw = dict(batch_size=6, small={"x": 4}, first_layer=["x"])
     per = C.conditioning_cells(["x"], [0, 1, 3], 32, 2, **kw)
     grouped = C.conditioning_cells(["x"], [0, 1, 3], 32, 2, n_samples={"x": 20}, **kw)
@@ -257,15 +260,13 @@ def test_grouped_cells_give_the_same_rows_as_per_depth_cells():
     np.testing.assert_allclose(relu1.kappa_first, a[(a.activation == "relu") & (a.depth >= 1)].kappa_first, rtol=1e-8)
 
 
-def test_fast_extremes_agree_with_lib_spectra():
-    from lib.spectra import extreme_eigenvalues
-
-    rng = np.random.default_rng(5)
-    B = rng.standard_normal((900, 1000))
-    K = B @ B.T / 1000 + 1e-3 * np.eye(900)
-    lmin, lmax, kappa, singular = C.fast_extremes(K)
-    sp = extreme_eigenvalues(K, method="eigh")
-    assert not singular and kappa == pytest.approx(sp.kappa, rel=1e-8) and lmax == pytest.approx(sp.lambda_max, rel=1e-10)
-    R = rng.standard_normal((900, 40))
-    lmin, lmax, kappa, singular = C.fast_extremes(R @ R.T)  # rank 40: singular
-    assert singular and math.isinf(kappa)
+def test_expand_cells_reads_rows_stored_as_lists_and_as_json_text_of_older_cells():
+    X = np.random.default_rng(6).standard_normal((9, 3))
+    cell = C.conditioning_cells(["x"], [0, 2], 16, 1, batch_size=4, n_samples={"x": 9})[0]
+    out = C.sweep_cell(cell, X)
+    assert isinstance(out["rows"], list) and [r["depth"] for r in out["rows"]] == [0, 2]
+    json.dumps(out["rows"])  # what the sweep cache stores as it is
+    new = C.expand_cells(pd.DataFrame([{**cell, **out, "seconds": 1.0}]))
+    old = C.expand_cells(pd.DataFrame([{**cell, "rows": json.dumps(out["rows"]), "seconds": 1.0}]))
+    pd.testing.assert_frame_equal(new, old)
+    assert list(new.depth) == [0, 2] and "rows" not in new and "depths" not in new

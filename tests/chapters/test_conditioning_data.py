@@ -1,4 +1,5 @@
 """Chapter 03 data and the agreement with the authors' code (lib.chapters.conditioning.data, .agreement)."""
+import dataclasses
 import math
 import warnings
 
@@ -10,14 +11,27 @@ from lib.chapters import conditioning as C
 from lib.data.datasets import DataMissingError
 
 
-def test_compute_data_warns_on_a_missing_set_and_errors_when_none_is_left(tmp_path):
+def test_load_data_warns_on_a_missing_set_and_errors_when_none_is_left(tmp_path):
+    cfg = C.SPEC.config(datasets=["synthetic", "mnist"], n_synthetic=7, idx_dir=str(tmp_path))
     with pytest.warns(UserWarning, match="'mnist' skipped: .*train-images-idx3-ubyte"):
-        data, note = C.compute_data(["synthetic", "mnist"], n_synthetic=7, idx_dir=str(tmp_path))
-    assert list(data) == ["synthetic"] and "mnist skipped" in note
+        data = C.load_data(cfg)
+    assert data.names == ["synthetic"] and "mnist skipped" in data.note and data.requested == ("synthetic", "mnist")
+    assert data.sizes == {"synthetic": (7, 5)} and list(data.info.index) == ["synthetic"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with pytest.raises(DataMissingError, match="none of the requested data sets is available: mnist: .*idx_dir"):
-            C.compute_data(["mnist"], n_synthetic=5, idx_dir=None)
+            C.load_data(C.SPEC.config(datasets=["mnist"], n_synthetic=5))
+
+
+def test_load_data_reads_the_plan_off_the_loaded_sets():
+    cfg = C.SPEC.config(datasets=["synthetic", "digits", "faces"], n_synthetic=30, n_digits=120, n_faces=50,
+                        small_batch=40, batch_size=512, large_n=100, large_full_seeds=1, seeds=3,
+                        depths=[0, 1, 2, 4], large_full_depths=[0, 4])
+    data = C.load_data(cfg)
+    assert data.small == {"digits": 40} and data.full_seeds == {"digits": 1}  # 120 > large_n: one full-data seed
+    assert data.full_depths == {"digits": [0, 4]}
+    assert data.first_layer == ("faces",)  # digits is large here: no first-layer kernel, no theory lines
+    assert data.theory_names == ["synthetic", "faces"]
 
 
 def test_faces_digits_and_synthetic_d10():
@@ -40,9 +54,11 @@ def test_pixel_range_param():
 def test_authors_agreement_prediction_and_counterfactual():
     rng = np.random.default_rng(0)
     data = {"wide": rng.standard_normal((6, 9)), "tall": rng.standard_normal((8, 3))}
-    tab = C.authors_agreement(data, [0, 1, 3], 16, n=8, progress=False)
-    c = C.check_authors_agreement(tab)
+    agree = C.measure_authors_agreement(data, [3, 0, 1], 16, n=8, progress=False)
+    tab = agree.frame
+    assert agree.depths == (0, 1, 3) and agree.text() == "the first 8 samples of each data set, width m = 16, depths L = 0, 1, 3"
+    c = C.check_authors_agreement(agree)
     assert c.status == "reproduced" and tab.kernel_rel_err.max() < 1e-12
     assert "not inf" in c.measured  # "tall" has n > d: singular linear kernels
     wrong = tab.assign(kernel_rel_err=np.where(tab.activation == "linear", 0.75, tab.kernel_rel_err))
-    assert C.check_authors_agreement(wrong).status == "not reproduced"
+    assert C.check_authors_agreement(dataclasses.replace(agree, frame=wrong)).status == "not reproduced"

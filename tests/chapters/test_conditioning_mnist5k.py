@@ -29,13 +29,12 @@ def test_mnist5k_loads_all_5000_by_default_and_names_n_mnist5k_when_too_large():
 
 
 def test_notebook_parameter_n_mnist5k_refuses_more_than_5000():
-    from lib.book.params import ParameterError, optional, validate
+    from lib.book.params import ParameterError
 
-    checker = optional(C.n_mnist5k_param)
-    assert validate(n_mnist5k=(None, checker)).n_mnist5k is None
-    assert validate(n_mnist5k=(5000, checker)).n_mnist5k == 5000
+    assert C.SPEC.config(n_mnist5k=None).n_mnist5k is None
+    assert C.SPEC.config(n_mnist5k=5000).n_mnist5k == 5000
     with pytest.raises(ParameterError, match="'n_mnist5k'"):
-        validate(n_mnist5k=(5001, checker))
+        C.SPEC.config(n_mnist5k=5001)
 
 
 def test_small_batches_only_where_the_authors_batches_are_singular():
@@ -74,11 +73,12 @@ def test_batch_only_cells_give_the_authors_protocol_of_the_full_cells_without_th
     np.testing.assert_allclose(b.kappa_batch, a.kappa_batch, rtol=1e-7)
     np.testing.assert_allclose(b.min_angle_batch, a.min_angle_batch, rtol=1e-7)
     assert b.kappa.isna().all() and b.min_angle.isna().all() and not b.interval.astype(bool).any()
-    S = C.summarize(pd.concat([a[a.seed == 0], b[b.seed == 1]]))
+    mixed = pd.concat([a[a.seed == 0], b[b.seed == 1]])
+    S = C.summarize(mixed)
     assert (S.full_seeds == 1).all() and (S.seeds == 2).all()
     relu = S[S.activation == "relu"].set_index("depth")
     assert relu.kappa_mean[3] == pytest.approx(a[(a.activation == "relu") & (a.depth == 3) & (a.seed == 0)].kappa.iloc[0])
-    assert len(C.prop41_bound(pd.concat([a[a.seed == 0], b[b.seed == 1]]))) == 6  # batch-only rows left out
+    assert len(C.prop41_bound(mixed)) == 6  # batch-only rows left out
 
 
 def test_batch_only_fields_name_a_mismatch_and_report_infinity_when_singular():
@@ -98,20 +98,27 @@ def _summary(relu_full=(50.0, 20.0), lin_full=(math.inf, math.inf), relu_b=(30.0
     return pd.DataFrame(rows)
 
 
+def _sweep(S, depths=(0, 1, 10)):
+    return C.ConditioningSweep(S, ("mnist_5k",), tuple(depths), 512, sizes={"mnist_5k": (5000, 784)})
+
+
 def test_mnist_rows_of_the_paper_table_are_marked_as_the_papers_data_set():
-    tab = C.table_figure3_vs_paper(_summary(), ["mnist_5k"], [0, 1, 10], 512)
-    assert tab["data set"].str.contains("MNIST-5k (the paper's data set, a 5,000-image subset)", regex=False).all()
-    lin_full = tab[(tab.quantity == "κ, full data") & (tab.network == "linear")].iloc[0]
-    assert lin_full["L=1"] == "inf" and lin_full["L=10"] == "inf" and lin_full.holds  # two infinities "stay"
+    from lib.book.wording import paper_vs_book
+
+    tab = paper_vs_book(C.checks_figure3(_sweep(_summary())))
+    assert tab.statement.str.startswith("MNIST-5k (the paper's data set, a 5,000-image subset)").all()
+    lin_full = tab[tab.statement.str.contains("κ (full data), ReLU against linear", regex=False)].iloc[0]
+    assert lin_full.holds == "—" and "not testable" in lin_full["this book"]  # kappa_0 = inf: judged neither way
+    assert set(tab.claim) == {"[LH] Fig 3"} and (tab.holds == "yes").sum() == 4
 
 
 def test_kappa_check_tests_mnist_batches_and_says_its_full_data_is_not_testable():
-    c = C.check_figure3_kappa(_summary(), ["mnist_5k"], [0, 1, 10])
+    c = C.check_figure3_kappa(_sweep(_summary()))
     assert c.status == "reproduced" and "mnist_5k (authors' batches)" in c.measured
     assert "mnist_5k (full data): linear kappa = inf" in c.measured
     # counterfactual: the ReLU batch kappa above the linear one fails
-    bad = C.check_figure3_kappa(_summary(relu_b=(3000.0, 10.0)), ["mnist_5k"], [0, 1, 10])
-    assert bad.status == "not reproduced"
+    bad = C.check_figure3_kappa(_sweep(_summary(relu_b=(3000.0, 10.0))))
+    assert bad.status == "not reproduced" and [r["holds"] for r in bad.rows] == [None, False]
 
 
 def test_full_depths_split_a_seed_into_a_full_cell_and_a_batch_only_cell():
@@ -128,33 +135,43 @@ def test_checks_leave_out_depths_without_full_data_and_still_fail_on_a_counterfa
     S = _summary()
     extra = S[S.depth == 1].assign(depth=5, kappa_mean=math.nan, kappa_high_mean=math.nan, angle_mean=math.nan)
     S = pd.concat([S, extra], ignore_index=True)
-    assert C.check_figure3_angle(S, ["mnist_5k"], [0, 1, 5, 10]).status == "reproduced"
-    assert C.check_figure3(S, ["mnist_5k"], [0, 1, 5, 10], "full", 512).status == "reproduced"
+    depths = [0, 1, 5, 10]
+    assert C.check_figure3_angle(_sweep(S, depths)).status == "reproduced"
+    assert C.check_figure3(_sweep(S, depths), "full").status == "reproduced"
     rising = S.assign(kappa_mean=np.where(S.activation == "relu", S.depth * 10.0, S.kappa_mean))
-    assert C.check_figure3(rising, ["mnist_5k"], [0, 1, 5, 10], "full", 512).status == "inconclusive"
+    assert C.check_figure3(_sweep(rising, depths), "full").status == "inconclusive"
     flat = S.assign(angle_mean=np.where(S.activation == "relu", 1.0, S.angle_mean))
-    assert C.check_figure3_angle(flat, ["mnist_5k"], [0, 1, 5, 10]).status == "not reproduced"
+    assert C.check_figure3_angle(_sweep(flat, depths)).status == "not reproduced"
 
 
 def test_glued_text_states_the_full_data_reduction_and_the_batches():
     from types import SimpleNamespace
 
-    cfg = SimpleNamespace(profile="default", datasets=["mnist_5k"], n_synthetic=2000, d_synthetic=5, n_digits=None,
-                          n_faces=None, n_idx=2000, n_mnist5k=None, idx_dir=None, pixel_range=None, data_file=None,
-                          unit_norm=False, depths=list(range(11)), width=512, seeds=5, batch_size=512,
-                          small_batch=40, first_layer=True, two_sample_angles=[0.1], two_sample_depths=[0, 1],
-                          two_sample_width=64, two_sample_seeds=2, agreement_n=10, agreement_width=32,
-                          agreement_depths=[0, 1], large_n=4000, large_full_seeds=1, large_full_depths=[0, 1, 10])
+    cfg = C.SPEC.config(datasets=["mnist_5k"])
     info = pd.DataFrame([dict(dataset="mnist_5k", n=5000, d=784, rank_G=654, kappa0=np.inf, small_batch=None)]
                         ).set_index("dataset")
-    g = C.glue_values(cfg, info, full_seeds={"mnist_5k": 1}, full_depths={"mnist_5k": [0, 1, 10]})
+    sizes = {"mnist_5k": (5000, 784)}
+
+    def sweep(full_seeds, full_depths):
+        data = C.ChapterData(arrays={}, info=info, requested=("mnist_5k",), full_seeds=full_seeds,
+                             full_depths=full_depths)
+        return C.ConditioningSweep(pd.DataFrame(), ("mnist_5k",), tuple(range(11)), 512, width=512, seeds=5,
+                                   sizes=sizes, data=data)
+
+    others = (SimpleNamespace(text=lambda: "x"), SimpleNamespace(width=64, seeds=2))
+    reduced = sweep({"mnist_5k": 1}, {"mnist_5k": [0, 1, 10]})
+    g = C.glue_values(cfg, reduced, *others)
     assert "10 batches (9 of 512 and a last one of 392, kept as their DataLoader keeps it" in g["mnist5k_batches"]
     assert "1 of 5 seeds, depths L = 0, 1, 10 of 0 to 10" in g["full_seeds_note"]
-    assert "MNIST-5k: full-data κ and min angle at 1 of 5 seeds" in g["fig3_1"]
+    assert "MNIST-5k: full-data κ and min angle at 1 of 5 seeds" in C.setting_figure3(reduced, "default")
+    theory = C.TheoryResult(pd.DataFrame(), names=(), depths=tuple(range(11)))
+    assert "none for MNIST-5k" in C.setting_theory(theory, reduced, "default")
     assert "No infinite-width lines for MNIST-5k" in g["theory_sets"] and g["mnist5k"] == "all 5,000"
     # counterfactual: every seed and depth measured: no reduction stated
-    none = C.glue_values(cfg, info, full_seeds={"mnist_5k": 5}, full_depths={"mnist_5k": list(range(11))})
-    assert "Reduction" not in none["full_seeds_note"] and "full-data κ and min angle at" not in none["fig3_1"]
+    full = sweep({"mnist_5k": 5}, {"mnist_5k": list(range(11))})
+    none = C.glue_values(cfg, full, *others)
+    assert "Reduction" not in none["full_seeds_note"]
+    assert "full-data κ and min angle at" not in C.setting_figure3(full, "default")
 
 
 def test_batching_sentence_ignores_depths_without_full_data():
@@ -162,9 +179,9 @@ def test_batching_sentence_ignores_depths_without_full_data():
     S = S.assign(kappa_mean=np.where(S.activation == "relu", S.kappa_mean, S.kappa_mean))
     extra = S[S.depth == 1].assign(depth=5, kappa_mean=math.nan, kappa_high_mean=math.nan, kappa_batch_mean=20.0)
     S = pd.concat([S, extra], ignore_index=True)
-    data = {"mnist_5k": np.zeros((5000, 784))}
-    text = C.batching_sentence(S, data, [0, 1, 5, 10], 512, ds="mnist_5k")
+    text = C.batching_sentence(_sweep(S, [0, 1, 5, 10]), ds="mnist_5k")
     assert "at least" not in text and "intervals" not in text and "50 -> 20" in text
+    assert C.batching_note(_sweep(S, [0, 1, 5, 10])) == text  # the only set: said once
     # counterfactual: a real interval (high end above the low end) is still called one
     wide = S.assign(kappa_high_mean=S.kappa_mean * 2)
-    assert "at least" in C.batching_sentence(wide, data, [0, 1, 5, 10], 512, ds="mnist_5k")
+    assert "at least" in C.batching_sentence(_sweep(wide, [0, 1, 5, 10]), ds="mnist_5k")

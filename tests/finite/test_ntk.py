@@ -6,7 +6,9 @@ import pytest
 from lib.activations import ACTIVATIONS
 from lib.finite.geometry import gram
 from lib.finite.mlp import MLP
-from lib.finite.ntk import bias_ntk, empirical_ntk, layer_factors, ntk_from_factors, ntk_with_layer_terms
+from lib.finite.ntk import (SHARED_MAX_N, bias_ntk, empirical_ntk, gram_upper, layer_factors, ntk_from_factors,
+                            ntk_with_layer_terms, relu_depth_kernels)
+from lib.validation import InputError
 from lib.finite.reference import jacobian_ntk
 from lib.spectra import angle_matrix
 
@@ -160,3 +162,29 @@ def test_arguments_of_the_wrong_type_get_one_message(kw, match):
     with pytest.raises(InputError, match=match):
         empirical_ntk(model, X, **kw)
     np.testing.assert_array_equal(empirical_ntk(model, X, layers=[np.int64(1)]), empirical_ntk(model, X, layers=[1]))
+
+
+def test_shared_depth_kernels_equal_per_depth_kernels():
+    X = np.random.default_rng(3).standard_normal((25, 6))
+    for L, K, K1, secs in relu_depth_kernels(X, 48, [0, 1, 4], seed=5, first_layer=True):
+        net = MLP(6, 48, L, seed=5)
+        if L == 0:
+            np.testing.assert_allclose(K, X @ X.T, rtol=1e-13)
+            assert K1 is None
+            continue
+        Kr, T = ntk_with_layer_terms(net, X, terms=(1,))
+        assert np.max(np.abs(K - Kr)) <= 1e-12 * np.abs(Kr).max() and np.allclose(K, K.T, rtol=0, atol=0)
+        assert np.max(np.abs(K1 - T[1])) <= 1e-12 * np.abs(T[1]).max() and secs >= 0
+
+
+def test_gram_upper_is_the_upper_triangle_of_a_gram_matrix(rng):
+    A = rng.standard_normal((7, 4))
+    U = gram_upper(A)
+    np.testing.assert_allclose(np.triu(U), np.triu(A @ A.T), rtol=1e-13)
+    assert np.all(np.tril(U, -1) == 0)
+
+
+def test_relu_depth_kernels_refuses_more_samples_than_it_can_hold():
+    X = np.zeros((SHARED_MAX_N + 1, 2))
+    with pytest.raises(InputError, match="Gram matrices"):
+        next(relu_depth_kernels(X, 4, [0, 1], seed=0))

@@ -3,19 +3,22 @@ ours on the same weights, after the exact scaling 2/d (ReLU) or 2^(L+1)/d (linea
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
 from lib.book.results import Check
+from lib.book.wording import ints
 from lib.finite.authors import authors_kappa, authors_min_angle, authors_ntk, from_mlp, ntk_scale
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 from lib.progress import tqdm
 from lib.spectra import condition_number, min_pairwise_angle
 
-__all__ = ["authors_agreement", "check_authors_agreement", "KERNEL_RTOL", "ANGLE_ATOL"]
+__all__ = ["AuthorsAgreement", "measure_authors_agreement", "check_authors_agreement", "table_authors_agreement",
+           "KERNEL_RTOL", "ANGLE_ATOL"]
 
 #: kernels and finite kappas must agree to this relative error (float64 rounding of two summation orders,
 #: amplified by kappa for the condition number)
@@ -24,8 +27,29 @@ KERNEL_RTOL = 1e-10
 ANGLE_ATOL = 1e-6
 
 
-def authors_agreement(data: dict, depths: Sequence[int], width: int, n: int = 40, seed: int = 0,
-                      progress: bool = True) -> pd.DataFrame:
+@dataclass(frozen=True, eq=False)
+class AuthorsAgreement:
+    """Their NTK, kappa and angle against ours (:func:`measure_authors_agreement`), with the settings compared.
+
+    Attributes:
+        frame: one row per (dataset, depth, activation) (columns in :func:`measure_authors_agreement`).
+        depths: the sorted depths L.
+        width: hidden width of the networks.
+        n: samples per data set (the first ``n``).
+    """
+
+    frame: pd.DataFrame
+    depths: tuple
+    width: int
+    n: int
+
+    def text(self) -> str:
+        """What was compared, in words (for the prose)."""
+        return f"the first {self.n} samples of each data set, width m = {self.width}, depths L = {ints(self.depths, ranges=False)}"
+
+
+def measure_authors_agreement(data: dict, depths: Sequence[int], width: int, n: int = 40, seed: int = 0,
+                              progress: bool = True) -> AuthorsAgreement:
     """Their NTK, kappa and min angle against ours on the same weights, per (data set, depth, activation).
 
     For each data set, its first ``n`` samples; one network per (depth, activation) of :class:`lib.finite.mlp.MLP`
@@ -34,19 +58,19 @@ def authors_agreement(data: dict, depths: Sequence[int], width: int, n: int = 40
 
     Args:
         data: arrays by name.
-        depths: depths L.
+        depths: depths L (sorted, duplicates dropped).
         width: hidden width (their Jacobians hold n x (number of weights) numbers, so keep it modest).
         n: samples per data set.
         seed: weight seed.
         progress: show a progress bar.
 
     Returns:
-        One row per (dataset, depth, activation): ``scale`` (their K / ours), ``kernel_rel_err`` (max
+        The comparison; its frame has one row per (dataset, depth, activation): ``scale`` (their K / ours), ``kernel_rel_err`` (max
         ``|K_theirs / scale - K_ours|`` over max ``|K_ours|``), ``kappa_ours``, ``kappa_theirs`` (their eig
         recipe on their kernel; scale-free), ``kappa_rel_err`` (NaN where ours is infinite),
         ``angle_ours``, ``angle_theirs`` (rad), ``angle_err``.
     """
-    rows = []
+    rows, depths = [], sorted(set(int(L) for L in depths))
     jobs = [(ds, int(L), act) for ds in data for L in depths for act in ("relu", "linear")]
     for ds, L, act in tqdm(jobs, desc="authors' code", disable=not progress):
         X = data[ds][:n]
@@ -60,24 +84,25 @@ def authors_agreement(data: dict, depths: Sequence[int], width: int, n: int = 40
                          kappa_ours=k_o, kappa_theirs=k_t,
                          kappa_rel_err=abs(k_t / k_o - 1) if math.isfinite(k_o) else math.nan,
                          angle_ours=a_o, angle_theirs=a_t, angle_err=abs(a_t - a_o)))
-    return pd.DataFrame(rows)
+    return AuthorsAgreement(frame=pd.DataFrame(rows), depths=tuple(depths), width=int(width), n=int(n))
 
 
-def check_authors_agreement(table: pd.DataFrame) -> Check:
+def check_authors_agreement(agreement: AuthorsAgreement) -> Check:
     """Our NTK, kappa and angle agree with the authors' code after the exact scaling ([LH] Sec. 4.1).
 
-    Rule: "reproduced" if every kernel agrees to :data:`KERNEL_RTOL` relative after dividing theirs by
-    2/d (ReLU) or 2^(L+1)/d (linear), every finite kappa to :data:`KERNEL_RTOL` relative, and every
-    angle to :data:`ANGLE_ATOL` rad; otherwise "not reproduced" (a wrong scale, e.g. the ReLU factor
+    Rule: "reproduced" if every kernel agrees to :data:`~lib.chapters.conditioning.agreement.KERNEL_RTOL` relative after dividing theirs by
+    2/d (ReLU) or 2^(L+1)/d (linear), every finite kappa to :data:`~lib.chapters.conditioning.agreement.KERNEL_RTOL` relative, and every
+    angle to :data:`~lib.chapters.conditioning.agreement.ANGLE_ATOL` rad; otherwise "not reproduced" (a wrong scale, e.g. the ReLU factor
     used for a linear network, is off by O(1)). Where our kappa is infinite (singular kernel) their
     general-``eig`` kappa is reported, not compared: it is rounding noise (negative or huge).
 
     Args:
-        table: the frame of :func:`authors_agreement`.
+        agreement: the comparison of :func:`measure_authors_agreement`.
 
     Returns:
         The check (registry id "[LH] Fig 3", part "agreement with the authors' code").
     """
+    table = agreement.frame
     fin = table[np.isfinite(table.kappa_ours)]
     sing = table[~np.isfinite(table.kappa_ours)]
     ok = bool((table.kernel_rel_err <= KERNEL_RTOL).all() and (fin.kappa_rel_err <= KERNEL_RTOL).all()
@@ -91,3 +116,10 @@ def check_authors_agreement(table: pd.DataFrame) -> Check:
         f"{table.dataset.nunique()} data sets): after the scaling, kernels agree to {table.kernel_rel_err.max():.1e} "
         f"relative (max), finite kappas to {fin.kappa_rel_err.max() if len(fin) else float('nan'):.1e}, angles to "
         f"{table.angle_err.max():.1e} rad." + sing_txt)
+
+
+def table_authors_agreement(agreement: AuthorsAgreement):
+    """The comparison's frame, styled for the page (errors in scientific notation, kappas and angles in full)."""
+    return agreement.frame.style.format({
+        "scale": "{:.4g}", "kernel_rel_err": "{:.1e}", "kappa_ours": "{:.6g}", "kappa_theirs": "{:.6g}",
+        "kappa_rel_err": "{:.1e}", "angle_ours": "{:.6f}", "angle_theirs": "{:.6f}", "angle_err": "{:.1e}"})

@@ -17,27 +17,26 @@ from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
-from scipy.sparse.linalg import LinearOperator, eigsh
+from scipy.sparse.linalg import eigsh
 
-from lib.book.sweep import SweepResult, run_sweep
-from lib.chapters.conditioning.kernels import SHARED_MAX_N, relu_depth_kernels
+from lib.book.sweep import run_sweep
+from lib.chapters.conditioning.summary import ConditioningSweep
 from lib.finite.extremes import ntk_extremes
 from lib.finite.mlp import MLP
-from lib.finite.ntk import empirical_ntk, ntk_with_layer_terms
-from lib.spectra import extreme_eigenvalues, min_pairwise_angle
+from lib.finite.ntk import SHARED_MAX_N, empirical_ntk, ntk_with_layer_terms, relu_depth_kernels
+from lib.spectra import fast_extremes, min_pairwise_angle
 from lib.validation import InputError
 
 __all__ = ["CELL_VERSION", "ACTIVATIONS", "FULL_METHODS", "DENSE_MAX", "authors_partition", "mean_kappa",
-           "batch_kappas", "FULL_FIELDS", "batch_only_fields", "fast_extremes", "FAST_MIN_N", "linear_features", "full_and_first_layer_ntk", "ntk_cell",
-           "conditioning_cells", "run_conditioning", "dense_measurements", "relu_depths_cell",
+           "batch_kappas", "kernel_kappa", "spectrum_fields", "FULL_FIELDS", "batch_only_fields", "linear_features", "full_and_first_layer_ntk", "ntk_cell",
+           "conditioning_cells", "measure_conditioning", "dense_measurements", "relu_depths_cell",
            "sweep_cell", "expand_cells"]
 
 #: bump when :func:`ntk_cell` or :func:`lib.chapters.conditioning.theory_cells.theory_cell` change what they compute (old cache cells stop matching)
 CELL_VERSION = "5"
 ACTIVATIONS = ("relu", "linear")
 #: how the full-data kappa and angle are computed: dense kernel, :func:`lib.finite.extremes.ntk_extremes`,
-#: or ``"auto"`` (dense up to :data:`DENSE_MAX` samples)
+#: or ``"auto"`` (dense up to :data:`~lib.chapters.conditioning.cells.DENSE_MAX` samples)
 FULL_METHODS = ("auto", "dense", "extremes")
 #: above this many samples ``full_method="auto"`` uses :func:`lib.finite.extremes.ntk_extremes` instead of a dense kernel
 DENSE_MAX = 8000
@@ -70,45 +69,8 @@ def mean_kappa(values: Iterable[float]) -> float:
     return math.inf if np.isinf(v).any() else float(v.mean())
 
 
-#: from this n on, :func:`fast_extremes` uses a Cholesky factor and Lanczos instead of a full ``eigh``
-FAST_MIN_N = 700
-EPS = float(np.finfo(np.float64).eps)
-
-
-def fast_extremes(K: np.ndarray) -> tuple[float, float, float, bool]:
-    """lambda_min, lambda_max, kappa and singularity of a PSD kernel ([LH] Sec. 4), fast at n in the thousands.
-
-    For n >= :data:`FAST_MIN_N`: one Cholesky factorization (n^3/3 flops), Lanczos (``eigsh``, tol 1e-10)
-    on K for lambda_max and on K^-1 (two triangular solves per step) for 1/lambda_min; about 8 times
-    faster at n = 2000 than :func:`lib.spectra.extreme_eigenvalues` (which forms K^-1 explicitly), same
-    values to rounding. A failed factorization (K not numerically positive definite) falls back to
-    :func:`lib.spectra.extreme_eigenvalues`, which tells a singular kernel (kappa = inf) from an
-    indefinite one. Singular means lambda_min <= n eps lambda_max, as in :mod:`lib.spectra`.
-
-    Args:
-        K: a symmetric PSD matrix.
-
-    Returns:
-        ``(lambda_min, lambda_max, kappa, singular)``.
-    """
-    n = K.shape[0]
-    if n >= FAST_MIN_N:
-        try:
-            c = cho_factor(K, lower=True, check_finite=False)
-        except LinAlgError:
-            c = None
-        if c is not None:
-            lmax = float(eigsh(K, k=1, which="LA", tol=1e-10, return_eigenvectors=False)[0])
-            op = LinearOperator(K.shape, matvec=lambda v: cho_solve(c, v, check_finite=False), dtype=np.float64)
-            inv_max = float(eigsh(op, k=1, which="LA", tol=1e-10, return_eigenvectors=False)[0])
-            lmin = 1.0 / inv_max if inv_max > 0 else 0.0
-            singular = lmin <= n * EPS * lmax
-            return lmin, lmax, math.inf if singular else lmax / lmin, bool(singular)
-    sp = extreme_eigenvalues(K, method="eigh" if n <= 8000 else "lanczos")
-    return sp.lambda_min, sp.lambda_max, sp.kappa, sp.singular
-
-
-def _kappa(K: np.ndarray) -> float:
+def kernel_kappa(K: np.ndarray) -> float:
+    """kappa of a PSD kernel by :func:`lib.spectra.fast_extremes` (``inf`` when singular to working precision)."""
     return fast_extremes(K)[2]
 
 
@@ -122,7 +84,7 @@ def batch_kappas(K: np.ndarray, batches: Sequence[np.ndarray]) -> np.ndarray:
     Returns:
         One kappa per batch.
     """
-    return np.array([_kappa(K[np.ix_(b, b)]) for b in batches])
+    return np.array([kernel_kappa(K[np.ix_(b, b)]) for b in batches])
 
 
 #: the full-data fields of a cell; NaN in a batch-only cell (``full=False``), whose seed has the authors'
@@ -135,7 +97,7 @@ def batch_only_fields(batch_kernels: Iterable[np.ndarray], n_batches: int) -> di
 
     The NTK of a batch is the principal sub-matrix of the full NTK, so computing it batch by batch gives
     the same ``kappa_batch`` as :func:`dense_measurements` (to rounding) without the n x n kernel. The
-    full-data fields (:data:`FULL_FIELDS`) are NaN, ``singular`` and ``interval`` False, ``full`` False.
+    full-data fields (:data:`~lib.chapters.conditioning.cells.FULL_FIELDS`) are NaN, ``singular`` and ``interval`` False, ``full`` False.
 
     Args:
         batch_kernels: the NTK of each batch of the authors' partition, in order.
@@ -147,7 +109,7 @@ def batch_only_fields(batch_kernels: Iterable[np.ndarray], n_batches: int) -> di
     """
     kappas, angles = [], []
     for Kb in batch_kernels:
-        kappas.append(_kappa(Kb))
+        kappas.append(kernel_kappa(Kb))
         angles.append(min_pairwise_angle(Kb) if Kb.shape[0] > 1 else np.nan)
     if len(kappas) != n_batches:
         raise InputError(f"batch_only_fields got {len(kappas)} batch kernels for {n_batches} batches")
@@ -198,7 +160,20 @@ def full_and_first_layer_ntk(net: MLP, X) -> tuple[np.ndarray, np.ndarray | None
     return K, terms[1]
 
 
-def _spectrum_fields(K: np.ndarray, suffix: str = "", rank_bound: int | None = None) -> dict:
+def spectrum_fields(K: np.ndarray, suffix: str = "", rank_bound: int | None = None) -> dict:
+    """``kappa``, ``lambda_min``, ``lambda_max`` and ``singular`` of a PSD kernel, each name with ``suffix``.
+
+    With ``rank_bound`` below n the kernel is singular by its rank, exactly (kappa = inf, lambda_min = 0;
+    only lambda_max is computed); otherwise :func:`lib.spectra.fast_extremes`.
+
+    Args:
+        K: a symmetric PSD matrix (n x n).
+        suffix: appended to every field name (e.g. ``"_first"``).
+        rank_bound: a bound on the rank of K (a linear network's: d), or None.
+
+    Returns:
+        The four fields.
+    """
     n = K.shape[0]
     if rank_bound is not None and rank_bound < n:  # singular by rank, exactly
         lmax = float(np.linalg.eigvalsh(K)[-1]) if n <= 1000 else float(
@@ -215,7 +190,7 @@ def _batch_fields(K, K1, X, batches, small) -> dict:
            "min_angle_batch": float(np.mean([min_pairwise_angle(K[np.ix_(b, b)]) if len(b) > 1 else np.nan
                                              for b in batches]))}
     if small is not None:
-        ks, k0 = batch_kappas(K, small), np.array([_kappa(X[b] @ X[b].T) for b in small])
+        ks, k0 = batch_kappas(K, small), np.array([kernel_kappa(X[b] @ X[b].T) for b in small])
         fin = np.isfinite(k0)  # batches whose own kappa_0 is infinite test nothing: left out
         out.update(n_small_tested=int(fin.sum()), kappa_small=mean_kappa(ks[fin]) if fin.any() else math.nan,
                    kappa0_small=mean_kappa(k0[fin]) if fin.any() else math.nan,
@@ -243,12 +218,12 @@ def dense_measurements(K: np.ndarray, K1: np.ndarray | None, X: np.ndarray, batc
         The fields of :func:`ntk_cell` (dense path).
     """
     diag = np.diag(K)
-    out = dict(min_angle=min_pairwise_angle(K), **_spectrum_fields(K, rank_bound=rank_bound), interval=False,
+    out = dict(min_angle=min_pairwise_angle(K), **spectrum_fields(K, rank_bound=rank_bound), interval=False,
                diag_max=float(diag.max()), diag_min=float(diag.min()))
     out["kappa_high"] = out["kappa"]
     out.update(_batch_fields(K, K1, X, batches, small))
     if K1 is not None:
-        out.update(_spectrum_fields(K1, "_first"))
+        out.update(spectrum_fields(K1, "_first"))
     return out
 
 
@@ -258,7 +233,7 @@ def ntk_cell(params: dict, X: np.ndarray) -> dict:
     ``params``: ``activation``, ``depth``, ``width``, ``seed`` (weights and the batch partition),
     ``device``, ``batch_size`` (the authors' protocol, :func:`authors_partition`), ``small_batch``
     (None, or batches of that size for a finite kappa_0), ``first_layer`` (also the NTK with only W^(1)
-    trainable, [LH] Thm 4.2), ``full_method`` (:data:`FULL_METHODS`), ``full`` (default True; False: a
+    trainable, [LH] Thm 4.2), ``full_method`` (:data:`~lib.chapters.conditioning.cells.FULL_METHODS`), ``full`` (default True; False: a
     batch-only cell, the authors' protocol from the batch kernels alone, :func:`batch_only_fields`, no
     small batches or first-layer kernel).
 
@@ -316,7 +291,7 @@ def ntk_cell(params: dict, X: np.ndarray) -> dict:
     out.update(min_angle=res.min_angle, kappa=float(lo), kappa_high=float(hi), interval=interval,
                lambda_min=res.lambda_min, lambda_max=res.lambda_max, singular=res.singular,
                diag_max=np.nan, diag_min=np.nan, method_note=res.accuracy)
-    out.update(kappa_batch=mean_kappa(_kappa(empirical_ntk(net, X[b])) for b in batches), n_batches=len(batches))
+    out.update(kappa_batch=mean_kappa(kernel_kappa(empirical_ntk(net, X[b])) for b in batches), n_batches=len(batches))
     return out
 
 
@@ -324,7 +299,7 @@ def relu_depths_cell(params: dict, X: np.ndarray) -> dict:
     """One seed of ReLU networks at every depth of ``params["depths"]``, kernels from shared embeddings.
 
     The same measurements as :func:`ntk_cell` per depth (dense path), with the kernels of
-    :func:`lib.chapters.conditioning.kernels.relu_depth_kernels` (the layer Gram matrices are computed
+    :func:`lib.finite.ntk.relu_depth_kernels` (the layer Gram matrices are computed
     once for all depths of the seed).
 
     With ``full=False`` (a batch-only cell) only the authors' protocol is measured: the kernels of all
@@ -333,18 +308,18 @@ def relu_depths_cell(params: dict, X: np.ndarray) -> dict:
 
     Args:
         params: as for :func:`ntk_cell`, with ``depths`` (a list) instead of ``depth``.
-        X: the data set's inputs, shape (n, d), n <= :data:`lib.chapters.conditioning.kernels.SHARED_MAX_N`
+        X: the data set's inputs, shape (n, d), n <= :data:`lib.finite.ntk.SHARED_MAX_N`
             unless batch-only.
 
     Returns:
-        ``{"rows": JSON text}``: a list of one dict per depth (with its own ``seconds``); the sweep cache
-        holds scalars only, :func:`expand_cells` spreads them out.
+        ``{"rows": [...]}``: one dict of scalars per depth (with its own ``seconds``), stored as it is by the
+        sweep cache; :func:`expand_cells` spreads them out.
     """
     n, d = X.shape
     seed = int(params["seed"])
     batches = authors_partition(n, int(params["batch_size"]), seed)
     if not params.get("full", True):
-        return {"rows": json.dumps(_relu_batch_only_rows(params, X, batches))}
+        return {"rows": _relu_batch_only_rows(params, X, batches)}
     small = authors_partition(n, int(params["small_batch"]), seed) if params.get("small_batch") else None
     rows = []
     for L, K, K1, secs in relu_depth_kernels(X, int(params["width"]), params["depths"], seed,
@@ -355,7 +330,7 @@ def relu_depths_cell(params: dict, X: np.ndarray) -> dict:
         del K, K1
         row["seconds"] = secs + time.perf_counter() - t
         rows.append(row)
-    return {"rows": json.dumps([{k: _scalar(v) for k, v in r.items()} for r in rows])}
+    return {"rows": [{k: _scalar(v) for k, v in r.items()} for r in rows]}
 
 
 def _relu_batch_only_rows(params: dict, X: np.ndarray, batches: Sequence[np.ndarray]) -> list[dict]:
@@ -405,12 +380,13 @@ def expand_cells(frame: pd.DataFrame) -> pd.DataFrame:
     out = []
     for rec in frame.to_dict("records"):
         sub = rec.pop("rows", None)
-        if isinstance(sub, str):
-            rec.pop("depths", None)
+        rec.pop("depths", None)
+        if isinstance(sub, str):  # cells cached before the sweep stored JSON lists held the rows as JSON text
+            sub = json.loads(sub)
+        if isinstance(sub, list):
             rec.pop("seconds", None)
-            out.extend({**rec, **r} for r in json.loads(sub))
+            out.extend({**rec, **r} for r in sub)
         else:
-            rec.pop("depths", None)
             out.append(rec)
     df = pd.DataFrame(out)
     df["depth"] = df["depth"].astype(int)
@@ -436,9 +412,9 @@ def conditioning_cells(datasets: Iterable[str], depths: Iterable[int], width: in
             all, False: none.
         activations: drawn from ``("relu", "linear")``.
         device: torch device.
-        full_method: :data:`FULL_METHODS`.
+        full_method: :data:`~lib.chapters.conditioning.cells.FULL_METHODS`.
         n_samples: ``{data set: n}``; when given, the ReLU cells of a data set with n <=
-            :data:`lib.chapters.conditioning.kernels.SHARED_MAX_N` (dense) become one cell per seed with
+            :data:`lib.finite.ntk.SHARED_MAX_N` (dense) become one cell per seed with
             all depths (:func:`relu_depths_cell`), whose kernels share the layer Gram matrices.
         full_seeds: ``{data set: k}``: only seeds 0..k-1 of that data set measure the full data (kappa of the
             n x n NTK and the min angle over all pairs); the other seeds are batch-only cells (``full=False``:
@@ -448,7 +424,7 @@ def conditioning_cells(datasets: Iterable[str], depths: Iterable[int], width: in
             (of its ``full_seeds``); the other depths are batch-only cells. Data sets not named: every depth.
 
     Returns:
-        One parameter dict per cell, for :func:`run_conditioning`.
+        One parameter dict per cell, for :func:`measure_conditioning`.
     """
     bad = [a for a in activations if a not in ACTIVATIONS]
     if bad:
@@ -498,21 +474,39 @@ def conditioning_cells(datasets: Iterable[str], depths: Iterable[int], width: in
     return cells
 
 
-def run_conditioning(data: dict, cells: list[dict], scheduler=None, progress: bool = True,
-                     **kw) -> SweepResult:
-    """Run (or resume) the Figure 3 sweep: cached under ``<cache>/sweeps/conditioning``.
+def measure_conditioning(data, *, depths: Iterable[int], width: int, seeds: int, batch_size: int = 512,
+                         device: str = "cpu", full_method: str = "auto", scheduler=None, threads: int | None = None,
+                         progress: bool = True) -> ConditioningSweep:
+    """Measure [LH] Figure 3 both ways: run (or resume) the sweep, cached under ``<cache>/sweeps/conditioning``.
+
+    The cells are those of :func:`conditioning_cells` on the data sets of ``data`` and their plan (small
+    batches, first-layer kernels, the large sets' full-data seeds and depths); each is computed once by
+    :func:`sweep_cell` and written to disk at once (:func:`lib.book.sweep.run_sweep`), so an interrupted run
+    resumes and a finished one is only read back.
 
     Args:
-        data: arrays by name.
-        cells: the cells of :func:`conditioning_cells`.
+        data: the data sets and their plan (:func:`lib.chapters.conditioning.data.load_data`).
+        depths: depths L.
+        width: hidden width m.
+        seeds: weight draws (and batch partitions) per (data set, depth, activation).
+        batch_size: the authors' batch size.
+        device: torch device.
+        full_method: :data:`~lib.chapters.conditioning.cells.FULL_METHODS`.
         scheduler: None (run here), ``"local"`` or a Dask scheduler address.
+        threads: torch threads per cell.
         progress: show a progress bar.
-        **kw: passed to :func:`lib.book.sweep.run_sweep` (e.g. ``threads``).
 
     Returns:
-        The sweep, one row of :func:`ntk_cell` per (data set, depth, activation, seed) in ``.frame``
-        (grouped cells spread out by :func:`expand_cells`).
+        The sweep: one row of :func:`ntk_cell` per (data set, depth, activation, seed) in ``frame`` (grouped
+        cells spread out by :func:`expand_cells`), its seed means and its settings.
     """
-    res = run_sweep("conditioning", sweep_cell, cells, data=data, version=CELL_VERSION, scheduler=scheduler,
-                    progress=progress, desc="NTK cells", **kw)
-    return dataclasses.replace(res, frame=expand_cells(res.frame))
+    depths = sorted(set(int(L) for L in depths))
+    cells = conditioning_cells(data.names, depths, width, seeds, batch_size=batch_size, small=data.small,
+                               first_layer=list(data.first_layer), device=device, full_method=full_method,
+                               n_samples={k: n for k, (n, _) in data.sizes.items()}, full_seeds=data.full_seeds,
+                               full_depths=data.full_depths)
+    res = run_sweep("conditioning", sweep_cell, cells, data=data.arrays, version=CELL_VERSION, scheduler=scheduler,
+                    progress=progress, desc="NTK cells", threads=threads)
+    res = dataclasses.replace(res, frame=expand_cells(res.frame))
+    return ConditioningSweep.from_frame(res.frame, data.names, depths, batch_size, width=int(width), seeds=int(seeds),
+                                        sizes=data.sizes, data=data, run=res)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
@@ -13,12 +14,76 @@ from lib.data.mnist5k import MNIST5K_SHAPE
 from lib.spectra import extreme_eigenvalues
 from lib.validation import InputError
 
-__all__ = ["DATASET_NAMES", "load_datasets", "compute_data", "colors", "table_datasets", "small_batch_sets",
-           "pixel_range_param", "n_mnist5k_param", "first_layer_sets", "large_full_seeds"]
+__all__ = ["DATASET_NAMES", "LABELS", "sets_text", "ChapterData", "load_datasets", "load_data", "colors", "table_datasets",
+           "small_batch_sets", "pixel_range_param", "n_mnist5k_param", "first_layer_sets", "large_full_seeds"]
 
 #: the names chapter 03 accepts: those of :func:`lib.data.datasets.load_dataset` and ``"synthetic_d10"``,
 #: the 2000 x 10 Gaussian set of the authors' script (the paper's text says N(0, I_5))
 DATASET_NAMES = (*DATASETS, "synthetic_d10")
+
+#: how the prose and the figure settings name each data set
+LABELS = {"synthetic": "synthetic", "synthetic_d10": "synthetic_d10", "digits": "digits", "faces": "faces",
+          "mnist_5k": "MNIST-5k", "mnist": "MNIST", "fashion_mnist": "Fashion-MNIST", "file": "file"}
+
+
+def sets_text(sizes: dict[str, tuple]) -> str:
+    """The data sets with their sizes in words: ``"synthetic (n = 2000, d = 5); faces (n = 200, d = 625)"``.
+
+    Args:
+        sizes: ``{name: (n, d)}`` (``ChapterData.sizes``).
+
+    Returns:
+        The text (``"none"`` for no data set).
+    """
+    parts = []
+    for name, (n, d) in sizes.items():
+        size = ", ".join(x for x in (f"n = {n}" if n else "", f"d = {d}" if d else "") if x)
+        parts.append(f"{LABELS.get(name, name)} ({size})" if size else LABELS.get(name, name))
+    return "; ".join(parts) if parts else "none"
+
+
+@dataclass(frozen=True, eq=False)
+class ChapterData:
+    """The data sets of one run of chapter 03 and the measurement plan read off them ([LH] Sec. 4.1).
+
+    Attributes:
+        arrays: the inputs (n, d) by name, in legend order.
+        info: :func:`table_datasets` of ``arrays`` (n, d, rank_G, kappa0, small_batch).
+        note: Markdown naming each requested data set that was skipped, and why (empty when none was).
+        requested: the data sets asked for (the parameter ``datasets``).
+        small: ``{name: batch size}`` of the batches below the rank of G (:func:`small_batch_sets`).
+        first_layer: the data sets whose first-layer kernel is measured ([LH] Thm 4.2, :func:`first_layer_sets`,
+            large sets left out).
+        full_seeds: ``{name: seeds}`` of the large sets, whose full-data measures run at fewer seeds
+            (:func:`large_full_seeds`).
+        full_depths: ``{name: depths}`` of those full-data measures on the large sets (empty: every depth).
+        unit_norm: whether every input was rescaled to unit norm.
+    """
+
+    arrays: dict
+    info: pd.DataFrame
+    note: str = ""
+    requested: tuple = ()
+    small: dict = field(default_factory=dict)
+    first_layer: tuple = ()
+    full_seeds: dict = field(default_factory=dict)
+    full_depths: dict = field(default_factory=dict)
+    unit_norm: bool = False
+
+    @property
+    def names(self) -> list[str]:
+        """The data sets loaded, in legend order."""
+        return list(self.arrays)
+
+    @property
+    def sizes(self) -> dict[str, tuple[int, int]]:
+        """``{name: (n, d)}`` of the data sets loaded."""
+        return {k: (int(X.shape[0]), int(X.shape[1])) for k, X in self.arrays.items()}
+
+    @property
+    def theory_names(self) -> list[str]:
+        """The data sets with infinite-width lines: all but the large ones (``full_seeds``)."""
+        return [k for k in self.arrays if k not in self.full_seeds]
 
 
 def load_datasets(names: Sequence[str], *, n_synthetic: int, d_synthetic: int = 5, n_digits: int | None = None,
@@ -36,7 +101,7 @@ def load_datasets(names: Sequence[str], *, n_synthetic: int, d_synthetic: int = 
     :func:`lib.data.datasets.load_dataset` (``pixel_range``).
 
     Args:
-        names: data set names (:data:`DATASET_NAMES`).
+        names: data set names (:data:`~lib.chapters.conditioning.data.DATASET_NAMES`).
         n_synthetic, d_synthetic: size and dimension of the synthetic set.
         n_digits, n_faces, n_idx, n_file, n_mnist5k: samples of the real sets (None: all).
         idx_dir: folder of the IDX files.
@@ -84,31 +149,47 @@ def load_datasets(names: Sequence[str], *, n_synthetic: int, d_synthetic: int = 
     return data, skipped
 
 
-def compute_data(names: Sequence[str], **kw) -> tuple[dict[str, np.ndarray], str]:
-    """The chapter's data sets (:func:`load_datasets`); a missing one is skipped with a warning.
+def load_data(cfg) -> ChapterData:
+    """The chapter's data sets and the measurement plan they imply; a missing set is skipped with a warning.
 
-    Each skipped data set is reported by ``warnings.warn`` (the pipeline prints it on the terminal) and
-    in the returned Markdown note ([LH] Sec. 4.1).
+    Loads the sets of ``cfg.datasets`` (:func:`load_datasets`); each skipped one is reported by
+    ``warnings.warn`` (the pipeline prints it on the terminal) and in ``ChapterData.note``. Then reads off
+    the loaded arrays the batches below the rank of G (:func:`small_batch_sets`), the data table
+    (:func:`table_datasets`), the large sets (:func:`large_full_seeds`) and the sets with a first-layer
+    kernel (:func:`first_layer_sets`) ([LH] Sec. 4.1, Thm 4.2).
 
     Args:
-        names: data set names, in legend order.
-        **kw: the keyword arguments of :func:`load_datasets`.
+        cfg: the validated parameters of notebook 03 (:data:`lib.chapters.conditioning.spec.SPEC`): the data
+            parameters ``datasets`` ... ``data_seed``, and ``small_batch``, ``batch_size``, ``large_n``,
+            ``large_full_seeds``, ``large_full_depths``, ``depths``, ``seeds``, ``first_layer``.
 
     Returns:
-        ``(arrays by name, note)``; the note is empty when nothing was skipped.
+        The data sets and their plan.
 
     Raises:
         lib.data.base.DataMissingError: none of the requested data sets is available; the message
             gives the reason for each.
     """
-    data, skipped = load_datasets(names, **kw)
+    data, skipped = load_datasets(
+        cfg.datasets, n_synthetic=cfg.n_synthetic, d_synthetic=cfg.d_synthetic, n_digits=cfg.n_digits,
+        n_faces=cfg.n_faces, n_idx=cfg.n_idx, idx_dir=cfg.idx_dir, data_file=cfg.data_file, data_key=cfg.data_key,
+        unit_norm=cfg.unit_norm, seed=cfg.data_seed, pixel_range=cfg.pixel_range, n_mnist5k=cfg.n_mnist5k)
     for name, msg in skipped.items():
         warnings.warn(f"data set {name!r} skipped: {msg}", stacklevel=2)
-    note = "\n\n".join(f"> **{name} skipped.** {msg}" for name, msg in skipped.items())
     if not data:
         raise DataMissingError("none of the requested data sets is available: "
                                + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
-    return data, note
+    small = small_batch_sets(data, cfg.small_batch, cfg.batch_size)
+    info = table_datasets(data, small)
+    full_seeds = large_full_seeds(info, cfg.large_n, cfg.large_full_seeds, cfg.seeds)
+    depths = sorted(set(cfg.depths))
+    full_depths = ({k: [L for L in depths if L in cfg.large_full_depths] for k in full_seeds}
+                   if cfg.large_full_depths is not None else {})
+    return ChapterData(
+        arrays=data, info=info, note="\n\n".join(f"> **{name} skipped.** {msg}" for name, msg in skipped.items()),
+        requested=tuple(cfg.datasets), small=small, unit_norm=bool(cfg.unit_norm),
+        first_layer=tuple(k for k in first_layer_sets(info, cfg.first_layer) if k not in full_seeds),
+        full_seeds=full_seeds, full_depths=full_depths)
 
 
 def colors(names: Sequence[str]) -> dict:

@@ -2,16 +2,34 @@
 Cor 2.4, Thm 4.2), cached like the finite-width sweep."""
 from __future__ import annotations
 
-from typing import Iterable
+from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from lib.book.sweep import SweepResult, run_sweep
-from lib.chapters.conditioning.cells import CELL_VERSION, _kappa, _spectrum_fields, authors_partition, mean_kappa
+from lib.chapters.conditioning.cells import CELL_VERSION, authors_partition, kernel_kappa, mean_kappa, spectrum_fields
 from lib.spectra import min_pairwise_angle
 from lib.theory import relu_first_layer_ntk, relu_ntk
 
-__all__ = ["theory_cell", "run_theory"]
+__all__ = ["TheoryResult", "theory_cell", "measure_theory"]
+
+
+@dataclass(frozen=True, eq=False)
+class TheoryResult:
+    """The infinite-width predictions of one run, per (data set, depth) ([LH] Lemma 3.1, Cor 2.4, Thm 4.2).
+
+    Attributes:
+        frame: one row of :func:`theory_cell` per (data set, depth).
+        names: the data sets with predictions (the large sets have none), in legend order.
+        depths: the sorted depths L.
+        run: the cached run (:class:`lib.book.sweep.SweepResult`), or None.
+    """
+
+    frame: pd.DataFrame
+    names: tuple
+    depths: tuple
+    run: SweepResult | None = None
 
 
 def theory_cell(params: dict, X: np.ndarray) -> dict:
@@ -34,19 +52,19 @@ def theory_cell(params: dict, X: np.ndarray) -> dict:
     L, n = int(params["depth"]), X.shape[0]
     rank = int(np.linalg.matrix_rank(X))
     G = X @ X.T
-    out = {"min_angle_linear": min_pairwise_angle(G), **_spectrum_fields((L + 1) * G, "_linear", rank_bound=rank)}
+    out = {"min_angle_linear": min_pairwise_angle(G), **spectrum_fields((L + 1) * G, "_linear", rank_bound=rank)}
     K = relu_ntk(X, L) if L >= 1 else G
-    out.update(min_angle_relu=min_pairwise_angle(K), **_spectrum_fields(K, "_relu", rank_bound=rank if L == 0 else None))
+    out.update(min_angle_relu=min_pairwise_angle(K), **spectrum_fields(K, "_relu", rank_bound=rank if L == 0 else None))
     del K
     if params.get("first_layer"):
         KL = relu_first_layer_ntk(X, L) if L >= 1 else G
-        out.update(_spectrum_fields(KL, "_first", rank_bound=rank if L == 0 else None))
+        out.update(spectrum_fields(KL, "_first", rank_bound=rank if L == 0 else None))
         if params.get("small_batch"):
             ks, k0 = [], []
             for s in range(int(params.get("seeds", 1))):
                 for b in authors_partition(n, int(params["small_batch"]), s):
-                    ks.append(_kappa(KL[np.ix_(b, b)]))
-                    k0.append(_kappa(G[np.ix_(b, b)]))
+                    ks.append(kernel_kappa(KL[np.ix_(b, b)]))
+                    k0.append(kernel_kappa(G[np.ix_(b, b)]))
             ks, k0 = np.array(ks), np.array(k0)
             fin = np.isfinite(k0)  # batches with an infinite kappa_0 of their own test nothing
             out.update(kappa_first_small=mean_kappa(ks[fin]) if fin.any() else np.nan,
@@ -55,24 +73,27 @@ def theory_cell(params: dict, X: np.ndarray) -> dict:
     return out
 
 
-def run_theory(data: dict, depths: Iterable[int], first_layer: Iterable[str] = (),
-               small: dict[str, int] | None = None, seeds: int = 1, progress: bool = True, **kw) -> SweepResult:
+def measure_theory(data, sweep, progress: bool = True, **kw) -> TheoryResult:
     """Infinite-width predictions per (data set, depth), cached under ``<cache>/sweeps/conditioning-theory``.
 
+    On the data sets of ``data`` without a large n (``ChapterData.theory_names``),
+    at the depths of the sweep; the first-layer kernel K_L ([LH] Thm 4.2) on the sets of
+    ``data.first_layer``, its small batches on ``data.small`` with the sweep's partitions (one per seed).
+
     Args:
-        data: arrays by name.
-        depths: depths L.
-        first_layer: data sets that also get the first-layer kernel K_L ([LH] Thm 4.2).
-        small: ``{data set: batch size}`` of the small batches.
-        seeds: partitions of the small batches (as in the sweep).
+        data: the data sets and their plan (:func:`lib.chapters.conditioning.data.load_data`).
+        sweep: the finite-width sweep (:func:`lib.chapters.conditioning.cells.measure_conditioning`): its depths
+            and seeds.
         progress: show a progress bar.
-        **kw: passed to :func:`lib.book.sweep.run_sweep`.
+        **kw: passed to :func:`lib.book.sweep.run_sweep` (e.g. ``threads``).
 
     Returns:
-        The sweep, one row of :func:`theory_cell` per (data set, depth) in ``.frame``.
+        The predictions, one row of :func:`theory_cell` per (data set, depth) in ``frame``.
     """
-    small, first_layer = dict(small or {}), set(first_layer)
+    names = data.theory_names
+    small, first_layer = dict(data.small), set(data.first_layer)
     cells = [dict(dataset=ds, depth=int(L), first_layer=ds in first_layer, small_batch=small.get(ds),
-                  seeds=int(seeds)) for ds in data for L in depths]
-    return run_sweep("conditioning-theory", theory_cell, cells, data=data, version=CELL_VERSION,
-                     progress=progress, desc="theory cells", **kw)
+                  seeds=int(sweep.seeds)) for ds in names for L in sweep.depths]
+    res = run_sweep("conditioning-theory", theory_cell, cells, data={k: data.arrays[k] for k in names},
+                    version=CELL_VERSION, progress=progress, desc="theory cells", **kw)
+    return TheoryResult(frame=res.frame, names=tuple(names), depths=tuple(sweep.depths), run=res)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -10,7 +11,9 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from lib.book.plotting import figure, palette
+from lib.book.provenance import profile_text
 from lib.book.results import Check
+from lib.book.wording import floats, ints
 from lib.book.sweep import torch_threads
 from lib.chapters.conditioning.summary import monotone_violations
 from lib.finite.mlp import MLP
@@ -19,37 +22,61 @@ from lib.spectra import extreme_eigenvalues
 from lib.theory import relu_gradient_angle
 from lib.validation import InputError
 
-__all__ = ["two_sample_table", "plot_two_sample", "check_two_sample"]
+__all__ = ["TwoSample", "measure_two_sample", "plot_two_sample", "CAPTION_TWO_SAMPLE", "setting_two_sample",
+           "check_two_sample"]
+
+#: the caption of the App. F figure (:func:`plot_two_sample`)
+CAPTION_TWO_SAMPLE = ("Condition number of the two-sample NTK relative to the linear network's $\\kappa_0$, infinite "
+                      "width (lines) and finite width (points).")
+
+
+@dataclass(frozen=True, eq=False)
+class TwoSample:
+    """[LH] App. F measured (:func:`measure_two_sample`): the frame and the settings it was measured at.
+
+    Attributes:
+        frame: one row per (theta_in, depth): ``phi``, ``kappa_theory``, ``kappa0``, and over seeds
+            ``kappa_mean``, ``kappa_sd``, ``kappa_median``, ``kappa_q10``, ``kappa_q90``.
+        angles: the input angles theta_in (radians), in the order given.
+        depths: the sorted depths L.
+        width: width of the finite networks.
+        seeds: weight draws per depth.
+    """
+
+    frame: pd.DataFrame
+    angles: tuple
+    depths: tuple
+    width: int
+    seeds: int
 
 
 def _two_point_kappa(K: np.ndarray) -> float:
     return extreme_eigenvalues(K).kappa
 
 
-def two_sample_table(theta_in: Sequence[float], depths: Sequence[int], width: int, seeds: int,
-                     device: str = "cpu") -> pd.DataFrame:
+def measure_two_sample(theta_in: Sequence[float], depths: Sequence[int], width: int, seeds: int,
+                       device: str = "cpu") -> TwoSample:
     """[LH] App. F: two unit inputs at angle theta_in, all layers trained.
 
     Infinite width: K = (L+1) [[1, cos phi], [cos phi, 1]], so kappa = (1 + cos phi)/(1 - cos phi)
     = cot^2(phi/2) with phi from :func:`lib.theory.relu_gradient_angle`; the linear network has
     kappa_0 = cot^2(theta_in/2). Finite width: the exact 2 x 2 NTK of ``seeds`` ReLU networks per
     depth (one network serves every angle: its NTK on x_0 and all x_theta, 2 x 2 blocks taken out).
-    One row per (theta_in, depth): ``phi``, ``kappa_theory``, ``kappa0``, and over seeds ``kappa_mean``,
-    ``kappa_sd``, ``kappa_median``, ``kappa_q10``, ``kappa_q90``.
 
     Args:
         theta_in: input angles in (0, pi] radians.
-        depths: depths L.
+        depths: depths L (sorted, duplicates dropped).
         width: width of the finite networks.
         seeds: weight draws per depth.
         device: torch device.
 
     Returns:
-        The frame described above, sorted by (theta_in, depth).
+        The measurement (:class:`TwoSample`), its frame sorted by (theta_in, depth).
     """
     th = np.asarray(theta_in, dtype=float)
     if th.ndim != 1 or th.size == 0 or not np.all((th > 0) & (th <= math.pi)):
         raise InputError(f"theta_in must be angles in (0, pi] radians, got {theta_in!r}")
+    depths = sorted(set(int(L) for L in depths))
     X = np.vstack([[1.0, 0.0], np.column_stack([np.cos(th), np.sin(th)])])
     k0 = 1.0 / np.tan(th / 2.0) ** 2
     rows = []
@@ -67,23 +94,24 @@ def two_sample_table(theta_in: Sequence[float], depths: Sequence[int], width: in
                              kappa_mean=float(ks[:, j].mean()), kappa_sd=float(ks[:, j].std()),
                              kappa_median=float(np.median(ks[:, j])), kappa_q10=float(np.quantile(ks[:, j], 0.1)),
                              kappa_q90=float(np.quantile(ks[:, j], 0.9))))
-    return pd.DataFrame(rows).sort_values(["theta_in", "depth"]).reset_index(drop=True)
+    frame = pd.DataFrame(rows).sort_values(["theta_in", "depth"]).reset_index(drop=True)
+    return TwoSample(frame=frame, angles=tuple(float(a) for a in theta_in), depths=tuple(depths), width=int(width),
+                     seeds=int(seeds))
 
 
-def plot_two_sample(t2: pd.DataFrame, angles: Sequence[float]) -> Figure:
+def plot_two_sample(t2: TwoSample) -> Figure:
     """[LH] App. F: kappa / kappa_0 of the two-sample NTK against depth, theory (lines) and finite width (points).
 
     Args:
-        t2: the frame of :func:`two_sample_table`.
-        angles: the input angles (radians), for the palette.
+        t2: the measurement (:func:`measure_two_sample`).
 
     Returns:
         A figure with one axis.
     """
     fig, axs = figure(width=6.4, height=4.2)
     ax = axs[0, 0]
-    cols = palette(len(angles))
-    for c, (th, g) in zip(cols, t2.groupby("theta_in")):
+    cols = palette(len(t2.angles))
+    for c, (th, g) in zip(cols, t2.frame.groupby("theta_in")):
         ax.plot(g.depth, g.kappa_theory / g.kappa0, "-", color=c, label=rf"$\theta_{{in}}$ = {th:g} rad")
         med = g.kappa_median / g.kappa0
         yerr = np.clip([med - g.kappa_q10 / g.kappa0, g.kappa_q90 / g.kappa0 - med], 0.0, None)  # rounding
@@ -97,7 +125,14 @@ def plot_two_sample(t2: pd.DataFrame, angles: Sequence[float]) -> Figure:
     return fig
 
 
-def check_two_sample(t2: pd.DataFrame, angles: Sequence[float], width: int, seeds: int) -> Check:
+def setting_two_sample(t2: TwoSample, profile: str) -> str:
+    """The setting under the App. F figure: angles, depths, width and seeds of the measurement, and the profile."""
+    return (f"Setting: two unit inputs in d = 2 at input angles {floats(t2.angles)} rad; depths L = {ints(t2.depths)}; "
+            f"ReLU networks of width m = {t2.width}, {t2.seeds} seeds; all layers trained; {profile_text(profile)}. "
+            "Deviation: not part of [LH] Figure 3; the finite-width points test App. F's infinite-width statement.")
+
+
+def check_two_sample(t2: TwoSample) -> Check:
     """[LH] Thm F.1: two inputs at a small angle, all layers trained: kappa < kappa_0 and decreasing in depth.
 
     Rule (infinite width, exact closed form cot^2(phi/2)): "reproduced" if kappa < kappa_0 at every angle and
@@ -106,14 +141,12 @@ def check_two_sample(t2: pd.DataFrame, angles: Sequence[float], width: int, seed
     ill-conditioned at small angles where 1 - cos phi is tiny).
 
     Args:
-        t2: the frame of :func:`two_sample_table` (depths must include one >= 1 besides the first).
-        angles: the input angles (radians).
-        width: width of the finite networks.
-        seeds: weight draws.
+        t2: the measurement (:func:`measure_two_sample`; depths must include one >= 1 besides the first).
 
     Returns:
         The verdict.
     """
+    angles, width, seeds, t2 = t2.angles, t2.width, t2.seeds, t2.frame
     deep2 = t2[t2.depth >= 1]
     below = bool((deep2.kappa_theory < deep2.kappa0).all())
     mono2 = {th: monotone_violations(g.sort_values("depth").kappa_theory.values, rtol=1e-12)
