@@ -38,8 +38,8 @@
 # [introduction](../book/intro.md)). The paper profile has the paper's sizes.
 
 # %% tags=["parameters"]
-profile = 'default'  # parameter profile this run belongs to (recorded with the verdicts)
-datasets = ['synthetic', 'digits', 'faces', 'mnist_5k']  # in legend order, also "mnist", "fashion_mnist" (idx_dir), "synthetic_d10", "file"
+profile = "default"  # parameter profile this run belongs to (recorded with the verdicts)
+datasets = ["synthetic", "digits", "faces", "mnist_5k"]  # in legend order, also "mnist", "fashion_mnist" (idx_dir), "synthetic_d10", "file"
 n_synthetic = 2000  # samples of the synthetic set N(0, I_d), as in the paper
 d_synthetic = 5  # dimension of the synthetic set (the paper's text: 5, the authors' script: 10)
 n_digits = 500  # scikit-learn digits used (None means all 1797)
@@ -57,7 +57,7 @@ width = 512  # hidden width m, as in the paper
 seeds = 5  # weight draws (and batch partitions) per cell, as in the paper
 batch_size = 512  # the authors' batch size
 small_batch = 40  # batches below rank G where a finite kappa_0 is needed (digits: rank 61), None skips
-full_method = 'auto'  # full-data kappa and angle: "dense", "extremes" (lib.finite.extremes), "auto"
+full_method = "auto"  # full-data kappa and angle: "dense", "extremes" (lib.finite.extremes), "auto"
 large_n = 4000  # data sets of more samples than this: full data on large_full_seeds seeds, no theory lines
 large_full_seeds = 1  # seeds whose full-data kappa and angle are computed on those sets (None: all seeds)
 large_full_depths = [0, 1, 10]  # depths of those full-data measures (None: all), the authors' batches: every depth
@@ -71,13 +71,12 @@ two_sample_seeds = 10  # weight draws in the two-sample case
 agreement_n = 40  # samples per data set compared with the authors' code
 agreement_width = 128  # width of the networks compared with the authors' code
 agreement_depths = [0, 1, 5, 10]  # depths compared with the authors' code
-device = 'cpu'  # "cpu" or "cuda"
+device = "cpu"  # "cpu" or "cuda"
 
 # %% tags=["remove-stderr"]
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from lib.book.provenance import provenance_line
 from lib.book.results import Recorder
 from lib.book.wording import paper_vs_book
 from lib.chapters import conditioning
@@ -173,7 +172,7 @@ print(sweep.note())
 
 # %% tags=["hide-input"]
 rec.figure(conditioning.plot_figure3(sweep), "fig-figure3", conditioning.CAPTION_FIGURE3, conditioning.plot_figure3,
-           conditioning.measure_conditioning, conditioning.setting_figure3(sweep, cfg.profile));
+           conditioning.measure_conditioning, conditioning.setting_figure3(sweep, cfg.profile))
 
 # %% tags=["hide-input"]
 display(Markdown(conditioning.batching_note(sweep)))
@@ -250,10 +249,10 @@ conditioning.table_authors_agreement(agree)
 
 # %% tags=["hide-input"]
 rec.figure(conditioning.plot_prop41(sweep), "fig-prop41", conditioning.CAPTION_PROP41, conditioning.plot_prop41,
-           conditioning.measure_conditioning, conditioning.setting_prop41(sweep, cfg.profile));
+           conditioning.measure_conditioning, conditioning.setting_prop41(sweep, cfg.profile))
 
 # %%
-rec(conditioning.check_prop41(sweep), "sec-prop41");
+rec(conditioning.check_prop41(sweep), "sec-prop41")
 
 # %% [markdown]
 # (sec-thm42)=
@@ -266,7 +265,7 @@ rec(conditioning.check_prop41(sweep), "sec-prop41");
 # %% tags=["hide-input"]
 rec.figure(conditioning.plot_first_layer(theory, sweep), "fig-first-layer", conditioning.CAPTION_FIRST_LAYER,
            conditioning.plot_first_layer, (conditioning.measure_theory, conditioning.measure_conditioning),
-           conditioning.setting_first_layer(sweep, cfg.profile));
+           conditioning.setting_first_layer(sweep, cfg.profile))
 
 # %%
 t42 = conditioning.table_first_layer(theory, sweep)
@@ -290,10 +289,10 @@ t2 = conditioning.measure_two_sample(cfg.two_sample_angles, cfg.two_sample_depth
 # %% tags=["hide-input"]
 rec.figure(conditioning.plot_two_sample(t2), "fig-two-sample", conditioning.CAPTION_TWO_SAMPLE,
            conditioning.plot_two_sample, conditioning.measure_two_sample,
-           conditioning.setting_two_sample(t2, cfg.profile));
+           conditioning.setting_two_sample(t2, cfg.profile))
 
 # %%
-rec(conditioning.check_two_sample(t2), "sec-appf");
+rec(conditioning.check_two_sample(t2), "sec-appf")
 
 # %% [markdown]
 # (sec-fig3-theory)=
@@ -306,7 +305,7 @@ rec(conditioning.check_two_sample(t2), "sec-appf");
 # %% tags=["hide-input"]
 rec.figure(conditioning.plot_theory_comparison(theory, sweep), "fig-fig3-theory", conditioning.CAPTION_THEORY,
            conditioning.plot_theory_comparison, (conditioning.measure_theory, conditioning.measure_conditioning),
-           conditioning.setting_theory(theory, sweep, cfg.profile));
+           conditioning.setting_theory(theory, sweep, cfg.profile))
 
 # %% [markdown]
 # The measured $\phi_{\min}$ is a minimum over $n(n-1)/2$ pairs of finite-width angles, each the
@@ -343,4 +342,4 @@ for name, text in conditioning.glue_values(cfg, sweep, agree, t2).items():
     glue(name, text, display=False)
 
 # %% tags=["hide-input"]
-display(Markdown(provenance_line(cfg.profile)))
+rec.provenance()
