@@ -129,7 +129,7 @@ display(Markdown(extra_table(extra, ROOT, HERE) if extra else "*None: every reco
 # [API reference](api.md)). Each figure is drawn by the notebook cell right above its caption.
 
 # %%
-figs = figure_index(ROOT, chapters)
+figs = figure_index(chapters)
 display(Markdown(figure_table(figs, ROOT, HERE, set(public_modules())) if figs else "*No captioned figure found.*"))
 
 # %%

@@ -4,7 +4,7 @@ measured their data.
 A notebook shows a figure with :meth:`Figures.show` (``rec.figure`` of a :class:`lib.book.results.Recorder`)::
 
     rec.figure(fig, "fig-figure3", caption="[LH] Figure 3 on the data sets above ...",
-               drawn_by=C.plot_figure3, data_from=C.measure_conditioning)
+               drawn_by=conditioning.plot_figure3, data_from=conditioning.measure_conditioning)
 
 which displays the figure and its caption -- *Figure 3.1. ... Drawn by* ``plot_figure3`` *from*
 ``measure_conditioning``. -- and appends the entry to ``<results>/figures/<chapter>.json``. Run by the

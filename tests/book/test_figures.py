@@ -22,7 +22,7 @@ def test_figures_are_numbered_in_drawing_order_and_written_with_their_code(tmp_p
     assert entries[0]["drawn_by"] == "lib.book.wording.number"
     assert entries[0]["data_from"] == ["lib.book.figures.qualified_name"]
     assert load_figures(["03_demo", "04_none"]) == entries
-    idx = figure_index(tmp_path, ["03_demo"], results=tmp_path)
+    idx = figure_index(["03_demo"], results=tmp_path)
     assert idx[0]["code"] == ["lib.book.wording.number", "lib.book.figures.qualified_name"]
     Figures("03_demo", display=False)  # a new run of the chapter starts its list anew
     assert load_figures(["03_demo"]) == []
