@@ -159,13 +159,13 @@ def sgd_results(speed, acc, name, section, data_from):
     # [LH] Figure 4 on `speed`: the loss curves, the rate search and the verdict
     rec.figure(optimization.plot_loss_curves(speed), f"fig-{name}-loss", drawn_by=optimization.plot_loss_curves,
                data_from=data_from, setting=optimization.sgd_setting(speed, cfg.profile),
-               caption="Training loss against epoch by depth (geometric mean and range over seeds).")
+               caption=f"[LH] Figure 4 on {speed.name}: training loss against epoch by depth (seed mean and range).")
     display(optimization.table_lr_grid(speed))
     rec(optimization.check_depth_speed(speed), section)
     # [LH] Table 1 on `acc`: accuracy by depth, the paper against this book, and the verdict
     rec.figure(optimization.plot_accuracy(acc), f"fig-{name}-accuracy", drawn_by=optimization.plot_accuracy,
                data_from=data_from, setting=optimization.sgd_setting(acc, cfg.profile, table=True),
-               caption="Held-out accuracy against depth (mean and sd over seeds) next to [LH] Table 1 (MNIST).")
+               caption=f"[LH] Table 1 on {acc.name}: held-out accuracy by depth (seed mean and sd) beside the paper's.")
     # a Styler: no cell is cut short
     display(optimization.table_table1_vs_paper(table1 := optimization.check_accuracy(acc)).style.hide(axis="index"))
     rec(table1, section)

@@ -50,8 +50,8 @@ def test_gd_text_comes_from_the_studies():
     assert g == dict(gd_m="128", gd_n="15", gd_d="5", gd_t="500", gd_L="1, 2, 4, 8", faces_dim="625")
     s = OPT.gd_setting(gd_study(width=128, n=15, depths=(1, 3)), "smoke")
     assert "n = 15, d = 5" in s and "m = 128" in s and "depths L = 1, 3" in s and "profile smoke" in s
-    assert "500 full-batch GD steps" in s and s.startswith("Setting: 15 unit-norm Gaussian inputs")
-    assert OPT.gd_setting(gd_study("faces", d=625), "default").startswith("Setting: 30 faces images")
+    assert "500 full-batch GD steps" in s and s.startswith("Setting: 15 unit-norm Gaussian inputs (n = 15, d = 5, data seed 0) with the smooth target")
+    assert OPT.gd_setting(gd_study("faces", d=625), "default").startswith("Setting: 30 faces images (n = 30, d = 625, data seed 0) of unit norm, with target +1")
 
 
 # ---------------------------------------------------------------- SGD: studies as they ran

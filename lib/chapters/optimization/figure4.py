@@ -206,7 +206,7 @@ def check_depth_speed(study: SGDStudy) -> Check:
              rule="no pair whose deeper net's log10 loss is higher by more than twice its standard error",
              holds=n_sig == 0),
         _protocol_row(study, table=False))
-    return Check("[LH] Fig 4", status=status, measured=measured, caveat=caveat, part=study.part or study.data,
+    return Check("[LH] Fig 4", status=status, measured=measured, caveat=caveat, part=study.name,
                  rows=rows)
 
 
@@ -333,7 +333,7 @@ def check_accuracy(study: SGDStudy) -> Check:
         for L in sorted(set(int(v) for v in acc.index) | set(PAPER_TABLE1)))
     judged = tuple({k: (bool(v) if k == "holds" else v) for k, v in r.items() if k not in ("value", "error")}
                    for r in st.to_dict("records"))
-    return Check("[LH] Table 1", status=status, measured=measured, caveat=caveat, part=study.part or study.data,
+    return Check("[LH] Table 1", status=status, measured=measured, caveat=caveat, part=study.name,
                  rows=shown + judged + (_protocol_row(study, table=True),))
 
 

@@ -46,10 +46,10 @@ RATE_TOLERANCE = 0.25
 WORST_CASE_CLAIMS = ("[LH] Eq 9", "[LH] Sec 5(b)")
 
 
-#: The data sets of the GD studies, with how the setting line describes them.
+#: The data sets of the GD studies, with how the setting line describes them: (inputs, targets).
 GD_DATA = {
-    "Gaussian": "unit-norm Gaussian inputs with the smooth target of chapter 5 (lib.data.synthetic_regression)",
-    "faces": "faces images (unit norm), target +1 for a face and -1 otherwise",
+    "Gaussian": ("unit-norm Gaussian inputs", "with the smooth target of chapter 5"),
+    "faces": ("faces images", "of unit norm, with target +1 for a face and -1 otherwise"),
 }
 
 
@@ -390,7 +390,8 @@ def gd_setting(gd: GDStudy, profile: str) -> str:
         One paragraph of plain text.
     """
     nets = "ReLU nets" if gd.activation == "relu" else f"{gd.activation} nets"
-    return (f"Setting: {gd.n} {GD_DATA[gd.data]} (n = {gd.n}, d = {gd.d}, data seed {gd.data_seed}); {nets} of "
+    inputs, targets = GD_DATA[gd.data]
+    return (f"Setting: {gd.n} {inputs} (n = {gd.n}, d = {gd.d}, data seed {gd.data_seed}) {targets}; {nets} of "
             f"width m = {gd.width}, depths L = {ints(gd.depths, ranges=False)}, weight seed {gd.seed} (one seed); "
             f"{gd.steps} full-batch GD steps on the square loss with step 1/lambda_max(K(w_0)); "
             f"{profile_text(profile)}. Deviation: the paper states the rates of Eq. 9 without a GD experiment; this "

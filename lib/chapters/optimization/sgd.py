@@ -289,6 +289,11 @@ class SGDStudy:
     part: str = ""
 
     @property
+    def name(self) -> str:
+        """What the verdicts call the study: its ``part``, else its data set."""
+        return self.part or self.data
+
+    @property
     def updates(self) -> int:
         """SGD updates of one run: epochs x :func:`updates_per_epoch`."""
         return int(self.epochs) * updates_per_epoch(self.n_train, self.batch)
