@@ -59,7 +59,7 @@ def sgd_study(data="MNIST-5k", n_train=4000, n_test=1000, d=784, classes=10, bat
               width=128, depths=(1, 3, 6, 12), lrs=(2.0, 8.0, 32.0, 128.0), chosen=8.0, acc=None, note="",
               asked="") -> OPT.SGDStudy:
     acc = acc or {L: 0.95 for L in depths}
-    rows = [dict(dataset=data, depth=L, seed=s, lr=chosen, train_loss=np.ones(epochs + 1), late_loss=1.0,
+    rows = [dict(dataset=data, depth=L, seed=s, lr=chosen, train_loss=np.ones(epochs + 1), late_loss=(1 + 0.1 * s) / L,
                  test_acc=acc[L] + 0.001 * (s - 1), diverged=False, seconds=0.1)
             for L in depths for s in range(seeds)]
     grid = pd.DataFrame([dict(dataset=data, depth=L, lr=lr, late_loss=1.0 / lr, chosen=lr == chosen)
