@@ -2,7 +2,7 @@
 
 One job per module, the public names re-exported here (``from lib.chapters import optimization``):
 
-- :mod:`lib.chapters.optimization.spec`: the chapter's parameters (:data:`SPEC`).
+- :mod:`lib.chapters.optimization.spec`: the chapter's parameters (:data:`~lib.chapters.optimization.spec.SPEC`).
 - :mod:`lib.chapters.optimization.gd`: full-batch GD against the worst-case rates of [LH] Eq. 9,
   the implication Sec. 5(b) and ReLU against linear nets Sec. 5(a) (:func:`measure_gd`, a
   :class:`GDStudy` that carries its settings, and its checks, figure, setting line and prose values).

@@ -150,8 +150,9 @@ def check_depth_speed(study: SGDStudy) -> Check:
     every pair of depths (:func:`depth_pairs`): a pair is *inverted* when the deeper net ends with
     the higher loss, *significantly* so when by more than twice the standard error of the
     difference over seeds (about a 95 % level). Rule: it agrees if the Spearman correlation of
-    depth with the loss is below :data:`SPEED_RHO` (-0.5), the deepest net's loss is below the
-    shallowest's by more than twice its standard error, and no pair is significantly inverted
+    depth with the loss is below :data:`~lib.chapters.optimization.figure4.SPEED_RHO` (-0.5), the
+    deepest net's loss is below the shallowest's by more than twice its standard error, and no pair
+    is significantly inverted
     (inversions within the seed noise are allowed); it contradicts if the correlation is >= 0 or the
     deepest net's loss is above the shallowest's by more than that error; in between (ordered on
     balance, but some deeper net significantly slower) the level is "with caveat". The level then
@@ -432,7 +433,7 @@ def sgd_setting(study: SGDStudy, profile: str, table: bool = False) -> str:
     deviations of :func:`lib.chapters.optimization.sgd.protocol_deviations`), nothing from the parameters.
 
     Args:
-        study: :func:`measure_sgd_study` output, or a study of the record
+        study: :func:`lib.chapters.optimization.sgd.measure_sgd_study` output, or a study of the record
             (:func:`lib.chapters.optimization.paper_record.record_studies`).
         profile: the run's parameter profile (quoted for a study this build computed).
         table: the setting of the accuracy figure ([LH] Table 1) instead of the loss figure ([LH] Figure 4).

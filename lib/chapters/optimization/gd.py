@@ -58,7 +58,7 @@ class GDStudy:
     """Full-batch GD on nets of several depths ([LH] Sec. 5), with the data and settings it ran with.
 
     Attributes:
-        data: the data set (a key of :data:`GD_DATA`).
+        data: the data set (a key of :data:`~lib.chapters.optimization.gd.GD_DATA`).
         runs: ``{depth: dict}`` with the measured ``loss`` (t = 0..steps), ``bound_lmin`` =
             L0 (1 - eta lambda_min / 2)^t, ``bound_kappa`` = L0 (1 - 1/kappa)^t, ``linear`` (the
             linearized-model loss), and ``lambda_min``, ``lambda_max``, ``kappa``, ``eta``.
@@ -92,7 +92,7 @@ def gd_data(data: str, n: int, dim: int = 5, seed: int = 0) -> tuple[np.ndarray,
     or ``"faces"`` (:func:`faces_regression`, d = 625, ``dim`` unused).
 
     Args:
-        data: a key of :data:`GD_DATA`.
+        data: a key of :data:`~lib.chapters.optimization.gd.GD_DATA`.
         n: training points.
         dim: input dimension of the Gaussian set.
         seed: seed of the draw.
@@ -245,8 +245,8 @@ def check_worst_case(gd: GDStudy, claim: str = "[LH] Eq 9") -> Check:
     describes training only while the kernel stays near K(w_0); a net whose kernel moves (narrow,
     deep, or the step too large) can decay more slowly than the bound and then fails. "reproduced"
     if the bound holds and at every depth the measured late per-step factor r is within
-    :data:`RATE_TOLERANCE` (25 %, in log) of the late factor of GD on the model linearized at w_0
-    (the rate is the one the NTK at initialization predicts; 25 % is several times the drift of a
+    :data:`~lib.chapters.optimization.gd.RATE_TOLERANCE` (25 %, in log) of the late factor of GD on
+    the model linearized at w_0 (the rate is the one the NTK at initialization predicts; 25 % is several times the drift of a
     width >= 512 net at depth <= 4 over the run, and far below the gap of a kernel that moved by a
     factor 2); "reproduced with caveat" if the bound holds but the rate is off by more (the
     kernel moved: the bound is then not what sets the speed).
@@ -260,13 +260,13 @@ def check_worst_case(gd: GDStudy, claim: str = "[LH] Eq 9") -> Check:
 
     Args:
         gd: :func:`measure_gd` output (its depths, width and number of points are quoted).
-        claim: ``"[LH] Eq 9"`` or ``"[LH] Sec 5(b)"`` (:data:`WORST_CASE_CLAIMS`).
+        claim: ``"[LH] Eq 9"`` or ``"[LH] Sec 5(b)"`` (:data:`~lib.chapters.optimization.gd.WORST_CASE_CLAIMS`).
 
     Returns:
         The check against ``claim``.
 
     Raises:
-        ValueError: ``claim`` is not one of :data:`WORST_CASE_CLAIMS`.
+        ValueError: ``claim`` is not one of :data:`~lib.chapters.optimization.gd.WORST_CASE_CLAIMS`.
     """
     if claim not in WORST_CASE_CLAIMS:
         raise ValueError(f"claim must be one of {WORST_CASE_CLAIMS}, got {claim!r}")

@@ -218,9 +218,9 @@ def record_studies(rec: dict) -> dict[str, SGDStudy]:
 
     Returns:
         ``{"Figure 4": SGDStudy, "Table 1": SGDStudy}`` on ``"MNIST-5k"``, each with its protocol,
-        ``search_epochs``, ``loss_record``, the part of the claims it settles (:data:`RECORD_PART`) and,
-        for a record read from disk, where it came from (``recorded``). A part whose depths the record
-        does not hold is left out.
+        ``search_epochs``, ``loss_record``, the part of the claims it settles
+        (:data:`~lib.chapters.optimization.paper_record.RECORD_PART`) and, for a record read from disk,
+        where it came from (``recorded``). A part whose depths the record does not hold is left out.
     """
     p = rec["protocol"]
     runs = pd.DataFrame([dict(dataset="MNIST-5k", depth=r["depth"], seed=r["seed"], lr=r["lr"],

@@ -48,7 +48,7 @@ SGD_DATA = ("MNIST-5k", "MNIST", "Fashion-MNIST", "digits", "faces")
 #: MNIST itself or a subset of its training images: the paper's data set, named as a deviation when smaller.
 MNIST_SETS = ("MNIST", "MNIST-5k")
 
-#: The data sets of [LH] Figure 4 among :data:`SGD_DATA` (Table 1 is MNIST only).
+#: The data sets of [LH] Figure 4 among :data:`~lib.chapters.optimization.sgd.SGD_DATA` (Table 1 is MNIST only).
 PAPER_DATA = ("MNIST", "Fashion-MNIST")
 
 #: The papermill parameter that gives the folder of each IDX data set of :data:`PAPER_DATA`.
@@ -244,7 +244,7 @@ class SGDStudy:
     """The SGD experiment of chapter 06 ([LH] Figure 4 and Table 1) with the protocol it ran under.
 
     Attributes:
-        data: the data set (one of :data:`SGD_DATA`).
+        data: the data set (one of :data:`~lib.chapters.optimization.sgd.SGD_DATA`).
         grid: learning-rate search, one row per (depth, lr).
         runs: ``seeds`` rows per depth (the chosen rate).
         depths: the depths run.
@@ -338,8 +338,8 @@ def measure_sgd_study(data: str, depths, seeds: int, *, width: int, lrs, epochs:
         depths: the depths.
         seeds: seeds per depth.
         width, lrs, epochs, batch_size, dtype, device: as in :func:`measure_sgd_depths`.
-        n_test: held-out images (digits, faces: a seeded split, at most :data:`TEST_CAP`; MNIST and
-            Fashion-MNIST: drawn from their test split).
+        n_test: held-out images (digits, faces: a seeded split, at most
+            :data:`~lib.chapters.optimization.sgd.TEST_CAP`; MNIST and Fashion-MNIST: drawn from their test split).
         idx_dir: folder of the MNIST IDX files (``data="MNIST"`` only).
         n_train: MNIST training images kept (a seeded subsample; None: all 60,000).
         note: a sentence on how the data were chosen, quoted in the verdicts.
@@ -401,7 +401,7 @@ def measure_sgd_studies(sgd_data, depths, seeds: int, *, idx_dir=None, fashion_d
     text reads the studies it produced.
 
     Args:
-        sgd_data: names from :data:`SGD_DATA`.
+        sgd_data: names from :data:`~lib.chapters.optimization.sgd.SGD_DATA`.
         depths: the depths.
         seeds: seeds per depth.
         idx_dir: folder of the MNIST IDX files, or None.
@@ -412,7 +412,7 @@ def measure_sgd_studies(sgd_data, depths, seeds: int, *, idx_dir=None, fashion_d
         :class:`SGDStudies`.
 
     Raises:
-        lib.validation.InputError: a name not in :data:`SGD_DATA` (naming ``sgd_data``).
+        lib.validation.InputError: a name not in :data:`~lib.chapters.optimization.sgd.SGD_DATA` (naming ``sgd_data``).
     """
     folders = {"MNIST": idx_dir, "Fashion-MNIST": fashion_dir}
     out: dict[str, SGDStudy] = {}
@@ -445,7 +445,9 @@ def edge_rates(study: SGDStudy) -> list:
 
 
 def deviation_levels(study: SGDStudy, table: bool = False) -> dict[str, list[str]]:
-    """How ``study`` departs from the paper's protocol (:data:`PAPER_PROTOCOL`), by the verdict level each allows.
+    """How ``study`` departs from the paper's protocol, by the verdict level each allows.
+
+    The paper's protocol is :data:`~lib.chapters.optimization.sgd.PAPER_PROTOCOL`.
 
     - ``"budget"`` (the run cannot resolve the claim; the verdict is "inconclusive"): fewer epochs
       than the paper's 500, fewer than 3 seeds, a batch other than 500 by choice, a chosen rate at
