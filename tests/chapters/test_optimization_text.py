@@ -48,10 +48,11 @@ def gd_study(data="Gaussian", n=30, d=5, depths=(1, 2, 4, 8), width=512, steps=5
 def test_gd_text_comes_from_the_studies():
     g = OPT.gd_glue(gd_study(width=128, n=15), gd_study("faces", n=15, d=625))
     assert g == dict(gd_m="128", gd_n="15", gd_d="5", gd_t="500", gd_L="1, 2, 4, 8", faces_dim="625")
-    s = OPT.gd_setting(gd_study(width=128, n=15, depths=(1, 3)), "smoke")
-    assert "n = 15, d = 5" in s and "m = 128" in s and "depths L = 1, 3" in s and "profile smoke" in s
+    s = OPT.gd_setting(gd_study(width=128, n=15, depths=(1, 3)))
+    assert "n = 15, d = 5" in s and "m = 128" in s and "depths L = 1, 3" in s and "profile" not in s
     assert "500 full-batch GD steps" in s and s.startswith("Setting: 15 unit-norm Gaussian inputs (n = 15, d = 5, data seed 0) with the smooth target")
-    assert OPT.gd_setting(gd_study("faces", d=625), "default").startswith("Setting: 30 faces images (n = 30, d = 625, data seed 0) of unit norm, with target +1")
+    faces = OPT.gd_setting(gd_study("faces", d=625))
+    assert faces.startswith("Setting: 30 faces images (n = 30, d = 625, data seed 0) of unit norm, with target +1")
 
 
 # ---------------------------------------------------------------- SGD: studies as they ran
@@ -73,19 +74,19 @@ def studies(*st, idx_dir=None) -> OPT.SGDStudies:
 
 
 def test_sgd_setting_reads_the_study():
-    s = OPT.sgd_setting(sgd_study(), "default")
+    s = OPT.sgd_setting(sgd_study())
     assert s.startswith("Setting: MNIST-5k, n = 4,000 training and 1,000 test images, d = 784, 10 classes, batch "
                         "500, 50 epochs = 400 SGD updates; ReLU nets without biases of width m = 128, depths L = 1, "
                         "3, 6, 12, 3 seeds per depth")
-    assert "learning-rate grid 2, 8, 32, 128 searched per depth on seed 0; profile default" in s
+    assert "learning-rate grid 2, 8, 32, 128 searched per depth on seed 0. Paper:" in s
     assert "50 epochs (400 SGD updates) instead of the paper's 500" in s and "[LH] Figure 4: MNIST" in s
-    t = OPT.sgd_setting(sgd_study(), "default", table=True)
+    t = OPT.sgd_setting(sgd_study(), table=True)
     assert t.startswith("Setting: held-out accuracy after the last epoch on MNIST-5k")
     assert "depths 1, 3, 6, 12 instead of 1, 3, 6, 8, 10, 12" in t and "[LH] Table 1: MNIST" in t
-    faces = OPT.sgd_setting(sgd_study("faces", 150, 50, 625, 2, batch=150, epochs=5), "smoke")
+    faces = OPT.sgd_setting(sgd_study("faces", 150, 50, 625, 2, batch=150, epochs=5))
     assert "batch 150 (the whole training set) instead of 500" in faces and "5 epochs = 5 SGD updates" in faces
     paper = OPT.sgd_setting(sgd_study("MNIST", 60000, 10000, epochs=500, width=512, depths=(1, 3, 6, 8, 10, 12),
-                                      lrs=(0.5, 8.0, 128.0)), "paper")
+                                      lrs=(0.5, 8.0, 128.0)))
     assert paper.endswith("Deviations: none (the paper's protocol).")
 
 
@@ -97,7 +98,7 @@ def test_changing_a_setting_changes_the_text(field, value, text):
     kw = {field: value}
     if field == "lrs":
         kw["chosen"] = 2.0
-    before, after = OPT.sgd_setting(sgd_study(), "default"), OPT.sgd_setting(sgd_study(**kw), "default")
+    before, after = OPT.sgd_setting(sgd_study()), OPT.sgd_setting(sgd_study(**kw))
     assert before != after and text in after and text not in before
 
 
@@ -138,7 +139,7 @@ def test_the_digits_fallback_is_measured_once_and_read_by_the_text(monkeypatch):
     assert (st["faces"].n_train, st["faces"].n_test, st["faces"].d, st["faces"].classes) == (150, 50, 625, 2)
     g = OPT.sgd_glue(st)
     assert g["sgd_runs"].startswith("digits (MNIST was asked for but the parameter idx_dir is not set")
-    assert "digits (1297 training images) instead of MNIST" in OPT.sgd_setting(digits, "default", table=True)
+    assert "digits (1297 training images) instead of MNIST" in OPT.sgd_setting(digits, table=True)
     with pytest.raises(KeyError, match="no study on 'MNIST'"):
         st["MNIST"]
 

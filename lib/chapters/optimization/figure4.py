@@ -22,7 +22,6 @@ from matplotlib.figure import Figure
 from scipy.stats import spearmanr
 
 from lib.book.plotting import figure
-from lib.book.provenance import profile_text
 from lib.book.results import Check
 from lib.book.wording import floats, ints, paper_vs_book
 from lib.chapters.optimization.sgd import (FOLDER_PARAMS, MNIST_SETS, PAPER_PROTOCOL, SGDStudies, SGDStudy,
@@ -30,8 +29,8 @@ from lib.chapters.optimization.sgd import (FOLDER_PARAMS, MNIST_SETS, PAPER_PROT
 from lib.validation import InputError
 
 __all__ = ["PAPER_TABLE1", "SPEED_RHO", "LOSS_FLOOR", "late_loss_table", "depth_pairs", "check_depth_speed",
-           "accuracy_table", "table1_statements", "check_accuracy", "table_table1_vs_paper", "plot_loss_curves",
-           "plot_accuracy", "sgd_setting", "sgd_glue"]
+           "accuracy_table", "table1_statements", "check_accuracy", "table_table1_vs_paper", "table_loss_curves",
+           "plot_loss_curves", "plot_accuracy", "sgd_setting", "sgd_glue"]
 
 #: Test accuracy (%) on MNIST by depth, [LH] Table 1.
 PAPER_TABLE1 = {1: 95.98, 3: 97.43, 6: 97.57, 8: 97.52, 10: 97.39, 12: 97.19}
@@ -351,23 +350,22 @@ def table_table1_vs_paper(check: Check) -> pd.DataFrame:
     return paper_vs_book([check])
 
 
-def plot_loss_curves(study: SGDStudy, depths=None, title: str | None = None) -> Figure:
-    """[LH] Figure 4: training loss against epoch (geometric mean over seeds, band: min to max), one colour per depth.
+def table_loss_curves(study: SGDStudy) -> pd.DataFrame:
+    """The curves :func:`plot_loss_curves` draws: per depth and epoch, the geometric mean of the training
+    loss over seeds and its range ([LH] Figure 4).
+
+    A run stopped as diverged leaves its later epochs out; an epoch no run of a depth reached is NaN.
 
     Args:
         study: :func:`lib.chapters.optimization.sgd.measure_sgd_study` output.
-        depths: the depths to draw (default: all of the study).
-        title: the axes title (default: data set, width, updates).
 
     Returns:
-        The figure (one axes).
+        A long frame with columns ``depth``, ``lr`` (the chosen rate), ``epoch`` (0 = initialization),
+        ``geometric mean``, ``min`` and ``max``.
     """
-    depths = list(study.depths if depths is None else depths)
-    fig, axs = figure()
-    ax = axs[0, 0]
-    cmap = colormaps["viridis"]
     E = study.epochs + 1
-    for k, L in enumerate(depths):
+    parts = []
+    for L in study.depths:
         sub = study.runs[study.runs.depth == L]
         curves = np.full((len(sub), E), np.nan)  # a diverged run stops early: the rest stays NaN
         for r, c in enumerate(sub.train_loss):
@@ -378,13 +376,34 @@ def plot_loss_curves(study: SGDStudy, depths=None, title: str | None = None) -> 
         mid, lo, hi = (np.full(E, np.nan) for _ in range(3))
         mid[alive] = np.exp(np.nanmean(logs[:, alive], axis=0))
         lo[alive], hi[alive] = np.exp(np.nanmin(logs[:, alive], axis=0)), np.exp(np.nanmax(logs[:, alive], axis=0))
-        colour = cmap(0.9 * k / max(len(depths) - 1, 1))
-        ax.semilogy(mid, color=colour, label=f"L={L} (lr {sub.lr.iloc[0]:g})")
-        ax.fill_between(np.arange(E), lo, hi, color=colour, alpha=0.2, linewidth=0)
+        parts.append(pd.DataFrame({"depth": int(L), "lr": float(sub.lr.iloc[0]), "epoch": np.arange(E),
+                                   "geometric mean": mid, "min": lo, "max": hi}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def plot_loss_curves(study: SGDStudy) -> Figure:
+    """[LH] Figure 4: training loss against epoch (geometric mean over seeds, band: min to max), one colour per depth.
+
+    Args:
+        study: :func:`lib.chapters.optimization.sgd.measure_sgd_study` output; the curves are
+            :func:`table_loss_curves`.
+
+    Returns:
+        The figure (one axes).
+    """
+    curves = table_loss_curves(study)
+    fig, axs = figure()
+    ax = axs[0, 0]
+    cmap = colormaps["viridis"]
+    for k, L in enumerate(study.depths):
+        c = curves[curves.depth == L]
+        colour = cmap(0.9 * k / max(len(study.depths) - 1, 1))
+        ax.semilogy(c.epoch, c["geometric mean"], color=colour, label=f"L={L} (lr {c.lr.iloc[0]:g})")
+        ax.fill_between(c.epoch, c["min"], c["max"], color=colour, alpha=0.2, linewidth=0)
     kind = "mean batch loss of the epoch" if study.loss_record == "epoch_mean" else "training loss"
     ax.set(xlabel="epoch", ylabel=f"cross-entropy ({kind})",
-           title=title or f"ReLU nets on {study.data}, width {study.width}, {study.updates:,} updates"
-                          + (" (record)" if study.recorded else ""))
+           title=f"ReLU nets on {study.data}, width {study.width}, {study.updates:,} updates"
+                 + (" (record)" if study.recorded else ""))
     ax.legend(ncol=2, fontsize="small", framealpha=0.9)
     return fig
 
@@ -425,17 +444,18 @@ def _sizes(study: SGDStudy) -> str:
             f"{study.epochs} epochs = {study.updates:,} SGD updates")
 
 
-def sgd_setting(study: SGDStudy, profile: str, table: bool = False) -> str:
+def sgd_setting(study: SGDStudy, table: bool = False) -> str:
     """The setting line under a figure of ``study``: its data, sizes, nets, budget, rate search and source,
     the paper's setting, and every deviation from the paper's protocol ([LH] Figure 4, or Table 1 if ``table``).
 
     Everything is read from the study as it ran (sizes of the loaded data, the batch used, the
-    deviations of :func:`lib.chapters.optimization.sgd.protocol_deviations`), nothing from the parameters.
+    deviations of :func:`lib.chapters.optimization.sgd.protocol_deviations`), nothing from the parameters;
+    the profile and overrides of the run are in the re-run command under the figure
+    (:func:`lib.book.figures.rerun_command`), a study read from a record names the command that wrote it.
 
     Args:
         study: :func:`lib.chapters.optimization.sgd.measure_sgd_study` output, or a study of the record
             (:func:`lib.chapters.optimization.paper_record.record_studies`).
-        profile: the run's parameter profile (quoted for a study this build computed).
         table: the setting of the accuracy figure ([LH] Table 1) instead of the loss figure ([LH] Figure 4).
 
     Returns:
@@ -447,13 +467,13 @@ def sgd_setting(study: SGDStudy, profile: str, table: bool = False) -> str:
         search += f" over the first {study.search_epochs} of the {study.epochs} epochs"
     if not table and study.loss_record == "epoch_mean":
         search += "; the loss of an epoch is the mean of its batch losses (as the authors' script logs it)"
-    source = f"read from a record, {study.recorded}" if study.recorded else profile_text(profile)
+    source = f"; read from a record, {study.recorded}" if study.recorded else ""
     devs = protocol_deviations(study, table=table)
-    if table and sorted(study.depths) != sorted(PAPER_TABLE1):  # shown here; the verdict judges depth 6 against its neighbours
-        devs = devs + [f"depths {ints(study.depths, ranges=False)} instead of {ints(sorted(PAPER_TABLE1), ranges=False)}"]
+    if table and sorted(study.depths) != sorted(PAPER_TABLE1):  # named here; the verdict judges 6 against its neighbours
+        devs = devs + [f"depths {ints(study.depths, ranges=False)} instead of {ints(PAPER_TABLE1, ranges=False)}"]
     return (f"Setting: {'held-out accuracy after the last epoch on ' if table else ''}{data}, {_sizes(study)}; ReLU "
             f"nets without biases of width m = {study.width}, depths L = {ints(study.depths)}, {study.seeds} seeds per "
-            f"depth; cross-entropy, mini-batch SGD; {search}; {source}. Paper: {_paper_setting(table)}. Deviations: "
+            f"depth; cross-entropy, mini-batch SGD; {search}{source}. Paper: {_paper_setting(table)}. Deviations: "
             + ("; ".join(devs) if devs else "none (the paper's protocol)") + ".")
 
 

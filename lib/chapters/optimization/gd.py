@@ -23,7 +23,6 @@ from scipy.stats import spearmanr
 
 from lib.book.cache import cached_call
 from lib.book.plotting import figure
-from lib.book.provenance import profile_text
 from lib.book.results import Check
 from lib.book.wording import ints
 from lib.data import synthetic_regression
@@ -33,9 +32,9 @@ from lib.finite.training import gd_train, linearized_losses
 from lib.progress import tqdm
 from lib.spectra import extreme_eigenvalues
 
-__all__ = ["GD_DATA", "GDStudy", "gd_data", "measure_gd", "late_rate", "table_gd_rates", "plot_gd_bounds",
-           "check_worst_case", "RATE_TOLERANCE", "WORST_CASE_CLAIMS", "check_relu_vs_linear", "faces_regression",
-           "gd_setting", "gd_glue"]
+__all__ = ["GD_DATA", "GDStudy", "gd_data", "measure_gd", "late_rate", "table_gd_rates", "table_gd_curves",
+           "plot_gd_bounds", "check_worst_case", "RATE_TOLERANCE", "WORST_CASE_CLAIMS", "check_relu_vs_linear",
+           "faces_regression", "gd_setting", "gd_glue"]
 
 #: Largest relative gap ``abs(log r_measured / log r_linearized - 1)`` between the measured late
 #: per-step factor and the late factor of GD on the model linearized at w_0 for the rate to count
@@ -206,27 +205,49 @@ def table_gd_rates(gd: GDStudy) -> pd.DataFrame:
     return tab
 
 
+def table_gd_curves(gd: GDStudy) -> pd.DataFrame:
+    """The curves :func:`plot_gd_bounds` draws: per depth and GD step, the measured loss, the linearized
+    model's loss and the two worst-case bounds of [LH] Eq. 9, each relative to the loss at step 0.
+
+    Args:
+        gd: :func:`measure_gd` output.
+
+    Returns:
+        A long frame with columns ``depth``, ``step``, ``measured``, ``linearized``, ``1-eta lmin/2`` and
+        ``1-1/kappa`` (the bounds L0 (1 - eta lambda_min / 2)^t and L0 (1 - 1/kappa)^t over L0).
+    """
+    parts = []
+    for L in gd.depths:
+        r = gd[L]
+        L0 = r["loss"][0]
+        parts.append(pd.DataFrame({"depth": L, "step": np.arange(len(r["loss"])), "measured": r["loss"] / L0,
+                                   "linearized": np.asarray(r["linear"]) / L0, "1-eta lmin/2": r["bound_lmin"] / L0,
+                                   "1-1/kappa": r["bound_kappa"] / L0}))
+    return pd.concat(parts, ignore_index=True)
+
+
 def plot_gd_bounds(gd: GDStudy) -> Figure:
     """Relative GD loss per depth with the two worst-case bounds and the linearized prediction ([LH] Eq. 9).
 
     Args:
-        gd: :func:`measure_gd` output: one panel per depth (4 panels per row).
+        gd: :func:`measure_gd` output: one panel per depth (4 panels per row); the curves are
+            :func:`table_gd_curves`.
 
     Returns:
         The figure (4 x ceil(len/4) axes for more than 4 depths, else one per depth; unused ones hidden).
     """
     depths = gd.depths
+    curves = table_gd_curves(gd)
     nd = len(depths)
     fig, axs = figure(ncols=min(nd, 4), nrows=(nd + 3) // 4, width=3.6, height=3.3, sharey=True)
     for i, L in enumerate(depths):
         ax = axs.flat[i]
-        r = gd[L]
-        L0 = r["loss"][0]
-        ax.semilogy(r["loss"] / L0, lw=2.5, label="measured")
-        ax.semilogy(r["linear"] / L0, "--", label=r"linearized $\frac{1}{2}\|(I-\eta K)^t r_0\|^2$")
-        ax.semilogy(r["bound_lmin"] / L0, ":", label=r"$(1-\eta\lambda_{\min}/2)^t$")
-        ax.semilogy(r["bound_kappa"] / L0, "-.", label=r"$(1-1/\kappa)^t$")
-        ax.set(title=f"depth L={L}, $\\kappa$={r['kappa']:.0f}", xlabel="GD step t", ylim=(1e-16, 2))
+        c = curves[curves.depth == L]
+        ax.semilogy(c.step, c.measured, lw=2.5, label="measured")
+        ax.semilogy(c.step, c.linearized, "--", label=r"linearized $\frac{1}{2}\|(I-\eta K)^t r_0\|^2$")
+        ax.semilogy(c.step, c["1-eta lmin/2"], ":", label=r"$(1-\eta\lambda_{\min}/2)^t$")
+        ax.semilogy(c.step, c["1-1/kappa"], "-.", label=r"$(1-1/\kappa)^t$")
+        ax.set(title=f"depth L={L}, $\\kappa$={gd[L]['kappa']:.0f}", xlabel="GD step t", ylim=(1e-16, 2))
         if i % 4 == 0:
             ax.set_ylabel(r"$\mathcal{L}(w_t)/\mathcal{L}(w_0)$")
     for ax in list(axs.flat)[nd:]:
@@ -378,13 +399,15 @@ def check_relu_vs_linear(relu: GDStudy, linear: GDStudy) -> Check:
     return Check("[LH] Sec 5(a)", status=status, measured=measured, caveat=caveat)
 
 
-def gd_setting(gd: GDStudy, profile: str) -> str:
+def gd_setting(gd: GDStudy) -> str:
     """The setting line under the figure of a GD study ([LH] Eq. 9): data, n, d, width, depths, seeds,
-    steps, step size and profile, and how it relates to the paper (which states the rates without a GD run).
+    steps and step size, and how it relates to the paper (which states the rates without a GD run).
+
+    The profile and overrides of the run are in the re-run command under the figure
+    (:func:`lib.book.figures.rerun_command`).
 
     Args:
         gd: :func:`measure_gd` output.
-        profile: the run's parameter profile (quoted with its overrides, :func:`lib.book.provenance.profile_text`).
 
     Returns:
         One paragraph of plain text.
@@ -393,9 +416,9 @@ def gd_setting(gd: GDStudy, profile: str) -> str:
     inputs, targets = GD_DATA[gd.data]
     return (f"Setting: {gd.n} {inputs} (n = {gd.n}, d = {gd.d}, data seed {gd.data_seed}) {targets}; {nets} of "
             f"width m = {gd.width}, depths L = {ints(gd.depths, ranges=False)}, weight seed {gd.seed} (one seed); "
-            f"{gd.steps} full-batch GD steps on the square loss with step 1/lambda_max(K(w_0)); "
-            f"{profile_text(profile)}. Deviation: the paper states the rates of Eq. 9 without a GD experiment; this "
-            f"run is ours (its Figure 4 uses SGD with cross-entropy on MNIST).")
+            f"{gd.steps} full-batch GD steps on the square loss with step 1/lambda_max(K(w_0)). Deviation: the paper "
+            f"states the rates of Eq. 9 without a GD experiment; this run is ours (its Figure 4 uses SGD with "
+            f"cross-entropy on MNIST).")
 
 
 def gd_glue(gd: GDStudy, faces: GDStudy) -> dict[str, str]:
