@@ -202,10 +202,10 @@ for study in studies:
 # The runs above are a short version that fits a book build. Here is the paper's protocol on real
 # MNIST images: {glue:text}`rec_data`; the authors' network exactly (their layer scaling
 # $\sqrt{2/\text{fan-in}}$, obtained here by feeding the pixels in $[-1, 1]$ times $\sqrt{2/784}$),
-# {glue:text}`rec_protocol`. The learning rate of each depth is chosen by grid search: {glue:text}`rec_search`. The loss of an
-# epoch is what the authors' script logs, the mean of that epoch's batch losses. All runs of one
-# depth train together as one batched model, each finished depth is cached, and the case is
-# {glue:text}`rec_source`.
+# {glue:text}`rec_protocol`. The learning rate of each depth is chosen by grid search:
+# {glue:text}`rec_search`. The loss of an epoch is what the authors' script logs, the mean of that
+# epoch's batch losses. All runs of one depth train together as one batched model, each finished
+# depth is cached, and the case is {glue:text}`rec_source`.
 #
 # {glue:text}`rec_deviations`
 #

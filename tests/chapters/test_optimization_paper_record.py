@@ -106,6 +106,16 @@ def test_glue_and_settings_come_from_the_record(tiny_record):
     assert "depths L = 1, 3, 6, 12" in table1 and "[LH] Table 1: MNIST" in table1
 
 
+def test_a_record_without_both_parts_is_refused_by_the_chapter(tiny_record, tmp_path):
+    def table1_only(rec):
+        rec["protocol"]["depths"] = [1, 12]
+        rec["runs"] = [r for r in rec["runs"] if r["depth"] in (1, 12)]
+    d = _damaged(tiny_record, tmp_path, table1_only)
+    assert set(PR.record_studies(PR.read_sgd_record(d))) == {"Table 1"}
+    with pytest.raises(InputError, match=r"holds depths \[1, 12\]: chapter 06 needs two of"):
+        PR.sgd_record_case("read", record_dir=d)
+
+
 def test_bad_command_lines_exit_2(tmp_path, capsys):
     assert PR.main(["--record", "--epochs", "0", "--record-dir", str(tmp_path)]) == 2
     assert "--epochs must be positive" in capsys.readouterr().err

@@ -402,12 +402,21 @@ def sgd_record_case(mode: str = "read", *, device: str = "cpu", record_dir: Path
         record_dir: the records folder.
 
     Returns:
-        :class:`RecordCase`.
+        :class:`RecordCase` (no studies when there is no record).
+
+    Raises:
+        lib.validation.InputError: a bad ``mode``, or a record without the depths of both [LH] Figure 4
+            and Table 1 (the chapter shows both).
     """
     if mode not in ("read", "compute"):
         raise InputError(f"sgd_record must be 'read' or 'compute', got {mode!r}")
     rec = read_sgd_record(record_dir) if mode == "read" else measure_sgd_case(device=device)
-    return RecordCase(mode, rec, record_studies(rec) if rec is not None else {})
+    studies = record_studies(rec) if rec is not None else {}
+    if rec is not None and set(studies) != {"Figure 4", "Table 1"}:
+        raise InputError(f"the record in {record_dir} holds depths {rec['protocol']['depths']}: chapter 06 needs two of "
+                         f"{list(FIG4_DEPTHS)} ([LH] Figure 4) and two of {list(TABLE1_DEPTHS)} (Table 1); write it "
+                         f"again with `python -m lib.chapters.optimization --record`")
+    return RecordCase(mode, rec, studies)
 
 
 def record_glue(case: RecordCase) -> dict[str, str]:
