@@ -107,6 +107,26 @@ def _labels(y, n: int, k: int, name: str, device) -> torch.Tensor:
     return torch.as_tensor(y, dtype=torch.long, device=device)
 
 
+def _drop_runs(flags, epoch: int, active: np.ndarray, Ws: list[torch.Tensor], per_run: list[torch.Tensor],
+               diverged: np.ndarray, div_epoch: np.ndarray):
+    """Stop the active runs flagged in ``flags`` (one bool per entry of ``active``) at ``epoch``.
+
+    The one place where runs leave the batch: at initialization (epoch 0, a loss that is not finite),
+    after a batch (a loss not finite or above the divergence limit) and after an epoch (a full training
+    loss that overflowed). Marks them in ``diverged`` and ``div_epoch`` (by run id) and returns
+    ``active``, the weights ``Ws`` and the per-run tensors ``per_run`` (the run on their first axis)
+    without them; all unchanged when none is flagged.
+    """
+    flags = np.asarray(flags, dtype=bool)
+    if not flags.any():
+        return active, Ws, per_run
+    for r in active[flags]:
+        diverged[r], div_epoch[r] = True, epoch
+    keep = torch.as_tensor(np.flatnonzero(~flags), device=Ws[0].device)
+    Ws = [W.detach()[keep].clone().requires_grad_(True) for W in Ws]
+    return active[~flags], Ws, [t[keep] for t in per_run]
+
+
 def _forward(Ws: list[torch.Tensor], a: torch.Tensor, scale: float) -> torch.Tensor:
     """Logits of every run: ``a`` is (R, B, d) or (B, d) shared by all runs; returns (R, B, k)."""
     for l, W in enumerate(Ws[:-1]):
@@ -214,12 +234,9 @@ def sgd_train_runs(X, y, *, depth: int, width: int, lrs: Sequence[float], seeds:
     hist = np.full((R, epochs + 1), np.nan)
     loss0, _ = _evaluate(Ws, Xt, yt, scale)
     hist[:, 0] = loss0.cpu().numpy()
-    diverged = ~np.isfinite(hist[:, 0])
-    div_epoch = np.where(diverged, 0, -1)
-    active = np.flatnonzero(~diverged)  # run ids still in the batch, in the order of Ws' first axis
-    if len(active) < R:
-        Ws = [W.detach()[torch.as_tensor(active, device=dev)].clone().requires_grad_(True) for W in Ws]
-        lr_t = lr_t[torch.as_tensor(active, device=dev)]
+    diverged, div_epoch = np.zeros(R, dtype=bool), np.full(R, -1)
+    active = np.arange(R)  # run ids still in the batch, in the order of Ws' first axis
+    active, Ws, (lr_t,) = _drop_runs(~np.isfinite(hist[:, 0]), 0, active, Ws, [lr_t], diverged, div_epoch)
     limit = torch.as_tensor(divergence_factor * hist[active, 0], dtype=torch.float64, device=dev)
 
     for epoch in tqdm(range(1, epochs + 1), desc=desc, leave=False, disable=not progress):
@@ -241,13 +258,8 @@ def sgd_train_runs(X, y, *, depth: int, width: int, lrs: Sequence[float], seeds:
             seen += batch * idx.shape[1]
             bad = ~torch.isfinite(batch) | (batch > limit)
             if bool(bad.any()):
-                drop = bad.cpu().numpy()
-                for r in active[drop]:
-                    diverged[r], div_epoch[r] = True, epoch
-                keep = torch.as_tensor(np.flatnonzero(~drop), device=dev)
-                Ws = [W.detach()[keep].clone().requires_grad_(True) for W in Ws]
-                lr_t, limit, seen, perms = lr_t[keep], limit[keep], seen[keep], perms[keep]
-                active = active[~drop]
+                active, Ws, (lr_t, limit, seen, perms) = _drop_runs(bad.cpu().numpy(), epoch, active, Ws,
+                                                                    [lr_t, limit, seen, perms], diverged, div_epoch)
                 if len(active) == 0:
                     break
         if len(active) == 0:
@@ -257,14 +269,9 @@ def sgd_train_runs(X, y, *, depth: int, width: int, lrs: Sequence[float], seeds:
         else:
             full, _ = _evaluate(Ws, Xt, yt, scale)
             hist[active, epoch] = full.cpu().numpy()
-        late = ~np.isfinite(hist[active, epoch])
-        if late.any():  # a full loss that overflowed after the last batch
-            for r in active[late]:
-                diverged[r], div_epoch[r] = True, epoch
-            keep = torch.as_tensor(np.flatnonzero(~late), device=dev)
-            Ws = [W.detach()[keep].clone().requires_grad_(True) for W in Ws]
-            lr_t, limit = lr_t[keep], limit[keep]
-            active = active[~late]
+        # a full loss that overflowed after the last batch
+        active, Ws, (lr_t, limit) = _drop_runs(~np.isfinite(hist[active, epoch]), epoch, active, Ws, [lr_t, limit],
+                                               diverged, div_epoch)
 
     test_acc = np.full(R, np.nan)
     train_acc = np.full(R, np.nan)

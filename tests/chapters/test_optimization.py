@@ -8,8 +8,9 @@ from lib.chapters import optimization as OPT
 from lib.validation import InputError
 
 
-def make_gd(kappas=(10.0, 5.0), rates=(0.8, 0.7), linear=None, steps=60) -> dict:
-    """GD runs with loss L0 r^t against the bound L0 (1 - 1/kappa)^t (eta = 1, lambda_max = 1).
+def make_gd(kappas=(10.0, 5.0), rates=(0.8, 0.7), linear=None, steps=60, width=128, n=15, d=5,
+            activation="relu") -> OPT.GDStudy:
+    """GD runs with loss L0 r^t against the bound L0 (1 - 1/kappa)^t (eta = 1, lambda_max = 1), depths 1, 2, ...
 
     ``linear`` are the per-step factors of the linearized model (default: the measured ones).
     """
@@ -20,47 +21,45 @@ def make_gd(kappas=(10.0, 5.0), rates=(0.8, 0.7), linear=None, steps=60) -> dict
         lmin = 1 / k
         out[L] = dict(depth=L, loss=2.0 * r ** t, linear=2.0 * q ** t, bound_lmin=2.0 * (1 - lmin / 2) ** t,
                       bound_kappa=2.0 * (1 - 1 / k) ** t, kappa=k, lambda_min=lmin, lambda_max=1.0, eta=1.0)
-    return out
+    return OPT.GDStudy("faces" if d == 625 else "Gaussian", out, tuple(out), width, steps, n, d, activation=activation)
 
 
 def test_eq9_prediction():
-    c = OPT.check_worst_case(make_gd(), [1, 2], 128, 15)
+    c = OPT.check_worst_case(make_gd())
     assert c.status == "reproduced" and c.claim_id == "[LH] Eq 9"
     assert "kappa(K(w_0)) = 10, 5 at depths [1, 2] (width 128, n=15)" in c.measured
 
 
 def test_eq9_counterfactual_above_bound():
-    assert OPT.check_worst_case(make_gd(rates=(0.95, 0.7)), [1, 2], 128, 15).status == "not reproduced"
+    assert OPT.check_worst_case(make_gd(rates=(0.95, 0.7))).status == "not reproduced"
 
 
 def test_eq9_rate_off_the_init_kernel_is_a_caveat():
     """Below the bound, but decaying far faster than the NTK at initialization predicts: the kernel moved."""
-    c = OPT.check_worst_case(make_gd(rates=(0.5, 0.4), linear=(0.8, 0.7)), [1, 2], 128, 15)
+    c = OPT.check_worst_case(make_gd(rates=(0.5, 0.4), linear=(0.8, 0.7)))
     assert c.status == "reproduced with caveat" and "kernel moved" in c.caveat
     assert "largest relative gap in log" in c.measured
 
 
 def test_eq9_counterfactual_kernel_moved_slower_than_the_bound():
     """A kernel that loses its smallest eigenvalue during training: slower than the init bound."""
-    c = OPT.check_worst_case(make_gd(rates=(0.92, 0.7), linear=(0.8, 0.7)), [1, 2], 128, 15)
+    c = OPT.check_worst_case(make_gd(rates=(0.92, 0.7), linear=(0.8, 0.7)))
     assert c.status == "not reproduced"
 
 
 def test_sec5b_prediction_and_counterfactual():
-    ok = OPT.check_worst_case(make_gd(kappas=(10.0, 7.0, 5.0), rates=(0.9, 0.8, 0.7)), [1, 2, 3], 128, 15,
-                              claim="[LH] Sec 5(b)")
+    ok = OPT.check_worst_case(make_gd(kappas=(10.0, 7.0, 5.0), rates=(0.9, 0.8, 0.7)), claim="[LH] Sec 5(b)")
     assert ok.status == "reproduced" and ok.claim_id == "[LH] Sec 5(b)"
-    bad = OPT.check_worst_case(make_gd(kappas=(5.0, 7.0, 10.0), rates=(0.7, 0.8, 0.9)), [1, 2, 3], 128, 15,
-                               claim="[LH] Sec 5(b)")
+    bad = OPT.check_worst_case(make_gd(kappas=(5.0, 7.0, 10.0), rates=(0.7, 0.8, 0.9)), claim="[LH] Sec 5(b)")
     assert bad.status == "not reproduced"  # deeper nets slower
-    two = OPT.check_worst_case(make_gd(kappas=(5.0, 10.0), rates=(0.7, 0.8)), [1, 2], 128, 15, claim="[LH] Sec 5(b)")
+    two = OPT.check_worst_case(make_gd(kappas=(5.0, 10.0), rates=(0.7, 0.8)), claim="[LH] Sec 5(b)")
     assert two.status == "inconclusive" and "two depths" in two.caveat
     with pytest.raises(ValueError, match="claim must be one of"):
-        OPT.check_worst_case(make_gd(), [1, 2], 128, 15, claim="[LH] Thm 9")
+        OPT.check_worst_case(make_gd(), claim="[LH] Thm 9")
 
 
 def test_table_gd_rates():
-    tab = OPT.table_gd_rates(make_gd(), [1, 2])
+    tab = OPT.table_gd_rates(make_gd())
     assert tab.index.name == "depth" and tab["kappa"].tolist() == [10.0, 5.0]
     assert tab["measured late factor"].tolist() == pytest.approx([0.8, 0.7])
     assert tab["linearized late factor"].tolist() == pytest.approx([0.8, 0.7])
@@ -128,12 +127,11 @@ def test_fig4_edge_rate_is_a_deviation():
 
 
 def test_table1_prediction_and_counterfactuals():
-    ok = OPT.check_accuracy(OPT.accuracy_table(make_study().runs, [1, 6, 12], OPT.PAPER_TABLE1), make_study())
+    ok = OPT.check_accuracy(make_study())
     assert ok.status == "reproduced" and "best depth 6" in ok.measured and "-0.38 points" in ok.measured
 
     def verdict(acc, protocol=PAPER):
-        study = make_study(acc=acc, protocol=protocol)
-        return OPT.check_accuracy(OPT.accuracy_table(study.runs, [1, 6, 12]), study)
+        return OPT.check_accuracy(make_study(acc=acc, protocol=protocol))
 
     assert verdict((0.97, 0.96, 0.95)).status == "not reproduced"  # best at depth 1
     assert verdict((0.95, 0.96, 0.97)).status == "not reproduced"  # still rising past depth 6
@@ -141,15 +139,16 @@ def test_table1_prediction_and_counterfactuals():
     small = verdict((0.97, 0.96, 0.95), DIGITS)
     assert small.status == "inconclusive" and "150 SGD updates" in small.caveat
     with pytest.raises(InputError, match="sgd_depths must contain 6"):
-        OPT.check_accuracy(OPT.accuracy_table(make_study(depths=(1, 3, 4)).runs, [1, 3, 4]), make_study())
+        OPT.check_accuracy(make_study(depths=(1, 3, 4)))
 
 
 def test_late_loss_and_tables():
     assert OPT.late_loss(np.r_[9.0, np.ones(18), 3.0, 5.0]) == pytest.approx(4.0)  # last 10 % of 20 epochs
     assert OPT.late_loss([1.0, np.nan]) == np.inf
-    runs = pd.DataFrame([dict(depth=L, seed=s, test_acc=0.9 + 0.01 * s) for L in (1, 3) for s in range(2)])
-    tab = OPT.accuracy_table(runs, [1, 3], OPT.PAPER_TABLE1)
-    assert tab["seeds"].tolist() == [2, 2] and tab["mean (%)"].iloc[0] == pytest.approx(90.5)
+    study = make_study(depths=(1, 3), seeds=2, acc=(0.9, 0.95))
+    tab = OPT.accuracy_table(study)
+    assert tab["seeds"].tolist() == [2, 2] and tab["mean (%)"].iloc[0] == pytest.approx(89.95)
+    assert tab["[LH] MNIST (%)"].tolist() == [95.98, 97.43]
     grid = OPT.table_lr_grid(make_study())
     assert grid["chosen"].tolist() == [1.0, 1.0, 1.0]
     s = OPT.sgd_summary(make_study(protocol=DIGITS))
@@ -159,18 +158,20 @@ def test_late_loss_and_tables():
 
 def test_mnist_without_folder(tmp_path, monkeypatch):
     with pytest.raises(InputError, match="idx_dir"):
-        OPT.compute_sgd_study("MNIST", [1, 2], 2, width=8, lrs=[1.0], epochs=1, batch_size=500, n_test=10)
+        OPT.measure_sgd_study("MNIST", [1, 2], 2, width=8, lrs=[1.0], epochs=1, batch_size=500, n_test=10)
     with pytest.raises(InputError, match="sgd_data"):
-        OPT.compute_sgd_studies(["CIFAR"], [1, 2], 2, width=8, lrs=[1.0], epochs=1, batch_size=500, n_test=10)
+        OPT.measure_sgd_studies(["CIFAR"], [1, 2], 2, width=8, lrs=[1.0], epochs=1, batch_size=500, n_test=10)
 
 
 def test_sgd_study_on_faces_chooses_on_the_horizon_and_caches(tmp_path, monkeypatch):
     monkeypatch.setenv("NTK_CACHE_DIR", str(tmp_path))
     kw = dict(width=16, lrs=[0.1, 1.0, 1e6], epochs=3, batch_size=500, n_test=500)
-    studies = OPT.compute_sgd_studies(["MNIST", "faces"], [1, 2], 2, **kw)
-    assert list(studies) == ["digits", "faces"] and "idx_dir is not set" in studies["digits"].note
+    studies = OPT.measure_sgd_studies(["MNIST", "faces"], [1, 2], 2, **kw)
+    assert studies.names == ["digits", "faces"] and "idx_dir is not set" in studies["digits"].note
+    assert studies["digits"].asked == "MNIST" and studies.folders == {"MNIST": None, "Fashion-MNIST": None}
     st = studies["faces"]
     assert st.n_train == 150 and st.n_test == 50 and st.batch == 150 and st.updates == 3
+    assert (st.d, st.classes, st.asked) == (625, 2, "") and (studies["digits"].d, studies["digits"].classes) == (64, 10)
     for L in (1, 2):
         g = st.grid[st.grid.depth == L].set_index("lr")
         assert g.late_loss[1e6] > 1e3 and not g.chosen[1e6]  # blew up
@@ -178,36 +179,52 @@ def test_sgd_study_on_faces_chooses_on_the_horizon_and_caches(tmp_path, monkeypa
     assert len(st.runs) == 4 and set(st.runs.seed) == {0, 1}
     cells = len(list((tmp_path / "sweeps" / "06_optimization_sgd").glob("*.json")))
     assert cells == 2 * (2 + 2)  # per data set and depth: the batched rate search and the batched other seeds
-    again = OPT.compute_sgd_study("faces", [1, 2], 2, **kw)
+    again = OPT.measure_sgd_study("faces", [1, 2], 2, **kw)
     np.testing.assert_array_equal(np.stack(again.runs.train_loss), np.stack(st.runs.train_loss))
 
 
 @pytest.mark.parametrize("depths,n_axes", [([1, 2], 2), ([1, 2, 3, 4, 5], 8)])
 def test_plot_gd_bounds(depths, n_axes):
     gd = make_gd(kappas=np.linspace(10, 5, len(depths)), rates=np.linspace(0.85, 0.7, len(depths)))
-    fig = OPT.plot_gd_bounds(gd, depths)
+    fig = OPT.plot_gd_bounds(gd)
     assert isinstance(fig, Figure) and len(fig.axes) == n_axes
+
+
+def test_the_figures_draw_their_tables():
+    gd = make_gd(kappas=(10.0, 5.0), rates=(0.8, 0.7), steps=4)
+    curves = OPT.table_gd_curves(gd)
+    assert list(curves.columns) == ["depth", "step", "measured", "linearized", "1-eta lmin/2", "1-1/kappa"]
+    assert len(curves) == 2 * 5 and (curves[curves.step == 0].drop(columns=["depth", "step"]) == 1.0).all().all()
+    assert curves[curves.depth == 1].measured.tolist() == pytest.approx(0.8 ** np.arange(5))
+    study = make_study(depths=(1, 6), seeds=2, acc=(0.95, 0.97), protocol=dict(PAPER, epochs=3))
+    loss = OPT.table_loss_curves(study)
+    assert list(loss.columns) == ["depth", "lr", "epoch", "geometric mean", "min", "max"] and len(loss) == 2 * 4
+    one = study.runs[study.runs.depth == 6]
+    np.testing.assert_allclose(loss[loss.depth == 6]["geometric mean"],
+                               np.exp(np.mean(np.log(np.stack(one.train_loss)), axis=0)))
+    assert (loss["min"] <= loss["geometric mean"]).all() and (loss["geometric mean"] <= loss["max"]).all()
 
 
 def test_other_plots():
     study = make_study()
     fig = OPT.plot_loss_curves(study)
     assert isinstance(fig, Figure) and len(fig.axes) == 1
-    fig = OPT.plot_accuracy(OPT.accuracy_table(study.runs, [1, 6, 12], OPT.PAPER_TABLE1), study)
+    fig = OPT.plot_accuracy(study)
     assert isinstance(fig, Figure) and len(fig.axes) == 1
 
 
 def test_gd_study_is_cached(tmp_path, monkeypatch):
     monkeypatch.setenv("NTK_CACHE_DIR", str(tmp_path))
-    rng = np.random.default_rng(0)
-    X, y = rng.standard_normal((5, 3)), rng.standard_normal(5)
-    a = OPT.gd_depth_study(X, y, [1, 2], 8, 4)
+    a = OPT.measure_gd("Gaussian", 5, [1, 2], 8, 4, dim=3)
     assert len(list((tmp_path / "sweeps" / "06_optimization_gd").glob("*.json"))) == 2
-    b = OPT.gd_depth_study(X, y, [1, 2], 8, 4)
+    assert (a.data, a.depths, a.width, a.steps, a.n, a.d, a.activation) == ("Gaussian", (1, 2), 8, 4, 5, 3, "relu")
+    b = OPT.measure_gd("Gaussian", 5, [1, 2], 8, 4, dim=3)
     for L in (1, 2):
         for k in ("loss", "bound_kappa", "linear"):
             np.testing.assert_array_equal(a[L][k], b[L][k])
         assert a[L]["kappa"] == b[L]["kappa"]
+    with pytest.raises(ValueError, match="data must be one of"):
+        OPT.measure_gd("CIFAR", 5, [1, 2], 8, 4)
 
 
 def test_diverged_seed_is_left_out_and_named():
@@ -216,7 +233,7 @@ def test_diverged_seed_is_left_out_and_named():
     study.runs.at[i, "train_loss"] = np.array([2.0, 1.0, np.inf])
     study.runs.at[i, "late_loss"] = np.inf
     study.runs.at[i, "diverged"] = True
-    tab = OPT.late_loss_table(study.runs, study.depths)
+    tab = OPT.late_loss_table(study)
     assert tab.loc[12, "seeds"] == 2 and tab.loc[12, "diverged"] == 1 and np.isfinite(tab.loc[12, "log10 late loss"])
     assert any("diverged at the chosen rate (depths [12]" in d for d in OPT.protocol_deviations(study))
     assert OPT.check_depth_speed(study).status == "inconclusive"
@@ -245,19 +262,22 @@ def test_small_data_forces_the_batch_and_is_a_data_deviation():
 
 def test_paper_sized_n_test_leaves_the_small_sets_a_training_set(tmp_path, monkeypatch):
     monkeypatch.setenv("NTK_CACHE_DIR", str(tmp_path))
-    st = OPT.compute_sgd_studies(["MNIST"], [1, 2], 2, width=8, lrs=[0.5, 1.0, 2.0], epochs=1, batch_size=500,
+    st = OPT.measure_sgd_studies(["MNIST"], [1, 2], 2, width=8, lrs=[0.5, 1.0, 2.0], epochs=1, batch_size=500,
                                  n_test=10000)["digits"]
     assert st.n_test == OPT.TEST_CAP["digits"] and st.n_train == 1797 - OPT.TEST_CAP["digits"]
 
 
 def test_sec5a_prediction_counterfactual_and_vacuous_premise():
-    relu = make_gd(kappas=(10.0, 5.0), rates=(0.8, 0.7))
-    linear = make_gd(kappas=(1e4, 1e4), rates=(0.99, 0.99))
-    ok = OPT.check_relu_vs_linear(relu, linear, [1, 2], 30, 625)
+    relu = make_gd(kappas=(10.0, 5.0), rates=(0.8, 0.7), n=30, d=625)
+    linear = make_gd(kappas=(1e4, 1e4), rates=(0.99, 0.99), n=30, d=625, activation="linear")
+    ok = OPT.check_relu_vs_linear(relu, linear)
     assert ok.status == "reproduced" and ok.claim_id == "[LH] Sec 5(a)"
-    assert OPT.check_relu_vs_linear(linear, relu, [1, 2], 30, 625).status == "not reproduced"  # linear better
-    vac = OPT.check_relu_vs_linear(relu, linear, [1, 2], 30, 5)
+    assert "On n = 30 points in d = 625 dimensions" in ok.measured
+    assert OPT.check_relu_vs_linear(linear, relu).status == "not reproduced"  # linear better
+    vac = OPT.check_relu_vs_linear(make_gd(n=30, d=5), make_gd(n=30, d=5, activation="linear"))
     assert vac.status == "not checked" and "n = 30 > d = 5" in vac.caveat
+    with pytest.raises(ValueError, match="must share"):
+        OPT.check_relu_vs_linear(relu, make_gd(n=20, d=625, activation="linear"))
 
 
 def test_faces_regression_has_n_below_d():
@@ -293,7 +313,7 @@ def test_fig4_always_means_every_pair_within_the_seed_noise():
     # ordered on balance (Spearman < -0.5, deepest far below shallowest) but deeper nets slower in many pairs
     zigzag = falling + np.where(np.arange(10) % 3 == 1, 1.0, 0.0)
     c = OPT.check_depth_speed(loss_study(zigzag))
-    tab = OPT.depth_pairs(OPT.late_loss_table(loss_study(zigzag).runs, range(1, 11)))
+    tab = OPT.depth_pairs(OPT.late_loss_table(loss_study(zigzag)))
     assert tab.significant.sum() > 0 and c.status == "reproduced with caveat" and "significantly inverted" in c.caveat
     assert OPT.check_depth_speed(loss_study(falling[::-1])).status == "not reproduced"
 
@@ -310,7 +330,7 @@ def test_fig4_an_inversion_is_judged_against_its_standard_error():
 def test_fig4_spearman_threshold_is_the_boundary():
     # 4 depths: rho of (0, 1, 2, 3) against these means is -0.4 (above -0.5): not "agrees" even with a big end gap
     means = [0.0, -3.0, -2.9, -3.1]
-    tab = OPT.late_loss_table(loss_study(means, sds=0.5).runs, [1, 2, 3, 4])
+    tab = OPT.late_loss_table(loss_study(means, sds=0.5))
     assert OPT.depth_pairs(tab).significant.sum() == 0
     assert OPT.check_depth_speed(loss_study(means, sds=0.5)).status == "reproduced"  # rho = -0.8
     flat = [0.0, -3.0, 0.1, -3.1]   # rho = -0.4
@@ -327,27 +347,26 @@ def test_fig4_on_mnist5k_is_decisive_and_names_the_subset():
     assert short.status == "inconclusive" and "100 epochs" in short.caveat
 
 
-def acc_study(acc_by_depth, sd=0.001, protocol=PAPER) -> tuple:
+def acc_study(acc_by_depth, sd=0.001, protocol=PAPER) -> OPT.SGDStudy:
     depths = list(acc_by_depth)
     rows = [dict(dataset=protocol["data"], depth=L, seed=s, lr=1.0, train_loss=np.ones(protocol["epochs"] + 1),
                  late_loss=1.0, test_acc=a + o * sd, diverged=False, seconds=0.1)
             for L, a in acc_by_depth.items() for s, o in enumerate((-1.0, 0.0, 1.0))]
     grid = pd.DataFrame([dict(dataset=protocol["data"], depth=L, lr=lr, late_loss=1.0, chosen=lr == 1.0)
                          for L in depths for lr in (0.5, 1.0, 2.0)])
-    study = OPT.SGDStudy(protocol["data"], grid, pd.DataFrame(rows), depths, protocol["n_train"], 1000,
-                         protocol["batch"], protocol["epochs"], 3, 512, [0.5, 1.0, 2.0], 1.0)
-    return OPT.accuracy_table(study.runs, depths), study
+    return OPT.SGDStudy(protocol["data"], grid, pd.DataFrame(rows), depths, protocol["n_train"], 1000,
+                        protocol["batch"], protocol["epochs"], 3, 512, [0.5, 1.0, 2.0], 1.0)
 
 
 def test_table1_locates_the_peak():
     paper = {L: v / 100 for L, v in OPT.PAPER_TABLE1.items()}
-    assert OPT.check_accuracy(*acc_study(paper)).status == "reproduced"
+    assert OPT.check_accuracy(acc_study(paper)).status == "reproduced"
     late_peak = {1: 0.95, 3: 0.96, 6: 0.965, 8: 0.97, 10: 0.975, 12: 0.96}   # peak at 10, fall only at 12
-    c = OPT.check_accuracy(*acc_study(late_peak))
+    c = OPT.check_accuracy(acc_study(late_peak))
     assert c.status == "reproduced with caveat" and "the peak is at depth 6" in c.caveat
     tied = {**paper, 8: paper[6] + 0.0005}   # depth 8 best, within the seed spread of depth 6
-    assert OPT.check_accuracy(*acc_study(tied)).status == "reproduced"
-    assert OPT.check_accuracy(*acc_study({1: 0.98, 6: 0.97, 12: 0.96})).status == "not reproduced"
+    assert OPT.check_accuracy(acc_study(tied)).status == "reproduced"
+    assert OPT.check_accuracy(acc_study({1: 0.98, 6: 0.97, 12: 0.96})).status == "not reproduced"
 
 
 def test_table1_peak_rule_boundary():
@@ -355,11 +374,11 @@ def test_table1_peak_rule_boundary():
     sd = 0.001
     err = 2 * np.sqrt(2 * (100 * sd) ** 2 / 3) / 100
     base = {1: 0.95, 6: 0.97, 8: None, 12: 0.96}
-    inside = OPT.check_accuracy(*acc_study({**base, 8: 0.97 + err * 0.99}, sd=sd))
-    outside = OPT.check_accuracy(*acc_study({**base, 8: 0.97 + err * 1.01}, sd=sd))
+    inside = OPT.check_accuracy(acc_study({**base, 8: 0.97 + err * 0.99}, sd=sd))
+    outside = OPT.check_accuracy(acc_study({**base, 8: 0.97 + err * 1.01}, sd=sd))
     assert inside.status == "reproduced" and outside.status == "reproduced with caveat"
 
 
 def test_table1_needs_a_depth_below_six():
     with pytest.raises(InputError, match="a shallower and a deeper depth"):
-        OPT.check_accuracy(*acc_study({6: 0.97, 8: 0.96, 12: 0.95}))
+        OPT.check_accuracy(acc_study({6: 0.97, 8: 0.96, 12: 0.95}))

@@ -38,13 +38,15 @@ def test_the_command_writes_a_record_that_reads_back(tiny_record):
     assert st["Figure 4"].depths == [1, 3, 6] and st["Table 1"].depths == [1, 3, 6, 12]
     assert st["Table 1"].recorded.startswith("`python -m lib.chapters.optimization --record")
     assert st["Table 1"].search_epochs == 2 and st["Table 1"].loss_record == "epoch_mean"
+    assert st["Table 1"].part == st["Figure 4"].part == OPT.RECORD_PART
     c = OPT.check_depth_speed(st["Figure 4"])
     assert c.status == "inconclusive" and "3 epochs" in c.caveat and "first 2 of the 3 epochs" in c.caveat
+    assert c.part == OPT.RECORD_PART and c.rows[-1]["holds"] is False  # the protocol row: a budget deviation
 
 
 def test_the_second_run_reads_every_cell_from_the_cache(tiny_record, monkeypatch, tmp_path):
     monkeypatch.setenv("NTK_CACHE_DIR", str(tiny_record / "cache"))
-    rec = PR.compute_sgd_case(PR.PAPER_SGD._replace(depths=(1, 3, 6, 12), epochs=3, search_epochs=2, width=8,
+    rec = PR.measure_sgd_case(PR.PAPER_SGD._replace(depths=(1, 3, 6, 12), epochs=3, search_epochs=2, width=8,
                                                     lrs=(1.0, 4.0, 1e4)))
     assert rec["runs"] == PR.read_sgd_record(tiny_record)["runs"]
     assert rec["seconds"]["wall"] < rec["seconds"]["search"] + rec["seconds"]["final"]
@@ -80,18 +82,38 @@ def test_not_json_and_missing(tmp_path):
     with pytest.raises(InputError, match="is not valid JSON"):
         PR.read_sgd_record(tmp_path)
     case = PR.sgd_record_case("read", record_dir=tmp_path / "none")
-    assert case["studies"] == {} and "missing" in PR.record_glue(case)["rec_source"]
+    assert case.studies == {} and case.figure4 is None and "missing" in PR.record_glue(case)["rec_source"]
     with pytest.raises(InputError, match="sgd_record must be"):
         PR.sgd_record_case("write")
 
 
-def test_glue_comes_from_the_record(tiny_record):
-    g = PR.record_glue(PR.sgd_record_case("read", record_dir=tiny_record))
+def test_glue_and_settings_come_from_the_record(tiny_record):
+    case = PR.sgd_record_case("read", record_dir=tiny_record)
+    g = PR.record_glue(case)
+    assert set(g) == {"rec_data", "rec_protocol", "rec_search", "rec_source", "rec_deviations"}
+    assert g["rec_data"].startswith("the 5,000 MNIST training images") and "1,000 of them held out" in g["rec_data"]
+    assert g["rec_protocol"] == ("width 8, cross-entropy, plain SGD with batch 500, 3 epochs, 3 seeds, depths 1, 3, 6 "
+                                 "for Figure 4 and 1, 3, 6, 12 for Table 1")
     assert "Chosen rates: depth 1:" in g["rec_search"] and "first 2 of the 3 epochs" in g["rec_search"]
     assert "a record, not re-run by this build" in g["rec_source"] and "--depths 1 3 6 12" in g["rec_source"]
     assert "4,000 training images instead of 60,000" in g["rec_deviations"]
-    assert g["fig6_4"].startswith("Setting: MNIST-5k, 4,000 training and 1,000 held-out images")
-    assert "depths 1, 3, 6, 12" in g["fig6_5"]
+    fig4 = OPT.sgd_setting(case.figure4)
+    assert fig4.startswith("Setting: MNIST-5k, n = 4,000 training and 1,000 test images, batch 500, 3 epochs")
+    assert "depths L = 1, 3, 6," in fig4 and "over the first 2 of the 3 epochs" in fig4
+    assert "read from a record, `python -m lib.chapters.optimization --record" in fig4 and "profile" not in fig4
+    table1 = OPT.sgd_setting(case.table1, table=True)
+    assert table1.startswith("Setting: held-out accuracy after the last epoch on MNIST-5k")
+    assert "depths L = 1, 3, 6, 12" in table1 and "[LH] Table 1: MNIST" in table1
+
+
+def test_a_record_without_both_parts_is_refused_by_the_chapter(tiny_record, tmp_path):
+    def table1_only(rec):
+        rec["protocol"]["depths"] = [1, 12]
+        rec["runs"] = [r for r in rec["runs"] if r["depth"] in (1, 12)]
+    d = _damaged(tiny_record, tmp_path, table1_only)
+    assert set(PR.record_studies(PR.read_sgd_record(d))) == {"Table 1"}
+    with pytest.raises(InputError, match=r"holds depths \[1, 12\]: chapter 06 needs two of"):
+        PR.sgd_record_case("read", record_dir=d)
 
 
 def test_bad_command_lines_exit_2(tmp_path, capsys):

@@ -86,3 +86,11 @@ def test_bad_labels_and_data_are_named():
     with pytest.raises(InputError, match="X_test must be"):
         sgd_train_runs(X, y, depth=1, width=4, lrs=[1.0], seeds=[0], epochs=1, batch_size=10, X_test=X[:, :3],
                        y_test=y)
+
+
+def test_a_run_whose_initial_loss_is_not_finite_is_stopped_at_epoch_0():
+    X, y = _data(20)
+    res = sgd_train_runs(X * 1e300, y, depth=1, width=4, lrs=[1.0, 2.0], seeds=[0, 1], epochs=2, batch_size=10,
+                         X_test=X, y_test=y, progress=False)  # finite in float64, inf in float32
+    assert res.diverged.tolist() == [True, True] and res.diverged_epoch.tolist() == [0, 0]
+    assert np.isnan(res.train_loss[:, 1:]).all() and np.isnan(res.test_acc).all()

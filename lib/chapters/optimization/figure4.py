@@ -1,12 +1,19 @@
-"""Chapter 06, [LH] Figure 4 and Table 1: loss curves, accuracy table, figures and verdicts.
+"""Chapter 06, [LH] Figure 4 and Table 1: loss curves, accuracy table, figures, verdicts and the chapter's text.
 
 A verdict that contradicts the paper is "not reproduced" only under the paper's protocol
 (:func:`lib.chapters.optimization.sgd.protocol_deviations` empty). Below the paper's budget
 (fewer than 10^4 updates, fewer seeds, a rate at the grid's edge, ...) every verdict is
 "inconclusive", naming the deviations; on another data set at the paper's budget an agreeing
 measurement is "reproduced with caveat".
+
+Each check returns the statements it judged (:attr:`lib.book.results.Check.rows`): the "paper vs
+this book" table of [LH] Table 1 (:func:`table_table1_vs_paper`) renders them and judges nothing.
+:func:`sgd_setting` and :func:`sgd_glue` write the setting line under a figure and the values the
+prose shows, from the studies as they ran.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pandas as pd
@@ -16,11 +23,14 @@ from scipy.stats import spearmanr
 
 from lib.book.plotting import figure
 from lib.book.results import Check
-from lib.chapters.optimization.sgd import SGDStudy, deviation_levels
+from lib.book.wording import floats, ints, paper_vs_book
+from lib.chapters.optimization.sgd import (FOLDER_PARAMS, MNIST_SETS, PAPER_PROTOCOL, SGDStudies, SGDStudy,
+                                           deviation_levels, protocol_deviations)
 from lib.validation import InputError
 
-__all__ = ["PAPER_TABLE1", "late_loss_table", "depth_pairs", "table1_statements", "check_depth_speed", "accuracy_table", "check_accuracy",
-           "plot_loss_curves", "plot_accuracy", "SPEED_RHO", "LOSS_FLOOR"]
+__all__ = ["PAPER_TABLE1", "SPEED_RHO", "LOSS_FLOOR", "late_loss_table", "depth_pairs", "check_depth_speed",
+           "accuracy_table", "table1_statements", "check_accuracy", "table_table1_vs_paper", "table_loss_curves",
+           "plot_loss_curves", "plot_accuracy", "sgd_setting", "sgd_glue"]
 
 #: Test accuracy (%) on MNIST by depth, [LH] Table 1.
 PAPER_TABLE1 = {1: 95.98, 3: 97.43, 6: 97.57, 8: 97.52, 10: 97.39, 12: 97.19}
@@ -57,12 +67,33 @@ def _verdict(agrees: bool, contradicts: bool, study: SGDStudy, partial: str, tab
     return "reproduced with caveat", partial + (f"; {quoted}" if quoted else "")
 
 
-def late_loss_table(runs: pd.DataFrame, depths) -> pd.DataFrame:
+def _protocol_row(study: SGDStudy, table: bool) -> dict:
+    """The judged row "protocol (sets the verdict level)": the paper's protocol against the study's, with the
+    rule the verdict follows; it holds when no deviation limits the verdict level."""
+    lv = deviation_levels(study, table=table)
+    devs = lv["budget"] + lv["data"] + lv["named"]
+    p = PAPER_PROTOCOL
+    where = "on MNIST (or MNIST-5k)" if table else "on MNIST (MNIST-5k) or Fashion-MNIST"
+    against = ("peak at the shallowest depth or a rise after depth 6 beyond the error" if table
+               else "a Spearman correlation >= 0 or the deepest net slower than the shallowest beyond the error")
+    return dict(
+        statement="protocol (sets the verdict level)",
+        paper=f"{p['data']}, {p['n_train']:,} training images, batch {p['batch']}, about {p['updates']:,} SGD updates, "
+              f"{p['seeds']} seeds",
+        **{"this book": f"{study.data}, {study.n_train:,} training images, batch {study.batch}, {study.updates:,} SGD "
+                        f"updates, {study.seeds} seeds"},
+        rule=f"{where} at the paper's 500 epochs: the three statements hold -> reproduced; {against} -> not "
+             "reproduced; otherwise reproduced with caveat. On other data at the paper's budget: agreement -> reproduced with caveat, "
+             "otherwise inconclusive. Fewer epochs or seeds, another batch, a rate at the grid's edge or a diverged "
+             "run -> inconclusive. Deviations here: " + ("; ".join(devs) if devs else "none") + ".",
+        holds=not (lv["budget"] or lv["data"]))
+
+
+def late_loss_table(study: SGDStudy) -> pd.DataFrame:
     """Per depth: mean and sd over seeds of log10 of the late-epoch training loss, and the seed count.
 
     Args:
-        runs: the ``runs`` of :func:`lib.chapters.optimization.sgd.sgd_depth_study`.
-        depths: the depths, in order.
+        study: :func:`lib.chapters.optimization.sgd.measure_sgd_study` output (its runs, at its depths).
 
     Returns:
         A frame indexed by ``depth`` with ``log10 late loss``, ``sd``, ``seeds`` (finite runs),
@@ -70,7 +101,8 @@ def late_loss_table(runs: pd.DataFrame, depths) -> pd.DataFrame:
         and named as a deviation by :func:`lib.chapters.optimization.sgd.protocol_deviations`), ``lr``.
     """
     rows = {}
-    for L in depths:
+    runs = study.runs
+    for L in study.depths:
         sub = runs[runs.depth == L]
         if sub.empty:
             raise InputError(f"depths: no run at depth {L}")
@@ -109,7 +141,7 @@ def depth_pairs(tab: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["shallow", "deep", "excess", "se2", "inverted", "significant"])
 
 
-def check_depth_speed(study: SGDStudy, part: str | None = None) -> Check:
+def check_depth_speed(study: SGDStudy) -> Check:
     """[LH] Figure 4: "a deeper ReLU network always converges faster" (SGD, cross-entropy, rate tuned per depth).
 
     Read at the fixed training budget on the late-epoch loss (:func:`lib.chapters.optimization.sgd.late_loss`,
@@ -117,8 +149,9 @@ def check_depth_speed(study: SGDStudy, part: str | None = None) -> Check:
     every pair of depths (:func:`depth_pairs`): a pair is *inverted* when the deeper net ends with
     the higher loss, *significantly* so when by more than twice the standard error of the
     difference over seeds (about a 95 % level). Rule: it agrees if the Spearman correlation of
-    depth with the loss is below :data:`SPEED_RHO` (-0.5), the deepest net's loss is below the
-    shallowest's by more than twice its standard error, and no pair is significantly inverted
+    depth with the loss is below :data:`~lib.chapters.optimization.figure4.SPEED_RHO` (-0.5), the
+    deepest net's loss is below the shallowest's by more than twice its standard error, and no pair
+    is significantly inverted
     (inversions within the seed noise are allowed); it contradicts if the correlation is >= 0 or the
     deepest net's loss is above the shallowest's by more than that error; in between (ordered on
     balance, but some deeper net significantly slower) the level is "with caveat". The level then
@@ -126,13 +159,14 @@ def check_depth_speed(study: SGDStudy, part: str | None = None) -> Check:
     epochs, "inconclusive" below the paper's budget, at most "with caveat" on other data.
 
     Args:
-        study: :func:`lib.chapters.optimization.sgd.compute_sgd_study` output.
-        part: the part of the claim this check settles (default: the data set's name).
+        study: :func:`lib.chapters.optimization.sgd.measure_sgd_study` output; the part of the claim it settles
+            is its ``part`` (default: the data set's name).
 
     Returns:
-        The check, claim id ``"[LH] Fig 4"``.
+        The check, claim id ``"[LH] Fig 4"``, with the three statements it judged and the protocol as
+        :attr:`~lib.book.results.Check.rows`.
     """
-    tab = late_loss_table(study.runs, study.depths)
+    tab = late_loss_table(study)
     m, sd = tab["log10 late loss"], tab["sd"]
     first, last = tab.index[0], tab.index[-1]
     rho = float(spearmanr(tab.index, m).statistic) if len(tab) > 2 else float(np.sign(m[last] - m[first]))
@@ -159,25 +193,38 @@ def check_depth_speed(study: SGDStudy, part: str | None = None) -> Check:
         f"layer); depth {first} minus depth {last}: {diff:.2f} (twice the standard error {se:.2f}); deeper net "
         f"slower in {n_inv} of {len(pairs)} depth pairs, {n_sig} beyond twice the standard error."
         f"{(' ' + study.note) if study.note else ''}{rec}")
-    return Check("[LH] Fig 4", status=status, measured=measured, caveat=caveat, part=part or study.data)
+    rows = (
+        dict(statement="deeper nets end lower (Spearman correlation of depth with the late loss)",
+             paper="always faster with depth", **{"this book": f"{rho:.2f}"},
+             rule=f"a correlation below {SPEED_RHO}; one >= 0 contradicts the paper", holds=rho < SPEED_RHO),
+        dict(statement="the deepest net ends below the shallowest",
+             paper="yes", **{"this book": f"log10 loss of depth {first} minus depth {last}: {diff:.2f}"},
+             rule=f"a difference above twice its standard error ({se:.2f}); one below minus that error contradicts",
+             holds=diff > se),
+        dict(statement="no deeper net significantly slower (every pair of depths)",
+             paper="always", **{"this book": f"{n_sig} of {len(pairs)} pairs inverted beyond the error ({n_inv} inverted)"},
+             rule="no pair whose deeper net's log10 loss is higher by more than twice its standard error",
+             holds=n_sig == 0),
+        _protocol_row(study, table=False))
+    return Check("[LH] Fig 4", status=status, measured=measured, caveat=caveat, part=study.name,
+                 rows=rows)
 
 
-def accuracy_table(runs: pd.DataFrame, depths, paper: dict | None = None) -> pd.DataFrame:
-    """Test accuracy (%) by depth: mean, sd and count over seeds, next to the paper's numbers if given.
+def accuracy_table(study: SGDStudy) -> pd.DataFrame:
+    """Test accuracy (%) by depth: mean, sd and count over seeds, next to the paper's MNIST numbers ([LH] Table 1).
 
     Args:
-        runs: the ``runs`` of :func:`lib.chapters.optimization.sgd.sgd_depth_study`.
-        depths: the depths to keep.
-        paper: ``{depth: accuracy %}`` of [LH] Table 1, or None.
+        study: :func:`lib.chapters.optimization.sgd.measure_sgd_study` output (its runs, at its depths).
 
     Returns:
-        A frame indexed by depth.
+        A frame indexed by depth: ``mean (%)``, ``sd (%)``, ``seeds``, ``[LH] MNIST (%)`` (NaN at a depth
+        the paper did not run).
     """
-    sub = runs[runs.depth.isin(list(depths))]
+    runs = study.runs
+    sub = runs[runs.depth.isin(list(study.depths))]
     g = sub.groupby("depth")["test_acc"]
     tab = pd.DataFrame({"mean (%)": 100 * g.mean(), "sd (%)": 100 * g.std(ddof=1), "seeds": g.count()})
-    if paper is not None:
-        tab["[LH] MNIST (%)"] = [paper.get(int(L), np.nan) for L in tab.index]
+    tab["[LH] MNIST (%)"] = [PAPER_TABLE1.get(int(L), np.nan) for L in tab.index]
     return tab
 
 
@@ -196,7 +243,7 @@ def table1_statements(acc: pd.DataFrame) -> pd.DataFrame:
         acc: :func:`accuracy_table` output (depth 6, a shallower and a deeper depth).
 
     Returns:
-        Columns ``statement``, ``paper``, ``ours``, ``rule``, ``holds`` (bool), ``value``, ``error``;
+        Columns ``statement``, ``paper``, ``this book``, ``rule``, ``holds`` (bool), ``value``, ``error``;
         ``attrs`` carries ``best``, ``first``, ``last`` and ``contradicts`` (the peak at the shallowest
         depth, or a rise from 6 to the deepest beyond the error).
 
@@ -219,15 +266,16 @@ def table1_statements(acc: pd.DataFrame) -> pd.DataFrame:
     change, change_se = gap(last, 6)
     rows = [
         dict(statement="the peak is at depth 6", paper=f"depth {p_best} ({paper[p_best]:.2f} %)",
-             ours=f"best depth {best} ({m[best]:.2f} %), {excess:.2f} points above depth 6",
+             **{"this book": f"best depth {best} ({m[best]:.2f} %), {excess:.2f} points above depth 6"},
              rule=f"the best depth at most twice its standard error ({excess_se:.2f} points) above depth 6",
              holds=excess <= excess_se, value=excess, error=excess_se),
         dict(statement="rise from the shallowest depth to depth 6",
-             paper=f"{paper[6] - paper[p_first]:+.2f} points ({p_first} -> 6)", ours=f"{rise:+.2f} points ({first} -> 6)",
+             paper=f"{paper[6] - paper[p_first]:+.2f} points ({p_first} -> 6)",
+             **{"this book": f"{rise:+.2f} points ({first} -> 6)"},
              rule=f"a rise larger than twice its standard error ({rise_se:.2f} points)", holds=rise > rise_se,
              value=rise, error=rise_se),
         dict(statement="change from depth 6 to the deepest depth",
-             paper=f"{paper[12] - paper[6]:+.2f} points (6 -> 12)", ours=f"{change:+.2f} points (6 -> {last})",
+             paper=f"{paper[12] - paper[6]:+.2f} points (6 -> 12)", **{"this book": f"{change:+.2f} points (6 -> {last})"},
              rule=f"a fall larger than twice its standard error ({change_se:.2f} points); a rise that large "
                   "contradicts the paper", holds=change < -change_se, value=change, error=change_se),
     ]
@@ -236,7 +284,7 @@ def table1_statements(acc: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def check_accuracy(acc: pd.DataFrame, study: SGDStudy, part: str | None = None) -> Check:
+def check_accuracy(study: SGDStudy) -> Check:
     """[LH] Table 1: test accuracy rises with depth to a peak at depth 6, then falls (6 -> 12).
 
     The paper's MNIST numbers (95.98, 97.43, 97.57, 97.52, 97.39, 97.19 % at depths 1, 3, 6, 8, 10,
@@ -249,16 +297,19 @@ def check_accuracy(acc: pd.DataFrame, study: SGDStudy, part: str | None = None) 
     The verdict level then follows the protocol as in :func:`check_depth_speed`.
 
     Args:
-        acc: :func:`accuracy_table` output (must contain depth 6, a shallower and a deeper depth).
-        study: :func:`lib.chapters.optimization.sgd.compute_sgd_study` output (protocol quoted).
-        part: the part of the claim this check settles (default: the data set's name).
+        study: :func:`lib.chapters.optimization.sgd.measure_sgd_study` output (depth 6, a shallower and a deeper
+            depth; its protocol is quoted, and the part of the claim it settles is its ``part``, default the
+            data set's name).
 
     Returns:
-        The check, claim id ``"[LH] Table 1"``.
+        The check, claim id ``"[LH] Table 1"``. Its :attr:`~lib.book.results.Check.rows` are the accuracy at
+        every depth of either table (shown, not judged: the absolute value depends on the data set and the
+        budget), the three statements of :func:`table1_statements` and the protocol, which sets the level.
 
     Raises:
-        lib.validation.InputError: the table lacks depth 6, a shallower or a deeper depth.
+        lib.validation.InputError: the study lacks depth 6, a shallower or a deeper depth.
     """
+    acc = accuracy_table(study)
     st = table1_statements(acc)
     m, sd = acc["mean (%)"], acc["sd (%)"].fillna(0.0)
     agrees = bool(st.holds.all())
@@ -270,30 +321,51 @@ def check_accuracy(acc: pd.DataFrame, study: SGDStudy, part: str | None = None) 
         f"On {study.data} ({study.n_train:,} training / {study.n_test:,} test images, {study.updates:,} SGD updates, "
         f"{study.seeds} seeds), the mean test accuracy is {', '.join(f'{v:.2f}' for v in m)} % at depths "
         f"{list(acc.index)} (sd over seeds up to {sd.max():.2f}): "
-        + "; ".join(f"{r.statement}: {r.ours} ({'holds' if r.holds else 'does not hold'}; twice the standard error "
-                    f"{r.error:.2f})" for r in st.itertuples())
+        + "; ".join(f"{r['statement']}: {r['this book']} ({'holds' if r['holds'] else 'does not hold'}; twice the "
+                    f"standard error {r['error']:.2f})" for r in st.to_dict("records"))
         + f"; the paper's change from 6 to 12 is {PAPER_TABLE1[12] - PAPER_TABLE1[6]:+.2f} points on MNIST."
         f"{(' ' + study.note) if study.note else ''}{rec}")
-    return Check("[LH] Table 1", status=status, measured=measured, caveat=caveat, part=part or study.data)
+    ns = acc["seeds"]
+    shown = tuple(
+        dict(statement=f"test accuracy at depth {L}", paper=f"{PAPER_TABLE1[L]:.2f} %" if L in PAPER_TABLE1 else "not run",
+             **{"this book": f"{m[L]:.2f} +- {sd[L]:.2f} % ({int(ns[L])} seeds)" if L in acc.index else "not run"},
+             rule="shown, not judged (the absolute value depends on the data set and the budget)", holds=None)
+        for L in sorted(set(int(v) for v in acc.index) | set(PAPER_TABLE1)))
+    judged = tuple({k: (bool(v) if k == "holds" else v) for k, v in r.items() if k not in ("value", "error")}
+                   for r in st.to_dict("records"))
+    return Check("[LH] Table 1", status=status, measured=measured, caveat=caveat, part=study.name,
+                 rows=shown + judged + (_protocol_row(study, table=True),))
 
 
-def plot_loss_curves(study: SGDStudy, depths=None, title: str | None = None) -> Figure:
-    """Figure 6.2: training loss against epoch (geometric mean over seeds, band: min to max), one colour per depth.
+def table_table1_vs_paper(check: Check) -> pd.DataFrame:
+    """[LH] Table 1, paper vs this book: the rows :func:`check_accuracy` judged, rendered, never judged again.
 
     Args:
-        study: :func:`lib.chapters.optimization.sgd.compute_sgd_study` output.
-        depths: the depths to draw (default: all of the study).
-        title: the axes title (default: data set, width, updates).
+        check: :func:`check_accuracy` output.
 
     Returns:
-        The figure (one axes).
+        :func:`lib.book.wording.paper_vs_book` of the check: the paper's MNIST accuracies and statements against
+        ours, with the rule and whether it holds (``"—"`` for a row shown, not judged).
     """
-    depths = list(study.depths if depths is None else depths)
-    fig, axs = figure()
-    ax = axs[0, 0]
-    cmap = colormaps["viridis"]
+    return paper_vs_book([check])
+
+
+def table_loss_curves(study: SGDStudy) -> pd.DataFrame:
+    """The curves :func:`plot_loss_curves` draws: per depth and epoch, the geometric mean of the training
+    loss over seeds and its range ([LH] Figure 4).
+
+    A run stopped as diverged leaves its later epochs out; an epoch no run of a depth reached is NaN.
+
+    Args:
+        study: :func:`lib.chapters.optimization.sgd.measure_sgd_study` output.
+
+    Returns:
+        A long frame with columns ``depth``, ``lr`` (the chosen rate), ``epoch`` (0 = initialization),
+        ``geometric mean``, ``min`` and ``max``.
+    """
     E = study.epochs + 1
-    for k, L in enumerate(depths):
+    parts = []
+    for L in study.depths:
         sub = study.runs[study.runs.depth == L]
         curves = np.full((len(sub), E), np.nan)  # a diverged run stops early: the rest stays NaN
         for r, c in enumerate(sub.train_loss):
@@ -304,34 +376,152 @@ def plot_loss_curves(study: SGDStudy, depths=None, title: str | None = None) -> 
         mid, lo, hi = (np.full(E, np.nan) for _ in range(3))
         mid[alive] = np.exp(np.nanmean(logs[:, alive], axis=0))
         lo[alive], hi[alive] = np.exp(np.nanmin(logs[:, alive], axis=0)), np.exp(np.nanmax(logs[:, alive], axis=0))
-        colour = cmap(0.9 * k / max(len(depths) - 1, 1))
-        ax.semilogy(mid, color=colour, label=f"L={L} (lr {sub.lr.iloc[0]:g})")
-        ax.fill_between(np.arange(E), lo, hi, color=colour, alpha=0.2, linewidth=0)
-    kind = "mean batch loss of the epoch" if study.loss_record == "epoch_mean" else "training loss"
-    ax.set(xlabel="epoch", ylabel=f"cross-entropy ({kind})",
-           title=title or f"ReLU nets on {study.data}, width {study.width}, {study.updates:,} updates"
-                          + (" (record)" if study.recorded else ""))
-    ax.legend(ncol=2, fontsize="small", framealpha=0.9)
-    return fig
+        parts.append(pd.DataFrame({"depth": int(L), "lr": float(sub.lr.iloc[0]), "epoch": np.arange(E),
+                                   "geometric mean": mid, "min": lo, "max": hi}))
+    return pd.concat(parts, ignore_index=True)
 
 
-def plot_accuracy(acc: pd.DataFrame, study: SGDStudy) -> Figure:
-    """Figure 6.3: test accuracy against depth (mean +- sd over seeds) beside [LH] Table 1.
+def plot_loss_curves(study: SGDStudy) -> Figure:
+    """[LH] Figure 4: training loss against epoch (geometric mean over seeds, band: min to max), one colour per depth.
 
     Args:
-        acc: :func:`accuracy_table` output with the paper's column.
-        study: the study (data set and seeds in the legend).
+        study: :func:`lib.chapters.optimization.sgd.measure_sgd_study` output; the curves are
+            :func:`table_loss_curves`.
 
     Returns:
         The figure (one axes).
     """
+    curves = table_loss_curves(study)
+    fig, axs = figure()
+    ax = axs[0, 0]
+    cmap = colormaps["viridis"]
+    for k, L in enumerate(study.depths):
+        c = curves[curves.depth == L]
+        colour = cmap(0.9 * k / max(len(study.depths) - 1, 1))
+        ax.semilogy(c.epoch, c["geometric mean"], color=colour, label=f"L={L} (lr {c.lr.iloc[0]:g})")
+        ax.fill_between(c.epoch, c["min"], c["max"], color=colour, alpha=0.2, linewidth=0)
+    kind = "mean batch loss of the epoch" if study.loss_record == "epoch_mean" else "training loss"
+    ax.set(xlabel="epoch", ylabel=f"cross-entropy ({kind})",
+           title=f"ReLU nets on {study.data}, width {study.width}, {study.updates:,} updates"
+                 + (" (record)" if study.recorded else ""))
+    ax.legend(ncol=2, fontsize="small", framealpha=0.9)
+    return fig
+
+
+def plot_accuracy(study: SGDStudy) -> Figure:
+    """Test accuracy against depth (mean +- sd over seeds, :func:`accuracy_table`) beside [LH] Table 1.
+
+    Args:
+        study: :func:`lib.chapters.optimization.sgd.measure_sgd_study` output.
+
+    Returns:
+        The figure (one axes).
+    """
+    acc = accuracy_table(study)
     fig, axs = figure()
     ax = axs[0, 0]
     m, sd = acc["mean (%)"], acc["sd (%)"].fillna(0.0)
     ax.errorbar(acc.index, m, yerr=[np.minimum(sd, m), np.minimum(sd, 100 - m)], fmt="o-", capsize=3,
                 label=f"{study.data} (ours), mean $\\pm$ sd over {study.seeds} seeds")
-    if "[LH] MNIST (%)" in acc:
-        ax.plot(acc.index, acc["[LH] MNIST (%)"], "s--", label="[LH] Table 1, MNIST")
+    ax.plot(acc.index, acc["[LH] MNIST (%)"], "s--", label="[LH] Table 1, MNIST")
     ax.set(xlabel="depth L", ylabel="test accuracy (%)", title="Test accuracy against depth")
     ax.legend()
     return fig
+
+
+def _paper_setting(table: bool) -> str:
+    p = PAPER_PROTOCOL
+    what = "[LH] Table 1: MNIST" if table else "[LH] Figure 4: MNIST and Fashion-MNIST"
+    return (f"{what}, cross-entropy, batch {p['batch']}, {p['epochs']} epochs = about {p['updates']:,} SGD updates "
+            f"on MNIST, width {p['width']}, learning rate searched per task")
+
+
+def _sizes(study: SGDStudy) -> str:
+    """``n = ... training and ... test images, d = ..., k classes, batch ..., E epochs = U SGD updates``."""
+    shape = (f", d = {study.d}" if study.d is not None else "") + (
+        f", {study.classes} classes" if study.classes is not None else "")
+    return (f"n = {study.n_train:,} training and {study.n_test:,} test images{shape}, batch {study.batch}, "
+            f"{study.epochs} epochs = {study.updates:,} SGD updates")
+
+
+def sgd_setting(study: SGDStudy, table: bool = False) -> str:
+    """The setting line under a figure of ``study``: its data, sizes, nets, budget, rate search and source,
+    the paper's setting, and every deviation from the paper's protocol ([LH] Figure 4, or Table 1 if ``table``).
+
+    Everything is read from the study as it ran (sizes of the loaded data, the batch used, the
+    deviations of :func:`lib.chapters.optimization.sgd.protocol_deviations`), nothing from the parameters;
+    the profile and overrides of the run are in the re-run command under the figure
+    (:func:`lib.book.figures.rerun_command`), a study read from a record names the command that wrote it.
+
+    Args:
+        study: :func:`lib.chapters.optimization.sgd.measure_sgd_study` output, or a study of the record
+            (:func:`lib.chapters.optimization.paper_record.record_studies`).
+        table: the setting of the accuracy figure ([LH] Table 1) instead of the loss figure ([LH] Figure 4).
+
+    Returns:
+        One paragraph of plain text (Markdown code spans for a record's command).
+    """
+    data = study.data + (f" ({study.note.rstrip('.')})" if study.note else "")
+    search = f"learning-rate grid {floats(study.lrs)} searched per depth on seed 0"
+    if study.search_epochs is not None and study.search_epochs < study.epochs:
+        search += f" over the first {study.search_epochs} of the {study.epochs} epochs"
+    if not table and study.loss_record == "epoch_mean":
+        search += "; the loss of an epoch is the mean of its batch losses (as the authors' script logs it)"
+    source = f"; read from a record, {study.recorded}" if study.recorded else ""
+    devs = protocol_deviations(study, table=table)
+    if table and sorted(study.depths) != sorted(PAPER_TABLE1):  # named here; the verdict judges 6 against its neighbours
+        devs = devs + [f"depths {ints(study.depths, ranges=False)} instead of {ints(PAPER_TABLE1, ranges=False)}"]
+    return (f"Setting: {'held-out accuracy after the last epoch on ' if table else ''}{data}, {_sizes(study)}; ReLU "
+            f"nets without biases of width m = {study.width}, depths L = {ints(study.depths)}, {study.seeds} seeds per "
+            f"depth; cross-entropy, mini-batch SGD; {search}{source}. Paper: {_paper_setting(table)}. Deviations: "
+            + ("; ".join(devs) if devs else "none (the paper's protocol)") + ".")
+
+
+def _across(studies: SGDStudies, text) -> str:
+    """``text(study)`` once when every study gives the same, else per data set."""
+    vals = [text(st) for st in studies]
+    if len(set(vals)) == 1:
+        return vals[0]
+    return "; ".join(f"{v} on {st.data}" for v, st in zip(vals, studies))
+
+
+def sgd_glue(studies: SGDStudies) -> dict[str, str]:
+    """The values the prose of the SGD sections shows, read from the studies that ran ([LH] Figure 4, Table 1).
+
+    Args:
+        studies: :func:`lib.chapters.optimization.sgd.measure_sgd_studies` output.
+
+    Returns:
+        ``sgd_m`` (width), ``sgd_L`` (depths), ``batch``, ``n_epochs``, ``lr_grid``, ``n_seeds``,
+        ``sgd_runs`` (each data set with its sizes and budget), ``sgd_budget`` (SGD updates per data
+        set), ``idx_folders`` (the IDX folders given), ``train_ratio`` (how much smaller
+        a data set is than MNIST), ``binomial_se`` (the binomial error of each test set), and the
+        paper's ``paper_table1`` and ``paper_updates``.
+
+    Raises:
+        ValueError: no study.
+    """
+    if not len(studies):
+        raise ValueError("sgd_glue needs at least one study")
+    p = PAPER_PROTOCOL
+    ratios = [f"{st.data} has {st.n_train:,} training images, about {p['n_train'] / st.n_train:.0f} times fewer than "
+              f"MNIST's {p['n_train']:,}" for st in studies if st.data not in MNIST_SETS + ("Fashion-MNIST",)]
+    folders = "; ".join(
+        f"the {name} IDX files are read from {folder} (papermill parameter {FOLDER_PARAMS[name]})" if folder is not None
+        else f"no {name} folder is given (papermill parameter {FOLDER_PARAMS[name]} = None)"
+        for name, folder in studies.folders.items())
+    return dict(
+        sgd_m=_across(studies, lambda st: str(st.width)), sgd_L=_across(studies, lambda st: ints(st.depths, ranges=False)),
+        batch=_across(studies, lambda st: str(st.batch)), n_epochs=_across(studies, lambda st: str(st.epochs)),
+        lr_grid=_across(studies, lambda st: floats(st.lrs)), n_seeds=_across(studies, lambda st: str(st.seeds)),
+        sgd_runs="; ".join(st.data + (f" ({st.note.rstrip('.')})" if st.note else "") + f": {_sizes(st)}"
+                           for st in studies),
+        sgd_budget="; ".join(f"{st.data}, {st.updates:,} SGD updates" for st in studies),
+        idx_folders=folders,
+        train_ratio="; ".join(ratios) if ratios else "every data set of this run is one of the paper's",
+        binomial_se="; ".join(f"{100 * math.sqrt(0.95 * 0.05 / st.n_test):.1f} points for the {st.n_test:,} test "
+                              f"images of {st.data}" for st in studies),
+        paper_table1=", ".join(f"{v:.2f}" for v in PAPER_TABLE1.values()) + " % at depths "
+                     + ints(PAPER_TABLE1, ranges=False),
+        paper_updates=f"about {p['updates']:,}",
+    )

@@ -1,14 +1,19 @@
 """Chapter 06, full-batch GD against the worst-case rates of [LH] Sec. 5 (Eq. 9; the formulas page, book/formulas.md).
 
-- :func:`gd_depth_study`: full-batch GD on the sum square loss of wide ReLU nets of several
+- :func:`measure_gd`: full-batch GD on the sum square loss of wide ReLU (or linear) nets of several
   depths, with the worst-case bounds (1 - eta lambda_min / 2)^t and (1 - 1/kappa)^t computed from
-  the measured NTK at initialization, and the linearized prediction 1/2 ||(I - eta K)^t r_0||^2.
+  the measured NTK at initialization, and the linearized prediction 1/2 ||(I - eta K)^t r_0||^2; the
+  result, a :class:`GDStudy`, carries the data and settings it ran with.
 - :func:`check_worst_case`: [LH] Eq. 9 (the bound, and that the NTK at initialization sets the
-  late rate) or the implication [LH] Sec. 5(b) (deeper nets converge faster).
+  late rate) or the implication [LH] Sec. 5(b) (deeper nets converge faster);
+  :func:`check_relu_vs_linear`: [LH] Sec. 5(a).
+- :func:`gd_setting` and :func:`gd_glue`: the setting line under the figure and the values the prose shows.
 
 Every GD run is cached with :func:`lib.book.cache.cached_call` (one JSON record per depth).
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -19,14 +24,17 @@ from scipy.stats import spearmanr
 from lib.book.cache import cached_call
 from lib.book.plotting import figure
 from lib.book.results import Check
+from lib.book.wording import ints
+from lib.data import synthetic_regression
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 from lib.finite.training import gd_train, linearized_losses
 from lib.progress import tqdm
 from lib.spectra import extreme_eigenvalues
 
-__all__ = ["gd_depth_study", "late_rate", "table_gd_rates", "plot_gd_bounds", "check_worst_case",
-           "RATE_TOLERANCE", "WORST_CASE_CLAIMS", "check_relu_vs_linear", "faces_regression"]
+__all__ = ["GD_DATA", "GDStudy", "gd_data", "measure_gd", "late_rate", "table_gd_rates", "table_gd_curves",
+           "plot_gd_bounds", "check_worst_case", "RATE_TOLERANCE", "WORST_CASE_CLAIMS", "check_relu_vs_linear",
+           "faces_regression", "gd_setting", "gd_glue"]
 
 #: Largest relative gap ``abs(log r_measured / log r_linearized - 1)`` between the measured late
 #: per-step factor and the late factor of GD on the model linearized at w_0 for the rate to count
@@ -37,25 +45,94 @@ RATE_TOLERANCE = 0.25
 WORST_CASE_CLAIMS = ("[LH] Eq 9", "[LH] Sec 5(b)")
 
 
-def gd_depth_study(X, y, depths, width: int, steps: int, seed: int = 0, activation: str = "relu") -> dict:
-    """GD with eta = 1 / lambda_max(K(w_0)) on ReLU nets of each depth ([LH] Sec. 5).
+#: The data sets of the GD studies, with how the setting line describes them: (inputs, targets).
+GD_DATA = {
+    "Gaussian": ("unit-norm Gaussian inputs", "with the smooth target of chapter 5"),
+    "faces": ("faces images", "of unit norm, with target +1 for a face and -1 otherwise"),
+}
 
-    Returns ``{depth: dict}`` with the measured ``loss`` (t = 0..steps), ``bound_lmin``
-    = L0 (1 - eta lambda_min / 2)^t, ``bound_kappa`` = L0 (1 - 1/kappa)^t, ``linear`` (the
-    linearized-model loss), and ``lambda_min``, ``lambda_max``, ``kappa``, ``eta``.
+
+@dataclass(frozen=True, eq=False)
+class GDStudy:
+    """Full-batch GD on nets of several depths ([LH] Sec. 5), with the data and settings it ran with.
+
+    Attributes:
+        data: the data set (a key of :data:`~lib.chapters.optimization.gd.GD_DATA`).
+        runs: ``{depth: dict}`` with the measured ``loss`` (t = 0..steps), ``bound_lmin`` =
+            L0 (1 - eta lambda_min / 2)^t, ``bound_kappa`` = L0 (1 - 1/kappa)^t, ``linear`` (the
+            linearized-model loss), and ``lambda_min``, ``lambda_max``, ``kappa``, ``eta``.
+        depths: the depths L, in the order run.
+        width: hidden width m.
+        steps: GD steps.
+        n, d: training points and input dimension.
+        seed: weight seed (one seed).
+        data_seed: seed of the data draw.
+        activation: hidden activation (``"relu"`` or ``"linear"``).
+    """
+
+    data: str
+    runs: dict
+    depths: tuple
+    width: int
+    steps: int
+    n: int
+    d: int
+    seed: int = 0
+    data_seed: int = 0
+    activation: str = "relu"
+
+    def __getitem__(self, depth: int) -> dict:
+        """The run of one depth (``study[L]`` is ``study.runs[L]``)."""
+        return self.runs[depth]
+
+
+def gd_data(data: str, n: int, dim: int = 5, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The inputs and targets of a GD study: ``"Gaussian"`` (:func:`lib.data.synthetic_regression`, d = ``dim``)
+    or ``"faces"`` (:func:`faces_regression`, d = 625, ``dim`` unused).
 
     Args:
-        X: inputs (n, d).
-        y: targets (n,).
+        data: a key of :data:`~lib.chapters.optimization.gd.GD_DATA`.
+        n: training points.
+        dim: input dimension of the Gaussian set.
+        seed: seed of the draw.
+
+    Returns:
+        (X, y), float64.
+
+    Raises:
+        ValueError: unknown ``data``.
+    """
+    if data == "Gaussian":
+        reg = synthetic_regression(n, dim, seed=seed)
+        return reg["X"], reg["y"]
+    if data == "faces":
+        return faces_regression(n, seed=seed)
+    raise ValueError(f"data must be one of {tuple(GD_DATA)}, got {data!r}")
+
+
+def measure_gd(data: str, n: int, depths, width: int, steps: int, *, dim: int = 5, seed: int = 0,
+               data_seed: int = 0, activation: str = "relu") -> GDStudy:
+    """GD with eta = 1 / lambda_max(K(w_0)) on nets of each depth ([LH] Sec. 5).
+
+    Per depth: the exact NTK K(w_0) at initialization, its extreme eigenvalues, full-batch GD on the
+    sum square loss, the worst-case bounds of [LH] Eq. 9 from K(w_0), and the loss of GD on the model
+    linearized at w_0.
+
+    Args:
+        data: ``"Gaussian"`` or ``"faces"`` (:func:`gd_data`).
+        n: training points.
         depths: depths L.
         width: hidden width m.
         steps: GD steps.
+        dim: input dimension of the Gaussian set.
         seed: weight seed.
+        data_seed: seed of the data draw.
         activation: hidden activation.
 
     Returns:
-        The dict described above (each depth cached with :func:`lib.book.cache.cached_call`).
+        :class:`GDStudy` (each depth cached with :func:`lib.book.cache.cached_call`).
     """
+    X, y = gd_data(data, n, dim, seed=data_seed)
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     out = {}
@@ -75,7 +152,8 @@ def gd_depth_study(X, y, depths, width: int, steps: int, seed: int = 0, activati
                         bound_kappa=L0 * (1 - 1 / sp.kappa) ** t, linear=linearized_losses(K, r0, eta, steps))
         key = dict(L=L, m=width, steps=steps, seed=seed, act=activation, X=X, y=y)
         out[L] = cached_call("06_optimization_gd", key, run, version="1")
-    return out
+    return GDStudy(data, out, tuple(int(L) for L in depths), int(width), int(steps), len(X), X.shape[1], seed=seed,
+                   data_seed=data_seed, activation=activation)
 
 
 def late_rate(loss, frac: float = 0.5, floor: float = 1e-10) -> float:
@@ -101,18 +179,18 @@ def late_rate(loss, frac: float = 0.5, floor: float = 1e-10) -> float:
 
 
 # ---------------------------------------------------------------- the chapter: tables, figures, verdicts
-def table_gd_rates(gd: dict, depths) -> pd.DataFrame:
+def table_gd_rates(gd: GDStudy) -> pd.DataFrame:
     """Per depth: kappa, the measured late factor, the linearized and bound factors, and measured/bound ratios.
 
     Args:
-        gd: :func:`gd_depth_study` output.
-        depths: the depths, in the order of the rows.
+        gd: :func:`measure_gd` output (one row per depth, in its order).
 
     Returns:
         A frame indexed by ``depth`` with columns ``kappa``, ``measured late factor``, ``linearized late factor`` (GD on the model linearized at w_0),
         ``(1-eta lmin)^2``, ``1-eta lmin/2``, ``1-1/kappa``, ``max_t measured/bound`` and
         ``loss/bound at the end`` (both against the (1 - 1/kappa)^t bound).
     """
+    depths = gd.depths
     tab = pd.DataFrame({
         "kappa": {L: gd[L]["kappa"] for L in depths},
         "measured late factor": {L: late_rate(gd[L]["loss"]) for L in depths},
@@ -127,27 +205,49 @@ def table_gd_rates(gd: dict, depths) -> pd.DataFrame:
     return tab
 
 
-def plot_gd_bounds(gd: dict, depths) -> Figure:
-    """Figure 6.1: relative GD loss per depth with the two worst-case bounds and the linearized prediction.
+def table_gd_curves(gd: GDStudy) -> pd.DataFrame:
+    """The curves :func:`plot_gd_bounds` draws: per depth and GD step, the measured loss, the linearized
+    model's loss and the two worst-case bounds of [LH] Eq. 9, each relative to the loss at step 0.
 
     Args:
-        gd: :func:`gd_depth_study` output.
-        depths: one panel per depth (4 panels per row).
+        gd: :func:`measure_gd` output.
 
     Returns:
-        The figure (4 x ceil(len/4) axes for more than 4 depths, else len(depths); unused ones hidden).
+        A long frame with columns ``depth``, ``step``, ``measured``, ``linearized``, ``1-eta lmin/2`` and
+        ``1-1/kappa`` (the bounds L0 (1 - eta lambda_min / 2)^t and L0 (1 - 1/kappa)^t over L0).
     """
+    parts = []
+    for L in gd.depths:
+        r = gd[L]
+        L0 = r["loss"][0]
+        parts.append(pd.DataFrame({"depth": L, "step": np.arange(len(r["loss"])), "measured": r["loss"] / L0,
+                                   "linearized": np.asarray(r["linear"]) / L0, "1-eta lmin/2": r["bound_lmin"] / L0,
+                                   "1-1/kappa": r["bound_kappa"] / L0}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def plot_gd_bounds(gd: GDStudy) -> Figure:
+    """Relative GD loss per depth with the two worst-case bounds and the linearized prediction ([LH] Eq. 9).
+
+    Args:
+        gd: :func:`measure_gd` output: one panel per depth (4 panels per row); the curves are
+            :func:`table_gd_curves`.
+
+    Returns:
+        The figure (4 x ceil(len/4) axes for more than 4 depths, else one per depth; unused ones hidden).
+    """
+    depths = gd.depths
+    curves = table_gd_curves(gd)
     nd = len(depths)
     fig, axs = figure(ncols=min(nd, 4), nrows=(nd + 3) // 4, width=3.6, height=3.3, sharey=True)
     for i, L in enumerate(depths):
         ax = axs.flat[i]
-        r = gd[L]
-        L0 = r["loss"][0]
-        ax.semilogy(r["loss"] / L0, lw=2.5, label="measured")
-        ax.semilogy(r["linear"] / L0, "--", label=r"linearized $\frac{1}{2}\|(I-\eta K)^t r_0\|^2$")
-        ax.semilogy(r["bound_lmin"] / L0, ":", label=r"$(1-\eta\lambda_{\min}/2)^t$")
-        ax.semilogy(r["bound_kappa"] / L0, "-.", label=r"$(1-1/\kappa)^t$")
-        ax.set(title=f"depth L={L}, $\\kappa$={r['kappa']:.0f}", xlabel="GD step t", ylim=(1e-16, 2))
+        c = curves[curves.depth == L]
+        ax.semilogy(c.step, c.measured, lw=2.5, label="measured")
+        ax.semilogy(c.step, c.linearized, "--", label=r"linearized $\frac{1}{2}\|(I-\eta K)^t r_0\|^2$")
+        ax.semilogy(c.step, c["1-eta lmin/2"], ":", label=r"$(1-\eta\lambda_{\min}/2)^t$")
+        ax.semilogy(c.step, c["1-1/kappa"], "-.", label=r"$(1-1/\kappa)^t$")
+        ax.set(title=f"depth L={L}, $\\kappa$={gd[L]['kappa']:.0f}", xlabel="GD step t", ylim=(1e-16, 2))
         if i % 4 == 0:
             ax.set_ylabel(r"$\mathcal{L}(w_t)/\mathcal{L}(w_0)$")
     for ax in list(axs.flat)[nd:]:
@@ -156,7 +256,7 @@ def plot_gd_bounds(gd: dict, depths) -> Figure:
     return fig
 
 
-def check_worst_case(gd: dict, depths, width: int, n_samples: int, claim: str = "[LH] Eq 9") -> Check:
+def check_worst_case(gd: GDStudy, claim: str = "[LH] Eq 9") -> Check:
     """[LH] Eq. 9 (worst-case GD rate from the NTK at initialization) or its implication [LH] Sec. 5(b).
 
     ``claim="[LH] Eq 9"``. Rule: "not reproduced" if the measured loss exceeds the
@@ -166,8 +266,8 @@ def check_worst_case(gd: dict, depths, width: int, n_samples: int, claim: str = 
     describes training only while the kernel stays near K(w_0); a net whose kernel moves (narrow,
     deep, or the step too large) can decay more slowly than the bound and then fails. "reproduced"
     if the bound holds and at every depth the measured late per-step factor r is within
-    :data:`RATE_TOLERANCE` (25 %, in log) of the late factor of GD on the model linearized at w_0
-    (the rate is the one the NTK at initialization predicts; 25 % is several times the drift of a
+    :data:`~lib.chapters.optimization.gd.RATE_TOLERANCE` (25 %, in log) of the late factor of GD on
+    the model linearized at w_0 (the rate is the one the NTK at initialization predicts; 25 % is several times the drift of a
     width >= 512 net at depth <= 4 over the run, and far below the gap of a kernel that moved by a
     factor 2); "reproduced with caveat" if the bound holds but the rate is off by more (the
     kernel moved: the bound is then not what sets the speed).
@@ -180,27 +280,24 @@ def check_worst_case(gd: dict, depths, width: int, n_samples: int, claim: str = 
     least three depths; "inconclusive" with two depths and a tie or inversion.
 
     Args:
-        gd: :func:`gd_depth_study` output.
-        depths: the depths, in the order run.
-        width: the hidden width (quoted).
-        n_samples: the number of training points (quoted).
-        claim: ``"[LH] Eq 9"`` or ``"[LH] Sec 5(b)"`` (:data:`WORST_CASE_CLAIMS`).
+        gd: :func:`measure_gd` output (its depths, width and number of points are quoted).
+        claim: ``"[LH] Eq 9"`` or ``"[LH] Sec 5(b)"`` (:data:`~lib.chapters.optimization.gd.WORST_CASE_CLAIMS`).
 
     Returns:
         The check against ``claim``.
 
     Raises:
-        ValueError: ``claim`` is not one of :data:`WORST_CASE_CLAIMS`.
+        ValueError: ``claim`` is not one of :data:`~lib.chapters.optimization.gd.WORST_CASE_CLAIMS`.
     """
     if claim not in WORST_CASE_CLAIMS:
         raise ValueError(f"claim must be one of {WORST_CASE_CLAIMS}, got {claim!r}")
-    depths = list(depths)
-    tab = table_gd_rates(gd, depths)
+    depths = list(gd.depths)
+    tab = table_gd_rates(gd)
     kappas = np.array([gd[L]["kappa"] for L in depths])
     rates = tab["measured late factor"].to_numpy()
     slow = tab["(1-eta lmin)^2"].to_numpy()
     lin = tab["linearized late factor"].to_numpy()
-    where = f"at depths {depths} (width {width}, n={n_samples})"
+    where = f"at depths {depths} (width {gd.width}, n={gd.n})"
     if claim == "[LH] Eq 9":
         holds = bool((tab["max_t measured/bound"] <= 1 + 1e-9).all())
         gaps = np.abs(np.log(rates) / np.log(lin) - 1)
@@ -255,10 +352,10 @@ def faces_regression(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return X, 2.0 * lab - 1.0
 
 
-def check_relu_vs_linear(relu: dict, linear: dict, depths, n_samples: int, dim: int) -> Check:
+def check_relu_vs_linear(relu: GDStudy, linear: GDStudy) -> Check:
     """[LH] Sec. 5(a): the ReLU activation improves the worst-case GD rate over the linear network's.
 
-    ``relu`` and ``linear`` are :func:`gd_depth_study` runs on the same data, with
+    ``relu`` and ``linear`` are :func:`measure_gd` runs on the same data, with
     ``activation="relu"`` and ``"linear"``. The linear net's NTK is (L+1) X X^T up to finite-width
     noise ([LH] Cor 2.4), of rank at most d: with n > d its kappa is infinite and the comparison
     is vacuous ("not checked"). Rule otherwise, per depth: the ReLU net wins if its kappa(K(w_0))
@@ -267,16 +364,20 @@ def check_relu_vs_linear(relu: dict, linear: dict, depths, n_samples: int, dim: 
     "reproduced with caveat" otherwise (wins at some depths, named).
 
     Args:
-        relu: :func:`gd_depth_study` output of ReLU nets.
-        linear: the same for linear nets (same data, widths, steps, seed).
-        depths: the depths.
-        n_samples: number of training points n.
-        dim: input dimension d.
+        relu: :func:`measure_gd` output of ReLU nets (its n, d and depths are the ones judged).
+        linear: the same for linear nets (same data, depths, width, steps, seed).
 
     Returns:
         The check, claim ``"[LH] Sec 5(a)"``.
+
+    Raises:
+        ValueError: the two studies differ in data, points, depths, width or steps.
     """
-    depths = list(depths)
+    same = ("data", "n", "d", "depths", "width", "steps", "data_seed")
+    if any(getattr(relu, k) != getattr(linear, k) for k in same):
+        raise ValueError(f"the ReLU and linear GD studies must share {same}: got "
+                         f"{[getattr(relu, k) for k in same]} and {[getattr(linear, k) for k in same]}")
+    depths, n_samples, dim = list(relu.depths), relu.n, relu.d
     if n_samples > dim:
         return Check("[LH] Sec 5(a)", status="not checked", measured=f"n = {n_samples} > d = {dim}",
                      caveat=f"not testable on this data: the linear net's kappa is infinite (n = {n_samples} > d = {dim})")
@@ -296,3 +397,40 @@ def check_relu_vs_linear(relu: dict, linear: dict, depths, n_samples: int, dim: 
                 + "; measured late per-step loss factors: "
                 + ", ".join(f"{a:.4f} / {b:.4f} (L={L})" for L, a, b in zip(depths, rr, rl)) + ".")
     return Check("[LH] Sec 5(a)", status=status, measured=measured, caveat=caveat)
+
+
+def gd_setting(gd: GDStudy) -> str:
+    """The setting line under the figure of a GD study ([LH] Eq. 9): data, n, d, width, depths, seeds,
+    steps and step size, and how it relates to the paper (which states the rates without a GD run).
+
+    The profile and overrides of the run are in the re-run command under the figure
+    (:func:`lib.book.figures.rerun_command`).
+
+    Args:
+        gd: :func:`measure_gd` output.
+
+    Returns:
+        One paragraph of plain text.
+    """
+    nets = "ReLU nets" if gd.activation == "relu" else f"{gd.activation} nets"
+    inputs, targets = GD_DATA[gd.data]
+    return (f"Setting: {gd.n} {inputs} (n = {gd.n}, d = {gd.d}, data seed {gd.data_seed}) {targets}; {nets} of "
+            f"width m = {gd.width}, depths L = {ints(gd.depths, ranges=False)}, weight seed {gd.seed} (one seed); "
+            f"{gd.steps} full-batch GD steps on the square loss with step 1/lambda_max(K(w_0)). Deviation: the paper "
+            f"states the rates of Eq. 9 without a GD experiment; this run is ours (its Figure 4 uses SGD with "
+            f"cross-entropy on MNIST).")
+
+
+def gd_glue(gd: GDStudy, faces: GDStudy) -> dict[str, str]:
+    """The values the prose of the GD sections shows, from the studies that ran ([LH] Eq. 9, Sec. 5(a)).
+
+    Args:
+        gd: the study on the Gaussian set.
+        faces: a study on the faces set (its input dimension is quoted).
+
+    Returns:
+        ``gd_m`` (width), ``gd_n`` (points), ``gd_d`` (dimension), ``gd_t`` (steps), ``gd_L`` (depths)
+        and ``faces_dim`` (pixels of a faces image).
+    """
+    return dict(gd_m=str(gd.width), gd_n=str(gd.n), gd_d=str(gd.d), gd_t=str(gd.steps),
+                gd_L=ints(gd.depths, ranges=False), faces_dim=str(faces.d))

