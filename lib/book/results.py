@@ -253,7 +253,7 @@ class Recorder:
 
     It holds the chapter and the profile of the validated configuration (:class:`lib.book.spec.Config`),
     so no notebook re-passes them; each call records the check (:func:`record`), keeps it in
-    :attr:`checks` (a "paper vs this book" table renders their judged rows,
+    ``checks`` (a "paper vs this book" table renders their judged rows,
     :func:`lib.book.wording.paper_vs_book`) and displays the verdict sentence in the notebook (outside
     IPython it only returns it). :meth:`figure` shows and registers a figure; :meth:`provenance` ends
     the chapter.

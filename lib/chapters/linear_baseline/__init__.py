@@ -2,7 +2,7 @@
 
 Measurements, figures and verdicts of the chapter. The modules, one job each:
 
-* :mod:`~lib.chapters.linear_baseline.spec` -- the notebook's parameters, declared once (:data:`SPEC`);
+* :mod:`~lib.chapters.linear_baseline.spec` -- the notebook's parameters, declared once (:data:`~lib.chapters.linear_baseline.spec.SPEC`);
 * :mod:`~lib.chapters.linear_baseline.data` -- the two data sets, validated (digits with n < d, Gaussian n > d);
 * :mod:`~lib.chapters.linear_baseline.measure` -- the linear-network sweep, its summaries and its setting line;
 * :mod:`~lib.chapters.linear_baseline.trend` -- the width-trend rule (does a deviation vanish at infinite width?);

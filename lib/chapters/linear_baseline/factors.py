@@ -68,8 +68,8 @@ def check_kernel_factor(df: pd.DataFrame) -> Check:
 def exponent_check(cid: str, part: str, fac: pd.Series, what: str, width: int, statement: str) -> Check:
     """The verdict on a depth factor (L+1)^2 ([LH] Thm 2.3, Cor 2.4) from its fitted exponent.
 
-    Rule: "reproduced" when ``|p - 2| <`` :data:`EXPONENT_TOL`, "not reproduced" when ``|p - 2| >= 2 *``
-    :data:`EXPONENT_TOL`, "reproduced with caveat" in between; "not checked" without a depth L >= 1.
+    Rule: "reproduced" when ``|p - 2| <`` :data:`~lib.chapters.linear_baseline.factors.EXPONENT_TOL`, "not reproduced" when ``|p - 2| >= 2 *``
+    :data:`~lib.chapters.linear_baseline.factors.EXPONENT_TOL`, "reproduced with caveat" in between; "not checked" without a depth L >= 1.
 
     Args:
         cid: the claim id.
