@@ -40,42 +40,32 @@
 # (see the [introduction](../book/intro.md)).
 
 # %% tags=["parameters"]
-profile = "default"        # parameter profile this run belongs to (recorded with the verdicts)
+profile = 'default'  # parameter profile this run belongs to (recorded with the verdicts)
 widths = [32, 128, 512, 2048, 8192]  # hidden widths m (over two orders of magnitude)
-bottleneck_width = 1024    # the wide layers m of the bottleneck net [m, b, m]
+bottleneck_width = 1024  # the wide layers m of the bottleneck net [m, b, m]
 bottlenecks = [4, 16, 64, 256]  # bottleneck widths b
-seeds = 2                  # weight draws per configuration
-n_samples = 20             # training points (unit-norm Gaussian inputs)
-d = 10                     # input dimension
-k = 3                      # softmax outputs
-activation = "tanh"        # hidden activation (smooth, as [LZB] assume)
-max_steps = 4000           # cap on GD steps
-rel_tol = 1e-3             # stop once the loss is below rel_tol times its initial value
-lr_scale = 1.8             # GD step is lr_scale over (sup phi' squared times lambda_max of K at init)
-track_every = 10           # GD steps between two kernel evaluations
-n_hessian = 4              # inputs over which the Hessian norm is maximized
-hessian_tol = 1e-6         # power iteration tolerance (relative change)
-hessian_max_iter = 3000    # power iteration cap
+seeds = 2  # weight draws per configuration
+n_samples = 20  # training points (unit-norm Gaussian inputs)
+d = 10  # input dimension
+k = 3  # softmax outputs
+activation = 'tanh'  # hidden activation (smooth, as [LZB] assume)
+max_steps = 4000  # cap on GD steps
+rel_tol = 0.001  # stop once the loss is below rel_tol times its initial value
+lr_scale = 1.8  # GD step is lr_scale over (sup phi' squared times lambda_max of K at init)
+track_every = 10  # GD steps between two kernel evaluations
+n_hessian = 4  # inputs over which the Hessian norm is maximized
+hessian_tol = 1e-06  # power iteration tolerance (relative change)
+hessian_max_iter = 3000  # power iteration cap
 
 # %%
 import torch
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from lib.book import params as P
 from lib.book.plotting import show
 from lib.chapters import non_constancy as NC
 
-cfg = P.validate(
-    profile=(profile, P.text), widths=(widths, P.int_list(min_value=1, min_len=2)),
-    bottleneck_width=(bottleneck_width, P.positive_int), bottlenecks=(bottlenecks, P.int_list(min_value=1, min_len=2)),
-    seeds=(seeds, P.positive_int), n_samples=(n_samples, P.positive_int), d=(d, P.positive_int),
-    k=(k, P.positive_int), activation=(activation, P.text), max_steps=(max_steps, P.positive_int),
-    rel_tol=(rel_tol, P.unit_float), lr_scale=(lr_scale, P.positive_float),
-    track_every=(track_every, P.positive_int), n_hessian=(n_hessian, P.positive_int),
-    hessian_tol=(hessian_tol, P.positive_float), hessian_max_iter=(hessian_max_iter, P.positive_int),
-)
-NC.check_parameters(cfg.k, cfg.lr_scale, cfg.n_hessian, cfg.n_samples)
+cfg = NC.SPEC.validate(locals())
 # tiny matrices: one thread avoids the spin-waiting of idle threads on a shared machine
 torch.set_num_threads(1)
 CHAPTER = "05_non_constancy"

@@ -40,7 +40,8 @@ from lib.chapters.non_constancy.kernel_runs import *  # noqa: F401,F403
 from lib.chapters.non_constancy.kernel_width import *  # noqa: F401,F403
 from lib.chapters.non_constancy.nets import *  # noqa: F401,F403
 from lib.chapters.non_constancy.rules import *  # noqa: F401,F403
+from lib.chapters.non_constancy.spec import SPEC  # noqa: F401
 
 # every public name of the chapter, gathered from its modules (the names the old single module exported)
 __all__ = [name for mod in (nets, rules, kernel_runs, hessian_norms, kernel_width, bottleneck, hessian_width,
-                            convergence, backward, book_text) for name in mod.__all__]
+                            convergence, backward, book_text) for name in mod.__all__] + ["SPEC"]
