@@ -8,10 +8,11 @@ from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, palette
 from lib.book.results import Check
-from lib.chapters.non_constancy.kernel_runs import KernelRuns
-from lib.chapters.non_constancy.nets import NONLINEAR
+from lib.chapters.non_constancy.kernel_runs import KernelRuns, training_setting
+from lib.chapters.non_constancy.nets import NONLINEAR, train_tracked
+from lib.finite.training import KernelTracker
 
-__all__ = ["plot_kernel_paths", "plot_convergence", "check_convergence"]
+__all__ = ["plot_kernel_paths", "figure_kernel_paths", "plot_convergence", "figure_convergence", "check_convergence"]
 
 
 def _widest(runs: KernelRuns, arch: str) -> pd.Series:
@@ -23,7 +24,7 @@ def plot_kernel_paths(runs: KernelRuns) -> Figure:
     """Figure 5.3: ||K_t - K_0||_F / ||K_0||_F against the GD step for the widest nets and the narrowest bottleneck.
 
     Args:
-        runs: :func:`~lib.chapters.non_constancy.kernel_runs.compute_kernel_runs` output.
+        runs: :func:`~lib.chapters.non_constancy.kernel_runs.measure_kernel_runs` output.
 
     Returns:
         The figure (one axes).
@@ -46,11 +47,32 @@ def plot_kernel_paths(runs: KernelRuns) -> Figure:
     return fig
 
 
+def figure_kernel_paths(runs: KernelRuns) -> dict:
+    """Figure 5.3 with its caption and setting, as the arguments of :meth:`lib.book.results.Recorder.figure`.
+
+    Args:
+        runs: :func:`~lib.chapters.non_constancy.kernel_runs.measure_kernel_runs` output.
+
+    Returns:
+        ``fig``, ``label``, ``caption``, ``drawn_by``, ``data_from`` and ``setting``.
+    """
+    data, gd, prof, dev = training_setting(runs)
+    return dict(
+        fig=plot_kernel_paths(runs), label="fig-kernel-paths", drawn_by=plot_kernel_paths,
+        data_from=(KernelTracker, train_tracked),
+        caption="Relative kernel change against the training step for the widest nets (and the narrowest "
+                "bottleneck), seed 0; each axis is linear near zero (below $10^{-3}$, and below step 10) and "
+                "logarithmic above.",
+        setting=f"Setting: {data}; the widest nets (m = {max(runs.widths):,}) and the narrowest bottleneck "
+                f"(b = {min(runs.bottlenecks)}, m = {runs.bottleneck_width:,}), seed 0; {gd}; kernel every "
+                f"{runs.track_every} steps; {prof}. {dev}")
+
+
 def plot_convergence(runs: KernelRuns) -> Figure:
     """Figure 5.6: relative loss of the widest nets with the PL guarantee (left), lambda_min along training (right).
 
     Args:
-        runs: :func:`~lib.chapters.non_constancy.kernel_runs.compute_kernel_runs` output.
+        runs: :func:`~lib.chapters.non_constancy.kernel_runs.measure_kernel_runs` output.
 
     Returns:
         The figure (two axes).
@@ -75,6 +97,26 @@ def plot_convergence(runs: KernelRuns) -> Figure:
     return fig
 
 
+def figure_convergence(runs: KernelRuns) -> dict:
+    """Figure 5.6 with its caption and setting, as the arguments of :meth:`lib.book.results.Recorder.figure`.
+
+    Args:
+        runs: :func:`~lib.chapters.non_constancy.kernel_runs.measure_kernel_runs` output.
+
+    Returns:
+        ``fig``, ``label``, ``caption``, ``drawn_by``, ``data_from`` and ``setting``.
+    """
+    data, gd, prof, _ = training_setting(runs)
+    return dict(
+        fig=plot_convergence(runs), label="fig-moving-kernel-convergence", drawn_by=plot_convergence,
+        data_from=(train_tracked, KernelTracker),
+        caption="Left: relative training loss against the GD step for the widest nets (seed 0) and the PL "
+                r"guarantee $(1-\eta\mu)^t$ with $\mu$ the smallest kernel eigenvalue met along the path. Right: "
+                "that eigenvalue along training.",
+        setting=f"Setting: {data}; the widest nets (m = {max(runs.widths):,}), seed 0; {gd}; {prof}. [LZB] have "
+                "no experiment for Thm 5.1.")
+
+
 def check_convergence(runs: KernelRuns) -> Check:
     """[LZB] Thm 5.1: a moving kernel does not prevent fast (exponential) convergence of GD.
 
@@ -89,7 +131,7 @@ def check_convergence(runs: KernelRuns) -> Check:
     reproduced" when it stalled or rose.
 
     Args:
-        runs: :func:`~lib.chapters.non_constancy.kernel_runs.compute_kernel_runs` output.
+        runs: :func:`~lib.chapters.non_constancy.kernel_runs.measure_kernel_runs` output.
 
     Returns:
         The check (registry id ``"[LZB] Thm 5.1"``).
