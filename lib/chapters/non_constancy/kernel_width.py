@@ -168,8 +168,8 @@ def check_linear_kernel(runs: KernelRuns) -> Check:
                    "bound." if s_lin <= -0.75 else "."))
     row = slope_row("kernel change, linear output, against m", "linear_kernel",
                     f"{s_lin:.2f} (m = {runs.widths[0]:,} to {runs.widths[-1]:,})",
-                    f"reproduced at slope {VANISHING:g} or steeper; not reproduced above {-FLAT:g}; with caveat between",
-                    status)
+                    f"reproduced at slope {VANISHING:g} or steeper; not reproduced above {-FLAT:g}; "
+                    "with caveat between", status)
     return Check("[LZB] Remark 3.5", status=status, measured=measured, rows=(row,),
                  caveat="the change vanishes more slowly than m^(-1/2)" if status == "reproduced with caveat" else "")
 
