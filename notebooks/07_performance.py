@@ -42,61 +42,41 @@
 # same benchmark from a terminal with `python -m lib.finite.benchmark --help`.
 
 # %% tags=["parameters"]
-profile = "default"          # parameter profile this run belongs to (recorded with the verdicts)
-ns = [256, 512, 1024]        # numbers of inputs n
-width = 512                  # hidden width m
-depths = [1, 10]             # depths L (number of hidden layers; the paper profile: 0..10)
-in_dim = 64                  # input dimension d (unit-norm Gaussian inputs)
-methods = ["ours", "jacobian"]  # methods to time (ours is always needed; the paper profile adds "ntk_vp")
-repeats = 5                  # timed repeats per method and size, within a quarter of the time budget
-threads = 1                  # torch threads per worker (0 means torch's default)
-time_budget = 180.0          # seconds allowed per method and size (estimated first, then enforced)
-memory_budget_mb = 4096.0    # peak memory in MB allowed per method and size (estimated first)
-target_n = 512               # n at which the targets are evaluated (a verdict needs the targets' 512)
-target_depth = 10            # depth at which the targets are evaluated (a verdict needs the targets' 10)
-peers_everywhere = False     # time the torch.func methods at every size (slow) or only at target_n, target_depth
-device = "cpu"               # "cpu" or "cuda"
-scale_ns = [2000]            # full-data section: numbers of inputs n (the paper profile: 60000, MNIST's size)
-scale_depths = [1, 10]       # full-data section: depths L
-scale_width = 512            # full-data section: hidden width m
-scale_in_dim = 784           # full-data section: input dimension d (784: MNIST's shape)
-scale_lambda_min = "certified"  # full-data section: "auto", "exact", "certified" or "bounds" (see ntk_extremes)
-scale_shifts = None          # full-data section: None, or one certified shift per depth (one factorization, not two)
-sgd_depths = [1]             # SGD section: depths L (the paper profile: 1, 5, 10)
-sgd_width = 512              # SGD section: hidden width m (the paper's)
-sgd_batch = 500              # SGD section: SGD batch (the paper's)
-sgd_runs = 9                 # SGD section: runs of the batched grid (chapter 06's rate search: 9 rates)
-sgd_n_train = 1000           # SGD section: training inputs (the paper profile: 5000, MNIST-5k's size)
+profile = 'default'  # parameter profile this run belongs to (recorded with the verdicts)
+ns = [256, 512, 1024]  # numbers of inputs n
+width = 512  # hidden width m
+depths = [1, 10]  # depths L (number of hidden layers, the paper profile: 0..10)
+in_dim = 64  # input dimension d (unit-norm Gaussian inputs)
+methods = ['ours', 'jacobian']  # methods to time (ours is always needed, the paper profile adds "ntk_vp")
+repeats = 5  # timed repeats per method and size, within a quarter of the time budget
+threads = 1  # torch threads per worker (0 means torch's default)
+time_budget = 180.0  # seconds allowed per method and size (estimated first, then enforced)
+memory_budget_mb = 4096.0  # peak memory in MB allowed per method and size (estimated first)
+target_n = 512  # n at which the targets are evaluated (a verdict needs the targets' 512)
+target_depth = 10  # depth at which the targets are evaluated (a verdict needs the targets' 10)
+peers_everywhere = False  # time the torch.func methods at every size (slow) or only at target_n, target_depth
+device = 'cpu'  # "cpu" or "cuda"
+scale_ns = [2000]  # full-data section: numbers of inputs n (the paper profile: 60000, MNIST's size)
+scale_depths = [1, 10]  # full-data section: depths L
+scale_width = 512  # full-data section: hidden width m
+scale_in_dim = 784  # full-data section: input dimension d (784: MNIST's shape)
+scale_lambda_min = 'certified'  # full-data section: "auto", "exact", "certified" or "bounds" (see ntk_extremes)
+scale_shifts = None  # full-data section: None, or one certified shift per depth (one factorization, not two)
+sgd_depths = [1]  # SGD section: depths L (the paper profile: 1, 5, 10)
+sgd_width = 512  # SGD section: hidden width m (the paper's)
+sgd_batch = 500  # SGD section: SGD batch (the paper's)
+sgd_runs = 9  # SGD section: runs of the batched grid (chapter 06's rate search: 9 rates)
+sgd_n_train = 1000  # SGD section: training inputs (the paper profile: 5000, MNIST-5k's size)
 
 # %%
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from lib.book import params as P
 from lib.book.plotting import show
 from lib.book.results import record
 from lib.chapters import performance as PERF
-from lib.finite.cost_model import METHODS
 
-cfg = P.validate(
-    profile=(profile, P.text), ns=(ns, P.int_list(min_value=1)), width=(width, P.positive_int),
-    depths=(depths, P.int_list(min_value=0)), in_dim=(in_dim, P.positive_int),
-    methods=(methods, P.choices_list(METHODS)), repeats=(repeats, P.positive_int), threads=(threads, P.nonneg_int),
-    time_budget=(time_budget, P.positive_float), memory_budget_mb=(memory_budget_mb, P.positive_float),
-    target_n=(target_n, P.positive_int), target_depth=(target_depth, P.nonneg_int),
-    peers_everywhere=(peers_everywhere, P.boolean),
-    device=(device, P.device_name), scale_ns=(scale_ns, P.int_list(min_value=2)),
-    scale_depths=(scale_depths, P.int_list(min_value=0)), scale_width=(scale_width, P.positive_int),
-    scale_in_dim=(scale_in_dim, P.positive_int),
-    scale_lambda_min=(scale_lambda_min, P.choice(["auto", "exact", "certified", "bounds"])),
-    scale_shifts=(scale_shifts, P.optional(P.float_list(positive=True))),
-    sgd_depths=(sgd_depths, P.int_list(min_value=1)), sgd_width=(sgd_width, P.positive_int),
-    sgd_batch=(sgd_batch, P.positive_int), sgd_runs=(sgd_runs, P.int_at_least(2)),
-    sgd_n_train=(sgd_n_train, P.positive_int),
-)
-P.one_per(cfg, "scale_shifts", "scale_depths")
-if "ours" not in cfg.methods:
-    raise P.ParameterError("parameter 'methods' must include 'ours' (every ratio is taken against it)")
+cfg = PERF.SPEC.validate(locals())
 CHAPTER = "07_performance"
 for name, text in PERF.glue_values(cfg).items():
     glue(name, text, display=False)

@@ -33,5 +33,6 @@ from lib.chapters.performance.recorded import *  # noqa: F401,F403
 from lib.chapters.performance.recorded import __all__ as _recorded_all
 from lib.chapters.performance.book_text import *  # noqa: F401,F403
 from lib.chapters.performance.book_text import __all__ as _book_text_all
+from lib.chapters.performance.spec import SPEC  # noqa: F401
 
-__all__ = [*_benchmark_all, *_targets_all, *_scale_all, *_sgd_all, *_recorded_all, *_book_text_all]
+__all__ = [*_benchmark_all, *_targets_all, *_scale_all, *_sgd_all, *_recorded_all, *_book_text_all, "SPEC"]
