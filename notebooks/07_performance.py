@@ -8,6 +8,8 @@
 #     display_name: Python 3
 #     language: python
 #     name: python3
+#   mystnb:
+#     render_markdown_format: myst
 # ---
 
 # %% [markdown]
@@ -72,14 +74,12 @@ sgd_n_train = 1000  # SGD section: training inputs (the paper profile: 5000, MNI
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from lib.book.plotting import show
-from lib.book.results import record
-from lib.chapters import performance as PERF
+from lib.book.provenance import provenance_line
+from lib.book.results import Recorder
+from lib.chapters import performance
 
-cfg = PERF.SPEC.validate(locals())
-CHAPTER = "07_performance"
-for name, text in PERF.glue_values(cfg).items():
-    glue(name, text, display=False)
+cfg = performance.SPEC.validate(locals())
+rec = Recorder(cfg)
 
 # %% [markdown]
 # ## How we measure
@@ -128,11 +128,8 @@ for name, text in PERF.glue_values(cfg).items():
 # every number on this page comes from the run that produced the page.
 
 # %%
-df = PERF.compute_benchmark(cfg.ns, cfg.width, cfg.depths, cfg.methods, in_dim=cfg.in_dim, repeats=cfg.repeats,
-                            time_budget=cfg.time_budget, memory_budget_mb=cfg.memory_budget_mb, device=cfg.device,
-                            threads=cfg.threads,
-                            peers_at=None if cfg.peers_everywhere else (cfg.target_n, cfg.target_depth))
-display(Markdown(PERF.describe_run(df, cfg.threads)))
+bench = performance.measure_benchmark(cfg)
+Markdown(performance.describe_run(bench))
 
 # %% [markdown]
 # ## Results table
@@ -143,11 +140,7 @@ display(Markdown(PERF.describe_run(df, cfg.threads)))
 # gives the reason.
 
 # %% tags=["hide-input"]
-display(Markdown("**Time and throughput**"))
-display(PERF.table_time(df).style.hide(axis="index"))
-display(Markdown("**Peak extra memory and agreement with ours**"))
-display(PERF.table_memory(df).style.hide(axis="index"))
-display(Markdown(PERF.notes_markdown(df)))
+display(*performance.table_benchmark(bench))
 
 # %% [markdown]
 # ## Time and memory
@@ -155,16 +148,10 @@ display(Markdown(PERF.notes_markdown(df)))
 # skipped (see the notes above); they are marked by an open symbol at the top edge.
 
 # %% tags=["hide-input"]
-show(PERF.plot_time_memory(df, cfg.methods, cfg.depths, cfg.ns, cfg.width))
+rec.figure(**performance.figure_time_memory(bench));
 
 # %% [markdown]
-# *Figure 7.1. Wall-clock time (top) and peak extra memory (bottom) of the methods timed,
-# {glue:text}`fig7_1_axes`; open symbols on the top edge mark methods not run at that size. Drawn by `lib.chapters.performance.benchmark.plot_time_memory` from
-# `lib.finite.benchmark.run_benchmark`.*
-#
-# {glue:text}`fig7_1`
-
-# %% [markdown]
+# (sec-perf-speed-memory)=
 # ## Target 1 and 2: speed-up and memory against Jacobian contraction
 # At the target size we compare the measured times and peak memories directly. Operation
 # counts say what to expect: Jacobian contraction spends $2n^2P$ flops on $JJ^\top$, with
@@ -178,30 +165,20 @@ show(PERF.plot_time_memory(df, cfg.methods, cfg.depths, cfg.ns, cfg.width))
 # (so the memory ratio we report is conservative).
 
 # %%
-display(Markdown(record(CHAPTER, PERF.check_speedup(df, cfg.target_n, cfg.target_depth, cfg.width, cfg.in_dim),
-                        section="Target 1 and 2", profile=cfg.profile)))
-display(Markdown(record(CHAPTER, PERF.check_memory(df, cfg.target_n, cfg.target_depth, cfg.width),
-                        section="Target 1 and 2", profile=cfg.profile)))
+rec(performance.check_speedup(bench), "sec-perf-speed-memory")
+rec(performance.check_memory(bench), "sec-perf-speed-memory");
 
 # %% [markdown]
+# (sec-perf-throughput)=
 # ## Target 3: throughput against a plain matrix product
 # Our measured GFLOP/s (operation count above over measured time) next to the best GFLOP/s of a
 # float64 $(n \times m)(m \times n)$ product in the same run, for every size.
 
 # %% tags=["hide-input"]
-show(PERF.plot_throughput(df, cfg.width))
-
-# %% [markdown]
-# *Figure 7.2. Floating-point throughput of our NTK (counted matrix-product flops over measured
-# time) beside a plain float64 matrix product of the same shape, measured in the same run. Drawn
-# by `lib.chapters.performance.benchmark.plot_throughput` from `lib.finite.benchmark.run_benchmark`
-# and `lib.finite.benchmark.matmul_gflops`.*
-#
-# {glue:text}`fig7_2`
+rec.figure(**performance.figure_throughput(bench));
 
 # %%
-display(Markdown(record(CHAPTER, PERF.check_throughput(df, cfg.target_n, cfg.target_depth, cfg.width),
-                        section="Target 3", profile=cfg.profile)))
+rec(performance.check_throughput(bench), "sec-perf-throughput");
 
 # %% [markdown]
 # ## Against the paper's cost
@@ -211,7 +188,7 @@ display(Markdown(record(CHAPTER, PERF.check_throughput(df, cfg.target_n, cfg.tar
 # takes on this machine at the matching size.
 
 # %% tags=["hide-input"] mystnb={"markdown_format": "myst"}
-display(Markdown(PERF.paper_cost_text(df, cfg.target_n, cfg.target_depth, cfg.width, cfg.in_dim)))
+Markdown(performance.paper_cost_text(bench))
 
 # %% [markdown]
 # ## Full-data spectra at MNIST scale
@@ -246,16 +223,15 @@ display(Markdown(PERF.paper_cost_text(df, cfg.target_n, cfg.target_depth, cfg.wi
 # bounds of what it takes on an idle machine.
 
 # %%
-scale = PERF.compute_scale(cfg.scale_ns, cfg.scale_depths, width=cfg.scale_width, in_dim=cfg.scale_in_dim,
-                           lambda_min=cfg.scale_lambda_min, shifts=cfg.scale_shifts, device=cfg.device)
+scale = performance.measure_scale(cfg)
 
 # %% tags=["hide-input"]
-display(PERF.table_scale(scale).style.hide(axis="index"))
+performance.table_scale(scale.frame).style.hide(axis="index")
 
 # %% [markdown]
 # *Full-data spectra: exact minimum pairwise gradient angle, certified $\lambda_{\max}$ and the certified
 # interval of $\kappa$ per case. Built by `lib.chapters.performance.scale.table_scale` from
-# `lib.chapters.performance.scale.compute_scale`.*
+# `lib.chapters.performance.scale.measure_scale`.*
 #
 # {glue:text}`scale_caption`
 
@@ -264,7 +240,7 @@ display(PERF.table_scale(scale).style.hide(axis="index"))
 # $\lambda_{\min}$):
 
 # %% tags=["hide-input"] mystnb={"markdown_format": "myst"}
-display(Markdown(PERF.scale_text(scale)))
+Markdown(performance.scale_text(scale.frame))
 
 # %% [markdown]
 # ### At MNIST's size: the recorded cases
@@ -272,9 +248,8 @@ display(Markdown(PERF.scale_text(scale)))
 # profile's sizes), with $\lambda_{\min}$ certified as above:
 
 # %% tags=["hide-input"] mystnb={"markdown_format": "myst"}
-recorded = PERF.recorded_scale(exclude=scale)
-display(Markdown(PERF.recorded_text(recorded)))
-display(PERF.recorded_table(recorded))
+recorded = performance.recorded_scale(exclude=scale)
+display(Markdown(performance.recorded_text(recorded)), performance.recorded_table(recorded))
 
 # %% [markdown]
 # ## Training speed: one SGD run at a time against a batched grid
@@ -294,11 +269,10 @@ display(PERF.recorded_table(recorded))
 # `python -m lib.finite.benchmark --sgd`.
 
 # %%
-sgd = PERF.compute_sgd_benchmark(cfg.sgd_depths, width=cfg.sgd_width, batch=cfg.sgd_batch, runs=cfg.sgd_runs,
-                                 n_train=cfg.sgd_n_train, device=cfg.device, threads=cfg.threads)
+sgd = performance.measure_sgd_benchmark(cfg)
 
 # %% tags=["hide-input"]
-display(PERF.table_sgd(sgd).style.hide(axis="index"))
+performance.table_sgd(sgd).style.hide(axis="index")
 
 # %% [markdown]
 # *SGD speed: updates per second of one run at a time and run-updates per second of the batched grid,
@@ -309,8 +283,9 @@ display(PERF.table_sgd(sgd).style.hide(axis="index"))
 # {glue:text}`sgd_caption`
 
 # %% tags=["hide-input"] mystnb={"markdown_format": "myst"}
-display(Markdown(PERF.sgd_text(sgd)))
+Markdown(performance.sgd_text(sgd))
 
 # %% tags=["hide-input"]
-from lib.book.provenance import provenance_line
-display(Markdown(provenance_line(cfg.profile)))
+for name, text in performance.glue_values(bench, scale, sgd).items():
+    glue(name, text, display=False)
+Markdown(provenance_line(cfg.profile))
