@@ -23,4 +23,4 @@ def test_hessian_norms_are_computed_cached_and_carry_their_settings(tmp_path, mo
     X = non_constancy.synthetic_regression(4, 3, 2, seed=0)["X"][:2]
     one = non_constancy.measure_hessian_by_width(X, [8, 16], 1, k=2, tol=1e-4, max_iter=200)
     assert one.hess_norm.tolist() == h.frame.hess_norm.tolist()
-    assert "maximized over 2 inputs" in non_constancy.hessian_setting(h)[1]
+    assert h.how == "Hessian at initialization, maximized over 2 inputs"

@@ -30,47 +30,47 @@ with the rows they judged), ``table_*`` format its tables; the public names are 
 """
 from __future__ import annotations
 
-from lib.chapters.non_constancy.backward import BackwardNorms, check_backward, measure_backward, measure_backward_norms
+from lib.chapters.non_constancy.backward import (BackwardNorms, check_backward, measure_backward,
+                                                 measure_backward_norms)
 from lib.chapters.non_constancy.bottleneck import (check_bottleneck, check_bottleneck_hessian,
                                                    check_bottleneck_hessian_width, figure_bottleneck,
                                                    figure_bottleneck_hessian, kernel_change_by_bottleneck,
                                                    plot_bottleneck, plot_bottleneck_hessian)
 from lib.chapters.non_constancy.convergence import (check_convergence, figure_convergence, figure_kernel_paths,
                                                     plot_convergence, plot_kernel_paths)
-from lib.chapters.non_constancy.hessian_norms import (HessianNorms, hessian_setting, hessian_summary,
-                                                      measure_bottleneck_hessian, measure_hessian_by_width,
-                                                      measure_hessian_norms)
+from lib.chapters.non_constancy.hessian_norms import (HessianNorms, hessian_summary, measure_bottleneck_hessian,
+                                                      measure_hessian_by_width, measure_hessian_norms)
 from lib.chapters.non_constancy.hessian_width import (check_hessian, check_nonlinear_hessian, figure_hessian,
                                                       hessian_by_width, plot_hessian)
 from lib.chapters.non_constancy.kernel_runs import (KernelRuns, glue_values, measure_bottleneck_nets,
                                                     measure_kernel_runs, measure_linear_model, measure_width_nets,
-                                                    run_summary, table_width_means, training_setting)
+                                                    run_summary, table_width_means)
 from lib.chapters.non_constancy.kernel_width import (O1_CHANGE, check_linear_kernel, check_linear_model,
                                                      check_nonlinear_kernel, check_weight_change,
                                                      figure_width_trend, kernel_change_by_width, plot_width_trend,
                                                      width_slopes)
-from lib.chapters.non_constancy.nets import (ARCHS, LZB_DEPARTURE, NONLINEAR, SUP_DERIV, build, check_parameters,
-                                             describe_data, synthetic_regression, train_tracked)
+from lib.chapters.non_constancy.nets import (ARCHS, LZB_DEPARTURE, NONLINEAR, SUP_DERIV, NetSetting, build,
+                                             check_parameters, describe_data, synthetic_regression, train_tracked)
 from lib.chapters.non_constancy.rules import (FLAT, HESSIAN_WINDOW, KERNEL_WINDOW, PAPER_EXPONENTS, VANISHING,
-                                              flat_status, hessian_slope_status, holds, slope_row, slope_status,
-                                              table_paper_vs_book, window_rule)
+                                              flat_status, hessian_row, hessian_slope_status, holds, slope_row,
+                                              slope_status, table_paper_vs_book, window_rule)
 from lib.chapters.non_constancy.spec import SPEC
 
 __all__ = [
     # spec
     "SPEC",
     # nets
-    "ARCHS", "SUP_DERIV", "NONLINEAR", "LZB_DEPARTURE", "check_parameters", "synthetic_regression", "describe_data",
-    "build", "train_tracked",
+    "ARCHS", "SUP_DERIV", "NONLINEAR", "LZB_DEPARTURE", "NetSetting", "check_parameters", "synthetic_regression",
+    "describe_data", "build", "train_tracked",
     # kernel_runs
     "measure_width_nets", "measure_bottleneck_nets", "measure_linear_model", "KernelRuns", "measure_kernel_runs",
-    "run_summary", "table_width_means", "training_setting", "glue_values",
+    "run_summary", "table_width_means", "glue_values",
     # hessian_norms
     "measure_hessian_by_width", "measure_bottleneck_hessian", "HessianNorms", "measure_hessian_norms",
-    "hessian_summary", "hessian_setting",
+    "hessian_summary",
     # rules
     "FLAT", "VANISHING", "KERNEL_WINDOW", "HESSIAN_WINDOW", "PAPER_EXPONENTS", "slope_status",
-    "hessian_slope_status", "flat_status", "window_rule", "holds", "slope_row", "table_paper_vs_book",
+    "hessian_slope_status", "flat_status", "window_rule", "holds", "slope_row", "hessian_row", "table_paper_vs_book",
     # kernel_width
     "O1_CHANGE", "kernel_change_by_width", "width_slopes", "plot_width_trend", "figure_width_trend",
     "check_linear_model", "check_weight_change", "check_linear_kernel", "check_nonlinear_kernel",

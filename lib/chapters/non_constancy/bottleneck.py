@@ -11,11 +11,11 @@ from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, slope_guide, value_ticks
 from lib.book.results import Check
-from lib.chapters.non_constancy.hessian_norms import (HessianNorms, hessian_setting, measure_bottleneck_hessian,
-                                                      measure_hessian_norms)
-from lib.chapters.non_constancy.kernel_runs import KernelRuns, measure_kernel_runs, training_setting
-from lib.chapters.non_constancy.rules import (HESSIAN_WINDOW, KERNEL_WINDOW, flat_status, hessian_slope_status,
-                                              slope_row, slope_status, window_rule)
+from lib.book.wording import ints
+from lib.chapters.non_constancy.hessian_norms import HessianNorms, measure_bottleneck_hessian, measure_hessian_norms
+from lib.chapters.non_constancy.kernel_runs import KernelRuns, measure_kernel_runs
+from lib.chapters.non_constancy.rules import (KERNEL_WINDOW, flat_status, hessian_row, hessian_slope_status, slope_row,
+                                              slope_status, window_rule)
 from lib.spectra import fit_slope
 
 __all__ = ["kernel_change_by_bottleneck", "plot_bottleneck", "figure_bottleneck", "check_bottleneck",
@@ -76,23 +76,13 @@ def plot_bottleneck(runs: KernelRuns) -> Figure:
 
 
 def figure_bottleneck(runs: KernelRuns) -> dict:
-    """Figure 5.2 with its caption and setting, as the arguments of :meth:`lib.book.results.Recorder.figure`.
-
-    Args:
-        runs: :func:`~lib.chapters.non_constancy.kernel_runs.measure_kernel_runs` output.
-
-    Returns:
-        ``fig``, ``label``, ``caption``, ``drawn_by``, ``data_from`` and ``setting``.
-    """
-    data, gd, prof, dev = training_setting(runs)
-    bns = ", ".join(str(b) for b in runs.bottlenecks)
-    return dict(
-        fig=plot_bottleneck(runs), label="fig-kernel-bottleneck", drawn_by=plot_bottleneck,
-        data_from=measure_kernel_runs,
-        caption="Relative kernel change of the bottleneck net against the bottleneck width (line: mean over seeds; "
-                "band: min to max), with the $b^{-1/2}$ line.",
-        setting=f"Setting: {data}; [m, b, m] nets ({runs.activation}), m = {runs.bottleneck_width:,}, b = {bns}; "
-                f"{gd}; {runs.seeds} seeds; {prof}. {dev}")
+    """Figure 5.2, :func:`plot_bottleneck` of ``runs``, as the arguments of :meth:`lib.book.results.Recorder.figure`."""
+    nets = f"[m, b, m] nets ({runs.activation}), m = {runs.bottleneck_width:,}, b = {ints(runs.bottlenecks, False)}"
+    return dict(fig=plot_bottleneck(runs), label="fig-kernel-bottleneck", drawn_by=plot_bottleneck,
+                data_from=measure_kernel_runs, setting=runs.setting(nets, f"{runs.gd}; {runs.seeds} seeds",
+                                                                   runs.departure),
+                caption="Relative kernel change of the bottleneck net against the bottleneck width (line: mean over "
+                        "seeds; band: min to max), with the $b^{-1/2}$ line.")
 
 
 def check_bottleneck(runs: KernelRuns) -> Check:
@@ -153,25 +143,15 @@ def plot_bottleneck_hessian(h: HessianNorms) -> Figure:
 
 
 def figure_bottleneck_hessian(h: HessianNorms) -> dict:
-    """Figure 5.5 with its caption and setting, as the arguments of :meth:`lib.book.results.Recorder.figure`.
-
-    Args:
-        h: :func:`~lib.chapters.non_constancy.hessian_norms.measure_hessian_norms` output with a bottleneck sweep.
-
-    Returns:
-        ``fig``, ``label``, ``caption``, ``drawn_by``, ``data_from`` and ``setting``.
-    """
-    data, hess, prof = hessian_setting(h)
-    widths = ", ".join(f"{w:,}" for w in h.widths)
-    bns = ", ".join(str(b) for b in h.bottlenecks)
-    return dict(
-        fig=plot_bottleneck_hessian(h), label="fig-hessian-bottleneck", drawn_by=plot_bottleneck_hessian,
-        data_from=(measure_hessian_norms, measure_bottleneck_hessian),
-        caption="Spectral norm of the model Hessian of the bottleneck nets at initialization (line: mean over "
-                "seeds; band: min to max), against the bottleneck width (left) and the wide-layer width (right).",
-        setting=f"Setting: {data}; [m, b, m] nets ({h.activation}): b = {bns} at m = {h.bottleneck_width:,} (left), "
-                f"m = {widths} at b = {min(h.bottlenecks)} (right); {hess}; {h.seeds} seeds; {prof}. [LZB] have no "
-                "experiment on the Hessian norm.")
+    """Figure 5.5, :func:`plot_bottleneck_hessian` of ``h`` (with a bottleneck sweep), as the arguments of
+    :meth:`lib.book.results.Recorder.figure`."""
+    nets = (f"[m, b, m] nets ({h.activation}): b = {ints(h.bottlenecks, False)} at m = {h.bottleneck_width:,} (left), "
+            f"m = {', '.join(f'{w:,}' for w in h.widths)} at b = {min(h.bottlenecks)} (right)")
+    caption = ("Spectral norm of the model Hessian of the bottleneck nets at initialization (line: mean over seeds; "
+               "band: min to max), against the bottleneck width (left) and the wide-layer width (right).")
+    return dict(fig=plot_bottleneck_hessian(h), label="fig-hessian-bottleneck", drawn_by=plot_bottleneck_hessian,
+                data_from=(measure_hessian_norms, measure_bottleneck_hessian), caption=caption,
+                setting=h.setting(nets, f"{h.how}; {h.seeds} seeds", "[LZB] have no experiment on the Hessian norm."))
 
 
 #: The verdict of a bottleneck Hessian check on a run without the bottleneck sweep.
@@ -210,9 +190,8 @@ def check_bottleneck_hessian(h: HessianNorms) -> Check:
         return Check("[LZB] Thm 3.3", **_NO_BOTTLENECK_SWEEP)
     bt, g, s, conv = fit
     status = hessian_slope_status(s, conv)
-    row = slope_row("Hessian norm against the bottleneck width b", "bottleneck_hessian",
-                    f"{s:.2f} (b = {g.index[0]} to {g.index[-1]})",
-                    window_rule(HESSIAN_WINDOW) + "; not reproduced if a power iteration did not converge", status)
+    row = hessian_row("Hessian norm against the bottleneck width b", "bottleneck_hessian", s,
+                      f"b = {g.index[0]} to {g.index[-1]}", status)
     return Check(
         "[LZB] Thm 3.3", status=status, caveat="steeper than b^(-1/2)" if status == "reproduced with caveat" else "",
         rows=(row,),

@@ -8,7 +8,7 @@ from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, palette
 from lib.book.results import Check
-from lib.chapters.non_constancy.kernel_runs import KernelRuns, training_setting
+from lib.chapters.non_constancy.kernel_runs import KernelRuns
 from lib.chapters.non_constancy.nets import NONLINEAR, train_tracked
 from lib.finite.training import KernelTracker
 
@@ -48,24 +48,15 @@ def plot_kernel_paths(runs: KernelRuns) -> Figure:
 
 
 def figure_kernel_paths(runs: KernelRuns) -> dict:
-    """Figure 5.3 with its caption and setting, as the arguments of :meth:`lib.book.results.Recorder.figure`.
-
-    Args:
-        runs: :func:`~lib.chapters.non_constancy.kernel_runs.measure_kernel_runs` output.
-
-    Returns:
-        ``fig``, ``label``, ``caption``, ``drawn_by``, ``data_from`` and ``setting``.
-    """
-    data, gd, prof, dev = training_setting(runs)
-    return dict(
-        fig=plot_kernel_paths(runs), label="fig-kernel-paths", drawn_by=plot_kernel_paths,
-        data_from=(KernelTracker, train_tracked),
-        caption="Relative kernel change against the training step for the widest nets (and the narrowest "
-                "bottleneck), seed 0; each axis is linear near zero (below $10^{-3}$, and below step 10) and "
-                "logarithmic above.",
-        setting=f"Setting: {data}; the widest nets (m = {max(runs.widths):,}) and the narrowest bottleneck "
-                f"(b = {min(runs.bottlenecks)}, m = {runs.bottleneck_width:,}), seed 0; {gd}; kernel every "
-                f"{runs.track_every} steps; {prof}. {dev}")
+    """Figure 5.3, :func:`plot_kernel_paths` of ``runs``: the arguments of :meth:`lib.book.results.Recorder.figure`."""
+    nets = (f"the widest nets (m = {max(runs.widths):,}) and the narrowest bottleneck (b = {min(runs.bottlenecks)}, "
+            f"m = {runs.bottleneck_width:,}), seed 0")
+    return dict(fig=plot_kernel_paths(runs), label="fig-kernel-paths", drawn_by=plot_kernel_paths,
+                data_from=(KernelTracker, train_tracked),
+                setting=runs.setting(nets, f"{runs.gd}; kernel every {runs.track_every} steps", runs.departure),
+                caption="Relative kernel change against the training step for the widest nets (and the narrowest "
+                        "bottleneck), seed 0; each axis is linear near zero (below $10^{-3}$, and below step 10) and "
+                        "logarithmic above.")
 
 
 def plot_convergence(runs: KernelRuns) -> Figure:
@@ -98,23 +89,14 @@ def plot_convergence(runs: KernelRuns) -> Figure:
 
 
 def figure_convergence(runs: KernelRuns) -> dict:
-    """Figure 5.6 with its caption and setting, as the arguments of :meth:`lib.book.results.Recorder.figure`.
-
-    Args:
-        runs: :func:`~lib.chapters.non_constancy.kernel_runs.measure_kernel_runs` output.
-
-    Returns:
-        ``fig``, ``label``, ``caption``, ``drawn_by``, ``data_from`` and ``setting``.
-    """
-    data, gd, prof, _ = training_setting(runs)
-    return dict(
-        fig=plot_convergence(runs), label="fig-moving-kernel-convergence", drawn_by=plot_convergence,
-        data_from=(train_tracked, KernelTracker),
-        caption="Left: relative training loss against the GD step for the widest nets (seed 0) and the PL "
-                r"guarantee $(1-\eta\mu)^t$ with $\mu$ the smallest kernel eigenvalue met along the path. Right: "
-                "that eigenvalue along training.",
-        setting=f"Setting: {data}; the widest nets (m = {max(runs.widths):,}), seed 0; {gd}; {prof}. [LZB] have "
-                "no experiment for Thm 5.1.")
+    """Figure 5.6, :func:`plot_convergence` of ``runs``: the arguments of :meth:`lib.book.results.Recorder.figure`."""
+    caption = ("Left: relative training loss against the GD step for the widest nets (seed 0) and the PL guarantee "
+               r"$(1-\eta\mu)^t$ with $\mu$ the smallest kernel eigenvalue met along the path. Right: that "
+               "eigenvalue along training.")
+    setting = runs.setting(f"the widest nets (m = {max(runs.widths):,}), seed 0", runs.gd,
+                           "[LZB] have no experiment for Thm 5.1.")
+    return dict(fig=plot_convergence(runs), label="fig-moving-kernel-convergence", drawn_by=plot_convergence,
+                data_from=(train_tracked, KernelTracker), caption=caption, setting=setting)
 
 
 def check_convergence(runs: KernelRuns) -> Check:

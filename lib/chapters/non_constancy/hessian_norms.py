@@ -11,14 +11,13 @@ import numpy as np
 import pandas as pd
 
 from lib.book.cache import cached_call
-from lib.book.provenance import profile_text
 from lib.book.sweep import torch_threads
-from lib.chapters.non_constancy.nets import build, describe_data, synthetic_regression
+from lib.chapters.non_constancy.nets import NetSetting, build, synthetic_regression
 from lib.finite.hessian import model_hessian_norm
 from lib.progress import tqdm
 
 __all__ = ["measure_hessian_by_width", "measure_bottleneck_hessian", "HessianNorms", "measure_hessian_norms",
-           "hessian_summary", "hessian_setting"]
+           "hessian_summary"]
 
 
 def measure_bottleneck_hessian(X, widths, bottleneck_width: int, bottlenecks, seeds: int, activation: str = "tanh",
@@ -88,8 +87,9 @@ def measure_hessian_by_width(X, widths, seeds: int, archs=("linear", "swish", "s
 
 
 @dataclass(frozen=True, eq=False)
-class HessianNorms:
-    """Model Hessian norms at initialization and the settings they were measured with ([LZB] Thm 3.2, 3.3, 4.1).
+class HessianNorms(NetSetting):
+    """Model Hessian norms at initialization and the settings they were measured with ([LZB] Thm 3.2, 3.3, 4.1);
+    the data, seeds, activation and profile are those of :class:`~lib.chapters.non_constancy.nets.NetSetting`.
 
     Attributes:
         frame: one row per (arch, width, seed) of :func:`measure_hessian_by_width`: ``hess_norm``, ``iterations``,
@@ -97,28 +97,23 @@ class HessianNorms:
         widths: the widths m, in the order given.
         k: softmax outputs.
         bottleneck: :func:`measure_bottleneck_hessian` (None if not run).
-        seeds: weight draws per configuration.
-        n: training points of the data the inputs are taken from.
-        d: input dimension.
         n_hessian: inputs over which each norm is maximized (the first of the data).
-        activation: hidden activation.
         bottleneck_width: m of the [m, b, m] nets (None without the bottleneck sweep).
         bottlenecks: the bottleneck widths b (empty without the bottleneck sweep).
-        profile: the parameter profile of the run ("" when unknown).
     """
 
     frame: pd.DataFrame
     widths: tuple
     k: int
     bottleneck: pd.DataFrame | None = None
-    seeds: int = 1
-    n: int = 0
-    d: int = 0
     n_hessian: int = 0
-    activation: str = "tanh"
     bottleneck_width: int | None = None
     bottlenecks: tuple = ()
-    profile: str = ""
+
+    @property
+    def how(self) -> str:
+        """How the norms were taken, for the settings under the figures."""
+        return f"Hessian at initialization, maximized over {self.n_hessian} inputs"
 
 
 def measure_hessian_norms(cfg) -> HessianNorms:
@@ -158,16 +153,3 @@ def hessian_summary(h: HessianNorms) -> str:
     """
     dh = h.frame
     return f"power iteration: all converged = {bool(dh.converged.all())}, at most {int(dh.iterations.max())} iterations"
-
-
-def hessian_setting(h: HessianNorms) -> tuple[str, str, str]:
-    """The pieces of a Hessian figure's setting line: the data, how the norm is taken, the profile.
-
-    Args:
-        h: :func:`measure_hessian_norms` output.
-
-    Returns:
-        (data, "Hessian at initialization, maximized over ... inputs", the profile).
-    """
-    return (describe_data(h.n, h.d), f"Hessian at initialization, maximized over {h.n_hessian} inputs",
-            profile_text(h.profile))

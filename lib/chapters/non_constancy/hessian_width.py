@@ -7,11 +7,10 @@ from matplotlib.figure import Figure
 
 from lib.book.plotting import band_lines, figure, slope_guide
 from lib.book.results import Check
-from lib.chapters.non_constancy.hessian_norms import (HessianNorms, hessian_setting, hessian_summary,
-                                                      measure_hessian_norms)
+from lib.chapters.non_constancy.hessian_norms import HessianNorms, hessian_summary, measure_hessian_norms
 from lib.chapters.non_constancy.kernel_width import width_slopes
 from lib.chapters.non_constancy.nets import NONLINEAR
-from lib.chapters.non_constancy.rules import FLAT, HESSIAN_WINDOW, hessian_slope_status, slope_row, window_rule
+from lib.chapters.non_constancy.rules import FLAT, hessian_row, hessian_slope_status
 from lib.finite.hessian import model_hessian_norm
 
 __all__ = ["hessian_by_width", "plot_hessian", "figure_hessian", "check_hessian", "check_nonlinear_hessian"]
@@ -52,23 +51,14 @@ def plot_hessian(h: HessianNorms) -> Figure:
 
 
 def figure_hessian(h: HessianNorms) -> dict:
-    """Figure 5.4 with its caption and setting, as the arguments of :meth:`lib.book.results.Recorder.figure`.
-
-    Args:
-        h: :func:`~lib.chapters.non_constancy.hessian_norms.measure_hessian_norms` output.
-
-    Returns:
-        ``fig``, ``label``, ``caption``, ``drawn_by``, ``data_from`` and ``setting``.
-    """
-    data, hess, prof = hessian_setting(h)
+    """Figure 5.4, :func:`plot_hessian` of ``h``, as the arguments of :meth:`lib.book.results.Recorder.figure`."""
     widths = ", ".join(f"{w:,}" for w in h.widths)
-    return dict(
-        fig=plot_hessian(h), label="fig-hessian-width", drawn_by=plot_hessian,
-        data_from=(measure_hessian_norms, model_hessian_norm),
-        caption="Spectral norm of the model Hessian at initialization against width (line: mean over seeds; band: "
-                "min to max), with the $m^{-1/2}$ line.",
-        setting=f"Setting: {data}; one hidden layer ({h.activation}), widths m = {widths}; {hess}; {h.seeds} seeds; "
-                f"{prof}; {hessian_summary(h)}. [LZB] have no experiment on the Hessian norm.")
+    setting = h.setting(f"one hidden layer ({h.activation}), widths m = {widths}", f"{h.how}; {h.seeds} seeds",
+                        "[LZB] have no experiment on the Hessian norm.", hessian_summary(h))
+    return dict(fig=plot_hessian(h), label="fig-hessian-width", drawn_by=plot_hessian, setting=setting,
+                data_from=(measure_hessian_norms, model_hessian_norm),
+                caption="Spectral norm of the model Hessian at initialization against width (line: mean over "
+                        "seeds; band: min to max), with the $m^{-1/2}$ line.")
 
 
 def check_hessian(h: HessianNorms) -> Check:
@@ -92,9 +82,8 @@ def check_hessian(h: HessianNorms) -> Check:
     conv = bool(dh[dh.arch == "linear"].converged.all())
     s = h_slopes["linear"]
     status = hessian_slope_status(s, conv)
-    row = slope_row("Hessian norm, linear output, against m", "linear_hessian",
-                    f"{s:.2f} (m = {h.widths[0]:,} to {h.widths[-1]:,})",
-                    window_rule(HESSIAN_WINDOW) + "; not reproduced if a power iteration did not converge", status)
+    row = hessian_row("Hessian norm, linear output, against m", "linear_hessian", s,
+                      f"m = {h.widths[0]:,} to {h.widths[-1]:,}", status)
     return Check(
         "[LZB] Thm 3.2", status=status, caveat="steeper than m^(-1/2)" if status == "reproduced with caveat" else "",
         measured=f"Fitted slope of the linear-output Hessian norm against m: {s:.2f} over m = {h.widths[0]}.."

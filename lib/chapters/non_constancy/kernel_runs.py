@@ -11,14 +11,13 @@ from dataclasses import dataclass
 import pandas as pd
 
 from lib.book.cache import cached_call
-from lib.book.provenance import profile_text
 from lib.book.sweep import torch_threads
 from lib.chapters.non_constancy.hessian_norms import HessianNorms
-from lib.chapters.non_constancy.nets import LZB_DEPARTURE, describe_data, synthetic_regression, train_tracked
+from lib.chapters.non_constancy.nets import LZB_DEPARTURE, NetSetting, synthetic_regression, train_tracked
 from lib.progress import tqdm
 
 __all__ = ["measure_width_nets", "measure_bottleneck_nets", "measure_linear_model", "KernelRuns",
-           "measure_kernel_runs", "run_summary", "table_width_means", "training_setting", "glue_values"]
+           "measure_kernel_runs", "run_summary", "table_width_means", "glue_values"]
 
 
 def _sweep(runs: list[dict], data: dict, desc: str, **common) -> pd.DataFrame:
@@ -86,8 +85,9 @@ def measure_linear_model(data: dict, seeds: int, **common) -> pd.DataFrame:
 
 
 @dataclass(frozen=True, eq=False)
-class KernelRuns:
-    """The trained nets of chapter 05 and the settings they were trained with ([LZB] Sec. 3-5).
+class KernelRuns(NetSetting):
+    """The trained nets of chapter 05 and the settings they were trained with ([LZB] Sec. 3-5); the data, seeds,
+    activation and profile are those of :class:`~lib.chapters.non_constancy.nets.NetSetting`.
 
     Attributes:
         df: one row per net of :func:`measure_width_nets` (archs linear, swish, softmax).
@@ -99,13 +99,8 @@ class KernelRuns:
         max_steps: cap on GD steps.
         rel_tol: the stopping tolerance (loss relative to its initial value).
         df_lm: one row per net of :func:`measure_linear_model` (None if not run).
-        seeds: weight draws per configuration.
-        n: training points.
-        d: input dimension.
-        activation: hidden activation.
         track_every: GD steps between two kernel evaluations.
         lr_scale: the GD step factor (see :func:`~lib.chapters.non_constancy.nets.train_tracked`).
-        profile: the parameter profile of the run ("" when unknown).
     """
 
     df: pd.DataFrame
@@ -117,18 +112,25 @@ class KernelRuns:
     max_steps: int
     rel_tol: float
     df_lm: pd.DataFrame | None = None
-    seeds: int = 1
-    n: int = 0
-    d: int = 0
-    activation: str = "tanh"
     track_every: int = 10
     lr_scale: float = 1.0
-    profile: str = ""
 
     @property
     def names(self) -> dict:
         """Legend names of the three output types, in plotting order."""
         return {"linear": "linear output", "swish": "swish output", "softmax": f"softmax over {self.k} outputs"}
+
+    @property
+    def gd(self) -> str:
+        """How the nets were trained, for the settings under the figures."""
+        return (f"full-batch GD until the loss is below {self.rel_tol:g} of its start (at most {self.max_steps:,} "
+                "steps)")
+
+    @property
+    def departure(self) -> str:
+        """How the training departs from [LZB]'s experiments
+        (:data:`~lib.chapters.non_constancy.nets.LZB_DEPARTURE`)."""
+        return LZB_DEPARTURE.format(activation=self.activation)
 
 
 def measure_kernel_runs(cfg) -> KernelRuns:
@@ -184,21 +186,6 @@ def table_width_means(runs: KernelRuns) -> pd.DataFrame:
     """
     out = runs.df.groupby(["arch", "width"])[["delta_K", "steps", "weight_move"]].mean()
     return out.apply(lambda col: col.map(lambda v: float(f"{v:.3g}")))
-
-
-def training_setting(runs: KernelRuns) -> tuple[str, str, str, str]:
-    """The pieces of a figure's setting line that every trained net shares ([LZB] Sec. 6, App. B).
-
-    Args:
-        runs: :func:`measure_kernel_runs` output.
-
-    Returns:
-        (data, how GD ran, the profile, how the setting departs from [LZB]'s experiments).
-    """
-    gd = (f"full-batch GD until the loss is below {runs.rel_tol:g} of its start (at most {runs.max_steps:,} "
-          "steps)")
-    return (describe_data(runs.n, runs.d), gd, profile_text(runs.profile),
-            LZB_DEPARTURE.format(activation=runs.activation))
 
 
 def glue_values(runs: KernelRuns, hess: HessianNorms) -> dict[str, str]:

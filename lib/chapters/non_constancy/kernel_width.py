@@ -7,7 +7,7 @@ from matplotlib.figure import Figure
 
 from lib.book.plotting import band_lines, figure, slope_guide
 from lib.book.results import Check
-from lib.chapters.non_constancy.kernel_runs import KernelRuns, measure_kernel_runs, run_summary, training_setting
+from lib.chapters.non_constancy.kernel_runs import KernelRuns, measure_kernel_runs, run_summary
 from lib.chapters.non_constancy.nets import NONLINEAR
 from lib.chapters.non_constancy.rules import FLAT, VANISHING, flat_status, slope_row
 from lib.spectra import fit_slope
@@ -68,22 +68,14 @@ def plot_width_trend(runs: KernelRuns) -> Figure:
 
 
 def figure_width_trend(runs: KernelRuns) -> dict:
-    """Figure 5.1 with its caption and setting, as the arguments of :meth:`lib.book.results.Recorder.figure`.
-
-    Args:
-        runs: :func:`~lib.chapters.non_constancy.kernel_runs.measure_kernel_runs` output.
-
-    Returns:
-        ``fig``, ``label``, ``caption``, ``drawn_by``, ``data_from`` and ``setting``.
-    """
-    data, gd, prof, dev = training_setting(runs)
+    """Figure 5.1, :func:`plot_width_trend` of ``runs``: the arguments of :meth:`lib.book.results.Recorder.figure`."""
     widths = ", ".join(f"{w:,}" for w in runs.widths)
-    return dict(
-        fig=plot_width_trend(runs), label="fig-kernel-width", drawn_by=plot_width_trend, data_from=measure_kernel_runs,
-        caption="Relative kernel change over a full GD run against width, for one-hidden-layer nets with a linear, "
-                "swish and softmax output (line: mean over seeds; band: min to max).",
-        setting=f"Setting: {data}; one hidden layer ({runs.activation}), widths m = {widths}; linear, swish and "
-                f"softmax ({runs.k} outputs) heads; {gd}; {runs.seeds} seeds; {prof}; {run_summary(runs)}. {dev}")
+    nets = f"one hidden layer ({runs.activation}), widths m = {widths}; linear, swish and softmax ({runs.k} outputs)"
+    setting = runs.setting(f"{nets} heads", f"{runs.gd}; {runs.seeds} seeds", runs.departure, run_summary(runs))
+    return dict(fig=plot_width_trend(runs), label="fig-kernel-width", drawn_by=plot_width_trend,
+                data_from=measure_kernel_runs, setting=setting,
+                caption="Relative kernel change over a full GD run against width, for one-hidden-layer nets with a "
+                        "linear, swish and softmax output (line: mean over seeds; band: min to max).")
 
 
 def check_linear_model(runs: KernelRuns) -> Check:

@@ -11,7 +11,8 @@ import pandas as pd
 from lib.book.wording import paper_vs_book
 
 __all__ = ["FLAT", "VANISHING", "KERNEL_WINDOW", "HESSIAN_WINDOW", "PAPER_EXPONENTS", "slope_status",
-           "hessian_slope_status", "flat_status", "window_rule", "holds", "slope_row", "table_paper_vs_book"]
+           "hessian_slope_status", "flat_status", "window_rule", "holds", "slope_row", "hessian_row",
+           "table_paper_vs_book"]
 
 
 #: A log-log slope within this of zero is flat (width-independent); a decaying quantity of the chapter falls
@@ -109,6 +110,23 @@ def slope_row(statement: str, exponent: str, this_book: str, rule: str, status: 
     """
     return {"statement": statement, "paper": f"{PAPER_EXPONENTS[exponent]:g}", "this book": this_book,
             "rule": rule, "holds": holds(status)}
+
+
+def hessian_row(statement: str, exponent: str, s: float, over: str, status: str) -> dict:
+    """The judged row of a Hessian-norm slope (:func:`slope_row` with the rule of :func:`hessian_slope_status`).
+
+    Args:
+        statement: what is fitted against what.
+        exponent: the key of :data:`PAPER_EXPONENTS`.
+        s: the fitted slope.
+        over: the range fitted over, e.g. ``"m = 32 to 8,192"``.
+        status: the check's status.
+
+    Returns:
+        The row.
+    """
+    return slope_row(statement, exponent, f"{s:.2f} ({over})",
+                     window_rule(HESSIAN_WINDOW) + "; not reproduced if a power iteration did not converge", status)
 
 
 def table_paper_vs_book(*checks) -> pd.DataFrame:

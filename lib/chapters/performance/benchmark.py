@@ -340,15 +340,8 @@ def _axes(bench: BenchmarkRun) -> str:
 
 
 def figure_time_memory(bench: BenchmarkRun) -> dict:
-    """Figure 7.1 with its caption and setting, as the arguments of :meth:`lib.book.results.Recorder.figure`.
-
-    Args:
-        bench: :func:`measure_benchmark` output.
-
-    Returns:
-        ``fig``, ``label``, ``caption``, ``drawn_by``, ``data_from`` and ``setting``: inputs, n, width, depths,
-        threads, methods timed, budgets, profile, and how the run departs from the paper's setting.
-    """
+    """Figure 7.1 (:func:`plot_time_memory` of ``bench``) with its caption and setting: the arguments of
+    :meth:`lib.book.results.Recorder.figure`."""
     peers = [LABELS[m] for m in bench.methods if m != "ours"]
     methods = f"{LABELS['ours']} at every size" + (f"; {' and '.join(peers)} {_peer_sizes(bench)}" if peers else
                                                     "; no torch.func method")
@@ -366,14 +359,8 @@ def figure_time_memory(bench: BenchmarkRun) -> dict:
 
 
 def figure_throughput(bench: BenchmarkRun) -> dict:
-    """Figure 7.2 with its caption and setting, as the arguments of :meth:`lib.book.results.Recorder.figure`.
-
-    Args:
-        bench: :func:`measure_benchmark` output.
-
-    Returns:
-        ``fig``, ``label``, ``caption``, ``drawn_by``, ``data_from`` and ``setting``.
-    """
+    """Figure 7.2 (:func:`plot_throughput` of ``bench``) with its caption and setting: the arguments of
+    :meth:`lib.book.results.Recorder.figure`."""
     return dict(
         fig=plot_throughput(bench), label="fig-perf-throughput", drawn_by=plot_throughput,
         data_from=(measure_benchmark, run_benchmark),
