@@ -3,7 +3,7 @@
 Wide nets with a linear output layer keep their tangent kernel nearly constant during GD; a non-linear
 output or a bottleneck layer does not ([LZB] Sec. 3-6). The modules, one job each:
 
-* :mod:`~lib.chapters.non_constancy.spec` -- the chapter's parameters, declared once (:data:`SPEC`);
+* :mod:`~lib.chapters.non_constancy.spec` -- the chapter's parameters, declared once (:data:`~lib.chapters.non_constancy.spec.SPEC`);
 * :mod:`~lib.chapters.non_constancy.nets` -- the architectures, the data, one net trained by GD with its
   kernel tracked;
 * :mod:`~lib.chapters.non_constancy.kernel_runs` -- every net of the chapter trained and cached

@@ -15,8 +15,8 @@ from lib.spectra import fit_slope
 __all__ = ["O1_CHANGE", "kernel_change_by_width", "width_slopes", "plot_width_trend", "figure_width_trend",
            "check_linear_model", "check_weight_change", "check_linear_kernel", "check_nonlinear_kernel"]
 
-#: A kernel change above this at every width is O(1) ([LZB] Fig 1): a linear-output net of the chapter's widths
-#: stays far below it.
+#: A kernel change above this at every width is O(1) ([LZB] Fig 1), while a linear-output net of the chapter's
+#: widths stays far below it.
 O1_CHANGE = 0.1
 
 

@@ -21,14 +21,14 @@ FLAT = 0.15
 #: A log-log slope at or below this vanishes with the width (the predicted -1/2 with 0.2 of margin for seed
 #: noise over two to three decades).
 VANISHING = -0.3
-#: The "reproduced" window of a kernel change predicted to fall with slope -1/2 ([LZB] Fig 2): finite-width and
-#: seed noise over a short range.
+#: The "reproduced" window of a kernel change predicted to fall with slope -1/2 ([LZB] Fig 2), wide enough for
+#: finite-width and seed noise over a short range.
 KERNEL_WINDOW = (-0.75, -0.3)
-#: The "reproduced" window of a Hessian norm predicted to fall with slope -1/2 ([LZB] Thm 3.2, 3.3): the upper end
+#: The "reproduced" window of a Hessian norm predicted to fall with slope -1/2 ([LZB] Thm 3.2, 3.3); the upper end
 #: allows the logarithmic factors of the O~, the lower end seed noise.
 HESSIAN_WINDOW = (-0.7, -0.35)
 
-#: The exponents of [LZB]: the kernel change and the Hessian norm of a linear-output net fall like m^(-1/2)
+#: The exponents of [LZB]. The kernel change and the Hessian norm of a linear-output net fall like m^(-1/2)
 #: (Thm 3.2, Remark 3.5), a non-linear output's kernel change is width-independent (exponent 0, Fig 1), and a
 #: bottleneck of width b sets both to b^(-1/2) (Thm 3.3 and the dashed line of Fig 2).
 PAPER_EXPONENTS = {"linear_kernel": -0.5, "nonlinear_kernel": 0.0, "bottleneck_kernel": -0.5,
@@ -41,7 +41,7 @@ def slope_status(s: float, window: tuple[float, float] = KERNEL_WINDOW) -> str:
 
     Args:
         s: the fitted log-log slope.
-        window: the open interval of "reproduced" slopes (:data:`KERNEL_WINDOW` or :data:`HESSIAN_WINDOW`).
+        window: the open interval of "reproduced" slopes (:data:`~lib.chapters.non_constancy.rules.KERNEL_WINDOW` or :data:`~lib.chapters.non_constancy.rules.HESSIAN_WINDOW`).
 
     Returns:
         The status.
@@ -52,7 +52,7 @@ def slope_status(s: float, window: tuple[float, float] = KERNEL_WINDOW) -> str:
 
 def hessian_slope_status(s: float, converged: bool) -> str:
     """A Hessian norm predicted to fall with slope -1/2 ([LZB] Thm 3.2, 3.3): :func:`slope_status` with
-    :data:`HESSIAN_WINDOW`, and "not reproduced" when a power iteration did not converge (an underestimate,
+    :data:`~lib.chapters.non_constancy.rules.HESSIAN_WINDOW`, and "not reproduced" when a power iteration did not converge (an underestimate,
     not a measurement).
 
     Args:
@@ -68,8 +68,8 @@ def hessian_slope_status(s: float, converged: bool) -> str:
 
 
 def flat_status(s: float) -> str:
-    """A quantity predicted not to depend on the width: "reproduced" within :data:`FLAT` of zero, "not
-    reproduced" at :data:`VANISHING` or steeper (it vanishes with the width), "reproduced with caveat" in
+    """A quantity predicted not to depend on the width: "reproduced" within :data:`~lib.chapters.non_constancy.rules.FLAT` of zero, "not
+    reproduced" at :data:`~lib.chapters.non_constancy.rules.VANISHING` or steeper (it vanishes with the width), "reproduced with caveat" in
     between (it drifts).
 
     Args:
@@ -100,7 +100,7 @@ def slope_row(statement: str, exponent: str, this_book: str, rule: str, status: 
 
     Args:
         statement: what is fitted against what (the claim id is added by the table).
-        exponent: the key of :data:`PAPER_EXPONENTS`.
+        exponent: the key of :data:`~lib.chapters.non_constancy.rules.PAPER_EXPONENTS`.
         this_book: the fitted slope(s) and the range fitted over, as text.
         rule: the rule the check applied, in words.
         status: the check's status.
@@ -117,7 +117,7 @@ def hessian_row(statement: str, exponent: str, s: float, over: str, status: str)
 
     Args:
         statement: what is fitted against what.
-        exponent: the key of :data:`PAPER_EXPONENTS`.
+        exponent: the key of :data:`~lib.chapters.non_constancy.rules.PAPER_EXPONENTS`.
         s: the fitted slope.
         over: the range fitted over, e.g. ``"m = 32 to 8,192"``.
         status: the check's status.

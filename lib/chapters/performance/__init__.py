@@ -2,7 +2,7 @@
 
 The modules, one job each:
 
-* :mod:`~lib.chapters.performance.spec` -- the chapter's parameters, declared once (:data:`SPEC`);
+* :mod:`~lib.chapters.performance.spec` -- the chapter's parameters, declared once (:data:`~lib.chapters.performance.spec.SPEC`);
 * :mod:`~lib.chapters.performance.benchmark` -- the benchmark against Jacobian contraction and
   NTK-vector products (:func:`lib.finite.benchmark.run_benchmark`, a
   :class:`~lib.chapters.performance.benchmark.BenchmarkRun` that carries its settings), its tables and

@@ -28,6 +28,7 @@ __all__ = ["LABELS", "PAPER_SETTING", "BenchmarkRun", "measure_benchmark", "desc
            "describe_threads", "describe_methods", "glue_benchmark", "summary_table", "table_with_notes",
            "format_table", "target_row"]
 
+#: the NTK methods (:data:`lib.finite.cost_model.METHODS`) by the names the figures and the prose give them
 LABELS = {"ours": "ours (Hadamard of Grams)", "jacobian": "Jacobian contraction", "ntk_vp": "NTK-vector products"}
 SHORT = {"jacobian": "Jacobian", "ntk_vp": "NTK-vp"}
 MARKS = {"ours": "o", "jacobian": "s", "ntk_vp": "^"}
@@ -313,7 +314,7 @@ def describe_threads(threads: int) -> str:
 
 
 def describe_methods(methods) -> str:
-    """NTK methods by their labels (:data:`LABELS`), as a list in prose."""
+    """NTK methods by their labels (:data:`~lib.chapters.performance.benchmark.LABELS`), as a list in prose."""
     names = [LABELS[m] for m in methods]
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
