@@ -8,6 +8,8 @@
 #     display_name: Python 3
 #     language: python
 #     name: python3
+#   mystnb:
+#     render_markdown_format: myst
 # ---
 
 # %% [markdown]
@@ -40,47 +42,33 @@
 # (see the [introduction](../book/intro.md)).
 
 # %% tags=["parameters"]
-profile = "default"        # parameter profile this run belongs to (recorded with the verdicts)
+profile = 'default'  # parameter profile this run belongs to (recorded with the verdicts)
 widths = [32, 128, 512, 2048, 8192]  # hidden widths m (over two orders of magnitude)
-bottleneck_width = 1024    # the wide layers m of the bottleneck net [m, b, m]
+bottleneck_width = 1024  # the wide layers m of the bottleneck net [m, b, m]
 bottlenecks = [4, 16, 64, 256]  # bottleneck widths b
-seeds = 2                  # weight draws per configuration
-n_samples = 20             # training points (unit-norm Gaussian inputs)
-d = 10                     # input dimension
-k = 3                      # softmax outputs
-activation = "tanh"        # hidden activation (smooth, as [LZB] assume)
-max_steps = 4000           # cap on GD steps
-rel_tol = 1e-3             # stop once the loss is below rel_tol times its initial value
-lr_scale = 1.8             # GD step is lr_scale over (sup phi' squared times lambda_max of K at init)
-track_every = 10           # GD steps between two kernel evaluations
-n_hessian = 4              # inputs over which the Hessian norm is maximized
-hessian_tol = 1e-6         # power iteration tolerance (relative change)
-hessian_max_iter = 3000    # power iteration cap
+seeds = 2  # weight draws per configuration
+n_samples = 20  # training points (unit-norm Gaussian inputs)
+d = 10  # input dimension
+k = 3  # softmax outputs
+activation = 'tanh'  # hidden activation (smooth, as [LZB] assume)
+max_steps = 4000  # cap on GD steps
+rel_tol = 0.001  # stop once the loss is below rel_tol times its initial value
+lr_scale = 1.8  # GD step is lr_scale over (sup phi' squared times lambda_max of K at init)
+track_every = 10  # GD steps between two kernel evaluations
+n_hessian = 4  # inputs over which the Hessian norm is maximized
+hessian_tol = 1e-06  # power iteration tolerance (relative change)
+hessian_max_iter = 3000  # power iteration cap
 
 # %%
-import torch
-from IPython.display import Markdown, display
+from IPython.display import Markdown
 from myst_nb import glue
 
-from lib.book import params as P
-from lib.book.plotting import show
-from lib.chapters import non_constancy as NC
+from lib.book.provenance import provenance_line
+from lib.book.results import Recorder
+from lib.chapters import non_constancy
 
-cfg = P.validate(
-    profile=(profile, P.text), widths=(widths, P.int_list(min_value=1, min_len=2)),
-    bottleneck_width=(bottleneck_width, P.positive_int), bottlenecks=(bottlenecks, P.int_list(min_value=1, min_len=2)),
-    seeds=(seeds, P.positive_int), n_samples=(n_samples, P.positive_int), d=(d, P.positive_int),
-    k=(k, P.positive_int), activation=(activation, P.text), max_steps=(max_steps, P.positive_int),
-    rel_tol=(rel_tol, P.unit_float), lr_scale=(lr_scale, P.positive_float),
-    track_every=(track_every, P.positive_int), n_hessian=(n_hessian, P.positive_int),
-    hessian_tol=(hessian_tol, P.positive_float), hessian_max_iter=(hessian_max_iter, P.positive_int),
-)
-NC.check_parameters(cfg.k, cfg.lr_scale, cfg.n_hessian, cfg.n_samples)
-# tiny matrices: one thread avoids the spin-waiting of idle threads on a shared machine
-torch.set_num_threads(1)
-CHAPTER = "05_non_constancy"
-for name, text in NC.glue_values(cfg).items():
-    glue(name, text, display=False)
+cfg = non_constancy.SPEC.validate(locals())
+rec = Recorder(cfg)
 
 # %% [markdown]
 # ## Setup
@@ -100,14 +88,13 @@ for name, text in NC.glue_values(cfg).items():
 # {glue:text}`track_every` steps.
 
 # %% tags=["hide-input"]
-data = NC.synthetic_regression(cfg.n_samples, cfg.d, cfg.k, seed=0)
-runs = NC.compute_kernel_runs(data, cfg.widths, cfg.bottleneck_width, cfg.bottlenecks, cfg.seeds, cfg.k,
-                              activation=cfg.activation, max_steps=cfg.max_steps, rel_tol=cfg.rel_tol,
-                              track_every=cfg.track_every, lr_scale=cfg.lr_scale)
-print(NC.run_summary(data, runs))
-NC.table_width_means(runs)
+runs, hess = non_constancy.measure_kernel_runs(cfg), non_constancy.measure_hessian_norms(cfg)
+for name, text in non_constancy.glue_values(runs, hess).items():
+    glue(name, text, display=False)
+non_constancy.table_width_means(runs)
 
 # %% [markdown]
+# (sec-kernel-width)=
 # ## Kernel change against width
 # $\Delta_K$ for each output type against the width $m$, averaged over seeds, on log-log axes.
 # A power law $\Delta_K \propto m^{s}$ is a straight line of slope $s$; the fitted slopes are in
@@ -116,29 +103,18 @@ NC.table_width_means(runs)
 # for every width and output, so each of the $\sim m d$ weights moves by $O(1/\sqrt m)$.
 
 # %% tags=["hide-input"]
-fig = NC.plot_width_trend(runs)
-show(fig)
-
-# %% [markdown]
-# *Figure 5.1. Relative kernel change over a full GD run against width, for one-hidden-layer
-# nets with a linear, swish and softmax output (line: mean over seeds; band: min to max). Drawn
-# by `lib.chapters.non_constancy.plot_width_trend` from `lib.chapters.non_constancy.width_sweep`.*
-#
-# {glue:text}`fig5_1`
-
-# %%
-display(Markdown(NC.record_verdicts(CHAPTER, "Kernel change against width", cfg.profile,
-                                    NC.check_linear_kernel(runs), NC.check_nonlinear_kernel(runs),
-                                    NC.check_weight_change(runs))))
+rec.figure(**non_constancy.figure_width_trend(runs));
 
 # %% [markdown]
 # The model $f(x) = Wx$, linear in its weights, was trained the same way: its kernel is $XX^\top$
 # whatever $W$ is, so $\Delta_K$ must be zero to rounding, while every network above, none of them
-# linear in its weights, moves its kernel.
+# linear in its weights, moves its kernel (the last verdict below).
 
 # %%
-display(Markdown(NC.record_verdicts(CHAPTER, "Kernel change against width", cfg.profile,
-                                    NC.check_linear_model(runs))))
+rec(linear := non_constancy.check_linear_kernel(runs), "sec-kernel-width")
+rec(nonlinear := non_constancy.check_nonlinear_kernel(runs), "sec-kernel-width")
+rec(non_constancy.check_weight_change(runs), "sec-kernel-width")
+rec(non_constancy.check_linear_model(runs), "sec-kernel-width");
 
 # %% [markdown]
 # The steeper-than-$m^{-1/2}$ fall of the linear-output kernel change is not a contradiction:
@@ -147,23 +123,16 @@ display(Markdown(NC.record_verdicts(CHAPTER, "Kernel change against width", cfg.
 # directions, which gives $O(1/m)$ {cite}`dyer2020asymptotics,huang2020dynamics`.
 
 # %% [markdown]
+# (sec-kernel-bottleneck)=
 # ## Bottleneck
 # The net $[m, b, m]$ (three hidden layers, the middle one of width $b$, linear output) at
 # fixed $m$ = {glue:text}`bottleneck_width`: [LZB] predict $\Delta_K \sim b^{-1/2}$ even though $m$ is large.
 
 # %% tags=["hide-input"]
-fig = NC.plot_bottleneck(runs)
-show(fig)
-
-# %% [markdown]
-# *Figure 5.2. Relative kernel change of the bottleneck net against the bottleneck width (line:
-# mean over seeds; band: min to max), with the $b^{-1/2}$ line. Drawn by
-# `lib.chapters.non_constancy.plot_bottleneck` from `lib.chapters.non_constancy.bottleneck_sweep`.*
-#
-# {glue:text}`fig5_2`
+rec.figure(**non_constancy.figure_bottleneck(runs));
 
 # %%
-display(Markdown(NC.record_verdicts(CHAPTER, "Bottleneck", cfg.profile, NC.check_bottleneck(runs))))
+rec(bottleneck := non_constancy.check_bottleneck(runs), "sec-kernel-bottleneck");
 
 # %% [markdown]
 # ## Kernel change along training
@@ -172,19 +141,10 @@ display(Markdown(NC.record_verdicts(CHAPTER, "Bottleneck", cfg.profile, NC.check
 # while the loss is fitted, then settle.
 
 # %% tags=["hide-input"]
-fig = NC.plot_kernel_paths(runs)
-show(fig)
+rec.figure(**non_constancy.figure_kernel_paths(runs));
 
 # %% [markdown]
-# *Figure 5.3. Relative kernel change against the training step for the widest nets (and the
-# narrowest bottleneck), seed 0; each axis is linear near zero (below $10^{-3}$, and below step
-# 10) and logarithmic above.
-# Drawn by `lib.chapters.non_constancy.plot_kernel_paths` from `lib.finite.training.KernelTracker` via
-# `lib.chapters.non_constancy.train_tracked`.*
-#
-# {glue:text}`fig5_3`
-
-# %% [markdown]
+# (sec-hessian-width)=
 # ## Hessian norm at initialization
 # The spectral norm of the Hessian of the model (not the loss), $\max_i \|\partial^2 \tilde f(x_i)
 # / \partial w^2\|_2$ over {glue:text}`n_hessian` training inputs (and over the $k$ outputs for softmax),
@@ -193,36 +153,23 @@ show(fig)
 # output and $O(1)$ for the non-linear outputs.
 
 # %% tags=["hide-input"]
-hess = NC.compute_hessian_norms(data, cfg.n_hessian, cfg.widths, cfg.seeds, activation=cfg.activation, k=cfg.k,
-                                tol=cfg.hessian_tol, max_iter=cfg.hessian_max_iter,
-                                bottleneck_width=cfg.bottleneck_width, bottlenecks=cfg.bottlenecks)
-fig = NC.plot_hessian(hess)
-show(fig)
-print(NC.hessian_summary(hess))
-
-# %% [markdown]
-# *Figure 5.4. Spectral norm of the model Hessian at initialization against width (line: mean
-# over seeds; band: min to max), with the $m^{-1/2}$ line. Drawn by `lib.chapters.non_constancy.plot_hessian`
-# from `lib.chapters.non_constancy.hessian_sweep` and `lib.finite.hessian.model_hessian_norm`.*
-#
-# {glue:text}`fig5_4`
+rec.figure(**non_constancy.figure_hessian(hess));
 
 # %%
-display(Markdown(NC.record_verdicts(CHAPTER, "Hessian norm at initialization", cfg.profile,
-                                    NC.check_hessian(hess), NC.check_nonlinear_hessian(hess))))
+rec(hessian := non_constancy.check_hessian(hess), "sec-hessian-width")
+rec(non_constancy.check_nonlinear_hessian(hess), "sec-hessian-width");
 
 # %% [markdown]
 # Behind the $\tilde O(1/\sqrt m)$ Hessian is [LZB] Lemma 3.1: with a linear output layer the backward
 # vectors $\partial f/\partial h^{(l)}$ are small entry by entry, $\|\cdot\|_\infty = \tilde O(1/\sqrt m)$,
 # while their Euclidean norm is $O(1)$. We measure their largest entry at initialization in nets with
-# three hidden layers of width $m$ (`lib.chapters.non_constancy.backward_sweep`).
+# three hidden layers of width $m$ (`lib.chapters.non_constancy.measure_backward`).
 
 # %%
-backward = NC.backward_sweep(data["X"][:cfg.n_hessian], cfg.widths, cfg.seeds, activation=cfg.activation)
-display(Markdown(NC.record_verdicts(CHAPTER, "Hessian norm at initialization", cfg.profile,
-                                    NC.check_backward(backward))))
+rec(non_constancy.check_backward(non_constancy.measure_backward(cfg)), "sec-hessian-width");
 
 # %% [markdown]
+# (sec-hessian-bottleneck)=
 # ## Hessian norm with a bottleneck
 # The same Hessian norm for the $[m, b, m]$ nets: left, against $b$ at $m$ = {glue:text}`bottleneck_width`
 # ([LZB] Thm 3.3: the narrowest layer sets the norm, $\tilde O(b^{-1/2})$); right, against $m$ at the
@@ -232,31 +179,24 @@ display(Markdown(NC.record_verdicts(CHAPTER, "Hessian norm at initialization", c
 # [LZB] Sec. 4 argues for.
 
 # %% tags=["hide-input"]
-fig = NC.plot_bottleneck_hessian(hess)
-show(fig)
-
-# %% [markdown]
-# *Figure 5.5. Spectral norm of the model Hessian of the bottleneck nets at initialization (line:
-# mean over seeds; band: min to max), against the bottleneck width (left) and the wide-layer width
-# (right). Drawn by `lib.chapters.non_constancy.plot_bottleneck_hessian` from
-# `lib.chapters.non_constancy.bottleneck_hessian_sweep`.*
-#
-# {glue:text}`fig5_5`
+rec.figure(**non_constancy.figure_bottleneck_hessian(hess));
 
 # %%
-display(Markdown(NC.record_verdicts(CHAPTER, "Hessian norm with a bottleneck", cfg.profile,
-                                    NC.check_bottleneck_hessian(hess), NC.check_bottleneck_hessian_width(hess))))
+rec(bottleneck_hessian := non_constancy.check_bottleneck_hessian(hess), "sec-hessian-bottleneck")
+rec(non_constancy.check_bottleneck_hessian_width(hess), "sec-hessian-bottleneck");
 
 # %% [markdown]
 # ## [LZB]'s rates beside this book
 # [LZB] state their results as rates in the width (Thm 3.2, 3.3, Remark 3.5) and draw them in
 # Figures 1 and 2 (their dashed $b^{-1/2}$ line). Each row puts the paper's exponent beside the
-# log-log slope measured above, with the rule by which the checks decide.
+# log-log slope measured above, with the rule by which the check decided and whether the statement
+# holds: the rows the checks above judged, not judged again.
 
 # %% tags=["hide-input"]
-NC.table_paper_vs_book(runs, hess)
+non_constancy.table_paper_vs_book(linear, nonlinear, bottleneck, hessian, bottleneck_hessian)
 
 # %% [markdown]
+# (sec-moving-kernel)=
 # ## Fast convergence with a moving kernel
 # [LZB] Thm 5.1: if the kernel stays well conditioned along the path, i.e. its smallest eigenvalue
 # stays above some $\mu > 0$ (the PL condition), GD converges exponentially,
@@ -268,21 +208,10 @@ NC.table_paper_vs_book(runs, hess)
 # relative to its value at initialization.
 
 # %% tags=["hide-input"]
-fig = NC.plot_convergence(runs)
-show(fig)
-
-# %% [markdown]
-# *Figure 5.6. Left: relative training loss against the GD step for the widest nets (seed 0) and
-# the PL guarantee $(1-\eta\mu)^t$ with $\mu$ the smallest kernel eigenvalue met along the path.
-# Right: that eigenvalue along training. Drawn by `lib.chapters.non_constancy.plot_convergence` from
-# `lib.chapters.non_constancy.train_tracked` and `lib.finite.training.KernelTracker`.*
-#
-# {glue:text}`fig5_6`
+rec.figure(**non_constancy.figure_convergence(runs));
 
 # %%
-display(Markdown(NC.record_verdicts(CHAPTER, "Fast convergence with a moving kernel", cfg.profile,
-                                    NC.check_convergence(runs))))
+rec(non_constancy.check_convergence(runs), "sec-moving-kernel");
 
 # %% tags=["hide-input"]
-from lib.book.provenance import provenance_line
-display(Markdown(provenance_line(cfg.profile)))
+Markdown(provenance_line(cfg.profile))

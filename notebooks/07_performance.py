@@ -8,6 +8,8 @@
 #     display_name: Python 3
 #     language: python
 #     name: python3
+#   mystnb:
+#     render_markdown_format: myst
 # ---
 
 # %% [markdown]
@@ -42,64 +44,42 @@
 # same benchmark from a terminal with `python -m lib.finite.benchmark --help`.
 
 # %% tags=["parameters"]
-profile = "default"          # parameter profile this run belongs to (recorded with the verdicts)
-ns = [256, 512, 1024]        # numbers of inputs n
-width = 512                  # hidden width m
-depths = [1, 10]             # depths L (number of hidden layers; the paper profile: 0..10)
-in_dim = 64                  # input dimension d (unit-norm Gaussian inputs)
-methods = ["ours", "jacobian"]  # methods to time (ours is always needed; the paper profile adds "ntk_vp")
-repeats = 5                  # timed repeats per method and size, within a quarter of the time budget
-threads = 1                  # torch threads per worker (0 means torch's default)
-time_budget = 180.0          # seconds allowed per method and size (estimated first, then enforced)
-memory_budget_mb = 4096.0    # peak memory in MB allowed per method and size (estimated first)
-target_n = 512               # n at which the targets are evaluated (a verdict needs the targets' 512)
-target_depth = 10            # depth at which the targets are evaluated (a verdict needs the targets' 10)
-peers_everywhere = False     # time the torch.func methods at every size (slow) or only at target_n, target_depth
-device = "cpu"               # "cpu" or "cuda"
-scale_ns = [2000]            # full-data section: numbers of inputs n (the paper profile: 60000, MNIST's size)
-scale_depths = [1, 10]       # full-data section: depths L
-scale_width = 512            # full-data section: hidden width m
-scale_in_dim = 784           # full-data section: input dimension d (784: MNIST's shape)
-scale_lambda_min = "certified"  # full-data section: "auto", "exact", "certified" or "bounds" (see ntk_extremes)
-scale_shifts = None          # full-data section: None, or one certified shift per depth (one factorization, not two)
-sgd_depths = [1]             # SGD section: depths L (the paper profile: 1, 5, 10)
-sgd_width = 512              # SGD section: hidden width m (the paper's)
-sgd_batch = 500              # SGD section: SGD batch (the paper's)
-sgd_runs = 9                 # SGD section: runs of the batched grid (chapter 06's rate search: 9 rates)
-sgd_n_train = 1000           # SGD section: training inputs (the paper profile: 5000, MNIST-5k's size)
+profile = 'default'  # parameter profile this run belongs to (recorded with the verdicts)
+ns = [256, 512, 1024]  # numbers of inputs n
+width = 512  # hidden width m
+depths = [1, 10]  # depths L (number of hidden layers, the paper profile: 0..10)
+in_dim = 64  # input dimension d (unit-norm Gaussian inputs)
+methods = ['ours', 'jacobian']  # methods to time (ours is always needed, the paper profile adds "ntk_vp")
+repeats = 5  # timed repeats per method and size, within a quarter of the time budget
+threads = 1  # torch threads per worker (0 means torch's default)
+time_budget = 180.0  # seconds allowed per method and size (estimated first, then enforced)
+memory_budget_mb = 4096.0  # peak memory in MB allowed per method and size (estimated first)
+target_n = 512  # n at which the targets are evaluated (a verdict needs the targets' 512)
+target_depth = 10  # depth at which the targets are evaluated (a verdict needs the targets' 10)
+peers_everywhere = False  # time the torch.func methods at every size (slow) or only at target_n, target_depth
+device = 'cpu'  # "cpu" or "cuda"
+scale_ns = [2000]  # full-data section: numbers of inputs n (the paper profile: 60000, MNIST's size)
+scale_depths = [1, 10]  # full-data section: depths L
+scale_width = 512  # full-data section: hidden width m
+scale_in_dim = 784  # full-data section: input dimension d (784: MNIST's shape)
+scale_lambda_min = 'certified'  # full-data section: "auto", "exact", "certified" or "bounds" (see ntk_extremes)
+scale_shifts = None  # full-data section: None, or one certified shift per depth (one factorization, not two)
+sgd_depths = [1]  # SGD section: depths L (the paper profile: 1, 5, 10)
+sgd_width = 512  # SGD section: hidden width m (the paper's)
+sgd_batch = 500  # SGD section: SGD batch (the paper's)
+sgd_runs = 9  # SGD section: runs of the batched grid (chapter 06's rate search: 9 rates)
+sgd_n_train = 1000  # SGD section: training inputs (the paper profile: 5000, MNIST-5k's size)
 
 # %%
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from lib.book import params as P
-from lib.book.plotting import show
-from lib.book.results import record
-from lib.chapters import performance as PERF
-from lib.finite.cost_model import METHODS
+from lib.book.provenance import provenance_line
+from lib.book.results import Recorder
+from lib.chapters import performance
 
-cfg = P.validate(
-    profile=(profile, P.text), ns=(ns, P.int_list(min_value=1)), width=(width, P.positive_int),
-    depths=(depths, P.int_list(min_value=0)), in_dim=(in_dim, P.positive_int),
-    methods=(methods, P.choices_list(METHODS)), repeats=(repeats, P.positive_int), threads=(threads, P.nonneg_int),
-    time_budget=(time_budget, P.positive_float), memory_budget_mb=(memory_budget_mb, P.positive_float),
-    target_n=(target_n, P.positive_int), target_depth=(target_depth, P.nonneg_int),
-    peers_everywhere=(peers_everywhere, P.boolean),
-    device=(device, P.device_name), scale_ns=(scale_ns, P.int_list(min_value=2)),
-    scale_depths=(scale_depths, P.int_list(min_value=0)), scale_width=(scale_width, P.positive_int),
-    scale_in_dim=(scale_in_dim, P.positive_int),
-    scale_lambda_min=(scale_lambda_min, P.choice(["auto", "exact", "certified", "bounds"])),
-    scale_shifts=(scale_shifts, P.optional(P.float_list(positive=True))),
-    sgd_depths=(sgd_depths, P.int_list(min_value=1)), sgd_width=(sgd_width, P.positive_int),
-    sgd_batch=(sgd_batch, P.positive_int), sgd_runs=(sgd_runs, P.int_at_least(2)),
-    sgd_n_train=(sgd_n_train, P.positive_int),
-)
-P.one_per(cfg, "scale_shifts", "scale_depths")
-if "ours" not in cfg.methods:
-    raise P.ParameterError("parameter 'methods' must include 'ours' (every ratio is taken against it)")
-CHAPTER = "07_performance"
-for name, text in PERF.glue_values(cfg).items():
-    glue(name, text, display=False)
+cfg = performance.SPEC.validate(locals())
+rec = Recorder(cfg)
 
 # %% [markdown]
 # ## How we measure
@@ -148,11 +128,8 @@ for name, text in PERF.glue_values(cfg).items():
 # every number on this page comes from the run that produced the page.
 
 # %%
-df = PERF.compute_benchmark(cfg.ns, cfg.width, cfg.depths, cfg.methods, in_dim=cfg.in_dim, repeats=cfg.repeats,
-                            time_budget=cfg.time_budget, memory_budget_mb=cfg.memory_budget_mb, device=cfg.device,
-                            threads=cfg.threads,
-                            peers_at=None if cfg.peers_everywhere else (cfg.target_n, cfg.target_depth))
-display(Markdown(PERF.describe_run(df, cfg.threads)))
+bench = performance.measure_benchmark(cfg)
+Markdown(performance.describe_run(bench))
 
 # %% [markdown]
 # ## Results table
@@ -163,11 +140,7 @@ display(Markdown(PERF.describe_run(df, cfg.threads)))
 # gives the reason.
 
 # %% tags=["hide-input"]
-display(Markdown("**Time and throughput**"))
-display(PERF.table_time(df).style.hide(axis="index"))
-display(Markdown("**Peak extra memory and agreement with ours**"))
-display(PERF.table_memory(df).style.hide(axis="index"))
-display(Markdown(PERF.notes_markdown(df)))
+display(*performance.table_benchmark(bench))
 
 # %% [markdown]
 # ## Time and memory
@@ -175,16 +148,10 @@ display(Markdown(PERF.notes_markdown(df)))
 # skipped (see the notes above); they are marked by an open symbol at the top edge.
 
 # %% tags=["hide-input"]
-show(PERF.plot_time_memory(df, cfg.methods, cfg.depths, cfg.ns, cfg.width))
+rec.figure(**performance.figure_time_memory(bench));
 
 # %% [markdown]
-# *Figure 7.1. Wall-clock time (top) and peak extra memory (bottom) of the methods timed,
-# {glue:text}`fig7_1_axes`; open symbols on the top edge mark methods not run at that size. Drawn by `lib.chapters.performance.benchmark.plot_time_memory` from
-# `lib.finite.benchmark.run_benchmark`.*
-#
-# {glue:text}`fig7_1`
-
-# %% [markdown]
+# (sec-perf-speed-memory)=
 # ## Target 1 and 2: speed-up and memory against Jacobian contraction
 # At the target size we compare the measured times and peak memories directly. Operation
 # counts say what to expect: Jacobian contraction spends $2n^2P$ flops on $JJ^\top$, with
@@ -198,30 +165,20 @@ show(PERF.plot_time_memory(df, cfg.methods, cfg.depths, cfg.ns, cfg.width))
 # (so the memory ratio we report is conservative).
 
 # %%
-display(Markdown(record(CHAPTER, PERF.check_speedup(df, cfg.target_n, cfg.target_depth, cfg.width, cfg.in_dim),
-                        section="Target 1 and 2", profile=cfg.profile)))
-display(Markdown(record(CHAPTER, PERF.check_memory(df, cfg.target_n, cfg.target_depth, cfg.width),
-                        section="Target 1 and 2", profile=cfg.profile)))
+rec(performance.check_speedup(bench), "sec-perf-speed-memory")
+rec(performance.check_memory(bench), "sec-perf-speed-memory");
 
 # %% [markdown]
+# (sec-perf-throughput)=
 # ## Target 3: throughput against a plain matrix product
 # Our measured GFLOP/s (operation count above over measured time) next to the best GFLOP/s of a
 # float64 $(n \times m)(m \times n)$ product in the same run, for every size.
 
 # %% tags=["hide-input"]
-show(PERF.plot_throughput(df, cfg.width))
-
-# %% [markdown]
-# *Figure 7.2. Floating-point throughput of our NTK (counted matrix-product flops over measured
-# time) beside a plain float64 matrix product of the same shape, measured in the same run. Drawn
-# by `lib.chapters.performance.benchmark.plot_throughput` from `lib.finite.benchmark.run_benchmark`
-# and `lib.finite.benchmark.matmul_gflops`.*
-#
-# {glue:text}`fig7_2`
+rec.figure(**performance.figure_throughput(bench));
 
 # %%
-display(Markdown(record(CHAPTER, PERF.check_throughput(df, cfg.target_n, cfg.target_depth, cfg.width),
-                        section="Target 3", profile=cfg.profile)))
+rec(performance.check_throughput(bench), "sec-perf-throughput");
 
 # %% [markdown]
 # ## Against the paper's cost
@@ -231,7 +188,7 @@ display(Markdown(record(CHAPTER, PERF.check_throughput(df, cfg.target_n, cfg.tar
 # takes on this machine at the matching size.
 
 # %% tags=["hide-input"] mystnb={"markdown_format": "myst"}
-display(Markdown(PERF.paper_cost_text(df, cfg.target_n, cfg.target_depth, cfg.width, cfg.in_dim)))
+Markdown(performance.paper_cost_text(bench))
 
 # %% [markdown]
 # ## Full-data spectra at MNIST scale
@@ -266,16 +223,15 @@ display(Markdown(PERF.paper_cost_text(df, cfg.target_n, cfg.target_depth, cfg.wi
 # bounds of what it takes on an idle machine.
 
 # %%
-scale = PERF.compute_scale(cfg.scale_ns, cfg.scale_depths, width=cfg.scale_width, in_dim=cfg.scale_in_dim,
-                           lambda_min=cfg.scale_lambda_min, shifts=cfg.scale_shifts, device=cfg.device)
+scale = performance.measure_scale(cfg)
 
 # %% tags=["hide-input"]
-display(PERF.table_scale(scale).style.hide(axis="index"))
+performance.table_scale(scale.frame).style.hide(axis="index")
 
 # %% [markdown]
 # *Full-data spectra: exact minimum pairwise gradient angle, certified $\lambda_{\max}$ and the certified
 # interval of $\kappa$ per case. Built by `lib.chapters.performance.scale.table_scale` from
-# `lib.chapters.performance.scale.compute_scale`.*
+# `lib.chapters.performance.scale.measure_scale`.*
 #
 # {glue:text}`scale_caption`
 
@@ -284,7 +240,7 @@ display(PERF.table_scale(scale).style.hide(axis="index"))
 # $\lambda_{\min}$):
 
 # %% tags=["hide-input"] mystnb={"markdown_format": "myst"}
-display(Markdown(PERF.scale_text(scale)))
+Markdown(performance.scale_text(scale.frame))
 
 # %% [markdown]
 # ### At MNIST's size: the recorded cases
@@ -292,9 +248,8 @@ display(Markdown(PERF.scale_text(scale)))
 # profile's sizes), with $\lambda_{\min}$ certified as above:
 
 # %% tags=["hide-input"] mystnb={"markdown_format": "myst"}
-recorded = PERF.recorded_scale(exclude=scale)
-display(Markdown(PERF.recorded_text(recorded)))
-display(PERF.recorded_table(recorded))
+recorded = performance.recorded_scale(exclude=scale)
+display(Markdown(performance.recorded_text(recorded)), performance.recorded_table(recorded))
 
 # %% [markdown]
 # ## Training speed: one SGD run at a time against a batched grid
@@ -314,11 +269,10 @@ display(PERF.recorded_table(recorded))
 # `python -m lib.finite.benchmark --sgd`.
 
 # %%
-sgd = PERF.compute_sgd_benchmark(cfg.sgd_depths, width=cfg.sgd_width, batch=cfg.sgd_batch, runs=cfg.sgd_runs,
-                                 n_train=cfg.sgd_n_train, device=cfg.device, threads=cfg.threads)
+sgd = performance.measure_sgd_benchmark(cfg)
 
 # %% tags=["hide-input"]
-display(PERF.table_sgd(sgd).style.hide(axis="index"))
+performance.table_sgd(sgd).style.hide(axis="index")
 
 # %% [markdown]
 # *SGD speed: updates per second of one run at a time and run-updates per second of the batched grid,
@@ -329,8 +283,9 @@ display(PERF.table_sgd(sgd).style.hide(axis="index"))
 # {glue:text}`sgd_caption`
 
 # %% tags=["hide-input"] mystnb={"markdown_format": "myst"}
-display(Markdown(PERF.sgd_text(sgd)))
+Markdown(performance.sgd_text(sgd))
 
 # %% tags=["hide-input"]
-from lib.book.provenance import provenance_line
-display(Markdown(provenance_line(cfg.profile)))
+for name, text in performance.glue_values(bench, scale, sgd).items():
+    glue(name, text, display=False)
+Markdown(provenance_line(cfg.profile))

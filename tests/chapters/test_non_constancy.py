@@ -1,38 +1,58 @@
-"""Chapter 05 package: every name of the former single module is re-exported by lib.chapters.non_constancy."""
+"""Chapter 05 package: explicit re-exports, every public name documented in its module, the renamed names."""
 import importlib
 import inspect
 
-from lib.chapters import non_constancy as NC
+from lib.chapters import non_constancy
 
-#: The public names of the former lib/chapters/non_constancy.py (notebooks 05 and 06, lib/__init__.py and the
-#: claims registry look them up on the package).
-OLD_NAMES = ("glue_values", "PAPER_EXPONENTS", "table_paper_vs_book", "ARCHS", "SUP_DERIV", "FLAT",
-             "check_parameters", "synthetic_regression", "build", "train_tracked", "width_sweep", "bottleneck_sweep",
-             "linear_model_sweep", "hessian_sweep", "bottleneck_hessian_sweep", "KernelRuns", "HessianNorms",
-             "compute_kernel_runs", "compute_hessian_norms", "run_summary", "table_width_means",
-             "kernel_change_by_width", "width_slopes", "plot_width_trend", "check_linear_model",
-             "check_weight_change", "check_linear_kernel", "check_nonlinear_kernel", "plot_bottleneck",
-             "check_bottleneck", "plot_kernel_paths", "hessian_summary", "plot_hessian", "check_hessian",
-             "check_nonlinear_hessian", "plot_bottleneck_hessian", "check_bottleneck_hessian",
-             "check_bottleneck_hessian_width", "plot_convergence", "check_convergence", "backward_sweep",
-             "check_backward")
+#: The public names of the chapter before issue 24 that were renamed (old -> new) or folded away.
+RENAMED = {"compute_kernel_runs": "measure_kernel_runs", "compute_hessian_norms": "measure_hessian_norms",
+           "width_sweep": "measure_width_nets", "bottleneck_sweep": "measure_bottleneck_nets",
+           "linear_model_sweep": "measure_linear_model", "hessian_sweep": "measure_hessian_by_width",
+           "bottleneck_hessian_sweep": "measure_bottleneck_hessian", "backward_sweep": "measure_backward"}
+#: The public names kept (notebook 06, lib/__init__.py and the claims registry look them up on the package).
+KEPT = ("PAPER_EXPONENTS", "table_paper_vs_book", "glue_values", "ARCHS", "SUP_DERIV", "FLAT", "check_parameters",
+        "synthetic_regression", "build", "train_tracked", "KernelRuns", "HessianNorms", "run_summary",
+        "table_width_means", "kernel_change_by_width", "width_slopes", "plot_width_trend", "check_linear_model",
+        "check_weight_change", "check_linear_kernel", "check_nonlinear_kernel", "plot_bottleneck", "check_bottleneck",
+        "plot_kernel_paths", "hessian_summary", "plot_hessian", "check_hessian", "check_nonlinear_hessian",
+        "plot_bottleneck_hessian", "check_bottleneck_hessian", "check_bottleneck_hessian_width", "plot_convergence",
+        "check_convergence", "check_backward", "SPEC")
 
 
-def test_every_former_name_is_re_exported_from_its_module():
-    assert set(OLD_NAMES) <= set(NC.__all__) and len(NC.__all__) == len(set(NC.__all__))
-    for name in NC.__all__:
-        obj = getattr(NC, name)
+def test_every_public_name_is_re_exported_from_its_module():
+    assert set(KEPT) | set(RENAMED.values()) <= set(non_constancy.__all__)
+    assert not set(RENAMED) & set(non_constancy.__all__)
+    assert len(non_constancy.__all__) == len(set(non_constancy.__all__))
+    for name in non_constancy.__all__:
+        obj = getattr(non_constancy, name)
         if inspect.isfunction(obj) or inspect.isclass(obj):
             home = importlib.import_module(obj.__module__)
             assert home.__name__.startswith("lib.chapters.non_constancy.") and name in home.__all__, name
+            assert obj.__doc__, name
+
+
+def test_the_package_re_exports_explicitly_and_imports_no_private_name():
+    import ast
+    from pathlib import Path
+    pkg = Path(non_constancy.__file__).parent
+    for f in pkg.glob("*.py"):
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lib"):
+                names = [a.name for a in node.names]
+                assert "*" not in names and not [n for n in names if n.startswith("_")], (f.name, names)
+
+
+def test_measurements_are_named_measure():
+    assert all(not n.startswith(("compute_", "run_sweep")) and not n.endswith(("_sweep", "_study"))
+               for n in non_constancy.__all__)
 
 
 def test_notebook_06_import_still_works():
     from lib.chapters.non_constancy import synthetic_regression
-    assert synthetic_regression is NC.nets.synthetic_regression
+    assert synthetic_regression is non_constancy.nets.synthetic_regression
 
 
 def test_modules_stay_small():
     from pathlib import Path
-    for f in Path(NC.__file__).parent.glob("*.py"):
+    for f in Path(non_constancy.__file__).parent.glob("*.py"):
         assert len(f.read_text().splitlines()) <= 400, f.name

@@ -21,3 +21,12 @@ def test_check_convergence():
 def test_plots_return_figures(plot, n_axes):
     fig = getattr(NC, plot)(F.make_runs())
     assert isinstance(fig, Figure) and len(fig.axes) == n_axes
+
+
+def test_figures_name_their_code_and_setting():
+    paths = NC.figure_kernel_paths(F.make_runs())
+    assert paths["drawn_by"] is NC.plot_kernel_paths and NC.train_tracked in paths["data_from"]
+    assert "(b = 4, m = 256), seed 0" in paths["setting"] and "kernel every 10 steps" in paths["setting"]
+    conv = NC.figure_convergence(F.make_runs())
+    assert conv["label"] == "fig-moving-kernel-convergence" and r"$(1-\eta\mu)^t$" in conv["caption"]
+    assert "the widest nets (m = 2,000), seed 0" in conv["setting"] and "Thm 5.1" in conv["setting"]

@@ -1,20 +1,26 @@
-"""Chapter 05 Hessian norms (lib.chapters.non_constancy.hessian_norms): the sweeps, cached, and their summary."""
+"""Chapter 05 Hessian norms (lib.chapters.non_constancy.hessian_norms): the sweeps, cached, their settings and
+summary."""
 
-from lib.chapters import non_constancy as NC
+from lib.chapters import non_constancy
 from chapter_fakes import non_constancy as F
 
 
 def test_hessian_summary():
-    assert "all converged = True, at most 50 iterations" == NC.hessian_summary(F.make_hessian())[17:]
+    assert "all converged = True, at most 50 iterations" == non_constancy.hessian_summary(F.make_hessian())[17:]
 
 
-def test_hessian_norms_are_computed_and_cached(tmp_path, monkeypatch):
+def test_hessian_norms_are_computed_cached_and_carry_their_settings(tmp_path, monkeypatch):
     monkeypatch.setenv("NTK_CACHE_DIR", str(tmp_path))
-    data = NC.synthetic_regression(4, 3, 2, seed=0)
-    kw = dict(activation="tanh", k=2, tol=1e-4, max_iter=200, bottleneck_width=8, bottlenecks=[2, 4])
-    h = NC.compute_hessian_norms(data, 2, [8, 16], 1, **kw)
+    cfg = non_constancy.SPEC.config(n_samples=4, d=3, k=2, n_hessian=2, widths=[8, 16], seeds=1, hessian_tol=1e-4,
+                                    hessian_max_iter=200, bottleneck_width=8, bottlenecks=[2, 4], profile="smoke")
+    h = non_constancy.measure_hessian_norms(cfg)
     assert len(h.frame) == 3 * 2 and (h.frame.hess_norm > 0).all()
     assert sorted(h.bottleneck.sweep.value_counts().items()) == [("b", 2), ("m", 2)]
-    again = NC.compute_hessian_norms(data, 2, [8, 16], 1, **kw)
+    assert (h.widths, h.n_hessian, h.bottlenecks, h.bottleneck_width, h.profile) == ((8, 16), 2, (2, 4), 8, "smoke")
+    again = non_constancy.measure_hessian_norms(cfg)
     assert again.frame.hess_norm.tolist() == h.frame.hess_norm.tolist()
-    assert NC.compute_hessian_norms(data, 2, [8], 1, activation="tanh", k=2, tol=1e-4, max_iter=200).bottleneck is None
+    # the cell-level sweep reads back the same cached records
+    X = non_constancy.synthetic_regression(4, 3, 2, seed=0)["X"][:2]
+    one = non_constancy.measure_hessian_by_width(X, [8, 16], 1, k=2, tol=1e-4, max_iter=200)
+    assert one.hess_norm.tolist() == h.frame.hess_norm.tolist()
+    assert h.how == "Hessian at initialization, maximized over 2 inputs"

@@ -1,5 +1,6 @@
 """Chapter 05 kernel change against width (lib.chapters.non_constancy.kernel_width): each check on synthetic
 runs where the paper's prediction holds and a counterfactual where it does not; Figure 5.1."""
+from dataclasses import replace
 
 from matplotlib.figure import Figure
 
@@ -21,12 +22,10 @@ def test_check_linear_model():
     c = NC.check_linear_model(F.make_runs())
     assert c.claim_id == "[LZB] Prop 2.2" and c.status == "reproduced"
     assert NC.check_linear_model(F.make_runs(lm_change=1e-3)).status == "not reproduced"  # a moving kernel
-    constant = F.make_runs()
-    constant.df_b = constant.df_b.assign(delta_K=0.0)  # a non-linear model whose kernel never moves
+    runs = F.make_runs()
+    constant = replace(runs, df_b=runs.df_b.assign(delta_K=0.0))  # a non-linear model whose kernel never moves
     assert NC.check_linear_model(constant).status == "not reproduced"
-    missing = F.make_runs()
-    missing.df_lm = None
-    assert NC.check_linear_model(missing).status == "not checked"
+    assert NC.check_linear_model(replace(runs, df_lm=None)).status == "not checked"
 
 
 def test_check_weight_change():
@@ -47,3 +46,14 @@ def test_check_nonlinear_kernel():
 def test_plot_width_trend_returns_a_figure():
     fig = NC.plot_width_trend(F.make_runs())
     assert isinstance(fig, Figure) and len(fig.axes) == 1
+
+
+def test_figure_width_trend_setting_comes_from_the_runs():
+    f = NC.figure_width_trend(F.make_runs())
+    assert f["label"] == "fig-kernel-width" and f["drawn_by"] is NC.plot_width_trend
+    s = f["setting"]
+    assert "n = 12 unit-norm Gaussian points in d = 10" in s and "widths m = 20, 200, 2,000" in s
+    assert "softmax (3 outputs)" in s and "below 0.01 of its start (at most 1,500 steps)" in s
+    assert "24 nets trained, 24 reached the tolerance" in s and "Departs from [LZB] Sec. 6" in s
+    other = NC.figure_width_trend(replace(F.make_runs(), rel_tol=1e-4, activation="gelu"))["setting"]
+    assert "below 0.0001 of its start" in other and "gelu hidden units" in other

@@ -1,10 +1,9 @@
 """Chapter 07: tables, figures and the three target checks on synthetic benchmark rows."""
 import numpy as np
 import pandas as pd
-import pytest
 from matplotlib.figure import Figure
 
-from lib.chapters import performance as PERF
+from lib.chapters import performance
 
 
 def rows(jac_s=20.0, jac_mb=500.0, ours_gflops=5.0, n=512, width=512, depth=10, jac_status="ok",
@@ -23,63 +22,67 @@ def rows(jac_s=20.0, jac_mb=500.0, ours_gflops=5.0, n=512, width=512, depth=10, 
     return pd.DataFrame(out)
 
 
-ARGS = dict(target_n=512, target_depth=10, width=512)
+def run(df, methods=("ours", "jacobian", "ntk_vp"), target_n=512, target_depth=10, in_dim=64):
+    """A :class:`BenchmarkRun` of the rows ``df`` (its sizes read from the rows)."""
+    return performance.BenchmarkRun(df, tuple(sorted(set(df.n))), int(df.width.iloc[0]), tuple(sorted(set(df.depth))),
+                                    tuple(methods), in_dim, target_n, target_depth)
 
 
 def test_check_speedup_reproduced_and_counterfactual():
-    c = PERF.check_speedup(rows(), in_dim=64, **ARGS)
+    c = performance.check_speedup(run(rows()))
     assert c.status == "reproduced" and c.claim_id == "Performance: speed-up vs Jacobian"
     assert "a speed-up of 200x (target 100x" in c.measured
-    assert PERF.check_speedup(rows(jac_s=5.0), in_dim=64, **ARGS).status == "not reproduced"
+    assert performance.check_speedup(run(rows(jac_s=5.0))).status == "not reproduced"
 
 
 def test_check_memory_reproduced_and_counterfactual():
-    c = PERF.check_memory(rows(), **ARGS)
+    c = performance.check_memory(run(rows()))
     assert c.status == "reproduced" and "a ratio of 50x (target 10x)" in c.measured
-    assert PERF.check_memory(rows(jac_mb=50.0), **ARGS).status == "not reproduced"
+    assert performance.check_memory(run(rows(jac_mb=50.0))).status == "not reproduced"
 
 
 def test_check_throughput_reproduced_and_counterfactual():
-    c = PERF.check_throughput(rows(), **ARGS)
+    c = performance.check_throughput(run(rows()))
     assert c.status == "reproduced" and "62% (target 50%)" in c.measured
-    assert PERF.check_throughput(rows(ours_gflops=2.0), **ARGS).status == "not reproduced"
+    assert performance.check_throughput(run(rows(ours_gflops=2.0))).status == "not reproduced"
 
 
 def test_checks_not_checked_off_target_or_when_the_peer_did_not_run():
-    small = rows(n=64, width=64, depth=2)
-    for c in (PERF.check_speedup(small, 64, 2, 64, 64), PERF.check_memory(small, 64, 2, 64),
-              PERF.check_throughput(small, 64, 2, 64)):
+    small = run(rows(n=64, width=64, depth=2), target_n=64, target_depth=2)
+    for c in (performance.check_speedup(small), performance.check_memory(small), performance.check_throughput(small)):
         assert c.status == "not checked" and "not the size the target names" in c.measured
-    skipped = rows(jac_status="skipped")
-    c = PERF.check_speedup(skipped, in_dim=64, **ARGS)
+    c = performance.check_speedup(run(rows(jac_status="skipped")))
     assert c.status == "not checked" and "Jacobian contraction was skipped" in c.measured
-    assert PERF.check_memory(rows(), 256, 10, 512).measured.endswith("that size was not benchmarked.")
+    assert performance.check_memory(run(rows(), target_n=256)).measured.endswith("that size was not benchmarked.")
 
 
 def test_tables_and_notes():
-    t = PERF.table_time(rows())
+    t = performance.table_time(run(rows()))
     assert list(t.columns[:4]) == ["n", "width", "depth", "ours (s)"] and "speed-up vs Jacobian" in t
     assert t["speed-up vs Jacobian"].iloc[0] == "200"
-    m = PERF.table_memory(rows(jac_status="skipped"))
+    m = performance.table_memory(run(rows(jac_status="skipped")))
     assert m["Jacobian (MB)"].iloc[0] == "-" and "NTK-vp / ours" in m
-    assert PERF.notes_markdown(rows()) == "Every method ran at every size."
-    assert PERF.notes_markdown(rows(jac_status="skipped")).startswith("- [1] jacobian at n=512, depth=10: skipped")
-    assert "measurements" in PERF.describe_run(rows(), 1)
-    assert "took **0.1 s**" in PERF.paper_cost_text(rows(), in_dim=64, **ARGS)
-    assert PERF.format_cell(0.123456) == "0.123" and PERF.format_cell("x") == "x"
+    assert performance.notes_markdown(run(rows())) == "Every method ran at every size."
+    assert performance.notes_markdown(run(rows(jac_status="skipped"))).startswith(
+        "- [1] jacobian at n=512, depth=10: skipped")
+    assert "measurements" in performance.describe_run(run(rows()))
+    assert "took **0.1 s**" in performance.paper_cost_text(run(rows()))
+    assert performance.format_cell(0.123456) == "0.123" and performance.format_cell("x") == "x"
+    shown = performance.table_benchmark(run(rows()))
+    assert len(shown) == 5 and shown[1].data.equals(performance.table_time(run(rows())))
 
 
 def test_plots_return_figures():
     df = pd.concat([rows(), rows(n=256)], ignore_index=True)
-    fig = PERF.plot_time_memory(df, ["ours", "jacobian", "ntk_vp"], [10], [256, 512], 512)
+    fig = performance.plot_time_memory(run(df))
     assert isinstance(fig, Figure) and len(fig.axes) == 2
-    fig = PERF.plot_throughput(df, 512)
+    fig = performance.plot_throughput(run(df))
     assert isinstance(fig, Figure) and len(fig.axes) == 1
 
 
 def test_time_memory_figure_against_depth_for_one_n_with_labelled_log_ticks():
     df = pd.concat([rows(depth=L, jac_mb=20.0) for L in (0, 5, 10)], ignore_index=True)  # memory within 10..40 MB
-    fig = PERF.plot_time_memory(df, ["ours", "jacobian", "ntk_vp"], [0, 5, 10], [512], 512)
+    fig = performance.plot_time_memory(run(df))
     assert len(fig.axes) == 2 and fig.axes[0].get_xlabel() == "depth L"
     fig.canvas.draw()
     for ax in fig.axes:
@@ -88,15 +91,40 @@ def test_time_memory_figure_against_depth_for_one_n_with_labelled_log_ticks():
         assert len(shown) >= 2, shown
     # several n: one column per depth, n on a log axis; skipped peers get the open-marker legend entry
     many = pd.concat([rows(n=n, jac_status="skipped" if n == 256 else "ok") for n in (256, 512)], ignore_index=True)
-    fig = PERF.plot_time_memory(many, ["ours", "jacobian", "ntk_vp"], [10], [256, 512], 512)
+    fig = performance.plot_time_memory(run(many))
     assert fig.axes[0].get_xscale() == "log" and any("not run" in t.get_text() for t in fig.legends[0].get_texts())
 
 
-def test_package_reexports_every_public_name_of_the_old_module():
-    old = ["TARGET_SIZE", "LABELS", "compute_benchmark", "describe_run", "format_cell", "table_time", "table_memory",
-           "notes_markdown", "plot_time_memory", "plot_throughput", "check_speedup", "check_memory",
-           "check_throughput", "paper_cost_text", "summary_table", "table_with_notes", "format_table", "target_row",
-           "SCALE_VERSION", "compute_scale", "table_scale", "scale_text"]
-    assert [n for n in old if n not in PERF.__all__ or not hasattr(PERF, n)] == []
-    assert PERF.check_speedup.__module__ == "lib.chapters.performance.targets"
-    assert PERF.compute_scale.__module__ == "lib.chapters.performance.scale"
+#: public names renamed by issue 24 (old -> new)
+RENAMED = {"compute_benchmark": "measure_benchmark", "compute_scale": "measure_scale_cases",
+           "compute_sgd_benchmark": "measure_sgd_benchmark"}
+
+
+def test_package_reexports_every_public_name_explicitly():
+    kept = ["TARGET_SIZE", "LABELS", "describe_run", "format_cell", "table_time", "table_memory", "notes_markdown",
+            "plot_time_memory", "plot_throughput", "check_speedup", "check_memory", "check_throughput",
+            "paper_cost_text", "summary_table", "table_with_notes", "format_table", "target_row", "SCALE_VERSION",
+            "table_scale", "scale_text", "recorded_scale", "RECORD_DIR", "glue_values", "SPEC", "measure_scale"]
+    names = set(performance.__all__)
+    assert [n for n in kept + list(RENAMED.values()) if n not in names or not hasattr(performance, n)] == []
+    assert not set(RENAMED) & names and len(names) == len(performance.__all__)
+    assert performance.check_speedup.__module__ == "lib.chapters.performance.targets"
+    assert performance.measure_scale_cases.__module__ == "lib.chapters.performance.scale"
+    import ast
+    from pathlib import Path
+    for f in Path(performance.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lib"):
+                bad = [a.name for a in node.names if a.name == "*" or a.name.startswith("_")]
+                assert not bad, (f.name, bad)
+    assert not (Path(performance.__file__).parent / "book_text.py").exists()
+
+
+def test_figures_carry_their_caption_code_and_setting():
+    f = performance.figure_time_memory(run(pd.concat([rows(), rows(n=256)], ignore_index=True)))
+    assert f["label"] == "fig-perf-time-memory" and f["drawn_by"] is performance.plot_time_memory
+    assert "against the number of inputs (log axis)" in f["caption"] and "Drawn by" not in f["caption"]
+    assert "n = 256, 512 unit-norm Gaussian inputs in d = 64" in f["setting"] and "A100" in f["setting"]
+    g = performance.figure_throughput(run(rows()))
+    assert g["drawn_by"] is performance.plot_throughput and "against depth" not in g["caption"]
+    assert "the runs of the time and memory figure above" in g["setting"]

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from lib.chapters import performance as PERF
+from lib.chapters import performance
 from lib.validation import InputError
 
 KW = dict(width=16, in_dim=6, tile=64)
@@ -14,7 +14,7 @@ KW = dict(width=16, in_dim=6, tile=64)
 def recorded(tmp_path_factory):
     base = tmp_path_factory.mktemp("rec")
     cache, records = base / "cache", base / "records"
-    rows = [PERF.record_scale_case(80, L, shift=s, record_dir=records, cache_dir=cache, **KW)
+    rows = [performance.record_scale_case(80, L, shift=s, record_dir=records, cache_dir=cache, **KW)
             for L, s in [(1, 5e-4), (2, None)]]
     return rows, records, cache
 
@@ -22,31 +22,33 @@ def recorded(tmp_path_factory):
 def test_records_round_trip_with_their_provenance(recorded):
     rows, records, _ = recorded
     assert sorted(p.name for p in records.iterdir()) == ["07_scale_n80_depth1.json", "07_scale_n80_depth2.json"]
-    rec = PERF.recorded_scale(records)
+    rec = performance.recorded_scale(records)
     assert list(rec.depth) == [1, 2] and rec.min_angle.tolist() == [r["min_angle"] for r in rows]
     assert rec.command[0].endswith("--shift 0.0005") and "--shift" not in rec.command[1]
     assert rec["shift"][0] == 5e-4 and 4.9e-4 < rec.lambda_min_low[0] <= 5e-4 and rec.lambda_min_mode[0] == "certified"
-    text = PERF.recorded_text(rec)
+    text = performance.recorded_text(rec)
     assert "not re-run by this build" in text and "given shift s = 0.0005" in text and rows[0]["commit"] in text
-    assert PERF.recorded_table(rec).data.shape[0] == 2
+    assert performance.recorded_table(rec).data.shape[0] == 2
 
 
 def test_a_case_the_build_computed_replaces_its_record(recorded):
     _, records, cache = recorded
-    live = PERF.compute_scale([80], [1], lambda_min="certified", shifts=[5e-4], cache_dir=cache, **KW)
-    rec = PERF.recorded_scale(records, exclude=live)
+    live = performance.measure_scale_cases([80], [1], lambda_min="certified", shifts=[5e-4], cache_dir=cache, **KW)
+    rec = performance.recorded_scale(records, exclude=live)
     assert list(rec.depth) == [2]
+    run = performance.ScaleRun(live, (80,), (1,), 16, 6, "certified", (5e-4,))
+    assert list(performance.recorded_scale(records, exclude=run).depth) == [2]
 
 
 def test_no_records_and_damaged_records(tmp_path):
-    empty = PERF.recorded_scale(tmp_path)
-    assert empty.empty and "No recorded case" in PERF.recorded_text(empty)
+    empty = performance.recorded_scale(tmp_path)
+    assert empty.empty and "No recorded case" in performance.recorded_text(empty)
     (tmp_path / "07_scale_n5_depth1.json").write_text("{not json")
     with pytest.raises(InputError, match="not valid JSON"):
-        PERF.recorded_scale(tmp_path)
+        performance.recorded_scale(tmp_path)
     (tmp_path / "07_scale_n5_depth1.json").write_text(json.dumps({"n": 5, "depth": 1}))
     with pytest.raises(InputError, match="lacks"):
-        PERF.recorded_scale(tmp_path)
+        performance.recorded_scale(tmp_path)
 
 
 def test_depth_sentence_decides_only_when_the_intervals_separate():
@@ -54,11 +56,11 @@ def test_depth_sentence_decides_only_when_the_intervals_separate():
 
     def rec(lo10, hi10):
         return pd.DataFrame(dict(n=[100, 100], depth=[1, 10], kappa_low=[10.0, lo10], kappa_high=[20.0, hi10]))
-    assert "rises with depth" in PERF.depth_sentence(rec(30.0, 40.0))
-    assert "falls with depth" in PERF.depth_sentence(rec(2.0, 5.0))
-    assert "not decided" in PERF.depth_sentence(rec(15.0, 40.0))
-    assert PERF.depth_sentence(rec(15.0, float("inf"))) == ""
-    assert "[10, 20] at depth 1 and in [30, 40] at depth 10" in PERF.depth_sentence(rec(30.0, 40.0))
+    assert "rises with depth" in performance.depth_sentence(rec(30.0, 40.0))
+    assert "falls with depth" in performance.depth_sentence(rec(2.0, 5.0))
+    assert "not decided" in performance.depth_sentence(rec(15.0, 40.0))
+    assert performance.depth_sentence(rec(15.0, float("inf"))) == ""
+    assert "[10, 20] at depth 1 and in [30, 40] at depth 10" in performance.depth_sentence(rec(30.0, 40.0))
 
 
 def test_command_line_help_names_the_options():
@@ -82,7 +84,7 @@ def test_a_record_is_checked_as_data(recorded, tmp_path, field, value, match):
     _, records, _ = recorded
     src = sorted(records.glob("*.json"))[0]
     row = json.loads(src.read_text())
-    assert len(PERF.recorded_scale(records)) == 2  # counterfactual: the intact records are read
+    assert len(performance.recorded_scale(records)) == 2  # counterfactual: the intact records are read
     if value == "above kappa_high":  # a finite interval, turned around
         src = next(p for p in sorted(records.glob("*.json")) if json.loads(p.read_text())["kappa_high"] is not None)
         row = json.loads(src.read_text())
@@ -90,11 +92,11 @@ def test_a_record_is_checked_as_data(recorded, tmp_path, field, value, match):
     row[field] = value
     (tmp_path / src.name).write_text(json.dumps(row))
     with pytest.raises(InputError, match=f"the record {tmp_path / src.name}: {match}"):
-        PERF.recorded_scale(tmp_path)
+        performance.recorded_scale(tmp_path)
     del row[field]
     (tmp_path / src.name).write_text(json.dumps(row))
     with pytest.raises(InputError, match=f"lacks the field '{field}'"):
-        PERF.recorded_scale(tmp_path)
+        performance.recorded_scale(tmp_path)
 
 
 @pytest.mark.parametrize("args,match", [(["--n", "0"], "--n must be an integer >= 2"),
@@ -103,7 +105,7 @@ def test_a_record_is_checked_as_data(recorded, tmp_path, field, value, match):
 def test_command_line_refuses_bad_numbers_with_one_line(args, match, capsys):
     argv = ["--depth", "1", *args] if "--depth" not in args else args
     with pytest.raises(SystemExit) as exc:
-        PERF.recorded.main(argv)
+        performance.recorded.main(argv)
     err = capsys.readouterr().err.strip()
     assert exc.value.code == 2 and err.count("\n") == 0 and match in err
 
@@ -113,5 +115,5 @@ def test_command_line_refuses_an_unavailable_device(capsys):
     if torch.cuda.is_available():
         pytest.skip("CUDA is available here")
     with pytest.raises(SystemExit) as exc:
-        PERF.recorded.main(["--depth", "1", "--n", "10", "--device", "cuda"])
+        performance.recorded.main(["--depth", "1", "--n", "10", "--device", "cuda"])
     assert exc.value.code == 2 and "CUDA is not available" in capsys.readouterr().err

@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from lib.chapters import performance as PERF
+from lib.chapters import performance
 from lib.data.datasets import gaussian_data
 from lib.finite.extremes import bench
 from lib.finite.mlp import MLP
@@ -32,41 +32,52 @@ def test_certified_falls_back_to_bounds_when_the_tiles_do_not_fit(monkeypatch):
     assert r["lambda_min_mode"] == "bounds" and "bounds only" in r["note"] and r["kappa_high"] is None
 
 
-def test_compute_scale_runs_fresh_processes_and_resumes_from_the_cache(tmp_path, monkeypatch):
+def test_measure_scale_cases_runs_fresh_processes_and_resumes_from_the_cache(tmp_path, monkeypatch):
     kw = dict(width=16, in_dim=6, lambda_min="auto", tile=64, cache_dir=tmp_path)
-    df = PERF.compute_scale([80], [1, 2], **kw)
+    df = performance.measure_scale_cases([80], [1, 2], **kw)
     assert list(df.depth) == [1, 2] and (df.lambda_min_mode == "exact").all() and (df.cpus >= 1).all()
 
     def boom(**k):
         raise AssertionError("a cached case must not be recomputed")
-    monkeypatch.setattr(PERF.scale, "run_scale_case", boom)
-    again = PERF.compute_scale([80], [1, 2], **kw)
+    monkeypatch.setattr(performance.scale, "run_scale_case", boom)
+    again = performance.measure_scale_cases([80], [1, 2], **kw)
     assert np.array_equal(again.min_angle, df.min_angle) and np.array_equal(again.seconds, df.seconds)
     with pytest.raises(AssertionError, match="cached"):
-        PERF.compute_scale([81], [1], **kw)
+        performance.measure_scale_cases([81], [1], **kw)
 
 
-def test_compute_scale_shifts_are_one_per_depth_and_part_of_the_key(tmp_path):
+def test_measure_scale_cases_shifts_are_one_per_depth_and_part_of_the_key(tmp_path):
     from lib.validation import InputError
     kw = dict(width=16, in_dim=6, lambda_min="certified", tile=64, cache_dir=tmp_path)
     with pytest.raises(InputError, match="one shift per depth"):
-        PERF.compute_scale([80], [1, 2], shifts=[1.0], **kw)
-    plain = PERF.compute_scale([80], [1], **kw)
-    shifted = PERF.compute_scale([80], [1], shifts=[0.5 * plain.lambda_min_low[0]], **kw)
+        performance.measure_scale_cases([80], [1, 2], shifts=[1.0], **kw)
+    plain = performance.measure_scale_cases([80], [1], **kw)
+    shifted = performance.measure_scale_cases([80], [1], shifts=[0.5 * plain.lambda_min_low[0]], **kw)
     assert shifted["shift"][0] == pytest.approx(0.5 * plain.lambda_min_low[0])
     assert shifted.lambda_min_low[0] < plain.lambda_min_low[0] and len(list(tmp_path.rglob("*.json"))) == 2
-    assert "given shift" in PERF.scale_text(shifted) and "given shift" not in PERF.scale_text(plain)
+    assert "given shift" in performance.scale_text(shifted) and "given shift" not in performance.scale_text(plain)
+
+
+def test_measure_scale_carries_its_settings(tmp_path, monkeypatch):
+    monkeypatch.setenv("NTK_CACHE_DIR", str(tmp_path))
+    cfg = performance.SPEC.config(scale_ns=[80], scale_depths=[1, 2], scale_width=16, scale_in_dim=6,
+                                  scale_lambda_min="auto", profile="smoke")
+    scale = performance.measure_scale(cfg)
+    assert list(scale.frame.depth) == [1, 2] and (scale.ns, scale.depths, scale.width) == ((80,), (1, 2), 16)
+    g = performance.glue_scale(scale)
+    assert g["scale_sizes"] == "n = 80, depths 1, 2, width 16, lambda_min mode auto" and "profile smoke" in \
+        g["scale_caption"]
 
 
 def test_table_and_text():
     rows = [bench.scale_case(150, 1, **CASE), dict(bench.scale_case(150, 1, **dict(CASE, lambda_min="bounds")))]
     import pandas as pd
     df = pd.DataFrame(rows)
-    t = PERF.table_scale(df)
+    t = performance.table_scale(df)
     assert list(t.columns[:4]) == ["n", "depth", "lambda_min", "min angle (rad)"]
     assert t["kappa interval"].iloc[1].endswith("inf]") and t["kappa rel. width"].iloc[1] == "unbounded"
     assert float(t["kappa rel. width"].iloc[0]) < 0.01
-    text = PERF.scale_text(df)
+    text = performance.scale_text(df)
     assert text.count("- n = 150") == 2 and 'device="cuda"' in text and "certified" in text
 
 

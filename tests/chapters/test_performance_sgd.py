@@ -1,12 +1,15 @@
 """Chapter 07, SGD section (lib.chapters.performance.sgd): table, sentence, and the default build's sizes."""
-import re
-
 import pandas as pd
 import pytest
 
 from lib.book.pipeline import load_profiles
-from lib.chapters import performance as PERF
+from lib.chapters import performance
 from lib.finite import sgd_benchmark as sgdb
+
+
+def run(frame):
+    """An :class:`SgdRun` of these rows."""
+    return performance.SgdRun(frame, tuple(frame.depth), 512, 500, 9, 5000)
 
 
 def rows(depths=(1, 10)):
@@ -17,41 +20,37 @@ def rows(depths=(1, 10)):
 
 
 def test_table_and_sentence_come_from_the_rows():
-    tab = PERF.table_sgd(rows())
+    tab = performance.table_sgd(run(rows()))
     assert list(tab["depth"]) == ["1", "10"] and list(tab["grid / matmul"]) == ["66%", "66%"]
     assert list(tab["grid / one run"]) == ["2.0x", "2.0x"] and tab["grid peak MB"].iloc[0] == "312"
-    text = PERF.sgd_text(rows())
+    text = performance.sgd_text(run(rows()))
     assert text.count("- Depth") == 2 and "66% of the float32 matmul rate" in text and "**2.0x** one run" in text
     assert "load average 0.25 at the start, 0.50 at the end" in text
     other = rows()
     other["grid_frac_matmul"] = 0.42
-    assert "42% of the float32" in PERF.sgd_text(other)  # counterfactual: the sentence follows the numbers
+    assert "42% of the float32" in performance.sgd_text(run(other))  # counterfactual: the sentence follows the numbers
 
 
-def test_compute_passes_the_notebook_sizes(monkeypatch):
+def test_measure_passes_the_notebook_sizes(monkeypatch):
     seen = {}
 
     def fake(depths, **kw):
         seen.update(kw, depths=depths)
         return rows(depths)
     monkeypatch.setattr("lib.chapters.performance.sgd.run_sgd_benchmark", fake)
-    df = PERF.compute_sgd_benchmark((1,), width=64, batch=50, runs=3, n_train=200, device="cpu", threads=1)
+    cfg = performance.SPEC.config(sgd_depths=[1], sgd_width=64, sgd_batch=50, sgd_runs=3, sgd_n_train=200, threads=1,
+                                  profile="smoke")
+    sgd = performance.measure_sgd_benchmark(cfg)
     assert seen == dict(depths=[1], width=64, batch=50, runs=3, n_train=200, device="cpu", threads=1, repeats=2,
                         timed_updates=10, progress=False)
-    assert len(df) == 1
-
-
-def _parameters():
-    from pathlib import Path
-    src = (Path(__file__).resolve().parents[2] / "notebooks" / "07_performance.py").read_text()
-    cell = src.split('# %% tags=["parameters"]')[1].split("# %%")[0]
-    return {k: eval(v) for k, v in re.findall(r"^(\w+) *= *(.+?)\s+#", cell, re.M)}
+    assert len(sgd.frame) == 1 and (sgd.depths, sgd.width, sgd.batch, sgd.runs, sgd.n_train) == ((1,), 64, 50, 3, 200)
+    assert "profile smoke" in performance.glue_sgd(sgd)["sgd_caption"]
 
 
 def test_default_build_sizes_keep_the_verdicts_at_the_targets_size():
-    p = _parameters()
+    p = performance.SPEC.defaults()
     # the three verdicts are read at n = 512, width 512, depth 10 against Jacobian contraction
-    assert (p["target_n"], p["width"], p["target_depth"]) == PERF.TARGET_SIZE
+    assert (p["target_n"], p["width"], p["target_depth"]) == performance.TARGET_SIZE
     assert p["target_n"] in p["ns"] and p["target_depth"] in p["depths"] and "jacobian" in p["methods"]
     # what moved to the paper profile: NTK-vector products, depths 2..9, the SGD benchmark's depths 5 and 10
     paper = load_profiles()["paper"]["07_performance"]
@@ -63,4 +62,4 @@ def test_default_build_sizes_keep_the_verdicts_at_the_targets_size():
 @pytest.mark.parametrize("profile", ["smoke", "default", "paper"])
 def test_profiles_name_only_parameters_of_the_notebook(profile):
     prof = (load_profiles().get(profile) or {}).get("07_performance") or {}
-    assert set(prof) <= set(_parameters())
+    assert set(prof) <= set(performance.SPEC.names)

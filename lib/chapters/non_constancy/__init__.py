@@ -3,13 +3,15 @@
 Wide nets with a linear output layer keep their tangent kernel nearly constant during GD; a non-linear
 output or a bottleneck layer does not ([LZB] Sec. 3-6). The modules, one job each:
 
+* :mod:`~lib.chapters.non_constancy.spec` -- the chapter's parameters, declared once (:data:`~lib.chapters.non_constancy.spec.SPEC`);
 * :mod:`~lib.chapters.non_constancy.nets` -- the architectures, the data, one net trained by GD with its
   kernel tracked;
 * :mod:`~lib.chapters.non_constancy.kernel_runs` -- every net of the chapter trained and cached
-  (:class:`~lib.chapters.non_constancy.kernel_runs.KernelRuns`);
+  (:class:`~lib.chapters.non_constancy.kernel_runs.KernelRuns`, which carries its settings), and the
+  values the prose shows;
 * :mod:`~lib.chapters.non_constancy.hessian_norms` -- model Hessian norms at initialization, cached
   (:class:`~lib.chapters.non_constancy.hessian_norms.HessianNorms`);
-* :mod:`~lib.chapters.non_constancy.rules` -- the slope thresholds the verdicts share;
+* :mod:`~lib.chapters.non_constancy.rules` -- the slope rules the verdicts share, and the rows they judge;
 * :mod:`~lib.chapters.non_constancy.kernel_width` -- kernel change against width (Figure 5.1; Prop 2.2,
   Eq 2, Remark 3.5, Fig 1);
 * :mod:`~lib.chapters.non_constancy.bottleneck` -- a bottleneck layer (Figures 5.2 and 5.5; Fig 2,
@@ -18,29 +20,68 @@ output or a bottleneck layer does not ([LZB] Sec. 3-6). The modules, one job eac
   Eq 29);
 * :mod:`~lib.chapters.non_constancy.backward` -- backward vectors at initialization (Lemma 3.1);
 * :mod:`~lib.chapters.non_constancy.convergence` -- along training: the kernel path (Figure 5.3) and fast
-  convergence with a moving kernel (Figure 5.6; Thm 5.1);
-* :mod:`~lib.chapters.non_constancy.book_text` -- glued prose values, captions, the paper-vs-book table
-  and the verdict paragraphs.
+  convergence with a moving kernel (Figure 5.6; Thm 5.1).
 
-``compute_*`` gather the chapter's data, ``plot_*`` draw its figures, ``check_*`` compute its verdicts
-(:class:`lib.book.results.Check`), ``table_*`` build its tables; everything is re-exported here
-(``from lib.chapters import non_constancy as NC``) and documented in its module.
+``measure_*`` gather the chapter's data (the chapter-level ones take the validated parameters,
+``measure_*(cfg)``), ``plot_*`` draw its figures and ``figure_*`` add their captions and settings for
+:meth:`lib.book.results.Recorder.figure`, ``check_*`` compute its verdicts (:class:`lib.book.results.Check`,
+with the rows they judged), ``table_*`` format its tables; the public names are re-exported here
+(``from lib.chapters import non_constancy``) and documented in their modules.
 """
 from __future__ import annotations
 
-from lib.chapters.non_constancy import (backward, book_text, bottleneck, convergence, hessian_norms,
-                                        hessian_width, kernel_runs, kernel_width, nets, rules)
-from lib.chapters.non_constancy.backward import *  # noqa: F401,F403
-from lib.chapters.non_constancy.book_text import *  # noqa: F401,F403
-from lib.chapters.non_constancy.bottleneck import *  # noqa: F401,F403
-from lib.chapters.non_constancy.convergence import *  # noqa: F401,F403
-from lib.chapters.non_constancy.hessian_norms import *  # noqa: F401,F403
-from lib.chapters.non_constancy.hessian_width import *  # noqa: F401,F403
-from lib.chapters.non_constancy.kernel_runs import *  # noqa: F401,F403
-from lib.chapters.non_constancy.kernel_width import *  # noqa: F401,F403
-from lib.chapters.non_constancy.nets import *  # noqa: F401,F403
-from lib.chapters.non_constancy.rules import *  # noqa: F401,F403
+from lib.chapters.non_constancy.backward import (BackwardNorms, check_backward, measure_backward,
+                                                 measure_backward_norms)
+from lib.chapters.non_constancy.bottleneck import (check_bottleneck, check_bottleneck_hessian,
+                                                   check_bottleneck_hessian_width, figure_bottleneck,
+                                                   figure_bottleneck_hessian, kernel_change_by_bottleneck,
+                                                   plot_bottleneck, plot_bottleneck_hessian)
+from lib.chapters.non_constancy.convergence import (check_convergence, figure_convergence, figure_kernel_paths,
+                                                    plot_convergence, plot_kernel_paths)
+from lib.chapters.non_constancy.hessian_norms import (HessianNorms, hessian_summary, measure_bottleneck_hessian,
+                                                      measure_hessian_by_width, measure_hessian_norms)
+from lib.chapters.non_constancy.hessian_width import (check_hessian, check_nonlinear_hessian, figure_hessian,
+                                                      hessian_by_width, plot_hessian)
+from lib.chapters.non_constancy.kernel_runs import (KernelRuns, glue_values, measure_bottleneck_nets,
+                                                    measure_kernel_runs, measure_linear_model, measure_width_nets,
+                                                    run_summary, table_width_means)
+from lib.chapters.non_constancy.kernel_width import (O1_CHANGE, check_linear_kernel, check_linear_model,
+                                                     check_nonlinear_kernel, check_weight_change,
+                                                     figure_width_trend, kernel_change_by_width, plot_width_trend,
+                                                     width_slopes)
+from lib.chapters.non_constancy.nets import (ARCHS, LZB_DEPARTURE, NONLINEAR, SUP_DERIV, NetSetting, build,
+                                             check_parameters, describe_data, synthetic_regression, train_tracked)
+from lib.chapters.non_constancy.rules import (FLAT, HESSIAN_WINDOW, KERNEL_WINDOW, PAPER_EXPONENTS, VANISHING,
+                                              flat_status, hessian_row, hessian_slope_status, holds, slope_row,
+                                              slope_status, table_paper_vs_book, window_rule)
+from lib.chapters.non_constancy.spec import SPEC
 
-# every public name of the chapter, gathered from its modules (the names the old single module exported)
-__all__ = [name for mod in (nets, rules, kernel_runs, hessian_norms, kernel_width, bottleneck, hessian_width,
-                            convergence, backward, book_text) for name in mod.__all__]
+__all__ = [
+    # spec
+    "SPEC",
+    # nets
+    "ARCHS", "SUP_DERIV", "NONLINEAR", "LZB_DEPARTURE", "NetSetting", "check_parameters", "synthetic_regression",
+    "describe_data", "build", "train_tracked",
+    # kernel_runs
+    "measure_width_nets", "measure_bottleneck_nets", "measure_linear_model", "KernelRuns", "measure_kernel_runs",
+    "run_summary", "table_width_means", "glue_values",
+    # hessian_norms
+    "measure_hessian_by_width", "measure_bottleneck_hessian", "HessianNorms", "measure_hessian_norms",
+    "hessian_summary",
+    # rules
+    "FLAT", "VANISHING", "KERNEL_WINDOW", "HESSIAN_WINDOW", "PAPER_EXPONENTS", "slope_status",
+    "hessian_slope_status", "flat_status", "window_rule", "holds", "slope_row", "hessian_row", "table_paper_vs_book",
+    # kernel_width
+    "O1_CHANGE", "kernel_change_by_width", "width_slopes", "plot_width_trend", "figure_width_trend",
+    "check_linear_model", "check_weight_change", "check_linear_kernel", "check_nonlinear_kernel",
+    # bottleneck
+    "kernel_change_by_bottleneck", "plot_bottleneck", "figure_bottleneck", "check_bottleneck",
+    "plot_bottleneck_hessian", "figure_bottleneck_hessian", "check_bottleneck_hessian",
+    "check_bottleneck_hessian_width",
+    # hessian_width
+    "hessian_by_width", "plot_hessian", "figure_hessian", "check_hessian", "check_nonlinear_hessian",
+    # backward
+    "BackwardNorms", "measure_backward", "measure_backward_norms", "check_backward",
+    # convergence
+    "plot_kernel_paths", "figure_kernel_paths", "plot_convergence", "figure_convergence", "check_convergence",
+]

@@ -1,20 +1,70 @@
-"""The backward sweep: infinity norms of the backward vectors at initialization and their check ([LZB] Lemma 3.1).
+"""The backward vectors: their infinity norms at initialization and their check ([LZB] Lemma 3.1).
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import pandas as pd
 
 from lib.book.results import Check
+from lib.book.sweep import torch_threads
+from lib.chapters.non_constancy.nets import synthetic_regression
 from lib.chapters.non_constancy.rules import FLAT
 from lib.finite.mlp import MLP
 from lib.finite.ntk import layer_factors
 from lib.spectra import fit_slope
 
-__all__ = ["backward_sweep", "check_backward"]
+__all__ = ["BackwardNorms", "measure_backward_norms", "measure_backward", "check_backward"]
 
 
-def backward_sweep(X, widths, seeds: int, depth: int = 3, activation: str = "tanh",
-                   bottleneck: int | None = None, max_width: int = 2048) -> pd.DataFrame:
+@dataclass(frozen=True, eq=False)
+class BackwardNorms:
+    """The infinity norms of the backward vectors at initialization and the settings they were measured with.
+
+    Attributes:
+        frame: columns width, seed, layer, inf_norm (:func:`measure_backward_norms`).
+        widths: the widths asked for (those above ``max_width`` were skipped).
+        seeds: weight draws per width.
+        depth: hidden layers.
+        activation: hidden activation.
+        bottleneck: the width of the middle layer, or None.
+        max_width: the largest width run.
+        n_inputs: the inputs over which each norm is maximized.
+    """
+
+    frame: pd.DataFrame
+    widths: tuple
+    seeds: int
+    depth: int = 3
+    activation: str = "tanh"
+    bottleneck: int | None = None
+    max_width: int = 2048
+    n_inputs: int = 0
+
+
+def measure_backward(cfg, bottleneck: int | None = None, max_width: int = 2048) -> BackwardNorms:
+    """The backward vectors of depth-3 linear-output nets over the chapter's widths ([LZB] Lemma 3.1), at the
+    first ``cfg.n_hessian`` inputs of :func:`~lib.chapters.non_constancy.nets.synthetic_regression` (seed 0).
+
+    Args:
+        cfg: the chapter's validated parameters (:data:`lib.chapters.non_constancy.spec.SPEC`): ``n_samples``,
+            ``d``, ``k``, ``n_hessian``, ``widths``, ``seeds``, ``activation``.
+        bottleneck: width of the middle layer (the counterfactual of the tests), or None.
+        max_width: widths above it are skipped (see :func:`measure_backward_norms`).
+
+    Returns:
+        :class:`BackwardNorms`.
+    """
+    X = synthetic_regression(cfg.n_samples, cfg.d, cfg.k, seed=0)["X"][:cfg.n_hessian]
+    with torch_threads(1):
+        frame = measure_backward_norms(X, cfg.widths, cfg.seeds, activation=cfg.activation, bottleneck=bottleneck,
+                                       max_width=max_width)
+    return BackwardNorms(frame, tuple(cfg.widths), int(cfg.seeds), 3, cfg.activation, bottleneck, max_width,
+                         int(cfg.n_hessian))
+
+
+def measure_backward_norms(X, widths, seeds: int, depth: int = 3, activation: str = "tanh",
+                           bottleneck: int | None = None, max_width: int = 2048) -> pd.DataFrame:
     """Infinity norms of the backward vectors of a linear-output net at initialization ([LZB] Lemma 3.1).
 
     The backward vector of hidden layer l is d f / d h^(l) (:func:`lib.finite.ntk.layer_factors`); its
@@ -46,11 +96,11 @@ def backward_sweep(X, widths, seeds: int, depth: int = 3, activation: str = "tan
     return pd.DataFrame(rows)
 
 
-def check_backward(bw: pd.DataFrame) -> Check:
+def check_backward(backward: BackwardNorms) -> Check:
     """[LZB] Lemma 3.1: with a linear output layer the backward vectors have infinity norm O~(1/sqrt(m)).
 
     Measurement: for every hidden layer, the seed mean of the largest entry of d f / d h^(l) at
-    initialization, against the width (:func:`backward_sweep`). Rule: the log-log slope of every layer:
+    initialization, against the width (:func:`measure_backward`). Rule: the log-log slope of every layer:
     "reproduced" if all lie in (-0.75, -0.25): the predicted -1/2, flattened by up to 0.1 by the
     sqrt(log m) of the O~ (the largest of m Gaussian entries) over two decades of m, with 0.15 more for
     the seed noise of a maximum; "not reproduced" if one is above -0.15
@@ -58,11 +108,12 @@ def check_backward(bw: pd.DataFrame) -> Check:
     layer's); "reproduced with caveat" otherwise; "inconclusive" with fewer than two widths.
 
     Args:
-        bw: the output of :func:`backward_sweep`.
+        backward: :func:`measure_backward` output.
 
     Returns:
         The check.
     """
+    bw = backward.frame
     if bw.empty or bw.width.nunique() < 2:
         return Check("[LZB] Lemma 3.1", status="inconclusive",
                      measured=f"Widths run: {sorted(bw.width.unique()) if len(bw) else []}.",

@@ -11,12 +11,15 @@ from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, slope_guide, value_ticks
 from lib.book.results import Check
-from lib.chapters.non_constancy.hessian_norms import HessianNorms
-from lib.chapters.non_constancy.kernel_runs import KernelRuns
-from lib.chapters.non_constancy.rules import FLAT, _hessian_slope_status, _slope_status
+from lib.book.wording import ints
+from lib.chapters.non_constancy.hessian_norms import HessianNorms, measure_bottleneck_hessian, measure_hessian_norms
+from lib.chapters.non_constancy.kernel_runs import KernelRuns, measure_kernel_runs
+from lib.chapters.non_constancy.rules import (KERNEL_WINDOW, flat_status, hessian_row, hessian_slope_status, slope_row,
+                                              slope_status, window_rule)
 from lib.spectra import fit_slope
 
-__all__ = ["plot_bottleneck", "check_bottleneck", "plot_bottleneck_hessian", "check_bottleneck_hessian",
+__all__ = ["kernel_change_by_bottleneck", "plot_bottleneck", "figure_bottleneck", "check_bottleneck",
+           "plot_bottleneck_hessian", "figure_bottleneck_hessian", "check_bottleneck_hessian",
            "check_bottleneck_hessian_width"]
 
 
@@ -35,7 +38,16 @@ def _log_value_ticks(ax, lo: float, hi: float, axis: str = "y") -> None:
     value_ticks(ax, vals, axis=axis)
 
 
-def _bottleneck_table(runs: KernelRuns) -> tuple[pd.DataFrame, float]:
+def kernel_change_by_bottleneck(runs: KernelRuns) -> tuple[pd.DataFrame, float]:
+    """Delta_K of the [m, b, m] nets per bottleneck width b (``mean``, ``min``, ``max`` over seeds) and the
+    log-log slope of the mean against b.
+
+    Args:
+        runs: :func:`~lib.chapters.non_constancy.kernel_runs.measure_kernel_runs` output.
+
+    Returns:
+        (the frame indexed by b, the slope).
+    """
     bw = runs.df_b.groupby("bottleneck")["delta_K"].agg(["mean", "min", "max"])
     return bw, fit_slope(bw.index, bw["mean"])
 
@@ -44,12 +56,12 @@ def plot_bottleneck(runs: KernelRuns) -> Figure:
     """Figure 5.2: Delta_K of the [m, b, m] net against the bottleneck width b, with the b^(-1/2) guide.
 
     Args:
-        runs: :func:`~lib.chapters.non_constancy.kernel_runs.compute_kernel_runs` output.
+        runs: :func:`~lib.chapters.non_constancy.kernel_runs.measure_kernel_runs` output.
 
     Returns:
         The figure (one axes).
     """
-    bw, s_b = _bottleneck_table(runs)
+    bw, s_b = kernel_change_by_bottleneck(runs)
     fig, axs = figure()
     ax = axs[0, 0]
     ax.fill_between(bw.index, bw["min"], bw["max"], alpha=0.2)
@@ -63,25 +75,39 @@ def plot_bottleneck(runs: KernelRuns) -> Figure:
     return fig
 
 
+def figure_bottleneck(runs: KernelRuns) -> dict:
+    """Figure 5.2, :func:`plot_bottleneck` of ``runs``, as the arguments of :meth:`lib.book.results.Recorder.figure`."""
+    nets = f"[m, b, m] nets ({runs.activation}), m = {runs.bottleneck_width:,}, b = {ints(runs.bottlenecks, False)}"
+    return dict(fig=plot_bottleneck(runs), label="fig-kernel-bottleneck", drawn_by=plot_bottleneck,
+                data_from=measure_kernel_runs, setting=runs.setting(nets, f"{runs.gd}; {runs.seeds} seeds",
+                                                                   runs.departure),
+                caption="Relative kernel change of the bottleneck net against the bottleneck width (line: mean over "
+                        "seeds; band: min to max), with the $b^{-1/2}$ line.")
+
+
 def check_bottleneck(runs: KernelRuns) -> Check:
     """[LZB] Fig 2: a bottleneck of width b makes Delta_K scale like b^(-1/2) at any m.
 
-    Rule: the log-log slope of the seed-mean Delta_K against b: "reproduced" within (-0.75, -0.3) (the
+    Rule (:func:`~lib.chapters.non_constancy.rules.slope_status` with
+    :data:`~lib.chapters.non_constancy.rules.KERNEL_WINDOW`): the log-log slope of the seed-mean Delta_K
+    against b: "reproduced" within (-0.75, -0.3) (the
     predicted -1/2 with a margin for finite-width noise over a short range of b), "reproduced with caveat"
     if steeper, "not reproduced" if flatter (a kernel change that does not depend on b).
 
     Args:
-        runs: :func:`~lib.chapters.non_constancy.kernel_runs.compute_kernel_runs` output.
+        runs: :func:`~lib.chapters.non_constancy.kernel_runs.measure_kernel_runs` output.
 
     Returns:
         The check (registry id ``"[LZB] Fig 2"``).
     """
-    bw, s_b = _bottleneck_table(runs)
+    bw, s_b = kernel_change_by_bottleneck(runs)
     measured = (f"At m={runs.bottleneck_width}, Delta_K falls from {bw['mean'].iloc[0]:.3g} at b={bw.index[0]} to "
                 f"{bw['mean'].iloc[-1]:.3g} at b={bw.index[-1]}: fitted slope {s_b:.2f} (prediction -0.5); the "
                 f"narrow layer, not m, sets the kernel change.")
-    status = _slope_status(s_b)
-    return Check("[LZB] Fig 2", status=status, measured=measured,
+    status = slope_status(s_b, KERNEL_WINDOW)
+    row = slope_row("kernel change against the bottleneck width b", "bottleneck_kernel",
+                    f"{s_b:.2f} (b = {bw.index[0]} to {bw.index[-1]})", window_rule(KERNEL_WINDOW), status)
+    return Check("[LZB] Fig 2", status=status, measured=measured, rows=(row,),
                  caveat="steeper than b^(-1/2)" if status == "reproduced with caveat" else "")
 
 
@@ -89,7 +115,7 @@ def plot_bottleneck_hessian(h: HessianNorms) -> Figure:
     """Figure 5.5: Hessian norm of [m, b, m] nets against b at fixed m (left) and against m at the narrowest b (right).
 
     Args:
-        h: :func:`~lib.chapters.non_constancy.hessian_norms.compute_hessian_norms` output with a bottleneck sweep.
+        h: :func:`~lib.chapters.non_constancy.hessian_norms.measure_hessian_norms` output with a bottleneck sweep.
 
     Returns:
         The figure (two axes).
@@ -114,6 +140,18 @@ def plot_bottleneck_hessian(h: HessianNorms) -> Figure:
     axs[0, 0].set_title(f"against b, m={int(bt[bt.sweep == 'b'].width.iloc[0])}")
     axs[0, 1].set_title(f"against m, b={int(bt[bt.sweep == 'm'].bottleneck.iloc[0])}")
     return fig
+
+
+def figure_bottleneck_hessian(h: HessianNorms) -> dict:
+    """Figure 5.5, :func:`plot_bottleneck_hessian` of ``h`` (with a bottleneck sweep), as the arguments of
+    :meth:`lib.book.results.Recorder.figure`."""
+    nets = (f"[m, b, m] nets ({h.activation}): b = {ints(h.bottlenecks, False)} at m = {h.bottleneck_width:,} (left), "
+            f"m = {', '.join(f'{w:,}' for w in h.widths)} at b = {min(h.bottlenecks)} (right)")
+    caption = ("Spectral norm of the model Hessian of the bottleneck nets at initialization (line: mean over seeds; "
+               "band: min to max), against the bottleneck width (left) and the wide-layer width (right).")
+    return dict(fig=plot_bottleneck_hessian(h), label="fig-hessian-bottleneck", drawn_by=plot_bottleneck_hessian,
+                data_from=(measure_hessian_norms, measure_bottleneck_hessian), caption=caption,
+                setting=h.setting(nets, f"{h.how}; {h.seeds} seeds", "[LZB] have no experiment on the Hessian norm."))
 
 
 #: The verdict of a bottleneck Hessian check on a run without the bottleneck sweep.
@@ -142,7 +180,7 @@ def check_bottleneck_hessian(h: HessianNorms) -> Check:
     checked" without the sweep.
 
     Args:
-        h: :func:`~lib.chapters.non_constancy.hessian_norms.compute_hessian_norms` output.
+        h: :func:`~lib.chapters.non_constancy.hessian_norms.measure_hessian_norms` output.
 
     Returns:
         The check.
@@ -151,9 +189,12 @@ def check_bottleneck_hessian(h: HessianNorms) -> Check:
     if fit is None:
         return Check("[LZB] Thm 3.3", **_NO_BOTTLENECK_SWEEP)
     bt, g, s, conv = fit
-    status = _hessian_slope_status(s, conv)
+    status = hessian_slope_status(s, conv)
+    row = hessian_row("Hessian norm against the bottleneck width b", "bottleneck_hessian", s,
+                      f"b = {g.index[0]} to {g.index[-1]}", status)
     return Check(
         "[LZB] Thm 3.3", status=status, caveat="steeper than b^(-1/2)" if status == "reproduced with caveat" else "",
+        rows=(row,),
         measured=f"At m={int(bt.width.iloc[0])} the Hessian norm is "
         + ", ".join(f"{v:.3g} (b={b})" for b, v in g.items())
         + f": log-log slope {s:.2f} against b (prediction -0.5); power iteration converged: {conv}.")
@@ -164,14 +205,14 @@ def check_bottleneck_hessian_width(h: HessianNorms) -> Check:
 
     Measurement: the Hessian norm of [m, b, m] nets at the narrowest b against m, next to the
     one-hidden-layer linear-output nets of the same widths. Rule: "reproduced" if its log-log slope
-    against m is within 0.15 of zero (flat, :data:`~lib.chapters.non_constancy.rules.FLAT`) and every power
-    iteration converged; "not reproduced" if it falls with slope -0.3 or steeper (vanishing like a wide
+    against m is within 0.15 of zero (flat, :func:`~lib.chapters.non_constancy.rules.flat_status`) and every
+    power iteration converged; "not reproduced" if it falls with slope -0.3 or steeper (vanishing like a wide
     net's); "reproduced with caveat" in between. The chapter's [m, b, m] tanh net is more general than the
     theorem's network (quadratic wide layers, identity bottleneck); [LZB] Sec. 4 argues the same for general
     bottlenecks.
 
     Args:
-        h: :func:`~lib.chapters.non_constancy.hessian_norms.compute_hessian_norms` output.
+        h: :func:`~lib.chapters.non_constancy.hessian_norms.measure_hessian_norms` output.
 
     Returns:
         The check.
@@ -180,8 +221,7 @@ def check_bottleneck_hessian_width(h: HessianNorms) -> Check:
     if fit is None:
         return Check("[LZB] Thm 4.1", **_NO_BOTTLENECK_SWEEP)
     bt, g, s, conv = fit
-    status = ("reproduced" if abs(s) < FLAT else "not reproduced" if s <= -0.3 else "reproduced with caveat") \
-        if conv else "not reproduced"
+    status = flat_status(s) if conv else "not reproduced"
     lin = h.frame[h.frame.arch == "linear"].groupby("width")["hess_norm"].mean()
     return Check(
         "[LZB] Thm 4.1", status=status,

@@ -9,9 +9,10 @@ from matplotlib.figure import Figure
 from lib.book.plotting import figure, palette
 from lib.book.results import Check
 from lib.chapters.non_constancy.kernel_runs import KernelRuns
-from lib.chapters.non_constancy.nets import NONLINEAR
+from lib.chapters.non_constancy.nets import NONLINEAR, train_tracked
+from lib.finite.training import KernelTracker
 
-__all__ = ["plot_kernel_paths", "plot_convergence", "check_convergence"]
+__all__ = ["plot_kernel_paths", "figure_kernel_paths", "plot_convergence", "figure_convergence", "check_convergence"]
 
 
 def _widest(runs: KernelRuns, arch: str) -> pd.Series:
@@ -23,7 +24,7 @@ def plot_kernel_paths(runs: KernelRuns) -> Figure:
     """Figure 5.3: ||K_t - K_0||_F / ||K_0||_F against the GD step for the widest nets and the narrowest bottleneck.
 
     Args:
-        runs: :func:`~lib.chapters.non_constancy.kernel_runs.compute_kernel_runs` output.
+        runs: :func:`~lib.chapters.non_constancy.kernel_runs.measure_kernel_runs` output.
 
     Returns:
         The figure (one axes).
@@ -46,11 +47,23 @@ def plot_kernel_paths(runs: KernelRuns) -> Figure:
     return fig
 
 
+def figure_kernel_paths(runs: KernelRuns) -> dict:
+    """Figure 5.3, :func:`plot_kernel_paths` of ``runs``: the arguments of :meth:`lib.book.results.Recorder.figure`."""
+    nets = (f"the widest nets (m = {max(runs.widths):,}) and the narrowest bottleneck (b = {min(runs.bottlenecks)}, "
+            f"m = {runs.bottleneck_width:,}), seed 0")
+    return dict(fig=plot_kernel_paths(runs), label="fig-kernel-paths", drawn_by=plot_kernel_paths,
+                data_from=(KernelTracker, train_tracked),
+                setting=runs.setting(nets, f"{runs.gd}; kernel every {runs.track_every} steps", runs.departure),
+                caption="Relative kernel change against the training step for the widest nets (and the narrowest "
+                        "bottleneck), seed 0; each axis is linear near zero (below $10^{-3}$, and below step 10) and "
+                        "logarithmic above.")
+
+
 def plot_convergence(runs: KernelRuns) -> Figure:
     """Figure 5.6: relative loss of the widest nets with the PL guarantee (left), lambda_min along training (right).
 
     Args:
-        runs: :func:`~lib.chapters.non_constancy.kernel_runs.compute_kernel_runs` output.
+        runs: :func:`~lib.chapters.non_constancy.kernel_runs.measure_kernel_runs` output.
 
     Returns:
         The figure (two axes).
@@ -75,6 +88,17 @@ def plot_convergence(runs: KernelRuns) -> Figure:
     return fig
 
 
+def figure_convergence(runs: KernelRuns) -> dict:
+    """Figure 5.6, :func:`plot_convergence` of ``runs``: the arguments of :meth:`lib.book.results.Recorder.figure`."""
+    caption = ("Left: relative training loss against the GD step for the widest nets (seed 0) and the PL guarantee "
+               r"$(1-\eta\mu)^t$ with $\mu$ the smallest kernel eigenvalue met along the path. Right: that "
+               "eigenvalue along training.")
+    setting = runs.setting(f"the widest nets (m = {max(runs.widths):,}), seed 0", runs.gd,
+                           "[LZB] have no experiment for Thm 5.1.")
+    return dict(fig=plot_convergence(runs), label="fig-moving-kernel-convergence", drawn_by=plot_convergence,
+                data_from=(train_tracked, KernelTracker), caption=caption, setting=setting)
+
+
 def check_convergence(runs: KernelRuns) -> Check:
     """[LZB] Thm 5.1: a moving kernel does not prevent fast (exponential) convergence of GD.
 
@@ -89,7 +113,7 @@ def check_convergence(runs: KernelRuns) -> Check:
     reproduced" when it stalled or rose.
 
     Args:
-        runs: :func:`~lib.chapters.non_constancy.kernel_runs.compute_kernel_runs` output.
+        runs: :func:`~lib.chapters.non_constancy.kernel_runs.measure_kernel_runs` output.
 
     Returns:
         The check (registry id ``"[LZB] Thm 5.1"``).

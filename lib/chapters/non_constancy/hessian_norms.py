@@ -1,4 +1,7 @@
 """Model Hessian norms at initialization of chapter 05's nets, cached one net per record ([LZB] Thm 3.2, 3.3, 4.1).
+
+:func:`measure_hessian_norms` returns them as a :class:`HessianNorms`, which carries the settings they were
+measured with, so the figures and checks take it alone.
 """
 from __future__ import annotations
 
@@ -8,15 +11,17 @@ import numpy as np
 import pandas as pd
 
 from lib.book.cache import cached_call
-from lib.chapters.non_constancy.nets import build
+from lib.book.sweep import torch_threads
+from lib.chapters.non_constancy.nets import NetSetting, build, synthetic_regression
 from lib.finite.hessian import model_hessian_norm
 from lib.progress import tqdm
 
-__all__ = ["hessian_sweep", "bottleneck_hessian_sweep", "HessianNorms", "compute_hessian_norms", "hessian_summary"]
+__all__ = ["measure_hessian_by_width", "measure_bottleneck_hessian", "HessianNorms", "measure_hessian_norms",
+           "hessian_summary"]
 
 
-def bottleneck_hessian_sweep(X, widths, bottleneck_width: int, bottlenecks, seeds: int, activation: str = "tanh",
-                             tol: float = 1e-6, max_iter: int = 500) -> pd.DataFrame:
+def measure_bottleneck_hessian(X, widths, bottleneck_width: int, bottlenecks, seeds: int, activation: str = "tanh",
+                               tol: float = 1e-6, max_iter: int = 500) -> pd.DataFrame:
     """Spectral norm of the model Hessian of [m, b, m] nets at initialization ([LZB] Thm 3.3, Thm 4.1).
 
     Two sweeps: every b of ``bottlenecks`` at m = ``bottleneck_width``, and every m of ``widths`` at the
@@ -50,8 +55,8 @@ def bottleneck_hessian_sweep(X, widths, bottleneck_width: int, bottlenecks, seed
     return pd.DataFrame(rows)
 
 
-def hessian_sweep(X, widths, seeds: int, archs=("linear", "swish", "softmax"), activation: str = "tanh",
-                  k: int = 3, tol: float = 1e-6, max_iter: int = 500) -> pd.DataFrame:
+def measure_hessian_by_width(X, widths, seeds: int, archs=("linear", "swish", "softmax"), activation: str = "tanh",
+                             k: int = 3, tol: float = 1e-6, max_iter: int = 500) -> pd.DataFrame:
     """Spectral norm of the model Hessian at initialization, max over the rows of X ([LZB] Thm 3.2).
 
     For softmax the norm is the max over the k probability outputs as well.
@@ -81,54 +86,70 @@ def hessian_sweep(X, widths, seeds: int, archs=("linear", "swish", "softmax"), a
     return pd.DataFrame(rows)
 
 
-@dataclass
-class HessianNorms:
-    """Model Hessian norms at initialization (:func:`hessian_sweep`) and the widths they cover.
+@dataclass(frozen=True, eq=False)
+class HessianNorms(NetSetting):
+    """Model Hessian norms at initialization and the settings they were measured with ([LZB] Thm 3.2, 3.3, 4.1);
+    the data, seeds, activation and profile are those of :class:`~lib.chapters.non_constancy.nets.NetSetting`.
 
     Attributes:
-        frame: one row per (arch, width, seed): ``hess_norm``, ``iterations``, ``converged``.
+        frame: one row per (arch, width, seed) of :func:`measure_hessian_by_width`: ``hess_norm``, ``iterations``,
+            ``converged``.
         widths: the widths m, in the order given.
         k: softmax outputs.
-        bottleneck: :func:`bottleneck_hessian_sweep` (None if not run).
+        bottleneck: :func:`measure_bottleneck_hessian` (None if not run).
+        n_hessian: inputs over which each norm is maximized (the first of the data).
+        bottleneck_width: m of the [m, b, m] nets (None without the bottleneck sweep).
+        bottlenecks: the bottleneck widths b (empty without the bottleneck sweep).
     """
 
     frame: pd.DataFrame
-    widths: list
+    widths: tuple
     k: int
     bottleneck: pd.DataFrame | None = None
+    n_hessian: int = 0
+    bottleneck_width: int | None = None
+    bottlenecks: tuple = ()
+
+    @property
+    def how(self) -> str:
+        """How the norms were taken, for the settings under the figures."""
+        return f"Hessian at initialization, maximized over {self.n_hessian} inputs"
 
 
-def compute_hessian_norms(data: dict, n_hessian: int, widths, seeds: int, *, activation: str, k: int,
-                          tol: float, max_iter: int, bottleneck_width: int | None = None,
-                          bottlenecks=None) -> HessianNorms:
-    """Model Hessian norms at initialization over the first ``n_hessian`` inputs ([LZB] Thm 3.2, 3.3, 4.1).
+def measure_hessian_norms(cfg) -> HessianNorms:
+    """Model Hessian norms at initialization over the first ``cfg.n_hessian`` inputs ([LZB] Thm 3.2, 3.3, 4.1).
+
+    The one-hidden-layer nets of every width (:func:`measure_hessian_by_width`) and the [m, b, m] nets
+    (:func:`measure_bottleneck_hessian`), on the data of
+    :func:`~lib.chapters.non_constancy.nets.synthetic_regression` (seed 0), with one torch thread.
 
     Args:
-        data: :func:`~lib.chapters.non_constancy.nets.synthetic_regression` output.
-        n_hessian: inputs over which the norm is maximized.
-        widths, seeds, activation, k, tol, max_iter: as in :func:`hessian_sweep`.
-        bottleneck_width, bottlenecks: as in :func:`bottleneck_hessian_sweep` (no bottleneck sweep if None).
+        cfg: the chapter's validated parameters (:data:`lib.chapters.non_constancy.spec.SPEC`): ``n_samples``,
+            ``d``, ``k``, ``n_hessian``, ``widths``, ``seeds``, ``activation``, ``hessian_tol``,
+            ``hessian_max_iter``, ``bottleneck_width``, ``bottlenecks``, ``profile``.
 
     Returns:
         :class:`HessianNorms`.
     """
-    X = data["X"][:n_hessian]
-    frame = hessian_sweep(X, widths, seeds, activation=activation, k=k, tol=tol, max_iter=max_iter)
-    bott = None
-    if bottleneck_width is not None and bottlenecks is not None:
-        bott = bottleneck_hessian_sweep(X, widths, bottleneck_width, bottlenecks, seeds, activation=activation,
-                                        tol=tol, max_iter=max_iter)
-    return HessianNorms(frame, list(widths), int(k), bott)
+    X = synthetic_regression(cfg.n_samples, cfg.d, cfg.k, seed=0)["X"][:cfg.n_hessian]
+    kw = dict(activation=cfg.activation, tol=cfg.hessian_tol, max_iter=cfg.hessian_max_iter)
+    with torch_threads(1):
+        frame = measure_hessian_by_width(X, cfg.widths, cfg.seeds, k=cfg.k, **kw)
+        bott = measure_bottleneck_hessian(X, cfg.widths, cfg.bottleneck_width, cfg.bottlenecks, cfg.seeds, **kw)
+    return HessianNorms(frame, tuple(cfg.widths), int(cfg.k), bott, seeds=int(cfg.seeds), n=int(cfg.n_samples),
+                        d=int(cfg.d), n_hessian=int(cfg.n_hessian), activation=cfg.activation,
+                        bottleneck_width=int(cfg.bottleneck_width), bottlenecks=tuple(cfg.bottlenecks),
+                        profile=cfg.profile)
 
 
 def hessian_summary(h: HessianNorms) -> str:
-    """One line on the power iterations: all converged, and the largest iteration count.
+    """The power iterations in words: all converged or not, and the largest iteration count.
 
     Args:
-        h: :func:`compute_hessian_norms` output.
+        h: :func:`measure_hessian_norms` output.
 
     Returns:
-        The line printed under Figure 5.4.
+        A clause for the setting under Figure 5.4.
     """
     dh = h.frame
     return f"power iteration: all converged = {bool(dh.converged.all())}, at most {int(dh.iterations.max())} iterations"

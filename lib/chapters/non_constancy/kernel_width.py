@@ -7,20 +7,24 @@ from matplotlib.figure import Figure
 
 from lib.book.plotting import band_lines, figure, slope_guide
 from lib.book.results import Check
-from lib.chapters.non_constancy.kernel_runs import KernelRuns
+from lib.chapters.non_constancy.kernel_runs import KernelRuns, measure_kernel_runs, run_summary
 from lib.chapters.non_constancy.nets import NONLINEAR
-from lib.chapters.non_constancy.rules import FLAT
+from lib.chapters.non_constancy.rules import FLAT, VANISHING, flat_status, slope_row
 from lib.spectra import fit_slope
 
-__all__ = ["kernel_change_by_width", "width_slopes", "plot_width_trend", "check_linear_model",
-           "check_weight_change", "check_linear_kernel", "check_nonlinear_kernel"]
+__all__ = ["O1_CHANGE", "kernel_change_by_width", "width_slopes", "plot_width_trend", "figure_width_trend",
+           "check_linear_model", "check_weight_change", "check_linear_kernel", "check_nonlinear_kernel"]
+
+#: A kernel change above this at every width is O(1) ([LZB] Fig 1), while a linear-output net of the chapter's
+#: widths stays far below it.
+O1_CHANGE = 0.1
 
 
 def kernel_change_by_width(runs: KernelRuns) -> pd.DataFrame:
     """Delta_K per (arch, width): ``mean``, ``min``, ``max`` over seeds.
 
     Args:
-        runs: :func:`~lib.chapters.non_constancy.kernel_runs.compute_kernel_runs` output.
+        runs: :func:`~lib.chapters.non_constancy.kernel_runs.measure_kernel_runs` output.
 
     Returns:
         A frame indexed by (arch, width).
@@ -45,7 +49,7 @@ def plot_width_trend(runs: KernelRuns) -> Figure:
     """Figure 5.1: Delta_K against width for the three output types, log-log, with the m^(-1/2) guide.
 
     Args:
-        runs: :func:`~lib.chapters.non_constancy.kernel_runs.compute_kernel_runs` output.
+        runs: :func:`~lib.chapters.non_constancy.kernel_runs.measure_kernel_runs` output.
 
     Returns:
         The figure (one axes).
@@ -63,6 +67,17 @@ def plot_width_trend(runs: KernelRuns) -> Figure:
     return fig
 
 
+def figure_width_trend(runs: KernelRuns) -> dict:
+    """Figure 5.1, :func:`plot_width_trend` of ``runs``: the arguments of :meth:`lib.book.results.Recorder.figure`."""
+    widths = ", ".join(f"{w:,}" for w in runs.widths)
+    nets = f"one hidden layer ({runs.activation}), widths m = {widths}; linear, swish and softmax ({runs.k} outputs)"
+    setting = runs.setting(f"{nets} heads", f"{runs.gd}; {runs.seeds} seeds", runs.departure, run_summary(runs))
+    return dict(fig=plot_width_trend(runs), label="fig-kernel-width", drawn_by=plot_width_trend,
+                data_from=measure_kernel_runs, setting=setting,
+                caption="Relative kernel change over a full GD run against width, for one-hidden-layer nets with a "
+                        "linear, swish and softmax output (line: mean over seeds; band: min to max).")
+
+
 def check_linear_model(runs: KernelRuns) -> Check:
     """[LZB] Prop 2.2: a model has a constant tangent kernel if and only if it is linear in its weights.
 
@@ -73,7 +88,7 @@ def check_linear_model(runs: KernelRuns) -> Check:
     "not reproduced" if either fails; "not checked" without the linear-model runs.
 
     Args:
-        runs: :func:`~lib.chapters.non_constancy.kernel_runs.compute_kernel_runs` output.
+        runs: :func:`~lib.chapters.non_constancy.kernel_runs.measure_kernel_runs` output.
 
     Returns:
         The check.
@@ -96,20 +111,20 @@ def check_weight_change(runs: KernelRuns) -> Check:
     """[LZB] Eq 2: training moves the weight vector by an O(1) Euclidean distance, whatever the width.
 
     Measurement: ``||w_T - w_0||_2`` of the linear-output nets after GD to the tolerance, seed mean per
-    width. Rule: "reproduced" if its log-log slope against the width is within 0.15 of zero (flat, see
-    :data:`~lib.chapters.non_constancy.rules.FLAT`), "not reproduced" if it is -0.3 or steeper (a distance
+    width. Rule (:func:`~lib.chapters.non_constancy.rules.flat_status`): "reproduced" if its log-log slope
+    against the width is within 0.15 of zero (flat), "not reproduced" if it is -0.3 or steeper (a distance
     that vanishes with the width, as the lazy-training picture would have it), "reproduced with caveat" in
     between. Each of the ~ m d weights then moves by O(1/sqrt(m)), since the total is O(1).
 
     Args:
-        runs: :func:`~lib.chapters.non_constancy.kernel_runs.compute_kernel_runs` output.
+        runs: :func:`~lib.chapters.non_constancy.kernel_runs.measure_kernel_runs` output.
 
     Returns:
         The check.
     """
     lin = runs.df[runs.df.arch == "linear"].groupby("width")["weight_move"].mean()
     s = fit_slope(lin.index, lin.to_numpy())
-    status = "reproduced" if abs(s) < FLAT else "not reproduced" if s <= -0.3 else "reproduced with caveat"
+    status = flat_status(s)
     return Check(
         "[LZB] Eq 2", status=status,
         caveat="the distance drifts with the width" if status == "reproduced with caveat" else "",
@@ -129,7 +144,7 @@ def check_linear_kernel(runs: KernelRuns) -> Check:
     between (vanishing slowly).
 
     Args:
-        runs: :func:`~lib.chapters.non_constancy.kernel_runs.compute_kernel_runs` output.
+        runs: :func:`~lib.chapters.non_constancy.kernel_runs.measure_kernel_runs` output.
 
     Returns:
         The check.
@@ -137,13 +152,17 @@ def check_linear_kernel(runs: KernelRuns) -> Check:
     mean_w = kernel_change_by_width(runs)
     s_lin = width_slopes(mean_w, ["linear"])["linear"]
     lin = mean_w.loc["linear"]["mean"]
-    status = "reproduced" if s_lin <= -0.3 else "not reproduced" if s_lin > -FLAT else "reproduced with caveat"
+    status = "reproduced" if s_lin <= VANISHING else "not reproduced" if s_lin > -FLAT else "reproduced with caveat"
     measured = (f"Delta_K falls from {lin.iloc[0]:.3g} at m={runs.widths[0]} to {lin.iloc[-1]:.3g} at "
                 f"m={runs.widths[-1]}: fitted slope {s_lin:.2f}"
                 + (" -- steeper than -1/2: an O(1/m) change during training, as the finer analyses of Dyer and "
                    "Gur-Ari (2020) and Huang and Yau (2020) find; the m^(-1/2) of the Hessian bound is an upper "
                    "bound." if s_lin <= -0.75 else "."))
-    return Check("[LZB] Remark 3.5", status=status, measured=measured,
+    row = slope_row("kernel change, linear output, against m", "linear_kernel",
+                    f"{s_lin:.2f} (m = {runs.widths[0]:,} to {runs.widths[-1]:,})",
+                    f"reproduced at slope {VANISHING:g} or steeper; not reproduced above {-FLAT:g}; "
+                    "with caveat between", status)
+    return Check("[LZB] Remark 3.5", status=status, measured=measured, rows=(row,),
                  caveat="the change vanishes more slowly than m^(-1/2)" if status == "reproduced with caveat" else "")
 
 
@@ -157,7 +176,7 @@ def check_nonlinear_kernel(runs: KernelRuns) -> Check:
     below it); otherwise "not reproduced".
 
     Args:
-        runs: :func:`~lib.chapters.non_constancy.kernel_runs.compute_kernel_runs` output.
+        runs: :func:`~lib.chapters.non_constancy.kernel_runs.measure_kernel_runs` output.
 
     Returns:
         The check (registry id ``"[LZB] Fig 1"``).
@@ -165,9 +184,13 @@ def check_nonlinear_kernel(runs: KernelRuns) -> Check:
     mean_w = kernel_change_by_width(runs)
     slopes = width_slopes(mean_w, NONLINEAR)
     nl_min = min(mean_w.loc[a]["mean"].min() for a in NONLINEAR)
-    status = "reproduced" if all(abs(slopes[a]) < FLAT for a in NONLINEAR) and nl_min > 0.1 else "not reproduced"
+    status = "reproduced" if all(abs(slopes[a]) < FLAT for a in NONLINEAR) and nl_min > O1_CHANGE else "not reproduced"
     sw, sm = (round(slopes[a], 2) + 0.0 for a in ("swish", "softmax"))  # + 0.0: no "-0.00"
     measured = (f"Delta_K has fitted slopes {sw:.2f} (swish) and {sm:.2f} (softmax) over "
                 f"m = {runs.widths[0]}..{runs.widths[-1]}, and is at least {nl_min:.3g} at every width "
                 f"(against {mean_w.loc['linear']['mean'].iloc[-1]:.3g} for the linear output at the largest width).")
-    return Check("[LZB] Fig 1", status=status, measured=measured)
+    row = slope_row("kernel change, swish and softmax outputs, against m", "nonlinear_kernel",
+                    f"{sw:.2f} (swish), {sm:.2f} (softmax) (m = {runs.widths[0]:,} to {runs.widths[-1]:,})",
+                    f"reproduced when both slopes are within {FLAT:g} of 0 and the change stays above {O1_CHANGE:g}",
+                    status)
+    return Check("[LZB] Fig 1", status=status, measured=measured, rows=(row,))

@@ -17,11 +17,14 @@ Non-linear outputs are centered at initialization, phi(f(x) - f_{w_0}(x)) (see
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import torch
 
 from lib.activations import get_activation
 from lib.book.params import ParameterError
+from lib.book.provenance import profile_text
 from lib.data.datasets import gaussian_data
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
@@ -29,7 +32,8 @@ from lib.finite.training import KernelTracker, gd_train
 from lib.finite.wrapped import OutputWrapped
 from lib.spectra import extreme_eigenvalues
 
-__all__ = ["ARCHS", "SUP_DERIV", "NONLINEAR", "check_parameters", "synthetic_regression", "build", "train_tracked"]
+__all__ = ["ARCHS", "SUP_DERIV", "NONLINEAR", "LZB_DEPARTURE", "NetSetting", "check_parameters",
+           "synthetic_regression", "describe_data", "build", "train_tracked"]
 
 
 #: The architectures compared: linear output, swish output, softmax output, bottleneck, and the linear model.
@@ -41,6 +45,35 @@ SUP_DERIV = {"linear": 1.0, "bottleneck": 1.0, "linear_model": 1.0, "softmax": 0
                             .abs().max())}
 #: The non-linear outputs ([LZB] Sec. 4).
 NONLINEAR = ("swish", "softmax")
+#: How the chapter's training departs from [LZB]'s experiments (their App. B), quoted under the figures of
+#: trained nets.
+LZB_DEPARTURE = ("Departs from [LZB] Sec. 6: they train on their synthetic classification set (App. B); we "
+                 "regress on Gaussian points, with {activation} hidden units and centred non-linear outputs.")
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class NetSetting:
+    """What every result of the chapter was measured on (the base of its result classes).
+
+    Attributes:
+        n: training points (:func:`synthetic_regression`, seed 0).
+        d: input dimension.
+        seeds: weight draws per configuration.
+        activation: hidden activation.
+        profile: the parameter profile of the run ("" when unknown).
+    """
+
+    n: int = 0
+    d: int = 0
+    seeds: int = 1
+    activation: str = "tanh"
+    profile: str = ""
+
+    def setting(self, nets: str, how: str, note: str, extra: str = "") -> str:
+        """The setting line under a figure: the data, the nets, how they were trained or measured, the profile,
+        ``extra`` (a measured summary), then ``note`` (how the setting departs from [LZB])."""
+        extra = f"; {extra}" if extra else ""
+        return f"Setting: {describe_data(self.n, self.d)}; {nets}; {how}; {profile_text(self.profile)}{extra}. {note}"
 
 
 def check_parameters(k: int, lr_scale: float, n_hessian: int, n_samples: int) -> None:
@@ -90,6 +123,11 @@ def synthetic_regression(n: int, d: int, k: int = 3, seed: int = 0) -> dict:
     Z -= Z.max(axis=1, keepdims=True)
     y_soft = np.exp(Z) / np.exp(Z).sum(axis=1, keepdims=True)
     return {"X": X, "y": y, "y_soft": y_soft}
+
+
+def describe_data(n: int, d: int) -> str:
+    """The data of :func:`synthetic_regression` in words, for the settings under the figures."""
+    return f"n = {n} unit-norm Gaussian points in d = {d}"
 
 
 def build(arch: str, d: int, width: int, seed: int, activation: str = "tanh", k: int = 3,

@@ -2,7 +2,7 @@
 
 The certified kappa interval at MNIST's size needs a factorization of a 60,000 x 60,000 kernel
 (about half an hour on 2 cores, 14 GiB of tiles), so the default build cannot re-run it. Such a case
-is run once by this module's command line, through :func:`lib.chapters.performance.scale.compute_scale`
+is run once by this module's command line, through :func:`lib.chapters.performance.scale.measure_scale_cases`
 (the same cached cell the ``paper`` profile of chapter 07 computes), and its row is written with the
 command, commit and date to ``notebooks/records/``; the chapter shows those rows as a record, labelled
 as such, and a build that computed the same case shows its own numbers instead. From a terminal::
@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from lib.book.pipeline import ROOT
-from lib.chapters.performance.scale import SCALE_TILE, compute_scale
+from lib.chapters.performance.scale import SCALE_TILE, ScaleRun, measure_scale_cases
 from lib.validation import InputError
 
 __all__ = ["RECORD_DIR", "RECORD_FIELDS", "record_path", "record_scale_case", "check_record", "recorded_scale",
@@ -138,11 +138,11 @@ def record_scale_case(n: int, depth: int, *, width: int = 512, in_dim: int = 784
         cache_dir: overrides the sweep cache directory.
 
     Returns:
-        The row of :func:`lib.chapters.performance.scale.compute_scale`, with ``command``, ``commit``
+        The row of :func:`lib.chapters.performance.scale.measure_scale_cases`, with ``command``, ``commit``
         (of the checkout writing the record) and ``recorded`` (UTC date) added.
     """
     from lib.book.provenance import run_info
-    df = compute_scale([n], [depth], width=width, in_dim=in_dim, lambda_min=lambda_min, device=device, tile=tile,
+    df = measure_scale_cases([n], [depth], width=width, in_dim=in_dim, lambda_min=lambda_min, device=device, tile=tile,
                        shifts=None if shift is None else [shift], cache_dir=cache_dir)
     row = {k: (None if isinstance(v, float) and v != v else v) for k, v in df.iloc[0].to_dict().items()}
     row = {k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
@@ -158,16 +158,17 @@ def record_scale_case(n: int, depth: int, *, width: int = 512, in_dim: int = 784
     return row
 
 
-def recorded_scale(record_dir: Path = RECORD_DIR, exclude: pd.DataFrame | None = None) -> pd.DataFrame:
+def recorded_scale(record_dir: Path = RECORD_DIR, exclude: ScaleRun | pd.DataFrame | None = None) -> pd.DataFrame:
     """The recorded full-data cases, sorted by n and depth, minus those this build computed itself.
 
     Args:
         record_dir: the records folder.
-        exclude: rows of :func:`lib.chapters.performance.scale.compute_scale` from this build; a record of
-            the same (n, depth, width, in_dim) is left out, the build's own numbers standing instead.
+        exclude: this build's cases (:func:`lib.chapters.performance.scale.measure_scale`, or the rows of
+            :func:`lib.chapters.performance.scale.measure_scale_cases`); a record of the same (n, depth, width,
+            in_dim) is left out, the build's own numbers standing instead.
 
     Returns:
-        One row per record (the columns of ``compute_scale`` plus ``command``, ``commit``, ``recorded``);
+        One row per record (the columns of ``measure_scale_cases`` plus ``command``, ``commit``, ``recorded``);
         empty when there is none.
 
     Raises:
@@ -184,6 +185,8 @@ def recorded_scale(record_dir: Path = RECORD_DIR, exclude: pd.DataFrame | None =
     df = pd.DataFrame(rows)
     if df.empty:
         return df
+    if isinstance(exclude, ScaleRun):
+        exclude = exclude.frame
     if exclude is not None and len(exclude):
         have = set(zip(exclude.n, exclude.depth, exclude.width, exclude.in_dim))
         df = df[[k not in have for k in zip(df.n, df.depth, df.width, df.in_dim)]]

@@ -3,30 +3,83 @@
 Each case is one fresh process of :func:`lib.finite.extremes.bench.run_scale_case` ([LH] Sec. 4, 4.1:
 the ReLU MLP of [LH] Eq. (1), exact min pairwise gradient angle, certified lambda_max and a certified
 interval for lambda_min, never holding the n x n kernel unless a certified factorization fits), cached
-with :func:`lib.book.cache.cached_call`; this module runs the cases and writes their table and text.
+with :func:`lib.book.cache.cached_call`; this module runs the cases (:func:`measure_scale`, a
+:class:`ScaleRun` that carries its settings) and writes their table and text.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from lib.book.cache import cached_call
+from lib.book.provenance import profile_text
+from lib.book.wording import ints
+from lib.chapters.performance.benchmark import describe_device, paper_profile
 from lib.finite.extremes import tiled_bytes
 from lib.finite.extremes.bench import run_scale_case
 from lib.validation import InputError
 
-__all__ = ["SCALE_VERSION", "MNIST_N", "SCALE_TILE", "compute_scale", "table_scale", "depth_sentence", "scale_text"]
+__all__ = ["SCALE_VERSION", "MNIST_N", "SCALE_TILE", "LAMBDA_MIN_MODES", "ScaleRun", "measure_scale",
+           "measure_scale_cases", "table_scale", "depth_sentence", "scale_text", "glue_scale"]
 
 #: the number of MNIST training images, the size of [LH] Sec. 4's full-data question
 MNIST_N = 60000
-#: default tile edge of the certified factorization (:func:`lib.chapters.performance.scale.compute_scale`)
+#: default tile edge of the certified factorization (:func:`lib.chapters.performance.scale.measure_scale_cases`)
 SCALE_TILE = 2048
 
-#: bump when :func:`lib.chapters.performance.scale.compute_scale` changes what a cached case holds
+#: bump when :func:`lib.chapters.performance.scale.measure_scale_cases` changes what a cached case holds
 SCALE_VERSION = "1"
 
 
-def compute_scale(ns, depths, *, width: int, in_dim: int, lambda_min: str, seed: int = 0, device: str = "cpu",
+@dataclass(frozen=True, eq=False)
+class ScaleRun:
+    """The full-data cases of one run and the settings they were computed with ([LH] Sec. 4, 4.1).
+
+    Attributes:
+        frame: one row per case (:func:`measure_scale_cases`).
+        ns: numbers of inputs n.
+        depths: depths L.
+        width: hidden width m.
+        in_dim: input dimension d.
+        lambda_min: the lambda_min mode asked for (``"auto"``, ``"exact"``, ``"certified"`` or ``"bounds"``).
+        shifts: one certified shift per depth, or None.
+        device: ``"cpu"`` or ``"cuda"``.
+        profile: the parameter profile of the run ("" when unknown).
+    """
+
+    frame: pd.DataFrame
+    ns: tuple
+    depths: tuple
+    width: int
+    in_dim: int
+    lambda_min: str
+    shifts: tuple | None = None
+    device: str = "cpu"
+    profile: str = ""
+
+
+def measure_scale(cfg) -> ScaleRun:
+    """The chapter's full-data cases (:func:`measure_scale_cases` at every n of ``cfg.scale_ns`` and depth of
+    ``cfg.scale_depths``).
+
+    Args:
+        cfg: the chapter's validated parameters (:data:`lib.chapters.performance.spec.SPEC`): ``scale_ns``,
+            ``scale_depths``, ``scale_width``, ``scale_in_dim``, ``scale_lambda_min``, ``scale_shifts``,
+            ``device``, ``profile``.
+
+    Returns:
+        :class:`ScaleRun`.
+    """
+    frame = measure_scale_cases(cfg.scale_ns, cfg.scale_depths, width=cfg.scale_width, in_dim=cfg.scale_in_dim,
+                                lambda_min=cfg.scale_lambda_min, shifts=cfg.scale_shifts, device=cfg.device)
+    return ScaleRun(frame, tuple(cfg.scale_ns), tuple(cfg.scale_depths), int(cfg.scale_width), int(cfg.scale_in_dim),
+                    cfg.scale_lambda_min, None if cfg.scale_shifts is None else tuple(cfg.scale_shifts), cfg.device,
+                    cfg.profile)
+
+
+def measure_scale_cases(ns, depths, *, width: int, in_dim: int, lambda_min: str, seed: int = 0, device: str = "cpu",
                   tile: int = SCALE_TILE, shifts=None, cache_dir=None) -> pd.DataFrame:
     """Full-data extreme spectra and min angle ([LH] Sec. 4, 4.1) at every (n, depth), one fresh process each.
 
@@ -88,7 +141,7 @@ def table_scale(df: pd.DataFrame) -> pd.DataFrame:
     """The "Full-data spectra" table: min angle, lambda_max with its certified error, kappa interval, cost.
 
     Args:
-        df: rows of :func:`lib.chapters.performance.scale.compute_scale`.
+        df: rows of :func:`lib.chapters.performance.scale.measure_scale_cases`.
 
     Returns:
         One text row per case: n, depth, how lambda_min was bounded, min angle (rad), lambda_max, its
@@ -112,7 +165,7 @@ def depth_sentence(rec: pd.DataFrame) -> str:
     """How the certified kappa interval moves between the smallest and largest recorded depth ([LH] Fig 3).
 
     Args:
-        rec: rows of :func:`lib.chapters.performance.scale.compute_scale` (or of the records).
+        rec: rows of :func:`lib.chapters.performance.scale.measure_scale_cases` (or of the records).
 
     Returns:
         One sentence per n with two or more depths whose kappa intervals are finite: kappa falls (the
@@ -140,7 +193,7 @@ def scale_text(df: pd.DataFrame) -> str:
     """Markdown: per case, what took how long and how much memory, and what the kappa interval is ([LH] Sec. 4).
 
     Args:
-        df: rows of :func:`lib.chapters.performance.scale.compute_scale`.
+        df: rows of :func:`lib.chapters.performance.scale.measure_scale_cases`.
 
     Returns:
         One bullet per case, the factorization rate, how kappa moves with depth
@@ -186,3 +239,42 @@ def scale_text(df: pd.DataFrame) -> str:
            "no GPU was available on this machine, so nothing was measured on one")
     lines.append(f"\nThe same code runs unchanged with `device=\"cuda\"` (factors and tiles then live on the GPU); {gpu}.")
     return "\n".join(lines)
+
+
+#: the lambda_min modes in words (:func:`lib.finite.extremes.ntk_extremes`)
+LAMBDA_MIN_MODES = {"exact": "exact (dense eigendecomposition)", "bounds": "bounds only (lower bound 0)",
+                    "certified": "certified interval (shifted Cholesky factorization where its tiles fit)",
+                    "auto": "auto (exact where a dense factorization fits, else certified or bounds)"}
+
+
+def _shifts(scale: ScaleRun) -> str:
+    if scale.lambda_min not in ("certified", "auto") or not scale.shifts:
+        return ""
+    given = ", ".join(f"s = {s:g} at depth {L}" for s, L in zip(scale.shifts, scale.depths))
+    return f", one factorization at the given shift ({given})"
+
+
+def glue_scale(scale: ScaleRun) -> dict[str, str]:
+    """The values the full-data section's prose and table caption show, from the run's cases.
+
+    Args:
+        scale: :func:`measure_scale` output.
+
+    Returns:
+        ``{name: text}``: ``scale_caption`` (the setting under the full-data table), ``scale_sizes``,
+        ``scale_in_dim``, ``scale_lambda_min``, ``paper_scale_n`` (what the ``paper`` profile runs), ``mnist_n``,
+        ``mnist_tiles``.
+    """
+    paper_scale = paper_profile().get("scale_ns")
+    caption = (f"Setting: n = {ints(scale.ns, ranges=False)} inputs from N(0, I_d), d = {scale.in_dim} (seed 0 for "
+               f"data and weights); ReLU MLP of width m = {scale.width}, depths L = "
+               f"{ints(scale.depths, ranges=False)}, float64 on {describe_device(scale.device)}; lambda_min mode "
+               f"{LAMBDA_MIN_MODES[scale.lambda_min]}{_shifts(scale)}; {profile_text(scale.profile)}. Deviation: the "
+               f"paper computed its NTKs on an A100 GPU in batches of 512 inputs, not on the full {MNIST_N:,}; the "
+               "inputs here are Gaussian of MNIST's shape, not MNIST images.")
+    return {"scale_caption": caption,
+            "scale_sizes": f"n = {ints(scale.ns, ranges=False)}, depths {ints(scale.depths, ranges=False)}, width "
+                           f"{scale.width}, lambda_min mode {scale.lambda_min}",
+            "scale_in_dim": str(scale.in_dim), "scale_lambda_min": scale.lambda_min,
+            "paper_scale_n": ", ".join(f"{int(v):,}" for v in paper_scale) if paper_scale else "the full data set",
+            "mnist_n": f"{MNIST_N:,}", "mnist_tiles": f"{tiled_bytes(MNIST_N, SCALE_TILE) / 2**30:.3g} GiB"}

@@ -5,21 +5,24 @@ computes NTKs of ReLU nets of width 512 and depth up to 10 on batches of 512 inp
 contraction), our NTK should be (1) at least ``SPEEDUP_TARGET`` times faster than Jacobian
 contraction, (2) need at least ``MEMORY_TARGET`` times less peak memory, and (3) run at no less
 than ``THROUGHPUT_TARGET`` of the throughput of a plain float64 matrix product. The rows come
-from :func:`lib.chapters.performance.benchmark.compute_benchmark`.
+from :func:`lib.chapters.performance.benchmark.measure_benchmark`. The module also gathers the values the
+chapter's prose shows (:func:`glue_values`).
 """
 from __future__ import annotations
 
 import os
 
 import numpy as np
-import pandas as pd
 
 from lib.book.results import Check
+from lib.chapters.performance.benchmark import BenchmarkRun, glue_benchmark
+from lib.chapters.performance.scale import ScaleRun, glue_scale
+from lib.chapters.performance.sgd import SgdRun, glue_sgd
 from lib.finite.benchmark_tables import summary_table, target_row
 from lib.finite.cost_model import flop_count, param_count
 
 __all__ = ["TARGET_SIZE", "SPEEDUP_TARGET", "MEMORY_TARGET", "THROUGHPUT_TARGET", "check_speedup", "check_memory",
-           "check_throughput", "paper_cost_text"]
+           "check_throughput", "paper_cost_text", "glue_targets", "glue_values"]
 
 #: (n, width, depth) at which the targets are stated ([LH] Sec. 4; batches of 512, width 512, depth <= 10).
 TARGET_SIZE = (512, 512, 10)
@@ -31,8 +34,9 @@ MEMORY_TARGET = 10
 THROUGHPUT_TARGET = 0.5
 
 
-def _target(df: pd.DataFrame, target_n: int, target_depth: int, width: int):
+def _target(bench: BenchmarkRun):
     """(row, jacobian rows, ran, where, judge, caveat) at the target size."""
+    df, target_n, target_depth, width = bench.frame, bench.target_n, bench.target_depth, bench.width
     row = target_row(df, target_n, target_depth)
     at_size = (target_n, width, target_depth) == TARGET_SIZE
     src = None if row is None else df[(df.method == "jacobian") & (df.n == target_n) & (df.depth == target_depth)]
@@ -52,7 +56,7 @@ def _not_measured(row, src, where: str) -> str:
     return f"Not measured at {where}: {why}."
 
 
-def check_speedup(df: pd.DataFrame, target_n: int, target_depth: int, width: int, in_dim: int) -> Check:
+def check_speedup(bench: BenchmarkRun) -> Check:
     """Target 1: our NTK is at least 100x faster than Jacobian contraction at n=512, width 512, depth 10.
 
     Rule: "reproduced" if the measured time ratio (Jacobian / ours, minimum over repeats, same
@@ -65,28 +69,28 @@ def check_speedup(df: pd.DataFrame, target_n: int, target_depth: int, width: int
     or timing noise of tens of percent on a shared machine, can put the ratio below 100.
 
     Args:
-        df: rows of :func:`lib.chapters.performance.benchmark.compute_benchmark`.
-        target_n, target_depth, width, in_dim: the size at which the target is evaluated.
+        bench: :func:`lib.chapters.performance.benchmark.measure_benchmark` output (its target size and input
+            dimension).
 
     Returns:
         The check, claim id ``"Performance: speed-up vs Jacobian"``.
     """
-    row, src, jac_ok, where, judge, caveat = _target(df, target_n, target_depth, width)
+    row, src, jac_ok, where, judge, caveat = _target(bench)
     if not jac_ok:
         status, measured = "not checked", _not_measured(row, src, where)
     else:
         jv = src.variant.iloc[0]
         sp = row.speedup_jacobian
         status = judge(sp >= SPEEDUP_TARGET)
-        fl = flop_count("jacobian", target_n, in_dim, width, target_depth) / flop_count(
-            "ours", target_n, in_dim, width, target_depth)
+        n, d, m, L = bench.target_n, bench.in_dim, bench.width, bench.target_depth
+        fl = flop_count("jacobian", n, d, m, L) / flop_count("ours", n, d, m, L)
         measured = (f"At {where}: ours {row.ours_s:.3g} s, Jacobian contraction ({jv} variant) {row.jacobian_s:.3g} s, "
                     f"a speed-up of {sp:.0f}x (target {SPEEDUP_TARGET}x; the ratio of operation counts is {fl:.0f}); the kernels "
                     f"agree to {row.maxreldiff_jacobian:.1e} relative{caveat}.")
     return Check("Performance: speed-up vs Jacobian", status=status, measured=measured)
 
 
-def check_memory(df: pd.DataFrame, target_n: int, target_depth: int, width: int) -> Check:
+def check_memory(bench: BenchmarkRun) -> Check:
     """Target 2: our NTK needs at least 10x less peak memory than Jacobian contraction (n=512, width 512, depth 10).
 
     Rule: "reproduced" if the ratio of peak extra resident memory (Jacobian / ours, each in a
@@ -99,13 +103,12 @@ def check_memory(df: pd.DataFrame, target_n: int, target_depth: int, width: int)
     below both peaks.
 
     Args:
-        df: rows of :func:`lib.chapters.performance.benchmark.compute_benchmark`.
-        target_n, target_depth, width: the size at which the target is evaluated.
+        bench: :func:`lib.chapters.performance.benchmark.measure_benchmark` output (its target size).
 
     Returns:
         The check, claim id ``"Performance: memory vs Jacobian"``.
     """
-    row, src, jac_ok, where, judge, caveat = _target(df, target_n, target_depth, width)
+    row, src, jac_ok, where, judge, caveat = _target(bench)
     if not jac_ok:
         status, measured = "not checked", _not_measured(row, src, where)
     else:
@@ -117,7 +120,7 @@ def check_memory(df: pd.DataFrame, target_n: int, target_depth: int, width: int)
     return Check("Performance: memory vs Jacobian", status=status, measured=measured)
 
 
-def check_throughput(df: pd.DataFrame, target_n: int, target_depth: int, width: int) -> Check:
+def check_throughput(bench: BenchmarkRun) -> Check:
     """Target 3: our NTK runs at no less than 50% of the measured float64 matmul throughput.
 
     Rule: "reproduced" if our counted matrix-product flops over our measured time reach at least
@@ -127,14 +130,13 @@ def check_throughput(df: pd.DataFrame, target_n: int, target_depth: int, width: 
     first with m_0 = d), which run below the peak rate of one square product.
 
     Args:
-        df: rows of :func:`lib.chapters.performance.benchmark.compute_benchmark`.
-        target_n, target_depth, width: the size at which the target is evaluated.
+        bench: :func:`lib.chapters.performance.benchmark.measure_benchmark` output (its target size).
 
     Returns:
         The check, claim id ``"Performance: throughput vs matmul"``.
     """
-    row, _, _, where, judge, caveat = _target(df, target_n, target_depth, width)
-    tab = summary_table(df)
+    row, _, _, where, judge, caveat = _target(bench)
+    tab = summary_table(bench.frame)
     if row is None or not np.isfinite(row.ours_frac_matmul):
         status, measured = "not checked", f"Not measured at {where}."
     else:
@@ -146,19 +148,20 @@ def check_throughput(df: pd.DataFrame, target_n: int, target_depth: int, width: 
     return Check("Performance: throughput vs matmul", status=status, measured=measured)
 
 
-def paper_cost_text(df: pd.DataFrame, target_n: int, target_depth: int, width: int, in_dim: int) -> str:
+def paper_cost_text(bench: BenchmarkRun) -> str:
     """Our time at the target size set beside [LH] Sec. 4's "hours on an A100" (Markdown).
 
     Args:
-        df: rows of :func:`lib.chapters.performance.benchmark.compute_benchmark`.
-        target_n, target_depth, width, in_dim: the size at which it is stated.
+        bench: :func:`lib.chapters.performance.benchmark.measure_benchmark` output (its target size and input
+            dimension).
 
     Returns:
         Markdown text.
     """
-    row, _, jac_ok, where, _, _ = _target(df, target_n, target_depth, width)
+    row, _, jac_ok, where, _, _ = _target(bench)
     ours_t = None if row is None else row.ours_s
-    P_target = param_count(in_dim, width, target_depth)
+    target_n = bench.target_n
+    P_target = param_count(bench.in_dim, bench.width, bench.target_depth)
     if ours_t is not None and np.isfinite(ours_t):
         msg = (f"At {where} ($P$ = {P_target:,} weights) our exact NTK took **{ours_t:.2g} s** in float64 on "
                f"this machine ({os.cpu_count()} shared CPU cores)")
@@ -168,3 +171,41 @@ def paper_cost_text(df: pd.DataFrame, target_n: int, target_depth: int, width: i
                 "does not say which data sizes it refers to.")
         return msg
     return f"Our method was not run at {where} in this profile."
+
+
+def glue_targets(bench: BenchmarkRun) -> dict[str, str]:
+    """The values the chapter's opening states about its targets: the targets themselves and whether this
+    run evaluates them at their size (then the checks give verdicts).
+
+    Args:
+        bench: :func:`lib.chapters.performance.benchmark.measure_benchmark` output.
+
+    Returns:
+        ``{name: text}``: ``target_size``, ``speedup_target``, ``memory_target``, ``throughput_target``,
+        ``target_verdicts``.
+    """
+    tn, tw, td = TARGET_SIZE
+    run_target = f"n = {bench.target_n}, width {bench.width}, depth {bench.target_depth}"
+    at_target = (bench.target_n, bench.width, bench.target_depth) == TARGET_SIZE
+    return {"target_size": f"n = {tn}, width {tw}, depth {td}", "speedup_target": str(SPEEDUP_TARGET),
+            "memory_target": str(MEMORY_TARGET), "throughput_target": f"{100 * THROUGHPUT_TARGET:.0f}%",
+            "target_verdicts": (f"This run evaluates them at {run_target}, the targets' size, so the checks below "
+                                "give verdicts." if at_target else
+                                f"This run evaluates them at {run_target}, not the targets' size, so the checks "
+                                "below report the measurements without a verdict.")}
+
+
+def glue_values(bench: BenchmarkRun, scale: ScaleRun, sgd: SgdRun) -> dict[str, str]:
+    """Every value the chapter's prose and table captions show, as plain text to glue, read from the measured
+    results: :func:`glue_targets`, :func:`lib.chapters.performance.benchmark.glue_benchmark`,
+    :func:`lib.chapters.performance.scale.glue_scale` and :func:`lib.chapters.performance.sgd.glue_sgd`.
+
+    Args:
+        bench: :func:`lib.chapters.performance.benchmark.measure_benchmark` output.
+        scale: :func:`lib.chapters.performance.scale.measure_scale` output.
+        sgd: :func:`lib.chapters.performance.sgd.measure_sgd_benchmark` output.
+
+    Returns:
+        ``{name: text}``.
+    """
+    return {**glue_targets(bench), **glue_benchmark(bench), **glue_scale(scale), **glue_sgd(sgd)}

@@ -38,7 +38,8 @@ def make_runs(lin_slope=-0.5, nl_slope=0.0, nl_level=0.5, b_slope=-0.5, nl_conve
                                converged=True, weight_move=1.0, **_path(dk, 100)))
     lm = pd.DataFrame([dict(arch="linear_model", width=1, bottleneck=None, seed=s, delta_K=lm_change, steps=50,
                             converged=True, weight_move=1.0, **_path(lm_change, 50)) for s in range(seeds)])
-    return NC.KernelRuns(pd.DataFrame(rows), pd.DataFrame(rows_b), WIDTHS, 256, BOTTLENECKS, 3, 1500, 0.01, lm)
+    return NC.KernelRuns(pd.DataFrame(rows), pd.DataFrame(rows_b), tuple(WIDTHS), 256, tuple(BOTTLENECKS), 3, 1500, 0.01,
+                         lm, seeds=seeds, n=12, d=10, activation="tanh", track_every=10, lr_scale=1.8, profile="smoke")
 
 
 def make_hessian(lin_slope=-0.5, nl_slope=0.0, converged=True, b_slope=-0.5, bm_slope=0.0) -> NC.HessianNorms:
@@ -51,4 +52,5 @@ def make_hessian(lin_slope=-0.5, nl_slope=0.0, converged=True, b_slope=-0.5, bm_
                  converged=converged) for b in BOTTLENECKS for s in range(2)]
     bott += [dict(sweep="m", width=m, bottleneck=4, seed=s, hess_norm=0.7 * (m / 20) ** bm_slope, iterations=50,
                   converged=converged) for m in WIDTHS for s in range(2)]
-    return NC.HessianNorms(pd.DataFrame(rows), WIDTHS, 3, pd.DataFrame(bott))
+    return NC.HessianNorms(pd.DataFrame(rows), tuple(WIDTHS), 3, pd.DataFrame(bott), seeds=2, n=12, d=10, n_hessian=2,
+                           activation="tanh", bottleneck_width=256, bottlenecks=tuple(BOTTLENECKS), profile="smoke")

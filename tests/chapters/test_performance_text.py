@@ -1,19 +1,17 @@
-"""Chapter 07: the glued prose values and figure captions follow the parameters (lib.chapters.performance.book_text)."""
-from types import SimpleNamespace
+"""Chapter 07: the glued prose values and the figure settings follow the measured results' settings
+(lib.chapters.performance: glue_values, figure_*), and the notebook's prose shows values, not parameter names."""
+from dataclasses import replace
 
+import pandas as pd
 import pytest
 
-from lib.chapters import performance as PERF
+from lib.chapters import performance
 
-
-def cfg(**over):
-    base = dict(profile="default", ns=[256, 512, 1024], width=512, depths=[1, 5, 10], in_dim=64,
-                methods=["ours", "jacobian", "ntk_vp"], repeats=5, threads=1, time_budget=180.0,
-                memory_budget_mb=4096.0, target_n=512, target_depth=10, peers_everywhere=False, device="cpu",
-                scale_ns=[4000], scale_depths=[1, 10], scale_width=512, scale_in_dim=784,
-                scale_lambda_min="certified", scale_shifts=None, sgd_depths=[1], sgd_width=512, sgd_batch=500,
-                sgd_runs=9, sgd_n_train=1000)
-    return SimpleNamespace(**{**base, **over})
+BASE = dict(ns=[256, 512, 1024], width=512, depths=[1, 5, 10], in_dim=64, methods=["ours", "jacobian", "ntk_vp"],
+            repeats=5, threads=1, time_budget=180.0, memory_budget_mb=4096.0, target_n=512, target_depth=10,
+            peers_everywhere=False, scale_ns=[4000], scale_depths=[1, 10], scale_width=512, scale_in_dim=784,
+            scale_lambda_min="certified", scale_shifts=None, sgd_depths=[1], sgd_width=512, sgd_batch=500, sgd_runs=9,
+            sgd_n_train=1000)
 
 
 @pytest.fixture(autouse=True)
@@ -21,8 +19,30 @@ def no_overrides(monkeypatch):
     monkeypatch.delenv("NTK_OVERRIDES", raising=False)
 
 
-def test_keys_and_plain_text():
-    g = PERF.glue_values(cfg())
+@pytest.fixture
+def texts(monkeypatch):
+    """``texts(**parameters)``: the glued values and the two figure settings of a run with these parameters (the
+    measurements replaced by empty frames: only the settings the results carry are read)."""
+    for target in ("benchmark.run_benchmark", "scale.measure_scale_cases", "sgd.run_sgd_benchmark",
+                   "benchmark.plot_time_memory", "benchmark.plot_throughput"):
+        monkeypatch.setattr(f"lib.chapters.performance.{target}", lambda *a, **k: pd.DataFrame())
+
+    def make(**over):
+        device = over.pop("device", None)
+        cfg = performance.SPEC.config(**{**BASE, **over})
+        runs = [performance.measure_benchmark(cfg), performance.measure_scale(cfg),
+                performance.measure_sgd_benchmark(cfg)]
+        if device:  # "cuda" is refused by the spec on a machine without a GPU; the text is what is tested
+            runs = [replace(r, device=device) for r in runs]
+        out = performance.glue_values(*runs)
+        out.update(fig7_1=performance.figure_time_memory(runs[0])["setting"],
+                   fig7_2=performance.figure_throughput(runs[0])["setting"])
+        return out
+    return make
+
+
+def test_keys_and_plain_text(texts):
+    g = texts()
     for key in ("fig7_1", "fig7_2", "scale_caption", "target_size", "threads", "peer_sizes", "scale_sizes"):
         assert isinstance(g[key], str) and g[key]
     assert all("$" not in v for v in g.values()), "glue:text pastes plain text: no TeX in glued values"
@@ -30,14 +50,14 @@ def test_keys_and_plain_text():
     assert (g["speedup_target"], g["memory_target"], g["throughput_target"]) == ("100", "10", "50%")
 
 
-def test_captions_state_the_setting_and_the_deviation():
-    g = PERF.glue_values(cfg())
+def test_captions_state_the_setting_and_the_deviation(texts):
+    g = texts()
     c = g["fig7_1"]
     assert "n = 256, 512, 1024" in c and "d = 64" in c and "width m = 512" in c and "depths L = 1, 5, 10" in c
     assert "1 torch thread per worker" in c and "profile default" in c
     assert "Jacobian contraction and NTK-vector products only at the targets' size" in c
     assert "A100" in c and "batches of 512" in c and "n = 512, the paper's batch, is among the sizes" in c
-    assert "Figure 7.1" in g["fig7_2"] and "A100" in g["fig7_2"]
+    assert "time and memory figure above" in g["fig7_2"] and "A100" in g["fig7_2"]
     s = g["scale_caption"]
     assert "n = 4000" in s and "d = 784" in s and "width m = 512" in s and "depths L = 1, 10" in s
     assert "certified interval" in s and "60,000" in s
@@ -73,40 +93,40 @@ def test_captions_state_the_setting_and_the_deviation():
     (dict(scale_shifts=[60.0, 600.0]), "scale_caption", "tiles fit); profile",
      "one factorization at the given shift (s = 60 at depth 1, s = 600 at depth 10)"),
 ])
-def test_changing_a_parameter_changes_the_text(change, key, before, after):
-    old, new = PERF.glue_values(cfg())[key], PERF.glue_values(cfg(**change))[key]
+def test_changing_a_parameter_changes_the_text(texts, change, key, before, after):
+    old, new = texts()[key], texts(**change)[key]
     assert before in old and before not in new and after in new
 
 
-def test_verdict_sentence_and_batch_deviation_off_the_targets_size():
-    on = PERF.glue_values(cfg())
-    off = PERF.glue_values(cfg(ns=[64], width=64, depths=[2], target_n=64, target_depth=2))
+def test_verdict_sentence_and_batch_deviation_off_the_targets_size(texts):
+    on = texts()
+    off = texts(ns=[64], width=64, depths=[2], target_n=64, target_depth=2)
     assert "the checks below give verdicts" in on["target_verdicts"]
     assert "not the targets' size" in off["target_verdicts"] and "n = 64, width 64, depth 2" in off["target_verdicts"]
     assert "no size here is the paper's batch of 512 inputs" in off["fig7_1"]
     assert "width 64 instead of 512" in off["fig7_1"]
 
 
-def test_overrides_reported_by_the_pipeline_show_in_the_captions(monkeypatch):
+def test_overrides_reported_by_the_pipeline_show_in_the_captions(texts, monkeypatch):
     monkeypatch.setenv("NTK_OVERRIDES", '{"width": 2048}')
-    assert "with overrides width = 2048" in PERF.glue_values(cfg())["fig7_1"]
+    assert "with overrides width = 2048" in texts()["fig7_1"]
 
 
-def test_paper_profile_values_come_from_the_profiles_file():
+def test_paper_profile_values_come_from_the_profiles_file(texts):
     from lib.book.pipeline import load_profiles
     paper = load_profiles()["paper"]["07_performance"]
-    g = PERF.glue_values(cfg())
+    g = texts()
     assert g["paper_scale_n"] == ", ".join(f"{n:,}" for n in paper["scale_ns"])
     assert g["paper_peers_everywhere"] == ("on" if paper.get("peers_everywhere") else "off")
     assert "NTK-vector products" in g["paper_methods"]
-    assert "NTK-vector" not in PERF.glue_values(cfg(methods=["ours", "jacobian"]))["methods_timed"]
+    assert "NTK-vector" not in texts(methods=["ours", "jacobian"])["methods_timed"]
     assert g["paper_sgd_sizes"].startswith(f"depths {', '.join(map(str, paper['sgd_depths']))}, width 512")
     assert f"{paper['sgd_n_train']:,} training inputs" in g["paper_sgd_sizes"]
 
 
-def test_figure_axes_follow_the_number_of_sizes():
-    assert "one column per depth" in PERF.glue_values(cfg())["fig7_1_axes"]
-    assert PERF.glue_values(cfg(ns=[512]))["fig7_1_axes"] == "against depth at n = 512"
+def test_figure_axes_follow_the_number_of_sizes(texts):
+    assert "one column per depth" in texts()["fig7_1_axes"]
+    assert texts(ns=[512])["fig7_1_axes"] == "against depth at n = 512"
 
 
 def _notebook_cells():
@@ -131,27 +151,24 @@ def _named_without_value(prose: str, params) -> list[str]:
     return bad
 
 
-def test_notebook_prose_shows_values_and_every_figure_has_its_caption_line():
+def test_notebook_prose_shows_values_and_figures_are_registered_not_typed(texts):
     import re
     cells = _notebook_cells()
-    params = re.findall(r"^(\w+) *=", next(body for head, body in cells if "parameters" in head), re.M)
-    glued = set(PERF.glue_values(cfg()))
+    params = performance.SPEC.names
+    glued = set(texts())
     figures = 0
-    for i, (head, body) in enumerate(cells):
+    for head, body in cells:
         if "[markdown]" in head:
             for key in re.findall(r"\{glue:text\}`(\w+)`", body):
                 assert key in glued, key
             assert not _named_without_value(body, params), body[:200]
-        else:
-            code = [s for s in body.splitlines() if s.strip() and not s.startswith("#")]
-            if code and "record(" not in body and all(re.match(r"\s*(show|display)\(|\s+", s) for s in code):
-                assert "hide-input" in head, body
-            if "show(" in body:
-                figures += 1
-                caption = cells[i + 1][1]
-                assert f"*Figure 7.{figures}." in caption and f"{{glue:text}}`fig7_{figures}`" in caption
+            assert not re.search(r"\*Figure \d|Drawn by", body), body[:200]  # the registry numbers and credits
+        elif "rec.figure(" in body:
+            figures += body.count("rec.figure(")
+            assert "hide-input" in head, body
     assert figures == 2
     # counterfactual: a bare parameter name, or a pointer without the value in force, is caught
     assert _named_without_value("# timed at the targets' size (`target_n`, `target_depth`)", params)
     assert _named_without_value("# the papermill parameter `threads` sets it", params) == ["threads"]
     assert not _named_without_value("# here {glue:text}`threads` (the papermill parameter `threads`)", params)
+
