@@ -48,7 +48,7 @@ Result                                    Checked by (``lib.chapters.``...)
 [AAK] Lemma C.7 (dual bound)              ``infinite_depth.check_dual_bound``
 [AAK] Sec. 7 (normalized ReLU)            ``infinite_depth.check_normrelu`` (Monte Carlo of the torch function)
 Our engine (speed, memory, throughput)    ``performance.check_speedup``, ``performance.check_memory``, ``performance.check_throughput``
-Full-data kappa and angle (n = 60,000)    ``performance.compute_scale`` (:func:`lib.finite.extremes.ntk_extremes`, also ``lib.ntk_extremes``)
+Full-data kappa and angle (n = 60,000)    ``performance.measure_scale`` (:func:`lib.finite.extremes.ntk_extremes`, also ``lib.ntk_extremes``)
 ========================================  ===================================================================
 
 Where the measurements come from:
@@ -60,7 +60,9 @@ Where the measurements come from:
   infinite-depth limits.
 * :mod:`lib.spectra` -- eigenvalues, condition numbers (infinite when singular), angles.
 * :mod:`lib.data` -- data sets (nothing downloaded) and input pairs at exact angles.
-* :mod:`lib.chapters` -- one module per chapter; :mod:`lib.book` -- the book machinery.
+* :mod:`lib.chapters` -- one package per chapter: its parameters declared once (``SPEC``), ``measure_*``
+  (results that carry their settings), ``plot_*``, ``check_*`` (verdicts with the rows they judged);
+  :mod:`lib.book` -- the book machinery (parameter specs, the ``Recorder``, figures registered when drawn).
 """
 from __future__ import annotations
 

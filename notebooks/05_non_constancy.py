@@ -42,7 +42,7 @@
 # (see the [introduction](../book/intro.md)).
 
 # %% tags=["parameters"]
-profile = 'default'  # parameter profile this run belongs to (recorded with the verdicts)
+profile = "default"  # parameter profile this run belongs to (recorded with the verdicts)
 widths = [32, 128, 512, 2048, 8192]  # hidden widths m (over two orders of magnitude)
 bottleneck_width = 1024  # the wide layers m of the bottleneck net [m, b, m]
 bottlenecks = [4, 16, 64, 256]  # bottleneck widths b
@@ -50,7 +50,7 @@ seeds = 2  # weight draws per configuration
 n_samples = 20  # training points (unit-norm Gaussian inputs)
 d = 10  # input dimension
 k = 3  # softmax outputs
-activation = 'tanh'  # hidden activation (smooth, as [LZB] assume)
+activation = "tanh"  # hidden activation (smooth, as [LZB] assume)
 max_steps = 4000  # cap on GD steps
 rel_tol = 0.001  # stop once the loss is below rel_tol times its initial value
 lr_scale = 1.8  # GD step is lr_scale over (sup phi' squared times lambda_max of K at init)
@@ -63,7 +63,6 @@ hessian_max_iter = 3000  # power iteration cap
 from IPython.display import Markdown
 from myst_nb import glue
 
-from lib.book.provenance import provenance_line
 from lib.book.results import Recorder
 from lib.chapters import non_constancy
 
@@ -103,7 +102,7 @@ non_constancy.table_width_means(runs)
 # for every width and output, so each of the $\sim m d$ weights moves by $O(1/\sqrt m)$.
 
 # %% tags=["hide-input"]
-rec.figure(**non_constancy.figure_width_trend(runs));
+rec.figure(**non_constancy.figure_width_trend(runs))
 
 # %% [markdown]
 # The model $f(x) = Wx$, linear in its weights, was trained the same way: its kernel is $XX^\top$
@@ -114,7 +113,7 @@ rec.figure(**non_constancy.figure_width_trend(runs));
 rec(linear := non_constancy.check_linear_kernel(runs), "sec-kernel-width")
 rec(nonlinear := non_constancy.check_nonlinear_kernel(runs), "sec-kernel-width")
 rec(non_constancy.check_weight_change(runs), "sec-kernel-width")
-rec(non_constancy.check_linear_model(runs), "sec-kernel-width");
+rec(non_constancy.check_linear_model(runs), "sec-kernel-width")
 
 # %% [markdown]
 # The steeper-than-$m^{-1/2}$ fall of the linear-output kernel change is not a contradiction:
@@ -129,10 +128,10 @@ rec(non_constancy.check_linear_model(runs), "sec-kernel-width");
 # fixed $m$ = {glue:text}`bottleneck_width`: [LZB] predict $\Delta_K \sim b^{-1/2}$ even though $m$ is large.
 
 # %% tags=["hide-input"]
-rec.figure(**non_constancy.figure_bottleneck(runs));
+rec.figure(**non_constancy.figure_bottleneck(runs))
 
 # %%
-rec(bottleneck := non_constancy.check_bottleneck(runs), "sec-kernel-bottleneck");
+rec(bottleneck := non_constancy.check_bottleneck(runs), "sec-kernel-bottleneck")
 
 # %% [markdown]
 # ## Kernel change along training
@@ -141,7 +140,7 @@ rec(bottleneck := non_constancy.check_bottleneck(runs), "sec-kernel-bottleneck")
 # while the loss is fitted, then settle.
 
 # %% tags=["hide-input"]
-rec.figure(**non_constancy.figure_kernel_paths(runs));
+rec.figure(**non_constancy.figure_kernel_paths(runs))
 
 # %% [markdown]
 # (sec-hessian-width)=
@@ -153,11 +152,11 @@ rec.figure(**non_constancy.figure_kernel_paths(runs));
 # output and $O(1)$ for the non-linear outputs.
 
 # %% tags=["hide-input"]
-rec.figure(**non_constancy.figure_hessian(hess));
+rec.figure(**non_constancy.figure_hessian(hess))
 
 # %%
 rec(hessian := non_constancy.check_hessian(hess), "sec-hessian-width")
-rec(non_constancy.check_nonlinear_hessian(hess), "sec-hessian-width");
+rec(non_constancy.check_nonlinear_hessian(hess), "sec-hessian-width")
 
 # %% [markdown]
 # Behind the $\tilde O(1/\sqrt m)$ Hessian is [LZB] Lemma 3.1: with a linear output layer the backward
@@ -166,7 +165,7 @@ rec(non_constancy.check_nonlinear_hessian(hess), "sec-hessian-width");
 # three hidden layers of width $m$ (`lib.chapters.non_constancy.measure_backward`).
 
 # %%
-rec(non_constancy.check_backward(non_constancy.measure_backward(cfg)), "sec-hessian-width");
+rec(non_constancy.check_backward(non_constancy.measure_backward(cfg)), "sec-hessian-width")
 
 # %% [markdown]
 # (sec-hessian-bottleneck)=
@@ -179,11 +178,11 @@ rec(non_constancy.check_backward(non_constancy.measure_backward(cfg)), "sec-hess
 # [LZB] Sec. 4 argues for.
 
 # %% tags=["hide-input"]
-rec.figure(**non_constancy.figure_bottleneck_hessian(hess));
+rec.figure(**non_constancy.figure_bottleneck_hessian(hess))
 
 # %%
 rec(bottleneck_hessian := non_constancy.check_bottleneck_hessian(hess), "sec-hessian-bottleneck")
-rec(non_constancy.check_bottleneck_hessian_width(hess), "sec-hessian-bottleneck");
+rec(non_constancy.check_bottleneck_hessian_width(hess), "sec-hessian-bottleneck")
 
 # %% [markdown]
 # ## [LZB]'s rates beside this book
@@ -208,10 +207,10 @@ non_constancy.table_paper_vs_book(linear, nonlinear, bottleneck, hessian, bottle
 # relative to its value at initialization.
 
 # %% tags=["hide-input"]
-rec.figure(**non_constancy.figure_convergence(runs));
+rec.figure(**non_constancy.figure_convergence(runs))
 
 # %%
-rec(non_constancy.check_convergence(runs), "sec-moving-kernel");
+rec(non_constancy.check_convergence(runs), "sec-moving-kernel")
 
 # %% tags=["hide-input"]
-Markdown(provenance_line(cfg.profile))
+rec.provenance()

@@ -44,12 +44,12 @@
 # same benchmark from a terminal with `python -m lib.finite.benchmark --help`.
 
 # %% tags=["parameters"]
-profile = 'default'  # parameter profile this run belongs to (recorded with the verdicts)
+profile = "default"  # parameter profile this run belongs to (recorded with the verdicts)
 ns = [256, 512, 1024]  # numbers of inputs n
 width = 512  # hidden width m
 depths = [1, 10]  # depths L (number of hidden layers, the paper profile: 0..10)
 in_dim = 64  # input dimension d (unit-norm Gaussian inputs)
-methods = ['ours', 'jacobian']  # methods to time (ours is always needed, the paper profile adds "ntk_vp")
+methods = ["ours", "jacobian"]  # methods to time (ours is always needed, the paper profile adds "ntk_vp")
 repeats = 5  # timed repeats per method and size, within a quarter of the time budget
 threads = 1  # torch threads per worker (0 means torch's default)
 time_budget = 180.0  # seconds allowed per method and size (estimated first, then enforced)
@@ -57,12 +57,12 @@ memory_budget_mb = 4096.0  # peak memory in MB allowed per method and size (esti
 target_n = 512  # n at which the targets are evaluated (a verdict needs the targets' 512)
 target_depth = 10  # depth at which the targets are evaluated (a verdict needs the targets' 10)
 peers_everywhere = False  # time the torch.func methods at every size (slow) or only at target_n, target_depth
-device = 'cpu'  # "cpu" or "cuda"
+device = "cpu"  # "cpu" or "cuda"
 scale_ns = [2000]  # full-data section: numbers of inputs n (the paper profile: 60000, MNIST's size)
 scale_depths = [1, 10]  # full-data section: depths L
 scale_width = 512  # full-data section: hidden width m
 scale_in_dim = 784  # full-data section: input dimension d (784: MNIST's shape)
-scale_lambda_min = 'certified'  # full-data section: "auto", "exact", "certified" or "bounds" (see ntk_extremes)
+scale_lambda_min = "certified"  # full-data section: "auto", "exact", "certified" or "bounds" (see ntk_extremes)
 scale_shifts = None  # full-data section: None, or one certified shift per depth (one factorization, not two)
 sgd_depths = [1]  # SGD section: depths L (the paper profile: 1, 5, 10)
 sgd_width = 512  # SGD section: hidden width m (the paper's)
@@ -74,7 +74,6 @@ sgd_n_train = 1000  # SGD section: training inputs (the paper profile: 5000, MNI
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from lib.book.provenance import provenance_line
 from lib.book.results import Recorder
 from lib.chapters import performance
 
@@ -148,7 +147,7 @@ display(*performance.table_benchmark(bench))
 # skipped (see the notes above); they are marked by an open symbol at the top edge.
 
 # %% tags=["hide-input"]
-rec.figure(**performance.figure_time_memory(bench));
+rec.figure(**performance.figure_time_memory(bench))
 
 # %% [markdown]
 # (sec-perf-speed-memory)=
@@ -166,7 +165,7 @@ rec.figure(**performance.figure_time_memory(bench));
 
 # %%
 rec(performance.check_speedup(bench), "sec-perf-speed-memory")
-rec(performance.check_memory(bench), "sec-perf-speed-memory");
+rec(performance.check_memory(bench), "sec-perf-speed-memory")
 
 # %% [markdown]
 # (sec-perf-throughput)=
@@ -175,10 +174,10 @@ rec(performance.check_memory(bench), "sec-perf-speed-memory");
 # float64 $(n \times m)(m \times n)$ product in the same run, for every size.
 
 # %% tags=["hide-input"]
-rec.figure(**performance.figure_throughput(bench));
+rec.figure(**performance.figure_throughput(bench))
 
 # %%
-rec(performance.check_throughput(bench), "sec-perf-throughput");
+rec(performance.check_throughput(bench), "sec-perf-throughput")
 
 # %% [markdown]
 # ## Against the paper's cost
@@ -288,4 +287,4 @@ Markdown(performance.sgd_text(sgd))
 # %% tags=["hide-input"]
 for name, text in performance.glue_values(bench, scale, sgd).items():
     glue(name, text, display=False)
-Markdown(provenance_line(cfg.profile))
+rec.provenance()

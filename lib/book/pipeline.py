@@ -298,9 +298,11 @@ def execute(src: Path, params: dict, log_output: bool = False, root: Path = ROOT
     import papermill
     ipynb = executed_path(src, root)
     t0 = time.perf_counter()
-    # the page's folder: figures write their image and data files beside it (lib.book.figures)
-    saved_page_dir = os.environ.get("NTK_PAGE_DIR")
+    # the page's folder: figures write their image and data files beside it (lib.book.figures); the
+    # kernel imports the lib of this checkout, whatever the installed one (a worktree, a second clone)
+    saved = {k: os.environ.get(k) for k in ("NTK_PAGE_DIR", "PYTHONPATH")}
     os.environ["NTK_PAGE_DIR"] = str(ipynb.parent)
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(root)] + ([saved["PYTHONPATH"]] if saved["PYTHONPATH"] else []))
     try:
         _interruptible(src, lambda: papermill.execute_notebook(
             str(ipynb), str(ipynb), parameters=params, kernel_name="python3",
@@ -315,10 +317,11 @@ def execute(src: Path, params: dict, log_output: bool = False, root: Path = ROOT
         _report_warnings(src, ipynb)
         raise PipelineError(f"{src.name} failed in cell {exc.cell_index}: {exc.ename}: {exc.evalue}") from None
     finally:
-        if saved_page_dir is None:
-            os.environ.pop("NTK_PAGE_DIR", None)
-        else:
-            os.environ["NTK_PAGE_DIR"] = saved_page_dir
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     _report_warnings(src, ipynb)
     return time.perf_counter() - t0
 

@@ -11,7 +11,7 @@ RENAMED = {"compute_kernel_runs": "measure_kernel_runs", "compute_hessian_norms"
            "bottleneck_hessian_sweep": "measure_bottleneck_hessian", "backward_sweep": "measure_backward"}
 #: The public names kept (notebook 06, lib/__init__.py and the claims registry look them up on the package).
 KEPT = ("PAPER_EXPONENTS", "table_paper_vs_book", "glue_values", "ARCHS", "SUP_DERIV", "FLAT", "check_parameters",
-        "synthetic_regression", "build", "train_tracked", "KernelRuns", "HessianNorms", "run_summary",
+        "build", "train_tracked", "KernelRuns", "HessianNorms", "run_summary",
         "table_width_means", "kernel_change_by_width", "width_slopes", "plot_width_trend", "check_linear_model",
         "check_weight_change", "check_linear_kernel", "check_nonlinear_kernel", "plot_bottleneck", "check_bottleneck",
         "plot_kernel_paths", "hessian_summary", "plot_hessian", "check_hessian", "check_nonlinear_hessian",
@@ -45,11 +45,6 @@ def test_the_package_re_exports_explicitly_and_imports_no_private_name():
 def test_measurements_are_named_measure():
     assert all(not n.startswith(("compute_", "run_sweep")) and not n.endswith(("_sweep", "_study"))
                for n in non_constancy.__all__)
-
-
-def test_notebook_06_import_still_works():
-    from lib.chapters.non_constancy import synthetic_regression
-    assert synthetic_regression is non_constancy.nets.synthetic_regression
 
 
 def test_modules_stay_small():

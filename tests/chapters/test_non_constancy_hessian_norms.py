@@ -2,6 +2,7 @@
 summary."""
 
 from lib.chapters import non_constancy
+from lib.data import synthetic_regression
 from chapter_fakes import non_constancy as F
 
 
@@ -20,7 +21,7 @@ def test_hessian_norms_are_computed_cached_and_carry_their_settings(tmp_path, mo
     again = non_constancy.measure_hessian_norms(cfg)
     assert again.frame.hess_norm.tolist() == h.frame.hess_norm.tolist()
     # the cell-level sweep reads back the same cached records
-    X = non_constancy.synthetic_regression(4, 3, 2, seed=0)["X"][:2]
+    X = synthetic_regression(4, 3, 2, seed=0)["X"][:2]
     one = non_constancy.measure_hessian_by_width(X, [8, 16], 1, k=2, tol=1e-4, max_iter=200)
     assert one.hess_norm.tolist() == h.frame.hess_norm.tolist()
     assert h.how == "Hessian at initialization, maximized over 2 inputs"

@@ -4,6 +4,7 @@ runs carry, summaries and glued values."""
 import numpy as np
 
 from lib.chapters import non_constancy
+from lib.data import synthetic_regression
 from chapter_fakes import non_constancy as F
 
 TINY = dict(widths=[8, 16], bottleneck_width=8, bottlenecks=[2, 4], seeds=1, n_samples=6, d=3, k=2, n_hessian=2)
@@ -26,7 +27,7 @@ def test_runs_are_cached_and_resumed(tmp_path, monkeypatch):
 
 def test_linear_model_kernel_is_exactly_constant(tmp_path, monkeypatch):
     monkeypatch.setenv("NTK_CACHE_DIR", str(tmp_path))
-    data = non_constancy.synthetic_regression(6, 3, 2, seed=0)
+    data = synthetic_regression(6, 3, 2, seed=0)
     lm = non_constancy.measure_linear_model(data, 1, activation="tanh", max_steps=20, rel_tol=1e-3, track_every=5,
                                             lr_scale=1.0)
     assert lm.delta_K.max() <= 1e-12

@@ -50,7 +50,7 @@ from lib.chapters.non_constancy.kernel_width import (O1_CHANGE, check_linear_ker
                                                      figure_width_trend, kernel_change_by_width, plot_width_trend,
                                                      width_slopes)
 from lib.chapters.non_constancy.nets import (ARCHS, LZB_DEPARTURE, NONLINEAR, SUP_DERIV, NetSetting, build,
-                                             check_parameters, describe_data, synthetic_regression, train_tracked)
+                                             check_parameters, describe_data, train_tracked)
 from lib.chapters.non_constancy.rules import (FLAT, HESSIAN_WINDOW, KERNEL_WINDOW, PAPER_EXPONENTS, VANISHING,
                                               flat_status, hessian_row, hessian_slope_status, holds, slope_row,
                                               slope_status, table_paper_vs_book, window_rule)
@@ -60,7 +60,7 @@ __all__ = [
     # spec
     "SPEC",
     # nets
-    "ARCHS", "SUP_DERIV", "NONLINEAR", "LZB_DEPARTURE", "NetSetting", "check_parameters", "synthetic_regression",
+    "ARCHS", "SUP_DERIV", "NONLINEAR", "LZB_DEPARTURE", "NetSetting", "check_parameters",
     "describe_data", "build", "train_tracked",
     # kernel_runs
     "measure_width_nets", "measure_bottleneck_nets", "measure_linear_model", "KernelRuns", "measure_kernel_runs",

@@ -8,7 +8,7 @@ import pandas as pd
 
 from lib.book.results import Check
 from lib.book.sweep import torch_threads
-from lib.chapters.non_constancy.nets import synthetic_regression
+from lib.data import synthetic_regression
 from lib.chapters.non_constancy.rules import FLAT
 from lib.finite.mlp import MLP
 from lib.finite.ntk import layer_factors
@@ -44,7 +44,7 @@ class BackwardNorms:
 
 def measure_backward(cfg, bottleneck: int | None = None, max_width: int = 2048) -> BackwardNorms:
     """The backward vectors of depth-3 linear-output nets over the chapter's widths ([LZB] Lemma 3.1), at the
-    first ``cfg.n_hessian`` inputs of :func:`~lib.chapters.non_constancy.nets.synthetic_regression` (seed 0).
+    first ``cfg.n_hessian`` inputs of :func:`lib.data.synthetic_regression` (seed 0).
 
     Args:
         cfg: the chapter's validated parameters (:data:`lib.chapters.non_constancy.spec.SPEC`): ``n_samples``,

@@ -12,7 +12,8 @@ import pandas as pd
 
 from lib.book.cache import cached_call
 from lib.book.sweep import torch_threads
-from lib.chapters.non_constancy.nets import NetSetting, build, synthetic_regression
+from lib.chapters.non_constancy.nets import NetSetting, build
+from lib.data import synthetic_regression
 from lib.finite.hessian import model_hessian_norm
 from lib.progress import tqdm
 
@@ -121,7 +122,7 @@ def measure_hessian_norms(cfg) -> HessianNorms:
 
     The one-hidden-layer nets of every width (:func:`measure_hessian_by_width`) and the [m, b, m] nets
     (:func:`measure_bottleneck_hessian`), on the data of
-    :func:`~lib.chapters.non_constancy.nets.synthetic_regression` (seed 0), with one torch thread.
+    :func:`lib.data.synthetic_regression` (seed 0), with one torch thread.
 
     Args:
         cfg: the chapter's validated parameters (:data:`lib.chapters.non_constancy.spec.SPEC`): ``n_samples``,

@@ -13,7 +13,8 @@ import pandas as pd
 from lib.book.cache import cached_call
 from lib.book.sweep import torch_threads
 from lib.chapters.non_constancy.hessian_norms import HessianNorms
-from lib.chapters.non_constancy.nets import LZB_DEPARTURE, NetSetting, synthetic_regression, train_tracked
+from lib.chapters.non_constancy.nets import LZB_DEPARTURE, NetSetting, train_tracked
+from lib.data import synthetic_regression
 from lib.progress import tqdm
 
 __all__ = ["measure_width_nets", "measure_bottleneck_nets", "measure_linear_model", "KernelRuns",
@@ -35,7 +36,7 @@ def measure_width_nets(data: dict, widths, seeds: int, archs=("linear", "swish",
     ([LZB] Sec. 3-4).
 
     Args:
-        data: :func:`~lib.chapters.non_constancy.nets.synthetic_regression` output.
+        data: :func:`lib.data.synthetic_regression` output.
         widths: hidden widths m.
         seeds: weight draws per configuration.
         archs: output types.
@@ -54,7 +55,7 @@ def measure_bottleneck_nets(data: dict, width: int, bottlenecks, seeds: int, **c
     ([LZB] Sec. 4.2).
 
     Args:
-        data: :func:`~lib.chapters.non_constancy.nets.synthetic_regression` output.
+        data: :func:`lib.data.synthetic_regression` output.
         width: the wide layers m.
         bottlenecks: bottleneck widths b.
         seeds: weight draws per configuration.
@@ -73,7 +74,7 @@ def measure_linear_model(data: dict, seeds: int, **common) -> pd.DataFrame:
     ([LZB] Prop 2.2).
 
     Args:
-        data: :func:`~lib.chapters.non_constancy.nets.synthetic_regression` output.
+        data: :func:`lib.data.synthetic_regression` output.
         seeds: weight draws.
         **common: passed to :func:`~lib.chapters.non_constancy.nets.train_tracked`.
 
@@ -136,7 +137,7 @@ class KernelRuns(NetSetting):
 def measure_kernel_runs(cfg) -> KernelRuns:
     """Train every net of the chapter ([LZB] Sec. 3-5): the width sweep, the bottleneck sweep and the linear model.
 
-    The data are :func:`~lib.chapters.non_constancy.nets.synthetic_regression` of ``cfg.n_samples`` points in
+    The data are :func:`lib.data.synthetic_regression` of ``cfg.n_samples`` points in
     ``cfg.d`` dimensions (seed 0); the nets train with one torch thread (tiny matrices: idle threads only
     spin-wait on a shared machine).
 

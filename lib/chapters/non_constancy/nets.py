@@ -25,7 +25,6 @@ import torch
 from lib.activations import get_activation
 from lib.book.params import ParameterError
 from lib.book.provenance import profile_text
-from lib.data.datasets import gaussian_data
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 from lib.finite.training import KernelTracker, gd_train
@@ -33,7 +32,7 @@ from lib.finite.wrapped import OutputWrapped
 from lib.spectra import extreme_eigenvalues
 
 __all__ = ["ARCHS", "SUP_DERIV", "NONLINEAR", "LZB_DEPARTURE", "NetSetting", "check_parameters",
-           "synthetic_regression", "describe_data", "build", "train_tracked"]
+           "describe_data", "build", "train_tracked"]
 
 
 #: The architectures compared: linear output, swish output, softmax output, bottleneck, and the linear model.
@@ -99,34 +98,8 @@ def check_parameters(k: int, lr_scale: float, n_hessian: int, n_samples: int) ->
         raise ParameterError("bad notebook parameter(s):\n  " + "\n  ".join(errors))
 
 
-def synthetic_regression(n: int, d: int, k: int = 3, seed: int = 0) -> dict:
-    """Unit-norm Gaussian inputs with smooth targets that need an O(1) move of the output.
-
-    ``y`` (scalar) = (1 + sin(3 <x, u>)) / 2 in [0, 1], reachable by swish (whose range is
-    [-0.278, inf)); ``y_soft`` (n, k) = softmax(2 X U), probability vectors reachable by softmax.
-
-    Args:
-        n: number of points.
-        d: input dimension.
-        k: softmax outputs.
-        seed: seed of the inputs (the targets use ``seed + 1``).
-
-    Returns:
-        ``{"X": (n, d), "y": (n,), "y_soft": (n, k)}``, float64.
-    """
-    X = gaussian_data(n, d, seed=seed, unit_norm=True)
-    rng = np.random.default_rng(seed + 1)
-    u = rng.standard_normal(d)
-    u /= np.linalg.norm(u)
-    y = 0.5 * (1 + np.sin(3 * X @ u))
-    Z = 2 * X @ rng.standard_normal((d, k))
-    Z -= Z.max(axis=1, keepdims=True)
-    y_soft = np.exp(Z) / np.exp(Z).sum(axis=1, keepdims=True)
-    return {"X": X, "y": y, "y_soft": y_soft}
-
-
 def describe_data(n: int, d: int) -> str:
-    """The data of :func:`synthetic_regression` in words, for the settings under the figures."""
+    """The data of :func:`lib.data.synthetic_regression` in words, for the settings under the figures."""
     return f"n = {n} unit-norm Gaussian points in d = {d}"
 
 
