@@ -2,7 +2,8 @@
 
 (u, v) ~ N(0, [[q1, r], [r, q2]]) with r = sqrt(q1 q2) cos theta. Three ways to evaluate:
 
-* closed forms (arc-cosine kernels) for ``relu`` and ``linear`` (method ``"auto"``);
+* closed forms for ``relu`` (the arc-cosine kernels, :func:`lib.theory.relu.arccos_kernel`) and ``linear``
+  (method ``"auto"``);
 * a table in the angle theta when q1 = q2 = q for every pair (equal input norms), or when the
   activation is positively homogeneous (ReLU, ReLU^2: any norms reduce to q = 1). Values at
   Chebyshev-Lobatto angles come from :func:`lib.theory.quadrature.pair_expectations`; the degree
@@ -34,6 +35,7 @@ from lib.validation import InputError
 
 from ._common import check_angles
 from .quadrature import gaussian_rule, pair_expectations
+from .relu import arccos_kernel
 
 __all__ = ["dual_expectations", "diagonal_expectations", "layer_map", "ThetaTable", "theta_table", "METHODS"]
 
@@ -63,7 +65,7 @@ def _closed_form(name: str, q1, q2, theta):
     t = np.asarray(theta, dtype=float)
     r = np.sqrt(np.asarray(q1, dtype=float) * np.asarray(q2, dtype=float))
     if name == "relu":  # Cho & Saul: E[relu u relu v] = r J_1 / (2 pi), E[1(u>0) 1(v>0)] = J_0 / (2 pi)
-        return r * (np.sin(t) + (math.pi - t) * np.cos(t)) / (2 * math.pi), (math.pi - t) / (2 * math.pi) + 0 * r
+        return r * arccos_kernel(1, t) / (2 * math.pi), arccos_kernel(0, t) / (2 * math.pi) + 0 * r
     return r * np.cos(t), np.ones_like(r * t)
 
 

@@ -63,7 +63,7 @@ def relu_g(z: ArrayLike) -> np.ndarray:
     :func:`relu_g_stable` for iteration.
     """
     z = check_angles(z, "z")
-    return np.arccos(np.clip(((_PI - z) * np.cos(z) + np.sin(z)) / _PI, -1.0, 1.0))
+    return np.arccos(np.clip(arccos_kernel(1, z) / _PI, -1.0, 1.0))
 
 
 def _q_series(z: np.ndarray) -> np.ndarray:
@@ -308,12 +308,25 @@ def relu_gradient_angle_weighted(theta_in: ArrayLike, depth: int, layer_weights:
 
 
 def arccos_kernel(order: int, theta: ArrayLike) -> np.ndarray:
-    """Cho & Saul's angular factor J_n(theta) for n = 0, 1, 2.
+    """Cho & Saul's angular factor J_n(theta) for n = 0, 1, 2: the one home of the arc-cosine kernels.
 
     For (u, v) Gaussian with variances a^2, b^2 and correlation cos theta,
     E[relu(u)^n relu(v)^n] = (a b)^n J_n(theta) / (2 pi) (with relu(.)^0 = step function):
     J_0 = pi - theta, J_1 = sin theta + (pi - theta) cos theta,
     J_2 = 3 sin theta cos theta + (pi - theta)(1 + 2 cos^2 theta).
+    The map g of [LH] Eq. (8) is arccos(J_1 / pi) (:func:`relu_g`), the ReLU layer map of the
+    recursion is J_1 / (2 pi) and J_0 / (2 pi) (:func:`lib.theory.dual_kernel.dual_expectations`), and
+    [LH] Lemmas E.1-E.3 compare one random layer with J_0 / (2 pi), J_1 / pi and J_0 / pi.
+
+    Args:
+        order: n, one of 0, 1, 2.
+        theta: angles in radians, in [0, pi].
+
+    Returns:
+        J_n(theta), float64, of the shape of ``theta``.
+
+    Raises:
+        InputError: another order, or angles outside [0, pi].
     """
     t = check_angles(theta, "theta")
     if order == 0:

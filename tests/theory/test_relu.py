@@ -59,6 +59,21 @@ def test_naive_g_agrees_at_moderate_angles_and_loses_digits_at_small():
     assert abs(float(T.relu_g(tiny)) - ref) > 1e-9 * ref
 
 
+def test_arccos_kernel_special_values_and_its_callers():
+    """J_n at angles where the Gaussian expectations are known by hand; g, the ReLU layer map of the recursion
+    and chapter 04's one-layer lemmas all evaluate the arc-cosine kernels through ``arccos_kernel``."""
+    t = np.array([0.0, PI / 2, PI])
+    # E[relu(u)^2] = 1/2, E[relu(u) relu(v)] = 1/(2 pi) for independent u, v, and 0 for v = -u
+    np.testing.assert_allclose(R.arccos_kernel(1, t) / (2 * PI), [0.5, 1 / (2 * PI), 0.0], atol=1e-16)
+    np.testing.assert_allclose(R.arccos_kernel(0, t) / (2 * PI), [0.5, 0.25, 0.0], atol=1e-16)
+    z = np.linspace(0.0, PI, 9)
+    assert np.array_equal(T.relu_g(z), np.arccos(np.clip(R.arccos_kernel(1, z) / PI, -1, 1)))
+    ess, edd = T.dual_expectations("relu", z)
+    assert np.array_equal(ess, R.arccos_kernel(1, z) / (2 * PI)) and np.array_equal(edd, R.arccos_kernel(0, z) / (2 * PI))
+    with pytest.raises(ValueError, match="order 0, 1, 2"):
+        R.arccos_kernel(3, z)
+
+
 def test_g_properties():
     """[LH] App. A: g increasing, g(z) <= z with equality only at 0, g(pi) = pi/2, g^l -> 0."""
     z = np.linspace(0.0, PI, 20001)
