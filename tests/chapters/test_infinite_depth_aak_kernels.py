@@ -18,7 +18,7 @@ def test_normalized_tanh_decorrelates_at_rate_one_minus_mu():
     mu = 1 - a1 ** 2  # independent of lib.theory
     X = load_digits_subset(6, seed=3, unit_norm=True)
     rates = activation_rates("norm_tanh")
-    assert rates["mu"] == pytest.approx(mu, abs=1e-9) and rates["centred"]
+    assert rates.mu == pytest.approx(mu, abs=1e-9) and rates.centred
     k = kernel_kappa_vs_depth(X, "norm_tanh", 300)
     s, _, _ = decay_slope(k.depth, k.kappa_nngp - 1)
     assert s == pytest.approx(math.log(1 - mu), rel=0.02)  # asymptotic regime: correlations ~ (1 - mu)^L
@@ -28,6 +28,7 @@ def test_normalized_tanh_decorrelates_at_rate_one_minus_mu():
 def test_activation_rates_of_relu():
     r = activation_rates("relu")
     # relu: E s = 1/sqrt(2 pi); normalized relu has a_1 = E[z relu] / sd = (1/2) / sqrt(1/2 - 1/(2 pi))
-    assert r["mean"] == pytest.approx(1 / math.sqrt(2 * math.pi), rel=1e-10) and not r["centred"]
-    assert r["mu"] == pytest.approx(1 - 0.25 / (0.5 - 1 / (2 * math.pi)), abs=1e-10)
-    assert r["chi"] == pytest.approx(1.0, abs=1e-10) and r["slope_ntk"] == 0.0  # c E[s'^2] = 2 * 1/2: no decay
+    assert r.mean == pytest.approx(1 / math.sqrt(2 * math.pi), rel=1e-10) and not r.centred
+    assert r.mu == pytest.approx(1 - 0.25 / (0.5 - 1 / (2 * math.pi)), abs=1e-10)
+    assert r.chi == pytest.approx(1.0, abs=1e-10) and r.slope_ntk == 0.0  # c E[s'^2] = 2 * 1/2: no decay
+    assert r.slope("nngp") == r.slope_nngp == pytest.approx(math.log(1 - r.mu), rel=1e-12)

@@ -1,12 +1,17 @@
 """Chapter 04, :mod:`lib.chapters.infinite_depth.collapse`: [LH] App. A: the map g and the collapse of embeddings."""
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from lib.chapters.infinite_depth.collapse import (Collapse, check_g_plot, check_prop_a1, check_thm_a2,
-                                                  collapse_profile, compute_collapse, g_iterates, plot_collapse)
+from lib.chapters.infinite_depth import SPEC
+from lib.chapters.infinite_depth.collapse import (check_g_plot, check_prop_a1, check_thm_a2, collapse_profile,
+                                                  g_iterates, measure_collapse, plot_collapse)
+
+CFG = SPEC.config(g_levels=[1, 5], collapse_angles=[10.0, 90.0], collapse_depth=20000, fw_collapse_depth=3,
+                  fw_width=64, seeds=1)
 
 
 def test_collapse_rate_is_three_pi_over_l():
@@ -26,25 +31,37 @@ def test_g_iterates_first_level_is_g():
 
 @pytest.fixture(scope="module")
 def collapse():
-    return compute_collapse([1, 5], [10.0, 90.0], 20000, 3, 64, 1)
+    return measure_collapse(CFG)
+
+
+def test_the_result_carries_its_settings(collapse):
+    assert (collapse.g_levels, collapse.angles_deg, collapse.depth, collapse.fw_depth, collapse.fw_width,
+            collapse.seeds) == ([1, 5], [10.0, 90.0], 20000, 3, 64, 1)
+    s = collapse.setting("smoke")
+    assert "input angles 10, 90 deg" in s and "layers up to 20,000" in s and "width m = 64" in s and "profile smoke" in s
+    assert collapse.prose() == {"collapse_width": "64", "collapse_seeds": "1"}
+    args = collapse.figure_args("smoke")
+    assert args["drawn_by"] is plot_collapse and args["data_from"] is measure_collapse and args["setting"] == s
+    assert isinstance(args["fig"], Figure) and args["label"] == "fig-embedding-collapse"
 
 
 def test_check_g_plot_prediction_and_counterfactual(collapse):
     assert check_g_plot(collapse).status == "reproduced"
-    ident = Collapse(collapse.zgrid, collapse.gi.assign(g_l=collapse.gi.z), collapse.coll, collapse.fcoll)
+    ident = replace(collapse, gi=collapse.gi.assign(g_l=collapse.gi.z))
     assert check_g_plot(ident).status == "not reproduced"  # a linear network: g(z) = z
 
 
 def test_check_prop_a1_and_thm_a2_prediction_and_counterfactual(collapse):
-    assert check_prop_a1(collapse, [1, 5]).status == "reproduced"
-    assert check_thm_a2(collapse, [10.0, 90.0], 64, 3).status == "reproduced"
-    shallow = compute_collapse([1, 5], [10.0, 90.0], 100, 3, 64, 1)  # theta ~ 3 pi / 100: not yet collapsed
-    assert check_prop_a1(shallow, [1, 5]).status == "not reproduced"
-    assert check_thm_a2(shallow, [10.0, 90.0], 64, 3).status == "not reproduced"
-    flat = Collapse(collapse.zgrid, collapse.gi, collapse.coll.assign(theta_l=0.5), collapse.fcoll)
-    assert check_thm_a2(flat, [10.0, 90.0], 64, 3).status == "not reproduced"  # no collapse at all
+    assert check_prop_a1(collapse).status == "reproduced"
+    assert check_thm_a2(collapse).status == "reproduced"
+    assert "over input angles [10.0, 90.0] deg" in check_thm_a2(collapse).measured
+    shallow = measure_collapse(SPEC.config(**{**CFG.values(), "collapse_depth": 100}))  # theta ~ 3 pi / 100
+    assert check_prop_a1(shallow).status == "not reproduced"
+    assert check_thm_a2(shallow).status == "not reproduced"
+    flat = replace(collapse, coll=collapse.coll.assign(theta_l=0.5))
+    assert check_thm_a2(flat).status == "not reproduced"  # no collapse at all
 
 
 def test_plot_collapse_draws_two_axes(collapse):
-    fig = plot_collapse(collapse, [1, 5], [10.0, 90.0], 20000)
+    fig = plot_collapse(collapse)
     assert isinstance(fig, Figure) and len(fig.axes) == 2

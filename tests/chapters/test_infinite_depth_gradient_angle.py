@@ -1,11 +1,15 @@
 """Chapter 04, :mod:`lib.chapters.infinite_depth.gradient_angle`: [LH] Thm 3.5: phi -> arccos(1/4)."""
 import math
+from dataclasses import replace
 
 import numpy as np
 from matplotlib.figure import Figure
 
-from lib.chapters.infinite_depth.gradient_angle import (PHI_INF, check_thm35, compute_phi_profile,
-                                                        phi_depth_profile, plot_phi_depth)
+from lib.chapters.infinite_depth import SPEC
+from lib.chapters.infinite_depth.gradient_angle import (PHI_INF, check_thm35, measure_phi_profile, phi_depth_profile,
+                                                        plot_phi_depth)
+
+ANGLES = [0.1, 10.0, 90.0]
 
 
 def test_phi_profile_approaches_arccos_quarter():
@@ -17,18 +21,32 @@ def test_phi_profile_approaches_arccos_quarter():
 
 
 def test_check_thm35_prediction_and_counterfactuals():
-    angles = [0.1, 10.0, 90.0]
-    assert check_thm35(compute_phi_profile(angles, 100000), angles).status == "reproduced"
-    short = compute_phi_profile(angles, 300)  # converging but not yet within 1 deg at 0.1 deg
-    c = check_thm35(short, angles)
+    p = measure_phi_profile(SPEC.config(phi_angles=ANGLES, max_depth=100000))
+    c = check_thm35(p)
+    assert c.status == "reproduced"
+    # the judged rows: the paper's limit beside phi at the deepest depth, one per input angle
+    assert [r["statement"] for r in c.rows] == [f"gradient angle phi, input angle {a:g} deg" for a in ANGLES]
+    deep = p.frame[p.frame.depth == p.frame.depth.max()].sort_values("theta_in")
+    for r, phi in zip(c.rows, deep.phi):
+        assert r["paper"] == "75.52 deg" and r["this book"] == f"{math.degrees(phi):.2f} deg at L = 100,000"
+        assert r["holds"] is True
+    short = measure_phi_profile(SPEC.config(phi_angles=ANGLES, max_depth=300))  # converging, not yet within 1 deg
+    c = check_thm35(short)
     assert c.status == "inconclusive" and "depth 300 is not enough" in c.caveat
-    p = compute_phi_profile(angles, 100000)
+    deep = short.frame[short.frame.depth == 300].sort_values("theta_in")
+    assert [r["holds"] for r in c.rows] == list(np.degrees(np.abs(deep.gap)) < 1.0)  # each row: its own gap
+    assert not c.rows[0]["holds"]  # 0.1 deg is still farther than 1 deg
     # phi moving towards 90 deg (the limit of tanh or GeLU, [LH] Fig 2), away from arccos(1/4): the gap grows
-    phi = math.pi / 2 - 0.1 / (1 + p.depth)
-    away = p.assign(phi=phi, gap=phi - PHI_INF)
-    assert check_thm35(away, angles).status == "not reproduced"
+    phi = math.pi / 2 - 0.1 / (1 + p.frame.depth)
+    away = replace(p, frame=p.frame.assign(phi=phi, gap=phi - PHI_INF))
+    c = check_thm35(away)
+    assert c.status == "not reproduced" and not any(r["holds"] for r in c.rows)
 
 
-def test_plot_phi_depth_draws_two_axes():
-    fig = plot_phi_depth(compute_phi_profile([1.0, 90.0], 1000), [1.0, 90.0], 1000)
+def test_the_profile_carries_its_settings_and_draws_two_axes():
+    p = measure_phi_profile(SPEC.config(phi_angles=[1.0, 90.0], max_depth=1000))
+    assert p.angles_deg == [1.0, 90.0] and p.max_depth == 1000
+    assert p.prose() == {"max_depth": "1,000", "phi_angles": "1, 90"}
+    assert "depths up to 1,000" in p.setting("smoke")
+    fig = plot_phi_depth(p)
     assert isinstance(fig, Figure) and len(fig.axes) == 2

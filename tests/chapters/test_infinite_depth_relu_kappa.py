@@ -1,12 +1,18 @@
 """Chapter 04, :mod:`lib.chapters.infinite_depth.relu_kappa`: [LH] Thm 4.3: kappa -> (n+3)/3."""
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
 from lib.data.datasets import gaussian_data, load_digits_subset
 from lib.spectra import condition_number
-from lib.chapters.infinite_depth.relu_kappa import (check_thm43, compute_kappa_study, finite_kappa, plot_kappa,
+from lib.chapters.infinite_depth import SPEC
+from lib.chapters.infinite_depth.relu_kappa import (check_thm43, finite_kappa, measure_kappa, plot_kappa,
                                                     relu_kappa_vs_depth)
+
+#: n = 5 inputs to depth 3000, finite width 64 at depth 1, one seed
+CFG = SPEC.config(kappa_ns=[5], kappa_max_depth=3000, gauss_dim=5, fw_width=64, fw_depths=[1], seeds=1)
 
 
 def test_relu_kappa_tends_to_n_plus_3_over_3():
@@ -38,17 +44,27 @@ def test_nested_subsets_equal_separate_kernels():
 
 
 def test_check_thm43_prediction_and_counterfactual():
-    kap, fkap = compute_kappa_study([5], 3000, 5, 64, [1], 1)
-    assert check_thm43(kap, fkap, 64, [1]).status == "reproduced"
+    k = measure_kappa(CFG)
+    assert (k.ns, k.max_depth, k.gauss_dim, k.fw_width, k.fw_depths, k.seeds) == ([5], 3000, 5, 64, [1], 1)
+    c = check_thm43(k)
+    assert c.status == "reproduced"
+    # the judged rows: the paper's limit beside kappa at the deepest depth, one per data set and n
+    last = k.kap[k.kap.depth == k.kap.depth.max()].set_index("data")
+    assert [r["statement"] for r in c.rows] == ["NTK condition number kappa, Gaussian, n = 5",
+                                                "NTK condition number kappa, digits, n = 5"]
+    assert all(r["paper"] == "(n+3)/3 = 2.67" and r["holds"] for r in c.rows)
+    assert c.rows[1]["this book"] == f"{last.loc['digits', 'kappa']:.2f} at L = 3,000"
     # kappa stuck at 3 (n+3)/3 (e.g. a linear network's growing condition number): not reproduced
-    bad = kap.assign(kappa=3 * kap.limit, ratio=3.0)
-    assert check_thm43(bad, fkap, 64, [1]).status == "not reproduced"
+    bad = check_thm43(replace(k, kap=k.kap.assign(kappa=3 * k.kap.limit, ratio=3.0)))
+    assert bad.status == "not reproduced" and bad.rows[1]["this book"].startswith("8.00") and not bad.rows[1]["holds"]
     # kappa still approaching the limit at the deepest depth (too shallow to decide): inconclusive
-    ratio = 1 + 3 / np.log(kap.depth + 3)
-    mid = kap.assign(kappa=ratio * kap.limit, ratio=ratio)
-    assert check_thm43(mid, fkap, 64, [1]).status == "inconclusive"
+    ratio = 1 + 3 / np.log(k.kap.depth + 3)
+    assert check_thm43(replace(k, kap=k.kap.assign(kappa=ratio * k.kap.limit, ratio=ratio))).status == "inconclusive"
 
 
-def test_plot_kappa_draws_two_axes():
-    fig = plot_kappa(*compute_kappa_study([5], 100, 5, 32, [1], 1), [5], 32)
+def test_the_study_carries_its_settings_and_draws_two_axes():
+    k = measure_kappa(SPEC.config(kappa_ns=[5], kappa_max_depth=100, gauss_dim=5, fw_width=32, fw_depths=[1], seeds=1))
+    assert k.prose() == {"gauss_dim": "5", "kappa_width": "32"}
+    assert "finite width m = 32 at depths 1, 1 seeds" in k.setting("smoke")
+    fig = plot_kappa(k)
     assert isinstance(fig, Figure) and len(fig.axes) == 2

@@ -1,8 +1,8 @@
 """[AAK] Thm 3.2, 3.4, 3.10 and [LH] Fig 2 (phi -> 90 deg): kappa - 1 against depth for several activations.
 
 Data from :mod:`lib.chapters.infinite_depth.aak_kernels` on unit-norm digits, with fitted and predicted
-per-layer rates; ``plot_aak_depth`` draws Figure 4.5, ``table_rates`` tabulates the rates, the ``check_*``
-functions compute the verdicts.
+per-layer rates (``measure_aak_depth``); ``plot_aak_depth`` draws the figure "fig-aak-depth",
+``table_rates_rounded`` shows the rates, the ``check_*`` functions compute the verdicts.
 """
 from __future__ import annotations
 
@@ -13,36 +13,70 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from lib import theory as _th
+from lib import theory
 from lib.book.plotting import figure, palette
+from lib.book.provenance import profile_text
 from lib.book.results import Check
+from lib.book.wording import ints, words
 from lib.chapters.infinite_depth.aak_kernels import activation_rates, finite_kernel_kappa, kernel_kappa_vs_depth
-from lib.chapters.infinite_depth.numerics import _not_checked, _small, decay_slope
+from lib.chapters.infinite_depth.numerics import decay_slope, deviation_text, not_checked
 from lib.data.datasets import load_digits_subset
 
-__all__ = ["AakDepth", "compute_aak_depth", "plot_aak_depth", "table_rates", "AAK_MIN_RATIO", "check_aak_rate",
-           "check_relu_uncentred", "check_phi_90"]
+__all__ = ["AakDepth", "measure_aak_depth", "plot_aak_depth", "table_rates_rounded", "AAK_MIN_RATIO",
+           "check_aak_rate", "check_relu_uncentred", "check_phi_90"]
 
 
-@dataclass
+@dataclass(frozen=True, eq=False)
 class AakDepth:
-    """[AAK] depth study data.
+    """[AAK] depth study data, with the settings it was measured with.
 
     Attributes:
         kk: :func:`lib.chapters.infinite_depth.aak_kernels.kernel_kappa_vs_depth` for every activation.
         fk: :func:`lib.chapters.infinite_depth.aak_kernels.finite_kernel_kappa` for every activation.
         facts: :func:`lib.chapters.infinite_depth.aak_kernels.activation_rates` per activation.
         fits: (activation, kind) -> (fitted slope, first depth, last depth, predicted slope).
+        rates: fitted against predicted per-layer slopes of log(kappa - 1), one row per activation and kernel:
+            columns activation, kernel, mu, chi, centred, fitted_slope, predicted_slope, fit_range, kappa_at_max.
         activations: the activations, in legend order.
-        n: number of inputs.
+        n: number of inputs (digits).
+        max_depth: the deepest infinite-width depth asked for.
+        fw_width: the finite width.
+        fw_depths: the finite-width depths.
+        seeds: weight draws at finite width.
     """
 
     kk: pd.DataFrame
     fk: pd.DataFrame
     facts: dict
     fits: dict
+    rates: pd.DataFrame
     activations: list
     n: int
+    max_depth: int
+    fw_width: int
+    fw_depths: list
+    seeds: int
+
+    def setting(self, profile: str) -> str:
+        """The setting of Figure "fig-aak-depth", from the measurement (``profile``: the run's profile)."""
+        return (f"Setting: n = {self.n} unit-norm scikit-learn digits; activations {words(self.activations)}; infinite "
+                f"width up to depth {self.max_depth:,}; finite width m = {self.fw_width:,} at depths "
+                f"{ints(self.fw_depths)}, {self.seeds} seeds; {profile_text(profile)}. [AAK] has no experiment of this "
+                "kind; the depths and data are ours.")
+
+    def prose(self) -> dict[str, str]:
+        """The values the prose of the [AAK] depth section shows: the number of digits."""
+        return {"aak_n": str(self.n)}
+
+    def figure_args(self, profile: str) -> dict:
+        """Figure "fig-aak-depth" as the arguments of the chapter recorder's ``figure``
+        (:class:`lib.book.results.Recorder`): the figure of :func:`lib.chapters.infinite_depth.aak_depth.plot_aak_depth`,
+        its label, caption and setting, and the functions that drew and measured it."""
+        return dict(fig=plot_aak_depth(self), label="fig-aak-depth",
+                    caption=f"$\\kappa - 1$ against depth for the top-layer kernel (left) and the NTK (right); lines: "
+                    f"infinite width, circles: width {self.fw_width:,}; dotted: predicted slopes (shifted up for "
+                    "legibility) for centred activations.", drawn_by=plot_aak_depth, data_from=measure_aak_depth,
+                    setting=self.setting(profile))
 
 
 def _normalized_excess(kk: pd.DataFrame, activation: str, kind: str) -> tuple[pd.DataFrame, pd.Series]:
@@ -51,45 +85,52 @@ def _normalized_excess(kk: pd.DataFrame, activation: str, kind: str) -> tuple[pd
     return s, s[f"kappa_{kind}_cos"] - 1
 
 
-def compute_aak_depth(activations, n: int, max_depth: int, fw_width: int, fw_depths, seeds: int,
-                      device: str = "cpu") -> AakDepth:
+def _rates(kk: pd.DataFrame, facts: dict, fits: dict) -> pd.DataFrame:
+    """The rates table of an ``AakDepth`` (its ``rates``)."""
+    rows = []
+    for (a, kind), (slope, L0, L1, pred) in fits.items():
+        s = kk[kk.activation == a]
+        rows.append(dict(activation=a, kernel=kind, mu=facts[a].mu, chi=facts[a].chi, centred=facts[a].centred,
+                         fitted_slope=slope, predicted_slope=pred, fit_range=f"{L0}-{L1}",
+                         kappa_at_max=float(s[f"kappa_{kind}_cos"].iloc[-1])))
+    return pd.DataFrame(rows)
+
+
+def measure_aak_depth(cfg) -> AakDepth:
     """[AAK] Sec. 3: kappa - 1 of the normalized NNGP and NTK against depth on n unit-norm digits, with fitted rates.
 
     Args:
-        activations: activation names.
-        n: number of digits.
-        max_depth: deepest infinite-width depth.
-        fw_width: finite width.
-        fw_depths: finite-width depths.
-        seeds: weight draws.
-        device: torch device.
+        cfg: the chapter's parameters (:data:`lib.chapters.infinite_depth.spec.SPEC`); read: ``aak_activations``,
+            ``aak_n`` (number of digits), ``aak_max_depth`` (deepest infinite-width depth), ``fw_width``,
+            ``aak_fw_depths`` (finite-width depths), ``seeds``, ``device``.
 
     Returns:
         An :class:`lib.chapters.infinite_depth.aak_depth.AakDepth`.
     """
-    acts = list(activations)
-    Xa = load_digits_subset(n, seed=1, unit_norm=True)
-    kk = pd.concat([kernel_kappa_vs_depth(Xa, a, max_depth) for a in acts], ignore_index=True)
+    acts = list(cfg.aak_activations)
+    Xa = load_digits_subset(cfg.aak_n, seed=1, unit_norm=True)
+    kk = pd.concat([kernel_kappa_vs_depth(Xa, a, cfg.aak_max_depth) for a in acts], ignore_index=True)
     facts = {a: activation_rates(a) for a in acts}
-    fk = pd.concat([finite_kernel_kappa(Xa, a, fw_width, fw_depths, seeds, device=device) for a in acts],
-                   ignore_index=True)
+    fk = pd.concat([finite_kernel_kappa(Xa, a, cfg.fw_width, cfg.aak_fw_depths, cfg.seeds, device=cfg.device)
+                    for a in acts], ignore_index=True)
     fits = {}
     for kind in ("nngp", "ntk"):
         for a in acts:
             s, y = _normalized_excess(kk, a, kind)
-            pred = facts[a][f"slope_{kind}"]
+            pred = facts[a].slope(kind)
             try:
                 fits[(a, kind)] = (*decay_slope(s.depth, y), pred)
             except ValueError:
                 fits[(a, kind)] = (math.nan, 0, 0, pred)
-    return AakDepth(kk, fk, facts, fits, acts, int(n))
+    return AakDepth(kk, fk, facts, fits, _rates(kk, facts, fits), acts, int(cfg.aak_n), int(cfg.aak_max_depth),
+                    int(cfg.fw_width), list(cfg.aak_fw_depths), int(cfg.seeds))
 
 
 def plot_aak_depth(st: AakDepth) -> Figure:
     """[AAK] depth: kappa - 1 of the top-layer kernel (left) and the NTK (right), with predicted slopes (dotted).
 
     Args:
-        st: the data of :func:`lib.chapters.infinite_depth.aak_depth.compute_aak_depth`.
+        st: the data of :func:`lib.chapters.infinite_depth.aak_depth.measure_aak_depth`.
 
     Returns:
         A figure with two axes and one legend below.
@@ -103,14 +144,14 @@ def plot_aak_depth(st: AakDepth) -> Figure:
             ax.semilogy(s.depth, y, color=ac[a], label=a)
             f = fk[fk.activation == a].groupby("depth")[f"kappa_{kind}_cos"].median() - 1
             ax.semilogy(f.index, f.to_numpy(), "o", ms=4, mfc="none", color=ac[a])
-            pred = facts[a][f"slope_{kind}"]
-            if facts[a]["centred"] and np.isfinite(fits[(a, kind)][0]):
+            pred = facts[a].slope(kind)
+            if facts[a].centred and np.isfinite(fits[(a, kind)][0]):
                 L0, L1 = fits[(a, kind)][1:3]
                 y0 = float(y[s.depth == L0].iloc[0])
                 xs = np.arange(L0, L1 + 1)
                 ax.semilogy(xs, y0 * np.exp(pred * (xs - L0)) * 4, ":", lw=2.5, color=ac[a])
         if kind == "ntk":
-            ax.axhline(_th.relu_condition_number_limit(st.n) - 1, color="k", ls="--", lw=1,
+            ax.axhline(theory.relu_condition_number_limit(st.n) - 1, color="k", ls="--", lw=1,
                        label=f"ReLU NTK limit: (n+3)/3 - 1 = n/3 = {st.n / 3:.3g}")
         lo = kk[f"kappa_{kind}_cos"].sub(1).clip(lower=1e-15).min()
         ax.set(xlabel="depth L", ylabel=r"$\kappa - 1$", ylim=(max(1e-15, lo / 10), None),
@@ -121,22 +162,21 @@ def plot_aak_depth(st: AakDepth) -> Figure:
     return fig
 
 
-def table_rates(st: AakDepth) -> pd.DataFrame:
-    """Fitted against predicted per-layer slopes of log(kappa - 1), per activation and kernel ([AAK]).
+def table_rates_rounded(st: AakDepth) -> pd.DataFrame:
+    """The [AAK] rates table (``st.rates``) rounded for reading: slopes, mu and chi to 3 significant
+    digits, kappa to 4 ([AAK] Thm 3.2, 3.4).
 
     Args:
-        st: the data of :func:`lib.chapters.infinite_depth.aak_depth.compute_aak_depth`.
+        st: the data of :func:`lib.chapters.infinite_depth.aak_depth.measure_aak_depth`.
 
     Returns:
-        Columns activation, kernel, mu, chi, centred, fitted_slope, predicted_slope, fit_range, kappa_at_max.
+        The columns of ``st.rates``, rounded (kappa at rounding level shown as 1).
     """
-    rows = []
-    for (a, kind), (slope, L0, L1, pred) in st.fits.items():
-        s = st.kk[st.kk.activation == a]
-        rows.append(dict(activation=a, kernel=kind, mu=st.facts[a]["mu"], chi=st.facts[a]["chi"],
-                         centred=st.facts[a]["centred"], fitted_slope=slope, predicted_slope=pred,
-                         fit_range=f"{L0}-{L1}", kappa_at_max=float(s[f"kappa_{kind}_cos"].iloc[-1])))
-    return pd.DataFrame(rows)
+    out = st.rates.copy()
+    for col in ("mu", "chi", "fitted_slope", "predicted_slope"):
+        out[col] = out[col].map(lambda v: float(f"{v:.3g}"))
+    out["kappa_at_max"] = out["kappa_at_max"].map(lambda v: float(f"{v:.4g}"))
+    return out
 
 
 #: Smallest fitted / predicted slope of log(kappa - 1) that agrees with [AAK]'s rate, per kernel (see
@@ -144,7 +184,7 @@ def table_rates(st: AakDepth) -> pd.DataFrame:
 AAK_MIN_RATIO = {"nngp": 0.9, "ntk": 0.75}
 
 
-def check_aak_rate(rates: pd.DataFrame, kind: str) -> Check:
+def check_aak_rate(st: AakDepth, kind: str) -> Check:
     """[AAK] Thm 3.2 (``kind="nngp"``) / Thm 3.4 (``"ntk"``): kappa -> 1 exponentially, at a rate set by mu.
 
     Measurement: the fitted per-layer slope of log(kappa - 1) over the second half of the depths
@@ -166,17 +206,18 @@ def check_aak_rate(rates: pd.DataFrame, kind: str) -> Check:
     "not checked" without a centred activation (the theorem's premise).
 
     Args:
-        rates: the frame of :func:`lib.chapters.infinite_depth.aak_depth.table_rates`.
+        st: the data of :func:`lib.chapters.infinite_depth.aak_depth.measure_aak_depth` (its ``rates``).
         kind: ``"nngp"`` or ``"ntk"``.
 
     Returns:
         The verdict.
     """
     cid = {"nngp": "[AAK] Thm 3.2", "ntk": "[AAK] Thm 3.4"}[kind]
+    rates = st.rates
     sub = rates[rates.centred & (rates.kernel == kind)]
     if sub.empty:
-        return _not_checked(cid, "No centred activation in this run.",
-                            "the theorem is about normalized (centred) activations")
+        return not_checked(cid, "No centred activation in this run.",
+                           "the theorem is about normalized (centred) activations")
     r = (sub.fitted_slope / sub.predicted_slope).fillna(0.0)
     if (r < 0.1).any():
         status = "not reproduced"
@@ -203,15 +244,15 @@ def check_relu_uncentred(st: AakDepth) -> Check:
     "not reproduced" otherwise (also when ReLU is not in the study).
 
     Args:
-        st: the data of :func:`lib.chapters.infinite_depth.aak_depth.compute_aak_depth`.
+        st: the data of :func:`lib.chapters.infinite_depth.aak_depth.measure_aak_depth`.
 
     Returns:
         The verdict.
     """
     rr = st.kk[st.kk.activation == "relu"]
     if rr.empty:
-        return _not_checked("[AAK] Thm 3.10", "ReLU is not among the activations of this run.",
-                            "no uncentred activation in the run")
+        return not_checked("[AAK] Thm 3.10", "ReLU is not among the activations of this run.",
+                           "no uncentred activation in the run")
     return Check(
         "[AAK] Thm 3.10",
         status="reproduced" if rr.max_abs_corr_nngp.iloc[-1] > rr.max_abs_corr_nngp.iloc[1]
@@ -219,7 +260,7 @@ def check_relu_uncentred(st: AakDepth) -> Check:
         measured=f"For plain ReLU the largest top-layer correlation grows from {rr.max_abs_corr_nngp.iloc[1]:.4f} (L=1) to "
         f"{rr.max_abs_corr_nngp.iloc[-1]:.6f} (L={int(rr.depth.iloc[-1])}), the top-layer kappa from "
         f"{rr.kappa_nngp.iloc[1]:.3g} to {rr.kappa_nngp.iloc[-1]:.3g}, and the NTK kappa is {rr.kappa_ntk.iloc[-1]:.3f} "
-        f"(limit (n+3)/3 = {_th.relu_condition_number_limit(st.n):.3f}, [LH] Thm 4.3).")
+        f"(limit (n+3)/3 = {theory.relu_condition_number_limit(st.n):.3f}, [LH] Thm 4.3).")
 
 
 def check_phi_90(st: AakDepth) -> Check:
@@ -235,15 +276,15 @@ def check_phi_90(st: AakDepth) -> Check:
     "not checked" if none of these activations is in the study.
 
     Args:
-        st: the data of :func:`lib.chapters.infinite_depth.aak_depth.compute_aak_depth`.
+        st: the data of :func:`lib.chapters.infinite_depth.aak_depth.measure_aak_depth`.
 
     Returns:
         The verdict.
     """
     lh2 = [a for a in st.activations if a in ("relu2", "gelu", "tanh")]
     if not lh2:
-        return _not_checked("[LH] Fig 2", "None of ReLU^2, GeLU, tanh is among the activations of this run.",
-                            "no activation of Figure 2 in the run", part="phi -> 90 deg")
+        return not_checked("[LH] Fig 2", "None of ReLU^2, GeLU, tanh is among the activations of this run.",
+                           "no activation of Figure 2 in the run", part="phi -> 90 deg")
     kk = st.kk[np.isfinite(st.kk["max_abs_corr_ntk"])]
     end, mid = {}, {}
     for a in lh2:
@@ -263,7 +304,7 @@ def check_phi_90(st: AakDepth) -> Check:
         caveat="the deviation from 90 deg still shrinks fast at the deepest depth computed" if status == "inconclusive"
         else "",
         measured="Largest |phi - 90 deg| over all pairs of the NTK at the deepest computed layer: " + ", ".join(
-            f"{a} {_small(v)} deg (L={int(end.loc[a, 'depth'])}; {_small(dev_mid[a])} deg at L={int(mid[a]['depth'])}; "
+            f"{a} {deviation_text(v)} deg (L={int(end.loc[a, 'depth'])}; {deviation_text(dev_mid[a])} deg at L={int(mid[a]['depth'])}; "
             f"kappa of the normalized NTK {end.loc[a, 'kappa_ntk_cos']:.4g}, "
             f"of the normalized top-layer kernel {end.loc[a, 'kappa_nngp_cos']:.4g})" for a, v in dev90.items())
         + (". relu2's variance map q -> q^2 has an unstable fixed point, so rounding errors in the diagonal grow like "

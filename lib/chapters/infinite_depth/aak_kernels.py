@@ -6,19 +6,20 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from lib import theory as _th
-from lib.chapters.infinite_depth.numerics import _max_offdiagonal, _unit_diagonal
+from lib import theory
+from lib.chapters.infinite_depth.numerics import max_offdiagonal, unit_diagonal
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 from lib.validation import KernelOverflowError
 from lib.progress import tqdm
 from lib.spectra import extreme_eigenvalues
 
-__all__ = ["kernel_kappa_vs_depth", "finite_kernel_kappa", "activation_rates"]
+__all__ = ["kernel_kappa_vs_depth", "finite_kernel_kappa", "ActivationRates", "activation_rates"]
 
 
 def kernel_kappa_vs_depth(X, activation: str, max_depth: int) -> pd.DataFrame:
@@ -42,7 +43,7 @@ def kernel_kappa_vs_depth(X, activation: str, max_depth: int) -> pd.DataFrame:
     depth = int(max_depth)
     while True:  # an unstable variance map (e.g. relu2: q -> q^2) overflows at some depth: keep what is finite
         try:
-            hist = _th.layer_kernels(X, depth, activation)
+            hist = theory.layer_kernels(X, depth, activation)
             break
         except FloatingPointError:
             if depth <= 1:
@@ -52,9 +53,9 @@ def kernel_kappa_vs_depth(X, activation: str, max_depth: int) -> pd.DataFrame:
     for L in range(depth + 1):
         row = dict(activation=activation, depth=L)
         for kind, K in (("nngp", hist.sigma[L]), ("ntk", hist.theta[L])):
-            C = _unit_diagonal(K)
+            C = unit_diagonal(K)
             row[f"kappa_{kind}"] = extreme_eigenvalues(K).kappa
-            row[f"max_abs_corr_{kind}"] = _max_offdiagonal(C)
+            row[f"max_abs_corr_{kind}"] = max_offdiagonal(C)
             row[f"kappa_{kind}_cos"] = extreme_eigenvalues(C).kappa  # unit diagonal: angles only
         rows.append(row)
     return pd.DataFrame(rows)
@@ -91,12 +92,38 @@ def finite_kernel_kappa(X, activation: str, width: int, depths, seeds: int, devi
                 row.update({f"kappa_{kind}": math.nan, f"kappa_{kind}_cos": math.nan, "overflow": True})
                 continue
             row[f"kappa_{kind}"] = extreme_eigenvalues(K).kappa
-            row[f"kappa_{kind}_cos"] = extreme_eigenvalues(_unit_diagonal(K)).kappa
+            row[f"kappa_{kind}_cos"] = extreme_eigenvalues(unit_diagonal(K)).kappa
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def activation_rates(activation: str) -> dict:
+class ActivationRates(NamedTuple):
+    """The constants that set the [AAK] rates of one activation (:func:`lib.chapters.infinite_depth.aak_kernels.activation_rates`).
+
+    Attributes:
+        activation: the activation's name.
+        mean: E[s(z)], z ~ N(0, 1) (0 for a centred activation).
+        mu: the coefficient of non-linearity of the normalized activation ([AAK] Def. 3.1).
+        chi: c E[s'(z)^2], the per-layer growth of the NTK diagonal.
+        centred: whether ``|mean|`` < 1e-10.
+        slope_nngp: the predicted per-layer slope of log(kappa - 1) of the top-layer kernel, log(1 - mu).
+        slope_ntk: the predicted slope for the NTK, log of :func:`lib.theory.ntk_offdiagonal_rate`.
+    """
+
+    activation: str
+    mean: float
+    mu: float
+    chi: float
+    centred: bool
+    slope_nngp: float
+    slope_ntk: float
+
+    def slope(self, kind: str) -> float:
+        """The predicted slope of the ``kind`` kernel, ``"nngp"`` or ``"ntk"``."""
+        return {"nngp": self.slope_nngp, "ntk": self.slope_ntk}[kind]
+
+
+def activation_rates(activation: str) -> ActivationRates:
     """The constants that set the [AAK] rates, all from :mod:`lib.theory` (activation facts and limits).
 
     ``mean`` = E[s(z)] (0 for a centred activation), ``mu`` = coefficient of non-linearity of the normalized
@@ -110,12 +137,12 @@ def activation_rates(activation: str) -> dict:
         activation: activation name of the registry (:mod:`lib.activations`).
 
     Returns:
-        The dict above.
+        The :class:`lib.chapters.infinite_depth.aak_kernels.ActivationRates`.
     """
-    mean = _th.gaussian_moments(activation).mean
-    mu = _th.coefficient_of_nonlinearity(activation)
-    chi = _th.correlation_fixed_point(activation).chi_1
-    rate = _th.ntk_offdiagonal_rate(activation)
-    return dict(activation=activation, mean=mean, mu=mu, chi=chi, centred=abs(mean) < 1e-10,
-                slope_nngp=math.log(1.0 - mu) if mu < 1 else -math.inf,
-                slope_ntk=math.log(rate) if rate > 0 else -math.inf)
+    mean = theory.gaussian_moments(activation).mean
+    mu = theory.coefficient_of_nonlinearity(activation)
+    chi = theory.correlation_fixed_point(activation).chi_1
+    rate = theory.ntk_offdiagonal_rate(activation)
+    return ActivationRates(activation=activation, mean=mean, mu=mu, chi=chi, centred=abs(mean) < 1e-10,
+                           slope_nngp=math.log(1.0 - mu) if mu < 1 else -math.inf,
+                           slope_ntk=math.log(rate) if rate > 0 else -math.inf)

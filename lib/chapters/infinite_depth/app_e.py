@@ -1,22 +1,28 @@
-"""[LH] App. E: one random ReLU layer (Lemmas E.1-E.3, Figure 4.6) and the small-angle expansion of the
-embedding angles (Lemma E.6).
+"""[LH] App. E: one random ReLU layer (Lemmas E.1-E.3, the figure "fig-one-layer") and the small-angle expansion of
+the embedding angles (Lemma E.6).
+
+The infinite-width values of the one-layer lemmas are the arc-cosine kernels of :func:`lib.theory.relu.arccos_kernel`.
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from lib import theory as _th
+from lib import theory
 from lib.book.plotting import figure, palette, slope_guide
+from lib.book.provenance import profile_text
 from lib.book.results import Check
+from lib.book.wording import floats, ints
 from lib.chapters.infinite_depth.numerics import fit_rate
 from lib.chapters.linear_baseline import width_trend
 from lib.data.pairs import angle_pairs
 
-__all__ = ["LEMMAS_E", "one_layer_sweep", "plot_one_layer", "check_lemma_e", "small_angle_embedding", "check_lemma_e6"]
+__all__ = ["LEMMAS_E", "OneLayer", "measure_one_layer", "plot_one_layer", "check_lemma_e", "SmallAngle",
+           "measure_small_angle_embedding", "check_lemma_e6"]
 
 
 #: The one-layer lemmas of [LH] App. E checked by :func:`lib.chapters.infinite_depth.app_e.check_lemma_e`, with what each
@@ -28,31 +34,74 @@ LEMMAS_E = {
 }
 
 
-def one_layer_sweep(angles_deg, widths, seeds: int, d: int = 8, s: int = 4, mean: float = 0.0) -> pd.DataFrame:
+@dataclass(frozen=True, eq=False)
+class OneLayer:
+    """Deviations of one random ReLU layer from [LH] Lemmas E.1-E.3, with the settings they were measured with.
+
+    Attributes:
+        frame: columns lemma, width, seed, dev (the largest deviation over the angles).
+        angles_deg: the input angles (degrees).
+        widths: the numbers of rows m.
+        seeds: draws per width.
+        d: the input dimension.
+        s: the rows of U (Lemma E.3).
+        mean: the mean of the entries of W and U.
+    """
+
+    frame: pd.DataFrame
+    angles_deg: list
+    widths: list
+    seeds: int
+    d: int
+    s: int
+    mean: float
+
+    def setting(self, profile: str) -> str:
+        """The setting of Figure "fig-one-layer", from the measurement (``profile``: the run's profile)."""
+        return (f"Setting: one random layer, unit pairs in d = {self.d} at angles {floats(self.angles_deg)} deg; "
+                f"widths m = {ints(self.widths)}; {self.seeds} seeds; {profile_text(profile)}. The paper states "
+                "Lemmas E.1-E.3 without an experiment.")
+
+    def prose(self) -> dict[str, str]:
+        """The values the prose of [LH] App. E shows: the widths and the input angles."""
+        return {"lemma_widths": ints(self.widths), "lemma_angles": floats(self.angles_deg)}
+
+    def figure_args(self, profile: str) -> dict:
+        """Figure "fig-one-layer" as the arguments of the chapter recorder's ``figure``
+        (:class:`lib.book.results.Recorder`): the figure of :func:`lib.chapters.infinite_depth.app_e.plot_one_layer`,
+        its label, caption and setting, and the functions that drew and measured it."""
+        return dict(fig=plot_one_layer(self), label="fig-one-layer",
+                    caption="Largest deviation over the input angles of one random layer from Lemmas E.1-E.3 against "
+                    "the width (mean, and min to max over draws).", drawn_by=plot_one_layer,
+                    data_from=measure_one_layer, setting=self.setting(profile))
+
+
+def measure_one_layer(cfg, d: int = 8, s: int = 4, mean: float = 0.0) -> OneLayer:
     """Deviations of one random ReLU layer from [LH] Lemmas E.1-E.3, per width and seed.
 
     For unit pairs (x, z) at each angle theta (:func:`lib.data.pairs.angle_pairs`) and W in R^(m x d) with
     i.i.d. N(``mean``, 1) entries (the lemmas: ``mean = 0``; a non-zero mean is the counterfactual of the
     tests), the largest deviation over the angles of each measured quantity of
-    :data:`lib.chapters.infinite_depth.app_e.LEMMAS_E` from its infinite-width value (the arc-cosine
-    kernels, the formulas page ``book/formulas.md``, section ``formulas-relu``).
+    :data:`lib.chapters.infinite_depth.app_e.LEMMAS_E` from its infinite-width value, the arc-cosine kernels
+    J_0 / (2 pi), J_1 / pi and J_0 / pi (:func:`lib.theory.relu.arccos_kernel`).
 
     Args:
-        angles_deg: input angles (degrees).
-        widths: numbers of rows m.
-        seeds: draws per width.
+        cfg: the chapter's parameters (:data:`lib.chapters.infinite_depth.spec.SPEC`); read: ``collapse_angles``
+            (input angles, degrees), ``lemma_widths`` (numbers of rows m), ``seeds`` (draws per width).
         d: input dimension.
         s: rows of U for Lemma E.3.
         mean: mean of the entries of W and U.
 
     Returns:
-        Columns lemma, width, seed, dev.
+        The :class:`lib.chapters.infinite_depth.app_e.OneLayer`.
     """
+    angles_deg, widths, seeds = list(cfg.collapse_angles), [int(m) for m in cfg.lemma_widths], int(cfg.seeds)
     t = np.deg2rad(np.asarray(angles_deg, dtype=float))
     X = angle_pairs(t, d, seed=0)
     x, z = X[0::2], X[1::2]
-    p_both = 0.5 - t / (2 * math.pi)
-    k_relu = ((math.pi - t) * np.cos(t) + np.sin(t)) / math.pi
+    p_both = theory.arccos_kernel(0, t) / (2 * math.pi)   # Lemma E.1
+    k_relu = theory.arccos_kernel(1, t) / math.pi         # Lemma E.2
+    gated = theory.arccos_kernel(0, t) / math.pi          # Lemma E.3
     rows = []
     for m in widths:
         for seed in range(seeds):
@@ -63,22 +112,23 @@ def one_layer_sweep(angles_deg, widths, seeds: int, d: int = 8, s: int = 4, mean
             gx, gz = hx >= 0, hz >= 0
             e1 = np.abs((gx & gz).mean(axis=1) - p_both).max()
             e2 = np.abs(2 / m * (np.maximum(hx, 0) * np.maximum(hz, 0)).sum(axis=1) - k_relu).max()
-            e3 = max(float(np.linalg.norm(2 / m * (U * (gx[i] & gz[i])) @ U.T - (math.pi - t[i]) / math.pi
-                                          * np.eye(s), 2)) for i in range(t.size))
+            e3 = max(float(np.linalg.norm(2 / m * (U * (gx[i] & gz[i])) @ U.T - gated[i] * np.eye(s), 2))
+                     for i in range(t.size))
             for lemma, dev in (("E.1", e1), ("E.2", e2), ("E.3", e3)):
                 rows.append(dict(lemma=lemma, width=int(m), seed=seed, dev=float(dev)))
-    return pd.DataFrame(rows)
+    return OneLayer(pd.DataFrame(rows), angles_deg, widths, seeds, int(d), int(s), float(mean))
 
 
-def plot_one_layer(df: pd.DataFrame) -> Figure:
-    """Figure 4.6: deviations of one random ReLU layer from [LH] Lemmas E.1-E.3 against the width, log-log.
+def plot_one_layer(one: OneLayer) -> Figure:
+    """Deviations of one random ReLU layer from [LH] Lemmas E.1-E.3 against the width, log-log.
 
     Args:
-        df: the output of :func:`lib.chapters.infinite_depth.app_e.one_layer_sweep`.
+        one: the output of :func:`lib.chapters.infinite_depth.app_e.measure_one_layer`.
 
     Returns:
         A figure with one axis.
     """
+    df = one.frame
     fig, axs = figure()
     ax = axs[0, 0]
     for c, (lemma, g) in zip(palette(3), df.groupby("lemma")):
@@ -92,18 +142,18 @@ def plot_one_layer(df: pd.DataFrame) -> Figure:
     return fig
 
 
-def check_lemma_e(df: pd.DataFrame, lemma: str) -> Check:
+def check_lemma_e(one: OneLayer, lemma: str) -> Check:
     """[LH] Lemma E.1, E.2 or E.3: one random ReLU layer's gate agreement, kernel and gated product at infinite width.
 
     Measurement: the largest deviation over the input angles of the quantity
     :data:`lib.chapters.infinite_depth.app_e.LEMMAS_E` names from its infinite-width value, for every width and draw
-    (:func:`lib.chapters.infinite_depth.app_e.one_layer_sweep`). Rule:
+    (:func:`lib.chapters.infinite_depth.app_e.measure_one_layer`). Rule:
     :func:`lib.chapters.linear_baseline.width_trend`, the rule of the finite-width checks of chapter 1: the
     extrapolated infinite-width deviation must be zero (finite-width fluctuations are O(1/sqrt(m))); a
     lasting offset (weights with a non-zero mean, for instance) gives "not reproduced".
 
     Args:
-        df: the output of :func:`lib.chapters.infinite_depth.app_e.one_layer_sweep`.
+        one: the output of :func:`lib.chapters.infinite_depth.app_e.measure_one_layer`.
         lemma: ``"E.1"``, ``"E.2"`` or ``"E.3"``.
 
     Returns:
@@ -111,7 +161,7 @@ def check_lemma_e(df: pd.DataFrame, lemma: str) -> Check:
     """
     if lemma not in LEMMAS_E:
         raise ValueError(f"lemma must be one of {sorted(LEMMAS_E)}, got {lemma!r}")
-    sub = df[df.lemma == lemma]
+    sub = one.frame[one.frame.lemma == lemma]
     t = width_trend(sub, "dev")
     by_width = sub.groupby("width")["dev"].mean()
     return Check(
@@ -124,8 +174,25 @@ def check_lemma_e(df: pd.DataFrame, lemma: str) -> Check:
         + f"; {t.describe()}.")
 
 
-def small_angle_embedding(angles=(1e-1, 3e-2, 1e-2, 3e-3, 1e-3), depths=(1, 3, 10),
-                          coefficient: float = 1 / 3) -> pd.DataFrame:
+@dataclass(frozen=True, eq=False)
+class SmallAngle:
+    """The remainder of the small-angle expansion of the embedding angles ([LH] Lemma E.6), with its settings.
+
+    Attributes:
+        frame: columns depth, theta_in, rel_remainder.
+        angles: the input angles (radians).
+        depths: the layers l.
+        coefficient: the coefficient c of the expansion theta_in - c l theta_in^2 / pi.
+    """
+
+    frame: pd.DataFrame
+    angles: tuple
+    depths: tuple
+    coefficient: float
+
+
+def measure_small_angle_embedding(angles=(1e-1, 3e-2, 1e-2, 3e-3, 1e-3), depths=(1, 3, 10),
+                                  coefficient: float = 1 / 3) -> SmallAngle:
     """Remainder of the small-angle expansion of the embedding angles ([LH] Lemma E.6).
 
     ``|theta^(l) - (theta_in - coefficient l theta_in^2 / pi)| / theta_in^2`` with theta^(l) from the exact
@@ -139,31 +206,33 @@ def small_angle_embedding(angles=(1e-1, 3e-2, 1e-2, 3e-3, 1e-3), depths=(1, 3, 1
         coefficient: the coefficient c of the expansion theta_in - c l theta_in^2 / pi.
 
     Returns:
-        Columns depth, theta_in, rel_remainder.
+        The :class:`lib.chapters.infinite_depth.app_e.SmallAngle`.
     """
     t = np.asarray(angles, dtype=float)
-    E = _th.relu_embedding_angles(t, int(max(depths)))
-    return pd.concat([pd.DataFrame(dict(depth=int(l), theta_in=t,
-                                        rel_remainder=np.abs(E[:, l] - (t - coefficient * l * t ** 2 / math.pi)) / t ** 2))
-                      for l in depths], ignore_index=True)
+    E = theory.relu_embedding_angles(t, int(max(depths)))
+    frame = pd.concat([pd.DataFrame(dict(depth=int(l), theta_in=t,
+                                         rel_remainder=np.abs(E[:, l] - (t - coefficient * l * t ** 2 / math.pi))
+                                         / t ** 2)) for l in depths], ignore_index=True)
+    return SmallAngle(frame, tuple(float(a) for a in angles), tuple(int(l) for l in depths), float(coefficient))
 
 
-def check_lemma_e6(df: pd.DataFrame) -> Check:
+def check_lemma_e6(sa: SmallAngle) -> Check:
     """[LH] Lemma E.6: theta^(l) = theta_in - l theta_in^2 / (3 pi) + o(theta_in^2) for small theta_in.
 
-    Measurement: the remainder over theta_in^2 (:func:`lib.chapters.infinite_depth.app_e.small_angle_embedding`) against
-    theta_in, per layer.
+    Measurement: the remainder over theta_in^2 (:func:`lib.chapters.infinite_depth.app_e.measure_small_angle_embedding`)
+    against theta_in, per layer.
     Rule: o(theta_in^2) means the ratio vanishes as theta_in -> 0; the next term of the expansion makes it
     fall like theta_in (log-log slope 1). "reproduced" if every layer's slope is at least 0.5; "not
     reproduced" if some slope is below 0.2 (the ratio tends to a constant: a wrong coefficient, e.g. 1
     instead of 1/3, gives slope ~ 0); "reproduced with caveat" in between.
 
     Args:
-        df: the output of :func:`lib.chapters.infinite_depth.app_e.small_angle_embedding`.
+        sa: the output of :func:`lib.chapters.infinite_depth.app_e.measure_small_angle_embedding`.
 
     Returns:
         The verdict.
     """
+    df = sa.frame
     slopes = {int(l): fit_rate(g.theta_in, g.rel_remainder, tail=1.0)[0] for l, g in df.groupby("depth")}
     worst = min(slopes.values())
     status = "reproduced" if worst >= 0.5 else "not reproduced" if worst < 0.2 else "reproduced with caveat"

@@ -1,8 +1,8 @@
 """[LH] App. A (Fig 5, Prop A.1, Thm A.2): the map g, its iterates, and the collapse of the embedding angles with depth.
 
 Infinite-width angles come from :func:`lib.theory.relu_embedding_angles`, finite-width ones from real networks
-(:func:`lib.finite.geometry.layer_geometry`); ``compute_collapse`` gathers them, ``plot_collapse`` draws Figure 4.1,
-the ``check_*`` functions compute the verdicts.
+(:func:`lib.finite.geometry.layer_geometry`); ``measure_collapse`` gathers them with their settings, ``plot_collapse``
+draws the figure "fig-embedding-collapse", the ``check_*`` functions compute the verdicts.
 """
 from __future__ import annotations
 
@@ -13,15 +13,17 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from lib import theory as _th
+from lib import theory
 from lib.book.plotting import figure, palette
+from lib.book.provenance import profile_text
 from lib.book.results import Check
-from lib.chapters.infinite_depth.numerics import DEG, log_depths
+from lib.book.wording import floats
+from lib.chapters.infinite_depth.numerics import DEG, NO_EXPERIMENT, log_depths
 from lib.data.pairs import angle_pairs
 from lib.finite.geometry import layer_geometry
 from lib.finite.mlp import MLP
 
-__all__ = ["g_iterates", "collapse_profile", "finite_collapse", "Collapse", "compute_collapse", "plot_collapse",
+__all__ = ["g_iterates", "collapse_profile", "finite_collapse", "Collapse", "measure_collapse", "plot_collapse",
            "check_g_plot", "check_prop_a1", "check_thm_a2"]
 
 
@@ -38,7 +40,7 @@ def g_iterates(z, ls) -> pd.DataFrame:
         The frame above, one row per (l, z).
     """
     z = np.asarray(z, dtype=float)
-    E = _th.relu_embedding_angles(z, int(max(ls)))
+    E = theory.relu_embedding_angles(z, int(max(ls)))
     return pd.concat([pd.DataFrame(dict(l=int(l), z=z, g_l=E[:, int(l)])) for l in ls], ignore_index=True)
 
 
@@ -56,7 +58,7 @@ def collapse_profile(theta_ins, max_depth: int) -> pd.DataFrame:
         The frame above, one row per (theta_in, sampled l).
     """
     t = np.asarray(theta_ins, dtype=float)
-    E = _th.relu_embedding_angles(t, max_depth)
+    E = theory.relu_embedding_angles(t, max_depth)
     ls = log_depths(max_depth, 12)
     rows = [pd.DataFrame(dict(theta_in=t0, l=ls, theta_l=E[i, ls], l_theta_l=ls * E[i, ls])) for i, t0 in enumerate(t)]
     return pd.concat(rows, ignore_index=True)
@@ -89,53 +91,83 @@ def finite_collapse(theta_ins, depth: int, width: int, seeds: int, d: int = 16, 
     return pd.concat(rows, ignore_index=True)
 
 
-@dataclass
+@dataclass(frozen=True, eq=False)
 class Collapse:
-    """The data of [LH] App. A: iterates of g on a grid, infinite- and finite-width embedding angles.
+    """The data of [LH] App. A with the settings they were measured with: iterates of g on a grid, infinite- and
+    finite-width embedding angles.
 
     Attributes:
         zgrid: the grid of angles z (radians).
         gi: :func:`lib.chapters.infinite_depth.collapse.g_iterates` on ``zgrid``.
         coll: :func:`lib.chapters.infinite_depth.collapse.collapse_profile`.
         fcoll: :func:`lib.chapters.infinite_depth.collapse.finite_collapse`.
+        g_levels: the iterates l of g.
+        angles_deg: the input angles (degrees).
+        depth: the deepest layer of the infinite-width curves.
+        fw_depth: the deepest layer at finite width.
+        fw_width: the finite width.
+        seeds: weight draws at finite width.
+        d: the input dimension of the finite-width pairs.
     """
 
     zgrid: np.ndarray
     gi: pd.DataFrame
     coll: pd.DataFrame
     fcoll: pd.DataFrame
+    g_levels: list
+    angles_deg: list
+    depth: int
+    fw_depth: int
+    fw_width: int
+    seeds: int
+    d: int
+
+    def setting(self, profile: str) -> str:
+        """The setting of Figure "fig-embedding-collapse", from the measurement (``profile``: the run's profile)."""
+        return (f"Setting: infinite width (lib.theory), input angles {floats(self.angles_deg)} deg, layers up to "
+                f"{self.depth:,}; finite width: pairs in d = {self.d}, width m = {self.fw_width:,}, layers 0 to "
+                f"{self.fw_depth}, {self.seeds} seeds; {profile_text(profile)}. {NO_EXPERIMENT}")
+
+    def prose(self) -> dict[str, str]:
+        """The values the prose of [LH] App. A shows: finite width and seeds."""
+        return {"collapse_width": f"{self.fw_width:,}", "collapse_seeds": str(self.seeds)}
+
+    def figure_args(self, profile: str) -> dict:
+        """Figure "fig-embedding-collapse" as the arguments of the chapter recorder's ``figure``
+        (:class:`lib.book.results.Recorder`): the figure of :func:`lib.chapters.infinite_depth.collapse.plot_collapse`,
+        its label, caption and setting, and the functions that drew and measured it."""
+        return dict(fig=plot_collapse(self), label="fig-embedding-collapse",
+                    caption="Left: $g^l$ for several $l$. Right: embedding angles against depth (lines: infinite "
+                    "width; circles: finite width).", drawn_by=plot_collapse, data_from=measure_collapse,
+                    setting=self.setting(profile))
 
 
-def compute_collapse(g_levels, collapse_angles_deg, collapse_depth: int, fw_collapse_depth: int, fw_width: int,
-                     seeds: int, device: str = "cpu") -> Collapse:
+def measure_collapse(cfg, d: int = 16) -> Collapse:
     """Everything [LH] App. A needs: g^l on 181 angles, theta^(l) at infinite and finite width.
 
     Args:
-        g_levels: iterates l of g.
-        collapse_angles_deg: input angles (degrees).
-        collapse_depth: deepest layer of the infinite-width curves.
-        fw_collapse_depth: deepest layer at finite width.
-        fw_width: finite width.
-        seeds: weight draws.
-        device: torch device.
+        cfg: the chapter's parameters (:data:`lib.chapters.infinite_depth.spec.SPEC`); read: ``g_levels`` (iterates
+            l of g), ``collapse_angles`` (input angles, degrees), ``collapse_depth`` (deepest layer of the
+            infinite-width curves), ``fw_collapse_depth`` (deepest layer at finite width), ``fw_width``, ``seeds``,
+            ``device``.
+        d: input dimension of the finite-width pairs.
 
     Returns:
         A :class:`lib.chapters.infinite_depth.collapse.Collapse`.
     """
     zgrid = np.linspace(0, math.pi, 181)
-    t = np.deg2rad(collapse_angles_deg)
-    return Collapse(zgrid, g_iterates(zgrid, g_levels), collapse_profile(t, collapse_depth),
-                    finite_collapse(t, fw_collapse_depth, fw_width, seeds, device=device))
+    t = np.deg2rad(cfg.collapse_angles)
+    return Collapse(zgrid, g_iterates(zgrid, cfg.g_levels), collapse_profile(t, cfg.collapse_depth),
+                    finite_collapse(t, cfg.fw_collapse_depth, cfg.fw_width, cfg.seeds, d=d, device=cfg.device),
+                    list(cfg.g_levels), list(cfg.collapse_angles), int(cfg.collapse_depth), int(cfg.fw_collapse_depth),
+                    int(cfg.fw_width), int(cfg.seeds), int(d))
 
 
-def plot_collapse(c: Collapse, g_levels, collapse_angles_deg, collapse_depth: int) -> Figure:
+def plot_collapse(c: Collapse) -> Figure:
     """[LH] App. A: g and its iterates (left), embedding angles against depth with the 3 pi / l rate (right).
 
     Args:
-        c: the data of :func:`lib.chapters.infinite_depth.collapse.compute_collapse`.
-        g_levels: iterates l drawn.
-        collapse_angles_deg: input angles (degrees).
-        collapse_depth: deepest layer (for the rate guide).
+        c: the data of :func:`lib.chapters.infinite_depth.collapse.measure_collapse`.
 
     Returns:
         A figure with two axes.
@@ -143,7 +175,7 @@ def plot_collapse(c: Collapse, g_levels, collapse_angles_deg, collapse_depth: in
     gi, coll, fcoll = c.gi, c.coll, c.fcoll
     fig, axs = figure(ncols=2)
     ax = axs[0, 0]
-    for col, l in zip(palette(len(g_levels)), g_levels):
+    for col, l in zip(palette(len(c.g_levels)), c.g_levels):
         s = gi[gi.l == l]
         ax.plot(DEG * s.z, DEG * s.g_l, color=col, label=f"$g^{{{l}}}$")
     ax.plot([0, 180], [0, 180], "k--", lw=1, label="identity")
@@ -151,13 +183,13 @@ def plot_collapse(c: Collapse, g_levels, collapse_angles_deg, collapse_depth: in
            title="[LH] App. A: g and its iterates")
     ax.legend()
     ax = axs[0, 1]
-    ca = dict(zip(collapse_angles_deg, palette(len(collapse_angles_deg))))
+    ca = dict(zip(c.angles_deg, palette(len(c.angles_deg))))
     for t0, col in ca.items():
         s = coll[(np.isclose(coll.theta_in, math.radians(t0))) & (coll.l > 0)]
         ax.loglog(s.l, s.theta_l, color=col, label=fr"$\theta_{{in}}={t0:g}^\circ$")
         f = fcoll[np.isclose(fcoll.theta_in, math.radians(t0)) & (fcoll.l > 0)].groupby("l").theta_l.mean()
         ax.loglog(f.index, f.to_numpy(), "o", ms=3, mfc="none", color=col)
-    ls = np.geomspace(10, collapse_depth, 20)
+    ls = np.geomspace(10, c.depth, 20)
     ax.loglog(ls, 3 * math.pi / ls, "k:", label=r"$3\pi/l$")
     ax.set(xlabel="layer l", ylabel=r"$\theta^{(l)}$ (rad)", title="Embedding collapse")
     ax.legend(fontsize="x-small")
@@ -176,7 +208,7 @@ def check_g_plot(c: Collapse) -> Check:
     "not reproduced" (exact properties of g, no tolerance).
 
     Args:
-        c: the data of :func:`lib.chapters.infinite_depth.collapse.compute_collapse`.
+        c: the data of :func:`lib.chapters.infinite_depth.collapse.measure_collapse`.
 
     Returns:
         The verdict.
@@ -189,7 +221,7 @@ def check_g_plot(c: Collapse) -> Check:
         f"(= 90 deg: antipodal inputs become orthogonal after one ReLU layer).")
 
 
-def check_prop_a1(c: Collapse, g_levels) -> Check:
+def check_prop_a1(c: Collapse) -> Check:
     """[LH] Prop A.1: g is increasing, g(z) <= z with equality only at 0, and g^l(z) -> 0.
 
     Rule: "reproduced" if g is increasing and below the identity on the grid and every embedding angle at
@@ -197,8 +229,7 @@ def check_prop_a1(c: Collapse, g_levels) -> Check:
     "not reproduced".
 
     Args:
-        c: the data of :func:`lib.chapters.infinite_depth.collapse.compute_collapse`.
-        g_levels: iterates l of g.
+        c: the data of :func:`lib.chapters.infinite_depth.collapse.measure_collapse`.
 
     Returns:
         The verdict.
@@ -208,10 +239,10 @@ def check_prop_a1(c: Collapse, g_levels) -> Check:
     return Check(
         "[LH] Prop A.1", status="reproduced" if mono_g and last.theta_l.max() < 1e-3 else "not reproduced",
         measured=f"On the grid g is increasing and below the identity for z > 0: {mono_g}; the largest g^l over the grid at "
-        f"l = {max(g_levels)} is {DEG * float(c.gi[c.gi.l == max(g_levels)].g_l.max()):.3f} deg.")
+        f"l = {max(c.g_levels)} is {DEG * float(c.gi[c.gi.l == max(c.g_levels)].g_l.max()):.3f} deg.")
 
 
-def check_thm_a2(c: Collapse, collapse_angles_deg, fw_width: int, fw_collapse_depth: int) -> Check:
+def check_thm_a2(c: Collapse) -> Check:
     """[LH] Thm A.2: the embedding angles theta^(l) decrease with l and tend to 0.
 
     Rule: "reproduced" if theta^(l) is strictly decreasing on the sampled layers for every input angle and at
@@ -219,10 +250,7 @@ def check_thm_a2(c: Collapse, collapse_angles_deg, fw_width: int, fw_collapse_de
     reproduced". The finite-width rms deviation is reported, not tested.
 
     Args:
-        c: the data of :func:`lib.chapters.infinite_depth.collapse.compute_collapse`.
-        collapse_angles_deg: input angles (degrees).
-        fw_width: finite width.
-        fw_collapse_depth: deepest finite-width layer.
+        c: the data of :func:`lib.chapters.infinite_depth.collapse.measure_collapse`.
 
     Returns:
         The verdict.
@@ -236,6 +264,6 @@ def check_thm_a2(c: Collapse, collapse_angles_deg, fw_width: int, fw_collapse_de
     return Check(
         "[LH] Thm A.2", status="reproduced" if dec and last.theta_l.max() < 1e-3 else "not reproduced",
         measured=f"theta^(l) strictly decreasing on the sampled layers: {dec}. At l = {int(coll.l.max())} it is at most "
-        f"{last.theta_l.max():.2e} rad over input angles {collapse_angles_deg} deg, and l theta^(l) / (3 pi) lies in "
-        f"[{lt.min():.4f}, {lt.max():.4f}] (-> 1: collapse like 3 pi / l). Finite width {fw_width} follows within "
-        f"{fw_err:.2f} deg rms on layers 0..{fw_collapse_depth}.")
+        f"{last.theta_l.max():.2e} rad over input angles {c.angles_deg} deg, and l theta^(l) / (3 pi) lies in "
+        f"[{lt.min():.4f}, {lt.max():.4f}] (-> 1: collapse like 3 pi / l). Finite width {c.fw_width} follows within "
+        f"{fw_err:.2f} deg rms on layers 0..{c.fw_depth}.")

@@ -1,27 +1,32 @@
 """[AAK] Lemma C.7 and Sec. 7: dual activations against their bound, and the normalization of NormReLU.
 
-Dual activations come from :func:`lib.theory.dual_activation` (quadrature); NormReLU's moments from a Monte
-Carlo of the torch function the networks evaluate. ``plot_dual`` draws Figure 4.4.
+Dual activations come from :func:`lib.theory.dual_activation` (quadrature, ``measure_dual``); NormReLU's moments
+from a Monte Carlo of the torch function the networks evaluate (``measure_moments``). ``plot_dual`` draws the figure
+"fig-dual-activations".
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from matplotlib.figure import Figure
 
-from lib import theory as _th
+from lib import theory
 from lib.activations import get_activation
 from lib.book.plotting import figure, palette
+from lib.book.provenance import profile_text
 from lib.book.results import Check
+from lib.book.wording import words
 from lib.chapters.infinite_depth.aak_kernels import activation_rates
-from lib.chapters.infinite_depth.numerics import _not_checked, _small
+from lib.chapters.infinite_depth.numerics import deviation_text, not_checked
 
-__all__ = ["DualStudy", "compute_dual", "plot_dual", "check_dual_bound", "normrelu_moments", "check_normrelu"]
+__all__ = ["DualStudy", "measure_dual", "plot_dual", "check_dual_bound", "Moments", "measure_moments",
+           "check_normrelu"]
 
 
-@dataclass
+@dataclass(frozen=True, eq=False)
 class DualStudy:
     """[AAK] Lemma C.7 data: dual activations of the centred activations on a grid of correlations.
 
@@ -32,6 +37,7 @@ class DualStudy:
         bound: (1 - mu)|rho| + mu rho^2 per activation (:func:`lib.theory.dual_activation_bound`).
         mu: coefficient of non-linearity per activation.
         excess: max over rho of ``|s_hat|`` - bound per activation.
+        activations: every activation asked for (centred or not).
     """
 
     rho: np.ndarray
@@ -40,35 +46,53 @@ class DualStudy:
     bound: dict
     mu: dict
     excess: dict
+    activations: list
+
+    def setting(self, profile: str) -> str:
+        """The setting of Figure "fig-dual-activations", from the study (``profile``: the run's profile)."""
+        return (f"Setting: activations {words(self.activations)} (centred ones drawn); exact quadrature, no data and no "
+                f"seeds; {profile_text(profile)}. [AAK] has no experiment for Lemma C.7.")
+
+    def figure_args(self, profile: str) -> dict:
+        """Figure "fig-dual-activations" as the arguments of the chapter recorder's ``figure``
+        (:class:`lib.book.results.Recorder`): the figure of
+        :func:`lib.chapters.infinite_depth.dual_activation.plot_dual`, its label, caption and setting, and the
+        functions that drew and measured it."""
+        return dict(fig=plot_dual(self), label="fig-dual-activations",
+                    caption="Dual activations of the centred activations (solid) and the bound "
+                    "$\\pm((1-\\mu)|\\rho| + \\mu\\rho^2)$ (dashed).", drawn_by=plot_dual, data_from=measure_dual,
+                    setting=self.setting(profile))
 
 
-def compute_dual(activations) -> DualStudy:
+def measure_dual(cfg) -> DualStudy:
     """Dual activations and the [AAK] Lemma C.7 bound on 201 correlations in [-0.999, 0.999].
 
     Args:
-        activations: names; only the centred ones
-            (:func:`lib.chapters.infinite_depth.aak_kernels.activation_rates`) are kept.
+        cfg: the chapter's parameters (:data:`lib.chapters.infinite_depth.spec.SPEC`); read: ``aak_activations``,
+            of which only the centred ones (:func:`lib.chapters.infinite_depth.aak_kernels.activation_rates`) are
+            kept.
 
     Returns:
         A :class:`lib.chapters.infinite_depth.dual_activation.DualStudy`.
     """
+    activations = list(cfg.aak_activations)
     rho = np.linspace(-0.999, 0.999, 201)
     rates = {a: activation_rates(a) for a in activations}
-    centred = [a for a in activations if rates[a]["centred"]]
+    centred = [a for a in activations if rates[a].centred]
     dual, bound, mu, excess = {}, {}, {}, {}
     for a in centred:
-        mu[a] = rates[a]["mu"]
-        dual[a] = _th.dual_activation(a, rho)
-        bound[a] = _th.dual_activation_bound(a, rho)
+        mu[a] = rates[a].mu
+        dual[a] = theory.dual_activation(a, rho)
+        bound[a] = theory.dual_activation_bound(a, rho)
         excess[a] = float((np.abs(dual[a]) - bound[a]).max())
-    return DualStudy(rho, centred, dual, bound, mu, excess)
+    return DualStudy(rho, centred, dual, bound, mu, excess, list(activations))
 
 
 def plot_dual(ds: DualStudy) -> Figure:
     """[AAK] Lemma C.7: dual activations (solid) and the bound +-((1 - mu)|rho| + mu rho^2) (dashed).
 
     Args:
-        ds: the data of :func:`lib.chapters.infinite_depth.dual_activation.compute_dual`.
+        ds: the data of :func:`lib.chapters.infinite_depth.dual_activation.measure_dual`.
 
     Returns:
         A figure with one axis.
@@ -95,21 +119,41 @@ def check_dual_bound(ds: DualStudy) -> Check:
     centred activation.
 
     Args:
-        ds: the data of :func:`lib.chapters.infinite_depth.dual_activation.compute_dual`.
+        ds: the data of :func:`lib.chapters.infinite_depth.dual_activation.measure_dual`.
 
     Returns:
         The verdict.
     """
     if not ds.excess:
-        return _not_checked("[AAK] Lemma C.7", "No centred activation in this run.", "no centred activation in the run")
+        return not_checked("[AAK] Lemma C.7", "No centred activation in this run.", "no centred activation in the run")
     return Check(
         "[AAK] Lemma C.7", status="reproduced" if max(ds.excess.values()) <= 1e-10 else "not reproduced",
         measured=f"Largest excess |s_hat| - bound over {len(ds.rho)} correlations in [{ds.rho[0]:g}, {ds.rho[-1]:g}]: "
-        + ", ".join(f"{a} {_small(v, 1e-12)}" for a, v in ds.excess.items())
+        + ", ".join(f"{a} {deviation_text(v, 1e-12)}" for a, v in ds.excess.items())
         + " (the bound holds up to quadrature rounding, with equality at rho = 0 and 1).")
 
 
-def normrelu_moments(name: str = "normrelu", samples: int = 2_000_000, seed: int = 0) -> dict:
+class Moments(NamedTuple):
+    """Monte Carlo moments of an activation under N(0, 1) (:func:`lib.chapters.infinite_depth.dual_activation.measure_moments`).
+
+    Attributes:
+        name: the activation's name.
+        mean: E[s].
+        mean_se: its standard error.
+        second: E[s^2].
+        second_se: its standard error.
+        samples: the number of Gaussian draws.
+    """
+
+    name: str
+    mean: float
+    mean_se: float
+    second: float
+    second_se: float
+    samples: int
+
+
+def measure_moments(name: str = "normrelu", samples: int = 2_000_000, seed: int = 0) -> Moments:
     """Monte Carlo moments of an activation's torch implementation under N(0, 1) ([AAK] Sec 7).
 
     Independent of the quadrature that set NormReLU's constants: the function the networks use is
@@ -121,7 +165,7 @@ def normrelu_moments(name: str = "normrelu", samples: int = 2_000_000, seed: int
         seed: generator seed.
 
     Returns:
-        ``mean``, ``second`` (E[s^2]), their standard errors ``mean_se``, ``second_se``, and ``name``.
+        The :class:`lib.chapters.infinite_depth.dual_activation.Moments`.
     """
     import torch
     act = get_activation(name)
@@ -129,33 +173,31 @@ def normrelu_moments(name: str = "normrelu", samples: int = 2_000_000, seed: int
     z = torch.randn(samples, generator=g, dtype=torch.float64)
     s = act(z)
     s2 = s * s
-    return dict(name=act.name, mean=float(s.mean()), mean_se=float(s.std() / math.sqrt(samples)),
-                second=float(s2.mean()), second_se=float(s2.std() / math.sqrt(samples)))
+    return Moments(name=act.name, mean=float(s.mean()), mean_se=float(s.std() / math.sqrt(samples)),
+                   second=float(s2.mean()), second_se=float(s2.std() / math.sqrt(samples)), samples=int(samples))
 
 
-def check_normrelu(mom: dict | None = None) -> Check:
+def check_normrelu(mom: Moments) -> Check:
     """[AAK] Sec 7: NormReLU lambda_b (max(x, b) - c_b), lambda_b ~ 1.0507, is a normalized activation.
 
     Measurement: Monte Carlo moments of the torch function the networks use
-    (:func:`lib.chapters.infinite_depth.dual_activation.normrelu_moments`), not the quadrature constants
+    (:func:`lib.chapters.infinite_depth.dual_activation.measure_moments`), not the quadrature constants
     the code divided by. Rule: "reproduced" if ``|E[s]|`` and ``|E[s^2] - 1|`` are both within 5 standard
     errors (a 5-sigma band: a false alarm has probability below 1e-6); else "not reproduced" (plain ReLU,
     for instance, has E[s] = 0.40 and E[s^2] = 0.5).
 
     Args:
-        mom: the output of :func:`lib.chapters.infinite_depth.dual_activation.normrelu_moments` (computed for
-            ``"normrelu"`` if omitted).
+        mom: the moments of :func:`lib.chapters.infinite_depth.dual_activation.measure_moments`.
 
     Returns:
         The verdict.
     """
-    mom = mom if mom is not None else normrelu_moments()
-    ok = abs(mom["mean"]) <= 5 * mom["mean_se"] and abs(mom["second"] - 1) <= 5 * mom["second_se"]
+    ok = abs(mom.mean) <= 5 * mom.mean_se and abs(mom.second - 1) <= 5 * mom.second_se
     mu = ""
-    if mom["name"].startswith("normrelu"):
-        mu = (f" Its coefficient of non-linearity is mu = {activation_rates('normrelu')['mu']:.5f}: NormReLU is "
+    if mom.name.startswith("normrelu"):
+        mu = (f" Its coefficient of non-linearity is mu = {activation_rates('normrelu').mu:.5f}: NormReLU is "
               "nearly linear, so its decorrelation is slow.")
     return Check(
         "[AAK] Sec 7", status="reproduced" if ok else "not reproduced",
-        measured=f"Monte Carlo of {mom['name']} on N(0, 1): E[s] = {mom['mean']:.2e} +- {mom['mean_se']:.1e}, "
-        f"E[s^2] = {mom['second']:.5f} +- {mom['second_se']:.1e}." + mu)
+        measured=f"Monte Carlo of {mom.name} on N(0, 1): E[s] = {mom.mean:.2e} +- {mom.mean_se:.1e}, "
+        f"E[s^2] = {mom.second:.5f} +- {mom.second_se:.1e}." + mu)

@@ -2,45 +2,68 @@
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
-from lib import theory as _th
+from lib import theory
 from lib.book.results import Check
-from lib.chapters.infinite_depth.numerics import _max_offdiagonal, _small, _unit_diagonal
+from lib.chapters.infinite_depth.numerics import deviation_text, max_offdiagonal, unit_diagonal
 from lib.data.datasets import load_digits_subset
 
-__all__ = ["compute_lengths", "check_lengths"]
+__all__ = ["Lengths", "measure_lengths", "check_lengths"]
 
 
-def compute_lengths(activation: str, n: int, depth: int = 100, norms: tuple[float, float] = (0.5, 2.0)) -> pd.DataFrame:
+@dataclass(frozen=True, eq=False)
+class Lengths:
+    """The top-layer kernel of inputs of different lengths, layer by layer ([AAK] Thm 3.11), with its settings.
+
+    Attributes:
+        frame: columns activation, depth (1..``depth``), ``norm_dev`` = max_i ``|Sigma_ii - 1|`` and ``max_corr`` =
+            largest ``|off-diagonal|`` of the normalized Sigma.
+        activation: the activation's name.
+        n: the number of inputs.
+        depth: the deepest layer.
+        norms: the smallest and largest input norm.
+    """
+
+    frame: pd.DataFrame
+    activation: str
+    n: int
+    depth: int
+    norms: tuple
+
+
+def measure_lengths(cfg, activation: str = "tanh", depth: int = 100,
+                    norms: tuple[float, float] = (0.5, 2.0)) -> Lengths:
     """Infinite-width top-layer kernel of inputs of different lengths, layer by layer ([AAK] Thm 3.11).
 
-    ``n`` digits (:func:`lib.data.datasets.load_digits_subset`, seed 1) are scaled to norms evenly spaced in
-    ``norms``; :func:`lib.theory.layer_kernels` gives Sigma^(l). With the scale constant c_s of the
-    activation, q = 1 is a fixed point of the length map q -> c_s E[s(sqrt(q) z)^2].
+    n digits (:func:`lib.data.datasets.load_digits_subset`, seed 1, the digits of the [AAK] depth study) are
+    scaled to norms evenly spaced in ``norms``; :func:`lib.theory.layer_kernels` gives Sigma^(l). With the scale
+    constant c_s of the activation, q = 1 is a fixed point of the length map q -> c_s E[s(sqrt(q) z)^2].
 
     Args:
+        cfg: the chapter's parameters (:data:`lib.chapters.infinite_depth.spec.SPEC`); read: ``aak_n`` (n).
         activation: activation name of the registry (:mod:`lib.activations`).
-        n: number of inputs.
         depth: deepest layer.
         norms: smallest and largest input norm.
 
     Returns:
-        Columns activation, depth (1..``depth``), ``norm_dev`` = max_i ``|Sigma_ii - 1|`` and ``max_corr`` =
-        largest ``|off-diagonal|`` of the normalized Sigma.
+        The :class:`lib.chapters.infinite_depth.lengths.Lengths`.
     """
+    n = int(cfg.aak_n)
     X = load_digits_subset(n, seed=1, unit_norm=True) * np.linspace(*norms, n)[:, None]
-    lk = _th.layer_kernels(X, depth, activation)
+    lk = theory.layer_kernels(X, depth, activation)
     rows = []
     for l in range(1, depth + 1):
         S = lk.sigma[l]
         rows.append(dict(activation=activation, depth=l, norm_dev=float(np.abs(np.diag(S) - 1).max()),
-                         max_corr=_max_offdiagonal(_unit_diagonal(S))))
-    return pd.DataFrame(rows)
+                         max_corr=max_offdiagonal(unit_diagonal(S))))
+    return Lengths(pd.DataFrame(rows), activation, n, int(depth), tuple(norms))
 
 
-def check_lengths(df: pd.DataFrame) -> Check:
+def check_lengths(lengths: Lengths) -> Check:
     """[AAK] Thm 3.11: for an odd, increasing activation concave on [0, inf) (tanh), inputs of any length reach
     the fixed point of the length map, and their correlations shrink.
 
@@ -51,11 +74,12 @@ def check_lengths(df: pd.DataFrame) -> Check:
     homogeneous, keeps every length: the counterfactual of the tests).
 
     Args:
-        df: the output of :func:`lib.chapters.infinite_depth.lengths.compute_lengths`.
+        lengths: the output of :func:`lib.chapters.infinite_depth.lengths.measure_lengths`.
 
     Returns:
         The verdict.
     """
+    df = lengths.frame
     first, last = df.iloc[0], df.iloc[-1]
     if last.norm_dev < 1e-6 and last.max_corr < first.max_corr:
         status = "reproduced"
@@ -63,9 +87,10 @@ def check_lengths(df: pd.DataFrame) -> Check:
         status = "inconclusive"
     else:
         status = "not reproduced"
+    lo, hi = lengths.norms
     return Check(
         "[AAK] Thm 3.11", status=status,
         caveat="the lengths still converge at the deepest layer computed" if status == "inconclusive" else "",
-        measured=f"For {first.activation}, inputs of norms 0.5 to 2: max |Sigma_ii - 1| is {first.norm_dev:.3g} at "
-        f"L=1 and {_small(last.norm_dev, 1e-12)} at L={int(last.depth)}; the largest correlation goes from {first.max_corr:.3g} to "
-        f"{last.max_corr:.3g}.")
+        measured=f"For {lengths.activation}, inputs of norms {lo:g} to {hi:g}: max |Sigma_ii - 1| is "
+        f"{first.norm_dev:.3g} at L=1 and {deviation_text(last.norm_dev, 1e-12)} at L={int(last.depth)}; the largest "
+        f"correlation goes from {first.max_corr:.3g} to {last.max_corr:.3g}.")

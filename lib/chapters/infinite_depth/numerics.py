@@ -1,5 +1,8 @@
-"""Shared numerics of chapter 04 ([LH] App. A, Thm 3.5, Thm 4.3; [AAK] Sec. 3): depth grids, rate fits, kernels normalized
-to unit diagonal, nearest depths, and the wording of deviations and untestable verdicts.
+"""Shared numerics and verdict helpers of chapter 04 ([LH] App. A, Thm 3.5, Thm 4.3; [AAK] Sec. 3): depth grids,
+rate fits, kernels normalized to unit diagonal, nearest depths, the wording of small deviations and of untestable
+verdicts, and the prose values the chapter's results show.
+
+Every module of the chapter takes these helpers from here; none is private.
 """
 from __future__ import annotations
 
@@ -9,7 +12,8 @@ import numpy as np
 
 from lib.book.results import Check
 
-__all__ = ["DEG", "log_depths", "fit_rate", "decay_slope"]
+__all__ = ["DEG", "NO_EXPERIMENT", "log_depths", "fit_rate", "decay_slope", "deviation_text", "unit_diagonal",
+           "max_offdiagonal", "nearest_depth", "not_checked", "prose_values"]
 
 
 #: degrees per radian
@@ -77,29 +81,77 @@ def decay_slope(depths, values, floor: float = 1e-12) -> tuple[float, int, int]:
     return float(s), int(d[half][0]), int(d[half][-1])
 
 
-def _small(v: float, floor: float = 1e-9, fmt: str = ".2g") -> str:
-    """A deviation to two digits, or "below <floor> (rounding)" when it is at double-precision rounding level."""
+def deviation_text(v: float, floor: float = 1e-9, fmt: str = ".2g") -> str:
+    """A deviation as verdicts write it: to two digits, or "below <floor> (rounding)" at double-precision
+    rounding level.
+
+    Args:
+        v: the deviation.
+        floor: deviations of smaller absolute value are written as rounding.
+        fmt: the format of a larger deviation.
+
+    Returns:
+        The text, e.g. ``"0.013"`` or ``"below 1e-09 (rounding)"``.
+    """
     return f"below {floor:g} (rounding)" if abs(v) < floor else format(v, fmt)
 
 
-def _unit_diagonal(K: np.ndarray) -> np.ndarray:
-    """K normalized to unit diagonal: the cosines K_ij / sqrt(K_ii K_jj)."""
+def unit_diagonal(K: np.ndarray) -> np.ndarray:
+    """K normalized to unit diagonal: the cosines K_ij / sqrt(K_ii K_jj) (the angles of a kernel, without
+    its lengths)."""
     d = np.sqrt(np.diag(K))
     return K / np.outer(d, d)
 
 
-def _max_offdiagonal(C: np.ndarray) -> float:
-    """The largest ``|off-diagonal|`` entry of a square matrix."""
+def max_offdiagonal(C: np.ndarray) -> float:
+    """The largest ``|off-diagonal|`` entry of a square matrix (of a kernel normalized by
+    :func:`unit_diagonal`: the largest correlation of two inputs)."""
     return float(np.abs(C - np.diag(np.diag(C))).max())
 
 
-def _nearest(depths, target: float) -> int:
-    """The depth of ``depths`` nearest to ``target``."""
+def nearest_depth(depths, target: float) -> int:
+    """The depth of ``depths`` nearest to ``target`` (e.g. the sampled depth closest to a tenth of the
+    deepest, where the checks compare a gap with its value a decade earlier)."""
     depths = np.asarray(depths)
     return int(depths[np.argmin(np.abs(depths - target))])
 
 
-def _not_checked(claim_id: str, measured: str, why: str, part: str = "") -> Check:
-    """The verdict "not checked" of a check whose premise the run does not meet (``why``: what is missing)."""
+def not_checked(claim_id: str, measured: str, why: str, part: str = "") -> Check:
+    """The verdict "not checked" of a check whose premise the run does not meet.
+
+    Args:
+        claim_id: the registry id of the claim.
+        measured: what the run has instead, in one sentence.
+        why: what is missing (the caveat reads "not testable on this data: <why>").
+        part: the part of the claim, if the check records one.
+
+    Returns:
+        The :class:`lib.book.results.Check`.
+    """
     return Check(claim_id, status="not checked", part=part, measured=measured,
                  caveat=f"not testable on this data: {why}")
+
+
+#: The sentence of a figure's setting for a statement of infinite-width theory ([LH] App. A, Thm 3.5, 4.3).
+NO_EXPERIMENT = "The paper has no experiment for this statement (infinite-width theory); sizes and depths are ours."
+
+
+def prose_values(*results) -> dict[str, str]:
+    """The values the chapter's prose shows, from the measured results (their ``prose()`` methods).
+
+    Args:
+        results: results of the chapter's ``measure_*`` functions.
+
+    Returns:
+        ``{name: text}`` to glue.
+
+    Raises:
+        ValueError: two results give one name different texts.
+    """
+    out: dict[str, str] = {}
+    for r in results:
+        for name, text in r.prose().items():
+            if name in out and out[name] != text:
+                raise ValueError(f"two results give the prose value {name!r}: {out[name]!r} and {text!r}")
+            out[name] = text
+    return out

@@ -1,30 +1,34 @@
 """[LH] Thm 4.3: the condition number of the ReLU NTK tends to (n+3)/3 with depth.
 
 Infinite-width kappa from :func:`lib.theory.relu_ntk`, finite-width kappa from the exact empirical NTK
-(:func:`lib.finite.ntk.empirical_ntk`) on unit-norm digits and Gaussian points; ``plot_kappa`` draws Figure 4.3
-and ``check_thm43`` computes the verdict.
+(:func:`lib.finite.ntk.empirical_ntk`) on unit-norm digits and Gaussian points; ``measure_kappa`` gathers them with
+their settings, ``plot_kappa`` draws the figure "fig-kappa-depth" and ``check_thm43`` computes the verdict and the rows
+of the "paper vs this book" table.
 """
 from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from lib import theory as _th
+from lib import theory
 from lib.book.plotting import figure, palette
+from lib.book.provenance import profile_text
 from lib.book.results import Check
-from lib.chapters.infinite_depth.numerics import _nearest, _unit_diagonal, log_depths
+from lib.book.wording import ints
+from lib.chapters.infinite_depth.numerics import NO_EXPERIMENT, log_depths, nearest_depth, unit_diagonal
 from lib.data.datasets import gaussian_data, load_digits_subset
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 from lib.progress import tqdm
 from lib.spectra import extreme_eigenvalues
 
-__all__ = ["paper_kappa_limit", "relu_kappa_vs_depth", "finite_kappa", "compute_kappa_study", "plot_kappa",
-           "table_kappa_deepest", "check_thm43"]
+__all__ = ["paper_kappa_limit", "relu_kappa_vs_depth", "finite_kappa", "KappaStudy", "measure_kappa", "plot_kappa",
+           "table_kappa_deepest", "THM43_RULE", "check_thm43"]
 
 
 def paper_kappa_limit(n: int) -> float:
@@ -47,10 +51,10 @@ def _nested(n_total: int, ns) -> list[int]:
 
 
 def _kappa_row(K: np.ndarray, n: int) -> dict:
-    lim = _th.relu_condition_number_limit(n)
+    lim = theory.relu_condition_number_limit(n)
     sub = K[:n, :n]
     sp = extreme_eigenvalues(sub)
-    C = _unit_diagonal(sub)
+    C = unit_diagonal(sub)
     np.fill_diagonal(C, -np.inf)
     return dict(n=n, kappa=sp.kappa, limit=lim, ratio=sp.kappa / lim,
                 min_phi=math.degrees(math.acos(min(1.0, C.max()))), max_cos=float(C.max()))
@@ -75,7 +79,7 @@ def relu_kappa_vs_depth(X, depths, ns=None) -> pd.DataFrame:
     ns = _nested(X.shape[0], ns)
     rows = []
     for L in tqdm(list(depths), desc="ReLU NTK vs depth", leave=False):
-        K = _th.relu_ntk(X[:ns[-1]], int(L))
+        K = theory.relu_ntk(X[:ns[-1]], int(L))
         rows.extend(dict(depth=int(L), **_kappa_row(K, n)) for n in ns)
     return pd.DataFrame(rows)
 
@@ -107,57 +111,101 @@ def finite_kappa(X, widths, depths, seeds: int, activation: str = "relu", ns=Non
     return pd.DataFrame(rows)
 
 
-def compute_kappa_study(kappa_ns, kappa_max_depth: int, gauss_dim: int, fw_width: int, fw_depths, seeds: int,
-                        device: str = "cpu") -> tuple[pd.DataFrame, pd.DataFrame]:
+@dataclass(frozen=True, eq=False)
+class KappaStudy:
+    """kappa of the ReLU NTK against depth ([LH] Thm 4.3), at infinite and finite width, with its settings.
+
+    Attributes:
+        kap: :func:`lib.chapters.infinite_depth.relu_kappa.relu_kappa_vs_depth` per data set (column ``data``).
+        fkap: :func:`lib.chapters.infinite_depth.relu_kappa.finite_kappa` per data set (column ``data``).
+        ns: the numbers of inputs n (nested subsets of one sample).
+        max_depth: the deepest infinite-width depth.
+        gauss_dim: the dimension of the Gaussian points.
+        fw_width: the finite width.
+        fw_depths: the finite-width depths.
+        seeds: weight draws at finite width.
+        data: the data sets, in drawing order.
+    """
+
+    kap: pd.DataFrame
+    fkap: pd.DataFrame
+    ns: list
+    max_depth: int
+    gauss_dim: int
+    fw_width: int
+    fw_depths: list
+    seeds: int
+    data: tuple = ("digits", "Gaussian")
+
+    def setting(self, profile: str) -> str:
+        """The setting of Figure "fig-kappa-depth", from the measurement (``profile``: the run's profile)."""
+        return (f"Setting: the first n = {ints(self.ns)} of {max(self.ns)} unit-norm scikit-learn digits (d = 64) and "
+                f"of standard Gaussian points (d = {self.gauss_dim}); infinite width up to depth {self.max_depth:,}; "
+                f"finite width m = {self.fw_width:,} at depths {ints(self.fw_depths)}, {self.seeds} seeds; "
+                f"{profile_text(profile)}. {NO_EXPERIMENT}")
+
+    def prose(self) -> dict[str, str]:
+        """The values the prose of [LH] Thm 4.3 shows: the Gaussian dimension and the finite width."""
+        return {"gauss_dim": str(self.gauss_dim), "kappa_width": f"{self.fw_width:,}"}
+
+    def figure_args(self, profile: str) -> dict:
+        """Figure "fig-kappa-depth" as the arguments of the chapter recorder's ``figure``
+        (:class:`lib.book.results.Recorder`): the figure of :func:`lib.chapters.infinite_depth.relu_kappa.plot_kappa`,
+        its label, caption and setting, and the functions that drew and measured it."""
+        return dict(fig=plot_kappa(self), label="fig-kappa-depth",
+                    caption="NTK condition number against depth; dashed: $(n+3)/3$.", drawn_by=plot_kappa,
+                    data_from=measure_kappa, setting=self.setting(profile))
+
+
+def measure_kappa(cfg) -> KappaStudy:
     """[LH] Thm 4.3 data: kappa of the ReLU NTK against depth on unit-norm digits and Gaussian points.
 
     Args:
-        kappa_ns: numbers of inputs n (nested subsets of one sample).
-        kappa_max_depth: deepest infinite-width depth (log-sampled, 6 per decade).
-        gauss_dim: dimension of the Gaussian points.
-        fw_width: finite width.
-        fw_depths: finite-width depths.
-        seeds: weight draws.
-        device: torch device.
+        cfg: the chapter's parameters (:data:`lib.chapters.infinite_depth.spec.SPEC`); read: ``kappa_ns`` (numbers
+            of inputs n, nested subsets of one sample), ``kappa_max_depth`` (deepest infinite-width depth,
+            log-sampled, 6 per decade), ``gauss_dim`` (dimension of the Gaussian points), ``fw_width``,
+            ``fw_depths`` (finite-width depths), ``seeds``, ``device``.
 
     Returns:
-        ``(kap, fkap)``: :func:`lib.chapters.infinite_depth.relu_kappa.relu_kappa_vs_depth` and
-        :func:`lib.chapters.infinite_depth.relu_kappa.finite_kappa` frames with a ``data`` column.
+        A :class:`lib.chapters.infinite_depth.relu_kappa.KappaStudy`.
     """
-    depth_grid = log_depths(kappa_max_depth, 6)
+    ns = cfg.kappa_ns
+    depth_grid = log_depths(cfg.kappa_max_depth, 6)
     data = {"digits": lambda n: load_digits_subset(n, seed=0, unit_norm=True),
-            "Gaussian": lambda n: gaussian_data(n, gauss_dim, seed=0, unit_norm=True)}
+            "Gaussian": lambda n: gaussian_data(n, cfg.gauss_dim, seed=0, unit_norm=True)}
     kap, fkap = [], []
     for name, make in data.items():
-        X = make(max(kappa_ns))  # nested subsets: the first n rows for every n
-        kap.append(relu_kappa_vs_depth(X, depth_grid, ns=kappa_ns).assign(data=name))
-        fkap.append(finite_kappa(X, [fw_width], fw_depths, seeds, ns=kappa_ns, device=device).assign(data=name))
-    return pd.concat(kap, ignore_index=True), pd.concat(fkap, ignore_index=True)
+        X = make(max(ns))  # nested subsets: the first n rows for every n
+        kap.append(relu_kappa_vs_depth(X, depth_grid, ns=ns).assign(data=name))
+        fkap.append(finite_kappa(X, [cfg.fw_width], cfg.fw_depths, cfg.seeds, ns=ns, device=cfg.device)
+                    .assign(data=name))
+    return KappaStudy(pd.concat(kap, ignore_index=True), pd.concat(fkap, ignore_index=True), list(ns),
+                      int(cfg.kappa_max_depth), int(cfg.gauss_dim), int(cfg.fw_width), list(cfg.fw_depths),
+                      int(cfg.seeds), tuple(data))
 
 
-def plot_kappa(kap: pd.DataFrame, fkap: pd.DataFrame, kappa_ns, fw_width: int) -> Figure:
+def plot_kappa(k: KappaStudy) -> Figure:
     """[LH] Thm 4.3: kappa against depth per data set, infinite width (lines), finite width (circles), (n+3)/3 dashed.
 
     Args:
-        kap, fkap: the frames of :func:`lib.chapters.infinite_depth.relu_kappa.compute_kappa_study`.
-        kappa_ns: numbers of inputs n.
-        fw_width: finite width (title).
+        k: the study of :func:`lib.chapters.infinite_depth.relu_kappa.measure_kappa`.
 
     Returns:
-        A figure with two axes (digits, Gaussian).
+        A figure with one axis per data set.
     """
-    fig, axs = figure(ncols=2)
-    nc = dict(zip(kappa_ns, palette(len(kappa_ns))))
-    for ax, name in zip(axs[0], ("digits", "Gaussian")):
-        for n in kappa_ns:
+    kap, fkap = k.kap, k.fkap
+    fig, axs = figure(ncols=len(k.data))
+    nc = dict(zip(k.ns, palette(len(k.ns))))
+    for ax, name in zip(axs[0], k.data):
+        for n in k.ns:
             s = kap[(kap.data == name) & (kap.n == n) & (kap.depth > 0)]
             ax.loglog(s.depth, s.kappa, color=nc[n], label=f"n={n}")
-            ax.axhline(_th.relu_condition_number_limit(n), color=nc[n], ls="--", lw=1)
+            ax.axhline(theory.relu_condition_number_limit(n), color=nc[n], ls="--", lw=1)
             f = fkap[(fkap.data == name) & (fkap.n == n)].groupby("depth").kappa.agg(["median", "min", "max"])
             ax.errorbar(f.index, f["median"], yerr=[f["median"] - f["min"], f["max"] - f["median"]], fmt="o", ms=4,
                         mfc="none", color=nc[n], capsize=2)
         ax.plot([], [], color="0.3", label="infinite width")
-        ax.errorbar([], [], fmt="o", ms=4, mfc="none", color="0.3", label=f"width {fw_width}")
+        ax.errorbar([], [], fmt="o", ms=4, mfc="none", color="0.3", label=f"width {k.fw_width}")
         ax.plot([], [], color="0.3", ls="--", lw=1, label="(n+3)/3")
         ax.set(xlabel="depth L", ylabel=r"$\kappa(K)$", title=name)
     handles, labels = axs[0, 0].get_legend_handles_labels()
@@ -166,45 +214,54 @@ def plot_kappa(kap: pd.DataFrame, fkap: pd.DataFrame, kappa_ns, fw_width: int) -
     return fig
 
 
-def table_kappa_deepest(kap: pd.DataFrame) -> pd.DataFrame:
+def table_kappa_deepest(k: KappaStudy) -> pd.DataFrame:
     """kappa, its limit (n+3)/3, their ratio and the smallest gradient angle at the deepest depth, per (data, n)."""
-    return kap[kap.depth == kap.depth.max()].set_index(["data", "n"])
+    return k.kap[k.kap.depth == k.kap.depth.max()].set_index(["data", "n"])
 
 
-def check_thm43(kap: pd.DataFrame, fkap: pd.DataFrame, fw_width: int, fw_depths) -> Check:
+#: The rule of [LH] Thm 4.3 for one data set and n, as the "paper vs this book" table states it.
+THM43_RULE = ("within 10% of (n+3)/3 at the deepest depth; the verdict is inconclusive if farther but every kappa "
+              "still approaches, not reproduced otherwise")
+
+
+def check_thm43(k: KappaStudy) -> Check:
     """[LH] Thm 4.3: for unit-norm non-parallel inputs the ReLU NTK kappa tends to (n+3)/3 with depth.
 
     Rule: "reproduced" if at the deepest depth every kappa is within 10% of (n+3)/3 (the approach is as
     slow as phi's, ~ log L / L, Thm 3.5: 10% is what depths ~ 1e3..1e4 reach on these data); otherwise
     "inconclusive" if every ``|kappa / ((n+3)/3) - 1|`` shrank over the last decade of depth (the limit lies
     beyond the depths computed), and "not reproduced" if one did not (kappa settles elsewhere). The
-    finite-width comparison is reported, not tested.
+    finite-width comparison is reported, not tested. The judged rows are one per (data set, n): the paper's
+    limit beside kappa at the deepest depth, held if within 10%.
 
     Args:
-        kap, fkap: the frames of :func:`lib.chapters.infinite_depth.relu_kappa.compute_kappa_study`.
-        fw_width: finite width.
-        fw_depths: finite-width depths.
+        k: the study of :func:`lib.chapters.infinite_depth.relu_kappa.measure_kappa`.
 
     Returns:
         The verdict.
     """
-    deepest = table_kappa_deepest(kap)
+    kap, fkap = k.kap, k.fkap
+    deepest = table_kappa_deepest(k)
     cmp = fkap.groupby(["data", "n", "depth"]).kappa.median().rename("finite").reset_index().merge(
         kap[["data", "n", "depth", "kappa"]], on=["data", "n", "depth"])
     cmp["rel"] = cmp.finite / cmp.kappa - 1
     worst = float(np.abs(deepest.ratio - 1).max())
     Lmax = int(kap.depth.max())
     depths = kap.depth.unique()
-    L_dec = _nearest(depths, Lmax / 10)
+    L_dec = nearest_depth(depths, Lmax / 10)
     earlier = kap[kap.depth == L_dec].set_index(["data", "n"]).ratio
     approaching = bool((np.abs(deepest.ratio - 1) < np.abs(earlier.reindex(deepest.index) - 1)).all())
     status = "reproduced" if worst < 0.1 else ("inconclusive" if approaching else "not reproduced")
+    rows = tuple({"statement": f"NTK condition number kappa, {d}, n = {n}",
+                  "paper": f"(n+3)/3 = {paper_kappa_limit(int(n)):.2f}", "this book": f"{r.kappa:.2f} at L = {Lmax:,}",
+                  "rule": THM43_RULE, "holds": bool(abs(r.ratio - 1) < 0.1)}
+                 for (d, n), r in deepest.sort_index().iterrows())
     return Check(
-        "[LH] Thm 4.3", status=status,
+        "[LH] Thm 4.3", status=status, rows=rows,
         caveat=f"depth {Lmax} is not enough: kappa still approaches (n+3)/3" if status == "inconclusive" else "",
         measured=f"At L = {int(kap.depth.max())} kappa / ((n+3)/3) = " + ", ".join(
             f"{r.ratio:.3f} ({d}, n={n})" for (d, n), r in deepest.iterrows())
         + f"; the smallest gradient angle there is {deepest.min_phi.min():.2f} deg (limit 75.52). Finite width "
-        f"{fw_width} vs infinite width at L <= {max(fw_depths)}: median relative kappa difference "
+        f"{k.fw_width} vs infinite width at L <= {max(k.fw_depths)}: median relative kappa difference "
         f"{cmp.rel.abs().median():.2f}, largest {cmp.rel.abs().max():.2f} "
         f"(at L={int(cmp.loc[cmp.rel.abs().idxmax(), 'depth'])}).")
