@@ -8,6 +8,8 @@
 #     display_name: Python 3
 #     language: python
 #     name: python3
+#   mystnb:
+#     render_markdown_format: myst
 # ---
 
 # %% [markdown]
@@ -31,80 +33,55 @@
 # their exact NTK (`lib.finite.ntk.empirical_ntk`) at the depths where that is feasible.
 
 # %% tags=["parameters"]
-profile = "default"          # parameter profile of this run (recorded with the verdicts)
+profile = 'default'  # parameter profile of this run (recorded with the verdicts)
 g_levels = [1, 2, 5, 10, 100, 1000]  # iterates l of g shown in the first figure
 collapse_angles = [1.0, 10.0, 45.0, 90.0, 179.0]  # input angles in degrees for the collapse study
-collapse_depth = 100000      # deepest layer of the infinite-width collapse curves
-fw_collapse_depth = 30       # depth of the finite-width collapse check
+collapse_depth = 100000  # deepest layer of the infinite-width collapse curves
+fw_collapse_depth = 30  # depth of the finite-width collapse check
 phi_angles = [0.001, 0.1, 1.0, 10.0, 45.0, 90.0, 179.0]  # input angles in degrees for phi vs depth
-max_depth = 1000000          # deepest L of phi vs depth (infinite width)
-kappa_ns = [5, 20, 50]       # numbers of inputs n for the NTK condition number
-kappa_max_depth = 10000      # deepest L of kappa vs depth (infinite width)
+max_depth = 1000000  # deepest L of phi vs depth (infinite width)
+kappa_ns = [5, 20, 50]  # numbers of inputs n for the NTK condition number
+kappa_max_depth = 10000  # deepest L of kappa vs depth (infinite width)
 fw_depths = [1, 2, 5, 10, 20, 50]  # depths of the finite-width NTKs
-fw_width = 1024              # width of the finite-width networks
-seeds = 3                    # weight draws per finite-width setting
-gauss_dim = 5                # dimension of the synthetic Gaussian inputs
-aak_activations = ["normrelu", "norm_tanh", "norm_gelu", "relu", "relu2", "gelu", "tanh"]  # [AAK] study
-aak_n = 20                   # number of inputs (digits) of the [AAK] study
-aak_max_depth = 400          # deepest L of the [AAK] study (infinite width)
+fw_width = 1024  # width of the finite-width networks
+seeds = 3  # weight draws per finite-width setting
+gauss_dim = 5  # dimension of the synthetic Gaussian inputs
+aak_activations = ['normrelu', 'norm_tanh', 'norm_gelu', 'relu', 'relu2', 'gelu', 'tanh']  # activations of the [AAK] study
+aak_n = 20  # number of inputs (digits) of the [AAK] study
+aak_max_depth = 400  # deepest L of the [AAK] study (infinite width)
 aak_fw_depths = [1, 3, 6, 10]  # depths of the finite-width [AAK] check
 lemma_widths = [256, 1024, 4096]  # widths of the one-layer check of [LH] Lemmas E.1-E.3 (two or more)
-device = "cpu"               # "cpu" or "cuda"
+device = 'cpu'  # "cpu" or "cuda"
 
 # %%
-from IPython.display import Markdown, display
 from myst_nb import glue
 
-from lib.book import params as P
-from lib.book.plotting import show
-from lib.book.results import record
-from lib.chapters import infinite_depth as D
+from lib.book import provenance, results, wording
+from lib.chapters import infinite_depth
 
-ACTS = ["relu", "relu2", "gelu", "tanh", "swish", "normrelu", "norm_relu", "norm_tanh", "norm_gelu", "norm_relu2",
-        "norm_swish"]
-cfg = P.validate(
-    profile=(profile, P.text), g_levels=(g_levels, P.int_list(min_value=1)),
-    collapse_angles=(collapse_angles, P.float_list(positive=True, below=180)), collapse_depth=(collapse_depth, P.positive_int),
-    fw_collapse_depth=(fw_collapse_depth, P.positive_int), phi_angles=(phi_angles, P.float_list(positive=True, below=180)),
-    max_depth=(max_depth, P.positive_int), kappa_ns=(kappa_ns, P.int_list(min_value=2)),
-    kappa_max_depth=(kappa_max_depth, P.positive_int), fw_depths=(fw_depths, P.int_list(min_value=1)),
-    fw_width=(fw_width, P.positive_int), seeds=(seeds, P.positive_int), gauss_dim=(gauss_dim, P.positive_int),
-    aak_activations=(aak_activations, P.choices_list(ACTS)), aak_n=(aak_n, P.int_at_least(2)),
-    aak_max_depth=(aak_max_depth, P.positive_int), aak_fw_depths=(aak_fw_depths, P.int_list(min_value=1)),
-    lemma_widths=(lemma_widths, P.int_list(min_value=1, min_len=2)), device=(device, P.device_name),
-)
-CHAPTER = "04_infinite_depth"
-for name, text in D.glue_values(cfg).items():
-    glue(name, text, display=False)
+cfg = infinite_depth.SPEC.validate(locals())
+rec = results.Recorder(cfg)
 
 # %% [markdown]
+# (sec-embedding-collapse)=
 # ## App. A: the map $g$ and the collapse of embeddings
 # Between layers the embedding angle of two inputs maps as
 # $g(z) = \arccos\big(((\pi - z)\cos z + \sin z)/\pi\big)$ ([LH] App. A; the [formulas page](../book/formulas.md)). Left: $g$ and its iterates
 # $g^l$. Right: $\theta^{(l)}$ against $l$ for several input angles: every curve goes to 0, at the rate
 # $\theta^{(l)} \approx 3\pi/l$ that the expansion $g(z) = z - z^2/(3\pi) + O(z^3)$ predicts (dotted);
-# markers are finite-width embedding angles (width {glue:text}`fw_width`, mean over {glue:text}`seeds` seeds).
+# markers are finite-width embedding angles (width {glue:text}`collapse_width`, mean over {glue:text}`collapse_seeds`
+# seeds).
 
 # %% tags=["hide-input"]
-coll = D.compute_collapse(cfg.g_levels, cfg.collapse_angles, cfg.collapse_depth, cfg.fw_collapse_depth,
-                          cfg.fw_width, cfg.seeds, device=cfg.device)
-fig = D.plot_collapse(coll, cfg.g_levels, cfg.collapse_angles, cfg.collapse_depth)
-show(fig)
-
-# %% [markdown]
-# *Figure 4.1. Left: $g^l$ for several $l$. Right: embedding angles against depth (lines: infinite width;
-# circles: finite width). Drawn by `lib.chapters.infinite_depth.collapse.plot_collapse` from `lib.chapters.infinite_depth.collapse.g_iterates`, `collapse_profile`
-# (both via `lib.theory.relu_embedding_angles`) and `finite_collapse`.*
-#
-# {glue:text}`fig4_1`
+coll = infinite_depth.measure_collapse(cfg)
+rec.figure(**coll.figure_args(cfg.profile))
 
 # %%
-display(Markdown(record(CHAPTER, D.check_g_plot(coll), section="App. A", profile=cfg.profile)))
-display(Markdown(record(CHAPTER, D.check_prop_a1(coll, cfg.g_levels), section="App. A", profile=cfg.profile)))
-display(Markdown(record(CHAPTER, D.check_thm_a2(coll, cfg.collapse_angles, cfg.fw_width, cfg.fw_collapse_depth),
-                        section="App. A", profile=cfg.profile)))
+for check in (infinite_depth.check_g_plot, infinite_depth.check_prop_a1, infinite_depth.check_thm_a2):
+    rec(check(coll), "sec-embedding-collapse")
 
 # %% [markdown]
+# (sec-phi-limit)=
 # ## Thm 3.5: $\phi \to \arccos(1/4)$ for every input angle
 # Left: $\phi$ against depth (log axis, up to {glue:text}`max_depth`) for the input angles
 # {glue:text}`phi_angles` degrees, computed in $O(L)$ by `lib.theory.relu_gradient_angle_profile` with a cancellation-free
@@ -112,49 +89,37 @@ display(Markdown(record(CHAPTER, D.check_thm_a2(coll, cfg.collapse_angles, cfg.f
 # the $\log L / L$ rate of the [formulas page](../book/formulas.md) as a guide.
 
 # %% tags=["hide-input"]
-prof = D.compute_phi_profile(cfg.phi_angles, cfg.max_depth)
-fig = D.plot_phi_depth(prof, cfg.phi_angles, cfg.max_depth)
-show(fig)
-
-# %% [markdown]
-# *Figure 4.2. Gradient angle against depth for several input angles (left) and its distance to the limit
-# (right). Drawn by `lib.chapters.infinite_depth.gradient_angle.plot_phi_depth` from `lib.chapters.infinite_depth.gradient_angle.phi_depth_profile` (via `lib.chapters.infinite_depth.gradient_angle.compute_phi_profile`).*
-#
-# {glue:text}`fig4_2`
+prof = infinite_depth.measure_phi_profile(cfg)
+rec.figure(**prof.figure_args(cfg.profile))
 
 # %%
-display(Markdown(record(CHAPTER, D.check_thm35(prof, cfg.phi_angles), section="Thm 3.5", profile=cfg.profile)))
+rec(thm35 := infinite_depth.check_thm35(prof), "sec-phi-limit")
 
 # %% [markdown]
+# (sec-kappa-limit)=
 # ## Thm 4.3: $\kappa \to (n+3)/3$
 # The condition number of the infinite-width ReLU NTK (`lib.theory.relu_ntk`) against depth, on $n$
 # unit-norm inputs: handwritten digits ({cite}`sklearn`, $d = 64$) and standard Gaussian points in
 # $d$ = {glue:text}`gauss_dim` dimensions scaled to unit norm; the $n$ inputs are the first $n$ of one sample. Dashed lines: the limit $(n+3)/3$. Markers: the
-# finite-width NTK (width {glue:text}`fw_width`, median over seeds, bars min to max) at the depths where it is feasible.
+# finite-width NTK (width {glue:text}`kappa_width`, median over seeds, bars min to max) at the depths where it is
+# feasible.
 
 # %% tags=["hide-input"]
-kap, fkap = D.compute_kappa_study(cfg.kappa_ns, cfg.kappa_max_depth, cfg.gauss_dim, cfg.fw_width, cfg.fw_depths,
-                                  cfg.seeds, device=cfg.device)
-fig = D.plot_kappa(kap, fkap, cfg.kappa_ns, cfg.fw_width)
-show(fig)
-
-# %% [markdown]
-# *Figure 4.3. NTK condition number against depth; dashed: $(n+3)/3$. Drawn by `lib.chapters.infinite_depth.relu_kappa.plot_kappa` from
-# `lib.chapters.infinite_depth.relu_kappa.relu_kappa_vs_depth` (via `lib.theory.relu_ntk`) and `finite_kappa`.*
-#
-# {glue:text}`fig4_3`
+kap = infinite_depth.measure_kappa(cfg)
+rec.figure(**kap.figure_args(cfg.profile))
 
 # %% [markdown]
 # ### The paper's limits beside this book
 # Thm 3.5 and Thm 4.3 give exact limits; the paper has no experiment for them. Each row puts the
-# paper's value beside ours at the deepest depth computed, with the rule by which the checks decide.
+# paper's value beside ours at the deepest depth computed, with the rule by which the checks decide: the rows the
+# verdicts of Thm 3.5 and Thm 4.3 judged.
 
 # %%
-display(D.table_paper_vs_book(prof, kap).style)  # a Styler: no cell cut at 50 characters
-display(Markdown(record(CHAPTER, D.check_thm43(kap, fkap, cfg.fw_width, cfg.fw_depths), section="Thm 4.3",
-                        profile=cfg.profile)))
+rec(thm43 := infinite_depth.check_thm43(kap), "sec-kappa-limit")
+display(wording.paper_vs_book([thm35, thm43]).style)  # a Styler: no cell cut at 50 characters
 
 # %% [markdown]
+# (sec-aak-dual)=
 # ## [AAK] The dual activation and the coefficient of non-linearity
 # For unit inputs at correlation $\rho$ one layer maps the correlation to the dual activation
 # $\hat\sigma(\rho) = c_\sigma\mathbb E[\sigma(u)\sigma(v)]$. [AAK] Lemma C.7 bounds it for normalized
@@ -163,29 +128,22 @@ display(Markdown(record(CHAPTER, D.check_thm43(kap, fkap, cfg.fw_width, cfg.fw_d
 # activations of the study; [AAK] Sec. 7 defines NormReLU with $\lambda_b \approx 1.0507$.
 
 # %% tags=["hide-input"]
-dual = D.compute_dual(cfg.aak_activations)
-fig = D.plot_dual(dual)
-show(fig)
-
-# %% [markdown]
-# *Figure 4.4. Dual activations of the centred activations (solid) and the bound $\pm((1-\mu)|\rho| + \mu\rho^2)$
-# (dashed). Drawn by `lib.chapters.infinite_depth.dual_activation.plot_dual` from `lib.theory.dual_activation` and `lib.theory.dual_activation_bound`.*
-#
-# {glue:text}`fig4_4`
+dual = infinite_depth.measure_dual(cfg)
+rec.figure(**dual.figure_args(cfg.profile))
 
 # %%
-display(Markdown(record(CHAPTER, D.check_dual_bound(dual), section="[AAK] The dual activation", profile=cfg.profile)))
+rec(infinite_depth.check_dual_bound(dual), "sec-aak-dual")
 
 # %% [markdown]
 # NormReLU's constants $c_b$ and $\lambda_b$ are computed by quadrature; to test the normalization
 # rather than re-read those constants, we draw $2\cdot 10^6$ standard Gaussian numbers and average the
-# function the networks actually evaluate (`lib.chapters.infinite_depth.dual_activation.normrelu_moments`).
+# function the networks actually evaluate (`lib.chapters.infinite_depth.dual_activation.measure_moments`).
 
 # %%
-display(Markdown(record(CHAPTER, D.check_normrelu(D.normrelu_moments("normrelu")), section="[AAK] The dual activation",
-                        profile=cfg.profile)))
+rec(infinite_depth.check_normrelu(infinite_depth.measure_moments("normrelu")), "sec-aak-dual")
 
 # %% [markdown]
+# (sec-aak-depth)=
 # ## [AAK] Depth: normalized activations reach $\kappa = 1$ exponentially fast
 # For a normalized activation with Hermite coefficients $a_i$, the correlation of two unit inputs
 # maps layer to layer as $\rho \mapsto \hat\sigma(\rho) = \sum_i a_i^2 \rho^i$, and
@@ -202,40 +160,27 @@ display(Markdown(record(CHAPTER, D.check_normrelu(D.normrelu_moments("normrelu")
 # and the activations of [LH] Figure 2.
 
 # %% tags=["hide-input"]
-aak = D.compute_aak_depth(cfg.aak_activations, cfg.aak_n, cfg.aak_max_depth, cfg.fw_width, cfg.aak_fw_depths,
-                          cfg.seeds, device=cfg.device)
-fig = D.plot_aak_depth(aak)
-show(fig)
-
-# %% [markdown]
-# *Figure 4.5. $\kappa - 1$ against depth for the top-layer kernel (left) and the NTK (right); lines: infinite
-# width, circles: width {glue:text}`fw_width`; dotted: predicted slopes (shifted up for legibility) for centred activations.
-# Drawn by `lib.chapters.infinite_depth.aak_depth.plot_aak_depth` from `lib.chapters.infinite_depth.aak_kernels.kernel_kappa_vs_depth` (via `lib.theory.layer_kernels`),
-# `finite_kernel_kappa` and `activation_rates` (via `lib.theory.coefficient_of_nonlinearity` and
-# `lib.theory.ntk_offdiagonal_rate`).*
-#
-# {glue:text}`fig4_5`
+aak = infinite_depth.measure_aak_depth(cfg)
+rec.figure(**aak.figure_args(cfg.profile))
 
 # %%
-rates = D.table_rates(aak)
-display(D.table_rates_rounded(rates))
-display(Markdown(record(CHAPTER, D.check_aak_rate(rates, "nngp"), section="[AAK] Depth", profile=cfg.profile)))
-display(Markdown(record(CHAPTER, D.check_aak_rate(rates, "ntk"), section="[AAK] Depth", profile=cfg.profile)))
-display(Markdown(record(CHAPTER, D.check_relu_uncentred(aak), section="[AAK] Depth", profile=cfg.profile)))
-display(Markdown(record(CHAPTER, D.check_phi_90(aak), section="[AAK] Depth", profile=cfg.profile)))
+display(infinite_depth.table_rates_rounded(aak))
+for check in (infinite_depth.check_aak_rate(aak, "nngp"), infinite_depth.check_aak_rate(aak, "ntk"),
+              infinite_depth.check_relu_uncentred(aak), infinite_depth.check_phi_90(aak)):
+    rec(check, "sec-aak-depth")
 
 # %% [markdown]
 # [AAK] Thm 3.11 extends the decorrelation to inputs of different lengths for an odd, increasing
 # activation that is concave on $[0, \infty)$, such as tanh: the length map $q \mapsto c_\sigma
 # \mathbb E[\sigma(\sqrt q z)^2]$ brings every input to its fixed point $q = 1$. We scale {glue:text}`aak_n` digits
 # to norms from 0.5 to 2 and follow the diagonal and the correlations of the top-layer kernel over 100
-# layers (`lib.chapters.infinite_depth.lengths.compute_lengths`).
+# layers (`lib.chapters.infinite_depth.lengths.measure_lengths`).
 
 # %%
-display(Markdown(record(CHAPTER, D.check_lengths(D.compute_lengths("tanh", cfg.aak_n)), section="[AAK] Depth",
-                        profile=cfg.profile)))
+rec(infinite_depth.check_lengths(infinite_depth.measure_lengths(cfg, "tanh")), "sec-aak-depth")
 
 # %% [markdown]
+# (sec-one-layer)=
 # ## App. E: one random ReLU layer
 # Every infinite-width formula of the chapter rests on three facts about one random layer $W$ with
 # i.i.d. $N(0, 1)$ entries and unit inputs $x, z$ at angle $\theta$ ([LH] App. E): both ReLU gates are
@@ -243,35 +188,26 @@ display(Markdown(record(CHAPTER, D.check_lengths(D.compute_lengths("tanh", cfg.a
 # \to ((\pi-\theta)\cos\theta + \sin\theta)/\pi$, which gives the map $g$ below (Lemma E.2); and a
 # further Gaussian matrix $U$ through the gates gives $\frac2m U D_x D_z U^\top \to \frac{\pi-\theta}{\pi} I$
 # (Lemma E.3). We measure the three at the widths {glue:text}`lemma_widths`, for pairs at the angles
-# {glue:text}`collapse_angles` degrees; each deviation must vanish like $m^{-1/2}$, i.e. extrapolate to zero.
+# {glue:text}`lemma_angles` degrees; each deviation must vanish like $m^{-1/2}$, i.e. extrapolate to zero.
 
 # %% tags=["hide-input"]
-one = D.one_layer_sweep(cfg.collapse_angles, cfg.lemma_widths, cfg.seeds)
-fig = D.plot_one_layer(one)
-show(fig)
-
-# %% [markdown]
-# *Figure 4.6. Largest deviation over the input angles of one random layer from Lemmas E.1-E.3 against
-# the width (mean, and min to max over draws). Drawn by `lib.chapters.infinite_depth.app_e.plot_one_layer` from
-# `lib.chapters.infinite_depth.app_e.one_layer_sweep`.*
-#
-# {glue:text}`fig4_6`
+one = infinite_depth.measure_one_layer(cfg)
+rec.figure(**one.figure_args(cfg.profile))
 
 # %%
-for lemma in D.LEMMAS_E:
-    display(Markdown(record(CHAPTER, D.check_lemma_e(one, lemma), section="App. E: one random ReLU layer",
-                            profile=cfg.profile)))
+for lemma in infinite_depth.LEMMAS_E:
+    rec(infinite_depth.check_lemma_e(one, lemma), "sec-one-layer")
 
 # %% [markdown]
 # Lemma E.6 expands the embedding angles for small inputs angles: $\theta^{(l)} = \theta_{in} -
 # l\,\theta_{in}^2/(3\pi) + o(\theta_{in}^2)$. We compare it with the exact recursion for $\theta_{in}$ from
-# $10^{-1}$ to $10^{-3}$ rad (`lib.chapters.infinite_depth.app_e.small_angle_embedding`): the remainder over
+# $10^{-1}$ to $10^{-3}$ rad (`lib.chapters.infinite_depth.app_e.measure_small_angle_embedding`): the remainder over
 # $\theta_{in}^2$ must vanish as $\theta_{in} \to 0$.
 
 # %%
-display(Markdown(record(CHAPTER, D.check_lemma_e6(D.small_angle_embedding()), section="App. E: one random ReLU layer",
-                        profile=cfg.profile)))
+rec(infinite_depth.check_lemma_e6(infinite_depth.measure_small_angle_embedding()), "sec-one-layer")
 
 # %% tags=["hide-input"]
-from lib.book.provenance import provenance_line
-display(Markdown(provenance_line(cfg.profile)))
+for name, text in infinite_depth.prose_values(coll, prof, kap, aak, one).items():  # the numbers the prose shows
+    glue(name, text, display=False)
+display({"text/markdown": provenance.provenance_line(cfg.profile)}, raw=True)
