@@ -33,7 +33,7 @@
 # their exact NTK (`lib.finite.ntk.empirical_ntk`) at the depths where that is feasible.
 
 # %% tags=["parameters"]
-profile = 'default'  # parameter profile of this run (recorded with the verdicts)
+profile = "default"  # parameter profile of this run (recorded with the verdicts)
 g_levels = [1, 2, 5, 10, 100, 1000]  # iterates l of g shown in the first figure
 collapse_angles = [1.0, 10.0, 45.0, 90.0, 179.0]  # input angles in degrees for the collapse study
 collapse_depth = 100000  # deepest layer of the infinite-width collapse curves
@@ -46,17 +46,17 @@ fw_depths = [1, 2, 5, 10, 20, 50]  # depths of the finite-width NTKs
 fw_width = 1024  # width of the finite-width networks
 seeds = 3  # weight draws per finite-width setting
 gauss_dim = 5  # dimension of the synthetic Gaussian inputs
-aak_activations = ['normrelu', 'norm_tanh', 'norm_gelu', 'relu', 'relu2', 'gelu', 'tanh']  # activations of the [AAK] study
+aak_activations = ["normrelu", "norm_tanh", "norm_gelu", "relu", "relu2", "gelu", "tanh"]  # activations of the [AAK] study
 aak_n = 20  # number of inputs (digits) of the [AAK] study
 aak_max_depth = 400  # deepest L of the [AAK] study (infinite width)
 aak_fw_depths = [1, 3, 6, 10]  # depths of the finite-width [AAK] check
 lemma_widths = [256, 1024, 4096]  # widths of the one-layer check of [LH] Lemmas E.1-E.3 (two or more)
-device = 'cpu'  # "cpu" or "cuda"
+device = "cpu"  # "cpu" or "cuda"
 
 # %%
 from myst_nb import glue
 
-from lib.book import provenance, results, wording
+from lib.book import results, wording
 from lib.chapters import infinite_depth
 
 cfg = infinite_depth.SPEC.validate(locals())
@@ -93,7 +93,7 @@ prof = infinite_depth.measure_phi_profile(cfg)
 rec.figure(**prof.figure_args(cfg.profile))
 
 # %%
-rec(thm35 := infinite_depth.check_thm35(prof), "sec-phi-limit")
+rec(infinite_depth.check_thm35(prof), "sec-phi-limit")
 
 # %% [markdown]
 # (sec-kappa-limit)=
@@ -115,8 +115,8 @@ rec.figure(**kap.figure_args(cfg.profile))
 # verdicts of Thm 3.5 and Thm 4.3 judged.
 
 # %%
-rec(thm43 := infinite_depth.check_thm43(kap), "sec-kappa-limit")
-display(wording.paper_vs_book([thm35, thm43]).style)  # a Styler: no cell cut at 50 characters
+rec(infinite_depth.check_thm43(kap), "sec-kappa-limit")
+wording.paper_vs_book(rec.checks).style  # the rows the checks so far judged; a Styler: no cell cut at 50 characters
 
 # %% [markdown]
 # (sec-aak-dual)=
@@ -210,4 +210,4 @@ rec(infinite_depth.check_lemma_e6(infinite_depth.measure_small_angle_embedding()
 # %% tags=["hide-input"]
 for name, text in infinite_depth.prose_values(coll, prof, kap, aak, one).items():  # the numbers the prose shows
     glue(name, text, display=False)
-display({"text/markdown": provenance.provenance_line(cfg.profile)}, raw=True)
+rec.provenance()

@@ -43,6 +43,7 @@ def test_the_result_carries_its_settings(collapse):
     args = collapse.figure_args("smoke")
     assert args["drawn_by"] is plot_collapse and args["data_from"] is measure_collapse and args["setting"] == s
     assert isinstance(args["fig"], Figure) and args["label"] == "fig-embedding-collapse"
+    assert set(args["data"].curve) == {"g iterates", "infinite width", "width 64"}
 
 
 def test_check_g_plot_prediction_and_counterfactual(collapse):

@@ -19,6 +19,8 @@ def test_check_dual_bound_prediction_and_counterfactual():
     assert check_dual_bound(replace(ds, excess={"norm_tanh": 0.1})).status == "not reproduced"
     assert check_dual_bound(_dual("relu")).status == "not checked"
     assert "activations norm_tanh, relu (centred ones drawn)" in ds.setting("smoke")
+    data = ds.figure_args("smoke")["data"]
+    assert list(data.activation.unique()) == ["norm_tanh"] and len(data) == len(ds.rho)
 
 
 def test_check_normrelu_prediction_and_counterfactual():

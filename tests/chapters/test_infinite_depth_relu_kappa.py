@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
+from lib.book.wording import paper_vs_book
 from lib.data.datasets import gaussian_data, load_digits_subset
 from lib.spectra import condition_number
 from lib.chapters.infinite_depth import SPEC
@@ -54,6 +55,8 @@ def test_check_thm43_prediction_and_counterfactual():
                                                 "NTK condition number kappa, digits, n = 5"]
     assert all(r["paper"] == "(n+3)/3 = 2.67" and r["holds"] for r in c.rows)
     assert c.rows[1]["this book"] == f"{last.loc['digits', 'kappa']:.2f} at L = 3,000"
+    table = paper_vs_book([c])  # the "paper vs this book" table renders the judged rows, never re-judges
+    assert list(table.claim) == ["[LH] Thm 4.3"] * 2 and list(table.holds) == ["yes", "yes"]
     # kappa stuck at 3 (n+3)/3 (e.g. a linear network's growing condition number): not reproduced
     bad = check_thm43(replace(k, kap=k.kap.assign(kappa=3 * k.kap.limit, ratio=3.0)))
     assert bad.status == "not reproduced" and bad.rows[1]["this book"].startswith("8.00") and not bad.rows[1]["holds"]
@@ -66,5 +69,7 @@ def test_the_study_carries_its_settings_and_draws_two_axes():
     k = measure_kappa(SPEC.config(kappa_ns=[5], kappa_max_depth=100, gauss_dim=5, fw_width=32, fw_depths=[1], seeds=1))
     assert k.prose() == {"gauss_dim": "5", "kappa_width": "32"}
     assert "finite width m = 32 at depths 1, 1 seeds" in k.setting("smoke")
+    data = k.figure_args("smoke")["data"]
+    assert len(data) == len(k.kap) + len(k.fkap) and set(data.width) == {32, float("inf")}
     fig = plot_kappa(k)
     assert isinstance(fig, Figure) and len(fig.axes) == 2

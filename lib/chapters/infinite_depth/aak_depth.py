@@ -71,8 +71,10 @@ class AakDepth:
     def figure_args(self, profile: str) -> dict:
         """Figure "fig-aak-depth" as the arguments of the chapter recorder's ``figure``
         (:class:`lib.book.results.Recorder`): the figure of :func:`lib.chapters.infinite_depth.aak_depth.plot_aak_depth`,
-        its label, caption and setting, and the functions that drew and measured it."""
-        return dict(fig=plot_aak_depth(self), label="fig-aak-depth",
+        its label, caption and setting, the functions that drew and measured it, and the data it draws (both
+        frames in one; ``width`` is infinite for the infinite-width rows)."""
+        data = pd.concat([self.kk.assign(width=math.inf), self.fk.assign(width=self.fw_width)], ignore_index=True)
+        return dict(fig=plot_aak_depth(self), label="fig-aak-depth", data=data,
                     caption=f"$\\kappa - 1$ against depth for the top-layer kernel (left) and the NTK (right); lines: "
                     f"infinite width, circles: width {self.fw_width:,}; dotted: predicted slopes (shifted up for "
                     "legibility) for centred activations.", drawn_by=plot_aak_depth, data_from=measure_aak_depth,

@@ -69,8 +69,8 @@ class OneLayer:
     def figure_args(self, profile: str) -> dict:
         """Figure "fig-one-layer" as the arguments of the chapter recorder's ``figure``
         (:class:`lib.book.results.Recorder`): the figure of :func:`lib.chapters.infinite_depth.app_e.plot_one_layer`,
-        its label, caption and setting, and the functions that drew and measured it."""
-        return dict(fig=plot_one_layer(self), label="fig-one-layer",
+        its label, caption and setting, the functions that drew and measured it, and the data it draws."""
+        return dict(fig=plot_one_layer(self), label="fig-one-layer", data=self.frame,
                     caption="Largest deviation over the input angles of one random layer from Lemmas E.1-E.3 against "
                     "the width (mean, and min to max over draws).", drawn_by=plot_one_layer,
                     data_from=measure_one_layer, setting=self.setting(profile))

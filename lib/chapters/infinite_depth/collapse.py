@@ -135,8 +135,11 @@ class Collapse:
     def figure_args(self, profile: str) -> dict:
         """Figure "fig-embedding-collapse" as the arguments of the chapter recorder's ``figure``
         (:class:`lib.book.results.Recorder`): the figure of :func:`lib.chapters.infinite_depth.collapse.plot_collapse`,
-        its label, caption and setting, and the functions that drew and measured it."""
-        return dict(fig=plot_collapse(self), label="fig-embedding-collapse",
+        its label, caption and setting, the functions that drew and measured it, and the data it draws (the
+        three frames in one, told apart by ``curve``)."""
+        data = pd.concat([self.gi.assign(curve="g iterates"), self.coll.assign(curve="infinite width"),
+                          self.fcoll.assign(curve=f"width {self.fw_width}")], ignore_index=True)
+        return dict(fig=plot_collapse(self), label="fig-embedding-collapse", data=data,
                     caption="Left: $g^l$ for several $l$. Right: embedding angles against depth (lines: infinite "
                     "width; circles: finite width).", drawn_by=plot_collapse, data_from=measure_collapse,
                     setting=self.setting(profile))

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
+import pandas as pd
 from matplotlib.figure import Figure
 
 from lib import theory
@@ -57,8 +58,11 @@ class DualStudy:
         """Figure "fig-dual-activations" as the arguments of the chapter recorder's ``figure``
         (:class:`lib.book.results.Recorder`): the figure of
         :func:`lib.chapters.infinite_depth.dual_activation.plot_dual`, its label, caption and setting, and the
-        functions that drew and measured it."""
-        return dict(fig=plot_dual(self), label="fig-dual-activations",
+        functions that drew and measured it, and the data it draws (one row per activation and correlation)."""
+        data = pd.concat([pd.DataFrame(dict(activation=a, rho=self.rho, dual=self.dual[a], bound=self.bound[a],
+                                            mu=self.mu[a])) for a in self.centred], ignore_index=True) \
+            if self.centred else pd.DataFrame(columns=["activation", "rho", "dual", "bound", "mu"])
+        return dict(fig=plot_dual(self), label="fig-dual-activations", data=data,
                     caption="Dual activations of the centred activations (solid) and the bound "
                     "$\\pm((1-\\mu)|\\rho| + \\mu\\rho^2)$ (dashed).", drawn_by=plot_dual, data_from=measure_dual,
                     setting=self.setting(profile))

@@ -82,8 +82,8 @@ class PhiProfile:
         """Figure "fig-phi-depth" as the arguments of the chapter recorder's ``figure``
         (:class:`lib.book.results.Recorder`): the figure of
         :func:`lib.chapters.infinite_depth.gradient_angle.plot_phi_depth`, its label, caption and setting, and the
-        functions that drew and measured it."""
-        return dict(fig=plot_phi_depth(self), label="fig-phi-depth",
+        functions that drew and measured it, and the data it draws."""
+        return dict(fig=plot_phi_depth(self), label="fig-phi-depth", data=self.frame,
                     caption="Gradient angle against depth for several input angles (left) and its distance to the "
                     "limit (right).", drawn_by=plot_phi_depth, data_from=measure_phi_profile,
                     setting=self.setting(profile))

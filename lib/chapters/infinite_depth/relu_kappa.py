@@ -151,8 +151,10 @@ class KappaStudy:
     def figure_args(self, profile: str) -> dict:
         """Figure "fig-kappa-depth" as the arguments of the chapter recorder's ``figure``
         (:class:`lib.book.results.Recorder`): the figure of :func:`lib.chapters.infinite_depth.relu_kappa.plot_kappa`,
-        its label, caption and setting, and the functions that drew and measured it."""
-        return dict(fig=plot_kappa(self), label="fig-kappa-depth",
+        its label, caption and setting, the functions that drew and measured it, and the data it draws (both
+        frames in one; ``width`` is infinite for the infinite-width rows)."""
+        data = pd.concat([self.kap.assign(width=math.inf), self.fkap], ignore_index=True)
+        return dict(fig=plot_kappa(self), label="fig-kappa-depth", data=data,
                     caption="NTK condition number against depth; dashed: $(n+3)/3$.", drawn_by=plot_kappa,
                     data_from=measure_kappa, setting=self.setting(profile))
 
