@@ -5,7 +5,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from lib.chapters.infinite_depth.numerics import (decay_slope, deviation_text, fit_rate, log_depths, max_offdiagonal,
+from lib.chapters.infinite_depth.numerics import (ChapterFigure, decay_slope, deviation_text, fit_rate, log_depths, max_offdiagonal,
                                                   nearest_depth, not_checked, prose_values, unit_diagonal)
 
 
@@ -47,8 +47,34 @@ def test_unit_diagonal_nearest_and_not_checked():
 
 def test_deviation_text_and_prose_values():
     assert deviation_text(0.01234) == "0.012" and deviation_text(1e-13) == "below 1e-09 (rounding)"
-    a = SimpleNamespace(prose=lambda: {"width": "1,024"})
-    b = SimpleNamespace(prose=lambda: {"n": "20", "width": "1,024"})
-    assert prose_values(a, b) == {"width": "1,024", "n": "20"}
-    with pytest.raises(ValueError, match="width"):  # two results disagree on one prose value
-        prose_values(a, SimpleNamespace(prose=lambda: {"width": "512"}))
+    coll = SimpleNamespace(fw_width=1024, seeds=3)
+    prof = SimpleNamespace(max_depth=1000000, angles_deg=[0.001, 90.0])
+    kap = SimpleNamespace(gauss_dim=5, fw_width=512)
+    aak, one = SimpleNamespace(n=20), SimpleNamespace(widths=[256, 1024], angles_deg=[1.0, 179.0])
+    assert prose_values(coll, prof, kap, aak, one) == {
+        "collapse_width": "1,024", "collapse_seeds": "3", "max_depth": "1,000,000", "phi_angles": "0.001, 90",
+        "gauss_dim": "5", "kappa_width": "512", "aak_n": "20", "lemma_widths": "256, 1024", "lemma_angles": "1, 179"}
+
+
+def test_a_chapter_figure_fills_its_templates_from_the_result():
+    from dataclasses import dataclass
+
+    import pandas as pd
+
+    @dataclass(frozen=True)
+    class Result:
+        frame: pd.DataFrame
+        widths: list
+        angles_deg: list
+        activations: list
+        width: int
+
+    r = Result(pd.DataFrame(dict(x=[1.0])), [256, 1024], [0.5, 90.0], ["relu", "tanh"], 4096)
+    def draw(res):
+        return ("drawn", res.width)
+    fig = ChapterFigure("fig-demo", drawn_by=draw, data_from=Result, caption="Width {width:,}.",
+                        setting="Widths {widths}; angles {angles_deg} deg; {activations}; {profile}.")
+    args = fig.args(r, "smoke")
+    assert args["fig"] == ("drawn", 4096) and args["caption"] == "Width 4,096." and args["data"] is r.frame
+    assert args["setting"] == "Widths 256, 1024; angles 0.5, 90 deg; relu, tanh; profile smoke."
+    assert fig.args(r, "smoke")["label"] == "fig-demo" and args["drawn_by"] is draw and args["data_from"] is Result

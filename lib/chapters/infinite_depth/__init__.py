@@ -17,38 +17,38 @@ rates, and runs the finite-width comparisons. The modules, one job each:
 * :mod:`~lib.chapters.infinite_depth.lengths` -- [AAK] Thm 3.11: inputs of any length;
 * :mod:`~lib.chapters.infinite_depth.app_e` -- [LH] App. E: one random layer (Lemmas E.1-E.3) and Lemma E.6.
 
-``measure_*`` measure and return a frozen result that carries the settings it was measured with (and the
-setting line, prose values and figure arguments drawn from them), ``plot_*`` draw a result, ``check_*``
+``measure_*`` measure and return a frozen result that carries the settings it was measured with, ``plot_*``
+draw a result and each ``*_FIGURE`` (:class:`~lib.chapters.infinite_depth.numerics.ChapterFigure`) declares its
+figure (label, caption, setting line, data) for the chapter's recorder, ``check_*``
 compute its verdicts (:class:`lib.book.results.Check`, with the rows a "paper vs this book" table renders),
 ``table_*`` format results; every public name is re-exported here
 (``from lib.chapters import infinite_depth``) and documented in its module.
 """
 from __future__ import annotations
 
-from lib.chapters.infinite_depth import (aak_depth, aak_kernels, app_e, collapse, dual_activation, gradient_angle,
-                                         lengths, numerics, relu_kappa, spec)
 from lib.chapters.infinite_depth.aak_depth import (AAK_MIN_RATIO, AakDepth, check_aak_rate, check_phi_90,
                                                    check_relu_uncentred, measure_aak_depth, plot_aak_depth,
-                                                   table_rates_rounded)
+                                                   table_rates_rounded, AAK_FIGURE)
 from lib.chapters.infinite_depth.aak_kernels import (ActivationRates, activation_rates, finite_kernel_kappa,
                                                      kernel_kappa_vs_depth)
 from lib.chapters.infinite_depth.app_e import (LEMMAS_E, OneLayer, SmallAngle, check_lemma_e, check_lemma_e6,
-                                               measure_one_layer, measure_small_angle_embedding, plot_one_layer)
+                                               measure_one_layer, measure_small_angle_embedding, ONE_LAYER_FIGURE,
+                                               plot_one_layer)
 from lib.chapters.infinite_depth.collapse import (Collapse, check_g_plot, check_prop_a1, check_thm_a2,
-                                                  collapse_profile, finite_collapse, g_iterates, measure_collapse,
-                                                  plot_collapse)
+                                                  COLLAPSE_FIGURE, collapse_profile, finite_collapse, g_iterates,
+                                                  measure_collapse, plot_collapse)
 from lib.chapters.infinite_depth.dual_activation import (DualStudy, Moments, check_dual_bound, check_normrelu,
-                                                         measure_dual, measure_moments, plot_dual)
+                                                         DUAL_FIGURE, measure_dual, measure_moments, plot_dual)
 from lib.chapters.infinite_depth.gradient_angle import (PAPER_PHI_LIMIT_DEG, PHI_INF, THM35_RULE, PhiProfile,
-                                                        check_thm35, measure_phi_profile, phi_depth_profile,
+                                                        check_thm35, measure_phi_profile, phi_depth_profile, PHI_FIGURE,
                                                         plot_phi_depth)
 from lib.chapters.infinite_depth.lengths import Lengths, check_lengths, measure_lengths
 from lib.chapters.infinite_depth.numerics import (DEG, NO_EXPERIMENT, decay_slope, deviation_text, fit_rate,
                                                   log_depths, max_offdiagonal, nearest_depth, not_checked,
-                                                  prose_values, unit_diagonal)
-from lib.chapters.infinite_depth.relu_kappa import (THM43_RULE, KappaStudy, check_thm43, finite_kappa, measure_kappa,
-                                                    paper_kappa_limit, plot_kappa, relu_kappa_vs_depth,
-                                                    table_kappa_deepest)
+                                                  ChapterFigure, prose_values, unit_diagonal)
+from lib.chapters.infinite_depth.relu_kappa import (THM43_RULE, KappaStudy, check_thm43, finite_kappa, KAPPA_FIGURE,
+                                                    measure_kappa, paper_kappa_limit, plot_kappa,
+                                                    relu_kappa_vs_depth, table_kappa_deepest)
 from lib.chapters.infinite_depth.spec import ACTIVATIONS, SPEC
 
 __all__ = [
@@ -56,26 +56,27 @@ __all__ = [
     "ACTIVATIONS", "SPEC",
     # numerics
     "DEG", "NO_EXPERIMENT", "log_depths", "fit_rate", "decay_slope", "deviation_text", "unit_diagonal",
-    "max_offdiagonal", "nearest_depth", "not_checked", "prose_values",
+    "max_offdiagonal", "nearest_depth", "not_checked", "ChapterFigure", "prose_values",
     # collapse
     "g_iterates", "collapse_profile", "finite_collapse", "Collapse", "measure_collapse", "plot_collapse",
-    "check_g_plot", "check_prop_a1", "check_thm_a2",
+    "COLLAPSE_FIGURE", "check_g_plot", "check_prop_a1", "check_thm_a2",
     # gradient_angle
     "PHI_INF", "PAPER_PHI_LIMIT_DEG", "phi_depth_profile", "PhiProfile", "measure_phi_profile", "plot_phi_depth",
-    "THM35_RULE", "check_thm35",
+    "PHI_FIGURE", "THM35_RULE", "check_thm35",
     # relu_kappa
     "paper_kappa_limit", "relu_kappa_vs_depth", "finite_kappa", "KappaStudy", "measure_kappa", "plot_kappa",
-    "table_kappa_deepest", "THM43_RULE", "check_thm43",
+    "KAPPA_FIGURE", "table_kappa_deepest", "THM43_RULE", "check_thm43",
     # aak_kernels
     "kernel_kappa_vs_depth", "finite_kernel_kappa", "ActivationRates", "activation_rates",
     # dual_activation
-    "DualStudy", "measure_dual", "plot_dual", "check_dual_bound", "Moments", "measure_moments", "check_normrelu",
+    "DualStudy", "measure_dual", "plot_dual", "DUAL_FIGURE", "check_dual_bound", "Moments", "measure_moments",
+    "check_normrelu",
     # aak_depth
-    "AakDepth", "measure_aak_depth", "plot_aak_depth", "table_rates_rounded", "AAK_MIN_RATIO", "check_aak_rate",
-    "check_relu_uncentred", "check_phi_90",
+    "AakDepth", "measure_aak_depth", "plot_aak_depth", "AAK_FIGURE", "table_rates_rounded", "AAK_MIN_RATIO",
+    "check_aak_rate", "check_relu_uncentred", "check_phi_90",
     # lengths
     "Lengths", "measure_lengths", "check_lengths",
     # app_e
-    "LEMMAS_E", "OneLayer", "measure_one_layer", "plot_one_layer", "check_lemma_e", "SmallAngle",
+    "LEMMAS_E", "OneLayer", "measure_one_layer", "plot_one_layer", "ONE_LAYER_FIGURE", "check_lemma_e", "SmallAngle",
     "measure_small_angle_embedding", "check_lemma_e6",
 ]

@@ -15,14 +15,12 @@ from matplotlib.figure import Figure
 
 from lib import theory
 from lib.book.plotting import figure, palette
-from lib.book.provenance import profile_text
 from lib.book.results import Check
-from lib.book.wording import ints, words
 from lib.chapters.infinite_depth.aak_kernels import activation_rates, finite_kernel_kappa, kernel_kappa_vs_depth
-from lib.chapters.infinite_depth.numerics import decay_slope, deviation_text, not_checked
+from lib.chapters.infinite_depth.numerics import ChapterFigure, decay_slope, deviation_text, not_checked
 from lib.data.datasets import load_digits_subset
 
-__all__ = ["AakDepth", "measure_aak_depth", "plot_aak_depth", "table_rates_rounded", "AAK_MIN_RATIO",
+__all__ = ["AakDepth", "measure_aak_depth", "plot_aak_depth", "AAK_FIGURE", "table_rates_rounded", "AAK_MIN_RATIO",
            "check_aak_rate", "check_relu_uncentred", "check_phi_90"]
 
 
@@ -56,29 +54,6 @@ class AakDepth:
     fw_width: int
     fw_depths: list
     seeds: int
-
-    def setting(self, profile: str) -> str:
-        """The setting of Figure "fig-aak-depth", from the measurement (``profile``: the run's profile)."""
-        return (f"Setting: n = {self.n} unit-norm scikit-learn digits; activations {words(self.activations)}; infinite "
-                f"width up to depth {self.max_depth:,}; finite width m = {self.fw_width:,} at depths "
-                f"{ints(self.fw_depths)}, {self.seeds} seeds; {profile_text(profile)}. [AAK] has no experiment of this "
-                "kind; the depths and data are ours.")
-
-    def prose(self) -> dict[str, str]:
-        """The values the prose of the [AAK] depth section shows: the number of digits."""
-        return {"aak_n": str(self.n)}
-
-    def figure_args(self, profile: str) -> dict:
-        """Figure "fig-aak-depth" as the arguments of the chapter recorder's ``figure``
-        (:class:`lib.book.results.Recorder`): the figure of :func:`lib.chapters.infinite_depth.aak_depth.plot_aak_depth`,
-        its label, caption and setting, the functions that drew and measured it, and the data it draws (both
-        frames in one; ``width`` is infinite for the infinite-width rows)."""
-        data = pd.concat([self.kk.assign(width=math.inf), self.fk.assign(width=self.fw_width)], ignore_index=True)
-        return dict(fig=plot_aak_depth(self), label="fig-aak-depth", data=data,
-                    caption=f"$\\kappa - 1$ against depth for the top-layer kernel (left) and the NTK (right); lines: "
-                    f"infinite width, circles: width {self.fw_width:,}; dotted: predicted slopes (shifted up for "
-                    "legibility) for centred activations.", drawn_by=plot_aak_depth, data_from=measure_aak_depth,
-                    setting=self.setting(profile))
 
 
 def _normalized_excess(kk: pd.DataFrame, activation: str, kind: str) -> tuple[pd.DataFrame, pd.Series]:
@@ -162,6 +137,22 @@ def plot_aak_depth(st: AakDepth) -> Figure:
     fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(4, len(labels)),
                fontsize="small")
     return fig
+
+
+def _aak_data(st: AakDepth) -> pd.DataFrame:
+    return pd.concat([st.kk.assign(width=math.inf), st.fk.assign(width=st.fw_width)], ignore_index=True)
+
+
+#: The figure of the [AAK] depth study (its data: both frames of an ``AakDepth``, ``width`` infinite for the
+#: infinite-width rows).
+AAK_FIGURE = ChapterFigure(
+    "fig-aak-depth", drawn_by=plot_aak_depth, data_from=measure_aak_depth,
+    caption="$\\kappa - 1$ against depth for the top-layer kernel (left) and the NTK (right); lines: infinite width, "
+    "circles: width {fw_width:,}; dotted: predicted slopes (shifted up for legibility) for centred activations.",
+    setting="Setting: n = {n} unit-norm scikit-learn digits; activations {activations}; infinite width up to depth "
+    "{max_depth:,}; finite width m = {fw_width:,} at depths {fw_depths}, {seeds} seeds; {profile}. [AAK] has no "
+    "experiment of this kind; the depths and data are ours.",
+    data=_aak_data)
 
 
 def table_rates_rounded(st: AakDepth) -> pd.DataFrame:

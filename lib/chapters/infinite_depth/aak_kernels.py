@@ -98,7 +98,8 @@ def finite_kernel_kappa(X, activation: str, width: int, depths, seeds: int, devi
 
 
 class ActivationRates(NamedTuple):
-    """The constants that set the [AAK] rates of one activation (:func:`lib.chapters.infinite_depth.aak_kernels.activation_rates`).
+    """The constants that set the [AAK] rates of one activation
+    (:func:`lib.chapters.infinite_depth.aak_kernels.activation_rates`).
 
     Attributes:
         activation: the activation's name.

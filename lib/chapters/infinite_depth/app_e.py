@@ -14,15 +14,13 @@ from matplotlib.figure import Figure
 
 from lib import theory
 from lib.book.plotting import figure, palette, slope_guide
-from lib.book.provenance import profile_text
 from lib.book.results import Check
-from lib.book.wording import floats, ints
-from lib.chapters.infinite_depth.numerics import fit_rate
+from lib.chapters.infinite_depth.numerics import ChapterFigure, fit_rate
 from lib.chapters.linear_baseline import width_trend
 from lib.data.pairs import angle_pairs
 
-__all__ = ["LEMMAS_E", "OneLayer", "measure_one_layer", "plot_one_layer", "check_lemma_e", "SmallAngle",
-           "measure_small_angle_embedding", "check_lemma_e6"]
+__all__ = ["LEMMAS_E", "OneLayer", "measure_one_layer", "plot_one_layer", "ONE_LAYER_FIGURE", "check_lemma_e",
+           "SmallAngle", "measure_small_angle_embedding", "check_lemma_e6"]
 
 
 #: The one-layer lemmas of [LH] App. E checked by :func:`lib.chapters.infinite_depth.app_e.check_lemma_e`, with what each
@@ -55,25 +53,6 @@ class OneLayer:
     d: int
     s: int
     mean: float
-
-    def setting(self, profile: str) -> str:
-        """The setting of Figure "fig-one-layer", from the measurement (``profile``: the run's profile)."""
-        return (f"Setting: one random layer, unit pairs in d = {self.d} at angles {floats(self.angles_deg)} deg; "
-                f"widths m = {ints(self.widths)}; {self.seeds} seeds; {profile_text(profile)}. The paper states "
-                "Lemmas E.1-E.3 without an experiment.")
-
-    def prose(self) -> dict[str, str]:
-        """The values the prose of [LH] App. E shows: the widths and the input angles."""
-        return {"lemma_widths": ints(self.widths), "lemma_angles": floats(self.angles_deg)}
-
-    def figure_args(self, profile: str) -> dict:
-        """Figure "fig-one-layer" as the arguments of the chapter recorder's ``figure``
-        (:class:`lib.book.results.Recorder`): the figure of :func:`lib.chapters.infinite_depth.app_e.plot_one_layer`,
-        its label, caption and setting, the functions that drew and measured it, and the data it draws."""
-        return dict(fig=plot_one_layer(self), label="fig-one-layer", data=self.frame,
-                    caption="Largest deviation over the input angles of one random layer from Lemmas E.1-E.3 against "
-                    "the width (mean, and min to max over draws).", drawn_by=plot_one_layer,
-                    data_from=measure_one_layer, setting=self.setting(profile))
 
 
 def measure_one_layer(cfg, d: int = 8, s: int = 4, mean: float = 0.0) -> OneLayer:
@@ -128,18 +107,26 @@ def plot_one_layer(one: OneLayer) -> Figure:
     Returns:
         A figure with one axis.
     """
-    df = one.frame
     fig, axs = figure()
     ax = axs[0, 0]
-    for c, (lemma, g) in zip(palette(3), df.groupby("lemma")):
+    for c, (lemma, g) in zip(palette(3), one.frame.groupby("lemma")):
         st = g.groupby("width")["dev"].agg(["mean", "min", "max"])
         ax.fill_between(st.index, st["min"], st["max"], color=c, alpha=0.2)
         ax.loglog(st.index, st["mean"], "o-", color=c, label=f"Lemma {lemma}")
-    st = df[df.lemma == "E.1"].groupby("width")["dev"].mean()
+    st = one.frame[one.frame.lemma == "E.1"].groupby("width")["dev"].mean()
     slope_guide(ax, st.index, -0.5, st.iloc[0] * 2, label=r"$\propto m^{-1/2}$")
     ax.set(xlabel="width m", ylabel="largest deviation over the angles", title="[LH] App. E: one random layer")
     ax.legend(fontsize="small")
     return fig
+
+
+#: The figure of [LH] Lemmas E.1-E.3 (its data: the frame of a ``OneLayer``).
+ONE_LAYER_FIGURE = ChapterFigure(
+    "fig-one-layer", drawn_by=plot_one_layer, data_from=measure_one_layer,
+    caption="Largest deviation over the input angles of one random layer from Lemmas E.1-E.3 against the width "
+    "(mean, and min to max over draws).",
+    setting="Setting: one random layer, unit pairs in d = {d} at angles {angles_deg} deg; widths m = {widths}; "
+    "{seeds} seeds; {profile}. The paper states Lemmas E.1-E.3 without an experiment.")
 
 
 def check_lemma_e(one: OneLayer, lemma: str) -> Check:

@@ -15,16 +15,14 @@ from matplotlib.figure import Figure
 
 from lib import theory
 from lib.book.plotting import figure, palette
-from lib.book.provenance import profile_text
 from lib.book.results import Check
-from lib.book.wording import floats
-from lib.chapters.infinite_depth.numerics import DEG, NO_EXPERIMENT, log_depths
+from lib.chapters.infinite_depth.numerics import DEG, NO_EXPERIMENT, ChapterFigure, log_depths
 from lib.data.pairs import angle_pairs
 from lib.finite.geometry import layer_geometry
 from lib.finite.mlp import MLP
 
 __all__ = ["g_iterates", "collapse_profile", "finite_collapse", "Collapse", "measure_collapse", "plot_collapse",
-           "check_g_plot", "check_prop_a1", "check_thm_a2"]
+           "COLLAPSE_FIGURE", "check_g_plot", "check_prop_a1", "check_thm_a2"]
 
 
 def g_iterates(z, ls) -> pd.DataFrame:
@@ -122,28 +120,6 @@ class Collapse:
     seeds: int
     d: int
 
-    def setting(self, profile: str) -> str:
-        """The setting of Figure "fig-embedding-collapse", from the measurement (``profile``: the run's profile)."""
-        return (f"Setting: infinite width (lib.theory), input angles {floats(self.angles_deg)} deg, layers up to "
-                f"{self.depth:,}; finite width: pairs in d = {self.d}, width m = {self.fw_width:,}, layers 0 to "
-                f"{self.fw_depth}, {self.seeds} seeds; {profile_text(profile)}. {NO_EXPERIMENT}")
-
-    def prose(self) -> dict[str, str]:
-        """The values the prose of [LH] App. A shows: finite width and seeds."""
-        return {"collapse_width": f"{self.fw_width:,}", "collapse_seeds": str(self.seeds)}
-
-    def figure_args(self, profile: str) -> dict:
-        """Figure "fig-embedding-collapse" as the arguments of the chapter recorder's ``figure``
-        (:class:`lib.book.results.Recorder`): the figure of :func:`lib.chapters.infinite_depth.collapse.plot_collapse`,
-        its label, caption and setting, the functions that drew and measured it, and the data it draws (the
-        three frames in one, told apart by ``curve``)."""
-        data = pd.concat([self.gi.assign(curve="g iterates"), self.coll.assign(curve="infinite width"),
-                          self.fcoll.assign(curve=f"width {self.fw_width}")], ignore_index=True)
-        return dict(fig=plot_collapse(self), label="fig-embedding-collapse", data=data,
-                    caption="Left: $g^l$ for several $l$. Right: embedding angles against depth (lines: infinite "
-                    "width; circles: finite width).", drawn_by=plot_collapse, data_from=measure_collapse,
-                    setting=self.setting(profile))
-
 
 def measure_collapse(cfg, d: int = 16) -> Collapse:
     """Everything [LH] App. A needs: g^l on 181 angles, theta^(l) at infinite and finite width.
@@ -199,6 +175,21 @@ def plot_collapse(c: Collapse) -> Figure:
     return fig
 
 
+def _collapse_data(c: Collapse) -> pd.DataFrame:
+    return pd.concat([c.gi.assign(curve="g iterates"), c.coll.assign(curve="infinite width"),
+                      c.fcoll.assign(curve=f"width {c.fw_width}")], ignore_index=True)
+
+
+#: The figure of [LH] App. A (its data: the three frames of a ``Collapse`` in one, told apart by ``curve``).
+COLLAPSE_FIGURE = ChapterFigure(
+    "fig-embedding-collapse", drawn_by=plot_collapse, data_from=measure_collapse, data=_collapse_data,
+    caption="Left: $g^l$ for several $l$. Right: embedding angles against depth (lines: infinite width; circles: "
+    "finite width).",
+    setting="Setting: infinite width (lib.theory), input angles {angles_deg} deg, layers up to {depth:,}; finite "
+    "width: pairs in d = {d}, width m = {fw_width:,}, layers 0 to {fw_depth}, {seeds} seeds; {profile}. "
+    + NO_EXPERIMENT)
+
+
 def _g_monotone(gi: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
     gz = gi[(gi.l == 1) & (gi.z > 0)]
     return gz, bool((np.diff(gz.g_l) > 0).all() and (gz.g_l < gz.z).all())
@@ -220,8 +211,7 @@ def check_g_plot(c: Collapse) -> Check:
     return Check(
         "[LH] Fig 5", status="reproduced" if mono_g else "not reproduced",
         measured=f"Figure 4.1 (left) draws g from lib.theory on {len(c.zgrid)} angles; g(180 deg) = "
-        f"{DEG * float(gz.g_l.iloc[-1]):.4f} deg "
-        f"(= 90 deg: antipodal inputs become orthogonal after one ReLU layer).")
+        f"{DEG * float(gz.g_l.iloc[-1]):.4f} deg (= 90 deg: antipodal inputs become orthogonal after one ReLU layer).")
 
 
 def check_prop_a1(c: Collapse) -> Check:

@@ -17,13 +17,11 @@ from matplotlib.figure import Figure
 from lib import theory
 from lib.activations import get_activation
 from lib.book.plotting import figure, palette
-from lib.book.provenance import profile_text
 from lib.book.results import Check
-from lib.book.wording import words
 from lib.chapters.infinite_depth.aak_kernels import activation_rates
-from lib.chapters.infinite_depth.numerics import deviation_text, not_checked
+from lib.chapters.infinite_depth.numerics import ChapterFigure, deviation_text, not_checked
 
-__all__ = ["DualStudy", "measure_dual", "plot_dual", "check_dual_bound", "Moments", "measure_moments",
+__all__ = ["DualStudy", "measure_dual", "plot_dual", "DUAL_FIGURE", "check_dual_bound", "Moments", "measure_moments",
            "check_normrelu"]
 
 
@@ -48,24 +46,6 @@ class DualStudy:
     mu: dict
     excess: dict
     activations: list
-
-    def setting(self, profile: str) -> str:
-        """The setting of Figure "fig-dual-activations", from the study (``profile``: the run's profile)."""
-        return (f"Setting: activations {words(self.activations)} (centred ones drawn); exact quadrature, no data and no "
-                f"seeds; {profile_text(profile)}. [AAK] has no experiment for Lemma C.7.")
-
-    def figure_args(self, profile: str) -> dict:
-        """Figure "fig-dual-activations" as the arguments of the chapter recorder's ``figure``
-        (:class:`lib.book.results.Recorder`): the figure of
-        :func:`lib.chapters.infinite_depth.dual_activation.plot_dual`, its label, caption and setting, and the
-        functions that drew and measured it, and the data it draws (one row per activation and correlation)."""
-        data = pd.concat([pd.DataFrame(dict(activation=a, rho=self.rho, dual=self.dual[a], bound=self.bound[a],
-                                            mu=self.mu[a])) for a in self.centred], ignore_index=True) \
-            if self.centred else pd.DataFrame(columns=["activation", "rho", "dual", "bound", "mu"])
-        return dict(fig=plot_dual(self), label="fig-dual-activations", data=data,
-                    caption="Dual activations of the centred activations (solid) and the bound "
-                    "$\\pm((1-\\mu)|\\rho| + \\mu\\rho^2)$ (dashed).", drawn_by=plot_dual, data_from=measure_dual,
-                    setting=self.setting(profile))
 
 
 def measure_dual(cfg) -> DualStudy:
@@ -115,6 +95,21 @@ def plot_dual(ds: DualStudy) -> Figure:
     return fig
 
 
+def _dual_data(ds: DualStudy) -> pd.DataFrame:
+    return pd.DataFrame([dict(activation=a, rho=r, dual=v, bound=b, mu=ds.mu[a]) for a in ds.centred
+                         for r, v, b in zip(ds.rho, ds.dual[a], ds.bound[a])],
+                        columns=["activation", "rho", "dual", "bound", "mu"])
+
+
+#: The figure of [AAK] Lemma C.7 (its data: one row per centred activation and correlation).
+DUAL_FIGURE = ChapterFigure(
+    "fig-dual-activations", drawn_by=plot_dual, data_from=measure_dual, data=_dual_data,
+    caption="Dual activations of the centred activations (solid) and the bound "
+    "$\\pm((1-\\mu)|\\rho| + \\mu\\rho^2)$ (dashed).",
+    setting="Setting: activations {activations} (centred ones drawn); exact quadrature, no data and no seeds; "
+    "{profile}. [AAK] has no experiment for Lemma C.7.")
+
+
 def check_dual_bound(ds: DualStudy) -> Check:
     """[AAK] Lemma C.7: ``|s_hat(rho)|`` <= (1 - mu)``|rho|`` + mu rho^2 for a normalized activation.
 
@@ -138,7 +133,8 @@ def check_dual_bound(ds: DualStudy) -> Check:
 
 
 class Moments(NamedTuple):
-    """Monte Carlo moments of an activation under N(0, 1) (:func:`lib.chapters.infinite_depth.dual_activation.measure_moments`).
+    """Monte Carlo moments of an activation under N(0, 1)
+    (:func:`lib.chapters.infinite_depth.dual_activation.measure_moments`).
 
     Attributes:
         name: the activation's name.

@@ -15,13 +15,11 @@ from matplotlib.figure import Figure
 
 from lib import theory
 from lib.book.plotting import figure, palette
-from lib.book.provenance import profile_text
 from lib.book.results import Check
-from lib.book.wording import floats
-from lib.chapters.infinite_depth.numerics import DEG, NO_EXPERIMENT, fit_rate, log_depths, nearest_depth
+from lib.chapters.infinite_depth.numerics import DEG, NO_EXPERIMENT, ChapterFigure, fit_rate, log_depths, nearest_depth
 
-__all__ = ["PHI_INF", "PAPER_PHI_LIMIT_DEG", "phi_depth_profile", "PhiProfile", "measure_phi_profile",
-           "plot_phi_depth", "THM35_RULE", "check_thm35"]
+__all__ = ["PHI_INF", "PAPER_PHI_LIMIT_DEG", "phi_depth_profile", "PhiProfile", "measure_phi_profile", "plot_phi_depth",
+           "PHI_FIGURE", "THM35_RULE", "check_thm35"]
 
 
 #: the infinite-depth ReLU gradient angle arccos(1/4) ([LH] Thm 3.5)
@@ -69,25 +67,6 @@ class PhiProfile:
     angles_deg: list
     max_depth: int
 
-    def setting(self, profile: str) -> str:
-        """The setting of Figure "fig-phi-depth", from the measurement (``profile``: the run's profile)."""
-        return (f"Setting: infinite width, input angles {floats(self.angles_deg)} deg, depths up to "
-                f"{self.max_depth:,}; no data and no seeds (exact recursion); {profile_text(profile)}. {NO_EXPERIMENT}")
-
-    def prose(self) -> dict[str, str]:
-        """The values the prose of [LH] Thm 3.5 shows: the deepest depth and the input angles."""
-        return {"max_depth": f"{self.max_depth:,}", "phi_angles": floats(self.angles_deg)}
-
-    def figure_args(self, profile: str) -> dict:
-        """Figure "fig-phi-depth" as the arguments of the chapter recorder's ``figure``
-        (:class:`lib.book.results.Recorder`): the figure of
-        :func:`lib.chapters.infinite_depth.gradient_angle.plot_phi_depth`, its label, caption and setting, and the
-        functions that drew and measured it, and the data it draws."""
-        return dict(fig=plot_phi_depth(self), label="fig-phi-depth", data=self.frame,
-                    caption="Gradient angle against depth for several input angles (left) and its distance to the "
-                    "limit (right).", drawn_by=plot_phi_depth, data_from=measure_phi_profile,
-                    setting=self.setting(profile))
-
 
 def measure_phi_profile(cfg) -> PhiProfile:
     """:func:`lib.chapters.infinite_depth.gradient_angle.phi_depth_profile` for input angles given in degrees
@@ -133,6 +112,14 @@ def plot_phi_depth(p: PhiProfile) -> Figure:
     axs[0, 1].set(xlabel="depth L", ylabel=r"$|\phi_L - \arccos(1/4)|$ (deg)", title="Rate of approach")
     axs[0, 1].legend()
     return fig
+
+
+#: The figure of [LH] Thm 3.5 (its data: the frame of a ``PhiProfile``).
+PHI_FIGURE = ChapterFigure(
+    "fig-phi-depth", drawn_by=plot_phi_depth, data_from=measure_phi_profile,
+    caption="Gradient angle against depth for several input angles (left) and its distance to the limit (right).",
+    setting="Setting: infinite width, input angles {angles_deg} deg, depths up to {max_depth:,}; no data and no seeds "
+    "(exact recursion); {profile}. " + NO_EXPERIMENT)
 
 
 #: The rule of [LH] Thm 3.5 for one input angle, as the "paper vs this book" table states it.

@@ -1,19 +1,24 @@
 """Shared numerics and verdict helpers of chapter 04 ([LH] App. A, Thm 3.5, Thm 4.3; [AAK] Sec. 3): depth grids,
 rate fits, kernels normalized to unit diagonal, nearest depths, the wording of small deviations and of untestable
-verdicts, and the prose values the chapter's results show.
+verdicts, and the values the chapter's prose shows, read from its results.
 
 Every module of the chapter takes these helpers from here; none is private.
 """
 from __future__ import annotations
 
 import math
+import string
+from dataclasses import dataclass, fields
+from typing import Callable
 
 import numpy as np
 
+from lib.book.provenance import profile_text
 from lib.book.results import Check
+from lib.book.wording import floats, ints, words
 
 __all__ = ["DEG", "NO_EXPERIMENT", "log_depths", "fit_rate", "decay_slope", "deviation_text", "unit_diagonal",
-           "max_offdiagonal", "nearest_depth", "not_checked", "prose_values"]
+           "max_offdiagonal", "nearest_depth", "not_checked", "ChapterFigure", "prose_values"]
 
 
 #: degrees per radian
@@ -136,22 +141,80 @@ def not_checked(claim_id: str, measured: str, why: str, part: str = "") -> Check
 NO_EXPERIMENT = "The paper has no experiment for this statement (infinite-width theory); sizes and depths are ours."
 
 
-def prose_values(*results) -> dict[str, str]:
-    """The values the chapter's prose shows, from the measured results (their ``prose()`` methods).
+class _Prose(string.Formatter):
+    """Fills a caption or setting template: a list reads as prose (:func:`lib.book.wording.ints`, ``floats``,
+    ``words``), anything else as ``format`` writes it."""
+
+    def format_field(self, value, format_spec):
+        if isinstance(value, (list, tuple)) and not format_spec:
+            if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value):
+                return ints(value)
+            if all(isinstance(v, (int, float, np.number)) for v in value):
+                return floats(value)
+            return words(value)
+        return super().format_field(value, format_spec)
+
+
+@dataclass(frozen=True)
+class ChapterFigure:
+    """One figure of the chapter, declared once beside the function that draws it.
+
+    ``FIGURE.args(result, profile)`` gives the chapter recorder's ``figure`` (:class:`lib.book.results.Recorder`)
+    everything it registers: the figure ``drawn_by`` draws of the result, its label and caption, the functions
+    that drew and measured it, the setting line and the table it draws. The caption and the setting are
+    templates filled from the result's fields (``{fw_width:,}``; a list reads as prose, ``"1, 3, 6"``) and, for
+    the setting, ``{profile}``.
+
+    Attributes:
+        label: the figure's MyST target, ``"fig-..."``.
+        drawn_by: the ``plot_*`` function that draws a result.
+        data_from: the ``measure_*`` function that measured it.
+        caption: the caption template (MyST Markdown).
+        setting: the setting-line template.
+        data: the table the figure draws, from the result (None: the result's ``frame``).
+    """
+
+    label: str
+    drawn_by: Callable
+    data_from: Callable
+    caption: str
+    setting: str
+    data: Callable | None = None
+
+    def args(self, result, profile: str) -> dict:
+        """The keyword arguments of the recorder's ``figure`` for one result.
+
+        Args:
+            result: what ``data_from`` measured (a frozen dataclass that carries its settings).
+            profile: the run's parameter profile (the setting names it).
+
+        Returns:
+            ``fig``, ``label``, ``caption``, ``drawn_by``, ``data_from``, ``setting`` and ``data``.
+        """
+        values = {f.name: getattr(result, f.name) for f in fields(result)}
+        fill = _Prose().format
+        return dict(fig=self.drawn_by(result), label=self.label, caption=fill(self.caption, **values),
+                    drawn_by=self.drawn_by, data_from=self.data_from,
+                    setting=fill(self.setting, **values, profile=profile_text(profile)),
+                    data=self.data(result) if self.data is not None else result.frame)
+
+
+def prose_values(coll, prof, kap, aak, one) -> dict[str, str]:
+    """The values the chapter's prose shows, read from the measured results (never predicted from the parameters).
 
     Args:
-        results: results of the chapter's ``measure_*`` functions.
+        coll: the :class:`lib.chapters.infinite_depth.collapse.Collapse` of [LH] App. A (finite width and seeds).
+        prof: the :class:`lib.chapters.infinite_depth.gradient_angle.PhiProfile` of [LH] Thm 3.5 (deepest depth,
+            input angles).
+        kap: the :class:`lib.chapters.infinite_depth.relu_kappa.KappaStudy` of [LH] Thm 4.3 (Gaussian dimension,
+            finite width).
+        aak: the :class:`lib.chapters.infinite_depth.aak_depth.AakDepth` of the [AAK] depth study (number of digits).
+        one: the :class:`lib.chapters.infinite_depth.app_e.OneLayer` of [LH] App. E (widths, input angles).
 
     Returns:
-        ``{name: text}`` to glue.
-
-    Raises:
-        ValueError: two results give one name different texts.
+        ``{name: text}`` to glue, one entry per ``{glue:text}`` of the notebook.
     """
-    out: dict[str, str] = {}
-    for r in results:
-        for name, text in r.prose().items():
-            if name in out and out[name] != text:
-                raise ValueError(f"two results give the prose value {name!r}: {out[name]!r} and {text!r}")
-            out[name] = text
-    return out
+    return {"collapse_width": f"{coll.fw_width:,}", "collapse_seeds": str(coll.seeds),
+            "max_depth": f"{prof.max_depth:,}", "phi_angles": floats(prof.angles_deg),
+            "gauss_dim": str(kap.gauss_dim), "kappa_width": f"{kap.fw_width:,}", "aak_n": str(aak.n),
+            "lemma_widths": ints(one.widths), "lemma_angles": floats(one.angles_deg)}

@@ -17,10 +17,8 @@ from matplotlib.figure import Figure
 
 from lib import theory
 from lib.book.plotting import figure, palette
-from lib.book.provenance import profile_text
 from lib.book.results import Check
-from lib.book.wording import ints
-from lib.chapters.infinite_depth.numerics import NO_EXPERIMENT, log_depths, nearest_depth, unit_diagonal
+from lib.chapters.infinite_depth.numerics import NO_EXPERIMENT, ChapterFigure, log_depths, nearest_depth, unit_diagonal
 from lib.data.datasets import gaussian_data, load_digits_subset
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
@@ -28,7 +26,7 @@ from lib.progress import tqdm
 from lib.spectra import extreme_eigenvalues
 
 __all__ = ["paper_kappa_limit", "relu_kappa_vs_depth", "finite_kappa", "KappaStudy", "measure_kappa", "plot_kappa",
-           "table_kappa_deepest", "THM43_RULE", "check_thm43"]
+           "KAPPA_FIGURE", "table_kappa_deepest", "THM43_RULE", "check_thm43"]
 
 
 def paper_kappa_limit(n: int) -> float:
@@ -137,27 +135,6 @@ class KappaStudy:
     seeds: int
     data: tuple = ("digits", "Gaussian")
 
-    def setting(self, profile: str) -> str:
-        """The setting of Figure "fig-kappa-depth", from the measurement (``profile``: the run's profile)."""
-        return (f"Setting: the first n = {ints(self.ns)} of {max(self.ns)} unit-norm scikit-learn digits (d = 64) and "
-                f"of standard Gaussian points (d = {self.gauss_dim}); infinite width up to depth {self.max_depth:,}; "
-                f"finite width m = {self.fw_width:,} at depths {ints(self.fw_depths)}, {self.seeds} seeds; "
-                f"{profile_text(profile)}. {NO_EXPERIMENT}")
-
-    def prose(self) -> dict[str, str]:
-        """The values the prose of [LH] Thm 4.3 shows: the Gaussian dimension and the finite width."""
-        return {"gauss_dim": str(self.gauss_dim), "kappa_width": f"{self.fw_width:,}"}
-
-    def figure_args(self, profile: str) -> dict:
-        """Figure "fig-kappa-depth" as the arguments of the chapter recorder's ``figure``
-        (:class:`lib.book.results.Recorder`): the figure of :func:`lib.chapters.infinite_depth.relu_kappa.plot_kappa`,
-        its label, caption and setting, the functions that drew and measured it, and the data it draws (both
-        frames in one; ``width`` is infinite for the infinite-width rows)."""
-        data = pd.concat([self.kap.assign(width=math.inf), self.fkap], ignore_index=True)
-        return dict(fig=plot_kappa(self), label="fig-kappa-depth", data=data,
-                    caption="NTK condition number against depth; dashed: $(n+3)/3$.", drawn_by=plot_kappa,
-                    data_from=measure_kappa, setting=self.setting(profile))
-
 
 def measure_kappa(cfg) -> KappaStudy:
     """[LH] Thm 4.3 data: kappa of the ReLU NTK against depth on unit-norm digits and Gaussian points.
@@ -214,6 +191,20 @@ def plot_kappa(k: KappaStudy) -> Figure:
     fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(5, len(labels)),
                fontsize="small")
     return fig
+
+
+def _kappa_data(k: KappaStudy) -> pd.DataFrame:
+    return pd.concat([k.kap.assign(width=math.inf), k.fkap], ignore_index=True)
+
+
+#: The figure of [LH] Thm 4.3 (its data: both frames of a ``KappaStudy``, ``width`` infinite for the
+#: infinite-width rows).
+KAPPA_FIGURE = ChapterFigure(
+    "fig-kappa-depth", drawn_by=plot_kappa, data_from=measure_kappa, data=_kappa_data,
+    caption="NTK condition number against depth; dashed: $(n+3)/3$.",
+    setting="Setting: the first n = {ns} of one sample of unit-norm scikit-learn digits (d = 64) and of standard "
+    "Gaussian points (d = {gauss_dim}); infinite width up to depth {max_depth:,}; finite width m = {fw_width:,} at "
+    "depths {fw_depths}, {seeds} seeds; {profile}. " + NO_EXPERIMENT)
 
 
 def table_kappa_deepest(k: KappaStudy) -> pd.DataFrame:
