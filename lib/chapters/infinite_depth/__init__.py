@@ -3,7 +3,8 @@
 All infinite-width values come from :mod:`lib.theory`; the chapter samples them on the grids it plots, fits
 rates, and runs the finite-width comparisons. The modules, one job each:
 
-* :mod:`~lib.chapters.infinite_depth.spec` -- the notebook's parameters, declared once (:data:`SPEC`);
+* :mod:`~lib.chapters.infinite_depth.spec` -- the notebook's parameters, declared once
+  (:data:`lib.chapters.infinite_depth.spec.SPEC`);
 * :mod:`~lib.chapters.infinite_depth.numerics` -- depth grids, rate fits, unit-diagonal kernels and the verdict
   helpers every module shares;
 * :mod:`~lib.chapters.infinite_depth.collapse` -- [LH] App. A: the map g and the collapse of embeddings (Fig 5,

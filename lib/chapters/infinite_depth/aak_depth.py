@@ -143,7 +143,7 @@ def _aak_data(st: AakDepth) -> pd.DataFrame:
     return pd.concat([st.kk.assign(width=math.inf), st.fk.assign(width=st.fw_width)], ignore_index=True)
 
 
-#: The figure of the [AAK] depth study (its data: both frames of an ``AakDepth``, ``width`` infinite for the
+#: The figure of the [AAK] depth study (its data are both frames of an ``AakDepth``, ``width`` infinite for the
 #: infinite-width rows).
 AAK_FIGURE = ChapterFigure(
     "fig-aak-depth", drawn_by=plot_aak_depth, data_from=measure_aak_depth,

@@ -120,7 +120,7 @@ def plot_one_layer(one: OneLayer) -> Figure:
     return fig
 
 
-#: The figure of [LH] Lemmas E.1-E.3 (its data: the frame of a ``OneLayer``).
+#: The figure of [LH] Lemmas E.1-E.3 (its data are the frame of a ``OneLayer``).
 ONE_LAYER_FIGURE = ChapterFigure(
     "fig-one-layer", drawn_by=plot_one_layer, data_from=measure_one_layer,
     caption="Largest deviation over the input angles of one random layer from Lemmas E.1-E.3 against the width "

@@ -180,7 +180,7 @@ def _collapse_data(c: Collapse) -> pd.DataFrame:
                       c.fcoll.assign(curve=f"width {c.fw_width}")], ignore_index=True)
 
 
-#: The figure of [LH] App. A (its data: the three frames of a ``Collapse`` in one, told apart by ``curve``).
+#: The figure of [LH] App. A (its data are the three frames of a ``Collapse`` in one, told apart by ``curve``).
 COLLAPSE_FIGURE = ChapterFigure(
     "fig-embedding-collapse", drawn_by=plot_collapse, data_from=measure_collapse, data=_collapse_data,
     caption="Left: $g^l$ for several $l$. Right: embedding angles against depth (lines: infinite width; circles: "

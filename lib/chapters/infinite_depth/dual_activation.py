@@ -101,7 +101,7 @@ def _dual_data(ds: DualStudy) -> pd.DataFrame:
                         columns=["activation", "rho", "dual", "bound", "mu"])
 
 
-#: The figure of [AAK] Lemma C.7 (its data: one row per centred activation and correlation).
+#: The figure of [AAK] Lemma C.7 (its data are one row per centred activation and correlation).
 DUAL_FIGURE = ChapterFigure(
     "fig-dual-activations", drawn_by=plot_dual, data_from=measure_dual, data=_dual_data,
     caption="Dual activations of the centred activations (solid) and the bound "

@@ -114,7 +114,7 @@ def plot_phi_depth(p: PhiProfile) -> Figure:
     return fig
 
 
-#: The figure of [LH] Thm 3.5 (its data: the frame of a ``PhiProfile``).
+#: The figure of [LH] Thm 3.5 (its data are the frame of a ``PhiProfile``).
 PHI_FIGURE = ChapterFigure(
     "fig-phi-depth", drawn_by=plot_phi_depth, data_from=measure_phi_profile,
     caption="Gradient angle against depth for several input angles (left) and its distance to the limit (right).",

@@ -197,7 +197,7 @@ def _kappa_data(k: KappaStudy) -> pd.DataFrame:
     return pd.concat([k.kap.assign(width=math.inf), k.fkap], ignore_index=True)
 
 
-#: The figure of [LH] Thm 4.3 (its data: both frames of a ``KappaStudy``, ``width`` infinite for the
+#: The figure of [LH] Thm 4.3 (its data are both frames of a ``KappaStudy``, ``width`` infinite for the
 #: infinite-width rows).
 KAPPA_FIGURE = ChapterFigure(
     "fig-kappa-depth", drawn_by=plot_kappa, data_from=measure_kappa, data=_kappa_data,
