@@ -74,7 +74,7 @@ rec = results.Recorder(cfg)
 
 # %% tags=["hide-input"]
 coll = infinite_depth.measure_collapse(cfg)
-rec.figure(**infinite_depth.COLLAPSE_FIGURE.args(coll, cfg.profile))
+rec.figure(**infinite_depth.figure_collapse(coll, cfg.profile))
 
 # %%
 for check in (infinite_depth.check_g_plot, infinite_depth.check_prop_a1, infinite_depth.check_thm_a2):
@@ -90,7 +90,7 @@ for check in (infinite_depth.check_g_plot, infinite_depth.check_prop_a1, infinit
 
 # %% tags=["hide-input"]
 prof = infinite_depth.measure_phi_profile(cfg)
-rec.figure(**infinite_depth.PHI_FIGURE.args(prof, cfg.profile))
+rec.figure(**infinite_depth.figure_phi_depth(prof, cfg.profile))
 
 # %%
 rec(infinite_depth.check_thm35(prof), "sec-phi-limit")
@@ -106,7 +106,7 @@ rec(infinite_depth.check_thm35(prof), "sec-phi-limit")
 
 # %% tags=["hide-input"]
 kap = infinite_depth.measure_kappa(cfg)
-rec.figure(**infinite_depth.KAPPA_FIGURE.args(kap, cfg.profile))
+rec.figure(**infinite_depth.figure_kappa_depth(kap, cfg.profile))
 
 # %% [markdown]
 # ### The paper's limits beside this book
@@ -129,7 +129,7 @@ wording.paper_vs_book(rec.checks).style  # the rows the checks so far judged; a 
 
 # %% tags=["hide-input"]
 dual = infinite_depth.measure_dual(cfg)
-rec.figure(**infinite_depth.DUAL_FIGURE.args(dual, cfg.profile))
+rec.figure(**infinite_depth.figure_dual(dual, cfg.profile))
 
 # %%
 rec(infinite_depth.check_dual_bound(dual), "sec-aak-dual")
@@ -161,7 +161,7 @@ rec(infinite_depth.check_normrelu(infinite_depth.measure_moments("normrelu")), "
 
 # %% tags=["hide-input"]
 aak = infinite_depth.measure_aak_depth(cfg)
-rec.figure(**infinite_depth.AAK_FIGURE.args(aak, cfg.profile))
+rec.figure(**infinite_depth.figure_aak_depth(aak, cfg.profile))
 
 # %%
 display(infinite_depth.table_rates_rounded(aak))
@@ -192,7 +192,7 @@ rec(infinite_depth.check_lengths(infinite_depth.measure_lengths(cfg, "tanh")), "
 
 # %% tags=["hide-input"]
 one = infinite_depth.measure_one_layer(cfg)
-rec.figure(**infinite_depth.ONE_LAYER_FIGURE.args(one, cfg.profile))
+rec.figure(**infinite_depth.figure_one_layer(one, cfg.profile))
 
 # %%
 for lemma in infinite_depth.LEMMAS_E:

@@ -49,7 +49,8 @@ def test_the_package_face_is_explicit_and_no_private_name_crosses_a_module():
                for n in init.body)
     for mod in _modules():
         tree = ast.parse(inspect.getsource(mod))
-        private = [a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("lib")
+        private = [a.name for n in ast.walk(tree)
+                   if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("lib")
                    for a in n.names if a.name.startswith("_")]
         aliased = [a.asname for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
                    for a in n.names if a.asname and a.asname.startswith("_")]

@@ -7,7 +7,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from lib.chapters.infinite_depth import SPEC
-from lib.chapters.infinite_depth.aak_depth import (AAK_FIGURE, check_aak_rate, check_phi_90, check_relu_uncentred,
+from lib.chapters.infinite_depth.aak_depth import (check_aak_rate, check_phi_90, check_relu_uncentred, figure_aak_depth,
                                                    measure_aak_depth, plot_aak_depth, table_rates_rounded)
 
 
@@ -66,7 +66,7 @@ def test_check_phi_90_prediction_and_counterfactuals(aak):
 
 def test_the_study_carries_its_settings_plot_and_rates(aak):
     assert (aak.n, aak.max_depth, aak.fw_width, aak.fw_depths, aak.seeds) == (6, 60, 32, [1], 1)
-    args = AAK_FIGURE.args(aak, "smoke")
+    args = figure_aak_depth(aak, "smoke")
     assert "circles: width 32" in args["caption"] and "activations norm_tanh, relu, tanh" in args["setting"]
     fig = plot_aak_depth(aak)
     assert isinstance(fig, Figure) and len(fig.axes) == 2

@@ -7,8 +7,8 @@ import pytest
 from matplotlib.figure import Figure
 
 from lib.chapters.infinite_depth import SPEC
-from lib.chapters.infinite_depth.app_e import (LEMMAS_E, ONE_LAYER_FIGURE, check_lemma_e, check_lemma_e6, measure_one_layer,
-                                               measure_small_angle_embedding, plot_one_layer)
+from lib.chapters.infinite_depth.app_e import (LEMMAS_E, check_lemma_e, check_lemma_e6, figure_one_layer,
+                                               measure_one_layer, measure_small_angle_embedding, plot_one_layer)
 
 CFG = SPEC.config(collapse_angles=[1.0, 45.0, 179.0], lemma_widths=[256, 1024, 4096], seeds=3)
 
@@ -27,7 +27,7 @@ def test_check_lemma_e_prediction_and_counterfactual():
         check_lemma_e(one, "E.9")
     fig = plot_one_layer(one)
     assert isinstance(fig, Figure) and len(fig.axes) == 1
-    args = ONE_LAYER_FIGURE.args(one, "smoke")
+    args = figure_one_layer(one, "smoke")
     assert "at angles 1, 45, 179 deg; widths m = 256, 1024, 4096; 3 seeds; profile smoke" in args["setting"]
     assert args["data"] is one.frame and args["drawn_by"] is plot_one_layer
 

@@ -7,8 +7,8 @@ import pytest
 from matplotlib.figure import Figure
 
 from lib.chapters.infinite_depth import SPEC
-from lib.chapters.infinite_depth.collapse import (COLLAPSE_FIGURE, check_g_plot, check_prop_a1, check_thm_a2, collapse_profile,
-                                                  g_iterates, measure_collapse, plot_collapse)
+from lib.chapters.infinite_depth.collapse import (check_g_plot, check_prop_a1, check_thm_a2, collapse_profile,
+                                                  figure_collapse, g_iterates, measure_collapse, plot_collapse)
 
 CFG = SPEC.config(g_levels=[1, 5], collapse_angles=[10.0, 90.0], collapse_depth=20000, fw_collapse_depth=3,
                   fw_width=64, seeds=1)
@@ -37,9 +37,10 @@ def collapse():
 def test_the_result_carries_its_settings(collapse):
     assert (collapse.g_levels, collapse.angles_deg, collapse.depth, collapse.fw_depth, collapse.fw_width,
             collapse.seeds) == ([1, 5], [10.0, 90.0], 20000, 3, 64, 1)
-    args = COLLAPSE_FIGURE.args(collapse, "smoke")
+    args = figure_collapse(collapse, "smoke")
     s = args["setting"]
-    assert "input angles 10, 90 deg" in s and "layers up to 20,000" in s and "width m = 64" in s and "profile smoke" in s
+    assert "input angles 10, 90 deg" in s and "layers up to 20,000" in s
+    assert "width m = 64" in s and "profile smoke" in s
     assert args["drawn_by"] is plot_collapse and args["data_from"] is measure_collapse
     assert isinstance(args["fig"], Figure) and args["label"] == "fig-embedding-collapse"
     assert set(args["data"].curve) == {"g iterates", "infinite width", "width 64"}

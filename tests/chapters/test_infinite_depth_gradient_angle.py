@@ -6,8 +6,8 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from lib.chapters.infinite_depth import SPEC
-from lib.chapters.infinite_depth.gradient_angle import (PHI_FIGURE, PHI_INF, check_thm35, measure_phi_profile, phi_depth_profile,
-                                                        plot_phi_depth)
+from lib.chapters.infinite_depth.gradient_angle import (PHI_INF, check_thm35, figure_phi_depth, measure_phi_profile,
+                                                        phi_depth_profile, plot_phi_depth)
 
 ANGLES = [0.1, 10.0, 90.0]
 
@@ -46,6 +46,6 @@ def test_check_thm35_prediction_and_counterfactuals():
 def test_the_profile_carries_its_settings_and_draws_two_axes():
     p = measure_phi_profile(SPEC.config(phi_angles=[1.0, 90.0], max_depth=1000))
     assert p.angles_deg == [1.0, 90.0] and p.max_depth == 1000
-    assert "input angles 1, 90 deg, depths up to 1,000" in PHI_FIGURE.args(p, "smoke")["setting"]
+    assert "input angles 1, 90 deg, depths up to 1,000" in figure_phi_depth(p, "smoke")["setting"]
     fig = plot_phi_depth(p)
     assert isinstance(fig, Figure) and len(fig.axes) == 2

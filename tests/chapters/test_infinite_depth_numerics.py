@@ -5,8 +5,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from lib.chapters.infinite_depth.numerics import (ChapterFigure, decay_slope, deviation_text, fit_rate, log_depths, max_offdiagonal,
-                                                  nearest_depth, not_checked, prose_values, unit_diagonal)
+from lib.chapters.infinite_depth.numerics import (ChapterFigure, decay_slope, deviation_text, fit_rate, log_depths,
+                                                  max_offdiagonal, nearest_depth, not_checked, prose_values,
+                                                  unit_diagonal)
 
 
 def test_log_depths():
@@ -74,7 +75,7 @@ def test_a_chapter_figure_fills_its_templates_from_the_result():
         return ("drawn", res.width)
     fig = ChapterFigure("fig-demo", drawn_by=draw, data_from=Result, caption="Width {width:,}.",
                         setting="Widths {widths}; angles {angles_deg} deg; {activations}; {profile}.")
-    args = fig.args(r, "smoke")
+    args = fig(r, "smoke")
     assert args["fig"] == ("drawn", 4096) and args["caption"] == "Width 4,096." and args["data"] is r.frame
     assert args["setting"] == "Widths 256, 1024; angles 0.5, 90 deg; relu, tanh; profile smoke."
-    assert fig.args(r, "smoke")["label"] == "fig-demo" and args["drawn_by"] is draw and args["data_from"] is Result
+    assert args["label"] == "fig-demo" and args["drawn_by"] is draw and args["data_from"] is Result

@@ -9,8 +9,8 @@ from lib.book.wording import paper_vs_book
 from lib.data.datasets import gaussian_data, load_digits_subset
 from lib.spectra import condition_number
 from lib.chapters.infinite_depth import SPEC
-from lib.chapters.infinite_depth.relu_kappa import (KAPPA_FIGURE, check_thm43, finite_kappa, measure_kappa, plot_kappa,
-                                                    relu_kappa_vs_depth)
+from lib.chapters.infinite_depth.relu_kappa import (check_thm43, figure_kappa_depth, finite_kappa, measure_kappa,
+                                                    plot_kappa, relu_kappa_vs_depth)
 
 #: n = 5 inputs to depth 3000, finite width 64 at depth 1, one seed
 CFG = SPEC.config(kappa_ns=[5], kappa_max_depth=3000, gauss_dim=5, fw_width=64, fw_depths=[1], seeds=1)
@@ -67,8 +67,9 @@ def test_check_thm43_prediction_and_counterfactual():
 
 def test_the_study_carries_its_settings_and_draws_two_axes():
     k = measure_kappa(SPEC.config(kappa_ns=[5], kappa_max_depth=100, gauss_dim=5, fw_width=32, fw_depths=[1], seeds=1))
-    args = KAPPA_FIGURE.args(k, "smoke")
-    assert "the first n = 5 of one sample" in args["setting"] and "finite width m = 32 at depths 1, 1 seeds" in args["setting"]
+    args = figure_kappa_depth(k, "smoke")
+    assert "the first n = 5 of one sample" in args["setting"]
+    assert "finite width m = 32 at depths 1, 1 seeds" in args["setting"]
     data = args["data"]
     assert len(data) == len(k.kap) + len(k.fkap) and set(data.width) == {32, float("inf")}
     fig = plot_kappa(k)

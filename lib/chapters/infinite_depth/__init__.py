@@ -19,8 +19,8 @@ rates, and runs the finite-width comparisons. The modules, one job each:
 * :mod:`~lib.chapters.infinite_depth.app_e` -- [LH] App. E: one random layer (Lemmas E.1-E.3) and Lemma E.6.
 
 ``measure_*`` measure and return a frozen result that carries the settings it was measured with, ``plot_*``
-draw a result and each ``*_FIGURE`` (:class:`~lib.chapters.infinite_depth.numerics.ChapterFigure`) declares its
-figure (label, caption, setting line, data) for the chapter's recorder, ``check_*``
+draw a result and each ``figure_*`` (a :class:`~lib.chapters.infinite_depth.numerics.ChapterFigure`) declares
+its figure (label, caption, setting line, data) for the chapter's recorder, ``check_*``
 compute its verdicts (:class:`lib.book.results.Check`, with the rows a "paper vs this book" table renders),
 ``table_*`` format results; every public name is re-exported here
 (``from lib.chapters import infinite_depth``) and documented in its module.
@@ -28,27 +28,27 @@ compute its verdicts (:class:`lib.book.results.Check`, with the rows a "paper vs
 from __future__ import annotations
 
 from lib.chapters.infinite_depth.aak_depth import (AAK_MIN_RATIO, AakDepth, check_aak_rate, check_phi_90,
-                                                   check_relu_uncentred, measure_aak_depth, plot_aak_depth,
-                                                   table_rates_rounded, AAK_FIGURE)
-from lib.chapters.infinite_depth.aak_kernels import (ActivationRates, activation_rates, finite_kernel_kappa,
+                                                   check_relu_uncentred, figure_aak_depth, measure_aak_depth,
+                                                   plot_aak_depth, table_rates_rounded)
+from lib.chapters.infinite_depth.aak_kernels import (activation_rates, ActivationRates, finite_kernel_kappa,
                                                      kernel_kappa_vs_depth)
-from lib.chapters.infinite_depth.app_e import (LEMMAS_E, OneLayer, SmallAngle, check_lemma_e, check_lemma_e6,
-                                               measure_one_layer, measure_small_angle_embedding, ONE_LAYER_FIGURE,
-                                               plot_one_layer)
-from lib.chapters.infinite_depth.collapse import (Collapse, check_g_plot, check_prop_a1, check_thm_a2,
-                                                  COLLAPSE_FIGURE, collapse_profile, finite_collapse, g_iterates,
-                                                  measure_collapse, plot_collapse)
-from lib.chapters.infinite_depth.dual_activation import (DualStudy, Moments, check_dual_bound, check_normrelu,
-                                                         DUAL_FIGURE, measure_dual, measure_moments, plot_dual)
-from lib.chapters.infinite_depth.gradient_angle import (PAPER_PHI_LIMIT_DEG, PHI_INF, THM35_RULE, PhiProfile,
-                                                        check_thm35, measure_phi_profile, phi_depth_profile, PHI_FIGURE,
-                                                        plot_phi_depth)
+from lib.chapters.infinite_depth.app_e import (LEMMAS_E, check_lemma_e, check_lemma_e6, figure_one_layer,
+                                               measure_one_layer, measure_small_angle_embedding, OneLayer,
+                                               plot_one_layer, SmallAngle)
+from lib.chapters.infinite_depth.collapse import (check_g_plot, check_prop_a1, check_thm_a2, Collapse, collapse_profile,
+                                                  figure_collapse, finite_collapse, g_iterates, measure_collapse,
+                                                  plot_collapse)
+from lib.chapters.infinite_depth.dual_activation import (check_dual_bound, check_normrelu, DualStudy, figure_dual,
+                                                         measure_dual, measure_moments, Moments, plot_dual)
+from lib.chapters.infinite_depth.gradient_angle import (PAPER_PHI_LIMIT_DEG, PHI_INF, THM35_RULE, check_thm35,
+                                                        figure_phi_depth, measure_phi_profile, phi_depth_profile,
+                                                        PhiProfile, plot_phi_depth)
 from lib.chapters.infinite_depth.lengths import Lengths, check_lengths, measure_lengths
-from lib.chapters.infinite_depth.numerics import (DEG, NO_EXPERIMENT, decay_slope, deviation_text, fit_rate,
-                                                  log_depths, max_offdiagonal, nearest_depth, not_checked,
-                                                  ChapterFigure, prose_values, unit_diagonal)
-from lib.chapters.infinite_depth.relu_kappa import (THM43_RULE, KappaStudy, check_thm43, finite_kappa, KAPPA_FIGURE,
-                                                    measure_kappa, paper_kappa_limit, plot_kappa,
+from lib.chapters.infinite_depth.numerics import (DEG, NO_EXPERIMENT, ChapterFigure, decay_slope, deviation_text,
+                                                  fit_rate, log_depths, max_offdiagonal, nearest_depth, not_checked,
+                                                  prose_values, unit_diagonal)
+from lib.chapters.infinite_depth.relu_kappa import (THM43_RULE, check_thm43, figure_kappa_depth, finite_kappa,
+                                                    KappaStudy, measure_kappa, paper_kappa_limit, plot_kappa,
                                                     relu_kappa_vs_depth, table_kappa_deepest)
 from lib.chapters.infinite_depth.spec import ACTIVATIONS, SPEC
 
@@ -60,24 +60,24 @@ __all__ = [
     "max_offdiagonal", "nearest_depth", "not_checked", "ChapterFigure", "prose_values",
     # collapse
     "g_iterates", "collapse_profile", "finite_collapse", "Collapse", "measure_collapse", "plot_collapse",
-    "COLLAPSE_FIGURE", "check_g_plot", "check_prop_a1", "check_thm_a2",
+    "figure_collapse", "check_g_plot", "check_prop_a1", "check_thm_a2",
     # gradient_angle
     "PHI_INF", "PAPER_PHI_LIMIT_DEG", "phi_depth_profile", "PhiProfile", "measure_phi_profile", "plot_phi_depth",
-    "PHI_FIGURE", "THM35_RULE", "check_thm35",
+    "figure_phi_depth", "THM35_RULE", "check_thm35",
     # relu_kappa
     "paper_kappa_limit", "relu_kappa_vs_depth", "finite_kappa", "KappaStudy", "measure_kappa", "plot_kappa",
-    "KAPPA_FIGURE", "table_kappa_deepest", "THM43_RULE", "check_thm43",
+    "figure_kappa_depth", "table_kappa_deepest", "THM43_RULE", "check_thm43",
     # aak_kernels
     "kernel_kappa_vs_depth", "finite_kernel_kappa", "ActivationRates", "activation_rates",
     # dual_activation
-    "DualStudy", "measure_dual", "plot_dual", "DUAL_FIGURE", "check_dual_bound", "Moments", "measure_moments",
+    "DualStudy", "measure_dual", "plot_dual", "figure_dual", "check_dual_bound", "Moments", "measure_moments",
     "check_normrelu",
     # aak_depth
-    "AakDepth", "measure_aak_depth", "plot_aak_depth", "AAK_FIGURE", "table_rates_rounded", "AAK_MIN_RATIO",
+    "AakDepth", "measure_aak_depth", "plot_aak_depth", "figure_aak_depth", "table_rates_rounded", "AAK_MIN_RATIO",
     "check_aak_rate", "check_relu_uncentred", "check_phi_90",
     # lengths
     "Lengths", "measure_lengths", "check_lengths",
     # app_e
-    "LEMMAS_E", "OneLayer", "measure_one_layer", "plot_one_layer", "ONE_LAYER_FIGURE", "check_lemma_e", "SmallAngle",
+    "LEMMAS_E", "OneLayer", "measure_one_layer", "plot_one_layer", "figure_one_layer", "check_lemma_e", "SmallAngle",
     "measure_small_angle_embedding", "check_lemma_e6",
 ]

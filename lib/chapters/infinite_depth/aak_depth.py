@@ -20,8 +20,8 @@ from lib.chapters.infinite_depth.aak_kernels import activation_rates, finite_ker
 from lib.chapters.infinite_depth.numerics import ChapterFigure, decay_slope, deviation_text, not_checked
 from lib.data.datasets import load_digits_subset
 
-__all__ = ["AakDepth", "measure_aak_depth", "plot_aak_depth", "AAK_FIGURE", "table_rates_rounded", "AAK_MIN_RATIO",
-           "check_aak_rate", "check_relu_uncentred", "check_phi_90"]
+__all__ = ["AakDepth", "measure_aak_depth", "plot_aak_depth", "figure_aak_depth", "table_rates_rounded",
+           "AAK_MIN_RATIO", "check_aak_rate", "check_relu_uncentred", "check_phi_90"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -145,7 +145,7 @@ def _aak_data(st: AakDepth) -> pd.DataFrame:
 
 #: The figure of the [AAK] depth study (its data are both frames of an ``AakDepth``, ``width`` infinite for the
 #: infinite-width rows).
-AAK_FIGURE = ChapterFigure(
+figure_aak_depth = ChapterFigure(
     "fig-aak-depth", drawn_by=plot_aak_depth, data_from=measure_aak_depth,
     caption="$\\kappa - 1$ against depth for the top-layer kernel (left) and the NTK (right); lines: infinite width, "
     "circles: width {fw_width:,}; dotted: predicted slopes (shifted up for legibility) for centred activations.",

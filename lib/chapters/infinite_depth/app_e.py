@@ -19,7 +19,7 @@ from lib.chapters.infinite_depth.numerics import ChapterFigure, fit_rate
 from lib.chapters.linear_baseline import width_trend
 from lib.data.pairs import angle_pairs
 
-__all__ = ["LEMMAS_E", "OneLayer", "measure_one_layer", "plot_one_layer", "ONE_LAYER_FIGURE", "check_lemma_e",
+__all__ = ["LEMMAS_E", "OneLayer", "measure_one_layer", "plot_one_layer", "figure_one_layer", "check_lemma_e",
            "SmallAngle", "measure_small_angle_embedding", "check_lemma_e6"]
 
 
@@ -121,7 +121,7 @@ def plot_one_layer(one: OneLayer) -> Figure:
 
 
 #: The figure of [LH] Lemmas E.1-E.3 (its data are the frame of a ``OneLayer``).
-ONE_LAYER_FIGURE = ChapterFigure(
+figure_one_layer = ChapterFigure(
     "fig-one-layer", drawn_by=plot_one_layer, data_from=measure_one_layer,
     caption="Largest deviation over the input angles of one random layer from Lemmas E.1-E.3 against the width "
     "(mean, and min to max over draws).",

@@ -22,7 +22,7 @@ from lib.finite.geometry import layer_geometry
 from lib.finite.mlp import MLP
 
 __all__ = ["g_iterates", "collapse_profile", "finite_collapse", "Collapse", "measure_collapse", "plot_collapse",
-           "COLLAPSE_FIGURE", "check_g_plot", "check_prop_a1", "check_thm_a2"]
+           "figure_collapse", "check_g_plot", "check_prop_a1", "check_thm_a2"]
 
 
 def g_iterates(z, ls) -> pd.DataFrame:
@@ -181,7 +181,7 @@ def _collapse_data(c: Collapse) -> pd.DataFrame:
 
 
 #: The figure of [LH] App. A (its data are the three frames of a ``Collapse`` in one, told apart by ``curve``).
-COLLAPSE_FIGURE = ChapterFigure(
+figure_collapse = ChapterFigure(
     "fig-embedding-collapse", drawn_by=plot_collapse, data_from=measure_collapse, data=_collapse_data,
     caption="Left: $g^l$ for several $l$. Right: embedding angles against depth (lines: infinite width; circles: "
     "finite width).",

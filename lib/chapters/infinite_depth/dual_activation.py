@@ -21,7 +21,7 @@ from lib.book.results import Check
 from lib.chapters.infinite_depth.aak_kernels import activation_rates
 from lib.chapters.infinite_depth.numerics import ChapterFigure, deviation_text, not_checked
 
-__all__ = ["DualStudy", "measure_dual", "plot_dual", "DUAL_FIGURE", "check_dual_bound", "Moments", "measure_moments",
+__all__ = ["DualStudy", "measure_dual", "plot_dual", "figure_dual", "check_dual_bound", "Moments", "measure_moments",
            "check_normrelu"]
 
 
@@ -102,7 +102,7 @@ def _dual_data(ds: DualStudy) -> pd.DataFrame:
 
 
 #: The figure of [AAK] Lemma C.7 (its data are one row per centred activation and correlation).
-DUAL_FIGURE = ChapterFigure(
+figure_dual = ChapterFigure(
     "fig-dual-activations", drawn_by=plot_dual, data_from=measure_dual, data=_dual_data,
     caption="Dual activations of the centred activations (solid) and the bound "
     "$\\pm((1-\\mu)|\\rho| + \\mu\\rho^2)$ (dashed).",

@@ -19,7 +19,7 @@ from lib.book.results import Check
 from lib.chapters.infinite_depth.numerics import DEG, NO_EXPERIMENT, ChapterFigure, fit_rate, log_depths, nearest_depth
 
 __all__ = ["PHI_INF", "PAPER_PHI_LIMIT_DEG", "phi_depth_profile", "PhiProfile", "measure_phi_profile", "plot_phi_depth",
-           "PHI_FIGURE", "THM35_RULE", "check_thm35"]
+           "figure_phi_depth", "THM35_RULE", "check_thm35"]
 
 
 #: the infinite-depth ReLU gradient angle arccos(1/4) ([LH] Thm 3.5)
@@ -115,7 +115,7 @@ def plot_phi_depth(p: PhiProfile) -> Figure:
 
 
 #: The figure of [LH] Thm 3.5 (its data are the frame of a ``PhiProfile``).
-PHI_FIGURE = ChapterFigure(
+figure_phi_depth = ChapterFigure(
     "fig-phi-depth", drawn_by=plot_phi_depth, data_from=measure_phi_profile,
     caption="Gradient angle against depth for several input angles (left) and its distance to the limit (right).",
     setting="Setting: infinite width, input angles {angles_deg} deg, depths up to {max_depth:,}; no data and no seeds "

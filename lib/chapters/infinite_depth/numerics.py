@@ -159,9 +159,10 @@ class _Prose(string.Formatter):
 class ChapterFigure:
     """One figure of the chapter, declared once beside the function that draws it.
 
-    ``FIGURE.args(result, profile)`` gives the chapter recorder's ``figure`` (:class:`lib.book.results.Recorder`)
-    everything it registers: the figure ``drawn_by`` draws of the result, its label and caption, the functions
-    that drew and measured it, the setting line and the table it draws. The caption and the setting are
+    Called as ``figure_x(result, profile)`` (like the ``figure_*`` functions of the other chapters), it gives the
+    chapter recorder's ``figure`` (:class:`lib.book.results.Recorder`) everything it registers: the figure
+    ``drawn_by`` draws of the result, its label and caption, the functions that drew and measured it, the setting
+    line and the table it draws. The caption and the setting are
     templates filled from the result's fields (``{fw_width:,}``; a list reads as prose, ``"1, 3, 6"``) and, for
     the setting, ``{profile}``.
 
@@ -181,7 +182,7 @@ class ChapterFigure:
     setting: str
     data: Callable | None = None
 
-    def args(self, result, profile: str) -> dict:
+    def __call__(self, result, profile: str) -> dict:
         """The keyword arguments of the recorder's ``figure`` for one result.
 
         Args:

@@ -26,7 +26,7 @@ from lib.progress import tqdm
 from lib.spectra import extreme_eigenvalues
 
 __all__ = ["paper_kappa_limit", "relu_kappa_vs_depth", "finite_kappa", "KappaStudy", "measure_kappa", "plot_kappa",
-           "KAPPA_FIGURE", "table_kappa_deepest", "THM43_RULE", "check_thm43"]
+           "figure_kappa_depth", "table_kappa_deepest", "THM43_RULE", "check_thm43"]
 
 
 def paper_kappa_limit(n: int) -> float:
@@ -199,7 +199,7 @@ def _kappa_data(k: KappaStudy) -> pd.DataFrame:
 
 #: The figure of [LH] Thm 4.3 (its data are both frames of a ``KappaStudy``, ``width`` infinite for the
 #: infinite-width rows).
-KAPPA_FIGURE = ChapterFigure(
+figure_kappa_depth = ChapterFigure(
     "fig-kappa-depth", drawn_by=plot_kappa, data_from=measure_kappa, data=_kappa_data,
     caption="NTK condition number against depth; dashed: $(n+3)/3$.",
     setting="Setting: the first n = {ns} of one sample of unit-norm scikit-learn digits (d = 64) and of standard "
