@@ -5,7 +5,7 @@ Infinite-width values come from :mod:`lib.theory`; finite-width values from
 inputs at prescribed angles (:mod:`lib.data.pairs`) and on pairs of real images (digits, faces, MNIST-5k).
 The modules, one job each:
 
-* :mod:`~lib.chapters.better_separation.spec` -- the notebook's parameters (:data:`SPEC`);
+* :mod:`~lib.chapters.better_separation.spec` -- the notebook's parameters (:data:`~lib.chapters.better_separation.spec.SPEC`);
 * :mod:`~lib.chapters.better_separation.separation_theory` -- infinite-width curves, crossovers, small-angle law;
 * :mod:`~lib.chapters.better_separation.measure` -- the angle grids, finite-width angles and norms, the onset;
 * :mod:`~lib.chapters.better_separation.relu_sweep` -- the one ReLU sweep behind the four sections below;

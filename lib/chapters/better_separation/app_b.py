@@ -46,7 +46,7 @@ def variant_theory_angle(kw: dict, angles: np.ndarray, depth: int, width: int | 
     (:func:`lib.finite.variants.layer_weights`, :func:`lib.finite.variants.relu_weighted_gradient_angle`).
 
     Args:
-        kw: the variation's :class:`lib.finite.variants.VariantMLP` keyword arguments (a value of :data:`VARIANTS`
+        kw: the variation's :class:`lib.finite.variants.VariantMLP` keyword arguments (a value of :data:`~lib.chapters.better_separation.app_b.VARIANTS`
             called with the depth).
         angles: input angles (radians).
         depth: depth L.
@@ -71,7 +71,7 @@ class VariantAngles:
         depths: the depths L.
         width: the width m.
         seeds: weight draws (and input planes) per depth.
-        variants: name -> VariantMLP keyword maker (:data:`VARIANTS` by default).
+        variants: name -> VariantMLP keyword maker (:data:`~lib.chapters.better_separation.app_b.VARIANTS` by default).
         frame: columns variant, depth, seed, theta, phi (finite width), phi_inf (infinite width; for the
             standard parameterization the m -> oo limit, in which the first layer drops out; nan with
             biases), phi_inf_m (the standard parameterization's weighting at this width), phi_base (the
@@ -117,7 +117,7 @@ def measure_variant_angles(cfg: Config, variants: dict | None = None) -> Variant
     Args:
         cfg: the chapter's parameters (:data:`lib.chapters.better_separation.SPEC`); reads ``appb_depths``,
             ``appb_width``, ``seeds``, ``grid_step``, ``fw_step``, ``in_dim`` and ``device``.
-        variants: name -> VariantMLP keyword maker (default :data:`VARIANTS`).
+        variants: name -> VariantMLP keyword maker (default :data:`~lib.chapters.better_separation.app_b.VARIANTS`).
 
     Returns:
         The :class:`VariantAngles`.
@@ -214,7 +214,7 @@ def check_app_b(va: VariantAngles) -> Check:
     when (a) the variations that cannot change angles of a bias-free ReLU net (global scale,
     layer multipliers: positive homogeneity) change phi by less than 1e-9 deg (float64 rounding
     only), and (b) every scale variation keeps phi - theta_in > 0 for theta_in <= 30 deg; else
-    "not reproduced". The caveat :data:`APP_B_CAVEAT` is permanent: the paper gives no formula for
+    "not reproduced". The caveat :data:`~lib.chapters.better_separation.app_b.APP_B_CAVEAT` is permanent: the paper gives no formula for
     its initialization-scale variable, so its own setting cannot be rerun; of the variations measured,
     those that cannot change angles test nothing, and those that can are ours, not the paper's.
 

@@ -133,7 +133,7 @@ def check_width_convergence(ga: GradientAngles) -> Check:
     the kernel, a log-log slope of -0.5; if it is not, the error levels off at the gap between
     the limit and Eq. (7), a slope near 0. Rule, on the slope fitted per depth:
 
-    * "not reproduced" if some slope is above :data:`NO_CONVERGENCE_SLOPE` (-0.15): the error does
+    * "not reproduced" if some slope is above :data:`~lib.chapters.better_separation.figure1.NO_CONVERGENCE_SLOPE` (-0.15): the error does
       not shrink with width. With the default 3 seeds x 18 angles the rms has a relative sampling
       error of about 1/sqrt(2 x 54) = 10 %, so over a width ratio of 4 to 16 the slope's noise is
       about 0.05 to 0.1: -0.15 is more than 3 of those from -0.5;

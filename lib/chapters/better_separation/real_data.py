@@ -92,7 +92,7 @@ def measure_real_pairs(cfg: Config, activation: str = "relu") -> RealPairs:
 
     Args:
         cfg: the chapter's parameters (:data:`lib.chapters.better_separation.SPEC`); reads ``real_data`` (names
-            from :data:`REAL_DATA`), ``real_depths``, ``real_width``, ``seeds``, ``real_n`` (images per data set)
+            from :data:`~lib.chapters.better_separation.real_data.REAL_DATA`), ``real_depths``, ``real_width``, ``seeds``, ``real_n`` (images per data set)
             and ``device``.
         activation: hidden activation (``"linear"`` gives the counterfactual phi_bar = theta_in).
 
@@ -186,7 +186,7 @@ def figure_real_pairs(rp: RealPairs, profile: str) -> dict:
 def check_real_pairs(rp: RealPairs, data: str) -> Check:
     """[LH] Thm 3.2 on real data: similar real images (theta_in <= 60 deg) get phi > theta_in at finite width.
 
-    Rule, on the pairs of ``data`` with theta_in <= :data:`SIMILAR_DEG` (where Eq. 7 predicts
+    Rule, on the pairs of ``data`` with theta_in <= :data:`~lib.chapters.better_separation.real_data.SIMILAR_DEG` (where Eq. 7 predicts
     phi > theta_in at every depth; its crossover is above 66 deg), per depth, over seeds: let G be
     the measured median gain phi - theta_in and G_7 the median gain Eq. 7 predicts for the same
     pairs. "reproduced" if at every depth G >= G_7 / 2 and at least 95 % of the pairs have

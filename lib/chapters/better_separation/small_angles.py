@@ -155,7 +155,7 @@ def check_separation_onset(sa: SmallAngles) -> Check:
     exist at the largest width, with more than one width run: then "reproduced with caveat" (the
     caveat: below the onset a finite ReLU net is linear between the two inputs, so the gain is lost
     at any fixed width; the theorem's width condition is essential), else "not reproduced".
-    "reproduced" is never returned, and the caveat :data:`ONSET_CAVEAT` is permanent: the theorem's
+    "reproduced" is never returned, and the caveat :data:`~lib.chapters.better_separation.small_angles.ONSET_CAVEAT` is permanent: the theorem's
     width condition grows without bound as theta_in -> 0, so at any finite width there are input angles
     below the onset where phi < theta_in; a finite measurement can only show the onset moving down as
     the width grows, never "phi > theta_in for every small angle".

@@ -1,5 +1,5 @@
 """The parameters of notebook 02 (better separation), declared once: default, checker and meaning of each
-(:class:`lib.book.spec.ChapterSpec`). The notebook's ``parameters`` cell is written from :data:`SPEC`."""
+(:class:`lib.book.spec.ChapterSpec`). The notebook's ``parameters`` cell is written from :data:`~lib.chapters.better_separation.spec.SPEC`."""
 from __future__ import annotations
 
 from lib.book import params as P

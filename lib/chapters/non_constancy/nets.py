@@ -55,7 +55,7 @@ class NetSetting:
     """What every result of the chapter was measured on (the base of its result classes).
 
     Attributes:
-        n: training points (:func:`synthetic_regression`, seed 0).
+        n: training points (:func:`lib.data.synthetic_regression`, seed 0).
         d: input dimension.
         seeds: weight draws per configuration.
         activation: hidden activation.
@@ -154,7 +154,7 @@ def train_tracked(arch: str, data: dict, width: int, seed: int, activation: str 
 
     Args:
         arch: one of :data:`~lib.chapters.non_constancy.nets.ARCHS`.
-        data: :func:`synthetic_regression` output.
+        data: :func:`lib.data.synthetic_regression` output.
         width: hidden width m.
         seed: weight seed.
         activation: hidden activation.

@@ -51,7 +51,7 @@ MNIST_SETS = ("MNIST", "MNIST-5k")
 #: The data sets of [LH] Figure 4 among :data:`~lib.chapters.optimization.sgd.SGD_DATA` (Table 1 is MNIST only).
 PAPER_DATA = ("MNIST", "Fashion-MNIST")
 
-#: The papermill parameter that gives the folder of each IDX data set of :data:`PAPER_DATA`.
+#: The papermill parameter that gives the folder of each IDX data set of :data:`~lib.chapters.optimization.sgd.PAPER_DATA`.
 FOLDER_PARAMS = {"MNIST": "idx_dir", "Fashion-MNIST": "fashion_dir"}
 
 DTYPES = ("float32", "float64")

@@ -52,13 +52,13 @@ from lib.progress import tqdm
 from lib.validation import InputError, available_memory
 
 __all__ = ["TiledCholesky", "CertifiedLambdaMin", "lambda_min_lower_bound", "rounding_constants",
-           "tiled_bytes", "UNIT_ROUNDOFF"]
+           "tiled_bytes", "UNIT_ROUNDOFF", "TILE_MEM_FRACTION"]
 
 #: u = 2^-53, the unit roundoff of float64 (round to nearest)
 UNIT_ROUNDOFF = 2.0 ** -53
 _ETA = 2.0 ** -1074
 #: the tiled factorization may use at most this fraction of MemAvailable
-_MEM_FRACTION = 0.85
+TILE_MEM_FRACTION = 0.85
 
 
 def _gamma(k: float) -> float:
@@ -302,7 +302,7 @@ class CertifiedLambdaMin:
 def _check_memory(n: int, tile: int, device) -> int:
     need = tiled_bytes(n, tile) + 4 * 8 * tile * tile
     mem = available_memory()
-    if torch.device(device).type == "cpu" and mem is not None and need > _MEM_FRACTION * mem:
+    if torch.device(device).type == "cpu" and mem is not None and need > TILE_MEM_FRACTION * mem:
         raise InputError(f"lambda_min='certified' factors K in tiles and needs about {need / 2**30:.3g} GiB, but only "
                          f"{mem / 2**30:.3g} GiB is available (MemAvailable): use lambda_min='bounds' or reduce n")
     return need

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from lib.finite.extremes.cholesky import lambda_min_lower_bound, tiled_bytes
-from lib.finite.extremes.cholesky import _MEM_FRACTION as _TILE_MEM_FRACTION
+from lib.finite.extremes.cholesky import TILE_MEM_FRACTION
 from lib.finite.extremes.operator import EPS, ntk_operator
 from lib.finite.extremes.scan import lambda_max_bounds, lambda_min_upper_bound, min_angle_scan
 from lib.finite.mlp import MLP
@@ -39,7 +39,7 @@ def _dense_fits(n: int, extra_bytes: int = 0) -> bool:
 
 def _tiles_fit(n: int, tile: int) -> bool:
     mem = available_memory()
-    return n <= CERTIFY_LIMIT and (mem is None or tiled_bytes(n, tile) + 4 * 8 * tile * tile <= _TILE_MEM_FRACTION * mem)
+    return n <= CERTIFY_LIMIT and (mem is None or tiled_bytes(n, tile) + 4 * 8 * tile * tile <= TILE_MEM_FRACTION * mem)
 
 
 
