@@ -19,17 +19,17 @@ Every check can fail: ``check_*`` return a :class:`lib.book.results.Check` again
 """
 from __future__ import annotations
 
-from lib.chapters.linear_baseline.condition_numbers import (check_conditioning, conditioning_setting, figure_linear_kappa,
+from lib.chapters.linear_baseline.condition_numbers import (check_conditioning, figure_linear_kappa,
                                                             plot_condition_numbers)
 from lib.chapters.linear_baseline.data import load_data
-from lib.chapters.linear_baseline.distances import (check_distances, distances_setting, figure_distances, measure_distances,
+from lib.chapters.linear_baseline.distances import (check_distances, figure_distances, measure_distances,
                                                     plot_distances, prose_values)
 from lib.chapters.linear_baseline.factors import (EXPONENT_TOL, check_gradient_norm, check_kernel_factor,
-                                                  exponent_check, figure_gradient_norm, fit_exponent, gradient_setting,
+                                                  exponent_check, figure_gradient_norm, fit_exponent, 
                                                   plot_gradient_norm)
 from lib.chapters.linear_baseline.finite_width import (check_kernel, check_norms_angles, figure_width_trend,
                                                        plot_width_trend)
-from lib.chapters.linear_baseline.lemma_d1 import (check_lemma_d1, figure_lemma_d1, lemma_d1_setting, measure_lemma_d1,
+from lib.chapters.linear_baseline.lemma_d1 import (check_lemma_d1, figure_lemma_d1, measure_lemma_d1,
                                                    plot_lemma_d1)
 from lib.chapters.linear_baseline.measure import (NO_EXPERIMENT, digits_text, gradient_norm_factors, measure_linear,
                                                   sweep_setting, table_sweep_summary, width_means)
@@ -42,8 +42,8 @@ __all__ = [
     "gradient_norm_factors", "measure_lemma_d1", "measure_distances", "table_sweep_summary", "width_means",
     "digits_text", "sweep_setting", "WidthTrend", "width_trend", "depth_zero_check", "fit_exponent", "exponent_check",
     "plot_width_trend", "check_norms_angles", "check_kernel", "check_kernel_factor", "plot_condition_numbers",
-    "check_conditioning", "conditioning_setting", "plot_gradient_norm", "check_gradient_norm", "gradient_setting",
-    "plot_lemma_d1", "check_lemma_d1", "lemma_d1_setting", "plot_distances", "check_distances", "distances_setting",
+    "check_conditioning", "plot_gradient_norm", "check_gradient_norm", 
+    "plot_lemma_d1", "check_lemma_d1", "plot_distances", "check_distances", 
     "prose_values", "figure_width_trend", "figure_linear_kappa", "figure_gradient_norm", "figure_lemma_d1",
     "figure_distances",
 ]

@@ -17,7 +17,7 @@ from lib.book.wording import ints
 from lib.chapters.linear_baseline.measure import NO_EXPERIMENT, digits_text, measure_linear
 from lib.chapters.linear_baseline.trend import TREND_CAVEATS, depth_zero_check, width_trend
 
-__all__ = ["figure_linear_kappa", "plot_condition_numbers", "check_conditioning", "conditioning_setting"]
+__all__ = ["figure_linear_kappa", "plot_condition_numbers", "check_conditioning"]
 
 
 def plot_condition_numbers(df: pd.DataFrame, df_over: pd.DataFrame) -> Figure:
@@ -114,35 +114,15 @@ def check_conditioning(df: pd.DataFrame, df_over: pd.DataFrame | None = None) ->
         "the median kappa/kappa_0 is " + ", ".join(f"{v:.3g} (m={w})" for w, v in at_deep.items()) + "." + over)
 
 
-def conditioning_setting(df: pd.DataFrame, df_over: pd.DataFrame, profile: str) -> str:
-    """The setting line of Figure 1.2 ([LH] Cor 2.4), read from the measured frames.
-
-    Args:
-        df: :func:`~lib.chapters.linear_baseline.measure.measure_linear` on the digits.
-        df_over: the same on the Gaussian data with n > d.
-        profile: the run's parameter profile.
-
-    Returns:
-        The sentence.
-    """
-    widths = ", ".join(str(int(w)) for w in sorted(df.width.unique()))
-    return (f"Setting: left, {digits_text(df)}, widths m = {widths}; right, {int(df_over.n.iloc[0])} standard Gaussian "
-            f"points in d = {int(df_over.d.iloc[0])} dimensions, width m = {int(df_over.width.max())}; depths L = "
-            f"{ints(sorted(df.depth.unique()))}; {df.seed.nunique()} seeds; {profile_text(profile)}. {NO_EXPERIMENT}")
-
-
 def figure_linear_kappa(df: pd.DataFrame, df_over: pd.DataFrame, profile: str) -> dict:
-    """Figure 1.2 as the arguments of :meth:`lib.book.results.Recorder.figure` ([LH] Cor 2.4).
-
-    Args:
-        df: :func:`~lib.chapters.linear_baseline.measure.measure_linear` on the digits.
-        df_over: the same on the Gaussian data with n > d.
-        profile: the run's parameter profile.
-
-    Returns:
-        The figure, its label, caption, drawing and measuring functions, setting line and data (both frames).
-    """
+    """Figure 1.2 ([LH] Cor 2.4) as the keyword arguments of :meth:`lib.book.results.Recorder.figure`, its
+    setting line read from the two :func:`~lib.chapters.linear_baseline.measure.measure_linear` frames (digits, and
+    Gaussian data with n > d)."""
+    widths = ", ".join(str(int(w)) for w in sorted(df.width.unique()))
+    setting = (f"Setting: left, {digits_text(df)}, widths m = {widths}; right, {int(df_over.n.iloc[0])} standard "
+               f"Gaussian points in d = {int(df_over.d.iloc[0])} dimensions, width m = {int(df_over.width.max())}; "
+               f"depths L = {ints(sorted(df.depth.unique()))}; {df.seed.nunique()} seeds; {profile_text(profile)}. "
+               f"{NO_EXPERIMENT}")
     return dict(fig=plot_condition_numbers(df, df_over), label="fig-linear-kappa", drawn_by=plot_condition_numbers,
-                data_from=measure_linear, setting=conditioning_setting(df, df_over, profile),
-                data=pd.concat([df, df_over]),
+                data_from=measure_linear, setting=setting, data=pd.concat([df, df_over]),
                 caption="Condition number of the linear-network NTK against depth (band: min to max over seeds).")

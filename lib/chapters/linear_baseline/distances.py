@@ -23,7 +23,7 @@ from lib.data.pairs import angle_pairs
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 
-__all__ = ["figure_distances", "distances_setting", "prose_values", "measure_distances", "plot_distances", "check_distances"]
+__all__ = ["figure_distances", "prose_values", "measure_distances", "plot_distances", "check_distances"]
 
 
 def measure_distances(angles_deg: Sequence[float], width: int, depths: Sequence[int], seeds: int, d: int = 16,
@@ -132,21 +132,6 @@ def check_distances(dist: pd.DataFrame) -> Check:
         "linear network keeps 1.")
 
 
-def distances_setting(dist: pd.DataFrame, profile: str) -> str:
-    """The setting line of Figure 1.5 ([LH] Remark 3.4), read from the measured frame.
-
-    Args:
-        dist: the output of :func:`~lib.chapters.linear_baseline.distances.measure_distances`.
-        profile: the run's parameter profile.
-
-    Returns:
-        The sentence.
-    """
-    return (f"Setting: unit input pairs in d = {int(dist.d.iloc[0])} at angles {floats(sorted(dist.theta_deg.unique()))}"
-            f" deg; ReLU networks of width m = {int(dist.width.iloc[0])}; depths L = {ints(sorted(dist.depth.unique()))};"
-            f" {dist.seed.nunique()} seeds; {profile_text(profile)}. The paper states Remark 3.4 without an experiment.")
-
-
 def prose_values(df: pd.DataFrame, df_over: pd.DataFrame, dist: pd.DataFrame) -> dict[str, str]:
     """The values chapter 01's prose shows, read from the measured frames ([LH] Sec. 2, Remark 3.4).
 
@@ -165,16 +150,13 @@ def prose_values(df: pd.DataFrame, df_over: pd.DataFrame, dist: pd.DataFrame) ->
 
 
 def figure_distances(dist: pd.DataFrame, profile: str) -> dict:
-    """Figure 1.5 as the arguments of :meth:`lib.book.results.Recorder.figure` ([LH] Remark 3.4).
-
-    Args:
-        dist: the output of :func:`~lib.chapters.linear_baseline.distances.measure_distances`.
-        profile: the run's parameter profile.
-
-    Returns:
-        The figure, its label, caption, drawing and measuring functions, setting line and data.
-    """
+    """Figure 1.5 ([LH] Remark 3.4) as the keyword arguments of :meth:`lib.book.results.Recorder.figure`, its
+    setting line read from ``dist`` (:func:`~lib.chapters.linear_baseline.distances.measure_distances`)."""
+    setting = (f"Setting: unit input pairs in d = {int(dist.d.iloc[0])} at angles "
+               f"{floats(sorted(dist.theta_deg.unique()))} deg; ReLU networks of width m = {int(dist.width.iloc[0])}; "
+               f"depths L = {ints(sorted(dist.depth.unique()))}; {dist.seed.nunique()} seeds; {profile_text(profile)}. "
+               "The paper states Remark 3.4 without an experiment.")
     return dict(fig=plot_distances(dist), label="fig-distances", drawn_by=plot_distances, data_from=measure_distances,
-                setting=distances_setting(dist, profile), data=dist,
+                setting=setting, data=dist,
                 caption=r"Gradient distance of similar pairs over $\sqrt{L+1}$ times their input distance in ReLU "
                 "networks (mean and standard deviation over draws; lines: infinite width; dashed: the linear network).")

@@ -19,8 +19,7 @@ from lib.book.wording import ints
 from lib.chapters.linear_baseline.measure import NO_EXPERIMENT, digits_text, gradient_norm_factors, measure_linear
 from lib.chapters.linear_baseline.trend import depth_zero_check
 
-__all__ = ["figure_gradient_norm", "EXPONENT_TOL", "fit_exponent", "exponent_check", "check_kernel_factor", "plot_gradient_norm", "check_gradient_norm",
-           "gradient_setting"]
+__all__ = ["figure_gradient_norm", "EXPONENT_TOL", "fit_exponent", "exponent_check", "check_kernel_factor", "plot_gradient_norm", "check_gradient_norm"]
 
 #: Largest distance of a fitted exponent from the predicted one that still counts as agreement
 #: (see :func:`~lib.chapters.linear_baseline.factors.check_gradient_norm`).
@@ -147,33 +146,13 @@ def check_gradient_norm(fac: pd.DataFrame) -> Check:
                            "exponent p of the squared gradient norm, (L+1)^p ||x||^2")
 
 
-def gradient_setting(fac: pd.DataFrame, df: pd.DataFrame, profile: str) -> str:
-    """The setting line of Figure 1.3 ([LH] Thm 2.3), read from the measured frames.
-
-    Args:
-        fac: :func:`~lib.chapters.linear_baseline.measure.gradient_norm_factors` of ``df``.
-        df: the :func:`~lib.chapters.linear_baseline.measure.measure_linear` frame it was computed from.
-        profile: the run's parameter profile.
-
-    Returns:
-        The sentence.
-    """
-    return (f"Setting: {digits_text(df)}; width m = {int(fac.width.iloc[0])}; depths L = {ints(sorted(fac.index))}; "
-            f"{int(fac.seeds.iloc[0])} seeds; {profile_text(profile)}. {NO_EXPERIMENT}")
-
-
 def figure_gradient_norm(fac: pd.DataFrame, df: pd.DataFrame, profile: str) -> dict:
-    """Figure 1.3 as the arguments of :meth:`lib.book.results.Recorder.figure` ([LH] Thm 2.3, the erratum).
-
-    Args:
-        fac: :func:`~lib.chapters.linear_baseline.measure.gradient_norm_factors` of ``df``.
-        df: the :func:`~lib.chapters.linear_baseline.measure.measure_linear` frame it was computed from.
-        profile: the run's parameter profile.
-
-    Returns:
-        The figure, its label, caption, drawing and measuring functions, setting line and data.
-    """
+    """Figure 1.3 ([LH] Thm 2.3, the erratum) as the keyword arguments of :meth:`lib.book.results.Recorder.figure`,
+    its setting line read from ``fac`` (:func:`~lib.chapters.linear_baseline.measure.gradient_norm_factors` of the
+    :func:`~lib.chapters.linear_baseline.measure.measure_linear` frame ``df``)."""
+    setting = (f"Setting: {digits_text(df)}; width m = {int(fac.width.iloc[0])}; depths L = {ints(sorted(fac.index))}; "
+               f"{int(fac.seeds.iloc[0])} seeds; {profile_text(profile)}. {NO_EXPERIMENT}")
     return dict(fig=plot_gradient_norm(fac), label="fig-gradient-norm", drawn_by=plot_gradient_norm,
-                data_from=[measure_linear, gradient_norm_factors], setting=gradient_setting(fac, df, profile),
-                data=fac, caption="Measured squared gradient norm over squared input norm (mean and standard deviation "
-                "over inputs and seeds at the largest width).")
+                data_from=[measure_linear, gradient_norm_factors], setting=setting, data=fac,
+                caption="Measured squared gradient norm over squared input norm (mean and standard deviation over "
+                "inputs and seeds at the largest width).")

@@ -131,15 +131,8 @@ def check_kernel(df: pd.DataFrame) -> Check:
 
 
 def figure_width_trend(df: pd.DataFrame, profile: str) -> dict:
-    """Figure 1.1 as the arguments of :meth:`lib.book.results.Recorder.figure` ([LH] Thm 2.3, Cor 2.4).
-
-    Args:
-        df: the output of :func:`~lib.chapters.linear_baseline.measure.measure_linear` on the digits.
-        profile: the run's parameter profile.
-
-    Returns:
-        The figure, its label, caption, drawing and measuring functions, setting line and data.
-    """
+    """Figure 1.1 ([LH] Thm 2.3, Cor 2.4) as the keyword arguments of :meth:`lib.book.results.Recorder.figure`, its
+    setting line read from ``df`` (:func:`~lib.chapters.linear_baseline.measure.measure_linear` on the digits)."""
     return dict(fig=plot_width_trend(df), label="fig-width-trend", drawn_by=plot_width_trend, data_from=measure_linear,
                 setting=sweep_setting(df, profile), data=df,
                 caption="Left: deviations from the infinite-width linear-network values against width (mean over "

@@ -18,7 +18,7 @@ from lib.book.provenance import profile_text
 from lib.book.results import Check
 from lib.chapters.linear_baseline.trend import TREND_CAVEATS, width_trend
 
-__all__ = ["figure_lemma_d1", "measure_lemma_d1", "plot_lemma_d1", "check_lemma_d1", "lemma_d1_setting"]
+__all__ = ["figure_lemma_d1", "measure_lemma_d1", "plot_lemma_d1", "check_lemma_d1"]
 
 
 def measure_lemma_d1(d: int, widths: Sequence[int], seeds: int, mean: float = 0.0) -> pd.DataFrame:
@@ -84,32 +84,13 @@ def check_lemma_d1(dev: pd.DataFrame) -> Check:
         + ", ".join(f"{v:.3g} (m={w})" for w, v in by_width.items()) + f"; {t.describe()}.")
 
 
-def lemma_d1_setting(dev: pd.DataFrame, profile: str) -> str:
-    """The setting line of Figure 1.4 ([LH] Lemma D.1), read from the measured frame.
-
-    Args:
-        dev: the output of :func:`~lib.chapters.linear_baseline.lemma_d1.measure_lemma_d1`.
-        profile: the run's parameter profile.
-
-    Returns:
-        The sentence.
-    """
-    widths = ", ".join(str(int(w)) for w in sorted(dev.width.unique()))
-    return (f"Setting: Gaussian matrices A of size m x {int(dev.d.iloc[0])} with m = {widths}; {dev.seed.nunique()} "
-            f"seeds; {profile_text(profile)}. The paper states Lemma D.1 without an experiment.")
-
-
 def figure_lemma_d1(dev: pd.DataFrame, profile: str) -> dict:
-    """Figure 1.4 as the arguments of :meth:`lib.book.results.Recorder.figure` ([LH] Lemma D.1).
-
-    Args:
-        dev: the output of :func:`~lib.chapters.linear_baseline.lemma_d1.measure_lemma_d1`.
-        profile: the run's parameter profile.
-
-    Returns:
-        The figure, its label, caption, drawing and measuring functions, setting line and data.
-    """
+    """Figure 1.4 ([LH] Lemma D.1) as the keyword arguments of :meth:`lib.book.results.Recorder.figure`, its
+    setting line read from ``dev`` (:func:`~lib.chapters.linear_baseline.lemma_d1.measure_lemma_d1`)."""
+    widths = ", ".join(str(int(w)) for w in sorted(dev.width.unique()))
+    setting = (f"Setting: Gaussian matrices A of size m x {int(dev.d.iloc[0])} with m = {widths}; {dev.seed.nunique()} "
+               f"seeds; {profile_text(profile)}. The paper states Lemma D.1 without an experiment.")
     return dict(fig=plot_lemma_d1(dev), label="fig-lemma-d1", drawn_by=plot_lemma_d1, data_from=measure_lemma_d1,
-                setting=lemma_d1_setting(dev, profile), data=dev,
+                setting=setting, data=dev,
                 caption=r"Spectral-norm deviation of $A^\top A/m$ from the identity against $m$ (mean, and min to max "
                 "over seeds).")
