@@ -41,6 +41,14 @@ class ClaimRow:
     borrowed: list["ClaimRow"] = field(default_factory=list)
 
     @property
+    def unchecked_parts(self) -> int:
+        """How many recorded parts are "not checked" while the row has a verdict of its own (shown beside
+        the badge, so that a part that tested nothing never drops out of the row unseen)."""
+        if self.status == "not checked":
+            return 0
+        return sum(r["status"] == "not checked" for r in self.records)
+
+    @property
     def status(self) -> str:
         """The row's verdict: its records' (:func:`overall_status`), else its borrowed rows'."""
         if self.records or not self.borrowed:
@@ -254,7 +262,10 @@ def report_table(rows: list[ClaimRow], root: Path, from_doc: Path) -> str:
     body = []
     for row in rows:
         claim = f"**{md_escape(row.claim_id)}** " + (row.statement if row.claim else md_escape(row.statement))
-        body.append([badge(row.status), claim, _summary(row), _where(row, root, from_doc) if row.records else ""])
+        verdict = badge(row.status)
+        if row.unchecked_parts:
+            verdict += f" *({row.unchecked_parts} of {len(row.records)} parts not checked)*"
+        body.append([verdict, claim, _summary(row), _where(row, root, from_doc) if row.records else ""])
     return list_table(["Verdict", "Claim", "Measured (in one line; in full below)", "Checked in"], body,
                        [13, 42, 30, 15], "report-table")
 

@@ -53,6 +53,18 @@ def test_parts_take_the_most_severe_verdict_and_unknown_ids_are_kept():
     assert next(r for r in only_unchecked if r.claim_id == "[LH] Fig 4").status == "not checked"
 
 
+def test_a_part_that_tested_nothing_is_shown_beside_the_rows_verdict():
+    rows, _ = build_rows([record("[LH] Cor 2.4", part="kernel"),
+                          record("[LH] Cor 2.4", "not checked", part="conditioning")])
+    row = next(r for r in rows if r.claim_id == "[LH] Cor 2.4")
+    assert row.status == "reproduced" and row.unchecked_parts == 1
+    assert "(1 of 2 parts not checked)" in report_table([row], ROOT, ROOT / "_executed" / "book" / "report.ipynb")
+    checked, _ = build_rows([record("[LH] Cor 2.4", part="kernel"), record("[LH] Cor 2.4", part="conditioning")])
+    assert next(r for r in checked if r.claim_id == "[LH] Cor 2.4").unchecked_parts == 0
+    none, _ = build_rows([record("[LH] Cor 2.4", "not checked")])  # nothing checked: the badge says it already
+    assert next(r for r in none if r.claim_id == "[LH] Cor 2.4").unchecked_parts == 0
+
+
 def test_bad_status_is_an_error_naming_the_claim():
     with pytest.raises(ValueError, match=r"\[LH\] Thm 3.2.*'fine'"):
         build_rows([record("[LH] Thm 3.2", "fine")])
