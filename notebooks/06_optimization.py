@@ -44,6 +44,7 @@ gd_width = 512  # hidden width of the GD study
 gd_steps = 500  # GD steps
 gd_samples = 30  # training points of the GD study (unit-norm Gaussian)
 gd_dim = 5  # their dimension (the synthetic set of [LH] Sec. 4.1 has d 5)
+gd_seeds = 3  # weight seeds of the GD study ([LH] Sec. 5(b) is judged against their spread)
 sgd_data = ["MNIST-5k"]  # data sets of the short SGD study: MNIST-5k, MNIST, Fashion-MNIST, digits, faces
 sgd_depths = [1, 3, 6, 12]  # depths of the SGD study ([LH] Table 1: 1, 3, 6, 8, 10, 12)
 sgd_width = 128  # hidden width of the SGD nets (the paper: 512)
@@ -83,22 +84,32 @@ torch.set_num_threads(1)
 # the loss of GD on the *linearized* model, $\frac12\|(I - \eta K)^t r_0\|^2$ with $r_0 = f_{w_0}(X) - y$.
 
 # %% tags=["hide-input"]
-gd = optimization.measure_gd("Gaussian", cfg.gd_samples, cfg.gd_depths, cfg.gd_width, cfg.gd_steps, dim=cfg.gd_dim)
+gds = optimization.measure_gd_seeds("Gaussian", cfg.gd_samples, cfg.gd_depths, cfg.gd_width, cfg.gd_steps,
+                                    dim=cfg.gd_dim, seeds=cfg.gd_seeds)
+gd = gds[0]  # the figure and the table draw the first weight seed; the verdicts judge every seed
 rec.figure(optimization.plot_gd_bounds(gd), "fig-opt-gd-bounds", data=optimization.table_gd_curves(gd),
-           drawn_by=optimization.plot_gd_bounds, data_from=optimization.measure_gd, setting=optimization.gd_setting(gd),
+           drawn_by=optimization.plot_gd_bounds, data_from=optimization.measure_gd,
+           setting=optimization.gd_setting(gds),
            caption="Relative GD loss against the step by depth, with the worst-case bounds and the linearized model.")
 optimization.table_gd_rates(gd).round(5)
 
 # %% [markdown]
-# The table gives, per depth, $\kappa(K(w_0))$, the measured per-step contraction of the loss over
-# the second half of the run (cut where the loss reaches rounding level), the per-step factor
-# $(1-\eta\lambda_{\min})^2$ of the slowest mode of the linearized model, the two bound factors,
-# the largest ratio of measured loss to the $(1-1/\kappa)^t$ bound over the run (at most 1 when the
-# bound holds), and that ratio at the last step.
+# The table gives, per depth (first weight seed), $\kappa(K(w_0))$, the measured per-step contraction
+# of the loss over the second half of the run (cut where the loss reaches rounding level), the
+# per-step factor $(1-\eta\lambda_{\min})^2$ of the slowest mode of the linearized model, the two bound
+# factors, the largest ratio of measured loss to the paper's bound $(1-\eta\lambda_{\min}/2)^t$ and to
+# the $(1-1/\kappa)^t$ form over the run (at most 1 when the bound holds), and the latter at the last
+# step. At $\eta = 1/\lambda_{\max}$ the paper's bound is $(1 - 1/(2\kappa))^t$, looser than
+# $(1-1/\kappa)^t$: the verdict on Eq. 9 fails only on the paper's bound.
+#
+# Whether deeper nets converge faster ([LH] Sec. 5(b)) is judged over {glue:text}`gd_S`: per depth,
+# the mean and sd over seeds of $\log_{10}\kappa(K(w_0))$ and of the measured late factor (below); a
+# difference between two depths counts only beyond twice its standard error over seeds.
 
 # %%
+display(optimization.table_gd_seeds(gds).round(4))
 for claim in optimization.WORST_CASE_CLAIMS:
-    rec(optimization.check_worst_case(gd, claim), "sec-opt-gd-bounds")
+    rec(optimization.check_worst_case(gds, claim), "sec-opt-gd-bounds")
 
 # %% [markdown]
 # (sec-opt-relu-linear)=
@@ -219,6 +230,6 @@ if case.studies:
     sgd_results(case.figure4, case.table1, "opt-record", "sec-opt-record", optimization.measure_sgd_case)
 
 # %% tags=["hide-input"]
-for k, v in (optimization.gd_glue(gd, relu) | optimization.sgd_glue(studies) | optimization.record_glue(case)).items():
+for k, v in (optimization.gd_glue(gds, relu) | optimization.sgd_glue(studies) | optimization.record_glue(case)).items():
     glue(k, v, display=False)
 rec.provenance()
