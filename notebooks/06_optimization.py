@@ -145,7 +145,9 @@ rec(optimization.check_relu_vs_linear(relu, linear), "sec-opt-relu-linear")
 # **on the training horizon**: every rate of the grid {glue:text}`lr_grid` trains seed 0 for all {glue:text}`n_epochs`
 # epochs and the rate with the smallest
 # late-epoch loss (mean over the last 10 % of the epochs) is kept; the other seeds then train with
-# it. A chosen rate at the edge of the grid means the best rate may lie outside it, and the verdict
+# it. A run that diverged on the way is never chosen, even if it settled later: one the trainer
+# stopped (a batch loss above 10 times the initial loss) or whose recorded loss ever exceeded 10
+# times its initial loss. A chosen rate at the edge of the grid means the best rate may lie outside it, and the verdict
 # names that. Every (depth, rate, seed) run is cached, so a long run resumes where it stopped.
 #
 # The data sets of this run, with their sizes and budgets: {glue:text}`sgd_runs`. The study can use
@@ -184,7 +186,7 @@ def sgd_results(speed, acc, name, section, src):
 # %% [markdown]
 # Below, for each data set: the training loss against epoch by depth ([LH] Figure 4), the grid search
 # (late-epoch training loss of seed 0 for each depth, in rows, and learning rate, in columns; `inf` =
-# diverged; and the rate chosen) and the verdict on Figure 4; then our version of [LH] Table 1:
+# diverged on the way, excluded; and the rate chosen) and the verdict on Figure 4; then our version of [LH] Table 1:
 # held-out accuracy of the same SGD nets by depth, mean and standard deviation over {glue:text}`n_seeds`
 # seeds, next to the paper's MNIST numbers ({glue:text}`paper_table1`). It is judged on where the
 # accuracy peaks and on the sign of the change from depth 6 to the deepest depth, against the seed

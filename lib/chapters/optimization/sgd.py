@@ -600,7 +600,7 @@ def table_lr_grid(study: SGDStudy) -> pd.DataFrame:
         study: :func:`measure_sgd_study` output.
 
     Returns:
-        The table (``inf`` = diverged).
+        The table (``inf`` = diverged on the way, excluded from the choice: :func:`rate_score`).
     """
     grid = study.grid
     return grid.pivot(index="depth", columns="lr", values="late_loss").astype(float).assign(
