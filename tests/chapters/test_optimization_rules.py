@@ -351,7 +351,7 @@ def test_table1_best_at_the_shallowest_alone_contradicts():
     assert table1({1: 0.9701, 6: 0.97, 12: 0.96}).status == "not reproduced"
 
 
-# ---------------------------------------------------------------- Figure 4's rate search: no run that diverged on the way
+# ---------------------------------------------------------------- Figure 4's rate search: no run diverged on the way
 def curve(spike=None, n=20):
     """A loss falling from 1 to about 0.01; at epoch 5 ``spike`` x the initial loss."""
     c = np.geomspace(1.0, 0.01, n + 1)
@@ -407,7 +407,7 @@ def test_the_record_never_chooses_a_run_that_spiked():
 
 
 def test_the_committed_record_follows_the_rule():
-    """The record logs epoch means of checked batch losses: a run that spiked was stopped, and none stopped is chosen."""
+    """The record logs epoch means of checked batch losses: a run that spiked was stopped; none stopped is chosen."""
     rec = PR.read_sgd_record()
     assert rec["protocol"]["loss_record"] == "epoch_mean"
     assert rec["protocol"]["divergence_factor"] == DOCUMENTED["DIVERGENCE_FACTOR"]

@@ -431,7 +431,8 @@ def _sec5b(studies: tuple, where: str) -> Check:
     depths = list(tab.index)
     first, last = depths[0], depths[-1]
     nseeds = len(studies)
-    measured = (f"Mean over {nseeds} weight seed(s) {[st.seed for st in studies]}: kappa(K(w_0)) = "
+    seeds = f"{nseeds} weight seed{'s' if nseeds > 1 else ''} ({ints([st.seed for st in studies], ranges=False)})"
+    measured = (f"Mean over {seeds}: kappa(K(w_0)) = "
                 f"{', '.join(f'{10 ** v:.0f}' for v in tab['log10 kappa'])} (geometric mean; sd of log10 up to "
                 f"{tab['log10 kappa sd'].max():.2f}) and measured late per-step loss factor "
                 f"{', '.join(f'{v:.4f}' for v in tab['late factor'])} (sd up to {tab['late factor sd'].max():.4f}) "
@@ -447,13 +448,13 @@ def _sec5b(studies: tuple, where: str) -> Check:
         end = pairs[(pairs.shallow == first) & (pairs.deep == last)].iloc[0]
         fall, se = -float(end.excess), float(end.se2)
         sig = pairs[pairs.significant]
+        unit = "log10 " if key == "kappa" else ""
         parts[key] = dict(what=what, falls=fall > se, rises=fall < -se, n_sig=len(sig),
-                          text=f"{what}: depth {first} minus depth {last} {fall:.4g} ({SE_MULTIPLE:g} standard errors "
-                               f"{se:.2g}); deeper larger in {int(pairs.inverted.sum())} of {len(pairs)} depth pairs, "
-                               f"{len(sig)} beyond {SE_MULTIPLE:g} standard errors"
+                          text=f"{unit}{what}, depth {first} minus depth {last}: {fall:.3g} ({SE_MULTIPLE:g} standard "
+                               f"errors {se:.2g}); deeper larger in {int(pairs.inverted.sum())} of {len(pairs)} depth "
+                               f"pairs, {len(sig)} beyond {SE_MULTIPLE:g} standard errors"
                                + (" (" + ", ".join(f"{r.deep} above {r.shallow}" for r in sig.itertuples()) + ")"
                                   if len(sig) else ""))
-        unit = "log10 " if key == "kappa" else ""
         rows += [dict(statement=f"{what} falls from the shallowest to the deepest depth",
                       paper="deeper: smaller kappa, faster worst-case rate",
                       **{"this book": f"{unit}depth {first} minus depth {last}: {fall:.4g}"},
@@ -471,10 +472,11 @@ def _sec5b(studies: tuple, where: str) -> Check:
         status, caveat = "not reproduced", ""
     else:
         status = "reproduced with caveat"
+        within = "its fall from the shallowest to the deepest depth is within the seed spread"
         caveat = "; ".join(
-            f"{p['what']}: " + ", ".join(
-                (["its fall from the shallowest to the deepest depth is within the seed spread"] if not p["falls"] else [])
-                + ([f"{p['n_sig']} depth pair(s) inverted beyond the seed spread"] if p["n_sig"] else []))
+            f"{p['what']}: " + ", ".join(([within] if not p["falls"] else [])
+                                         + ([f"{p['n_sig']} depth pair(s) inverted beyond the seed spread"]
+                                            if p["n_sig"] else []))
             for p in (k, r) if not p["falls"] or p["n_sig"])
     measured += " " + "; ".join(p["text"] for p in (k, r)) + "."
     return Check("[LH] Sec 5(b)", status=status, measured=measured, caveat=caveat, rows=tuple(rows))
