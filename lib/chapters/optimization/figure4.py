@@ -173,7 +173,7 @@ def check_depth_speed(study: SGDStudy) -> Check:
     the deepest net's loss is above the shallowest's by more than 2 standard errors (``diff < -se``);
     otherwise (ordered on balance, but some deeper net significantly slower, or the order or the
     end gap within the noise) it is *between*. The level then follows the protocol
-    (:func:`_verdict`, :func:`lib.chapters.optimization.sgd.deviation_levels`): agree ->
+    (:func:`lib.chapters.optimization.sgd.deviation_levels`): agree ->
     "reproduced", contradict -> "not reproduced", between -> "reproduced with caveat" on MNIST (or
     MNIST-5k) at the paper's 500 epochs; "inconclusive" below the paper's budget (fewer epochs or
     seeds, another batch, a rate at the grid's edge, a diverged run); on other data at the paper's
