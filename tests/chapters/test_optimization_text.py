@@ -47,7 +47,19 @@ def gd_study(data="Gaussian", n=30, d=5, depths=(1, 2, 4, 8), width=512, steps=5
 
 def test_gd_text_comes_from_the_studies():
     g = OPT.gd_glue(gd_study(width=128, n=15), gd_study("faces", n=15, d=625))
-    assert g == dict(gd_m="128", gd_n="15", gd_d="5", gd_t="500", gd_L="1, 2, 4, 8", faces_dim="625")
+    assert g == dict(gd_m="128", gd_n="15", gd_d="5", gd_t="500", gd_L="1, 2, 4, 8", gd_S="1 weight seed (0)",
+                     faces_dim="625")
+    seeds = OPT.GDSeeds(tuple(OPT.GDStudy("Gaussian", {L: {} for L in (1, 3)}, (1, 3), 128, 500, 15, 5, seed=s)
+                              for s in (0, 1, 2)))
+    assert OPT.gd_glue(seeds, gd_study("faces", d=625))["gd_S"] == "3 weight seeds (0, 1, 2)"
+    assert "weight seeds 0, 1, 2 (the figure draws seed 0; the verdicts judge every seed)" in OPT.gd_setting(seeds)
+    assert "weight seed 0 (one seed)" in OPT.gd_setting(OPT.GDSeeds(seeds.studies[:1]))
+    with pytest.raises(ValueError, match="must share"):
+        OPT.GDSeeds((seeds[0], OPT.GDStudy("Gaussian", {}, (1, 3), 256, 500, 15, 5, seed=1)))
+    with pytest.raises(ValueError, match="distinct weight seeds"):
+        OPT.GDSeeds((seeds[0], seeds[0]))
+    with pytest.raises(ValueError, match="at least one study"):
+        OPT.GDSeeds(())
     s = OPT.gd_setting(gd_study(width=128, n=15, depths=(1, 3)))
     assert "n = 15, d = 5" in s and "m = 128" in s and "depths L = 1, 3" in s and "profile" not in s
     assert "500 full-batch GD steps" in s and s.startswith("Setting: 15 unit-norm Gaussian inputs (n = 15, d = 5, data seed 0) with the smooth target")

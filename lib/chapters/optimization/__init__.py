@@ -17,40 +17,43 @@ One job per module, the public names re-exported here (``from lib.chapters impor
 """
 from __future__ import annotations
 
-from lib.chapters.optimization.figure4 import (LOSS_FLOOR, PAPER_TABLE1, SPEED_RHO, accuracy_table, check_accuracy,
-                                               check_depth_speed, depth_pairs, late_loss_table, plot_accuracy,
-                                               plot_loss_curves, sgd_glue, sgd_setting, table1_statements,
-                                               table_loss_curves, table_table1_vs_paper)
-from lib.chapters.optimization.gd import (GD_DATA, RATE_TOLERANCE, WORST_CASE_CLAIMS, GDStudy, check_relu_vs_linear,
-                                          check_worst_case, faces_regression, gd_data, gd_glue, gd_setting, late_rate,
-                                          measure_gd, plot_gd_bounds, table_gd_curves, table_gd_rates)
+from lib.chapters.optimization.figure4 import (LOSS_FLOOR, PAPER_TABLE1, SE_MULTIPLE, SPEED_RHO, accuracy_table,
+                                               check_accuracy, check_depth_speed, depth_pairs, late_loss_table,
+                                               plot_accuracy, plot_loss_curves, sgd_glue, sgd_setting,
+                                               table1_statements, table_loss_curves, table_table1_vs_paper)
+from lib.chapters.optimization.gd import (BOUND_RTOL, GD_DATA, RATE_TOLERANCE, WORST_CASE_CLAIMS, GDSeeds, GDStudy,
+                                          check_relu_vs_linear, check_worst_case, faces_regression, gd_data, gd_glue,
+                                          gd_setting, late_rate, measure_gd, measure_gd_seeds, plot_gd_bounds,
+                                          table_gd_curves, table_gd_rates, table_gd_seeds)
 from lib.chapters.optimization.paper_record import (FIG4_DEPTHS, PAPER_SGD, RECORD_DIR, RECORD_NAME, RECORD_PART,
                                                     TABLE1_DEPTHS, PaperSGDProtocol, RecordCase, main,
                                                     measure_sgd_case, read_sgd_record, record_glue, record_sgd_case,
                                                     record_studies, sgd_record_case, sgd_record_cell)
 from lib.chapters.optimization.sgd import (FOLDER_PARAMS, LATE_FRACTION, MNIST_SETS, PAPER_DATA, PAPER_PROTOCOL,
                                            SGD_DATA, TEST_CAP, SGDStudies, SGDStudy, data_deviations, deviation_levels,
-                                           edge_rates, late_loss, measure_sgd_depths, measure_sgd_studies,
-                                           measure_sgd_study, mnist5k_split, protocol_deviations, sgd_summary,
-                                           stratified_split, table_lr_grid, train_test_split, updates_per_epoch)
+                                           diverged_on_the_way, edge_rates, late_loss, measure_sgd_depths,
+                                           measure_sgd_studies, measure_sgd_study, mnist5k_split, protocol_deviations,
+                                           rate_score, sgd_summary, stratified_split, table_lr_grid, train_test_split,
+                                           updates_per_epoch)
 from lib.chapters.optimization.spec import SPEC
 
 __all__ = [
     # spec
     "SPEC",
     # gd
-    "GD_DATA", "GDStudy", "gd_data", "measure_gd", "late_rate", "table_gd_rates", "table_gd_curves", "plot_gd_bounds",
-    "check_worst_case", "RATE_TOLERANCE", "WORST_CASE_CLAIMS", "check_relu_vs_linear", "faces_regression", "gd_setting",
-    "gd_glue",
+    "GD_DATA", "GDStudy", "GDSeeds", "gd_data", "measure_gd", "measure_gd_seeds", "late_rate", "table_gd_rates",
+    "table_gd_seeds", "table_gd_curves", "plot_gd_bounds", "check_worst_case", "RATE_TOLERANCE", "BOUND_RTOL",
+    "WORST_CASE_CLAIMS", "check_relu_vs_linear", "faces_regression", "gd_setting", "gd_glue",
     # sgd
     "PAPER_PROTOCOL", "LATE_FRACTION", "SGD_DATA", "MNIST_SETS", "PAPER_DATA", "FOLDER_PARAMS", "TEST_CAP",
-    "train_test_split", "stratified_split", "mnist5k_split", "late_loss", "updates_per_epoch", "measure_sgd_depths",
+    "train_test_split", "stratified_split", "mnist5k_split", "late_loss", "diverged_on_the_way", "rate_score",
+    "updates_per_epoch", "measure_sgd_depths",
     "SGDStudy", "measure_sgd_study", "SGDStudies", "measure_sgd_studies", "edge_rates", "deviation_levels",
     "protocol_deviations", "data_deviations", "sgd_summary", "table_lr_grid",
     # figure4
-    "PAPER_TABLE1", "SPEED_RHO", "LOSS_FLOOR", "late_loss_table", "depth_pairs", "check_depth_speed", "accuracy_table",
-    "table1_statements", "check_accuracy", "table_table1_vs_paper", "table_loss_curves", "plot_loss_curves",
-    "plot_accuracy", "sgd_setting", "sgd_glue",
+    "PAPER_TABLE1", "SPEED_RHO", "SE_MULTIPLE", "LOSS_FLOOR", "late_loss_table", "depth_pairs", "check_depth_speed",
+    "accuracy_table", "table1_statements", "check_accuracy", "table_table1_vs_paper", "table_loss_curves",
+    "plot_loss_curves", "plot_accuracy", "sgd_setting", "sgd_glue",
     # paper_record
     "PaperSGDProtocol", "PAPER_SGD", "RECORD_DIR", "RECORD_NAME", "RECORD_PART", "FIG4_DEPTHS", "TABLE1_DEPTHS",
     "sgd_record_cell", "measure_sgd_case", "record_sgd_case", "read_sgd_record", "record_studies", "RecordCase",

@@ -18,8 +18,9 @@ What runs (:class:`PaperSGDProtocol` holds every value, one comment each):
 - a held-out test set of 1,000 images, stratified (100 per digit), drawn with a seed; 4,000
   training images, so 8 updates per epoch instead of the paper's 120;
 - the rate search: every rate of a grid of powers of 2 trains seed 0 for the first 50 epochs; the
-  rate with the smallest mean loss over the last 10 % of those epochs is kept; a run stopped as
-  diverged (:data:`lib.finite.batched_sgd.DIVERGENCE_FACTOR`) is excluded. Then the chosen rate
+  rate with the smallest mean loss over the last 10 % of those epochs is kept; a run that diverged on
+  the way (a batch loss above :data:`lib.finite.batched_sgd.DIVERGENCE_FACTOR` times the initial loss
+  stops it; :func:`lib.chapters.optimization.sgd.rate_score`) is excluded. Then the chosen rate
   trains 3 seeds for the full 500 epochs;
 - the loss of an epoch is the one the authors' script logs: the mean of the batch losses of that
   epoch (their ``AverageMeter``); epoch 0 is the full training loss at initialization;
@@ -49,7 +50,7 @@ from lib.book.sweep import run_sweep
 from lib.book.wording import ints
 from lib.data.base import fingerprint
 from lib.finite.batched_sgd import DIVERGENCE_FACTOR, sgd_train_runs
-from lib.chapters.optimization.sgd import SGDStudy, late_loss, mnist5k_split, protocol_deviations
+from lib.chapters.optimization.sgd import SGDStudy, late_loss, mnist5k_split, protocol_deviations, rate_score
 from lib.validation import InputError
 
 __all__ = ["PaperSGDProtocol", "PAPER_SGD", "RECORD_DIR", "RECORD_NAME", "RECORD_PART", "FIG4_DEPTHS", "TABLE1_DEPTHS",
@@ -120,8 +121,13 @@ def sgd_record_cell(params: dict) -> dict:
 
 
 def _choose(search: dict, lrs: Sequence[float]) -> tuple[float, list]:
-    """The chosen rate (smallest late loss of the search horizon among runs not stopped) and every rate's score."""
-    scores = [math.inf if d else late_loss(c) for c, d in zip(search["train_loss"], search["diverged"])]
+    """The chosen rate (smallest late loss of the search horizon among runs that did not diverge on the way,
+    :func:`lib.chapters.optimization.sgd.rate_score`) and every rate's score (inf: excluded).
+
+    The record logs the mean batch loss of each epoch, which is at most the largest batch loss the trainer
+    checked, so here a run that diverged on the way is exactly a run the trainer stopped; the rule is the
+    short study's all the same."""
+    scores = [rate_score(c, d) for c, d in zip(search["train_loss"], search["diverged"])]
     best = int(np.argmin(scores))
     if not math.isfinite(scores[best]):
         raise InputError(f"lrs: every learning rate of {list(lrs)} diverged in the search; try smaller rates")

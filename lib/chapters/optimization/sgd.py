@@ -27,12 +27,13 @@ import pandas as pd
 
 from lib.book.cache import cached_call
 from lib.data.datasets import load_digits_subset, load_faces, load_idx_dataset, load_mnist_5k
-from lib.finite.batched_sgd import sgd_train_runs
+from lib.finite.batched_sgd import DIVERGENCE_FACTOR, sgd_train_runs
 from lib.progress import tqdm
 from lib.validation import InputError
 
 __all__ = ["PAPER_PROTOCOL", "LATE_FRACTION", "SGD_DATA", "MNIST_SETS", "PAPER_DATA", "FOLDER_PARAMS", "TEST_CAP",
-           "train_test_split", "stratified_split", "mnist5k_split", "late_loss", "updates_per_epoch",
+           "train_test_split", "stratified_split", "mnist5k_split", "late_loss", "diverged_on_the_way", "rate_score",
+           "updates_per_epoch",
            "measure_sgd_depths", "SGDStudy", "measure_sgd_study", "SGDStudies", "measure_sgd_studies", "edge_rates",
            "deviation_levels", "protocol_deviations", "data_deviations", "sgd_summary", "table_lr_grid"]
 
@@ -156,6 +157,49 @@ def late_loss(train_loss, frac: float = LATE_FRACTION) -> float:
     return v if math.isfinite(v) else math.inf
 
 
+def diverged_on_the_way(train_loss, stopped: bool = False, factor: float = DIVERGENCE_FACTOR) -> bool:
+    """Whether a run diverged on the way: stopped by the trainer, or a recorded loss not finite or above
+    ``factor`` times the loss at initialization (epoch 0) at any epoch, even if it settled later.
+
+    The trainer (:func:`lib.finite.batched_sgd.sgd_train_runs`) stops a run once a *batch* loss exceeds
+    :data:`lib.finite.batched_sgd.DIVERGENCE_FACTOR` times its initial loss. A recorded epoch loss can
+    still exceed that limit without a stop: the full training loss after an epoch (``loss_record="full"``)
+    is evaluated at weights no batch loss was checked at; the mean of an epoch's batch losses
+    (``"epoch_mean"``, the record's) cannot, since it is at most the largest of them. This rule reads
+    the recorded curve, so both cases are excluded alike.
+
+    Args:
+        train_loss: training loss at epochs 0..E (NaN after a stop).
+        stopped: the trainer stopped the run.
+        factor: the multiple of the initial loss that counts as divergence (default: the trainer's).
+
+    Returns:
+        True if the run diverged on the way.
+    """
+    if stopped:
+        return True
+    loss = np.asarray(train_loss, dtype=float)
+    if loss.size == 0 or not np.isfinite(loss[0]):
+        return True
+    return bool(np.any(~np.isfinite(loss)) or np.any(loss > factor * loss[0]))
+
+
+def rate_score(train_loss, stopped: bool = False) -> float:
+    """The score of a run in the learning-rate search ([LH] Figure 4: "best rate" per depth): its late-epoch
+    loss (:func:`late_loss`), or inf when it diverged on the way (:func:`diverged_on_the_way`: stopped, or a
+    recorded loss above :data:`lib.finite.batched_sgd.DIVERGENCE_FACTOR` times its initial loss at any
+    epoch). The best rate has the smallest score; a run that spiked and then settled never wins.
+
+    Args:
+        train_loss: training loss at epochs 0..E.
+        stopped: the trainer stopped the run.
+
+    Returns:
+        The score (inf: excluded).
+    """
+    return math.inf if diverged_on_the_way(train_loss, stopped) else late_loss(train_loss)
+
+
 def updates_per_epoch(n_train: int, batch_size: int) -> int:
     """SGD updates per epoch: ceil(n_train / batch) (the last partial batch is kept, as in the authors' loader).
 
@@ -174,8 +218,10 @@ def measure_sgd_depths(Xtr, ytr, Xte, yte, depths, width: int, lrs, epochs: int,
     """[LH] Figure 4 and Table 1: cross-entropy SGD on bias-free ReLU nets of each depth, rate tuned per depth.
 
     Per depth, every rate of ``lrs`` trains seed 0 for the full ``epochs`` (the training horizon);
-    the chosen rate has the smallest late-epoch loss (:func:`late_loss`; a diverged run, stopped by
-    :data:`lib.finite.batched_sgd.DIVERGENCE_FACTOR`, scores inf). Seeds 1..seeds-1 then train with
+    the chosen rate has the smallest late-epoch loss (:func:`rate_score`): a run that diverged on the
+    way (stopped by the trainer, or whose recorded loss ever exceeded
+    :data:`lib.finite.batched_sgd.DIVERGENCE_FACTOR` times its initial loss, even if it settled later,
+    :func:`diverged_on_the_way`) scores inf and is never chosen. Seeds 1..seeds-1 then train with
     the chosen rate. The runs of one depth train together as one batched model
     (:func:`lib.finite.batched_sgd.sgd_train_runs`): the search is one cached cell, the other seeds
     another. The batch is ``min(batch_size, n_train)``.
@@ -194,8 +240,8 @@ def measure_sgd_depths(Xtr, ytr, Xte, yte, depths, width: int, lrs, epochs: int,
         device: torch device of the nets.
 
     Returns:
-        (grid, runs): ``grid`` has one row per (depth, lr) with ``late_loss`` and a ``chosen``
-        flag; ``runs`` one row per (depth, seed) with ``lr``, ``train_loss`` (array over epochs
+        (grid, runs): ``grid`` has one row per (depth, lr) with ``late_loss`` (the :func:`rate_score`:
+        inf for a run that diverged on the way) and a ``chosen`` flag; ``runs`` one row per (depth, seed) with ``lr``, ``train_loss`` (array over epochs
         0..E), ``late_loss``, ``test_acc`` and ``seconds``.
 
     Raises:
@@ -228,7 +274,7 @@ def measure_sgd_depths(Xtr, ytr, Xte, yte, depths, width: int, lrs, epochs: int,
     grid_rows, run_rows = [], []
     for L in tqdm(list(depths), desc=f"SGD by depth ({tag})", leave=False):
         search = dict(zip(lrs, batch(L, lrs, [0] * len(lrs))))
-        scores = {lr: (math.inf if r["diverged"] else r["late_loss"]) for lr, r in search.items()}
+        scores = {lr: rate_score(r["train_loss"], r["diverged"]) for lr, r in search.items()}
         best = min(scores, key=scores.get)
         if not math.isfinite(scores[best]):
             raise InputError(f"lrs: every learning rate in {lrs} diverged at depth {L}; try smaller rates")
@@ -554,7 +600,7 @@ def table_lr_grid(study: SGDStudy) -> pd.DataFrame:
         study: :func:`measure_sgd_study` output.
 
     Returns:
-        The table (``inf`` = diverged).
+        The table (``inf`` = diverged on the way, excluded from the choice: :func:`rate_score`).
     """
     grid = study.grid
     return grid.pivot(index="depth", columns="lr", values="late_loss").astype(float).assign(

@@ -21,6 +21,7 @@ SPEC = ChapterSpec("06_optimization", dict(
     gd_steps=Param(500, P.positive_int, "GD steps"),
     gd_samples=Param(30, P.positive_int, "training points of the GD study (unit-norm Gaussian)"),
     gd_dim=Param(5, P.positive_int, "their dimension (the synthetic set of [LH] Sec. 4.1 has d 5)"),
+    gd_seeds=Param(3, P.positive_int, "weight seeds of the GD study ([LH] Sec. 5(b) is judged against their spread)"),
     sgd_data=Param(["MNIST-5k"], P.choices_list(SGD_DATA),
                    "data sets of the short SGD study: " + ", ".join(SGD_DATA)),
     sgd_depths=Param([1, 3, 6, 12], P.int_list(min_value=1, min_len=2),

@@ -1,0 +1,418 @@
+"""Chapter 06's verdict rules, pinned at every threshold (issue 25).
+
+Each rule is fed constructed inputs through the real ``check_*``: one where the paper's statement holds,
+one where it fails, one in between, and every threshold just inside and just outside its value (built from
+the documented value, :data:`DOCUMENTED`, which the module constants must equal), so that a threshold x10
+or x0.1, a flipped comparison, a swapped and/or or a dropped guard fails a test.
+"""
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lib.chapters import optimization as OPT
+from lib.chapters.optimization import figure4 as F4
+from lib.chapters.optimization import gd as GD
+from lib.chapters.optimization import paper_record as PR
+from lib.chapters.optimization import sgd as SGD
+from lib.finite import batched_sgd
+from lib.validation import InputError
+
+#: the thresholds as the docstrings state them; the boundary tests below are built from these values
+DOCUMENTED = dict(RATE_TOLERANCE=0.25, BOUND_RTOL=1e-9, SPEED_RHO=-0.5, SE_MULTIPLE=2.0, DIVERGENCE_FACTOR=10.0)
+IN, OUT = 0.99, 1.01   # just inside, just outside
+
+
+def test_the_thresholds_are_the_documented_ones():
+    assert GD.RATE_TOLERANCE == DOCUMENTED["RATE_TOLERANCE"] and GD.BOUND_RTOL == DOCUMENTED["BOUND_RTOL"]
+    assert F4.SPEED_RHO == DOCUMENTED["SPEED_RHO"] and F4.SE_MULTIPLE == DOCUMENTED["SE_MULTIPLE"]
+    assert batched_sgd.DIVERGENCE_FACTOR == DOCUMENTED["DIVERGENCE_FACTOR"]
+
+
+# ---------------------------------------------------------------- [LH] Eq 9
+KAPPA = 10.0   # eta = 1 = 1/lambda_max, lambda_min = 0.1: paper's factor 1 - 0.1/2 = 0.95, kappa form 0.9
+STEPS = 60
+
+
+def eq9_run(rate=0.85, linear=None, kappa=KAPPA, edit=None) -> dict:
+    """One depth: loss 2 rate^t (``edit(loss, run)`` may change it), linearized loss 2 linear^t, the two bounds."""
+    t = np.arange(STEPS + 1)
+    lmin = 1 / kappa
+    run = dict(loss=2.0 * rate ** t, linear=2.0 * (rate if linear is None else linear) ** t,
+               bound_lmin=2.0 * (1 - lmin / 2) ** t, bound_kappa=2.0 * (1 - 1 / kappa) ** t, kappa=kappa,
+               lambda_min=lmin, lambda_max=1.0, eta=1.0)
+    if edit is not None:
+        edit(run["loss"], run)
+    return run
+
+
+def eq9_study(*runs, seed=0) -> OPT.GDStudy:
+    out = {L: dict(r, depth=L) for L, r in enumerate(runs, start=1)}
+    return OPT.GDStudy("Gaussian", out, tuple(out), 128, STEPS, 15, 5, seed=seed)
+
+
+def at_step(k, bound, factor):
+    """An edit that sets the loss at step ``k`` (before the late window) to ``factor`` x the named bound."""
+    def edit(loss, run):
+        loss[k] = run[bound][k] * factor
+    return edit
+
+
+def eq9(*runs):
+    return OPT.check_worst_case(eq9_study(*runs))
+
+
+def test_eq9_holds_fails_and_between():
+    ok = eq9(eq9_run(0.85), eq9_run(0.8, kappa=5.0))
+    assert ok.status == "reproduced" and [r["holds"] for r in ok.rows] == [True, True, True]
+    # above the paper's bound 0.95^t: fails
+    bad = eq9(eq9_run(0.96), eq9_run(0.8, kappa=5.0))
+    assert bad.status == "not reproduced" and bad.rows[0]["holds"] is False
+    # between the two forms (0.9 < 0.93 < 0.95): the paper's bound holds, its "about" form does not
+    mid = eq9(eq9_run(0.93), eq9_run(0.8, kappa=5.0))
+    assert mid.status == "reproduced with caveat" and "(1-1/kappa)^t form" in mid.caveat
+    assert "(1 - 1/(2 kappa))^t" in mid.caveat
+
+
+def test_eq9_docstring_states_the_forms_correctly():
+    doc = OPT.check_worst_case.__doc__
+    assert "(1 - 1/(2 kappa))^t" in doc and "it equals the (1 - eta lambda_min / 2)^t form" not in doc
+
+
+@pytest.mark.parametrize("factor,status", [(1 + IN * DOCUMENTED["BOUND_RTOL"], "reproduced with caveat"),
+                                           (1 + OUT * DOCUMENTED["BOUND_RTOL"], "not reproduced")])
+def test_eq9_rounding_tolerance_on_the_papers_bound(factor, status):
+    # at step 10 the loss touches the paper's bound (so it is above the kappa form: a caveat at best)
+    assert eq9(eq9_run(0.85, edit=at_step(10, "bound_lmin", factor))).status == status
+
+
+@pytest.mark.parametrize("factor,status", [(1 + IN * DOCUMENTED["BOUND_RTOL"], "reproduced"),
+                                           (1 + OUT * DOCUMENTED["BOUND_RTOL"], "reproduced with caveat")])
+def test_eq9_rounding_tolerance_on_the_kappa_form(factor, status):
+    assert eq9(eq9_run(0.85, edit=at_step(10, "bound_kappa", factor))).status == status
+
+
+@pytest.mark.parametrize("side", [1, -1])   # measured faster (1) or slower (-1) than the linearized model
+@pytest.mark.parametrize("where,status", [(IN, "reproduced"), (OUT, "reproduced with caveat")])
+def test_eq9_rate_tolerance(side, where, status):
+    q = 0.8   # linearized late factor; |log r / log q - 1| = gap
+    r = q ** (1 + side * where * DOCUMENTED["RATE_TOLERANCE"])
+    c = eq9(eq9_run(r, linear=q), eq9_run(0.8, kappa=5.0))
+    assert c.status == status
+    assert ("kernel moved" in c.caveat) == (status != "reproduced")
+
+
+def test_eq9_judges_every_seed():
+    good = eq9_study(eq9_run(0.85))
+    bad = eq9_study(eq9_run(0.85, edit=at_step(10, "bound_lmin", 1.1)), seed=1)
+    assert OPT.check_worst_case(OPT.GDSeeds((good,))).status == "reproduced"
+    assert OPT.check_worst_case(OPT.GDSeeds((good, bad))).status == "not reproduced"
+
+
+# ---------------------------------------------------------------- [LH] Sec 5(b): against the seed spread
+OFFS = (-1.0, 0.0, 1.0)   # three seeds at mean -a, mean, mean + a: sd (ddof 1) exactly a
+
+
+def sec5b(log10_kappas, rates, sd_k=0.01, sd_r=0.001, seeds=3):
+    """Depths 1..n; at each, kappa and the late factor spread over ``seeds`` seeds with sd ``sd_k`` (of
+    log10 kappa) and ``sd_r`` (scalars or one per depth)."""
+    n = len(rates)
+    sd_k, sd_r = (np.broadcast_to(np.asarray(v, dtype=float), (n,)) for v in (sd_k, sd_r))
+    studies = []
+    for s, o in enumerate(OFFS[:seeds]):
+        runs = [eq9_run(r + o * b, kappa=10 ** (k + o * a)) for k, r, a, b in zip(log10_kappas, rates, sd_k, sd_r)]
+        studies.append(eq9_study(*runs, seed=s))
+    return OPT.check_worst_case(OPT.GDSeeds(tuple(studies)), claim="[LH] Sec 5(b)")
+
+
+FALLING_K, FALLING_R = (2.0, 1.8, 1.6, 1.4, 1.2), (0.9, 0.88, 0.86, 0.84, 0.82)
+
+
+def test_sec5b_holds_fails_between_and_one_seed():
+    assert sec5b(FALLING_K, FALLING_R).status == "reproduced"
+    assert sec5b(FALLING_K[::-1], FALLING_R[::-1]).status == "not reproduced"
+    between = sec5b((2.0, 1.5, 1.8, 1.4, 1.2), FALLING_R)   # kappa: depth 3 above depth 2 beyond the noise
+    assert between.status == "reproduced with caveat" and "1 depth pair(s) inverted" in between.caveat
+    one = sec5b(FALLING_K, FALLING_R, seeds=1)
+    assert one.status == "inconclusive" and "one weight seed" in one.caveat
+    assert sec5b(FALLING_K, FALLING_R, seeds=2).status == "reproduced"   # two seeds give a spread
+
+
+def test_sec5b_kappa_rising_with_depth_is_never_reproduced():
+    """The measured rate falls with depth while kappa rises: not the paper's mechanism."""
+    assert sec5b(FALLING_K[::-1], FALLING_R).status == "not reproduced"
+    assert sec5b(FALLING_K, FALLING_R[::-1]).status == "not reproduced"
+
+
+def test_sec5b_each_statement_alone_makes_a_caveat():
+    flat_k = (2.0, 2.0, 2.0, 2.0, 2.0)
+    flat_r = (0.9,) * 5
+    # kappa flat (no fall beyond the noise, no inversion), rate falling
+    assert sec5b(flat_k, FALLING_R).status == "reproduced with caveat"
+    # rate flat, kappa falling
+    assert sec5b(FALLING_K, flat_r).status == "reproduced with caveat"
+    # the ends fall, but one pair is inverted beyond the noise: in kappa, then in the rate
+    assert sec5b((2.0, 1.5, 1.8, 1.4, 1.2), FALLING_R).status == "reproduced with caveat"
+    assert sec5b(FALLING_K, (0.9, 0.85, 0.88, 0.84, 0.82)).status == "reproduced with caveat"
+
+
+@pytest.mark.parametrize("quantity", ["kappa", "rate"])
+@pytest.mark.parametrize("sign,where,status", [(1, OUT, "reproduced"), (1, IN, "reproduced with caveat"),
+                                               (-1, IN, "reproduced with caveat"), (-1, OUT, "not reproduced")])
+def test_sec5b_two_standard_errors(quantity, sign, where, status):
+    """Two depths; the other quantity falls clearly. A fall (sign 1) or rise (-1) of ``where`` x 2 SE."""
+    a = 0.05 if quantity == "kappa" else 0.005
+    d = sign * where * DOCUMENTED["SE_MULTIPLE"] * math.sqrt(2 * a * a / 3)
+    if quantity == "kappa":
+        c = sec5b((2.0, 2.0 - d), (0.9, 0.8), sd_k=a)
+    else:
+        c = sec5b((2.0, 1.5), (0.9, 0.9 - d), sd_r=a)
+    assert c.status == status
+
+
+# ---------------------------------------------------------------- [LH] Figure 4: "always faster"
+PAPER = dict(data="MNIST", n_train=60000, batch=500, epochs=500)
+
+
+def loss_study(log10_means, sds=0.05, protocol=PAPER) -> OPT.SGDStudy:
+    """Depths 1..n with constant loss curves: log10 late loss ``mean + (-1, 0, 1) x sd`` over 3 seeds."""
+    depths = list(range(1, len(log10_means) + 1))
+    sds = np.broadcast_to(np.asarray(sds, dtype=float), (len(depths),))
+    rows = []
+    for L, mu, sd in zip(depths, log10_means, sds):
+        for s, o in enumerate(OFFS):
+            curve = np.full(protocol["epochs"] + 1, 10.0 ** (mu + o * sd))
+            rows.append(dict(dataset=protocol["data"], depth=L, seed=s, lr=1.0, train_loss=curve,
+                             late_loss=OPT.late_loss(curve), test_acc=0.9, diverged=False, seconds=0.1))
+    grid = pd.DataFrame([dict(dataset=protocol["data"], depth=L, lr=lr, late_loss=1.0, chosen=lr == 1.0)
+                         for L in depths for lr in (0.5, 1.0, 2.0)])
+    return OPT.SGDStudy(protocol["data"], grid, pd.DataFrame(rows), depths, protocol["n_train"], 1000,
+                        protocol["batch"], protocol["epochs"], 3, 512, [0.5, 1.0, 2.0], 1.0)
+
+
+def speed(means, sds=0.05):
+    return OPT.check_depth_speed(loss_study(means, sds))
+
+
+def se2(a, b=None):
+    """Twice the standard error of a difference of two 3-seed means with sds a and b."""
+    b = a if b is None else b
+    return DOCUMENTED["SE_MULTIPLE"] * math.sqrt((a * a + b * b) / 3)
+
+
+# rank of the mean loss at depths 1..10 (10 = highest); Spearman with depth -0.503 and -0.491
+RHO_IN = (10, 2, 5, 7, 9, 8, 6, 4, 3, 1)
+RHO_OUT = (10, 2, 5, 7, 8, 9, 6, 4, 3, 1)
+# the two ends sure (small sd), the middle depths noisy: no pair inverted beyond the noise
+ENDS_SURE = (0.01,) + (10.0,) * 8 + (0.01,)
+
+
+def test_fig4_spearman_boundary():
+    from scipy.stats import spearmanr
+    rho_in, rho_out = (spearmanr(range(10), r).statistic for r in (RHO_IN, RHO_OUT))
+    assert rho_in < DOCUMENTED["SPEED_RHO"] < rho_out and rho_in > 1.1 * DOCUMENTED["SPEED_RHO"]
+    assert rho_out < 0.9 * DOCUMENTED["SPEED_RHO"]
+    assert speed(RHO_IN, ENDS_SURE).status == "reproduced"
+    c = speed(RHO_OUT, ENDS_SURE)  # ends far apart, nothing inverted beyond the noise: only the order fails
+    assert c.status == "reproduced with caveat" and "the order is weak" in c.caveat
+
+
+def test_fig4_the_order_is_a_spearman_correlation_with_three_or_more_depths():
+    """Ends far apart, nothing significant, Spearman above -0.5: the sign of the ends alone would agree."""
+    three = speed([0.0, 0.5, -0.5], sds=(0.01, 10.0, 0.01))   # Spearman -0.5 exactly: not below
+    assert three.status == "reproduced with caveat"
+    five = speed([0.0, 0.5, 0.5, 0.5, -0.5], sds=(0.01, 10.0, 10.0, 10.0, 0.01))
+    assert five.status == "reproduced with caveat"
+
+
+def test_fig4_two_depths():
+    assert speed([0.0, -1.0]).status == "reproduced"
+    assert speed([0.0, 1.0]).status == "not reproduced"
+    assert speed([0.0, 0.0]).status == "not reproduced"   # a tie: no falling order at all
+
+
+@pytest.mark.parametrize("where,status", [(OUT, "reproduced"), (IN, "reproduced with caveat")])
+def test_fig4_end_gap_boundary(where, status):
+    """A falling order (Spearman -1, nothing inverted); the deepest below the shallowest by where x 2 SE."""
+    x = where * se2(0.1)
+    assert speed([0.0, -x / 3, -2 * x / 3, -x], sds=0.1).status == status
+
+
+def test_fig4_a_strong_order_without_an_end_gap_is_a_caveat():
+    """Spearman -0.56, no pair inverted beyond the noise, but the deepest net within the noise of the shallowest."""
+    means = [0.0, -1.0, -2.0, -3.0, -4.0, -5.0, -6.0, -7.0, -8.0, -0.01]
+    c = speed(means, sds=(0.01,) * 9 + (10.0,))
+    assert c.status == "reproduced with caveat"
+
+
+@pytest.mark.parametrize("where,status", [(OUT, "not reproduced"), (IN, "reproduced with caveat")])
+def test_fig4_deepest_slower_contradicts_even_when_the_order_is_negative(where, status):
+    """Spearman -0.45 (< 0), but the deepest net above the shallowest by where x 2 SE."""
+    y = where * se2(0.1)
+    means = [0.0, -1.0, -2.0, -3.0, -4.0, -5.0, -6.0, -7.0, -8.0, y]
+    assert speed(means, sds=(0.1,) + (0.01,) * 8 + (0.1,)).status == status
+
+
+def test_fig4_no_falling_order_contradicts_even_when_the_ends_agree():
+    """Spearman +0.45 while the deepest net is (within the noise) below the shallowest."""
+    means = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, -0.01]
+    assert speed(means, sds=(10.0,) + (0.01,) * 8 + (10.0,)).status == "not reproduced"
+
+
+def test_fig4_spearman_zero_contradicts():
+    # ranks 2, 4, 1, 3: Spearman exactly 0; the deepest (rank 3) above the shallowest (2) within the noise
+    c = speed([0.2, 0.4, 0.1, 0.3], sds=1.0)
+    assert "Spearman correlation with depth 0.00" in c.measured and c.status == "not reproduced"
+
+
+def test_fig4_equal_losses_at_every_depth_contradict():
+    """Spearman undefined (no order at all) is read as 0: deeper is not faster."""
+    assert speed([-1.0] * 4, sds=0.0).status == "not reproduced"
+
+
+@pytest.mark.parametrize("where,status", [(IN, "reproduced"), (OUT, "reproduced with caveat")])
+def test_fig4_a_pair_inverted_within_or_beyond_the_noise(where, status):
+    """Ten depths, falling, depth 5 above depth 4 by where x 2 SE: 'always' is every pair within the noise."""
+    means = list(-1.0 * np.arange(10))
+    means[4] = means[3] + where * se2(0.2)
+    assert speed(means, sds=0.2).status == status
+
+
+def test_fig4_the_issue_example_many_inversions():
+    """The issue's case: 10 depths, the deeper net slower in 13 of 45 pairs, Spearman -0.56 < -0.5, the ends
+    far apart. With a small seed spread the inversions are beyond the noise: with caveat, not reproduced."""
+    ranks = (10, 2, 7, 8, 9, 4, 5, 6, 3, 1)
+    pairs = OPT.depth_pairs(OPT.late_loss_table(loss_study(ranks, 0.05)))
+    assert pairs.inverted.sum() == 13 and pairs.significant.sum() == 13
+    c = speed(ranks, 0.05)
+    assert "Spearman correlation with depth -0.56" in c.measured
+    assert c.status == "reproduced with caveat" and "13 of 45 depth pairs are significantly inverted" in c.caveat
+    # the same order with a seed spread that covers every inversion (but not the ends): reproduced
+    assert speed(ranks, (0.01,) + (10.0,) * 8 + (0.01,)).status == "reproduced"
+
+
+# ---------------------------------------------------------------- [LH] Table 1: the peak at depth 6
+def acc_study(acc_by_depth, sd=0.001, protocol=PAPER) -> OPT.SGDStudy:
+    depths = list(acc_by_depth)
+    rows = [dict(dataset=protocol["data"], depth=L, seed=s, lr=1.0, train_loss=np.ones(protocol["epochs"] + 1),
+                 late_loss=1.0, test_acc=a + o * sd, diverged=False, seconds=0.1)
+            for L, a in acc_by_depth.items() for s, o in enumerate(OFFS)]
+    grid = pd.DataFrame([dict(dataset=protocol["data"], depth=L, lr=lr, late_loss=1.0, chosen=lr == 1.0)
+                         for L in depths for lr in (0.5, 1.0, 2.0)])
+    return OPT.SGDStudy(protocol["data"], grid, pd.DataFrame(rows), depths, protocol["n_train"], 1000,
+                        protocol["batch"], protocol["epochs"], 3, 512, [0.5, 1.0, 2.0], 1.0)
+
+
+ERR = se2(0.001)   # twice the SE of a difference of two depths (accuracy as a fraction, sd 0.001 each)
+
+
+def table1(acc):
+    return OPT.check_accuracy(acc_study(acc))
+
+
+@pytest.mark.parametrize("depths", [(1, 3, 8, 12), (1, 3, 6), (6, 8, 12), (8, 10, 12), (1, 3, 4)])
+def test_table1_needs_six_a_shallower_and_a_deeper_depth(depths):
+    with pytest.raises(InputError, match="must contain 6, a shallower and a deeper depth"):
+        table1({L: 0.95 for L in depths})
+
+
+def test_table1_holds_fails_between():
+    assert table1({1: 0.95, 6: 0.97, 12: 0.96}).status == "reproduced"
+    assert table1({1: 0.97, 6: 0.96, 12: 0.95}).status == "not reproduced"   # best at the shallowest
+    assert table1({1: 0.95, 6: 0.96, 12: 0.97}).status == "not reproduced"   # still rising after 6
+    late = table1({1: 0.95, 3: 0.96, 6: 0.965, 8: 0.97, 10: 0.975, 12: 0.96})   # peak at 10, fall only at 12
+    assert late.status == "reproduced with caveat" and "the peak is at depth 6" in late.caveat
+
+
+@pytest.mark.parametrize("where,status", [(OUT, "reproduced"), (IN, "reproduced with caveat")])
+def test_table1_rise_to_six_boundary(where, status):
+    assert table1({1: 0.97 - where * ERR, 6: 0.97, 12: 0.96}).status == status
+
+
+@pytest.mark.parametrize("where,status", [(OUT, "reproduced"), (IN, "reproduced with caveat")])
+def test_table1_fall_after_six_boundary(where, status):
+    assert table1({1: 0.95, 6: 0.97, 12: 0.97 - where * ERR}).status == status
+
+
+@pytest.mark.parametrize("where,status", [(IN, "reproduced with caveat"), (OUT, "not reproduced")])
+def test_table1_rise_after_six_boundary(where, status):
+    assert table1({1: 0.95, 6: 0.97, 8: 0.96, 12: 0.97 + where * ERR}).status == status
+
+
+@pytest.mark.parametrize("where,status", [(IN, "reproduced"), (OUT, "reproduced with caveat")])
+def test_table1_peak_boundary(where, status):
+    assert table1({1: 0.95, 6: 0.97, 8: 0.97 + where * ERR, 12: 0.96}).status == status
+
+
+def test_table1_best_at_the_shallowest_alone_contradicts():
+    """Best at depth 1 (by a hair), the change from 6 to 12 a fall: only the first contradiction applies."""
+    assert table1({1: 0.9701, 6: 0.97, 12: 0.96}).status == "not reproduced"
+
+
+# ---------------------------------------------------------------- Figure 4's rate search: no run diverged on the way
+def curve(spike=None, n=20):
+    """A loss falling from 1 to about 0.01; at epoch 5 ``spike`` x the initial loss."""
+    c = np.geomspace(1.0, 0.01, n + 1)
+    if spike is not None:
+        c[5] = spike * c[0]
+    return c
+
+
+@pytest.mark.parametrize("where,excluded", [(IN, False), (OUT, True)])
+def test_a_spike_above_the_divergence_factor_excludes_the_run(where, excluded):
+    c = curve(where * DOCUMENTED["DIVERGENCE_FACTOR"])
+    assert SGD.diverged_on_the_way(c) is excluded
+    assert math.isinf(SGD.rate_score(c)) is excluded
+
+
+def test_stopped_or_not_finite_runs_are_excluded():
+    assert SGD.diverged_on_the_way(curve(), stopped=True) and math.isinf(SGD.rate_score(curve(), True))
+    nan = curve()
+    nan[7] = np.nan
+    assert SGD.diverged_on_the_way(nan) and not SGD.diverged_on_the_way(curve())
+    assert SGD.rate_score(curve()) == pytest.approx(SGD.late_loss(curve()))
+
+
+def fake_trainer(curves):
+    """A stand-in for lib.finite.batched_sgd.sgd_train_runs: run r of rate lr gets ``curves[lr]``, never stopped."""
+    def train(Xtr, ytr, *, lrs, seeds, epochs, **kw):
+        loss = np.stack([np.asarray(curves[lr], dtype=float)[:epochs + 1] for lr in lrs])
+        R = len(lrs)
+        return SimpleNamespace(train_loss=loss, test_acc=np.full(R, 0.9), diverged=np.zeros(R, bool), seconds=0.0)
+    return train
+
+
+def test_the_short_study_never_chooses_a_run_that_spiked(tmp_path, monkeypatch):
+    """lr 128 spikes to 1e6 x its initial loss, is not stopped, then ends lowest: the search passes it over."""
+    monkeypatch.setenv("NTK_CACHE_DIR", str(tmp_path))
+    spiky = curve(1e6) * 0.1
+    spiky[0] = 1.0
+    monkeypatch.setattr(SGD, "sgd_train_runs", fake_trainer({8.0: curve(), 128.0: spiky, 2.0: curve() * 2}))
+    X, y = np.eye(4), np.array([0, 1, 0, 1])
+    grid, runs = SGD.measure_sgd_depths(X, y, X, y, [1], 4, [2.0, 8.0, 128.0], 20, 500, 2, tag="fake")
+    g = grid.set_index("lr")
+    assert SGD.late_loss(spiky) < SGD.late_loss(curve())            # it would have won on its late loss
+    assert math.isinf(g.late_loss[128.0]) and g.chosen[8.0] and not g.chosen[128.0]
+    assert set(runs.lr) == {8.0}
+
+
+def test_the_record_never_chooses_a_run_that_spiked():
+    spiky = curve(1e6) * 0.1
+    spiky[0] = 1.0
+    search = dict(train_loss=[curve(), spiky], diverged=[False, False])
+    lr, scores = PR._choose(search, [8.0, 128.0])
+    assert lr == 8.0 and math.isinf(scores[1])
+
+
+def test_the_committed_record_follows_the_rule():
+    """The record logs epoch means of checked batch losses: a run that spiked was stopped; none stopped is chosen."""
+    rec = PR.read_sgd_record()
+    assert rec["protocol"]["loss_record"] == "epoch_mean"
+    assert rec["protocol"]["divergence_factor"] == DOCUMENTED["DIVERGENCE_FACTOR"]
+    for L, g in rec["grid"].items():
+        kept = {lr: v for lr, v, e in zip(g["lrs"], g["late_loss"], g["diverged_epoch"]) if e < 0}
+        assert all(v is None for v, e in zip(g["late_loss"], g["diverged_epoch"]) if e >= 0)
+        assert rec["chosen_lr"][L] == min(kept, key=kept.get)
+    assert not any(SGD.diverged_on_the_way([v for v in r["train_loss"]], r["diverged"]) for r in rec["runs"])
