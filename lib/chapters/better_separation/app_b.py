@@ -115,7 +115,7 @@ def measure_variant_angles(cfg: Config, variants: dict | None = None) -> Variant
     """Finite-width ReLU gradient angles for each App. B variation, next to its infinite-width value ([LH] App. B).
 
     Args:
-        cfg: the chapter's parameters (:data:`lib.chapters.better_separation.SPEC`); reads ``appb_depths``,
+        cfg: the chapter's parameters (:data:`lib.chapters.better_separation.spec.SPEC`); reads ``appb_depths``,
             ``appb_width``, ``seeds``, ``grid_step``, ``fw_step``, ``in_dim`` and ``device``.
         variants: name -> VariantMLP keyword maker (default :data:`~lib.chapters.better_separation.app_b.VARIANTS`).
 

@@ -52,7 +52,7 @@ def measure_other_activations(cfg: Config) -> Activations:
     """Infinite-width recursion and finite nets for each activation of [LH] Figure 2.
 
     Args:
-        cfg: the chapter's parameters (:data:`lib.chapters.better_separation.SPEC`); reads ``activations``,
+        cfg: the chapter's parameters (:data:`lib.chapters.better_separation.spec.SPEC`); reads ``activations``,
             ``act_depths``, ``act_width``, ``seeds``, ``grid_step``, ``fw_step``, ``in_dim`` and ``device``.
 
     Returns:

@@ -91,7 +91,7 @@ def measure_real_pairs(cfg: Config, activation: str = "relu") -> RealPairs:
     """phi of every pair of ``n`` real images for ReLU nets of each depth (one cached cell per net).
 
     Args:
-        cfg: the chapter's parameters (:data:`lib.chapters.better_separation.SPEC`); reads ``real_data`` (names
+        cfg: the chapter's parameters (:data:`lib.chapters.better_separation.spec.SPEC`); reads ``real_data`` (names
             from :data:`~lib.chapters.better_separation.real_data.REAL_DATA`), ``real_depths``, ``real_width``, ``seeds``, ``real_n`` (images per data set)
             and ``device``.
         activation: hidden activation (``"linear"`` gives the counterfactual phi_bar = theta_in).

@@ -46,7 +46,7 @@ def measure_relu_sweep(cfg: Config) -> ReluSweep:
     (:func:`lib.chapters.better_separation.measure_finite_width_angles`); each section's result is cut from them.
 
     Args:
-        cfg: the chapter's parameters (:data:`lib.chapters.better_separation.SPEC`); reads ``grid_step``,
+        cfg: the chapter's parameters (:data:`lib.chapters.better_separation.spec.SPEC`); reads ``grid_step``,
             ``fw_step``, ``in_dim``, ``theory_depths``, ``widths``, ``fw_depths``, ``seeds``, ``small_depths`` and
             ``device``.
 
