@@ -30,7 +30,8 @@ from lib.chapters.linear_baseline.factors import (EXPONENT_TOL, check_gradient_n
                                                   plot_gradient_norm)
 from lib.chapters.linear_baseline.finite_width import (check_kernel, check_norms_angles, figure_width_trend,
                                                        plot_width_trend)
-from lib.chapters.linear_baseline.lemma_d1 import (BAI_YIN_RTOL, check_lemma_d1, figure_lemma_d1, lemma_d1_setting, measure_lemma_d1,
+from lib.chapters.linear_baseline.lemma_d1 import (BAI_YIN_RTOL, check_lemma_d1, figure_lemma_d1, lemma_d1_setting,
+                                                   measure_lemma_d1,
                                                    plot_lemma_d1)
 from lib.chapters.linear_baseline.measure import (NO_EXPERIMENT, digits_text, gradient_norm_factors, measure_linear,
                                                   sweep_setting, table_sweep_summary, width_means)
