@@ -3,6 +3,7 @@ with the paper's prediction, a ReLU counterfactual, and the untestable n > d cas
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 from matplotlib.figure import Figure
 
 from lib.chapters.linear_baseline import condition_numbers as CN, measure as M, trend as T
@@ -41,6 +42,19 @@ def test_conditioning_fits_the_second_order_curve_not_the_first_order_one():
     assert wrong.limit < -T.LIMIT_SIGMA * wrong.limit_se
     c = CN.check_conditioning(df)
     assert f"extrapolated infinite-width deviation {right.limit:.3g}" in c.measured
+
+
+def test_conditioning_averages_the_zero_mean_fluctuation_out():
+    """kappa/kappa_0 - 1 = 2 L/m + a first-order fluctuation of mean zero (+-, over the seeds) that dominates at every
+    m: its signed mean falls like 1/m to zero; its magnitude would fall like 1/sqrt(m) and extrapolate above zero."""
+    rows = [dict(width=m, depth=L, seed=s, kappa=10 * (1 + (0 if L == 0 else 2 * L / m + sign * 3 * m ** -0.5)),
+                 kappa0=10.0) for m in (64, 256, 1024, 4096) for L in (0, 1, 3) for s, sign in enumerate((1, -1))]
+    df = pd.DataFrame(rows)
+    c = CN.check_conditioning(df)
+    assert c.status == "reproduced" and "(fit a + c/m)" in c.measured
+    deep = df[df.depth >= 1]
+    mag = deep.assign(rel=(deep.kappa / deep.kappa0 - 1).abs()).groupby(["width", "seed"], as_index=False)["rel"].mean()
+    assert T.width_trend(mag, "rel", T.BIAS, signed=True).status == "not reproduced"
 
 
 def test_conditioning_reads_the_signed_deviation():

@@ -90,6 +90,7 @@ def test_slope_vanishing_boundary():
     status, caveat = T.limit_status(0.0, 1.0, 1.0, T.SLOPE_VANISHING + 0.01)
     assert status == "reproduced with caveat" and "more slowly" in caveat
     assert T.limit_status(0.0, 1.0, 1.0, None)[0] == "reproduced with caveat"  # no slope: nothing shown to fall
+    assert T.limit_status(0.0, 1.0, 1.0, T.SLOPE_VANISHING)[0] == "reproduced"  # "at least this fast" includes it
 
 
 def test_sign_of_the_limit():

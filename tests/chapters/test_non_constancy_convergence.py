@@ -62,6 +62,22 @@ def test_pl_binding_boundary():
     assert status(NC.PL_BINDING * 1.01) == "inconclusive"
 
 
+def test_the_thresholds_values():
+    """A guarantee of 0.3 over the budget binds and one of 0.7 does not; a loss 5% above a binding guarantee at one
+    step keeps it (within the sampling of mu), one 20% above breaks it."""
+    assert NC.check_convergence(F.make_runs(nl_lam_end=_mu_for_budget(0.3))).status == "reproduced"
+    assert NC.check_convergence(F.make_runs(nl_lam_end=_mu_for_budget(0.7))).status == "inconclusive"
+
+    def above(frac):
+        def loss(r):
+            g = NC.pl_guarantee(r, LR_SCALE)
+            out = 0.5 * g
+            out[0], out[5] = 1.0, g[5] * (1 + frac)
+            return out
+        return NC.check_convergence(_with_wide_losses(F.make_runs(), loss)).status
+    assert above(0.05) == "reproduced" and above(0.2) == "not reproduced"
+
+
 def test_pl_rtol_boundary():
     def status(k):
         def loss(r):

@@ -21,6 +21,7 @@ def test_decay_rule_boundaries(eps):
     assert NC.decay_status(NC.VANISHING + eps) == "reproduced with caveat"
     assert NC.decay_status(-NC.FLAT - eps) == "reproduced with caveat"
     assert NC.decay_status(-NC.FLAT + eps) == "not reproduced"
+    assert NC.decay_status(-NC.FLAT) == "reproduced with caveat"  # "not reproduced" only above -FLAT
 
 
 def test_steeper_note_is_wording_only():
