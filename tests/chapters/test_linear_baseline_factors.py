@@ -2,6 +2,8 @@
 (gradient norm), reproduced if the factor were (L+1)^2 and not reproduced for a real linear network; Figure 1.3."""
 
 import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 from matplotlib.figure import Figure
 
 from lib.chapters.linear_baseline import factors as FA, measure as M
@@ -36,3 +38,27 @@ def test_plot_gradient_norm_returns_one_axis():
     fig = FA.plot_gradient_norm(M.gradient_norm_factors(F.real_sweep("linear")))
     assert isinstance(fig, Figure) and len(fig.axes) == 1
     plt.close(fig)
+
+
+def test_kernel_factor_is_read_at_the_largest_width():
+    """The factor (L+1)^2 at the largest width and L+1 below it: the check judges the largest width only."""
+    df = F.sweep(factor=lambda L: (L + 1.0) ** 2)
+    narrow = df.width < df.width.max()
+    df.loc[narrow, "ntk_factor"] = df.loc[narrow, "depth"] + 1.0
+    c = FA.check_kernel_factor(df)
+    assert c.status == "reproduced" and f"At width {df.width.max()}" in c.measured
+    flipped = df.assign(ntk_factor=np.where(narrow, (df.depth + 1.0) ** 2, df.depth + 1.0))
+    assert FA.check_kernel_factor(flipped).status == "not reproduced"
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_exponent_tolerance_boundaries(sign):
+    """|p - 2| < EXPONENT_TOL reproduced, >= 2 EXPONENT_TOL not reproduced, caveat between; on both sides of 2."""
+    def status(off):
+        return FA.check_kernel_factor(F.sweep(factor=lambda L: (L + 1.0) ** (2 + sign * off))).status
+    assert status(FA.EXPONENT_TOL * 0.99) == "reproduced"
+    assert status(FA.EXPONENT_TOL * 1.01) == "reproduced with caveat"
+    assert status(2 * FA.EXPONENT_TOL * 0.99) == "reproduced with caveat"
+    assert status(2 * FA.EXPONENT_TOL * 1.01) == "not reproduced"
+    g = FA.check_gradient_norm(F.factors(lambda L: (L + 1.0) ** (2 + sign * FA.EXPONENT_TOL * 1.01)))
+    assert g.status == "reproduced with caveat" and g.rows[0]["holds"] is False

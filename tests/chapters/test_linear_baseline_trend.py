@@ -1,5 +1,9 @@
 """Chapter 01 width-trend rule (lib.chapters.linear_baseline.trend): a vanishing deviation is reproduced, a
-lasting offset is not, too few widths or seeds are inconclusive; the shared depth-0 verdict."""
+lasting offset is not, too few widths or seeds are inconclusive; every threshold of the rule at its boundary;
+the shared depth-0 verdict."""
+import numpy as np
+import pandas as pd
+import pytest
 
 from lib.chapters.linear_baseline import trend as T
 from chapter_fakes import linear_baseline as F
@@ -11,15 +15,95 @@ def test_width_trend_zero_limit_reproduced_offset_not_reproduced_one_width_incon
     assert T.width_trend(deep(F.sweep()), "norm_dev").status == "reproduced"
     t = T.width_trend(deep(F.sweep(offset=0.3)), "norm_dev")
     assert t.status == "not reproduced" and t.limit > 3 * t.limit_se
-    assert T.width_trend(deep(F.sweep(widths=[256])), "norm_dev").status == "inconclusive"
-    assert T.width_trend(deep(F.sweep(widths=[64, 256], seeds=1)), "norm_dev").status == "inconclusive"  # no scatter
+    one = T.width_trend(deep(F.sweep(widths=[256])), "norm_dev")
+    assert one.status == "inconclusive" and "one width" in one.caveat
+    few = T.width_trend(deep(F.sweep(widths=[64, 256], seeds=1)), "norm_dev")  # no scatter
+    assert few.status == "inconclusive" and few.limit_se is None and few.caveat
 
 
 def test_width_trend_describes_its_fit():
     t = T.width_trend(F.sweep()[lambda d: d.depth == 1], "norm_dev")
-    assert "fit a + b/sqrt(m)" in t.describe() and f"{t.slope:.2f}" in t.describe()
+    assert "fit a + b/sqrt(m)" in t.describe() and f"{t.slope:.2f} (1/sqrt(m) predicts -0.5)" in t.describe()
     one = T.width_trend(F.sweep(widths=[256])[lambda d: d.depth == 1], "norm_dev")
     assert one.describe().endswith("at the only width run")
+    b = T.width_trend(F.sweep()[lambda d: d.depth == 1], "norm_dev", T.BIAS)
+    assert "fit a + c/m" in b.describe() and "1/m predicts -1" in b.describe()
+
+
+def _frame(limit, b, noise, curve=T.FLUCTUATION, widths=(64, 256, 1024)):
+    """Per-seed values limit + b shape(m) +- noise (two seeds): the fitted limit is ``limit`` exactly."""
+    return pd.DataFrame([dict(width=m, seed=s, dev=limit + b * float(curve.shape(np.array([float(m)]))[0]) + sign * noise)
+                         for m in widths for s, sign in enumerate((1, -1))])
+
+
+def test_width_trend_fits_the_curve_it_is_given():
+    t = T.width_trend(_frame(0.0, 2.0, 1e-3, T.BIAS), "dev", T.BIAS)
+    assert abs(t.limit) < 1e-12 and t.status == "reproduced" and abs(t.slope + 0.97) < 0.05
+    # the same 1/m deviation read with the 1/sqrt(m) curve extrapolates below zero: not its curve
+    wrong = T.width_trend(_frame(0.0, 2.0, 1e-3, T.BIAS), "dev")
+    assert wrong.limit < -3 * wrong.limit_se and wrong.status == "reproduced with caveat"
+    assert "does not describe the measurements" in wrong.caveat
+    by = T.bai_yin(8)
+    assert by.shape(np.array([32.0]))[0] == pytest.approx(2 * 0.5 + 0.25)
+    assert T.width_trend(_frame(0.0, 1.0, 1e-3, by), "dev", by).limit == pytest.approx(0, abs=1e-12)
+
+
+def test_a_deviation_that_is_zero_everywhere_is_reproduced():
+    assert T.width_trend(_frame(0.0, 0.0, 0.0), "dev").status == "reproduced"
+
+
+def test_signed_deviations_fail_on_either_side():
+    neg = _frame(-1.0, 0.5, 1e-3)
+    assert T.width_trend(neg, "dev", signed=True).status == "not reproduced"
+    t = T.width_trend(neg, "dev")  # a deviation that cannot be negative: the curve is wrong, not the statement
+    assert t.status == "reproduced with caveat" and "significantly below zero" in t.caveat
+
+
+# ---- the thresholds of limit_status, each just inside and just outside
+
+
+def test_limit_sigma_boundary():
+    se, at_max, steep = 1.0, 1.0, -0.5  # a limit as large as the deviation at m_max: substantial
+    assert T.limit_status(T.LIMIT_SIGMA * 1.01, se, at_max, steep)[0] == "not reproduced"
+    inside = T.limit_status(T.LIMIT_SIGMA * 0.99, se, at_max, steep)
+    assert inside[0] == "reproduced"  # not significant, and the deviation falls
+
+
+def test_limit_fraction_boundary():
+    se, a, steep = 1e-6, 1.0, -0.5  # significant at any size
+    assert T.limit_status(a, se, a / (T.LIMIT_FRACTION * 1.01), steep)[0] == "not reproduced"
+    status, caveat = T.limit_status(a, se, a / (T.LIMIT_FRACTION * 0.99), steep)
+    assert status == "reproduced with caveat" and "small non-zero offset" in caveat
+    # a limit is not reproduced only when it is both significant and substantial
+    assert T.limit_status(a, 1.0, a / (T.LIMIT_FRACTION * 1.01), steep)[0] == "reproduced"
+
+
+def test_negligible_fraction_boundary():
+    se, a, steep = 1e-6, 1.0, -0.5
+    assert T.limit_status(a, se, a / (T.NEGLIGIBLE_FRACTION * 0.99), steep)[0] == "reproduced"
+    assert T.limit_status(a, se, a / (T.NEGLIGIBLE_FRACTION * 1.01), steep)[0] == "reproduced with caveat"
+    assert T.limit_status(-a, se, a / (T.NEGLIGIBLE_FRACTION * 0.99), steep)[0] == "reproduced"  # |a| both sides
+
+
+def test_slope_vanishing_boundary():
+    assert T.limit_status(0.0, 1.0, 1.0, T.SLOPE_VANISHING - 0.01)[0] == "reproduced"
+    status, caveat = T.limit_status(0.0, 1.0, 1.0, T.SLOPE_VANISHING + 0.01)
+    assert status == "reproduced with caveat" and "more slowly" in caveat
+    assert T.limit_status(0.0, 1.0, 1.0, None)[0] == "reproduced with caveat"  # no slope: nothing shown to fall
+    assert T.limit_status(0.0, 1.0, 1.0, T.SLOPE_VANISHING)[0] == "reproduced"  # "at least this fast" includes it
+
+
+def test_sign_of_the_limit():
+    se, at_max, steep = 1e-6, 1.0, -0.5
+    assert T.limit_status(-1.0, se, at_max, steep, signed=True)[0] == "not reproduced"
+    assert T.limit_status(-1.0, se, at_max, steep, signed=False)[0] == "reproduced with caveat"
+    assert T.limit_status(1.0, se, -at_max, steep, signed=True)[0] == "not reproduced"  # |dev(m_max)| counts
+
+
+def test_the_rule_reads_through_width_trend_at_the_sigma_boundary():
+    se = T.width_trend(_frame(0.0, 0.0, 0.01), "dev").limit_se
+    assert T.width_trend(_frame(T.LIMIT_SIGMA * se * 1.01, 0.0, 0.01), "dev").status == "not reproduced"
+    assert T.width_trend(_frame(T.LIMIT_SIGMA * se * 0.99, 0.0, 0.01), "dev").status == "reproduced with caveat"
 
 
 def test_depth_zero_check_is_not_checked_and_says_why():

@@ -12,22 +12,28 @@ def test_check_bottleneck():
     c = NC.check_bottleneck(F.make_runs())
     assert c.status == "reproduced" and c.claim_id == "[LZB] Fig 2"
     assert c.rows[0]["this book"] == "-0.50 (b = 4 to 64)" and c.rows[0]["holds"] is True
-    assert "fitted slope -0.50 (prediction -0.5)" in c.measured
+    assert "fitted slope -0.50 (the bound: -0.5 or steeper)" in c.measured
     assert NC.check_bottleneck(F.make_runs(b_slope=0.0)).status == "not reproduced"
-    assert NC.check_bottleneck(F.make_runs(b_slope=-1.2)).status == "reproduced with caveat"
+    steep = NC.check_bottleneck(F.make_runs(b_slope=-1.2))  # a bound: a steeper fall agrees with it
+    assert steep.status == "reproduced" and "Steeper than b^(-1/2)" in steep.measured
+    slow = NC.check_bottleneck(F.make_runs(b_slope=-0.2))
+    assert slow.status == "reproduced with caveat" and "more slowly than b^(-1/2)" in slow.caveat
 
 
 def test_check_bottleneck_hessians():
     c = NC.check_bottleneck_hessian(F.make_hessian())
     assert c.status == "reproduced" and c.claim_id == "[LZB] Thm 3.3" and "(b=4)" in c.measured
     assert NC.check_bottleneck_hessian(F.make_hessian(b_slope=0.0)).status == "not reproduced"  # not set by b
-    assert NC.check_bottleneck_hessian(F.make_hessian(b_slope=-1.0)).status == "reproduced with caveat"
-    assert NC.check_bottleneck_hessian(F.make_hessian(converged=False)).status == "not reproduced"
+    assert NC.check_bottleneck_hessian(F.make_hessian(b_slope=-1.0)).status == "reproduced"  # a bound
+    assert NC.check_bottleneck_hessian(F.make_hessian(b_slope=-0.2)).status == "reproduced with caveat"
+    unconv = NC.check_bottleneck_hessian(F.make_hessian(converged=False))
+    assert unconv.status == "inconclusive" and unconv.caveat == NC.UNCONVERGED
     w = NC.check_bottleneck_hessian_width(F.make_hessian())
     assert w.status == "reproduced" and w.claim_id == "[LZB] Thm 4.1" and "(m=2000)" in w.measured
     # a wide net's norm (falling like m^(-1/2)) fed in as the bottleneck net's: not reproduced
     assert NC.check_bottleneck_hessian_width(F.make_hessian(bm_slope=-0.5)).status == "not reproduced"
     assert NC.check_bottleneck_hessian_width(F.make_hessian(bm_slope=-0.2)).status == "reproduced with caveat"
+    assert NC.check_bottleneck_hessian_width(F.make_hessian(converged=False)).status == "inconclusive"
     h = replace(F.make_hessian(), bottleneck=None)
     assert NC.check_bottleneck_hessian(h).status == "not checked"
     assert NC.check_bottleneck_hessian_width(h).status == "not checked"

@@ -9,17 +9,28 @@ from chapter_fakes import non_constancy as F
 
 def test_check_hessian():
     c = NC.check_hessian(F.make_hessian())
-    assert c.status == "reproduced" and c.claim_id == "[LZB] Thm 3.2" and "converged in every case: True" in c.measured
+    assert c.status == "reproduced" and c.claim_id == "[LZB] Thm 3.2" and "linear-output net: True" in c.measured
     assert NC.check_hessian(F.make_hessian(lin_slope=0.0)).status == "not reproduced"  # a non-linear output's norm
-    assert NC.check_hessian(F.make_hessian(lin_slope=-1.0)).status == "reproduced with caveat"
-    assert NC.check_hessian(F.make_hessian(converged=False)).status == "not reproduced"
+    assert NC.check_hessian(F.make_hessian(lin_slope=-1.0)).status == "reproduced"  # a bound: steeper agrees
+    assert NC.check_hessian(F.make_hessian(lin_slope=-0.2)).status == "reproduced with caveat"
+    unconv = NC.check_hessian(F.make_hessian(converged=False))
+    assert unconv.status == "inconclusive" and "underestimate" in unconv.caveat
+
+
+def test_check_hessian_reads_the_linear_output_power_iterations_only():
+    assert NC.check_hessian(F.make_hessian(unconverged=("swish", "softmax"))).status == "reproduced"
+    assert NC.check_hessian(F.make_hessian(unconverged=("linear",))).status == "inconclusive"
 
 
 def test_check_nonlinear_hessian():
     c = NC.check_nonlinear_hessian(F.make_hessian())
     assert c.status == "reproduced" and c.claim_id == "[LZB] Eq 29"
     assert NC.check_nonlinear_hessian(F.make_hessian(nl_slope=-0.5)).status == "not reproduced"  # linear-output-like
-    assert NC.check_nonlinear_hessian(F.make_hessian(converged=False)).status == "not reproduced"
+    assert NC.check_nonlinear_hessian(F.make_hessian(converged=False)).status == "inconclusive"
+    assert NC.check_nonlinear_hessian(F.make_hessian(unconverged=("linear",))).status == "reproduced"
+    assert NC.check_nonlinear_hessian(F.make_hessian(unconverged=("softmax",))).status == "inconclusive"
+    assert NC.check_nonlinear_hessian(F.make_hessian(nl_slope=NC.FLAT - 0.01)).status == "reproduced"
+    assert NC.check_nonlinear_hessian(F.make_hessian(nl_slope=NC.FLAT + 0.01)).status == "not reproduced"
 
 
 def test_plot_hessian_returns_a_figure():
@@ -34,4 +45,4 @@ def test_figure_hessian_setting_and_the_judged_row():
     (row,) = NC.check_hessian(F.make_hessian()).rows
     assert row["paper"] == "-0.5" and row["this book"] == "-0.50 (m = 20 to 2,000)" and row["holds"] is True
     (row,) = NC.check_hessian(F.make_hessian(converged=False)).rows
-    assert row["holds"] is False and "did not converge" in row["rule"]
+    assert row["holds"] is None and "did not converge" in row["rule"]

@@ -10,10 +10,11 @@ from chapter_fakes import non_constancy as F
 
 def test_check_linear_kernel():
     c = NC.check_linear_kernel(F.make_runs())
-    assert c.status == "reproduced" and c.claim_id == "[LZB] Remark 3.5" and "fitted slope -0.50." in c.measured
+    assert c.status == "reproduced" and c.claim_id == "[LZB] Remark 3.5" and "fitted slope -0.50 (" in c.measured
     steep = NC.check_linear_kernel(F.make_runs(lin_slope=-1.0))  # O(1/m): constant, faster than the bound's rate
-    assert steep.status == "reproduced" and "steeper than -1/2" in steep.measured
-    assert NC.check_linear_kernel(F.make_runs(lin_slope=-0.2)).status == "reproduced with caveat"
+    assert steep.status == "reproduced" and "Steeper than m^(-1/2)" in steep.measured
+    slow = NC.check_linear_kernel(F.make_runs(lin_slope=-0.2))
+    assert slow.status == "reproduced with caveat" and "more slowly than m^(-1/2)" in slow.caveat
     # a non-linear output's numbers fed in as the linear output's: the change does not vanish
     assert NC.check_linear_kernel(F.make_runs(lin_slope=0.0)).status == "not reproduced"
 
@@ -26,6 +27,26 @@ def test_check_linear_model():
     constant = replace(runs, df_b=runs.df_b.assign(delta_K=0.0))  # a non-linear model whose kernel never moves
     assert NC.check_linear_model(constant).status == "not reproduced"
     assert NC.check_linear_model(replace(runs, df_lm=None)).status == "not checked"
+
+
+def test_linear_model_tolerances_at_their_boundaries():
+    """The linear model's change at most CONSTANT_KERNEL_TOL; every other net's at least MOVING_KERNEL_MIN."""
+    assert NC.check_linear_model(F.make_runs(lm_change=NC.CONSTANT_KERNEL_TOL * 0.99)).status == "reproduced"
+    assert NC.check_linear_model(F.make_runs(lm_change=NC.CONSTANT_KERNEL_TOL * 1.01)).status == "not reproduced"
+    runs = F.make_runs()
+
+    def least(value):
+        df_b = runs.df_b.copy()
+        df_b.loc[0, "delta_K"] = value  # one bottleneck net, the least moving of all
+        return NC.check_linear_model(replace(runs, df_b=df_b)).status
+    assert least(NC.MOVING_KERNEL_MIN * 1.01) == "reproduced"
+    assert least(NC.MOVING_KERNEL_MIN * 0.99) == "not reproduced"
+    assert NC.MOVING_KERNEL_MIN > NC.CONSTANT_KERNEL_TOL  # rounding cannot pass for a change
+    # the values themselves: a change of 5e-11 is rounding (under 1e-10), one of 5e-10 a moving kernel; a
+    # network that changed by 5e-8 moves, one that changed by 5e-9 is indistinguishable from constant
+    assert NC.check_linear_model(F.make_runs(lm_change=5e-11)).status == "reproduced"
+    assert NC.check_linear_model(F.make_runs(lm_change=5e-10)).status == "not reproduced"
+    assert least(5e-8) == "reproduced" and least(5e-9) == "not reproduced"
 
 
 def test_check_weight_change():

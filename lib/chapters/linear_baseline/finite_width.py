@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from lib.book.plotting import figure, slope_guide, value_ticks
 from lib.book.results import Check
 from lib.chapters.linear_baseline.measure import measure_linear, sweep_setting, width_means
-from lib.chapters.linear_baseline.trend import TREND_CAVEATS, depth_zero_check, width_trend
+from lib.chapters.linear_baseline.trend import depth_zero_check, width_trend
 
 __all__ = ["figure_width_trend", "plot_width_trend", "check_norms_angles", "check_kernel"]
 
@@ -84,6 +84,8 @@ def check_norms_angles(df: pd.DataFrame) -> Check:
     worst = deep[deep.width == wmax][_DEV_COLS].max()
     names = {"norm_dev": "norm", "angle_dev": "embedding-angle", "phi_dev": "gradient-angle"}
     trends = "; ".join(f"{names[c]}: {v.describe()}" for c, v in verdicts.items())
+    caveat = next((f"{names[c]} deviation: {v.caveat}" for c, v in verdicts.items() if v.status == status and v.caveat),
+                  "")
     mean = deep[deep.width == wmax][_DEV_COLS].mean()
     here, rule = f"(m = {wmax})", "must fall with the width and extrapolate to 0"
     rows = (
@@ -96,7 +98,7 @@ def check_norms_angles(df: pd.DataFrame) -> Check:
              holds=verdicts["phi_dev"].status == "reproduced", **{"this book": f"{np.degrees(mean.phi_dev):.2g} {here}"}),
     )
     return Check(
-        "[LH] Thm 2.3", status=status, part="norms and angles", caveat=TREND_CAVEATS.get(status, ""), rows=rows,
+        "[LH] Thm 2.3", status=status, part="norms and angles", caveat=caveat, rows=rows,
         measured=f"At width {wmax}, over depths 1..{deep.depth.max()} and {df.seed.nunique()} seeds, the largest norm "
         f"deviation is {worst.norm_dev:.3g}, the largest embedding-angle deviation {worst.angle_dev:.3g} rad and the "
         f"largest gradient-angle deviation {worst.phi_dev:.3g} rad. Per deviation (mean over depths and seeds): "
@@ -125,7 +127,7 @@ def check_kernel(df: pd.DataFrame) -> Check:
     t = width_trend(per_seed, "ntk_shape_err")
     by_width = per_seed.groupby("width")["ntk_shape_err"].mean()
     return Check(
-        "[LH] Cor 2.4", status=t.status, part="K proportional to G", caveat=TREND_CAVEATS.get(t.status, ""),
+        "[LH] Cor 2.4", status=t.status, part="K proportional to G", caveat=t.caveat,
         measured="||K/c - G||_F/||G||_F (c fitted; mean over depths L >= 1 and seeds) is "
         + ", ".join(f"{v:.3g} (m={w})" for w, v in by_width.items()) + f"; {t.describe()}.")
 

@@ -1,14 +1,24 @@
 """The width-trend rule of chapter 01's finite-width checks ([LH] Thm 2.3, Cor 2.4, Lemma D.1).
 
 The statements of [LH] Sec. 2 are about infinite width, so each check measures at several finite
-widths and asks whether the deviation from the statement vanishes as the width grows: the finite-width
-deviations of a correct statement are fluctuations of size O(1/sqrt(m)), so the extrapolated
-infinite-width deviation is zero (:func:`~lib.chapters.linear_baseline.trend.width_trend` gives the rule
-and its thresholds). The verdict helpers the chapter's checks share live here too.
+widths and asks whether the deviation from the statement vanishes as the width grows. It fits the
+deviation with the curve the finite-width theory gives for it, ``dev = a + b shape(m)`` (a
+:class:`~lib.chapters.linear_baseline.trend.Curve`), and reads the infinite-width limit ``a``
+(:func:`~lib.chapters.linear_baseline.trend.width_trend` gives the rule and its thresholds). Three curves:
+
+* :data:`~lib.chapters.linear_baseline.trend.FLUCTUATION`, ``a + b/sqrt(m)``: a maximum of first-order
+  finite-width fluctuations (norms, angles, the NTK's shape);
+* :data:`~lib.chapters.linear_baseline.trend.BIAS`, ``a + c/m``: the mean of a quantity whose first-order
+  fluctuation has mean zero, so that its expectation moves at second order (the condition number);
+* :func:`~lib.chapters.linear_baseline.trend.bai_yin`, ``a + c (2 sqrt(d/m) + d/m)``: the spectral
+  deviation of a Gaussian sample covariance (Lemma D.1).
+
+The verdict helpers the chapter's checks share live here too.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -16,11 +26,60 @@ import pandas as pd
 from lib.book.results import Check
 from lib.spectra import fit_slope
 
-__all__ = ["SLOPE_VANISHING", "WidthTrend", "width_trend", "TREND_CAVEATS", "depth_zero_check"]
+__all__ = ["SLOPE_VANISHING", "LIMIT_SIGMA", "LIMIT_FRACTION", "NEGLIGIBLE_FRACTION", "Curve", "FLUCTUATION",
+           "BIAS", "bai_yin", "WidthTrend", "width_trend", "limit_status", "depth_zero_check"]
 
 #: A deviation must fall at least this fast on log-log axes to count as vanishing (1/sqrt(m) is -0.5;
 #: the margin covers the seed spread of a slope fitted on a short width grid, about 0.1 at 2-5 seeds).
 SLOPE_VANISHING = -0.3
+#: A fitted limit is significant beyond this many standard errors (a 3-sigma offset: one check in about 400
+#: would be called significant by chance).
+LIMIT_SIGMA = 3.0
+#: A significant limit is substantial above this fraction of the deviation at the largest width: at least half
+#: of the deviation measured there would remain at infinite width.
+LIMIT_FRACTION = 0.5
+#: A limit below this fraction of the deviation at the largest width is negligible even when significant: the
+#: fitted curves keep only the leading term, and the next one biases the limit by a fraction of the deviation at
+#: the largest width (below a third on the linear network of the chapter).
+NEGLIGIBLE_FRACTION = 0.25
+
+
+@dataclass(frozen=True)
+class Curve:
+    """How a deviation that vanishes at infinite width depends on the width m: ``dev = a + b shape(m)``.
+
+    Attributes:
+        name: the curve as the verdict sentences write it, e.g. ``"a + b/sqrt(m)"``.
+        shape: the function of m (a float array) that multiplies b.
+        predicts: what the curve predicts for the log-log slope, in words.
+    """
+
+    name: str
+    shape: Callable[[np.ndarray], np.ndarray]
+    predicts: str
+
+
+#: First-order finite-width fluctuations: a maximum of them falls like 1/sqrt(m) ([LH] Thm 2.3, Cor 2.4 shape).
+FLUCTUATION = Curve("a + b/sqrt(m)", lambda m: m ** -0.5, "1/sqrt(m) predicts -0.5")
+#: The mean of a quantity whose first-order fluctuation has mean zero: it moves at second order, like 1/m
+#: (the condition number of the linear network's NTK, :func:`~lib.chapters.linear_baseline.condition_numbers.check_conditioning`).
+BIAS = Curve("a + c/m", lambda m: 1.0 / m, "1/m predicts -1")
+
+
+def bai_yin(d: int) -> Curve:
+    """The Bai-Yin law for ``||A^T A/m - I_d||_2``, A in R^(m x d) with i.i.d. N(0, 1) entries ([LH] Lemma D.1).
+
+    The extreme eigenvalues of ``A^T A/m`` tend to ``(1 +- sqrt(d/m))^2``, so the deviation tends to
+    ``2 sqrt(d/m) + d/m`` (Bai and Yin, 1993).
+
+    Args:
+        d: the number of columns of A.
+
+    Returns:
+        The curve ``a + c (2 sqrt(d/m) + d/m)``.
+    """
+    return Curve(f"a + c (2 sqrt(d/m) + d/m), d = {d}", lambda m: 2 * np.sqrt(d / m) + d / m,
+                 "the Bai-Yin law predicts -0.5 at m >> d, steeper below")
 
 
 @dataclass(frozen=True)
@@ -31,10 +90,13 @@ class WidthTrend:
 
     Attributes:
         status: the verdict (see :func:`~lib.chapters.linear_baseline.trend.width_trend`).
-        limit: the fitted infinite-width limit a of ``dev = a + b / sqrt(m)``.
+        limit: the fitted infinite-width limit a of ``dev = a + b shape(m)``.
         limit_se: its standard error (from the scatter of the per-seed values); None if not estimable.
-        slope: log-log slope of the seed-mean deviation against the width (None with one width).
+        slope: log-log slope of the seed-mean deviation's magnitude against the width (None with one width).
         at_max: seed-mean deviation at the largest width.
+        curve: the curve fitted (its name, for the sentence).
+        predicts: what the curve predicts for the slope, in words.
+        caveat: for "reproduced with caveat" and "inconclusive" why (empty otherwise).
     """
 
     status: str
@@ -42,41 +104,77 @@ class WidthTrend:
     limit_se: float | None
     slope: float | None
     at_max: float
+    curve: str = FLUCTUATION.name
+    predicts: str = FLUCTUATION.predicts
+    caveat: str = ""
 
     def describe(self) -> str:
         """One clause with the fitted limit and slope."""
         if self.limit is None:
             return f"deviation {self.at_max:.3g} at the only width run"
         se = f" +- {self.limit_se:.2g}" if self.limit_se is not None else ""
-        return (f"extrapolated infinite-width deviation {self.limit:.3g}{se} (fit a + b/sqrt(m)), "
-                f"log-log slope {self.slope:.2f} (1/sqrt(m) predicts -0.5)")
+        slope = "" if self.slope is None else f", log-log slope {self.slope:.2f} ({self.predicts})"
+        return f"extrapolated infinite-width deviation {self.limit:.3g}{se} (fit {self.curve}){slope}"
 
 
-def width_trend(per_seed: pd.DataFrame, column: str) -> WidthTrend:
+def limit_status(a: float, se: float, at_max: float, slope: float | None, signed: bool = False) -> tuple[str, str]:
+    """The verdict on a fitted infinite-width limit ``a +- se`` (the rule of :func:`width_trend`).
+
+    * "not reproduced" when the limit is significant (``|a| > LIMIT_SIGMA se``) and substantial
+      (``|a| > LIMIT_FRACTION |dev(m_max)|``), and, for a deviation that cannot be negative
+      (``signed=False``), positive;
+    * "reproduced" when the limit is not significant, or negligible (``|a| <= NEGLIGIBLE_FRACTION
+      |dev(m_max)|``), and the deviation's magnitude falls (log-log slope <= ``SLOPE_VANISHING``);
+    * "reproduced with caveat" otherwise, naming why: the deviation falls too slowly, a small significant
+      offset remains, or (a significant negative limit of a deviation that cannot be negative) the curve
+      does not describe the measurements.
+
+    Args:
+        a: the fitted limit.
+        se: its standard error.
+        at_max: the seed-mean deviation at the largest width.
+        slope: the log-log slope of the seed-mean magnitude (None: not defined, e.g. a mean of zero).
+        signed: whether the deviation can take both signs (then a limit of either sign contradicts).
+
+    Returns:
+        (status, caveat); the caveat is empty unless the status is "reproduced with caveat".
+    """
+    significant = abs(a) > LIMIT_SIGMA * se
+    if significant and abs(a) > LIMIT_FRACTION * abs(at_max) and (signed or a > 0):
+        return "not reproduced", ""
+    falls = slope is not None and slope <= SLOPE_VANISHING
+    if (not significant or abs(a) <= NEGLIGIBLE_FRACTION * abs(at_max)) and falls:
+        return "reproduced", ""
+    reasons = []
+    if significant and a < 0 and not signed:
+        reasons.append("the fitted curve does not describe the measurements: its limit is significantly below zero, "
+                       "which a deviation cannot be")
+    elif significant and abs(a) > NEGLIGIBLE_FRACTION * abs(at_max):
+        reasons.append("the deviation shrinks towards a small non-zero offset at the widths run")
+    if not falls:
+        reasons.append(f"the deviation falls more slowly than the log-log slope {SLOPE_VANISHING:g} at the widths run")
+    return "reproduced with caveat", "; ".join(reasons)
+
+
+def width_trend(per_seed: pd.DataFrame, column: str, curve: Curve = FLUCTUATION, signed: bool = False) -> WidthTrend:
     """The verdict on a deviation that the statement says vanishes at infinite width.
 
-    The deviation of a correct infinite-width statement is a finite-width fluctuation of order
-    1/sqrt(m), so ``dev = a + b/sqrt(m)`` with limit ``a = 0``; a wrong statement leaves ``a > 0``. The
-    fit is by least squares on the per-(width, seed) values, and the scatter of those values gives the
-    standard error of a. Rule:
+    The deviation of a correct infinite-width statement follows ``curve`` with limit ``a = 0``
+    (:data:`FLUCTUATION`, ``dev = a + b/sqrt(m)``, unless the check names another); a wrong statement
+    leaves ``a != 0``. The fit is by least squares on the per-(width, seed) values, and their scatter gives
+    the standard error of a. The rule is :func:`limit_status`; "inconclusive" with one width, or too few
+    values to estimate the scatter (widths x seeds <= 2); "reproduced" when the deviation is exactly
+    zero at every width.
 
-    * "not reproduced" when the limit is significant (``a > 3 se``: a 3-sigma offset) and substantial
-      (``a > 0.5 dev(m_max)``: at least half of the deviation at the largest width would remain at
-      infinite width);
-    * "reproduced" when the limit is not significant (``a <= 3 se``) or negligible
-      (``a <= 0.25 dev(m_max)``), and the deviation decreases (log-log slope <=
-      :data:`~lib.chapters.linear_baseline.trend.SLOPE_VANISHING`);
-    * "reproduced with caveat" otherwise (a small offset, or a slow decrease);
-    * "inconclusive" with one width, or too few values to estimate the scatter (widths x seeds <= 2).
-
-    The two fractions leave room for the bias of the fit (the deviations are maxima of absolute
-    values, with higher-order 1/m terms): on the linear network the fitted limit stays below a third
-    of the deviation at the largest width, on a ReLU network (the counterfactual of the tests) the
-    gradient-angle limit is above 80% of it.
+    The thresholds leave room for the bias of the fit (the curves keep the leading term only): on the
+    linear network the fitted limit stays below a third of the deviation at the largest width, on a ReLU
+    network (the counterfactual of the tests) the gradient-angle limit is above 80% of it.
 
     Args:
         per_seed: one row per network, with columns ``width`` and ``column`` (already averaged over depths).
         column: the deviation.
+        curve: the curve fitted (:data:`FLUCTUATION`, :data:`BIAS` or :func:`bai_yin`).
+        signed: whether the deviation takes both signs (see :func:`limit_status`).
 
     Returns:
         The :class:`~lib.chapters.linear_baseline.trend.WidthTrend`.
@@ -84,33 +182,25 @@ def width_trend(per_seed: pd.DataFrame, column: str) -> WidthTrend:
     d = per_seed[["width", column]].dropna()
     means = d.groupby("width")[column].mean().sort_index()
     at_max = float(means.iloc[-1])
+    few = "one width, or too few networks to estimate the seed scatter: no width trend to fit"
+    kw = dict(curve=curve.name, predicts=curve.predicts)
     if len(means) < 2:
-        return WidthTrend("inconclusive", None, None, None, at_max)
-    slope = fit_slope(means.index, np.maximum(means.to_numpy(), 1e-300)) if (means > 0).all() else None
-    x, y = d["width"].to_numpy(float) ** -0.5, d[column].to_numpy(float)
+        return WidthTrend("inconclusive", None, None, None, at_max, caveat=few, **kw)
+    mags = means.abs()
+    slope = fit_slope(means.index, mags.to_numpy()) if (mags > 0).all() else None
+    x, y = curve.shape(d["width"].to_numpy(float)), d[column].to_numpy(float)
     A = np.c_[np.ones_like(x), x]
     coef = np.linalg.lstsq(A, y, rcond=None)[0]
     dof = len(y) - 2
     if dof < 1:
-        return WidthTrend("inconclusive", float(coef[0]), None, slope, at_max)
+        return WidthTrend("inconclusive", float(coef[0]), None, slope, at_max, caveat=few, **kw)
     r = y - A @ coef
     se = float(np.sqrt((r @ r) / dof * np.linalg.inv(A.T @ A)[0, 0]))
     a = float(coef[0])
-    if (means <= 0).all():
-        status = "reproduced"
-    elif a > 3 * se and a > 0.5 * at_max:
-        status = "not reproduced"
-    elif (a <= 3 * se or a <= 0.25 * at_max) and slope is not None and slope <= SLOPE_VANISHING:
-        status = "reproduced"
-    else:
-        status = "reproduced with caveat"
-    return WidthTrend(status, a, se, slope, at_max)
-
-
-#: the caveat a width-trend verdict names, by status (:func:`~lib.chapters.linear_baseline.trend.width_trend`)
-TREND_CAVEATS = {"inconclusive": "one width, or too few networks to estimate the seed scatter: no width trend to fit",
-                 "reproduced with caveat": "the deviation shrinks, but more slowly than 1/sqrt(m) or towards a small "
-                 "non-zero offset at the widths run"}
+    if (mags == 0).all():
+        return WidthTrend("reproduced", a, se, slope, at_max, **kw)
+    status, caveat = limit_status(a, se, at_max, slope, signed)
+    return WidthTrend(status, a, se, slope, at_max, caveat=caveat, **kw)
 
 
 def depth_zero_check(claim_id: str, part: str, why: str, measured_extra: str = "") -> Check:

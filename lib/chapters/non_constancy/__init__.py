@@ -36,8 +36,9 @@ from lib.chapters.non_constancy.bottleneck import (check_bottleneck, check_bottl
                                                    check_bottleneck_hessian_width, figure_bottleneck,
                                                    figure_bottleneck_hessian, kernel_change_by_bottleneck,
                                                    plot_bottleneck, plot_bottleneck_hessian)
-from lib.chapters.non_constancy.convergence import (check_convergence, figure_convergence, figure_kernel_paths,
-                                                    plot_convergence, plot_kernel_paths)
+from lib.chapters.non_constancy.convergence import (PL_BINDING, PL_RTOL, check_convergence, figure_convergence,
+                                                    figure_kernel_paths, pl_guarantee, pl_rate, plot_convergence,
+                                                    plot_kernel_paths)
 from lib.chapters.non_constancy.hessian_norms import (HessianNorms, hessian_summary, measure_bottleneck_hessian,
                                                       measure_hessian_by_width, measure_hessian_norms)
 from lib.chapters.non_constancy.hessian_width import (check_hessian, check_nonlinear_hessian, figure_hessian,
@@ -45,15 +46,17 @@ from lib.chapters.non_constancy.hessian_width import (check_hessian, check_nonli
 from lib.chapters.non_constancy.kernel_runs import (KernelRuns, glue_values, measure_bottleneck_nets,
                                                     measure_kernel_runs, measure_linear_model, measure_width_nets,
                                                     run_summary, table_width_means)
-from lib.chapters.non_constancy.kernel_width import (O1_CHANGE, check_linear_kernel, check_linear_model,
+from lib.chapters.non_constancy.kernel_width import (CONSTANT_KERNEL_TOL, MOVING_KERNEL_MIN, O1_CHANGE,
+                                                     check_linear_kernel, check_linear_model,
                                                      check_nonlinear_kernel, check_weight_change,
                                                      figure_width_trend, kernel_change_by_width, plot_width_trend,
                                                      width_slopes)
 from lib.chapters.non_constancy.nets import (ARCHS, LZB_DEPARTURE, NONLINEAR, SUP_DERIV, NetSetting, build,
                                              check_parameters, describe_data, train_tracked)
-from lib.chapters.non_constancy.rules import (FLAT, HESSIAN_WINDOW, KERNEL_WINDOW, PAPER_EXPONENTS, VANISHING,
-                                              flat_status, hessian_row, hessian_slope_status, holds, slope_row,
-                                              slope_status, table_paper_vs_book, window_rule)
+from lib.chapters.non_constancy.rules import (BOUND_EXPONENT, DECAY_RULE, FLAT, PAPER_EXPONENTS, SLOPE_NOISE,
+                                              UNCONVERGED, VANISHING, decay_status, flat_status, hessian_row,
+                                              hessian_slope_status, holds, slope_row, steeper_note,
+                                              table_paper_vs_book)
 from lib.chapters.non_constancy.spec import SPEC
 
 __all__ = [
@@ -69,10 +72,12 @@ __all__ = [
     "measure_hessian_by_width", "measure_bottleneck_hessian", "HessianNorms", "measure_hessian_norms",
     "hessian_summary",
     # rules
-    "FLAT", "VANISHING", "KERNEL_WINDOW", "HESSIAN_WINDOW", "PAPER_EXPONENTS", "slope_status",
-    "hessian_slope_status", "flat_status", "window_rule", "holds", "slope_row", "hessian_row", "table_paper_vs_book",
+    "FLAT", "BOUND_EXPONENT", "SLOPE_NOISE", "VANISHING", "DECAY_RULE", "PAPER_EXPONENTS", "decay_status",
+    "steeper_note", "hessian_slope_status", "UNCONVERGED", "flat_status", "holds", "slope_row", "hessian_row",
+    "table_paper_vs_book",
     # kernel_width
-    "O1_CHANGE", "kernel_change_by_width", "width_slopes", "plot_width_trend", "figure_width_trend",
+    "O1_CHANGE", "CONSTANT_KERNEL_TOL", "MOVING_KERNEL_MIN", "kernel_change_by_width", "width_slopes",
+    "plot_width_trend", "figure_width_trend",
     "check_linear_model", "check_weight_change", "check_linear_kernel", "check_nonlinear_kernel",
     # bottleneck
     "kernel_change_by_bottleneck", "plot_bottleneck", "figure_bottleneck", "check_bottleneck",
@@ -83,5 +88,6 @@ __all__ = [
     # backward
     "BackwardNorms", "measure_backward", "measure_backward_norms", "check_backward",
     # convergence
-    "plot_kernel_paths", "figure_kernel_paths", "plot_convergence", "figure_convergence", "check_convergence",
+    "PL_BINDING", "PL_RTOL", "pl_rate", "pl_guarantee", "plot_kernel_paths", "figure_kernel_paths",
+    "plot_convergence", "figure_convergence", "check_convergence",
 ]

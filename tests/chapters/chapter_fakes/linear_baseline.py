@@ -17,8 +17,10 @@ DEPTHS = [0, 1, 3]
 
 
 def sweep(offset: float = 0.0, kappa_offset: float = 0.0, kappa0: float = 10.0, widths=WIDTHS, seeds=3,
-          factor=lambda L: L + 1.0) -> pd.DataFrame:
-    """Rows of a measure_linear: deviations offset + m^(-1/2) x noise (offset 0: the [LH] prediction)."""
+          factor=lambda L: L + 1.0, kappa_power: float = 1.0) -> pd.DataFrame:
+    """Rows of a measure_linear: deviations offset + m^(-1/2) x noise (offset 0: the [LH] prediction), and
+    kappa/kappa_0 - 1 = kappa_offset + 20 L / m^kappa_power + a zero-mean m^(-1/2) fluctuation (the second-order
+    shift of the linear network's condition number, :func:`lib.chapters.linear_baseline.check_conditioning`)."""
     rng = np.random.default_rng(0)
     rows = []
     for m in widths:
@@ -28,7 +30,8 @@ def sweep(offset: float = 0.0, kappa_offset: float = 0.0, kappa0: float = 10.0, 
                     return 0.0 if L == 0 else offset + m ** -0.5 * (1 + 0.2 * rng.standard_normal())
                 rows.append(dict(width=m, depth=L, seed=s, norm_dev=dev(), angle_dev=2 * dev(), phi_dev=3 * dev(),
                                  ntk_rel_err=dev(), ntk_factor=factor(L), ntk_shape_err=dev(),
-                                 kappa=kappa0 * (1 + (0 if L == 0 else kappa_offset + 3 * dev())), kappa0=kappa0,
+                                 kappa=kappa0 * (1 + (0 if L == 0 else kappa_offset + 20 * L / m ** kappa_power
+                                                      + 0.3 * m ** -0.5 * rng.standard_normal())), kappa0=kappa0,
                                  grad_sq_ratio_mean=factor(L), grad_sq_ratio_sd=0.0))
     return pd.DataFrame(rows)
 

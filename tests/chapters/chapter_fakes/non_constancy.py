@@ -18,8 +18,12 @@ def _path(level, steps, lr=0.5, lam0=1.0, lam_end=0.5):
 
 
 def make_runs(lin_slope=-0.5, nl_slope=0.0, nl_level=0.5, b_slope=-0.5, nl_converged=True, nl_steps=150,
-              lin_steps=100, seeds=2, lm_change=0.0, move_slope=0.0, nl_loss_rate=0.9) -> NC.KernelRuns:
-    """Delta_K = c m^slope per arch, with small seed noise; a bottleneck sweep with Delta_K = b^b_slope."""
+              lin_steps=100, seeds=2, lm_change=0.0, move_slope=0.0, nl_loss_rate=0.9, nl_lam_end=0.5,
+              lr_scale=1.8) -> NC.KernelRuns:
+    """Delta_K = c m^slope per arch, with small seed noise; a bottleneck sweep with Delta_K = b^b_slope.
+
+    The non-linear nets' loss falls like nl_loss_rate^t while their smallest kernel eigenvalue goes from 1 to
+    ``nl_lam_end`` (a number, or a dict by arch); with lr 0.5 and ``lr_scale`` 1.8 the PL guarantee is 0.95^t."""
     rows, rows_b = [], []
     for s in range(seeds):
         noise = 1 + 0.01 * s
@@ -27,8 +31,11 @@ def make_runs(lin_slope=-0.5, nl_slope=0.0, nl_level=0.5, b_slope=-0.5, nl_conve
             for arch, dk, steps, conv in (("linear", 0.3 * (m / 20) ** lin_slope, lin_steps, True),
                                           ("swish", nl_level * (m / 20) ** nl_slope, nl_steps, nl_converged),
                                           ("softmax", nl_level * 1.2 * (m / 20) ** nl_slope, nl_steps, nl_converged)):
-                path = _path(dk, steps)
-                if arch != "linear":
+                if arch == "linear":
+                    path = _path(dk, steps)
+                else:
+                    end = nl_lam_end.get(arch, 0.5) if isinstance(nl_lam_end, dict) else nl_lam_end
+                    path = _path(dk, steps, lam_end=end)
                     path["loss"] = nl_loss_rate ** np.arange(steps + 1)
                 rows.append(dict(arch=arch, width=m, bottleneck=None, seed=s, delta_K=dk * noise, steps=steps,
                                  converged=conv, weight_move=(m / 20) ** move_slope * noise, **path))
@@ -39,13 +46,16 @@ def make_runs(lin_slope=-0.5, nl_slope=0.0, nl_level=0.5, b_slope=-0.5, nl_conve
     lm = pd.DataFrame([dict(arch="linear_model", width=1, bottleneck=None, seed=s, delta_K=lm_change, steps=50,
                             converged=True, weight_move=1.0, **_path(lm_change, 50)) for s in range(seeds)])
     return NC.KernelRuns(pd.DataFrame(rows), pd.DataFrame(rows_b), tuple(WIDTHS), 256, tuple(BOTTLENECKS), 3, 1500, 0.01,
-                         lm, seeds=seeds, n=12, d=10, activation="tanh", track_every=10, lr_scale=1.8, profile="smoke")
+                         lm, seeds=seeds, n=12, d=10, activation="tanh", track_every=10, lr_scale=lr_scale,
+                         profile="smoke")
 
 
-def make_hessian(lin_slope=-0.5, nl_slope=0.0, converged=True, b_slope=-0.5, bm_slope=0.0) -> NC.HessianNorms:
-    """Hessian norms c m^slope per arch, and the two bottleneck sweeps (against b, against m)."""
+def make_hessian(lin_slope=-0.5, nl_slope=0.0, converged=True, b_slope=-0.5, bm_slope=0.0,
+                 unconverged=()) -> NC.HessianNorms:
+    """Hessian norms c m^slope per arch, and the two bottleneck sweeps (against b, against m); ``converged=False``
+    marks every power iteration unconverged, ``unconverged`` those of the named archs only."""
     rows = [dict(arch=a, width=m, seed=s, hess_norm=c * (m / 20) ** sl * (1 + 0.01 * s), iterations=50,
-                 converged=converged)
+                 converged=converged and a not in unconverged)
             for s in range(2) for m in WIDTHS
             for a, c, sl in (("linear", 1.0, lin_slope), ("swish", 0.5, nl_slope), ("softmax", 0.3, nl_slope))]
     bott = [dict(sweep="b", width=256, bottleneck=b, seed=s, hess_norm=(b / 4) ** b_slope, iterations=50,
