@@ -160,7 +160,7 @@ def width_trend(per_seed: pd.DataFrame, column: str, curve: Curve = FLUCTUATION,
     """The verdict on a deviation that the statement says vanishes at infinite width.
 
     The deviation of a correct infinite-width statement follows ``curve`` with limit ``a = 0``
-    (:data:`FLUCTUATION`, ``dev = a + b/sqrt(m)``, unless the check names another); a wrong statement
+    (:data:`~lib.chapters.linear_baseline.trend.FLUCTUATION`, ``dev = a + b/sqrt(m)``, unless the check names another); a wrong statement
     leaves ``a != 0``. The fit is by least squares on the per-(width, seed) values, and their scatter gives
     the standard error of a. The rule is :func:`limit_status`; "inconclusive" with one width, or too few
     values to estimate the scatter (widths x seeds <= 2); "reproduced" when the deviation is exactly
@@ -173,7 +173,7 @@ def width_trend(per_seed: pd.DataFrame, column: str, curve: Curve = FLUCTUATION,
     Args:
         per_seed: one row per network, with columns ``width`` and ``column`` (already averaged over depths).
         column: the deviation.
-        curve: the curve fitted (:data:`FLUCTUATION`, :data:`BIAS` or :func:`bai_yin`).
+        curve: the curve fitted (:data:`~lib.chapters.linear_baseline.trend.FLUCTUATION`, :data:`~lib.chapters.linear_baseline.trend.BIAS` or :func:`bai_yin`).
         signed: whether the deviation takes both signs (see :func:`limit_status`).
 
     Returns:

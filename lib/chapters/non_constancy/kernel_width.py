@@ -19,12 +19,12 @@ __all__ = ["O1_CHANGE", "CONSTANT_KERNEL_TOL", "MOVING_KERNEL_MIN", "kernel_chan
 #: A kernel change above this at every width is O(1) ([LZB] Fig 1), while a linear-output net of the chapter's
 #: widths stays far below it.
 O1_CHANGE = 0.1
-#: The largest Delta_K that counts as a constant kernel ([LZB] Prop 2.2): the kernel of a model linear in its weights
+#: The largest Delta_K that counts as a constant kernel ([LZB] Prop 2.2), since the kernel of a model linear in its weights
 #: is X X^T exactly, whatever the weights, so its computed change is float64 rounding (1e-16 relative, 1e-12 at most
 #: over a GD run in the tests); 1e-10 keeps a margin of 100 over that.
 CONSTANT_KERNEL_TOL = 1e-10
 #: The smallest Delta_K that counts as a moving kernel for a model not linear in its weights: 100 times
-#: :data:`CONSTANT_KERNEL_TOL`, so that rounding cannot pass for a change, and far below the least change of the
+#: :data:`~lib.chapters.non_constancy.kernel_width.CONSTANT_KERNEL_TOL`, so that rounding cannot pass for a change, and far below the least change of the
 #: chapter's networks (1e-4 or more).
 MOVING_KERNEL_MIN = 1e-8
 

@@ -22,14 +22,14 @@ __all__ = ["FLAT", "BOUND_EXPONENT", "SLOPE_NOISE", "VANISHING", "DECAY_RULE", "
 #: A log-log slope within this of zero is flat (width-independent); a decaying quantity of the chapter falls
 #: with slope -1/2 or steeper, so 0.15 separates the two with room for seed noise over two to three decades.
 FLAT = 0.15
-#: The exponent of [LZB]'s bounds on every decaying quantity of the chapter: O(m^(-1/2)) for a linear output
+#: The exponent of the bounds of [LZB] on every decaying quantity of the chapter, O(m^(-1/2)) for a linear output
 #: (Remark 3.5's kernel change, Thm 3.2's Hessian norm, Lemma 3.1's backward vectors) and O(b^(-1/2)) with a
 #: bottleneck of width b (Thm 3.3, and Fig 2's kernel change, which the Hessian bound controls).
 BOUND_EXPONENT = -0.5
 #: The spread of a log-log slope fitted over 1.5 to 2.5 decades with 2 to 3 seeds, which also covers the
 #: logarithmic factors an O~ hides (sqrt(log m) flattens a slope by about 0.09 over m = 32 to 8,192).
 SLOPE_NOISE = 0.2
-#: A log-log slope at or below this decays at least as fast as the bound: -1/2 within :data:`SLOPE_NOISE`, or
+#: A log-log slope at or below this decays at least as fast as the bound: -1/2 within :data:`~lib.chapters.non_constancy.rules.SLOPE_NOISE`, or
 #: steeper (:func:`decay_status`).
 VANISHING = BOUND_EXPONENT + SLOPE_NOISE
 
@@ -48,7 +48,7 @@ def decay_status(s: float) -> str:
     """The one rule for "decays at least as fast as m^(-1/2)" (or b^(-1/2)): [LZB]'s O(m^(-1/2)) read as the
     upper bound it is.
 
-    "reproduced" if ``s <= VANISHING`` (-1/2 within :data:`SLOPE_NOISE`, or steeper: a faster decay does not
+    "reproduced" if ``s <= VANISHING`` (-1/2 within :data:`~lib.chapters.non_constancy.rules.SLOPE_NOISE`, or steeper: a faster decay does not
     contradict a bound); "not reproduced" if ``s > -FLAT`` (the quantity does not decay); "reproduced with
     caveat" in between (it decays, but more slowly than m^(-1/2) beyond the slope noise).
 

@@ -134,7 +134,7 @@ def depth_pairs(tab: pd.DataFrame, value: str = "log10 late loss", sd: str = "sd
 
     Returns:
         One row per pair i < j: ``shallow``, ``deep``, ``excess`` (value of the deeper minus the
-        shallower; > 0 means the deeper net is worse, e.g. slower), ``se2`` (:data:`SE_MULTIPLE` times
+        shallower; > 0 means the deeper net is worse, e.g. slower), ``se2`` (:data:`~lib.chapters.optimization.figure4.SE_MULTIPLE` times
         the standard error of that difference over seeds), ``inverted`` (excess > 0) and
         ``significant`` (excess > se2).
     """
