@@ -134,7 +134,9 @@ class Figures:
         """Save the image (and the data) beside the page; their paths relative to it."""
         out = {"image": f"figures/{label}.png"}
         (page / "figures").mkdir(parents=True, exist_ok=True)
-        fig.savefig(page / out["image"], bbox_inches="tight")
+        # at the figure's own dpi, as the notebook shows it: the image's natural width fits the text column
+        # (lib.book.plotting.COLUMN_INCHES), so its text is never shrunk by the page
+        fig.savefig(page / out["image"], bbox_inches="tight", dpi=fig.dpi)
         if data is not None:
             out["csv"] = f"figure-data/{label}.csv"
             (page / "figure-data").mkdir(parents=True, exist_ok=True)
