@@ -190,6 +190,53 @@ def test_thm42_table_compares_lambda_min_on_the_full_data_and_on_every_small_bat
     assert c.status == "not reproduced" and "b (full data): kappa does not fall" in c.measured
 
 
+def test_thm42_table_holds_the_measurements_the_check_judges(small):
+    _, sweep, theory = small
+    tab, f, by = C.table_first_layer(theory, sweep).table, theory.frame, sweep.series
+    b, c = f[f.dataset == "b"].set_index("depth"), f[f.dataset == "c"].set_index("depth")
+    rb, rc = tab.loc[("b", "full data")], tab.loc[("c", "small batches")]
+    assert rb.depths == rc.depths == (1, 2)
+    assert rb.kappa0 == b.kappa_linear[0] and rb.kappa == tuple(b.kappa_first[[1, 2]])
+    assert rb.lmin_gap == pytest.approx(((b.lambda_min_first - b.lambda_min_linear[0]) / b.lambda_max_first)[[1, 2]].min())
+    assert rb.fw_kappa == tuple(by("b", "relu", "kappa_first_mean")[[1, 2]]) and bool(rb.fw_below)
+    assert rc.kappa0 == c.kappa0_small[1] and rc.kappa == tuple(c.kappa_first_small[[1, 2]])
+    assert rc.lmin_gap == c.first_lmin_gap_small[[1, 2]].min()
+    assert rc.fw_kappa == tuple(by("c", "relu", "kappa_first_small_mean")[[1, 2]]) and bool(rc.fw_below)
+    assert bool(rb.below) and bool(rc.below)
+
+
+def test_thm42_table_boundaries_of_below_and_of_a_partial_lambda_min(small):
+    _, sweep, theory = small
+    f = theory.frame
+    k0 = f[(f.dataset == "b") & (f.depth == 0)].kappa_linear.iloc[0]
+    f2 = f.copy()
+    f2.loc[(f2.dataset == "b") & (f2.depth == 2), "kappa_first"] = k0  # equal to kappa_0: not below
+    t = C.table_first_layer(C.TheoryResult(f2, names=theory.names, depths=theory.depths), sweep)
+    assert not t.table.loc[("b", "full data"), "below"] and C.check_first_layer(t).status == "not reproduced"
+    f3 = f.copy()
+    f3.loc[(f3.dataset == "c") & (f3.depth == 2), "first_lmin_gap_small"] = math.nan  # measured at one depth only
+    t = C.table_first_layer(C.TheoryResult(f3, names=theory.names, depths=theory.depths), sweep)
+    assert math.isnan(t.table.loc[("c", "small batches"), "lmin_gap"])
+    S = sweep.summary.copy()
+    at = (S.dataset == "b") & (S.activation == "relu") & (S.depth == 2)
+    S.loc[at, "kappa_first_mean"] = k0  # the width-m mean equal to kappa_0: not below
+    atc = (S.dataset == "c") & (S.activation == "relu") & (S.depth == 1)
+    S.loc[atc, "first_below0_small_min"] = 0.5  # one seed with a batch not below its kappa_0
+    t = C.table_first_layer(theory, dataclasses.replace(sweep, summary=S)).table
+    assert [t.loc[k, "fw_below"] for k in (("b", "full data"), ("c", "small batches"))] == [False, False]
+
+
+def test_thm42_table_is_empty_without_a_finite_kappa0_or_a_first_layer_kernel(small):
+    _, sweep, theory = small
+    f = theory.frame
+    none = C.TheoryResult(f.drop(columns=[k for k in f if "first" in k or k.endswith("_small")]), theory.names,
+                          theory.depths)
+    t = C.table_first_layer(none, sweep)
+    assert t.table.empty and C.check_first_layer(t).status == "not checked"
+    only_a = C.TheoryResult(f[f.dataset == "a"], ("a",), theory.depths)  # n > d: kappa_0 = inf, no small batches
+    assert C.table_first_layer(only_a, sweep).table.empty
+
+
 def test_theory_cell_reports_lambda_min_of_each_small_batch_against_its_own_g(monkeypatch):
     X = np.random.default_rng(3).standard_normal((12, 3)) @ np.random.default_rng(4).standard_normal((3, 8))
     params = {"depth": 2, "first_layer": True, "small_batch": 3, "seeds": 2}
@@ -217,6 +264,12 @@ def test_check_theory_prediction_prediction_and_counterfactual(small):
     comparison = C.table_theory_comparison(theory, sweep)
     cmp = comparison.table
     assert comparison.width == 32 and len(cmp) == len(data) * len(DEPTHS)
+    assert list(cmp.dataset) == [k for k in data for _ in DEPTHS] and list(cmp.depth) == DEPTHS * len(data)
+    relu, f = sweep.series("b", "relu", "angle_mean")[2], theory.frame
+    expected = np.degrees(f[(f.dataset == "b") & (f.depth == 2)].min_angle_relu.iloc[0])
+    row = cmp[(cmp.dataset == "b") & (cmp.depth == 2)].iloc[0]
+    assert (row.angle_relu, row.angle_relu_theory) == (relu, expected)
+    assert row.angle_rel_dev == pytest.approx(abs(relu / expected - 1))
     at = lambda t: C.TheoryComparison(t, 512)  # noqa: E731
     close = cmp.assign(angle_relu=cmp.angle_relu_theory, angle_rel_dev=0.0)
     assert C.check_theory_prediction(at(close)).status == "reproduced"

@@ -223,7 +223,7 @@ def check_prop41_ordering(sweep: ConditioningSweep, alpha: float = PROP41_ALPHA)
     from scipy.stats import spearmanr
 
     _, fin, bad_l, bad_k, n_sing, _ = _prop41_cells(sweep)
-    relu = fin[(fin.activation == "relu") & (fin.lmin_rel > 0) & (fin.phi2 > 0)]
+    relu = fin[(fin.activation == "relu") & (fin.lmin_rel > 0)]  # with the bound, lambda_min > 0 means phi_min > 0
     n = len(relu)
     statement = "log(λ_min/max K_ii) rises with log φ_min² across the non-singular ReLU cells"
     paper = "the smallest angle sets λ_min (Sec. 4's reading of Prop 4.1)"
@@ -342,12 +342,12 @@ def table_first_layer(theory: TheoryResult, sweep: ConditioningSweep) -> FirstLa
         if "kappa_first_small" in t and deep.kappa_first_small.notna().all():
             fw = series(ds, "kappa_first_small_mean", deep.index)
             fwb = series(ds, "first_below0_small_min", deep.index)
-            gap = deep["first_lmin_gap_small"] if "first_lmin_gap_small" in deep else pd.Series(np.nan, deep.index)
+            gap = deep.get("first_lmin_gap_small")  # absent from cells cached before it was measured
             rows.append(dict(
                 dataset=ds, protocol="small batches", kappa0=float(deep.kappa0_small.iloc[0]), depths=depths,
                 kappa=tuple(float(v) for v in deep.kappa_first_small),
                 below=bool((deep.first_below0_small == 1.0).all()),
-                lmin_gap=float(gap.min()) if gap.notna().all() else np.nan,
+                lmin_gap=float(gap.min()) if gap is not None and gap.notna().all() else np.nan,
                 fw_kappa=fw, fw_below=bool(all(v == 1.0 for v in fwb)) if fwb is not None else None))
     table = pd.DataFrame(rows).set_index(["dataset", "protocol"]) if rows else pd.DataFrame()
     return FirstLayerTable(table=table, names=tuple(sweep.names), depths=tuple(sweep.depths), width=int(sweep.width))

@@ -236,7 +236,7 @@ def check_figure3_kappa(sweep: ConditioningSweep) -> Check:
     """
     names, deep, by, summary = sweep.names, sweep.deep, sweep.series, sweep.summary
     cols = {"full data": "kappa_mean", "small batches": "kappa_small_mean", "authors' batches": "kappa_batch_mean"}
-    tested, lines, seen, untestable, judged = [], [], set(), [], []
+    tested, lines, untestable, judged = [], [], [], []
     rule = "ReLU below linear at every depth L ≥ 1 (tested where the linear κ is finite)"
     for ds in names:
         for label, col in cols.items():
@@ -258,7 +258,6 @@ def check_figure3_kappa(sweep: ConditioningSweep) -> Check:
                 continue  # n <= batch size: one batch, the full data again (tested as "full data")
             ok = bool(np.all(relu < lin))
             tested.append(ok)
-            seen.add(ds)
             shown = (f"ReLU {relu.iloc[0]:.3g} vs linear {lin.iloc[0]:.3g} at L={relu.index[0]}, "
                      f"{relu.iloc[-1]:.3g} vs {lin.iloc[-1]:.3g} at L={relu.index[-1]}")
             lines.append(f"{ds} ({label}): {shown}" + ("" if ok else " (ReLU NOT smaller)"))
