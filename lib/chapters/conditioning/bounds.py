@@ -98,8 +98,8 @@ def plot_prop41(sweep: ConditioningSweep) -> Figure:
 #: cosine, so 1 - cos phi_min carries an absolute error of a few eps; lambda_min one of about n eps lambda_max).
 #: The sweep's cells sit at most at 0.9 of the bound, so the slack decides nothing but rounding.
 PROP41_RTOL = 1e-9
-#: Fewest non-singular ReLU cells on which a rank correlation is read (below it: "inconclusive"; with 6
-#: cells a perfect ordering has a one-sided p of 1/720 = 0.0014, so fewer could not even reach alpha cleanly).
+#: Fewest non-singular ReLU cells on which a rank correlation is read (below it: "inconclusive"): with fewer, one
+#: swapped pair moves rho by 0.1 or more and the t approximation of its p-value is poor.
 PROP41_MIN_CELLS = 6
 #: Spearman correlation from which the smallest angle is said to set lambda_min ("reproduced"): the
 #: conventional threshold of a strong rank correlation.
