@@ -202,7 +202,12 @@ def test_thm42_table_holds_the_measurements_the_check_judges(small):
     assert rc.kappa0 == c.kappa0_small[1] and rc.kappa == tuple(c.kappa_first_small[[1, 2]])
     assert rc.lmin_gap == c.first_lmin_gap_small[[1, 2]].min()
     assert rc.fw_kappa == tuple(by("c", "relu", "kappa_first_small_mean")[[1, 2]]) and bool(rc.fw_below)
-    assert bool(rb.below) and bool(rc.below)
+    assert [rb.below, rc.below] == [True, True]
+    no_fw = dataclasses.replace(sweep, summary=sweep.summary.drop(
+        columns=["kappa_first_mean", "kappa_first_small_mean", "first_below0_small_min"]))
+    t = C.table_first_layer(theory, no_fw).table  # a sweep without the first-layer networks: infinite width only
+    assert t.fw_kappa.isna().all() and t.fw_below.isna().all()
+    assert C.check_first_layer(C.table_first_layer(theory, no_fw)).status == "reproduced"
 
 
 def test_thm42_table_boundaries_of_below_and_of_a_partial_lambda_min(small):
@@ -269,6 +274,7 @@ def test_check_theory_prediction_prediction_and_counterfactual(small):
     expected = np.degrees(f[(f.dataset == "b") & (f.depth == 2)].min_angle_relu.iloc[0])
     row = cmp[(cmp.dataset == "b") & (cmp.depth == 2)].iloc[0]
     assert (row.angle_relu, row.angle_relu_theory) == (relu, expected)
+    assert row.angle_linear_theory == np.degrees(f[(f.dataset == "b") & (f.depth == 2)].min_angle_linear.iloc[0])
     assert row.angle_rel_dev == pytest.approx(abs(relu / expected - 1))
     at = lambda t: C.TheoryComparison(t, 512)  # noqa: E731
     close = cmp.assign(angle_relu=cmp.angle_relu_theory, angle_rel_dev=0.0)

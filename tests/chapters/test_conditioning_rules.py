@@ -76,6 +76,12 @@ def test_prop41_bound_at_exactly_the_tolerance_holds():
     assert C.check_prop41(_p41(ANG, lmin, kappa=kappa, diag=1.0)).status == "reproduced"
 
 
+def test_prop41_bound_says_how_close_to_the_bound_the_cells_sit():
+    c = C.check_prop41(_p41(ANG, 0.5 * _bound(ANG)))
+    assert "lambda_min is 0.5 to 0.5 times the bound" in c.measured and "matrix-free" not in c.measured
+    assert c.rows[0]["this book"] == "holds in 8/8 cells; λ_min is 0.5 to 0.5 of the bound"
+
+
 def _coplanar_cells(n_cells=20, seed=0):
     """Real kernels K = B B^T whose lambda_min comes from a nearly coplanar triple of rows (eps off the plane),
     while the smallest angle is a separate pair at angle phi: phi rises while eps falls across the cells."""
@@ -223,7 +229,8 @@ def test_ordering_inconclusive_on_cells_that_do_not_vary_or_contradict_the_bound
     c = _formed(C.check_prop41_ordering(same), C.PROP41_ORDERING)
     assert c.status == "inconclusive" and "do not vary" in c.caveat
     flat_lmin = _p41(ANG, np.full(len(ANG), 1e-4))  # the angles vary, lambda_min does not
-    assert C.check_prop41_ordering(flat_lmin).status == "inconclusive"
+    c = C.check_prop41_ordering(flat_lmin)
+    assert c.status == "inconclusive" and "do not vary" in c.caveat
     bad = _ranked(np.arange(10)).frame.copy()
     bad.loc[0, "lambda_min"] = 1.0  # above (1 - cos phi) max K_ii: a measurement error
     c = _formed(C.check_prop41_ordering(C.ConditioningSweep(pd.DataFrame(), ("s",), (0, 1), 512, frame=bad)),
@@ -249,6 +256,11 @@ def test_thm42_reproduced_when_every_clause_holds():
     c = _formed(C.check_first_layer(_t42()), "")
     assert c.status == "reproduced" and c.caveat == "" and "Not testable on t" in c.measured
     assert "width-32 mean 40 -> 12" in c.measured and "lambda_max = 0.01" in c.measured
+    assert c.rows[0]["rule"] == "below at every depth" and c.rows[1]["this book"].startswith("smallest")
+    assert "rises" not in c.rows[2]["this book"] and "flat" not in c.rows[2]["this book"]
+    assert "rises" not in c.rows[3]["this book"]
+    tested_all = C.FirstLayerTable(_t42().table, names=("s",), depths=(0, 1, 2, 3), width=32)
+    assert "Not testable" not in C.check_first_layer(tested_all).measured
     assert [r["holds"] for r in c.rows] == [True, True, True, True]
     c = C.check_first_layer(_t42(fw=None, fw_below=None, protocol="small batches"))
     assert c.status == "reproduced" and len(c.rows) == 3 and "(every batch)" in c.rows[0]["rule"]
@@ -266,7 +278,7 @@ def test_thm42_a_flat_kappa_below_kappa0_is_not_a_decrease():
 def test_thm42_each_clause_fails_alone():
     assert C.check_first_layer(_t42(below=False)).status == "not reproduced"
     c = C.check_first_layer(_t42(kappa=(30.0, 35.0, 10.0)))
-    assert c.status == "not reproduced" and "rises at L=[2]" in c.measured
+    assert c.status == "not reproduced" and "rises at L=[2]" in c.measured and "rises at L=[2]" in c.rows[2]["this book"]
 
 
 @pytest.mark.parametrize("factor, status", [(0.5, "reproduced"), (1.0, "reproduced"), (2.0, "not reproduced")])
@@ -288,6 +300,7 @@ def test_thm42_step_tolerance(step, status):
     _formed(c, "")
     if status == "reproduced with caveat":
         assert "strict decrease not resolved" in c.caveat and c.rows[2]["holds"] is True
+        assert "flat within rounding at L=[2]" in c.rows[2]["this book"]
     last = C.check_first_layer(_t42(kappa=(40.0, 20.0, 20.0 * (1 + step * R))))  # the same step, last
     assert last.status == status, last.measured
 
@@ -308,14 +321,14 @@ def test_thm42_steps_within_rounding_that_add_up_to_a_fall_are_a_caveat():
 def test_thm42_caveat_levels_finite_width_and_unmeasured_lambda_min():
     c = _formed(C.check_first_layer(_t42(fw=(40.0, 41.0, 12.0))), "")
     assert c.status == "reproduced with caveat" and "width-32 kernel rises at L=[2]" in c.caveat
-    assert c.rows[3]["holds"] is False
+    assert c.rows[3]["holds"] is False and "rises at L=[2]" in c.rows[3]["this book"]
     tick = C.check_first_layer(_t42(fw=(40.0, 40.0 * (1 + 1e-12), 12.0)))  # any finite-width rise: no rounding slack
     assert tick.status == "reproduced with caveat" and "rises at L=[2]" in tick.caveat
     c = C.check_first_layer(_t42(fw_below=False))
-    assert c.status == "reproduced with caveat" and "is not below kappa_0" in c.caveat
+    assert c.status == "reproduced with caveat" and c.caveat == "s (full data): the width-32 kernel is not below kappa_0"
     c = C.check_first_layer(_t42(lmin_gap=math.nan))
     assert c.status == "reproduced with caveat" and "lambda_min not measured" in c.caveat
-    assert c.rows[1]["holds"] is None and c.rows[1]["this book"] == "not measured"
+    assert c.rows[1]["holds"] is None and c.rows[1]["this book"] == "not measured" and "min (lambda_min" not in c.measured
 
 
 def test_thm42_one_depth_is_inconclusive_and_empty_is_not_checked():
@@ -344,6 +357,7 @@ def test_authors_agreement_tolerances(col, tol, row, factor, status):
     c = _formed(C.check_authors_agreement(_agree(**{col: factor * tol})), "agreement with the authors' code")
     assert c.status == status and c.rows[row]["holds"] is (status == "reproduced")
     assert "kappa is -1e+16 to -1e+16: a number, not inf" in c.measured  # reported, not compared
+    assert c.rows[1]["this book"] == f"{(factor * tol if col == 'kappa_rel_err' else 1e-15):.1e}"
 
 
 def test_authors_agreement_without_a_finite_kappa_compares_kernels_and_angles():
@@ -389,6 +403,13 @@ def test_fig3_angle_is_strict():
     for gap in ([10, math.nan, 30], [10, 20, math.nan]):  # a depth without its full data, either network: left out
         c = C.check_figure3_angle(_fig3([10, 5, 30, 40], gap + [10], [1] * 4, [1] * 4))
         assert c.status == "not reproduced" and "ReLU larger in 1/2" in c.measured
+    c = C.check_figure3_angle(_fig3([10, 21, 30, 40], [10, 20, 20, 20], [1] * 4, [1] * 4))
+    assert "20 deg (linear) vs 40 deg (ReLU) at L=3" in c.measured  # the largest depth
+    assert c.rows[0]["this book"] == "ReLU vs linear: 21 vs 20 at L=1, 40 vs 20 at L=3"  # the two ends
+    unmeasured = _fig3_two(([10, 21, 30], [10, 20, 20], [1] * 3, [1] * 3),
+                           ([10, math.nan, math.nan], [10, math.nan, math.nan], [1] * 3, [1] * 3))
+    c = C.check_figure3_angle(unmeasured)
+    assert c.status == "reproduced" and c.rows[1]["this book"] == "not measured" and c.rows[1]["holds"] is None
     c = C.check_figure3_angle(_fig3([10, math.nan, 30, 40], [10, 20, 20, 20], [1] * 4, [1] * 4))
     assert c.status == "reproduced" and "2/2" in c.measured
     assert c.rows[0]["this book"] == "ReLU vs linear: 30 vs 20 at L=2, 40 vs 20 at L=3"
@@ -414,6 +435,10 @@ def test_fig3_kappa_reads_every_data_set_and_skips_unmeasured_depths():
     assert C.check_figure3_kappa(one_batch_then_fail).status == "not reproduced"  # "b" is read after "a"
     c = C.check_figure3_kappa(_fig3_two(unmeasured, ([1] * 3, [1] * 3, [1e4, 1e5, 20], [1e4] * 3)))
     assert c.status == "not reproduced" and len(c.rows) == 1
+    batches_only = _fig3([1] * 3, [1] * 3, [1e4, 50, 20], [1e4] * 3, sizes={"s": (5000, 3)})
+    batches_only.summary["kappa_mean"] = nan  # full data not measured; the authors' batches are
+    c = C.check_figure3_kappa(batches_only)
+    assert c.status == "reproduced" and "s (authors' batches)" in c.measured and len(c.rows) == 1
     partly = _fig3([1] * 3, [1] * 3, [1e4, nan, 20], [1e4, 10.0, 1e4])  # ReLU not measured at L=1: left out
     assert C.check_figure3_kappa(partly).status == "reproduced"
     vacuous = _formed(C.check_figure3_kappa(_fig3([1] * 3, [1] * 3, [inf] * 3, [inf] * 3)), "ReLU vs linear kappa")
@@ -425,8 +450,9 @@ def test_fig3_depth_fall_is_strict_and_any_rise_is_a_caveat():
     flat = _fig3([1] * 3, [1] * 3, [inf, 50.0, 50.0], [inf] * 3)
     assert C.check_figure3(flat, "batch").status == "not reproduced"
     tick = _fig3([1] * 4, [1] * 4, [inf, 50.0, 20.0, 20.0 * (1 + 1e-12)], [inf] * 4)
-    c = C.check_figure3(tick, "batch")
+    c = _formed(C.check_figure3(tick, "batch"), "kappa decreases with depth (the authors' batches)")
     assert c.status == "reproduced with caveat" and "rises at L=[3]" in c.measured
+    assert "rises at L=[3]" in c.rows[0]["this book"] and "Not monotone: s rises at L=[3]." in c.measured
     fall = _fig3([1] * 3, [1] * 3, [inf, 50.0, 50.0 * (1 - 1e-12)], [inf] * 3)
     assert _formed(C.check_figure3(fall, "batch"), "kappa decreases with depth (the authors' batches)").status == \
         "reproduced"
@@ -444,11 +470,13 @@ def test_fig3_depth_fall_is_strict_and_any_rise_is_a_caveat():
 
 def test_fig3_depth_needs_two_depths_measured():
     inf = math.inf
-    c = C.check_figure3(_fig3([1] * 2, [1] * 2, [inf, 50.0], [inf] * 2), "batch")
+    c = _formed(C.check_figure3(_fig3([1] * 2, [1] * 2, [inf, 50.0], [inf] * 2), "batch"),
+                "kappa decreases with depth (the authors' batches)")
     assert c.status == "not checked" and "fewer than two depths" in c.caveat and "depths [0, 1]" in c.measured
     c = C.check_figure3(_fig3([1] * 3, [1] * 3, [inf, 50.0, math.nan], [inf] * 3), "full")
     assert c.status == "not checked" and c.rows == ()
-    assert C.check_figure3(_fig3([1] * 3, [1] * 3, [inf, 50.0, 20.0], [inf] * 3), "full").status == "reproduced"
+    c = C.check_figure3(_fig3([1] * 3, [1] * 3, [inf, 50.0, 20.0], [inf] * 3), "full")
+    assert c.status == "reproduced" and "Non-increasing on every data set." in c.measured and "rises" not in c.rows[0]["this book"]
 
 
 def test_fig3_full_data_fall_must_be_certified():
@@ -456,6 +484,7 @@ def test_fig3_full_data_fall_must_be_certified():
     k = [inf, 50.0, 20.0]
     c = C.check_figure3(_fig3([1] * 3, [1] * 3, k, [inf] * 3, high=[inf, 50.0, 50.0]), "full")  # high end = start
     assert c.status == "inconclusive" and "intervals" in c.caveat and c.rows[0]["holds"] is None
+    _formed(c, "kappa decreases with depth (full data)")
     c = C.check_figure3(_fig3([1] * 3, [1] * 3, k, [inf] * 3, high=[inf, 50.0, 50.0 * (1 - 1e-12)]), "full")
     assert c.status == "reproduced"
     # the high end of the last depth is what certifies the fall, not that of another depth
@@ -478,6 +507,7 @@ def _cmp(dev, width=400):
 def test_fig3_infinite_width_prediction_tolerances(units, status):
     c = _formed(C.check_theory_prediction(_cmp(units / math.sqrt(400))), "infinite-width prediction")
     assert c.status == status and "(max, s L=2)" in c.measured
+    assert (c.caveat != "") is (status == "reproduced with caveat")
     assert "kappa is 1 to 2 times the infinite-width kappa" in c.measured  # finite kappas only
 
 
