@@ -416,8 +416,8 @@ def test_fig3_angle_is_strict():
 
 
 def test_fig3_kappa_is_strict_and_a_single_batch_counts_once():
-    ok = _fig3([1] * 3, [1] * 3, [1e4, 50, 20], [1e4, 1e4, 1e4])
-    assert C.check_figure3_kappa(ok).status == "reproduced"
+    ok = C.check_figure3_kappa(_fig3([1] * 3, [1] * 3, [1e4, 50, 20], [1e4, 1e4, 1e4]))
+    assert ok.status == "reproduced" and "NOT smaller" not in ok.measured and "Not testable" not in ok.measured
     c = C.check_figure3_kappa(_fig3([1] * 3, [1] * 3, [1e4, 50, 1e4], [1e4, 1e4, 1e4]))  # equal at L=2
     assert c.status == "not reproduced" and "(ReLU NOT smaller)" in c.measured
     one = C.check_figure3_kappa(_fig3([1] * 3, [1] * 3, [1e4, 50, 20], [1e4] * 3, sizes={"s": (512, 3)}))

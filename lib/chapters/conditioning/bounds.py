@@ -443,13 +443,12 @@ def check_first_layer(t42: FirstLayerTable) -> Check:
         width and the finite-width curve.
     """
     width, tab = t42.width, t42.table
-    tested = set(tab.index.get_level_values(0)) if not tab.empty else set()
-    untested = [d for d in t42.names if d not in tested]
-    note = f" Not testable on {', '.join(untested)} (kappa_0 = inf)." if untested else ""
     if tab.empty:
         return Check("[LH] Thm 4.2", status="not checked", measured="kappa_0 = inf on every data set run.",
                      caveat="not testable on this data: kappa_0 is infinite (n > rank G), so kappa(K_L) < kappa_0 "
                      "holds for any finite value; needs data with n <= rank G (faces) or batches below the rank")
+    untested = [d for d in t42.names if d not in set(tab.index.get_level_values(0))]
+    note = f" Not testable on {', '.join(untested)} (kappa_0 = inf)." if untested else ""
     fails, short, caveats, lines, judged = [], [], [], [], []
     for (ds, prot), r in tab.iterrows():
         name, depths, kappa = f"{ds} ({prot})", list(r.depths), list(r.kappa)
