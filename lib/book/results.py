@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
+from typing import Sequence
 
 from lib.book.provenance import kernel_seconds, run_info
 from lib.validation import InputError
@@ -288,15 +289,21 @@ class Recorder:
         in ``self.figures.entries``."""
         self.figures.show(fig, label, caption, drawn_by, data_from, setting, data)
 
-    def __call__(self, check: Check, section: str | None = None) -> str | None:
-        """Record ``check`` as a verdict of the section labelled ``section`` (a MyST target such as
-        ``"sec-prop41"`` placed above the section's heading) and display it.
+    def __call__(self, check: Check | Sequence[Check], section: str | None = None) -> str | None:
+        """Record ``check`` (or each check of a sequence, in order) as a verdict of the section labelled
+        ``section`` (a MyST target such as ``"sec-prop41"`` placed above the section's heading) and display it.
 
         Returns:
-            None when displaying (so a notebook cell shows the verdict once), else the verdict sentence.
+            None when displaying (so a notebook cell shows the verdict once), else the verdict sentence(s),
+            one paragraph per check.
         """
-        text = record(self.chapter, check, section=section, profile=self.profile)
-        self.checks.append(check)
+        checks = [check] if isinstance(check, Check) else list(check)
+        if not checks or not all(isinstance(c, Check) for c in checks):
+            raise TypeError("Recorder(...) takes a Check or a non-empty sequence of Checks, got "
+                            f"{type(check).__name__}")
+        texts = [record(self.chapter, c, section=section, profile=self.profile) for c in checks]
+        self.checks.extend(checks)
+        text = "\n\n".join(texts)
         if not self.display:
             return text
         from IPython.display import Markdown, display

@@ -25,3 +25,25 @@ def test_a_section_is_found_by_its_label_before_its_text(tmp_path):
     heads = chapter_headings(page)
     assert find_section(heads, "sec-claim-1").source == "Claim 1 and 2: norms"
     assert find_section(heads, "Claim 3").label is None and find_section(heads, "sec-none") is None
+
+
+def test_recorder_records_each_check_of_a_sequence_in_order(tmp_path, monkeypatch):
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(tmp_path))
+    cfg = ChapterSpec("01_linear_baseline", dict(profile=Param("default", P.text, "p"))).config()
+    rec = Recorder(cfg, display=False)
+    parts = [Check("[LH] Prop 4.1", status=s, measured=f"{s}.", part=p)
+             for s, p in (("reproduced", "bound"), ("not reproduced", "ordering"))]
+    text = rec(parts, "sec-prop41")
+    assert text.index("(bound)): reproduced") < text.index("(ordering)): not reproduced")
+    assert rec.checks == parts
+    assert len(json.loads((tmp_path / "01_linear_baseline.json").read_text())) == 2
+
+
+def test_recorder_refuses_anything_but_checks(tmp_path, monkeypatch):
+    import pytest
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(tmp_path))
+    rec = Recorder(ChapterSpec("01_linear_baseline", dict(profile=Param("default", P.text, "p"))).config(),
+                   display=False)
+    for bad in ([], ["reproduced"], "reproduced"):
+        with pytest.raises(TypeError, match="Recorder"):
+            rec(bad, "sec-x")

@@ -38,8 +38,8 @@ def small():
     return data, sweep, C.TheoryResult(theory, names=tuple(data), depths=tuple(DEPTHS))
 
 
-def _sweep(S, names=("s",), depths=(0, 1, 2, 3), batch_size=512):
-    return C.ConditioningSweep(S, tuple(names), tuple(depths), batch_size)
+def _sweep(S, names=("s",), depths=(0, 1, 2, 3), batch_size=512, sizes=None):
+    return C.ConditioningSweep(S, tuple(names), tuple(depths), batch_size, sizes=sizes or {})
 
 
 def test_authors_partition_fresh_per_seed_partial_batch_kept():
@@ -120,12 +120,15 @@ def test_check_figure3_depth_prediction_and_counterfactuals():
 
 def test_check_figure3_angle_and_kappa_prediction_and_counterfactuals():
     inf = math.inf
-    good = _sweep(_summary([10, 20, 30], [10, 10, 10], [1e4, 50, 20], [1e4, 1e4, 1e4]), depths=[0, 1, 2])
+    one_batch = {"s": (512, 3)}  # n <= batch size: the authors' batches are the full data again, counted once
+    good = _sweep(_summary([10, 20, 30], [10, 10, 10], [1e4, 50, 20], [1e4, 1e4, 1e4]), depths=[0, 1, 2],
+                  sizes=one_batch)
     assert C.check_figure3_angle(good).status == "reproduced"
     assert C.check_figure3_kappa(good).status == "reproduced"
     assert all(r["holds"] for c in C.checks_figure3(good)[:2] for r in c.rows)
     # a linear network's numbers fed in as the ReLU ones: no separation, no better conditioning
-    linear = _sweep(_summary([10, 10, 10], [10, 10, 10], [1e4, 1e4, 1e4], [1e4, 1e4, 1e4]), depths=[0, 1, 2])
+    linear = _sweep(_summary([10, 10, 10], [10, 10, 10], [1e4, 1e4, 1e4], [1e4, 1e4, 1e4]), depths=[0, 1, 2],
+                    sizes=one_batch)
     for c in (C.check_figure3_angle(linear), C.check_figure3_kappa(linear)):
         assert c.status == "not reproduced" and [r["holds"] for r in c.rows] == [False]
     # kappa_0 = inf: "ReLU kappa < linear kappa" tests nothing
@@ -145,56 +148,109 @@ def test_checks_on_the_small_real_sweep(small):
     assert "a (full data): linear kappa = inf" in untested  # ... and named so
     t42 = C.table_first_layer(theory, sweep)
     assert set(t42.table.index) == {("b", "full data"), ("c", "small batches")}
-    assert bool(t42.table.below.all() and t42.table.lmin_ok.all())  # the Schur-product theorem on real data
     assert t42.width == 32 and t42.depths == tuple(DEPTHS) and t42.names == tuple(data)
+    # the Schur-product theorem on real data; lambda_min is compared on both protocols, the small batches too
+    assert t42.table.below.all() and t42.table.lmin_gap.notna().all()
+    assert (t42.table.lmin_gap >= -C.FIRST_LAYER_LMIN_TOL).all()
+    c = C.check_first_layer(t42)
+    assert c.status in ("reproduced", "reproduced with caveat")
+    assert [r["holds"] for r in c.rows if "infinite width" in r["statement"]] == [True] * 6
 
 
-def test_check_prop41_prediction_and_counterfactual(small):
-    """The smallest angle orders lambda_min on real cells; an anti-ordered lambda_min is not reproduced."""
-    _, sweep, _ = small
-    c = C.check_prop41(sweep)
-    assert c.status == "reproduced", c.measured
-    # counterfactual: lambda_min that grows as the angle shrinks (still within the PSD bound)
-    df = sweep.frame
-    relu = df[(df.activation == "relu") & ~df.singular.astype(bool)].copy()
-    relu = relu.assign(min_angle=np.linspace(0.05, 0.6, len(relu)), diag_max=1.0, lambda_max=2.0)
-    bound = 2.0 * np.sin(relu.min_angle / 2) ** 2
-    relu["lambda_min"] = bound * (relu.min_angle.min() / relu.min_angle) ** 4  # <= bound, falls with the angle
-    relu["kappa"] = relu.lambda_max / relu.lambda_min
-    anti = C.check_prop41(dataclasses.replace(sweep, frame=relu))
-    assert anti.status == "not reproduced", anti.measured
-    assert "rho = -1.00" in anti.measured
+def _theory(theory, ds, **cols):
+    """The infinite-width predictions with some columns of data set ``ds`` at depths L >= 1 replaced."""
+    f = theory.frame.copy()
+    at = (f.dataset == ds) & (f.depth >= 1)
+    for k, v in cols.items():
+        if v is None:
+            f = f.drop(columns=k)
+        else:
+            f.loc[at, k] = v
+    return C.TheoryResult(f, names=theory.names, depths=theory.depths)
 
 
-def test_check_prop41_inconclusive_on_few_cells_or_an_inconsistent_measurement(small):
-    _, sweep, _ = small
-    df = sweep.frame
-    few = df[(df.activation == "relu") & ~df.singular.astype(bool)].head(C.PROP41_MIN_CELLS - 1)
-    assert C.check_prop41(dataclasses.replace(sweep, frame=few)).status == "inconclusive"
-    bad = df.copy()
-    bad["lambda_min"] = bad["diag_max"]  # as large as the largest diagonal: violates the PSD bound
-    bad["kappa"] = 1.0
-    bad["singular"] = False
-    r = C.check_prop41(dataclasses.replace(sweep, frame=bad))
-    assert r.status == "inconclusive" and "measurement error" in r.caveat
+def test_thm42_table_compares_lambda_min_on_the_full_data_and_on_every_small_batch(small):
+    _, sweep, theory = small
+    f = theory.frame
+    lmin_g = f[(f.dataset == "b") & (f.depth == 0)].lambda_min_linear.iloc[0]  # lambda_min(G) of the full set
+    lmax = f[(f.dataset == "b") & (f.depth >= 1)].lambda_max_first.max()
+    f2 = f.copy()  # lambda_min(K_L) short of lambda_min(G) at L = 2 only
+    f2.loc[(f2.dataset == "b") & (f2.depth == 2), "lambda_min_first"] = lmin_g - 1e-3 * lmax
+    short = C.table_first_layer(C.TheoryResult(f2, names=theory.names, depths=theory.depths), sweep)
+    c = C.check_first_layer(short)
+    assert c.status == "not reproduced" and "b (full data): lambda_min(K_L) < lambda_min(G)" in c.measured
+    batch = C.table_first_layer(_theory(theory, "c", first_lmin_gap_small=-1e-3), sweep)
+    c = C.check_first_layer(batch)
+    assert c.status == "not reproduced" and "c (small batches): lambda_min(K_L) < lambda_min(G)" in c.measured
+    old = C.table_first_layer(_theory(theory, "c", first_lmin_gap_small=None), sweep)  # a cell without the field
+    assert math.isnan(old.table.loc[("c", "small batches"), "lmin_gap"])
+    assert "c (small batches): lambda_min not measured" in C.check_first_layer(old).caveat
+    flat = C.table_first_layer(_theory(theory, "b", kappa_first=40.0), sweep)  # flat, below kappa_0 = 56
+    c = C.check_first_layer(flat)
+    assert c.status == "not reproduced" and "b (full data): kappa does not fall" in c.measured
 
 
-def _t42(**kw):
-    row = dict(kappa0=1e4, below=True, lmin_ok=True, mono=[], kappa_L1=30.0, kappa_Lmax=10.0,
-               fw_below=True, fw_mono=[], fw_L1=40.0, fw_Lmax=12.0)
-    row.update(kw)
-    table = pd.DataFrame([dict(dataset="s", protocol="full data", **row)]).set_index(["dataset", "protocol"])
-    return C.FirstLayerTable(table, names=("s",), depths=tuple(DEPTHS), width=32)
+def test_thm42_table_holds_the_measurements_the_check_judges(small):
+    _, sweep, theory = small
+    tab, f, by = C.table_first_layer(theory, sweep).table, theory.frame, sweep.series
+    b, c = f[f.dataset == "b"].set_index("depth"), f[f.dataset == "c"].set_index("depth")
+    rb, rc = tab.loc[("b", "full data")], tab.loc[("c", "small batches")]
+    assert rb.depths == rc.depths == (1, 2)
+    assert rb.kappa0 == b.kappa_linear[0] and rb.kappa == tuple(b.kappa_first[[1, 2]])
+    assert rb.lmin_gap == pytest.approx(((b.lambda_min_first - b.lambda_min_linear[0]) / b.lambda_max_first)[[1, 2]].min())
+    assert rb.fw_kappa == tuple(by("b", "relu", "kappa_first_mean")[[1, 2]]) and bool(rb.fw_below)
+    assert rc.kappa0 == c.kappa0_small[1] and rc.kappa == tuple(c.kappa_first_small[[1, 2]])
+    assert rc.lmin_gap == c.first_lmin_gap_small[[1, 2]].min()
+    assert rc.fw_kappa == tuple(by("c", "relu", "kappa_first_small_mean")[[1, 2]]) and bool(rc.fw_below)
+    assert [rb.below, rc.below] == [True, True]
+    no_fw = dataclasses.replace(sweep, summary=sweep.summary.drop(
+        columns=["kappa_first_mean", "kappa_first_small_mean", "first_below0_small_min"]))
+    t = C.table_first_layer(theory, no_fw).table  # a sweep without the first-layer networks: infinite width only
+    assert t.fw_kappa.isna().all() and t.fw_below.isna().all()
+    assert C.check_first_layer(C.table_first_layer(theory, no_fw)).status == "reproduced"
 
 
-def test_check_first_layer_prediction_and_counterfactuals():
-    assert C.check_first_layer(_t42()).status == "reproduced"
-    assert C.check_first_layer(_t42(fw_mono=[2])).status == "reproduced with caveat"
-    assert C.check_first_layer(_t42(fw_below=False)).status == "reproduced with caveat"
-    assert C.check_first_layer(_t42(mono=[1])).status == "not reproduced"
-    assert C.check_first_layer(_t42(below=False)).status == "not reproduced"
-    c = C.check_first_layer(C.FirstLayerTable(pd.DataFrame(), ("s",), tuple(DEPTHS), 32))  # kappa_0 = inf everywhere
-    assert c.status == "not checked" and "not testable on this data" in c.caveat
+def test_thm42_table_boundaries_of_below_and_of_a_partial_lambda_min(small):
+    _, sweep, theory = small
+    f = theory.frame
+    k0 = f[(f.dataset == "b") & (f.depth == 0)].kappa_linear.iloc[0]
+    f2 = f.copy()
+    f2.loc[(f2.dataset == "b") & (f2.depth == 2), "kappa_first"] = k0  # equal to kappa_0: not below
+    t = C.table_first_layer(C.TheoryResult(f2, names=theory.names, depths=theory.depths), sweep)
+    assert not t.table.loc[("b", "full data"), "below"] and C.check_first_layer(t).status == "not reproduced"
+    f3 = f.copy()
+    f3.loc[(f3.dataset == "c") & (f3.depth == 2), "first_lmin_gap_small"] = math.nan  # measured at one depth only
+    t = C.table_first_layer(C.TheoryResult(f3, names=theory.names, depths=theory.depths), sweep)
+    assert math.isnan(t.table.loc[("c", "small batches"), "lmin_gap"])
+    S = sweep.summary.copy()
+    at = (S.dataset == "b") & (S.activation == "relu") & (S.depth == 2)
+    S.loc[at, "kappa_first_mean"] = k0  # the width-m mean equal to kappa_0: not below
+    atc = (S.dataset == "c") & (S.activation == "relu") & (S.depth == 1)
+    S.loc[atc, "first_below0_small_min"] = 0.5  # one seed with a batch not below its kappa_0
+    t = C.table_first_layer(theory, dataclasses.replace(sweep, summary=S)).table
+    assert [t.loc[k, "fw_below"] for k in (("b", "full data"), ("c", "small batches"))] == [False, False]
+
+
+def test_thm42_table_is_empty_without_a_finite_kappa0_or_a_first_layer_kernel(small):
+    _, sweep, theory = small
+    f = theory.frame
+    none = C.TheoryResult(f.drop(columns=[k for k in f if "first" in k or k.endswith("_small")]), theory.names,
+                          theory.depths)
+    t = C.table_first_layer(none, sweep)
+    assert t.table.empty and C.check_first_layer(t).status == "not checked"
+    only_a = C.TheoryResult(f[f.dataset == "a"], ("a",), theory.depths)  # n > d: kappa_0 = inf, no small batches
+    assert C.table_first_layer(only_a, sweep).table.empty
+
+
+def test_theory_cell_reports_lambda_min_of_each_small_batch_against_its_own_g(monkeypatch):
+    X = np.random.default_rng(3).standard_normal((12, 3)) @ np.random.default_rng(4).standard_normal((3, 8))
+    params = {"depth": 2, "first_layer": True, "small_batch": 3, "seeds": 2}
+    gap = C.theory_cell(params, X)["first_lmin_gap_small"]
+    assert gap >= -C.FIRST_LAYER_LMIN_TOL  # the Schur-product theorem, batch by batch
+    # counterfactual: a "K_L" of half of G has lambda_min(K_L) = lambda_min(G) / 2 in every batch
+    monkeypatch.setattr("lib.chapters.conditioning.theory_cells.relu_first_layer_ntk", lambda X, L: 0.5 * X @ X.T)
+    half = C.theory_cell(params, X)
+    assert half["first_lmin_gap_small"] < -1e-3
 
 
 def test_check_two_sample_prediction_and_counterfactual():
@@ -213,6 +269,13 @@ def test_check_theory_prediction_prediction_and_counterfactual(small):
     comparison = C.table_theory_comparison(theory, sweep)
     cmp = comparison.table
     assert comparison.width == 32 and len(cmp) == len(data) * len(DEPTHS)
+    assert list(cmp.dataset) == [k for k in data for _ in DEPTHS] and list(cmp.depth) == DEPTHS * len(data)
+    relu, f = sweep.series("b", "relu", "angle_mean")[2], theory.frame
+    expected = np.degrees(f[(f.dataset == "b") & (f.depth == 2)].min_angle_relu.iloc[0])
+    row = cmp[(cmp.dataset == "b") & (cmp.depth == 2)].iloc[0]
+    assert (row.angle_relu, row.angle_relu_theory) == (relu, expected)
+    assert row.angle_linear_theory == np.degrees(f[(f.dataset == "b") & (f.depth == 2)].min_angle_linear.iloc[0])
+    assert row.angle_rel_dev == pytest.approx(abs(relu / expected - 1))
     at = lambda t: C.TheoryComparison(t, 512)  # noqa: E731
     close = cmp.assign(angle_relu=cmp.angle_relu_theory, angle_rel_dev=0.0)
     assert C.check_theory_prediction(at(close)).status == "reproduced"

@@ -17,7 +17,8 @@ over seeds; the min angle on the full set) and (b) the full-data kappa and angle
   glued into the prose;
 * :mod:`~lib.chapters.conditioning.figure3` -- Figure 3 both ways, its setting and its checks (each returns
   the rows it judged: the "paper vs this book" table is :func:`lib.book.wording.paper_vs_book` of them);
-* :mod:`~lib.chapters.conditioning.bounds` -- Prop 4.1 and Thm 4.2;
+* :mod:`~lib.chapters.conditioning.bounds` -- Prop 4.1 (its bound, and Sec. 4's reading that the smallest angle
+  orders lambda_min) and Thm 4.2;
 * :mod:`~lib.chapters.conditioning.two_sample` -- App. F (Thm F.1);
 * :mod:`~lib.chapters.conditioning.theory_cmp` -- finite width against the infinite-width prediction;
 * :mod:`~lib.chapters.conditioning.agreement` -- agreement with the authors' code (:mod:`lib.finite.authors`).
@@ -40,20 +41,23 @@ from lib.chapters.conditioning.cells import (CELL_VERSION, ACTIVATIONS, FULL_MET
 from lib.chapters.conditioning.summary import (ConditioningSweep, summarize, monotone_violations, batching_sentence,
                                                batching_note, full_data_reductions, table_measured, table_cell_times,
                                                cost_note, glue_values)
-from lib.chapters.conditioning.theory_cells import TheoryResult, theory_cell, measure_theory
+from lib.chapters.conditioning.theory_cells import THEORY_VERSION, TheoryResult, theory_cell, measure_theory
 from lib.chapters.conditioning.figure3 import (PROTOCOLS, PAPER_FIGURE3, plot_figure3, CAPTION_FIGURE3,
                                                figure3_deviations, setting_figure3, check_figure3_angle,
                                                check_figure3_kappa, check_figure3, checks_figure3)
 from lib.chapters.conditioning.agreement import (AuthorsAgreement, measure_authors_agreement, check_authors_agreement,
                                                  table_authors_agreement, KERNEL_RTOL, ANGLE_ATOL)
-from lib.chapters.conditioning.bounds import (PROP41_MIN_CELLS, PROP41_RHO, prop41_bound, plot_prop41, CAPTION_PROP41,
-                                              setting_prop41, check_prop41, FirstLayerTable, table_first_layer,
-                                              plot_first_layer, CAPTION_FIRST_LAYER, setting_first_layer,
-                                              check_first_layer)
+from lib.chapters.conditioning.bounds import (PROP41_RTOL, PROP41_MIN_CELLS, PROP41_RHO, PROP41_ALPHA, PROP41_BOUND,
+                                              PROP41_ORDERING, prop41_bound, plot_prop41, CAPTION_PROP41,
+                                              setting_prop41, check_prop41, check_prop41_ordering, checks_prop41,
+                                              FIRST_LAYER_RTOL, FIRST_LAYER_LMIN_TOL, FirstLayerTable,
+                                              table_first_layer, plot_first_layer, CAPTION_FIRST_LAYER,
+                                              setting_first_layer, check_first_layer)
 from lib.chapters.conditioning.two_sample import (TwoSample, measure_two_sample, plot_two_sample, CAPTION_TWO_SAMPLE,
-                                                  setting_two_sample, check_two_sample)
+                                                  setting_two_sample, check_two_sample, TWO_SAMPLE_RTOL)
 from lib.chapters.conditioning.theory_cmp import (plot_theory_comparison, CAPTION_THEORY, setting_theory,
-                                                  TheoryComparison, table_theory_comparison, check_theory_prediction)
+                                                  TheoryComparison, table_theory_comparison, check_theory_prediction,
+                                                  THEORY_TOL_SQRT_M, THEORY_LOOSE_SQRT_M)
 from lib.chapters.conditioning.spec import SPEC
 
 __all__ = [
@@ -64,13 +68,16 @@ __all__ = [
     "full_and_first_layer_ntk", "ntk_cell", "conditioning_cells", "measure_conditioning", "dense_measurements",
     "relu_depths_cell", "sweep_cell", "expand_cells", "ConditioningSweep", "summarize", "monotone_violations",
     "batching_sentence", "batching_note", "full_data_reductions", "table_measured", "table_cell_times", "cost_note",
-    "glue_values", "TheoryResult", "theory_cell", "measure_theory", "PROTOCOLS", "PAPER_FIGURE3", "plot_figure3",
+    "glue_values", "THEORY_VERSION", "TheoryResult", "theory_cell", "measure_theory", "PROTOCOLS", "PAPER_FIGURE3", "plot_figure3",
     "CAPTION_FIGURE3", "figure3_deviations", "setting_figure3", "check_figure3_angle", "check_figure3_kappa",
     "check_figure3", "checks_figure3", "AuthorsAgreement", "measure_authors_agreement", "check_authors_agreement",
-    "table_authors_agreement", "KERNEL_RTOL", "ANGLE_ATOL", "PROP41_MIN_CELLS", "PROP41_RHO", "prop41_bound",
-    "plot_prop41", "CAPTION_PROP41", "setting_prop41", "check_prop41", "FirstLayerTable", "table_first_layer",
+    "table_authors_agreement", "KERNEL_RTOL", "ANGLE_ATOL", "PROP41_RTOL", "PROP41_MIN_CELLS", "PROP41_RHO",
+    "PROP41_ALPHA", "PROP41_BOUND", "PROP41_ORDERING", "prop41_bound", "plot_prop41", "CAPTION_PROP41",
+    "setting_prop41", "check_prop41", "check_prop41_ordering", "checks_prop41", "FIRST_LAYER_RTOL",
+    "FIRST_LAYER_LMIN_TOL", "FirstLayerTable", "table_first_layer",
     "plot_first_layer", "CAPTION_FIRST_LAYER", "setting_first_layer", "check_first_layer", "TwoSample",
     "measure_two_sample", "plot_two_sample", "CAPTION_TWO_SAMPLE", "setting_two_sample", "check_two_sample",
+    "TWO_SAMPLE_RTOL",
     "plot_theory_comparison", "CAPTION_THEORY", "setting_theory", "TheoryComparison", "table_theory_comparison",
-    "check_theory_prediction", "SPEC",
+    "check_theory_prediction", "THEORY_TOL_SQRT_M", "THEORY_LOOSE_SQRT_M", "SPEC",
 ]

@@ -92,21 +92,36 @@ def check_authors_agreement(agreement: AuthorsAgreement) -> Check:
 
     Rule: "reproduced" if every kernel agrees to :data:`~lib.chapters.conditioning.agreement.KERNEL_RTOL` relative after dividing theirs by
     2/d (ReLU) or 2^(L+1)/d (linear), every finite kappa to :data:`~lib.chapters.conditioning.agreement.KERNEL_RTOL` relative, and every
-    angle to :data:`~lib.chapters.conditioning.agreement.ANGLE_ATOL` rad; otherwise "not reproduced" (a wrong scale, e.g. the ReLU factor
-    used for a linear network, is off by O(1)). Where our kappa is infinite (singular kernel) their
-    general-``eig`` kappa is reported, not compared: it is rounding noise (negative or huge).
+    angle to :data:`~lib.chapters.conditioning.agreement.ANGLE_ATOL` rad (each at most the tolerance); otherwise "not reproduced" (a wrong
+    scale, e.g. the ReLU factor used for a linear network, is off by O(1)). There is no caveat level: on the
+    same weights the two codes compute the same numbers, equal to rounding or not. Where our kappa is infinite
+    (singular kernel) their general-``eig`` kappa is reported, not compared: it is rounding noise (negative or
+    huge).
 
     Args:
         agreement: the comparison of :func:`measure_authors_agreement`.
 
     Returns:
-        The check (registry id "[LH] Fig 3", part "agreement with the authors' code").
+        The check (registry id "[LH] Fig 3", part "agreement with the authors' code"), with one judged row each for
+        the kernels, the kappas and the angles.
     """
     table = agreement.frame
     fin = table[np.isfinite(table.kappa_ours)]
     sing = table[~np.isfinite(table.kappa_ours)]
-    ok = bool((table.kernel_rel_err <= KERNEL_RTOL).all() and (fin.kappa_rel_err <= KERNEL_RTOL).all()
-              and (table.angle_err <= ANGLE_ATOL).all())
+    ok_kernel = bool((table.kernel_rel_err <= KERNEL_RTOL).all())
+    ok_kappa = bool((fin.kappa_rel_err <= KERNEL_RTOL).all())
+    ok_angle = bool((table.angle_err <= ANGLE_ATOL).all())
+    ok = ok_kernel and ok_kappa and ok_angle
+    same = "the same as ours after the exact scaling"
+    rows = ({"statement": "their NTK against ours, largest relative difference", "paper": same,
+             "this book": f"{table.kernel_rel_err.max():.1e}", "rule": f"≤ {KERNEL_RTOL:g} (rounding)",
+             "holds": ok_kernel},
+            {"statement": "their κ against ours (finite κ), largest relative difference", "paper": same,
+             "this book": f"{fin.kappa_rel_err.max():.1e}" if len(fin) else "no finite κ",
+             "rule": f"≤ {KERNEL_RTOL:g} (rounding)", "holds": ok_kappa if len(fin) else None},
+            {"statement": "their φ_min against ours, largest difference (rad)", "paper": same,
+             "this book": f"{table.angle_err.max():.1e}", "rule": f"≤ {ANGLE_ATOL:g} rad (arccos rounding)",
+             "holds": ok_angle})
     sing_txt = (f" On the {len(sing)} singular kernels (kappa = inf in ours) their eig-based kappa is "
                 f"{sing.kappa_theirs.min():.3g} to {sing.kappa_theirs.max():.3g}: a number, not inf."
                 if len(sing) else "")
@@ -115,7 +130,7 @@ def check_authors_agreement(agreement: AuthorsAgreement) -> Check:
         measured=f"{len(table)} networks (depths {sorted(table.depth.unique().tolist())}, ReLU and linear, "
         f"{table.dataset.nunique()} data sets): after the scaling, kernels agree to {table.kernel_rel_err.max():.1e} "
         f"relative (max), finite kappas to {fin.kappa_rel_err.max() if len(fin) else float('nan'):.1e}, angles to "
-        f"{table.angle_err.max():.1e} rad." + sing_txt)
+        f"{table.angle_err.max():.1e} rad." + sing_txt, rows=rows)
 
 
 def table_authors_agreement(agreement: AuthorsAgreement):

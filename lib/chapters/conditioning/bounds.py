@@ -1,4 +1,5 @@
-"""Chapter 03: [LH] Prop 4.1 (small angle -> large kappa) and Thm 4.2 (first-layer NTK, kappa < kappa_0)."""
+"""Chapter 03: [LH] Prop 4.1 (a small angle bounds lambda_min: the bound, and Sec. 4's ordering reading) and
+Thm 4.2 (first-layer NTK: lambda_min >= lambda_min(G), kappa < kappa_0, strictly decreasing in depth)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -11,13 +12,14 @@ from matplotlib.ticker import MaxNLocator
 from lib.book.plotting import figure
 from lib.book.provenance import profile_text
 from lib.book.results import Check
-from lib.book.wording import ints
+from lib.book.wording import ints, number
 from lib.chapters.conditioning.data import LABELS, colors, sets_text
 from lib.chapters.conditioning.summary import ConditioningSweep, full_data_reductions, monotone_violations
 from lib.chapters.conditioning.theory_cells import TheoryResult
 
-__all__ = ["PROP41_MIN_CELLS", "PROP41_RHO", "prop41_bound", "plot_prop41", "CAPTION_PROP41", "setting_prop41",
-           "check_prop41", "FirstLayerTable", "table_first_layer", "plot_first_layer", "CAPTION_FIRST_LAYER",
+__all__ = ["PROP41_RTOL", "PROP41_MIN_CELLS", "PROP41_RHO", "PROP41_ALPHA", "PROP41_BOUND", "PROP41_ORDERING",
+           "prop41_bound", "plot_prop41", "CAPTION_PROP41", "setting_prop41", "check_prop41", "check_prop41_ordering",
+           "checks_prop41", "FirstLayerTable", "table_first_layer", "plot_first_layer", "CAPTION_FIRST_LAYER",
            "setting_first_layer", "check_first_layer"]
 
 #: the caption of the Prop 4.1 figure (:func:`plot_prop41`)
@@ -92,10 +94,23 @@ def plot_prop41(sweep: ConditioningSweep) -> Figure:
     return fig
 
 
-#: Fewest non-singular ReLU cells on which a rank correlation is read (below it: "inconclusive").
+#: Relative slack on the two inequalities of Prop 4.1 in one cell (float64 rounding: the angle is an arccos of a
+#: cosine, so 1 - cos phi_min carries an absolute error of a few eps; lambda_min one of about n eps lambda_max).
+#: The sweep's cells sit at most at 0.9 of the bound, so the slack decides nothing but rounding.
+PROP41_RTOL = 1e-9
+#: Fewest non-singular ReLU cells on which a rank correlation is read (below it: "inconclusive"): with fewer, one
+#: swapped pair moves rho by 0.1 or more and the t approximation of its p-value is poor.
 PROP41_MIN_CELLS = 6
-#: Spearman correlation from which the smallest angle is said to govern lambda_min ("reproduced").
+#: Spearman correlation from which the smallest angle is said to set lambda_min ("reproduced"): the
+#: conventional threshold of a strong rank correlation.
 PROP41_RHO = 0.5
+#: One-sided significance level of that rank correlation (below it a positive rho is more than chance).
+PROP41_ALPHA = 0.05
+#: The part of [LH] Prop 4.1 that is the proposition itself: the per-cell upper bound.
+PROP41_BOUND = "bound"
+#: The part that is Sec. 4's reading of it (not a statement of the proposition): across cells, the smallest angle
+#: is what sets lambda_min. Its "not reproduced" is fair, and leaves the bound part as it is.
+PROP41_ORDERING = "Sec. 4 reading: the smallest angle orders lambda_min"
 
 
 def setting_prop41(sweep: ConditioningSweep, profile: str) -> str:
@@ -107,69 +122,161 @@ def setting_prop41(sweep: ConditioningSweep, profile: str) -> str:
             "cells of its sweep.")
 
 
-def check_prop41(sweep: ConditioningSweep, alpha: float = 0.05) -> Check:
-    """[LH] Prop 4.1 as the paper uses it: the smallest gradient angle governs lambda_min and kappa.
+def _prop41_cells(sweep: ConditioningSweep) -> tuple[pd.DataFrame, pd.DataFrame, pd.Series, pd.Series, int, int]:
+    """The cells Prop 4.1 is read on: (all cells of :func:`prop41_bound`, the non-singular ones with a diagonal,
+    the cells where the lambda_min bound fails beyond :data:`PROP41_RTOL`, those where the kappa bound fails,
+    the number of singular cells, the number of non-singular cells without a recorded diagonal)."""
+    p41 = prop41_bound(sweep.frame)
+    sing = p41.singular.astype(bool)
+    has_diag = p41.diag_max.notna() & (p41.diag_max > 0)
+    fin = p41[~sing & has_diag]
+    bad_l = fin.lmin_rel > fin.bound_rel * (1 + PROP41_RTOL)
+    bad_k = fin.kappa < fin.kappa_lower * (1 - PROP41_RTOL)
+    return p41, fin, bad_l, bad_k, int(sing.sum()), int((~sing & ~has_diag).sum())
 
-    The proposition's explicit inequality, lambda_min <= (1 - cos phi_min) max_i K_ii (a Rayleigh quotient),
-    holds for every positive semi-definite matrix, so it cannot fail on any network: it is kept only as a
-    consistency check of the measurement (the angle and the eigenvalues come from different code), and a
-    violation makes the verdict "inconclusive" (a measurement error, not a finding about the paper). What can
-    fail is what Sec. 4 takes from it: that the *smallest angle* is what makes the NTK ill-conditioned, so
-    that larger angles (Sec. 3) mean smaller kappa (Figure 3). Across the non-singular ReLU cells (data sets,
-    depths, seeds, protocols pooled) that predicts a positive rank correlation between log phi_min^2 and
-    log(lambda_min / max K_ii); if lambda_min were set by something else (e.g. near rank deficiency of the
-    data), it would not follow the angle.
 
-    Rule, on Spearman's rho with its one-sided p-value (t approximation): fewer than
-    :data:`~lib.chapters.conditioning.bounds.PROP41_MIN_CELLS` cells: "inconclusive"; rho <= 0: "not reproduced"; p < ``alpha`` and
-    rho >= :data:`~lib.chapters.conditioning.bounds.PROP41_RHO` (the angle explains most of the ordering): "reproduced"; p < ``alpha`` and a
-    smaller rho: "reproduced with caveat" (weak); otherwise "inconclusive" (positive but not significant at
-    this number of cells). Thresholds: 0.5 is the conventional "strong" rank correlation; alpha = 0.05.
+def check_prop41(sweep: ConditioningSweep) -> Check:
+    """[LH] Prop 4.1, the bound: lambda_min = O(phi_min^2) and kappa = Omega(1/phi_min^2), tested per cell.
+
+    The paper: if two rows of a full-row-rank B (here the Jacobian, K = B B^T) are at a small angle phi and
+    every row norm is in [c, C], then lambda_min(K) = O(phi^2) and kappa(K) = Omega(1/phi^2). The proof's
+    constant (the Rayleigh quotient of v = e_i/``|B_i|`` - e_j/``|B_j|`` for the pair at the smallest angle,
+    with lambda_max >= max_i K_ii) makes it, in every cell,
+
+        lambda_min <= (1 - cos phi_min) max_i K_ii <= phi_min^2/2 max_i K_ii,
+        kappa >= 1/(1 - cos phi_min) >= 2/phi_min^2.
+
+    Both hold for every positive semi-definite matrix: no network can violate them, and this check says so on
+    its rows. They are tested as bounds, in every non-singular cell with a recorded diagonal (the premise
+    "full row rank" excludes the singular cells; matrix-free cells record no diagonal and are counted out).
+
+    Rule: "reproduced" if both inequalities hold in every such cell up to :data:`PROP41_RTOL` relative
+    (rounding); "inconclusive" if one fails beyond it in some cell (the measured angle and eigenvalues
+    contradict an identity of linear algebra: a measurement error, which cannot refute the paper, so never
+    "not reproduced"); "not checked" when no cell is non-singular with a diagonal (the premise is never met).
+    There is no caveat level: the inequality holds or the measurement is wrong. Whether the smallest angle
+    *orders* lambda_min across cells is another statement, :func:`check_prop41_ordering`.
 
     Args:
         sweep: the sweep; its cells are read by :func:`prop41_bound`.
-        alpha: one-sided significance level of the rank correlation.
 
     Returns:
-        The verdict.
+        The check (part :data:`PROP41_BOUND`), with one judged row per inequality.
+    """
+    p41, fin, bad_l, bad_k, n_sing, n_nodiag = _prop41_cells(sweep)
+    left_out = (f" {n_sing} singular cells (kappa = inf, not full row rank) are left out"
+                + (f", and {n_nodiag} matrix-free cells (no diagonal recorded)" if n_nodiag else "") + ".")
+    every_psd = "holds for every PSD matrix (Rayleigh quotient), so no network can violate it"
+    if fin.empty:
+        return Check("[LH] Prop 4.1", status="not checked", part=PROP41_BOUND,
+                     measured=f"No non-singular cell with a recorded diagonal.{left_out}",
+                     caveat="not testable on this data: no cell has a full-row-rank Jacobian with its diagonal "
+                     "recorded (the premise of Prop 4.1)")
+    n, nl, nk = len(fin), int(bad_l.sum()), int(bad_k.sum())
+    rule = f"in every cell, up to {PROP41_RTOL:g} relative (rounding); a violation is a measurement error"
+    rows = ({"statement": "λ_min ≤ (1 − cos φ_min)·max_i K_ii ≤ φ_min²/2·max_i K_ii, per non-singular cell",
+             "paper": f"λ_min = O(φ_min²); {every_psd}",
+             "this book": f"holds in {n - nl}/{n} cells; λ_min is {number(fin.tightness.min())} to "
+                          f"{number(fin.tightness.max())} of the bound",
+             "rule": rule, "holds": nl == 0},
+            {"statement": "κ ≥ 1/(1 − cos φ_min) ≥ 2/φ_min², per non-singular cell",
+             "paper": f"κ = Ω(1/φ_min²); {every_psd}",
+             "this book": f"holds in {n - nk}/{n} cells; κ is {number((fin.kappa / fin.kappa_lower).min())} to "
+                          f"{number((fin.kappa / fin.kappa_lower).max())} times the bound",
+             "rule": rule, "holds": nk == 0})
+    measured = (f"lambda_min <= (1 - cos phi_min) max K_ii holds in {n - nl}/{n} non-singular cells and kappa >= "
+                f"1/(1 - cos phi_min) in {n - nk}/{n}; lambda_min is {fin.tightness.min():.2g} to "
+                f"{fin.tightness.max():.2g} times the bound. Both inequalities hold for every positive semi-definite "
+                f"matrix, so this checks the measurement (angle and eigenvalues come from different code), not the "
+                f"network.{left_out}")
+    if nl or nk:
+        return Check("[LH] Prop 4.1", status="inconclusive", part=PROP41_BOUND, measured=measured, rows=rows,
+                     caveat="the measured angles and eigenvalues violate an inequality every PSD matrix satisfies: "
+                     "a measurement error, not a finding about the paper")
+    return Check("[LH] Prop 4.1", status="reproduced", part=PROP41_BOUND, measured=measured, rows=rows)
+
+
+def check_prop41_ordering(sweep: ConditioningSweep, alpha: float = PROP41_ALPHA) -> Check:
+    """Sec. 4's reading of [LH] Prop 4.1: across cells, the smallest gradient angle is what sets lambda_min.
+
+    Not a statement of the proposition (an upper bound, :func:`check_prop41`) but what Sec. 4 takes from it:
+    that the *smallest angle* makes the NTK ill-conditioned, so larger angles (Sec. 3) mean a smaller kappa
+    (Figure 3). Across the non-singular ReLU cells (data sets, depths, seeds pooled) that predicts a positive
+    rank correlation between log phi_min^2 and log(lambda_min / max K_ii); if lambda_min were set by something
+    else (e.g. a near rank deficiency of the data), it would not follow the angle. Recorded as its own part
+    (:data:`PROP41_ORDERING`): its "not reproduced" does not touch the bound.
+
+    Rule, on Spearman's rho with its one-sided p-value (t approximation): measured angles and eigenvalues that
+    violate the bound of :func:`check_prop41` (a measurement error), fewer than :data:`PROP41_MIN_CELLS`
+    cells, or cells that do not vary: "inconclusive"; rho <= 0: "not reproduced"; p < ``alpha`` and
+    rho >= :data:`PROP41_RHO` (the angle explains most of the ordering): "reproduced"; p < ``alpha`` and a
+    smaller rho: "reproduced with caveat" (a weak ordering); otherwise "inconclusive" (positive but not
+    significant at this number of cells).
+
+    Args:
+        sweep: the sweep; its cells are read by :func:`prop41_bound`.
+        alpha: one-sided significance level of the rank correlation (:data:`PROP41_ALPHA`).
+
+    Returns:
+        The check (part :data:`PROP41_ORDERING`), with one judged row.
     """
     from scipy.stats import spearmanr
 
-    p41 = prop41_bound(sweep.frame)
-    fin = p41[~p41.singular.astype(bool)]
-    ok_l = bool((fin.lmin_rel <= fin.bound_rel * (1 + 1e-9)).all())
-    ok_k = bool((fin.kappa >= fin.kappa_lower * (1 - 1e-9)).all())
-    relu = fin[(fin.activation == "relu") & (fin.lmin_rel > 0) & (fin.phi2 > 0)]
+    _, fin, bad_l, bad_k, n_sing, _ = _prop41_cells(sweep)
+    relu = fin[(fin.activation == "relu") & (fin.lmin_rel > 0)]  # with the bound, lambda_min > 0 means phi_min > 0
     n = len(relu)
-    n_sing = int(p41.singular.astype(bool).sum())
-    if not (ok_l and ok_k):
-        return Check("[LH] Prop 4.1", status="inconclusive",
-                     measured=f"The bound fails in {int((fin.lmin_rel > fin.bound_rel * (1 + 1e-9)).sum())} of "
-                     f"{len(fin)} non-singular cells.",
-                     caveat="the measured angles and eigenvalues violate an inequality every PSD matrix satisfies: "
-                     "a measurement error")
+    statement = "log(λ_min/max K_ii) rises with log φ_min² across the non-singular ReLU cells"
+    paper = "the smallest angle sets λ_min (Sec. 4's reading of Prop 4.1)"
+    rule = (f"Spearman ρ ≥ {PROP41_RHO} with one-sided p < {alpha:g}; ρ > 0 with p < {alpha:g}: caveat; ρ ≤ 0: "
+            f"not reproduced; fewer than {PROP41_MIN_CELLS} cells: inconclusive")
+
+    def out(status, measured, caveat="", shown=None, holds=None):
+        row = {"statement": statement, "paper": paper, "this book": shown or measured, "rule": rule, "holds": holds}
+        return Check("[LH] Prop 4.1", status=status, part=PROP41_ORDERING, measured=measured, caveat=caveat,
+                     rows=(row,))
+
+    if bad_l.any() or bad_k.any():
+        return out("inconclusive", f"The Prop 4.1 bound fails in {int((bad_l | bad_k).sum())} of {len(fin)} "
+                   "non-singular cells.", "the measured angles and eigenvalues violate an inequality every PSD "
+                   "matrix satisfies: a measurement error, so no ordering can be read from them")
     if n < PROP41_MIN_CELLS:
-        return Check("[LH] Prop 4.1", status="inconclusive", measured=f"{n} non-singular ReLU cells.",
-                     caveat=f"fewer than {PROP41_MIN_CELLS} non-singular ReLU cells: no rank correlation can be read")
+        return out("inconclusive", f"{n} non-singular ReLU cells.",
+                   f"fewer than {PROP41_MIN_CELLS} non-singular ReLU cells: no rank correlation can be read")
     x, y = np.log(relu.phi2.to_numpy()), np.log(relu.lmin_rel.to_numpy())
     if np.ptp(x) == 0 or np.ptp(y) == 0:
-        return Check("[LH] Prop 4.1", status="inconclusive", measured=f"{n} ReLU cells with one angle or one lambda_min.",
-                     caveat="the cells do not vary: no correlation can be read")
+        return out("inconclusive", f"{n} ReLU cells with one angle or one lambda_min.",
+                   "the cells do not vary: no correlation can be read")
     res = spearmanr(x, y, alternative="greater")
     rho, p = float(res.statistic), float(res.pvalue)
+    shown = f"Spearman ρ = {rho:.2f} (one-sided p = {p:.2g}) over {n} cells"
     measured = (f"Across {n} non-singular ReLU cells, log(lambda_min / max K_ii) and log phi_min^2 have Spearman "
-                f"rho = {rho:.2f} (one-sided p = {p:.2g}); lambda_min is {fin.tightness.min():.2g} to "
-                f"{fin.tightness.max():.2g} times the bound (1 - cos phi_min) max K_ii. Consistency of the "
-                f"measurement: the bound holds in every one of {len(fin)} non-singular cells; {n_sing} singular cells (kappa = inf) are left out.")
+                f"rho = {rho:.2f} (one-sided p = {p:.2g}); {n_sing} singular cells (kappa = inf) are left out.")
     if rho <= 0:
-        status, caveat = "not reproduced", ""
-    elif p < alpha and rho >= PROP41_RHO:
-        status, caveat = "reproduced", ""
-    elif p < alpha:
-        status, caveat = "reproduced with caveat", f"weak rank correlation (rho = {rho:.2f} < {PROP41_RHO})"
-    else:
-        status, caveat = "inconclusive", f"positive but not significant at {n} cells (p = {p:.2g} >= {alpha})"
-    return Check("[LH] Prop 4.1", status=status, measured=measured, caveat=caveat)
+        return out("not reproduced", measured, shown=shown, holds=False)
+    if p < alpha and rho >= PROP41_RHO:
+        return out("reproduced", measured, shown=shown, holds=True)
+    if p < alpha:
+        return out("reproduced with caveat", measured, f"weak rank correlation (rho = {rho:.2f} < {PROP41_RHO})",
+                   shown=shown, holds=True)
+    return out("inconclusive", measured, f"positive but not significant at {n} cells (p = {p:.2g} >= {alpha:g})",
+               shown=shown)
+
+
+def checks_prop41(sweep: ConditioningSweep) -> list[Check]:
+    """The two checks of [LH] Prop 4.1, in the order the chapter records them: the bound (:func:`check_prop41`)
+    and Sec. 4's reading that the smallest angle orders lambda_min (:func:`check_prop41_ordering`)."""
+    return [check_prop41(sweep), check_prop41_ordering(sweep)]
+
+
+#: Relative change of the infinite-width kappa(K_L) between depths that float64 cannot resolve: its eigenvalues
+#: are exact to about n eps kappa (1e-11 for n = 200, kappa = 2e4; the Lanczos path of
+#: :func:`lib.spectra.fast_extremes` to 1e-10), while the curves of the sweep fall by 1% or more per depth. A
+#: rise beyond it fails "decreasing"; a fall beyond it, from L = 1 to the largest depth, is required; a step within
+#: it is not resolved as strict.
+FIRST_LAYER_RTOL = 1e-9
+#: lambda_min(K_L) may fall short of lambda_min(G) by this fraction of lambda_max(K_L) (float64 eigenvalue
+#: rounding, about n eps lambda_max = 4e-14 for n = 200) before the inequality counts as failed.
+FIRST_LAYER_LMIN_TOL = 1e-10
 
 
 @dataclass(frozen=True, eq=False)
@@ -177,8 +284,12 @@ class FirstLayerTable:
     """[LH] Thm 4.2 where it can fail (:func:`table_first_layer`), with the sweep's settings.
 
     Attributes:
-        table: one row per (dataset, protocol) with a finite kappa_0: kappa0, below, lmin_ok, mono, kappa_L1,
-            kappa_Lmax, fw_below, fw_mono, fw_L1, fw_Lmax (empty when no data set has a finite kappa_0).
+        table: one row per (dataset, protocol) with a finite kappa_0 (empty when no data set has one):
+            ``kappa0``; ``depths`` (the depths L >= 1, a tuple) and ``kappa`` (infinite-width kappa(K_L) at those
+            depths; on the small batches the mean over batches); ``below`` (kappa(K_L) < kappa_0 at every L,
+            on the small batches in every batch); ``lmin_gap`` (the smallest (lambda_min(K_L) - lambda_min(G)) /
+            lambda_max(K_L) over the depths, and batches; NaN where not measured); ``fw_kappa`` (the width-m
+            seed means at those depths, a tuple, or None) and ``fw_below`` (those below kappa_0, or None).
         names: all data sets of the run (those without a row are not testable).
         depths: the sorted depths of the sweep.
         width: hidden width m of the finite networks.
@@ -194,9 +305,10 @@ def table_first_layer(theory: TheoryResult, sweep: ConditioningSweep) -> FirstLa
     """[LH] Thm 4.2 where it can fail: the data sets and protocols with a finite kappa_0.
 
     Full data when G = X X^T is non-singular (faces: n = 200 <= d = 625); batches below the rank when
-    it is not (digits, rank 61, batches of 40: per batch, kappa of the batch's K_L against its own
-    kappa_0). Infinite width from :func:`lib.chapters.conditioning.theory_cells.theory_cell`, finite width (seed
+    it is not (digits, rank 61, batches of 40: per batch, kappa and lambda_min of the batch's K_L against its
+    own G). Infinite width from :func:`lib.chapters.conditioning.theory_cells.theory_cell`, finite width (seed
     means of the first-layer-only NTK of the sweep) from :func:`lib.chapters.conditioning.summary.summarize`.
+    The table holds the measurements only; :func:`check_first_layer` judges them.
 
     Args:
         theory: the infinite-width predictions (:func:`lib.chapters.conditioning.theory_cells.measure_theory`).
@@ -206,6 +318,10 @@ def table_first_layer(theory: TheoryResult, sweep: ConditioningSweep) -> FirstLa
         The table with the sweep's data sets, depths and width.
     """
     rows, theory, summary, by = [], theory.frame, sweep.summary, sweep.series
+
+    def series(ds, col, index):
+        return tuple(float(v) for v in by(ds, "relu", col)[index]) if col in summary else None
+
     for ds in sweep.names:
         t = theory[theory.dataset == ds].set_index("depth").sort_index()
         if "kappa_first" not in t or t.kappa_first.isna().all():
@@ -213,33 +329,26 @@ def table_first_layer(theory: TheoryResult, sweep: ConditioningSweep) -> FirstLa
         deep = t[t.index >= 1]
         if deep.empty:
             continue
+        depths = tuple(int(L) for L in deep.index)
         k0 = t.kappa_linear.iloc[0]
         if np.isfinite(k0):
-            lmin0 = t.lambda_min_linear.iloc[0] / (t.index[0] + 1)
-            tol = 1e-10 * t.lambda_max_first.max()
-            fw = by(ds, "relu", "kappa_first_mean")[deep.index] if "kappa_first_mean" in summary else None
+            lmin0 = t.lambda_min_linear.iloc[0] / (t.index[0] + 1)  # the linear NTK is (L+1) G
+            fw = series(ds, "kappa_first_mean", deep.index)
             rows.append(dict(
-                dataset=ds, protocol="full data", kappa0=k0, below=bool((deep.kappa_first < k0).all()),
-                lmin_ok=bool((deep.lambda_min_first >= lmin0 - tol).all()),
-                mono=[int(t.index[i + 1]) for i in monotone_violations(deep.kappa_first.values, rtol=1e-9)],
-                kappa_L1=deep.kappa_first.iloc[0], kappa_Lmax=deep.kappa_first.iloc[-1],
-                fw_below=bool((fw < k0).all()) if fw is not None else None,
-                fw_mono=[int(fw.index[i + 1]) for i in monotone_violations(fw.values, rtol=0.0)] if fw is not None else [],
-                fw_L1=fw.iloc[0] if fw is not None else np.nan, fw_Lmax=fw.iloc[-1] if fw is not None else np.nan))
+                dataset=ds, protocol="full data", kappa0=float(k0), depths=depths,
+                kappa=tuple(float(v) for v in deep.kappa_first), below=bool((deep.kappa_first < k0).all()),
+                lmin_gap=float(((deep.lambda_min_first - lmin0) / deep.lambda_max_first).min()),
+                fw_kappa=fw, fw_below=bool(all(v < k0 for v in fw)) if fw is not None else None))
         if "kappa_first_small" in t and deep.kappa_first_small.notna().all():
-            k0s = deep.kappa0_small.iloc[0]
-            fw = (by(ds, "relu", "kappa_first_small_mean")[deep.index]
-                  if "kappa_first_small_mean" in summary else None)
-            fwb = (by(ds, "relu", "first_below0_small_min")[deep.index]
-                   if "first_below0_small_min" in summary else None)
+            fw = series(ds, "kappa_first_small_mean", deep.index)
+            fwb = series(ds, "first_below0_small_min", deep.index)
+            gap = deep.get("first_lmin_gap_small")  # absent from cells cached before it was measured
             rows.append(dict(
-                dataset=ds, protocol="small batches", kappa0=k0s, below=bool((deep.first_below0_small == 1.0).all()),
-                lmin_ok=True,
-                mono=[int(deep.index[i + 1]) for i in monotone_violations(deep.kappa_first_small.values, rtol=1e-9)],
-                kappa_L1=deep.kappa_first_small.iloc[0], kappa_Lmax=deep.kappa_first_small.iloc[-1],
-                fw_below=bool((fwb == 1.0).all()) if fwb is not None else None,
-                fw_mono=[int(fw.index[i + 1]) for i in monotone_violations(fw.values, rtol=0.0)] if fw is not None else [],
-                fw_L1=fw.iloc[0] if fw is not None else np.nan, fw_Lmax=fw.iloc[-1] if fw is not None else np.nan))
+                dataset=ds, protocol="small batches", kappa0=float(deep.kappa0_small.iloc[0]), depths=depths,
+                kappa=tuple(float(v) for v in deep.kappa_first_small),
+                below=bool((deep.first_below0_small == 1.0).all()),
+                lmin_gap=float(gap.min()) if gap is not None and gap.notna().all() else np.nan,
+                fw_kappa=fw, fw_below=bool(all(v == 1.0 for v in fwb)) if fwb is not None else None))
     table = pd.DataFrame(rows).set_index(["dataset", "protocol"]) if rows else pd.DataFrame()
     return FirstLayerTable(table=table, names=tuple(sweep.names), depths=tuple(sweep.depths), width=int(sweep.width))
 
@@ -296,42 +405,115 @@ def setting_first_layer(sweep: ConditioningSweep, profile: str) -> str:
             "setting of Thm 4.2.")
 
 
-def check_first_layer(t42: FirstLayerTable) -> Check:
-    """[LH] Thm 4.2: with only W^(1) trained, lambda_min(K_L) >= lambda_min(G), kappa(K_L) < kappa_0, non-increasing.
+def _steps(kappa, rtol: float) -> tuple[list[int], list[int]]:
+    """(the indices i where kappa rises from i to i + 1 beyond ``rtol`` relative, those where it changes by at
+    most ``rtol``): a rise fails "decreasing", a step within rounding is not resolved as a strict fall."""
+    v = np.asarray(kappa, dtype=float)
+    rises = monotone_violations(v, rtol=rtol)
+    flat = [i for i in range(len(v) - 1) if i not in rises and v[i + 1] >= v[i] * (1 - rtol)]
+    return rises, flat
 
-    Tested only where kappa_0 is finite (:func:`table_first_layer`): with kappa_0 = inf "below" holds for
-    any finite kappa(K_L), so such data give "not checked" (not testable on this data). Rule: "reproduced"
-    if at infinite width every tested row has kappa(K_L) < kappa_0 for all L >= 1 (on the small batches:
-    in every batch), lambda_min(K_L) >= lambda_min(G) up to 1e-10 lambda_max (float64 eigenvalue rounding)
-    and kappa(K_L) non-increasing up to 1e-9 relative, and the finite-width seed means are below kappa_0
-    and non-increasing; "reproduced with caveat" if only the finite-width part fails (its kappa carries
-    O(1/sqrt(m)) noise); "not reproduced" if the infinite-width statement fails.
+
+def check_first_layer(t42: FirstLayerTable) -> Check:
+    """[LH] Thm 4.2: with only W^(1) trained, lambda_min(K_L) >= lambda_min(G), kappa(K_L) < kappa_0, and
+    kappa(K_L) strictly decreases with depth.
+
+    The paper (infinite width, non-degenerate data, only the first layer trainable): the ReLU NTK K_L has
+    lambda_min(K_L) >= lambda_min(G) (G = X X^T, the linear network's kernel up to its factor L+1),
+    kappa(K_L) < kappa_0 = kappa(G), and kappa(K_L) strictly decreases as L grows. Tested only where kappa_0
+    is finite (:func:`table_first_layer`): with kappa_0 = inf "below" holds for any finite kappa(K_L), so such
+    data give "not checked" (not testable on this data). On the small batches every batch is compared with its
+    own G.
+
+    Rule, on the infinite-width kernels (the theorem's setting, computed exactly): "not reproduced" if in some
+    row kappa(K_L) >= kappa_0 at some L >= 1 (in some batch), or lambda_min(K_L) < lambda_min(G) by more than
+    :data:`FIRST_LAYER_LMIN_TOL` lambda_max(K_L) (rounding), or kappa rises between consecutive depths by more
+    than :data:`FIRST_LAYER_RTOL` relative, or it does not fall by more than :data:`FIRST_LAYER_RTOL` from L = 1
+    to the largest depth (a flat kappa below kappa_0 is not a decrease); "inconclusive" if a row has fewer than
+    two depths L >= 1 (no decrease can be read); "reproduced with caveat" if it holds but a step between
+    consecutive depths changes kappa by no more than :data:`FIRST_LAYER_RTOL` (strictness not resolved at
+    float64), lambda_min was not measured on a row, or the width-m seed means are not all below kappa_0 and
+    non-increasing (a finite-width kernel carries O(1/sqrt(m)) noise); "reproduced" otherwise.
 
     Args:
         t42: the table of :func:`table_first_layer` with its data sets, depths and width.
 
     Returns:
-        The verdict.
+        The check, with judged rows per (data set, protocol): the three statements of the theorem at infinite
+        width and the finite-width curve.
     """
-    depths, width, tab = t42.depths, t42.width, t42.table
-    tested = set(tab.index.get_level_values(0)) if not tab.empty else set()
-    untested = [d for d in t42.names if d not in tested]
-    note = f" Not testable on {', '.join(untested)} (kappa_0 = inf)." if untested else ""
+    width, tab = t42.width, t42.table
     if tab.empty:
         return Check("[LH] Thm 4.2", status="not checked", measured="kappa_0 = inf on every data set run.",
                      caveat="not testable on this data: kappa_0 is infinite (n > rank G), so kappa(K_L) < kappa_0 "
                      "holds for any finite value; needs data with n <= rank G (faces) or batches below the rank")
-    inf_ok = bool(tab.below.all() and tab.lmin_ok.all() and all(not v for v in tab.mono))
-    fw_ok = bool(all(b is None or b for b in tab.fw_below) and all(not v for v in tab.fw_mono))
-    status = "reproduced" if inf_ok and fw_ok else "reproduced with caveat" if inf_ok else "not reproduced"
-    txt = "; ".join(
-        f"{ds} ({prot}): kappa_0 = {r.kappa0:.3g}, infinite-width kappa(K_L) {r.kappa_L1:.3g} (L=1) -> "
-        f"{r.kappa_Lmax:.3g} (L={max(depths)}), width-{width} mean {r.fw_L1:.3g} -> {r.fw_Lmax:.3g}"
-        + (" (finite width NOT below kappa_0)" if r.fw_below is False else "")
-        + (f" (rises at L={r.fw_mono})" if r.fw_mono else "") for (ds, prot), r in tab.iterrows())
-    return Check(
-        "[LH] Thm 4.2", status=status,
-        caveat="" if status != "reproduced with caveat" else "the finite-width kernel misses the infinite-width bound",
-        measured=f"Where kappa_0 is finite ({len(tab)} data set/protocol pairs): infinite width kappa(K_L) < kappa_0 "
-        f"for all L >= 1 on {int(tab.below.sum())}/{len(tab)}, lambda_min(K_L) >= lambda_min(G) on "
-        f"{int(tab.lmin_ok.sum())}/{len(tab)}, non-increasing on {sum(not v for v in tab.mono)}/{len(tab)}. {txt}." + note)
+    untested = [d for d in t42.names if d not in set(tab.index.get_level_values(0))]
+    note = f" Not testable on {', '.join(untested)} (kappa_0 = inf)." if untested else ""
+    fails, short, caveats, lines, judged = [], [], [], [], []
+    for (ds, prot), r in tab.iterrows():
+        name, depths, kappa = f"{ds} ({prot})", list(r.depths), list(r.kappa)
+        rises, flat = _steps(kappa, FIRST_LAYER_RTOL)
+        two = len(kappa) >= 2
+        fell = two and kappa[-1] < kappa[0] * (1 - FIRST_LAYER_RTOL)
+        lmin_measured = not pd.isna(r.lmin_gap)
+        lmin_ok = bool(r.lmin_gap >= -FIRST_LAYER_LMIN_TOL) if lmin_measured else None
+        fw_above = r.fw_below is not None and not bool(r.fw_below)  # None: no finite-width measurement
+        fw = list(r.fw_kappa) if r.fw_kappa is not None else []
+        fw_rises = [depths[i + 1] for i in monotone_violations(fw, rtol=0.0)]
+        if not r.below:
+            fails.append(f"{name}: kappa(K_L) not below kappa_0")
+        if lmin_ok is False:
+            fails.append(f"{name}: lambda_min(K_L) < lambda_min(G) by {-r.lmin_gap:.2g} lambda_max")
+        if rises:
+            fails.append(f"{name}: kappa rises at L={[depths[i + 1] for i in rises]}")
+        if two and not fell and not rises:
+            fails.append(f"{name}: kappa does not fall from L={depths[0]} to L={depths[-1]}")
+        if not two:
+            short.append(name)
+        if flat and fell:
+            caveats.append(f"{name}: kappa changes by at most {FIRST_LAYER_RTOL:g} relative at "
+                           f"L={[depths[i + 1] for i in flat]} (strict decrease not resolved)")
+        if not lmin_measured:
+            caveats.append(f"{name}: lambda_min not measured")
+        if fw_above or fw_rises:
+            caveats.append(f"{name}: the width-{width} kernel " + " and ".join(
+                (["is not below kappa_0"] if fw_above else []) + ([f"rises at L={fw_rises}"] if fw_rises else [])))
+        ends = f"{number(kappa[0])} (L={depths[0]}) -> {number(kappa[-1])} (L={depths[-1]})"
+        fw_txt = f", width-{width} mean {fw[0]:.3g} -> {fw[-1]:.3g}" if fw else ""
+        lines.append(f"{name}: kappa_0 = {r.kappa0:.3g}, infinite-width kappa(K_L) {kappa[0]:.3g} (L={depths[0]}) -> "
+                     f"{kappa[-1]:.3g} (L={depths[-1]}){fw_txt}"
+                     + (f", min (lambda_min(K_L) - lambda_min(G))/lambda_max = {r.lmin_gap:.2g}"
+                        if lmin_measured else ""))
+        st = ds + f" ({prot}), infinite width"
+        judged += [
+            {"statement": f"{st}: κ(K_L) against κ₀", "paper": "κ(K_L) < κ₀ at every L ≥ 1",
+             "this book": f"κ₀ = {number(r.kappa0)}; κ(K_L) {ends}", "rule": "below at every depth"
+             + (" (every batch)" if prot == "small batches" else ""), "holds": bool(r.below)},
+            {"statement": f"{st}: λ_min(K_L) against λ_min(G)", "paper": "λ_min(K_L) ≥ λ_min(G)",
+             "this book": (f"smallest (λ_min(K_L) − λ_min(G))/λ_max(K_L) = {r.lmin_gap:.2g}" if lmin_measured
+                           else "not measured"),
+             "rule": f"≥ −{FIRST_LAYER_LMIN_TOL:g} (rounding) at every depth", "holds": lmin_ok},
+            {"statement": f"{st}: κ(K_L) against depth", "paper": "strictly decreasing", "this book": ends
+             + (f", rises at L={[depths[i + 1] for i in rises]}" if rises else "")
+             + (f", flat within rounding at L={[depths[i + 1] for i in flat]}" if flat else ""),
+             "rule": f"falls by more than {FIRST_LAYER_RTOL:g} relative from L = {depths[0]} to L = {depths[-1]}, "
+                     "no rise beyond it (a step within it: caveat)",
+             "holds": (fell and not rises) if two else None}]
+        if fw:
+            judged.append({"statement": f"{ds} ({prot}), width {width}: κ(K_L) against "
+                           "depth and κ₀", "paper": "(infinite width only)",
+                           "this book": f"{number(fw[0])} (L={depths[0]}) -> {number(fw[-1])} (L={depths[-1]})"
+                           + (f", rises at L={fw_rises}" if fw_rises else ""),
+                           "rule": "below κ₀ and non-increasing (else a caveat: O(1/√m) noise)",
+                           "holds": not (fw_above or fw_rises)})
+    measured = f"Where kappa_0 is finite ({len(tab)} data set/protocol pairs): " + "; ".join(lines) + "." + note
+    if fails:
+        measured += " Fails: " + "; ".join(fails) + "."
+        return Check("[LH] Thm 4.2", status="not reproduced", measured=measured, rows=tuple(judged))
+    if short:
+        return Check("[LH] Thm 4.2", status="inconclusive", measured=measured, rows=tuple(judged),
+                     caveat=f"fewer than two depths L >= 1 on {', '.join(short)}: no decrease with depth can be read")
+    if caveats:
+        return Check("[LH] Thm 4.2", status="reproduced with caveat", measured=measured, rows=tuple(judged),
+                     caveat="; ".join(caveats))
+    return Check("[LH] Thm 4.2", status="reproduced", measured=measured, rows=tuple(judged))

@@ -32,7 +32,8 @@ __all__ = ["CELL_VERSION", "ACTIVATIONS", "FULL_METHODS", "DENSE_MAX", "authors_
            "conditioning_cells", "measure_conditioning", "dense_measurements", "relu_depths_cell",
            "sweep_cell", "expand_cells"]
 
-#: bump when :func:`ntk_cell` or :func:`lib.chapters.conditioning.theory_cells.theory_cell` change what they compute (old cache cells stop matching)
+#: bump when :func:`ntk_cell` changes what it computes (old cache cells stop matching; it also renews the
+#: infinite-width cells, whose own version is :data:`lib.chapters.conditioning.theory_cells.THEORY_VERSION`)
 CELL_VERSION = "5"
 ACTIVATIONS = ("relu", "linear")
 #: how the full-data kappa and angle are computed: dense kernel, :func:`lib.finite.extremes.ntk_extremes`,

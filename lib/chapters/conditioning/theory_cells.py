@@ -8,11 +8,16 @@ import numpy as np
 import pandas as pd
 
 from lib.book.sweep import SweepResult, run_sweep
-from lib.chapters.conditioning.cells import CELL_VERSION, authors_partition, kernel_kappa, mean_kappa, spectrum_fields
-from lib.spectra import min_pairwise_angle
+from lib.chapters.conditioning.cells import CELL_VERSION, authors_partition, mean_kappa, spectrum_fields
+from lib.spectra import fast_extremes, min_pairwise_angle
 from lib.theory import relu_first_layer_ntk, relu_ntk
 
-__all__ = ["TheoryResult", "theory_cell", "measure_theory"]
+__all__ = ["THEORY_VERSION", "TheoryResult", "theory_cell", "measure_theory"]
+
+#: bump when :func:`theory_cell` changes what it computes (its cached cells stop matching; the finite-width
+#: cells, :data:`~lib.chapters.conditioning.cells.CELL_VERSION`, are not recomputed). "5.1": lambda_min of each
+#: small batch's K_L against its own G (``first_lmin_gap_small``).
+THEORY_VERSION = f"{CELL_VERSION}.1"
 
 
 @dataclass(frozen=True, eq=False)
@@ -39,7 +44,9 @@ def theory_cell(params: dict, X: np.ndarray) -> dict:
     (L+1) G ([LH] Cor 2.4), whose kappa is kappa_0 and whose angles are the input angles. With
     ``first_layer``: K_L = G o P_L (:func:`lib.theory.relu_first_layer_ntk`); with ``small_batch`` and
     ``seeds`` also its kappa and kappa_0 on the batches of the same partitions as the sweep
-    (``kappa_first_small``, ``kappa0_small``, ``first_below0_small``).
+    (``kappa_first_small``, ``kappa0_small``, ``first_below0_small``) and the smallest
+    (lambda_min(K_L) - lambda_min(G)) / lambda_max(K_L) over those batches (``first_lmin_gap_small``; [LH] Thm 4.2
+    says it is >= 0).
 
     Args:
         params: ``depth``, and optionally ``first_layer``, ``small_batch``, ``seeds``.
@@ -60,16 +67,20 @@ def theory_cell(params: dict, X: np.ndarray) -> dict:
         KL = relu_first_layer_ntk(X, L) if L >= 1 else G
         out.update(spectrum_fields(KL, "_first", rank_bound=rank if L == 0 else None))
         if params.get("small_batch"):
-            ks, k0 = [], []
+            ks, k0, gap = [], [], []
             for s in range(int(params.get("seeds", 1))):
                 for b in authors_partition(n, int(params["small_batch"]), s):
-                    ks.append(kernel_kappa(KL[np.ix_(b, b)]))
-                    k0.append(kernel_kappa(G[np.ix_(b, b)]))
-            ks, k0 = np.array(ks), np.array(k0)
+                    lmin, lmax, kappa, _ = fast_extremes(KL[np.ix_(b, b)])
+                    lmin0, _, kappa0, _ = fast_extremes(G[np.ix_(b, b)])
+                    ks.append(kappa)
+                    k0.append(kappa0)
+                    gap.append((lmin - lmin0) / lmax)
+            ks, k0, gap = np.array(ks), np.array(k0), np.array(gap)
             fin = np.isfinite(k0)  # batches with an infinite kappa_0 of their own test nothing
             out.update(kappa_first_small=mean_kappa(ks[fin]) if fin.any() else np.nan,
                        kappa0_small=mean_kappa(k0[fin]) if fin.any() else np.nan,
-                       first_below0_small=float(np.mean(ks[fin] < k0[fin])) if fin.any() else np.nan)
+                       first_below0_small=float(np.mean(ks[fin] < k0[fin])) if fin.any() else np.nan,
+                       first_lmin_gap_small=float(gap[fin].min()) if fin.any() else np.nan)
     return out
 
 
@@ -95,5 +106,5 @@ def measure_theory(data, sweep, progress: bool = True, **kw) -> TheoryResult:
     cells = [dict(dataset=ds, depth=int(L), first_layer=ds in first_layer, small_batch=small.get(ds),
                   seeds=int(sweep.seeds)) for ds in names for L in sweep.depths]
     res = run_sweep("conditioning-theory", theory_cell, cells, data={k: data.arrays[k] for k in names},
-                    version=CELL_VERSION, progress=progress, desc="theory cells", **kw)
+                    version=THEORY_VERSION, progress=progress, desc="theory cells", **kw)
     return TheoryResult(frame=res.frame, names=tuple(names), depths=tuple(sweep.depths), run=res)

@@ -23,7 +23,11 @@ from lib.theory import relu_gradient_angle
 from lib.validation import InputError
 
 __all__ = ["TwoSample", "measure_two_sample", "plot_two_sample", "CAPTION_TWO_SAMPLE", "setting_two_sample",
-           "check_two_sample"]
+           "check_two_sample", "TWO_SAMPLE_RTOL"]
+
+#: a rise of the closed form cot^2(phi/2) between consecutive depths tolerated as float64 rounding (relative; the
+#: curves fall by 1% or more per depth)
+TWO_SAMPLE_RTOL = 1e-12
 
 #: the caption of the App. F figure (:func:`plot_two_sample`)
 CAPTION_TWO_SAMPLE = ("Condition number of the two-sample NTK relative to the linear network's $\\kappa_0$, infinite "
@@ -136,8 +140,8 @@ def check_two_sample(t2: TwoSample) -> Check:
     """[LH] Thm F.1: two inputs at a small angle, all layers trained: kappa < kappa_0 and decreasing in depth.
 
     Rule (infinite width, exact closed form cot^2(phi/2)): "reproduced" if kappa < kappa_0 at every angle and
-    L >= 1 and kappa is non-increasing in L up to 1e-12 relative (rounding of the closed form); otherwise
-    "not reproduced". The finite-width medians are reported, not tested (their 2 x 2 kappa is
+    L >= 1 and kappa is non-increasing in L up to :data:`TWO_SAMPLE_RTOL` relative (rounding of the closed
+    form); otherwise "not reproduced". The finite-width medians are reported, not tested (their 2 x 2 kappa is
     ill-conditioned at small angles where 1 - cos phi is tiny).
 
     Args:
@@ -149,7 +153,7 @@ def check_two_sample(t2: TwoSample) -> Check:
     angles, width, seeds, t2 = t2.angles, t2.width, t2.seeds, t2.frame
     deep2 = t2[t2.depth >= 1]
     below = bool((deep2.kappa_theory < deep2.kappa0).all())
-    mono2 = {th: monotone_violations(g.sort_values("depth").kappa_theory.values, rtol=1e-12)
+    mono2 = {th: monotone_violations(g.sort_values("depth").kappa_theory.values, rtol=TWO_SAMPLE_RTOL)
              for th, g in t2.groupby("theta_in")}
     rel = (deep2.kappa_median / deep2.kappa_theory - 1).abs()
     small = t2.theta_in.min()
