@@ -44,7 +44,7 @@ PRINT_CSS = """
 .bd-sidebar, .bd-search, .search-button, .search-button-field, .theme-switch-button,
 .sidebar-toggle, .article-header-buttons, .prev-next-area, .prev-next-footer, .bd-footer,
 .bd-footer-article, .bd-footer-content, #pst-back-to-top, .skip-link, .headerlink,
-.toggle-button, .copybtn, details.hide.above-input, .pst-scrollable-table-container::-webkit-scrollbar { display: none !important; }
+.toggle-button, .copybtn, details.hide.above-input, .viewcode-link, .viewcode-back, .pst-scrollable-table-container::-webkit-scrollbar { display: none !important; }
 html, body, .bd-page-width, .bd-container, .bd-container__inner, .bd-main, .bd-content,
 .bd-article-container, .bd-article { max-width: 100% !important; width: auto !important;
   margin: 0 !important; padding: 0 !important; overflow: visible !important; }
@@ -418,7 +418,7 @@ def merge_pdfs(pdfs: Sequence[bytes], pages: Sequence[TocPage], out: Path, *,
 
 
 def build_pdf(html_dir: Path, out: Path, toc: Path | None = None, *, expand: bool = True,
-              progress: bool = True) -> Path:
+              exclude: Sequence[str] = (), progress: bool = True) -> Path:
     """Print every page of the built book with headless Chromium and merge them into one PDF.
 
     Args:
@@ -428,6 +428,7 @@ def build_pdf(html_dir: Path, out: Path, toc: Path | None = None, *, expand: boo
             (``<root>/_build/html`` -> ``<root>/_toc.yml``).
         expand: open every dropdown (``<details>``), so the PDF holds their text; the code of
             the cells a page hides stays hidden.
+        exclude: pages to leave out, by docname or file stem (e.g. ``"api"``).
         progress: show a progress bar over the pages on stderr.
 
     Returns:
@@ -442,7 +443,7 @@ def build_pdf(html_dir: Path, out: Path, toc: Path | None = None, *, expand: boo
     if not (html_dir / "index.html").is_file():
         raise PdfBuildError(f"no built book in {html_dir} (run make book first)")
     toc = Path(toc) if toc is not None else html_dir.resolve().parent.parent / "_toc.yml"
-    pages = toc_pages(toc, html_dir)
+    pages = [p for p in toc_pages(toc, html_dir) if p.docname not in exclude and Path(p.docname).name not in exclude]
     if not pages:
         raise PdfBuildError(f"{toc} lists no page")
     pdfs, base, warnings = _print_pages(pages, html_dir, expand=expand, progress=progress)
@@ -459,11 +460,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--toc", type=Path, default=None, help="its _toc.yml (default: two folders above --html)")
     ap.add_argument("--out", type=Path, default=Path("_build/pdf/book.pdf"), help="default: %(default)s")
     ap.add_argument("--collapsed", action="store_true", help="leave dropdowns (<details>) closed")
+    ap.add_argument("--exclude", nargs="*", default=[], metavar="PAGE",
+                    help="pages to leave out, by file stem, e.g. --exclude api")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     try:
-        out = build_pdf(args.html, args.out, args.toc, expand=not args.collapsed, progress=not args.quiet)
+        out = build_pdf(args.html, args.out, args.toc, expand=not args.collapsed,
+                        exclude=args.exclude, progress=not args.quiet)
     except PdfBuildError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
