@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 PROFILE ?= default
 STAMP  := $(VENV)/.installed
 
-.PHONY: book notebooks html test setup clean
+.PHONY: book notebooks html pdf test mutate setup clean
 
 setup: $(STAMP)
 
@@ -28,8 +28,18 @@ html: $(STAMP)
 book: notebooks html
 	@echo "Open _build/html/index.html"
 
+# the whole book as one PDF (headless Chromium prints each page, pypdf merges them; offline).
+# Needs the built book: make book (or make html) first.
+pdf: $(STAMP)
+	$(PY) -m lib.book.pdf --html _build/html --out _build/pdf/book.pdf
+
 test: $(STAMP)
 	$(VENV)/bin/pytest -ra
 
+# mutation testing of the verdict logic (mutmut; minutes per chapter, so not part of `make test`).
+# CHAPTER="03 06" limits it to some chapters; the report is build/mutate/report.md
+mutate: $(STAMP)
+	$(PY) tools/mutate.py $(if $(CHAPTER),--chapter $(CHAPTER))
+
 clean:
-	rm -rf _build _executed results
+	rm -rf _build _executed results build
