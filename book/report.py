@@ -103,6 +103,22 @@ glue("not_reproduced_ids", "; ".join(r.claim_id for r in rows if r.status == "no
      display=False)
 
 # %% [markdown]
+# ## At a glance
+# Every claim as one cell coloured by its verdict (grouped by paper, in the papers' order), and each figure
+# and table of the papers beside the book's figures that redo it.
+
+# %%
+from lib.book.figures import load_figures
+from lib.book.overview import figure_map, plot_verdict_grid
+
+grid = plot_verdict_grid(rows)
+glue("verdict_grid", grid, display=False)
+display(grid)
+fmap = figure_map(rows, load_figures(chapters), ROOT, HERE)
+glue("figure_map", Markdown(fmap), display=False)
+display(Markdown(fmap))
+
+# %% [markdown]
 # ## The table
 
 # %%

@@ -1,0 +1,122 @@
+"""The book at a glance: every verdict in one figure, and the map from the papers' figures and tables to the
+book's (issue 27). Both read only what the chapters recorded: the verdicts (:mod:`lib.book.results`), the
+figure registry (:func:`lib.book.figures.load_figures`) and the section labels of the notebooks.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch, Rectangle
+
+from lib.book.claims import PAPERS
+from lib.book.plotting import COLUMN_INCHES
+from lib.book.pages import chapter_links
+from lib.book.report import ClaimRow, badge, list_table
+from lib.book.results import VERDICTS
+
+__all__ = ["VERDICT_COLOURS", "GRID_COLUMNS", "plot_verdict_grid", "figure_sections", "paper_items",
+           "figure_map"]
+
+#: One colour per verdict level, the colours of the report's badges (sphinx-design's success, warning,
+#: danger, info and muted), so the figure and the tables read alike.
+VERDICT_COLOURS = {"reproduced": "#198754", "reproduced with caveat": "#ffc107", "not reproduced": "#dc3545",
+                   "inconclusive": "#0dcaf0", "not checked": "#adb5bd"}
+#: Claims per row of the verdict grid: 9 cells of 0.8 inch fill the text column and hold a label such as
+#: "Lemma E.5" at 8 pt.
+GRID_COLUMNS = 9
+
+_KIND = re.compile(r"^\[(?P<paper>[^\]]+)\]\s*(?P<kind>Fig|Table)\s*(?P<num>[\w.]+)")
+
+
+def _short(claim_id: str) -> str:
+    """The label inside a cell: ``"Thm 3.2"`` for ``"[LH] Thm 3.2"``; a book target's own short name."""
+    if "] " in claim_id:
+        return claim_id.split("] ", 1)[1]
+    return claim_id.split(": ", 1)[-1].split(" vs ")[0]
+
+
+def plot_verdict_grid(rows: list[ClaimRow]) -> Figure:
+    """Every claim of the registry as one cell coloured by its verdict, one panel per paper, in registry
+    order (which follows each paper's sections). The book's own performance targets form the last panel.
+
+    Args:
+        rows: the report's rows (:func:`lib.book.report.build_rows`).
+    """
+    papers = [p for p in PAPERS if any(r.claim and r.claim.paper == p for r in rows)]
+    by_paper = {p: [r for r in rows if r.claim and r.claim.paper == p] for p in papers}
+    heights = [int(np.ceil(len(v) / GRID_COLUMNS)) for v in by_paper.values()]
+    cell = COLUMN_INCHES / GRID_COLUMNS
+    fig = Figure(figsize=(COLUMN_INCHES, cell * 0.62 * (sum(heights) + 0.9 * len(papers)) + 0.7))
+    gs = fig.add_gridspec(len(papers), 1, height_ratios=[h + 0.9 for h in heights], hspace=0.15)
+    for k, (paper, items) in enumerate(by_paper.items()):
+        ax = fig.add_subplot(gs[k])
+        nrow = heights[k]
+        for i, row in enumerate(items):
+            x, y = i % GRID_COLUMNS, nrow - 1 - i // GRID_COLUMNS
+            ax.add_patch(Rectangle((x + 0.04, y + 0.06), 0.92, 0.88, color=VERDICT_COLOURS[row.status], lw=0))
+            dark = row.status in ("reproduced", "not reproduced")
+            ax.text(x + 0.5, y + 0.5, _short(row.claim_id), ha="center", va="center", fontsize=8,
+                    color="white" if dark else "black")
+        ax.set_xlim(0, GRID_COLUMNS)
+        ax.set_ylim(0, nrow)
+        ax.set_axis_off()
+        tag = f"[{paper}] " if paper != "book" else ""
+        ax.set_title(f"{tag}{PAPERS[paper]}: {len(items)} claims", loc="left", fontsize=10)
+    fig.legend(handles=[Patch(color=VERDICT_COLOURS[v], label=v) for v in VERDICTS], loc="lower center",
+               ncol=3, fontsize=9, frameon=False)
+    fig.subplots_adjust(left=0.01, right=0.99, top=0.96, bottom=0.65 / fig.get_figheight())
+    return fig
+
+
+def figure_sections(notebook: Path) -> dict[str, str]:
+    """The section label (a MyST target ``(sec-...)=``) above each figure label (``"fig-..."``) of a
+    jupytext notebook, in the order the page shows them."""
+    out: dict[str, str] = {}
+    section = ""
+    for m in re.finditer(r"^# \((sec-[\w-]+)\)=|[\"'](fig-[\w-]+)[\"']", notebook.read_text(), re.M):
+        if m.group(1):
+            section = m.group(1)
+        elif m.group(2) not in out:
+            out[m.group(2)] = section
+    return out
+
+
+def paper_items(rows: list[ClaimRow]) -> list[ClaimRow]:
+    """The rows that are a figure or a table of a paper (``[LH] Fig 3``, ``[LZB] Table 1``), in registry order."""
+    return [r for r in rows if _KIND.match(r.claim_id)]
+
+
+def figure_map(rows: list[ClaimRow], figures: list[dict], root: Path, from_doc: Path) -> str:
+    """A table from each figure and table of the papers to the book's figures, chapter and verdict.
+
+    A book figure belongs to a paper item when the figure is drawn in a section where a verdict on that item
+    (or on a claim whose verdict the item takes) was recorded.
+
+    Args:
+        rows: the report's rows.
+        figures: the figure registry (:func:`lib.book.figures.load_figures`).
+        root: the repository root (the notebooks are read from ``root/notebooks``).
+        from_doc: the page the table appears on (for relative links).
+    """
+    sections: dict[str, dict[str, str]] = {}
+    for stem in {f["chapter"] for f in figures}:
+        src = root / "notebooks" / f"{stem}.py"
+        sections[stem] = figure_sections(src) if src.exists() else {}
+    body = []
+    for row in paper_items(rows):
+        records = row.records or [r for b in row.borrowed for r in b.records]
+        places = {(r["chapter"], r.get("section") or "") for r in records}
+        shown = [f for f in figures if (f["chapter"], sections.get(f["chapter"], {}).get(f["label"], "")) in places]
+        figs = ", ".join(f"{{ref}}`Figure {f['figure']} <{f['label']}>`" for f in shown) or "—"
+        by_chapter: dict[str, list] = {}
+        for chapter, section in sorted(places):
+            by_chapter.setdefault(chapter, []).append(section or None)
+        where = "; ".join(chapter_links(root, from_doc, c, s[:1]) for c, s in by_chapter.items()) or "—"
+        verdict = badge(row.status)
+        if row.claim is not None and row.claim.untestable:
+            verdict += f" ({row.claim.untestable})"
+        body.append([f"**{row.claim_id}**", figs, where, verdict])
+    return list_table(["Paper", "Book figure", "Checked in", "Verdict"], body, [14, 26, 34, 26], "figure-map")

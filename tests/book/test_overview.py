@@ -1,0 +1,57 @@
+"""lib.book.overview: the verdict grid and the map from the papers' figures to the book's."""
+from pathlib import Path
+
+import matplotlib.colors as mcolors
+from matplotlib.patches import Rectangle
+
+from lib.book.claims import Claim
+from lib.book.overview import VERDICT_COLOURS, figure_map, figure_sections, plot_verdict_grid
+from lib.book.report import build_rows
+
+CLAIMS = (Claim("[LH] Thm 2.3", "s", "Sec 2"), Claim("[LH] Fig 3", "s", "Sec 4"),
+          Claim("[LH] Fig 4", "s", "Sec 5", untestable="needs CIFAR-10"),
+          Claim("[LZB] Table 1", "s", "Sec 3", verdict_of=("[LZB] Fig 2",)), Claim("[LZB] Fig 2", "s", "Sec 3"))
+
+
+def _rec(claim, status, chapter="03_conditioning", section="sec-fig3"):
+    return dict(claim_id=claim, status=status, chapter=chapter, section=section, measured="m")
+
+
+def test_the_grid_has_one_cell_per_claim_in_its_verdicts_colour():
+    rows, _ = build_rows([_rec("[LH] Thm 2.3", "not reproduced"), _rec("[LH] Fig 3", "reproduced")], CLAIMS)
+    fig = plot_verdict_grid(rows)
+    cells = [p for ax in fig.axes for p in ax.patches if isinstance(p, Rectangle)]
+    assert len(cells) == len(CLAIMS)
+    colours = [mcolors.to_hex(p.get_facecolor()) for p in cells]
+    assert colours[:2] == [VERDICT_COLOURS["not reproduced"], VERDICT_COLOURS["reproduced"]]
+    assert colours[2] == VERDICT_COLOURS["not checked"]
+    labels = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert labels[:2] == ["Thm 2.3", "Fig 3"] and len(fig.axes) == 2          # one panel per paper
+
+
+def test_a_figure_belongs_to_the_section_above_it(tmp_path: Path):
+    nb = tmp_path / "03_conditioning.py"
+    nb.write_text('# %% [markdown]\n# (sec-fig3)=\n# ## Fig 3\n\n# %%\nrec.figure(f, "fig-figure3", C)\n'
+                  '# %% [markdown]\n# (sec-prop41)=\n# ## Prop\n# %%\nrec.figure(g, "fig-prop41", C)\n'
+                  'x = "fig-prop41"\n')
+    assert figure_sections(nb) == {"fig-figure3": "sec-fig3", "fig-prop41": "sec-prop41"}
+
+
+def test_the_map_links_each_paper_figure_to_the_book_figures_of_its_verdicts_section(tmp_path: Path):
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "03_conditioning.py").write_text(
+        '# (sec-fig3)=\nrec.figure(f, "fig-figure3", C)\n# (sec-other)=\nrec.figure(f, "fig-other", C)\n')
+    figs = [dict(chapter="03_conditioning", figure="3.1", label="fig-figure3"),
+            dict(chapter="03_conditioning", figure="3.2", label="fig-other")]
+    rows, _ = build_rows([_rec("[LH] Fig 3", "reproduced with caveat"),
+                          _rec("[LZB] Fig 2", "reproduced", section="sec-other")], CLAIMS)
+    table = figure_map(rows, figs, tmp_path, tmp_path / "book" / "report.md")
+    lines = table.splitlines()
+    fig3 = lines.index("* - **[LH] Fig 3**")
+    assert "Figure 3.1 <fig-figure3>" in lines[fig3 + 1] and "3.2" not in lines[fig3 + 1]
+    assert "reproduced with caveat" in lines[fig3 + 3]
+    fig4 = lines.index("* - **[LH] Fig 4**")
+    assert lines[fig4 + 1].strip() == "- —" and "needs CIFAR-10" in lines[fig4 + 3]
+    tab1 = lines.index("* - **[LZB] Table 1**")                 # takes [LZB] Fig 2's verdict and figure
+    assert "Figure 3.2 <fig-other>" in lines[tab1 + 1]
+    assert "Thm 2.3" not in table                                 # only figures and tables of the papers
