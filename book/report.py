@@ -109,14 +109,10 @@ glue("not_reproduced_ids", "; ".join(r.claim_id for r in rows if r.status == "no
 
 # %%
 from lib.book.figures import load_figures
-from lib.book.overview import figure_map, plot_verdict_grid
+from lib.book.overview import GRID_ALT, save_overview
 
-grid = plot_verdict_grid(rows)
-glue("verdict_grid", grid, display=False)
-display(grid)
-fmap = figure_map(rows, load_figures(chapters), ROOT, HERE)
-glue("figure_map", Markdown(fmap), display=False)
-display(Markdown(fmap))
+grid_png, map_md = save_overview(rows, load_figures(chapters), ROOT, HERE)
+display(Markdown(f"![{GRID_ALT}]({grid_png.relative_to(HERE.parent).as_posix()})\n\n" + map_md.read_text()))
 
 # %% [markdown]
 # ## The table

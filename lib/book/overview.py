@@ -17,8 +17,8 @@ from lib.book.pages import chapter_links
 from lib.book.report import ClaimRow, badge, list_table
 from lib.book.results import VERDICTS
 
-__all__ = ["VERDICT_COLOURS", "GRID_COLUMNS", "plot_verdict_grid", "figure_sections", "paper_items",
-           "figure_map"]
+__all__ = ["VERDICT_COLOURS", "GRID_COLUMNS", "GRID_ALT", "OVERVIEW_DIR", "plot_verdict_grid", "figure_sections",
+           "paper_items", "figure_map", "save_overview"]
 
 #: One colour per verdict level, the colours of the report's badges (sphinx-design's success, warning,
 #: danger, info and muted), so the figure and the tables read alike.
@@ -27,6 +27,12 @@ VERDICT_COLOURS = {"reproduced": "#198754", "reproduced with caveat": "#ffc107",
 #: Claims per row of the verdict grid: 9 cells of 0.8 inch fill the text column and hold a label such as
 #: "Lemma E.5" at 8 pt.
 GRID_COLUMNS = 9
+
+#: The verdict grid's alt text: what the figure shows.
+GRID_ALT = ("Every claim of the three papers and of the book's own targets as one cell, coloured by its verdict "
+            "(green reproduced, yellow with caveat, red not reproduced, blue inconclusive, grey not checked)")
+#: Where the report page writes the overview files, beside itself; the introduction includes them from there.
+OVERVIEW_DIR = "overview"
 
 _KIND = re.compile(r"^\[(?P<paper>[^\]]+)\]\s*(?P<kind>Fig|Table)\s*(?P<num>[\w.]+)")
 
@@ -120,3 +126,22 @@ def figure_map(rows: list[ClaimRow], figures: list[dict], root: Path, from_doc: 
             verdict += f" ({row.claim.untestable})"
         body.append([f"**{row.claim_id}**", figs, where, verdict])
     return list_table(["Paper", "Book figure", "Checked in", "Verdict"], body, [14, 26, 34, 26], "figure-map")
+
+
+def save_overview(rows: list[ClaimRow], figures: list[dict], root: Path, page: Path) -> tuple[Path, Path]:
+    """Write the verdict grid (``verdict_grid.png``) and the figure map (``figure_map.md``, MyST) into the
+    folder :data:`OVERVIEW_DIR` beside ``page``, the report page, so that the introduction shows the same
+    files (a Markdown page cannot paste another page's glued table).
+
+    Returns:
+        The paths of the image and of the Markdown table.
+    """
+    out = Path(page).parent / OVERVIEW_DIR
+    out.mkdir(parents=True, exist_ok=True)
+    fig = plot_verdict_grid(rows)
+    png = out / "verdict_grid.png"
+    fig.savefig(png, dpi=fig.dpi)
+    md = out / "figure_map.md"
+    # the table is included into pages one folder up, so its links are written from there
+    md.write_text(figure_map(rows, figures, root, Path(page)) + "\n", encoding="utf-8")
+    return png, md

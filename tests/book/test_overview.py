@@ -55,3 +55,12 @@ def test_the_map_links_each_paper_figure_to_the_book_figures_of_its_verdicts_sec
     tab1 = lines.index("* - **[LZB] Table 1**")                 # takes [LZB] Fig 2's verdict and figure
     assert "Figure 3.2 <fig-other>" in lines[tab1 + 1]
     assert "Thm 2.3" not in table                                 # only figures and tables of the papers
+
+
+def test_the_overview_is_written_beside_the_report_page(tmp_path: Path):
+    from lib.book.overview import OVERVIEW_DIR, save_overview
+    rows, _ = build_rows([_rec("[LH] Fig 3", "reproduced")], CLAIMS)
+    page = tmp_path / "_executed" / "book" / "report.ipynb"
+    png, md = save_overview(rows, [], tmp_path, page)
+    assert png.parent == md.parent == page.parent / OVERVIEW_DIR
+    assert png.read_bytes()[:4] == b"\x89PNG" and md.read_text().startswith(":::{list-table}")
