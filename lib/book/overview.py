@@ -4,6 +4,7 @@ figure registry (:func:`lib.book.figures.load_figures`) and the section labels o
 """
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -78,16 +79,26 @@ def plot_verdict_grid(rows: list[ClaimRow]) -> Figure:
 
 
 def figure_sections(notebook: Path) -> dict[str, str]:
-    """The section label (a MyST target ``(sec-...)=``) above each figure label (``"fig-..."``) of a
-    jupytext notebook, in the order the page shows them."""
+    """The section label (a MyST target ``(sec-...)=`` in a Markdown cell) above each figure (its target
+    ``(fig-...)=`` in a cell's output, as :meth:`lib.book.figures.Figures.show` writes it) of an executed
+    notebook, in the order the page shows them."""
     out: dict[str, str] = {}
     section = ""
-    for m in re.finditer(r"^# \((sec-[\w-]+)\)=|[\"'](fig-[\w-]+)[\"']", notebook.read_text(), re.M):
-        if m.group(1):
-            section = m.group(1)
-        elif m.group(2) not in out:
-            out[m.group(2)] = section
+    for cell in json.loads(Path(notebook).read_text(encoding="utf-8")).get("cells", []):
+        if cell.get("cell_type") == "markdown":
+            labels = re.findall(r"^\((sec-[\w-]+)\)=", "".join(cell.get("source", "")), re.M)
+            section = labels[-1] if labels else section
+            continue
+        for output in cell.get("outputs", []):
+            text = "".join(output.get("data", {}).get("text/markdown", ""))
+            for label in re.findall(r"^\((fig-[\w-]+)\)=", text, re.M):
+                out.setdefault(label, section)
     return out
+
+
+def _short_links(links: str, chapter: str) -> str:
+    """Chapter links (:func:`lib.book.pages.chapter_links`) with the chapter's title shortened to "Ch. N"."""
+    return re.sub(r"^\[[^\]]*\]", f"[Ch. {int(chapter[:2])}]", links, count=1) if links.startswith("[") else links
 
 
 def paper_items(rows: list[ClaimRow]) -> list[ClaimRow]:
@@ -104,12 +115,13 @@ def figure_map(rows: list[ClaimRow], figures: list[dict], root: Path, from_doc: 
     Args:
         rows: the report's rows.
         figures: the figure registry (:func:`lib.book.figures.load_figures`).
-        root: the repository root (the notebooks are read from ``root/notebooks``).
-        from_doc: the page the table appears on (for relative links).
+        root: the repository root.
+        from_doc: the page the table appears on (for relative links); the executed chapters are read from
+            ``notebooks/`` beside its folder (:func:`lib.book.pages.page_path`).
     """
     sections: dict[str, dict[str, str]] = {}
     for stem in {f["chapter"] for f in figures}:
-        src = root / "notebooks" / f"{stem}.py"
+        src = Path(from_doc).parent.parent / "notebooks" / f"{stem}.ipynb"
         sections[stem] = figure_sections(src) if src.exists() else {}
     body = []
     for row in paper_items(rows):
@@ -120,12 +132,12 @@ def figure_map(rows: list[ClaimRow], figures: list[dict], root: Path, from_doc: 
         by_chapter: dict[str, list] = {}
         for chapter, section in sorted(places):
             by_chapter.setdefault(chapter, []).append(section or None)
-        where = "; ".join(chapter_links(root, from_doc, c, s[:1]) for c, s in by_chapter.items()) or "—"
+        where = "; ".join(_short_links(chapter_links(root, from_doc, c, s[:1]), c) for c, s in by_chapter.items())
         verdict = badge(row.status)
         if row.claim is not None and row.claim.untestable:
             verdict += f" ({row.claim.untestable})"
-        body.append([f"**{row.claim_id}**", figs, where, verdict])
-    return list_table(["Paper", "Book figure", "Checked in", "Verdict"], body, [14, 26, 34, 26], "figure-map")
+        body.append([f"**{row.claim_id}**", figs, where or "—", verdict])
+    return list_table(["Paper", "Book figure", "Checked in", "Verdict"], body, [14, 30, 34, 22], "figure-map")
 
 
 def save_overview(rows: list[ClaimRow], figures: list[dict], root: Path, page: Path) -> tuple[Path, Path]:

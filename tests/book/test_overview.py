@@ -1,4 +1,5 @@
 """lib.book.overview: the verdict grid and the map from the papers' figures to the book's."""
+import json
 from pathlib import Path
 
 import matplotlib.colors as mcolors
@@ -29,23 +30,33 @@ def test_the_grid_has_one_cell_per_claim_in_its_verdicts_colour():
     assert labels[:2] == ["Thm 2.3", "Fig 3"] and len(fig.axes) == 2          # one panel per paper
 
 
+def _notebook(path: Path, cells: list) -> Path:
+    """An executed notebook: ("md", source) cells and ("out", markdown output) cells."""
+    nb = {"cells": [{"cell_type": "markdown", "source": src} if kind == "md" else
+                    {"cell_type": "code", "source": "", "outputs": [{"data": {"text/markdown": src}}]}
+                    for kind, src in cells]}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(nb))
+    return path
+
+
 def test_a_figure_belongs_to_the_section_above_it(tmp_path: Path):
-    nb = tmp_path / "03_conditioning.py"
-    nb.write_text('# %% [markdown]\n# (sec-fig3)=\n# ## Fig 3\n\n# %%\nrec.figure(f, "fig-figure3", C)\n'
-                  '# %% [markdown]\n# (sec-prop41)=\n# ## Prop\n# %%\nrec.figure(g, "fig-prop41", C)\n'
-                  'x = "fig-prop41"\n')
-    assert figure_sections(nb) == {"fig-figure3": "sec-fig3", "fig-prop41": "sec-prop41"}
+    nb = _notebook(tmp_path / "03_conditioning.ipynb", [
+        ("md", "(sec-fig3)=\n## Fig 3"), ("out", "(fig-figure3)=\n![alt](figures/f.png)\n\n*Figure 3.1.*"),
+        ("md", "(sec-prop41)=\n## Prop"), ("out", "(fig-prop41)=\n*Figure 3.2.*"), ("md", "no label here"),
+        ("out", "(fig-late)=\n*Figure 3.3.*")])
+    assert figure_sections(nb) == {"fig-figure3": "sec-fig3", "fig-prop41": "sec-prop41", "fig-late": "sec-prop41"}
 
 
 def test_the_map_links_each_paper_figure_to_the_book_figures_of_its_verdicts_section(tmp_path: Path):
-    (tmp_path / "notebooks").mkdir()
-    (tmp_path / "notebooks" / "03_conditioning.py").write_text(
-        '# (sec-fig3)=\nrec.figure(f, "fig-figure3", C)\n# (sec-other)=\nrec.figure(f, "fig-other", C)\n')
+    _notebook(tmp_path / "_executed" / "notebooks" / "03_conditioning.ipynb", [
+        ("md", "(sec-fig3)=\n## F"), ("out", "(fig-figure3)=\n*F*"), ("md", "(sec-other)=\n## O"),
+        ("out", "(fig-other)=\n*O*")])
     figs = [dict(chapter="03_conditioning", figure="3.1", label="fig-figure3"),
             dict(chapter="03_conditioning", figure="3.2", label="fig-other")]
     rows, _ = build_rows([_rec("[LH] Fig 3", "reproduced with caveat"),
                           _rec("[LZB] Fig 2", "reproduced", section="sec-other")], CLAIMS)
-    table = figure_map(rows, figs, tmp_path, tmp_path / "book" / "report.md")
+    table = figure_map(rows, figs, tmp_path, tmp_path / "_executed" / "book" / "report.ipynb")
     lines = table.splitlines()
     fig3 = lines.index("* - **[LH] Fig 3**")
     assert "Figure 3.1 <fig-figure3>" in lines[fig3 + 1] and "3.2" not in lines[fig3 + 1]

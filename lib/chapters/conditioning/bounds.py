@@ -20,7 +20,7 @@ from lib.chapters.conditioning.theory_cells import TheoryResult
 __all__ = ["PROP41_RTOL", "PROP41_MIN_CELLS", "PROP41_RHO", "PROP41_ALPHA", "PROP41_BOUND", "PROP41_ORDERING",
            "prop41_bound", "plot_prop41", "CAPTION_PROP41", "setting_prop41", "check_prop41", "check_prop41_ordering",
            "checks_prop41", "FirstLayerTable", "table_first_layer", "plot_first_layer", "CAPTION_FIRST_LAYER",
-           "setting_first_layer", "check_first_layer"]
+           "setting_first_layer", "check_first_layer", "FIRST_LAYER_RTOL", "FIRST_LAYER_LMIN_TOL"]
 
 #: the caption of the Prop 4.1 figure (:func:`plot_prop41`)
 CAPTION_PROP41 = ("Left: smallest NTK eigenvalue (relative to the largest squared gradient norm) against the squared "
@@ -106,7 +106,7 @@ PROP41_MIN_CELLS = 6
 PROP41_RHO = 0.5
 #: One-sided significance level of that rank correlation (below it a positive rho is more than chance).
 PROP41_ALPHA = 0.05
-#: The part of [LH] Prop 4.1 that is the proposition itself: the per-cell upper bound.
+#: The part of [LH] Prop 4.1 that is the proposition itself, the per-cell upper bound.
 PROP41_BOUND = "bound"
 #: The part that is Sec. 4's reading of it (not a statement of the proposition): across cells, the smallest angle
 #: is what sets lambda_min. Its "not reproduced" is fair, and leaves the bound part as it is.
@@ -124,7 +124,7 @@ def setting_prop41(sweep: ConditioningSweep, profile: str) -> str:
 
 def _prop41_cells(sweep: ConditioningSweep) -> tuple[pd.DataFrame, pd.DataFrame, pd.Series, pd.Series, int, int]:
     """The cells Prop 4.1 is read on: (all cells of :func:`prop41_bound`, the non-singular ones with a diagonal,
-    the cells where the lambda_min bound fails beyond :data:`PROP41_RTOL`, those where the kappa bound fails,
+    the cells where the lambda_min bound fails beyond :data:`~lib.chapters.conditioning.bounds.PROP41_RTOL`, those where the kappa bound fails,
     the number of singular cells, the number of non-singular cells without a recorded diagonal)."""
     p41 = prop41_bound(sweep.frame)
     sing = p41.singular.astype(bool)
@@ -150,7 +150,7 @@ def check_prop41(sweep: ConditioningSweep) -> Check:
     its rows. They are tested as bounds, in every non-singular cell with a recorded diagonal (the premise
     "full row rank" excludes the singular cells; matrix-free cells record no diagonal and are counted out).
 
-    Rule: "reproduced" if both inequalities hold in every such cell up to :data:`PROP41_RTOL` relative
+    Rule: "reproduced" if both inequalities hold in every such cell up to :data:`~lib.chapters.conditioning.bounds.PROP41_RTOL` relative
     (rounding); "inconclusive" if one fails beyond it in some cell (the measured angle and eigenvalues
     contradict an identity of linear algebra: a measurement error, which cannot refute the paper, so never
     "not reproduced"); "not checked" when no cell is non-singular with a diagonal (the premise is never met).
@@ -161,7 +161,7 @@ def check_prop41(sweep: ConditioningSweep) -> Check:
         sweep: the sweep; its cells are read by :func:`prop41_bound`.
 
     Returns:
-        The check (part :data:`PROP41_BOUND`), with one judged row per inequality.
+        The check (part :data:`~lib.chapters.conditioning.bounds.PROP41_BOUND`), with one judged row per inequality.
     """
     p41, fin, bad_l, bad_k, n_sing, n_nodiag = _prop41_cells(sweep)
     left_out = (f" {n_sing} singular cells (kappa = inf, not full row rank) are left out"
@@ -204,21 +204,21 @@ def check_prop41_ordering(sweep: ConditioningSweep, alpha: float = PROP41_ALPHA)
     (Figure 3). Across the non-singular ReLU cells (data sets, depths, seeds pooled) that predicts a positive
     rank correlation between log phi_min^2 and log(lambda_min / max K_ii); if lambda_min were set by something
     else (e.g. a near rank deficiency of the data), it would not follow the angle. Recorded as its own part
-    (:data:`PROP41_ORDERING`): its "not reproduced" does not touch the bound.
+    (:data:`~lib.chapters.conditioning.bounds.PROP41_ORDERING`): its "not reproduced" does not touch the bound.
 
     Rule, on Spearman's rho with its one-sided p-value (t approximation): measured angles and eigenvalues that
-    violate the bound of :func:`check_prop41` (a measurement error), fewer than :data:`PROP41_MIN_CELLS`
+    violate the bound of :func:`check_prop41` (a measurement error), fewer than :data:`~lib.chapters.conditioning.bounds.PROP41_MIN_CELLS`
     cells, or cells that do not vary: "inconclusive"; rho <= 0: "not reproduced"; p < ``alpha`` and
-    rho >= :data:`PROP41_RHO` (the angle explains most of the ordering): "reproduced"; p < ``alpha`` and a
+    rho >= :data:`~lib.chapters.conditioning.bounds.PROP41_RHO` (the angle explains most of the ordering): "reproduced"; p < ``alpha`` and a
     smaller rho: "reproduced with caveat" (a weak ordering); otherwise "inconclusive" (positive but not
     significant at this number of cells).
 
     Args:
         sweep: the sweep; its cells are read by :func:`prop41_bound`.
-        alpha: one-sided significance level of the rank correlation (:data:`PROP41_ALPHA`).
+        alpha: one-sided significance level of the rank correlation (:data:`~lib.chapters.conditioning.bounds.PROP41_ALPHA`).
 
     Returns:
-        The check (part :data:`PROP41_ORDERING`), with one judged row.
+        The check (part :data:`~lib.chapters.conditioning.bounds.PROP41_ORDERING`), with one judged row.
     """
     from scipy.stats import spearmanr
 
@@ -427,11 +427,11 @@ def check_first_layer(t42: FirstLayerTable) -> Check:
 
     Rule, on the infinite-width kernels (the theorem's setting, computed exactly): "not reproduced" if in some
     row kappa(K_L) >= kappa_0 at some L >= 1 (in some batch), or lambda_min(K_L) < lambda_min(G) by more than
-    :data:`FIRST_LAYER_LMIN_TOL` lambda_max(K_L) (rounding), or kappa rises between consecutive depths by more
-    than :data:`FIRST_LAYER_RTOL` relative, or it does not fall by more than :data:`FIRST_LAYER_RTOL` from L = 1
+    :data:`~lib.chapters.conditioning.bounds.FIRST_LAYER_LMIN_TOL` lambda_max(K_L) (rounding), or kappa rises between consecutive depths by more
+    than :data:`~lib.chapters.conditioning.bounds.FIRST_LAYER_RTOL` relative, or it does not fall by more than :data:`~lib.chapters.conditioning.bounds.FIRST_LAYER_RTOL` from L = 1
     to the largest depth (a flat kappa below kappa_0 is not a decrease); "inconclusive" if a row has fewer than
     two depths L >= 1 (no decrease can be read); "reproduced with caveat" if it holds but a step between
-    consecutive depths changes kappa by no more than :data:`FIRST_LAYER_RTOL` (strictness not resolved at
+    consecutive depths changes kappa by no more than :data:`~lib.chapters.conditioning.bounds.FIRST_LAYER_RTOL` (strictness not resolved at
     float64), lambda_min was not measured on a row, or the width-m seed means are not all below kappa_0 and
     non-increasing (a finite-width kernel carries O(1/sqrt(m)) noise); "reproduced" otherwise.
 

@@ -126,9 +126,9 @@ def check_theory_prediction(comparison: TheoryComparison) -> Check:
     """[LH] Fig 3 (infinite-width prediction): Lemma 3.1 / Theta^(L) predict the finite-width phi_min.
 
     Rule, on the largest relative deviation of the seed-mean ReLU phi_min from the infinite-width value:
-    "reproduced" below :data:`THEORY_TOL_SQRT_M`/sqrt(m) = 5/sqrt(m) (finite-width fluctuations of an angle
+    "reproduced" below :data:`~lib.chapters.conditioning.theory_cmp.THEORY_TOL_SQRT_M`/sqrt(m) = 5/sqrt(m) (finite-width fluctuations of an angle
     are O(1/sqrt(m)); 5 such units cover the downward bias of a minimum over n(n-1)/2 noisy pairs),
-    "reproduced with caveat" below :data:`THEORY_LOOSE_SQRT_M`/sqrt(m) = 15/sqrt(m) (a minimum over millions of
+    "reproduced with caveat" below :data:`~lib.chapters.conditioning.theory_cmp.THEORY_LOOSE_SQRT_M`/sqrt(m) = 15/sqrt(m) (a minimum over millions of
     pairs at the paper's n = 2000 sits further in the tail), "not reproduced" from there on (e.g. a linear
     network's angles, or a wrong recursion). The kappa ratio is reported, not judged.
 

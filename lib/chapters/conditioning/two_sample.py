@@ -140,7 +140,7 @@ def check_two_sample(t2: TwoSample) -> Check:
     """[LH] Thm F.1: two inputs at a small angle, all layers trained: kappa < kappa_0 and decreasing in depth.
 
     Rule (infinite width, exact closed form cot^2(phi/2)): "reproduced" if kappa < kappa_0 at every angle and
-    L >= 1 and kappa is non-increasing in L up to :data:`TWO_SAMPLE_RTOL` relative (rounding of the closed
+    L >= 1 and kappa is non-increasing in L up to :data:`~lib.chapters.conditioning.two_sample.TWO_SAMPLE_RTOL` relative (rounding of the closed
     form); otherwise "not reproduced". The finite-width medians are reported, not tested (their 2 x 2 kappa is
     ill-conditioned at small angles where 1 - cos phi is tiny).
 
