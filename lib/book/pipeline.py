@@ -323,7 +323,30 @@ def execute(src: Path, params: dict, log_output: bool = False, root: Path = ROOT
             else:
                 os.environ[k] = v
     _report_warnings(src, ipynb)
+    hide_parameter_cells(ipynb)
     return time.perf_counter() - t0
+
+
+#: Tags Jupyter Book reads: the parameters cell and papermill's injected cell are removed from the page (the
+#: chapter shows "Parameters of this run" instead, :meth:`lib.book.spec.Config.markdown`), and the cell
+#: that validates them shows its output only.
+HIDDEN_CELL_TAGS = {"parameters": "remove-cell", "injected-parameters": "remove-cell"}
+#: A cell whose source contains this validates the parameters (``SPEC.validate(locals())``).
+VALIDATE_CALL = ".validate(locals())"
+
+
+def hide_parameter_cells(ipynb: Path) -> None:
+    """Tag the parameters cell and papermill's injected cell ``remove-cell``, and the cell that validates
+    them ``remove-input``, in an executed notebook (issue 27: the page shows the parameters as a table)."""
+    import nbformat
+    nb = nbformat.read(str(ipynb), as_version=4)
+    for cell in nb.cells:
+        tags = cell.metadata.setdefault("tags", [])
+        extra = [HIDDEN_CELL_TAGS[t] for t in tags if t in HIDDEN_CELL_TAGS]
+        if cell.cell_type == "code" and VALIDATE_CALL in cell.source:
+            extra.append("remove-input")
+        tags.extend(t for t in dict.fromkeys(extra) if t not in tags)
+    nbformat.write(nb, str(ipynb))
 
 
 #: kernel managers started by :func:`execute` and still running (killed on Ctrl-C)

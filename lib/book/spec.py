@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import re
 import sys
 from dataclasses import dataclass, field
@@ -61,6 +62,58 @@ class Config(SimpleNamespace):
     def values(self) -> dict:
         """The parameter values, by name (the spec's order)."""
         return {k: getattr(self, k) for k in self.spec.params}
+
+    def sources(self, overrides: Mapping[str, Any] | None = None,
+                profile_values: Mapping[str, Any] | None = None) -> dict[str, str]:
+        """What set each parameter: ``"override"`` (a ``-p`` of the pipeline), ``"profile <name>"`` (the
+        chapter's profile file), or ``"default"`` (the spec).
+
+        Args:
+            overrides: the ``-p`` overrides (default: this run's, :func:`lib.book.results.run_context`).
+            profile_values: the profile's values for this chapter (default: read from
+                ``notebooks/profiles/<chapter>.yaml`` by :func:`lib.book.pipeline.load_profiles`).
+        """
+        if overrides is None:
+            from lib.book.results import run_context
+            overrides = run_context(self.profile)["overrides"] or {}
+        if profile_values is None:
+            from lib.book.pipeline import load_profiles
+            profile_values = (load_profiles(stems=[self.chapter]).get(self.profile) or {}).get(self.chapter) or {}
+        out = {}
+        for name in self.spec.params:
+            if name == "profile":
+                out[name] = "override" if "profile" in overrides else "pipeline"
+            elif name in overrides:
+                out[name] = "override"
+            elif name in profile_values:
+                out[name] = f"profile {self.profile}"
+            else:
+                out[name] = "default"
+        return out
+
+    def markdown(self, sources: Mapping[str, str] | None = None) -> str:
+        """"Parameters of this run" as a Markdown table: name, value, what set it, what it is."""
+        sources = self.sources() if sources is None else sources
+        rows = ["**Parameters of this run**", "", "| parameter | value | set by | what it is |",
+                "|---|---|---|---|"]
+        for name, param in self.spec.params.items():
+            value = getattr(self, name)
+            shown = value if isinstance(value, str) else json.dumps(value, default=str)
+            rows.append(f"| `{name}` | `{shown}` | {sources.get(name, 'default')} | {param.doc.replace('|', '/')} |")
+        return "\n".join(rows)
+
+
+def _display_in_notebook(cfg: Config) -> None:
+    """Show the parameters table when running in a notebook kernel (nothing in scripts and tests)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython ships with the notebook stack
+        return
+    shell = get_ipython()
+    if shell is None or "Kernel" not in type(shell).__name__ and not hasattr(shell, "kernel"):
+        return
+    from IPython.display import Markdown, display
+    display(Markdown(cfg.markdown()))
 
 
 @dataclass(frozen=True)
@@ -116,6 +169,7 @@ class ChapterSpec:
         cfg = Config(spec=self, **out)
         for rule in self.joint:
             rule(cfg)
+        _display_in_notebook(cfg)
         return cfg
 
     def config(self, **overrides: Any) -> Config:

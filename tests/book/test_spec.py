@@ -65,3 +65,37 @@ def test_a_doc_that_would_hide_the_line_from_papermill_is_refused():
     spec = ChapterSpec("09_demo", dict(profile=Param("default", P.text, "a = b")))
     with pytest.raises(ValueError, match="papermill"):
         spec.parameters_cell()
+
+
+def test_the_parameters_table_names_what_set_each_value():
+    from lib.book import params as P
+    from lib.book.spec import ChapterSpec, Param
+    spec = ChapterSpec("01_linear_baseline", dict(profile=Param("default", P.text, "the profile"),
+                                                  widths=Param([2, 4], P.int_list(), "hidden widths | m"),
+                                                  seeds=Param(3, P.positive_int, "weight draws"),
+                                                  d=Param(5, P.positive_int, "input dimension")))
+    cfg = spec.config(profile="paper", widths=[8], seeds=7)
+    src = cfg.sources(overrides={"seeds": 7}, profile_values={"widths": [8], "seeds": 5})
+    assert src == {"profile": "pipeline", "widths": "profile paper", "seeds": "override", "d": "default"}
+    table = cfg.markdown(src)
+    assert table.startswith("**Parameters of this run**")
+    assert "| `widths` | `[8]` | profile paper | hidden widths / m |" in table
+    assert "| `seeds` | `7` | override | weight draws |" in table and "| `d` | `5` | default |" in table
+
+
+def test_the_executed_page_hides_the_parameter_cells_and_the_validate_code(tmp_path):
+    import nbformat
+    from lib.book.pipeline import hide_parameter_cells
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# T"),
+                nbformat.v4.new_code_cell("a = 1", metadata={"tags": ["parameters"]}),
+                nbformat.v4.new_code_cell("a = 2", metadata={"tags": ["injected-parameters"]}),
+                nbformat.v4.new_code_cell("from x import S\ncfg = S.validate(locals())"),
+                nbformat.v4.new_code_cell("plot(cfg)", metadata={"tags": ["hide-input"]})]
+    path = tmp_path / "n.ipynb"
+    nbformat.write(nb, str(path))
+    hide_parameter_cells(path)
+    hide_parameter_cells(path)                       # idempotent
+    tags = [c.metadata.get("tags", []) for c in nbformat.read(str(path), as_version=4).cells]
+    assert tags == [[], ["parameters", "remove-cell"], ["injected-parameters", "remove-cell"], ["remove-input"],
+                    ["hide-input"]]
