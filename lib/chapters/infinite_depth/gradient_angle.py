@@ -207,9 +207,10 @@ def check_thm35(p: PhiProfile) -> Check:
                   "rule": THM35_RULE, "holds": bool(h)}
                  for (t0, phi), h in zip(at.loc[Lmax].items(), holds))
     def needed(r) -> str:  # the depth at which the fitted power law brings the gap to THM35_TOL_DEG
-        if r.slope >= 0:
+        if not r.falling or r.slope >= 0:
             return "no depth (its gap does not shrink)"
-        return f"L = {Lmax * (r.gap / THM35_TOL_DEG) ** (-1 / r.slope):.1e} at its fitted rate"
+        exponent = math.log10(Lmax) + math.log10(r.gap / THM35_TOL_DEG) / -r.slope
+        return f"L = {10 ** exponent:.1e} at its fitted rate" if exponent < 100 else "a depth beyond 1e100"
     reached = [f"{t:g}" for t in tr.theta_deg[tr.reached]]
     caveat = {"reproduced with caveat": "input angle(s) " + ", ".join(f"{t:g}" for t in open_.theta_deg)
               + f" deg not yet within {THM35_TOL_DEG:g} deg of the limit at L = {Lmax:,}, though their gaps still "

@@ -1,0 +1,425 @@
+"""Chapter 04's verdict rules, pinned at every threshold (issue 25).
+
+Each rule is fed constructed inputs through the real ``check_*``: one where the paper's statement holds,
+one where it fails, one in between where the rule has such a level, and every threshold just inside and just
+outside its value (built from the documented value, :data:`DOCUMENTED`, which the module constants must equal),
+so that a threshold x10 or x0.1, a flipped comparison, a swapped and/or or a dropped guard fails a test.
+"""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lib.chapters import infinite_depth as D
+from lib.chapters.infinite_depth import aak_depth as AD
+from lib.chapters.infinite_depth import app_e as AE
+from lib.chapters.infinite_depth import collapse as CO
+from lib.chapters.infinite_depth import dual_activation as DA
+from lib.chapters.infinite_depth import gradient_angle as GA
+from lib.chapters.infinite_depth import lengths as LE
+from lib.chapters.infinite_depth import relu_kappa as RK
+
+#: the thresholds as the docstrings state them; the boundary tests below are built from these values
+DOCUMENTED = dict(AAK_MIN_RATIO={"nngp": 0.9, "ntk": 0.9}, AAK_SHARP_MIN_RATIO=0.75, AAK_NO_DECAY_RATIO=0.1,
+                  AAK_NEAR_ONE=1.1, RELU_KAPPA_FLOOR=1.5, PHI90_TOL_DEG=1.0, PHI90_SHRINK=0.5, THM43_RTOL=0.1,
+                  THM35_TOL_DEG=1.0, THM35_MIN_DECAY=0.5, G_MC_SIGMAS=5.0, COLLAPSE_TOL=1e-3, DUAL_ATOL=1e-10,
+                  NORMRELU_SIGMAS=5.0, LENGTH_TOL=1e-6, LENGTH_SHRINK=0.5, E6_MIN_SLOPE=0.5, E6_FAIL_SLOPE=0.2)
+IN, OUT = 0.99, 1.01   # just inside, just outside
+
+
+def test_the_thresholds_are_the_documented_ones():
+    for name, value in DOCUMENTED.items():
+        assert getattr(D, name) == value, name
+
+
+# ---------------------------------------------------------------- [AAK] Thm 3.2 / 3.4
+MU, CHI = 0.1, 1.2
+PAPER = math.log(1 - MU)            # the paper's per-layer rate, log(1 - mu)
+SHARP = math.log((1 - MU) / CHI)    # this book's sharper NTK prediction
+
+
+def aak_rates(kind, *acts):
+    """``acts``: (fitted slope, kappa at the deepest layer[, centred]) per activation."""
+    rows = [dict(activation=f"a{i}", kernel=kind, mu=MU, chi=CHI, centred=(a[2] if len(a) > 2 else True),
+                 fitted_slope=a[0], predicted_slope=PAPER if kind == "nngp" else SHARP, fit_range="200-400",
+                 kappa_at_max=a[1]) for i, a in enumerate(acts)]
+    return AD.AakDepth(pd.DataFrame(), pd.DataFrame(), {}, {}, pd.DataFrame(rows), [r["activation"] for r in rows],
+                       20, 400, 64, [1], 1)
+
+
+def aak(kind, *acts):
+    return AD.check_aak_rate(aak_rates(kind, *acts), kind)
+
+
+def test_aak_holds_fails_and_between():
+    assert aak("nngp", (PAPER, 1.01)).status == "reproduced"
+    assert aak("ntk", (SHARP, 1.01)).status == "reproduced"
+    # slower than the paper's rate once correlations are small: fails
+    assert aak("nngp", (0.5 * PAPER, 1.01)).status == "not reproduced"
+    assert aak("ntk", (0.5 * PAPER, 1.01)).status == "not reproduced"
+    # the NTK at the paper's rate but slower than the sharper prediction: a caveat, never a failure
+    mid = aak("ntk", (1.5 * PAPER, 1.01))
+    assert mid.status == "reproduced with caveat" and "sharper prediction" in mid.caveat
+    assert "log((1 - mu)/chi)" in mid.measured and "fitted / sharper prediction" in mid.measured
+    # kappa - 1 flat: not reproduced whatever the depth; kappa still far from 1 but decaying: inconclusive
+    assert aak("ntk", (0.0, 5.0)).status == "not reproduced"
+    far = aak("ntk", (SHARP, 5.0))
+    assert far.status == "inconclusive" and "deeper needed" in far.caveat
+
+
+def test_aak_every_activation_is_judged():
+    assert aak("ntk", (SHARP, 1.01), (0.5 * PAPER, 1.01)).status == "not reproduced"
+    assert aak("ntk", (SHARP, 1.01), (1.5 * PAPER, 1.01)).status == "reproduced with caveat"
+    assert aak("ntk", (SHARP, 1.01), (SHARP, 1.5)).status == "inconclusive"
+    assert aak("ntk", (SHARP, 1.01), (0.0, 1.01)).status == "not reproduced"
+
+
+def test_aak_premise_and_missing_fit():
+    none = aak("ntk", (SHARP, 1.01, False))
+    assert none.status == "not checked" and "centred" in none.caveat
+    nofit = aak("ntk", (math.nan, 1.01))
+    assert nofit.status == "inconclusive" and "no slope fitted" in nofit.caveat
+
+
+@pytest.mark.parametrize("kind,where,status", [("nngp", IN, "not reproduced"), ("nngp", OUT, "reproduced"),
+                                               ("ntk", IN, "not reproduced"), ("ntk", OUT, "reproduced with caveat")])
+def test_aak_paper_rate_boundary(kind, where, status):
+    # fitted / log(1 - mu) just below / above the smallest ratio that meets the paper's rate
+    assert aak(kind, (PAPER * DOCUMENTED["AAK_MIN_RATIO"][kind] * where, 1.01)).status == status
+
+
+@pytest.mark.parametrize("where,status", [(IN, "reproduced with caveat"), (OUT, "reproduced")])
+def test_aak_sharper_prediction_boundary(where, status):
+    assert aak("ntk", (SHARP * DOCUMENTED["AAK_SHARP_MIN_RATIO"] * where, 1.01)).status == status
+
+
+@pytest.mark.parametrize("where,status", [(IN, "not reproduced"), (OUT, "inconclusive")])
+def test_aak_no_decay_boundary(where, status):
+    # kappa still far from 1: a decay just above the no-decay ratio waits for depth, one below it fails
+    assert aak("ntk", (PAPER * DOCUMENTED["AAK_NO_DECAY_RATIO"] * where, 5.0)).status == status
+
+
+@pytest.mark.parametrize("kappa,status", [(1 + (DOCUMENTED["AAK_NEAR_ONE"] - 1) * IN, "reproduced"),
+                                          (DOCUMENTED["AAK_NEAR_ONE"], "inconclusive"),
+                                          (1 + (DOCUMENTED["AAK_NEAR_ONE"] - 1) * OUT, "inconclusive")])
+def test_aak_near_one_boundary(kappa, status):
+    assert aak("nngp", (PAPER, kappa)).status == status
+
+
+# ---------------------------------------------------------------- [AAK] Thm 3.10
+def relu_kk(corrs, kappa_ntk, activation="relu"):
+    return pd.DataFrame(dict(activation=activation, depth=range(len(corrs)), max_abs_corr_nngp=corrs,
+                             kappa_nngp=[10.0] * len(corrs), kappa_ntk=[kappa_ntk] * len(corrs)))
+
+
+def relu(kk):
+    return AD.check_relu_uncentred(AD.AakDepth(kk, pd.DataFrame(), {}, {}, pd.DataFrame(), [], 20, 3, 64, [1], 1))
+
+
+def test_relu_uncentred_holds_fails_and_premise():
+    assert relu(relu_kk([1.0, 0.9, 0.95, 0.99], 7.0)).status == "reproduced"
+    # correlations falling (a decorrelating activation): fails, whatever kappa does
+    assert relu(relu_kk([1.0, 0.9, 0.5, 0.2], 7.0)).status == "not reproduced"
+    # correlations rising but the NTK kappa near 1: fails
+    assert relu(relu_kk([1.0, 0.9, 0.95, 0.99], 1.0)).status == "not reproduced"
+    # no ReLU in the study: nothing to test (the docstring says so too)
+    none = relu(relu_kk([1.0, 0.9, 0.95, 0.99], 7.0, activation="tanh"))
+    assert none.status == "not checked" and "no uncentred activation" in none.caveat
+    assert '"not checked" when ReLU is not in the study' in AD.check_relu_uncentred.__doc__
+
+
+def test_relu_uncentred_compares_with_layer_one():
+    # depth 0 (the inputs) is not layer 1: a correlation above layer 1's but below the inputs' still grows
+    assert relu(relu_kk([0.999, 0.9, 0.95, 0.99], 7.0)).status == "reproduced"
+    assert relu(relu_kk([0.5, 0.9, 0.95, 0.9 * OUT], 7.0)).status == "reproduced"
+    assert relu(relu_kk([0.5, 0.9, 0.95, 0.9], 7.0)).status == "not reproduced"   # equal: did not grow
+
+
+@pytest.mark.parametrize("where,status", [(IN, "not reproduced"), (OUT, "reproduced")])
+def test_relu_uncentred_kappa_floor(where, status):
+    assert relu(relu_kk([1.0, 0.9, 0.95, 0.99], DOCUMENTED["RELU_KAPPA_FLOOR"] * where)).status == status
+
+
+# ---------------------------------------------------------------- [LH] Fig 2 (phi -> 90 deg)
+def phi90_kk(**devs):
+    """``devs``: activation -> (deviation at the middle depth, at the deepest depth), degrees; depths 0..10."""
+    rows = []
+    for a, (mid, end) in devs.items():
+        for L in range(11):
+            d = 30.0 if L < 5 else mid if L < 10 else end
+            rows.append(dict(activation=a, depth=L, max_abs_corr_ntk=math.sin(math.radians(d)), kappa_ntk_cos=1.0,
+                             kappa_nngp_cos=1.0))
+    return pd.DataFrame(rows)
+
+
+def phi90(**devs):
+    kk = phi90_kk(**devs)
+    return AD.check_phi_90(AD.AakDepth(kk, pd.DataFrame(), {}, {}, pd.DataFrame(), list(devs), 20, 10, 64, [1], 1))
+
+
+def test_phi90_holds_fails_between_and_premise():
+    assert phi90(gelu=(5.0, 0.1), tanh=(1.0, 0.01)).status == "reproduced"
+    assert phi90(gelu=(5.0, 0.1), tanh=(20.0, 19.0)).status == "not reproduced"   # settles elsewhere
+    mid = phi90(gelu=(5.0, 0.1), tanh=(20.0, 3.0))                                  # still falling fast
+    assert mid.status == "inconclusive" and "still shrinks" in mid.caveat
+    assert phi90(relu=(20.0, 19.0)).status == "not checked"
+
+
+@pytest.mark.parametrize("where,status", [(IN, "reproduced"), (OUT, "not reproduced")])
+def test_phi90_tolerance(where, status):
+    # the middle deviation equal to the deepest: not shrinking, so only the tolerance decides
+    tol = DOCUMENTED["PHI90_TOL_DEG"]
+    assert phi90(gelu=(tol * where, tol * where)).status == status
+
+
+@pytest.mark.parametrize("where,status", [(IN, "inconclusive"), (OUT, "not reproduced")])
+def test_phi90_shrink_factor(where, status):
+    end = 2.0
+    assert phi90(gelu=(end / (DOCUMENTED["PHI90_SHRINK"] * where), end)).status == status
+
+
+# ---------------------------------------------------------------- [LH] Thm 4.3
+def kappa_study(end_ratio, dec_ratio, n=5, finite=None):
+    """One data set, n inputs: kappa / ((n+3)/3) = ``dec_ratio`` at depth 1,000 and ``end_ratio`` at 10,000."""
+    lim = (n + 3) / 3
+    ratios = {1: 2.0, 2: 1.8, 1000: dec_ratio, 10000: end_ratio}
+    kap = pd.DataFrame([dict(depth=L, n=n, kappa=r * lim, limit=lim, ratio=r, min_phi=75.0, max_cos=0.25,
+                             data="Gaussian") for L, r in ratios.items()])
+    fk = finite if finite is not None else {1: 2.0 * lim}
+    fkap = pd.DataFrame([dict(activation="relu", width=64, depth=L, seed=0, n=n, kappa=v, data="Gaussian")
+                         for L, v in fk.items()])
+    return RK.KappaStudy(kap, fkap, [n], 10000, 5, 64, sorted(fk), 1, ("Gaussian",))
+
+
+def test_thm43_holds_fails_and_between():
+    assert RK.check_thm43(kappa_study(1.003, 1.05)).status == "reproduced"
+    assert RK.check_thm43(kappa_study(3.0, 3.0)).status == "not reproduced"
+    mid = RK.check_thm43(kappa_study(1.5, 1.8))
+    assert mid.status == "inconclusive" and "still approaches" in mid.caveat
+
+
+@pytest.mark.parametrize("side", [1, -1])
+@pytest.mark.parametrize("where,status", [(IN, "reproduced"), (OUT, "not reproduced")])
+def test_thm43_tolerance(side, where, status):
+    r = 1 + side * DOCUMENTED["THM43_RTOL"] * where
+    c = RK.check_thm43(kappa_study(r, r))   # not approaching: only the tolerance decides
+    assert c.status == status and c.rows[0]["holds"] == (status == "reproduced")
+
+
+def test_thm43_approach_is_strict():
+    r = 1 + DOCUMENTED["THM43_RTOL"] * 2
+    assert RK.check_thm43(kappa_study(r, r * IN)).status == "not reproduced"
+    assert RK.check_thm43(kappa_study(r, r * OUT)).status == "inconclusive"
+
+
+def test_thm43_compares_every_finite_depth_with_the_curve_at_that_depth():
+    """The figure's markers at L = 1000 (on the grid) and L = 3 (off it) are both reported, the latter as
+    missing, never dropped silently (the old check compared only depths 1 and 2 of 1, 2, 5, 10, 20, 50)."""
+    lim = 8 / 3
+    c = RK.check_thm43(kappa_study(1.003, 1.05, finite={1: 2.0 * lim * 1.1, 1000: 1.05 * lim * 1.7, 3: 5.0}))
+    assert "at L = 1, 1000" in c.measured and "largest 0.70 (Gaussian, n=5, L=1000" in c.measured
+    assert "No infinite-width value at depths [3]" in c.measured
+    assert c.status == "reproduced"   # reported, not judged: the theorem is about infinite width
+
+
+def test_measure_kappa_computes_the_curve_at_every_finite_depth():
+    k = RK.measure_kappa(D.SPEC.config(kappa_ns=[5], kappa_max_depth=100, gauss_dim=5, fw_width=32,
+                                       fw_depths=[5, 7], seeds=1))
+    assert {5, 7} <= set(k.kap.depth) and 7 not in set(D.log_depths(100, 6))
+    c = RK.check_thm43(k)
+    assert "at L = 5, 7:" in c.measured and "No infinite-width value" not in c.measured
+
+
+# ---------------------------------------------------------------- [LH] Thm 3.5
+DEPTHS = D.log_depths(10 ** 5, 12)
+LMAX = int(DEPTHS[-1])
+
+
+def phi_profile(**gaps):
+    """``gaps``: input angle in degrees -> (gap at the deepest depth in degrees, log-log slope)."""
+    rows = []
+    for key, (g_end, slope) in gaps.items():
+        t0 = float(key[1:].replace("_", "."))
+        L = np.maximum(DEPTHS, 1)
+        gap = np.radians(g_end) * (L / LMAX) ** slope
+        rows.append(pd.DataFrame(dict(theta_in=math.radians(t0), depth=DEPTHS, phi=GA.PHI_INF + gap, gap=gap)))
+    return GA.PhiProfile(pd.concat(rows, ignore_index=True), [float(k[1:].replace("_", ".")) for k in gaps], LMAX)
+
+
+def thm35(**gaps):
+    return GA.check_thm35(phi_profile(**gaps))
+
+
+def test_thm35_holds_fails_between_and_inconclusive():
+    assert thm35(a1=(0.01, -1.0), a90=(0.001, -0.9)).status == "reproduced"
+    mid = thm35(a0_001=(7.8, -0.69), a1=(0.01, -1.0), a90=(0.001, -0.9))
+    assert mid.status == "reproduced with caveat" and "0.001 deg not yet within 1 deg" in mid.caveat
+    assert "for input angles 1, 90 of" in mid.measured and "0.001 deg reaches 1 deg at L = " in mid.measured
+    assert [r["holds"] for r in mid.rows] == [True, True, True]
+    slow = thm35(a0_001=(7.8, -0.2), a1=(0.01, -1.0))
+    assert slow.status == "inconclusive" and "too slowly" in slow.caveat
+    assert [r["holds"] for r in slow.rows] == [False, True]
+    bad = thm35(a0_001=(7.8, 0.1), a1=(0.01, -1.0))   # the gap grows: phi settles elsewhere
+    assert bad.status == "not reproduced" and "not shrinking" in bad.measured
+
+
+def test_thm35_every_angle_is_judged():
+    assert thm35(a1=(0.01, -1.0), a10=(7.8, -0.2), a20=(7.8, -0.9)).status == "inconclusive"
+    assert thm35(a1=(0.01, -1.0), a10=(7.8, 0.1), a20=(7.8, -0.9)).status == "not reproduced"
+    assert thm35(a1=(0.01, -1.0), a10=(7.8, 0.1), a20=(7.8, -0.2)).status == "not reproduced"
+
+
+@pytest.mark.parametrize("where,status", [(IN, "reproduced"), (OUT, "not reproduced")])
+def test_thm35_tolerance(where, status):
+    # a flat gap (not shrinking): only the tolerance decides
+    assert thm35(a1=(DOCUMENTED["THM35_TOL_DEG"] * where, 0.0)).status == status
+
+
+@pytest.mark.parametrize("where,status", [(IN, "inconclusive"), (OUT, "reproduced with caveat")])
+def test_thm35_decay_boundary(where, status):
+    assert thm35(a1=(5.0, -DOCUMENTED["THM35_MIN_DECAY"] * where)).status == status
+
+
+def test_thm35_a_flat_gap_does_not_shrink():
+    c = thm35(a1=(5.0, 0.0))
+    assert c.status == "not reproduced" and not c.rows[0]["holds"]
+
+
+# ---------------------------------------------------------------- [LH] Fig 5, Prop A.1, Thm A.2
+ZGRID = np.linspace(0, math.pi, 181)
+
+
+def collapse(g_shift=0.0, mc_sigmas=0.0, last_theta=1e-4, decreasing=True, mc=True):
+    """g on the grid (``g_shift`` radians added), a Monte Carlo at 30, 90, 150 deg ``mc_sigmas`` standard errors
+    from the plotted g, and embedding angles theta^(l) = 3 pi / l scaled to ``last_theta`` at l = 1e5."""
+    gi = CO.g_iterates(ZGRID, [1, 5])
+    gi.loc[gi.l == 1, "g_l"] += g_shift
+    z = np.radians([30.0, 90.0, 150.0])
+    g1 = gi[gi.l == 1]
+    se = np.full(z.size, 1e-3)
+    cos_mc = np.cos(np.interp(z, g1.z, g1.g_l)) + mc_sigmas * se
+    g_mc = pd.DataFrame(dict(z=z, cos_mc=cos_mc, se=se, g_mc=np.arccos(cos_mc), g_se=se)) if mc else None
+    ls = np.array([1, 10, 100, 1000, 10 ** 5])
+    theta = last_theta * 1e5 / ls
+    if not decreasing:
+        theta[2] = theta[1]
+    coll = pd.DataFrame(dict(theta_in=0.5, l=ls, theta_l=theta, l_theta_l=ls * theta))
+    fcoll = pd.DataFrame(dict(theta_in=0.5, l=[1], seed=0, theta_l=[theta[0]]))
+    return CO.Collapse(ZGRID, gi, coll, fcoll, [1, 5], [28.6], 10 ** 5, 1, 64, 1, 16, g_mc)
+
+
+def test_g_plot_rests_on_the_measurement():
+    assert CO.check_g_plot(collapse()).status == "reproduced"
+    # a plotted curve the Monte Carlo contradicts: fails
+    assert CO.check_g_plot(collapse(mc_sigmas=20.0)).status == "not reproduced"
+    # the formula drawn with nothing measured beside it is shown, not reproduced
+    shown = CO.check_g_plot(collapse(mc=False))
+    assert shown.status == "not checked" and "only the closed form is drawn" in shown.caveat
+    # g above the identity (the measurement agreeing with the curve drawn): fails
+    assert CO.check_g_plot(collapse(g_shift=0.5)).status == "not reproduced"
+
+
+@pytest.mark.parametrize("where,status", [(IN, "reproduced"), (OUT, "not reproduced")])
+def test_g_plot_monte_carlo_band(where, status):
+    assert CO.check_g_plot(collapse(mc_sigmas=DOCUMENTED["G_MC_SIGMAS"] * where)).status == status
+    assert CO.check_g_plot(collapse(mc_sigmas=-DOCUMENTED["G_MC_SIGMAS"] * where)).status == status
+
+
+@pytest.mark.parametrize("check", [CO.check_prop_a1, CO.check_thm_a2])
+@pytest.mark.parametrize("where,status", [(IN, "reproduced"), (OUT, "not reproduced")])
+def test_collapse_tolerance(check, where, status):
+    assert check(collapse(last_theta=DOCUMENTED["COLLAPSE_TOL"] * where)).status == status
+
+
+def test_collapse_premises():
+    assert CO.check_prop_a1(collapse(g_shift=0.5)).status == "not reproduced"    # g above the identity
+    assert CO.check_thm_a2(collapse(decreasing=False)).status == "not reproduced"  # theta^(l) stalls
+
+
+def test_g_monte_carlo_measures_the_plotted_g():
+    mc = CO.g_monte_carlo([60.0, 120.0], samples=200_000)
+    exact = np.cos(CO.g_iterates(np.radians([60.0, 120.0]), [1]).g_l.to_numpy())
+    assert np.all(np.abs(mc.cos_mc - exact) < 5 * mc.se) and np.all(mc.se < 5e-3)
+
+
+# ---------------------------------------------------------------- [AAK] Lemma C.7 and Sec 7
+def dual(*excess):
+    ex = {f"a{i}": v for i, v in enumerate(excess)}
+    return DA.check_dual_bound(DA.DualStudy(np.linspace(-0.999, 0.999, 3), list(ex), {}, {}, {}, ex, list(ex)))
+
+
+@pytest.mark.parametrize("where,status", [(IN, "reproduced"), (1.0, "reproduced"), (OUT, "not reproduced")])
+def test_dual_bound_tolerance(where, status):
+    assert dual(0.0, DOCUMENTED["DUAL_ATOL"] * where).status == status
+
+
+def test_dual_bound_premise():
+    assert dual(-1e-3).status == "reproduced" and dual(0.1).status == "not reproduced"
+    assert dual().status == "not checked"
+
+
+SE = 1e-3
+
+
+@pytest.mark.parametrize("side", [1, -1])
+@pytest.mark.parametrize("where,status", [(IN, "reproduced"), (OUT, "not reproduced")])
+def test_normrelu_bands(side, where, status):
+    k = DOCUMENTED["NORMRELU_SIGMAS"] * where * side
+    on_mean = DA.Moments("normrelu", k * SE, SE, 1.0, SE, 10 ** 6)
+    on_second = DA.Moments("normrelu", 0.0, SE, 1.0 + k * SE, SE, 10 ** 6)
+    assert DA.check_normrelu(on_mean).status == status and DA.check_normrelu(on_second).status == status
+
+
+def test_normrelu_fails_on_plain_relu():
+    assert DA.check_normrelu(DA.Moments("relu", 0.40, SE, 0.5, SE, 10 ** 6)).status == "not reproduced"
+
+
+# ---------------------------------------------------------------- [AAK] Thm 3.11
+def lengths(first_dev, last_dev, first_corr=0.9, last_corr=0.01):
+    frame = pd.DataFrame(dict(activation="tanh", depth=[1, 50, 100], norm_dev=[first_dev, first_dev, last_dev],
+                              max_corr=[first_corr, first_corr, last_corr]))
+    return LE.check_lengths(LE.Lengths(frame, "tanh", 20, 100, (0.5, 2.0)))
+
+
+def test_lengths_holds_fails_between():
+    assert lengths(0.6, 1e-12).status == "reproduced"
+    assert lengths(0.6, 0.6).status == "not reproduced"           # ReLU keeps every length
+    mid = lengths(0.6, 0.01)
+    assert mid.status == "inconclusive" and "still converge" in mid.caveat
+    assert lengths(0.6, 1e-12, last_corr=0.9).status == "inconclusive"   # the correlations did not shrink
+
+
+@pytest.mark.parametrize("where,status", [(IN, "reproduced"), (OUT, "inconclusive")])
+def test_lengths_tolerance(where, status):
+    assert lengths(0.6, DOCUMENTED["LENGTH_TOL"] * where).status == status
+
+
+@pytest.mark.parametrize("where,status", [(IN, "inconclusive"), (1.0, "inconclusive"), (OUT, "not reproduced")])
+def test_lengths_shrink_factor(where, status):
+    assert lengths(0.5, 0.5 * DOCUMENTED["LENGTH_SHRINK"] * where).status == status
+
+
+# ---------------------------------------------------------------- [LH] Lemma E.6
+def e6(*slopes):
+    t = np.geomspace(1e-1, 1e-3, 5)
+    frame = pd.concat([pd.DataFrame(dict(depth=l, theta_in=t, rel_remainder=t ** s)) for l, s in
+                       zip((1, 3, 10), slopes)], ignore_index=True)
+    return AE.check_lemma_e6(AE.SmallAngle(frame, tuple(t), (1, 3, 10)[:len(slopes)], 1 / 3))
+
+
+def test_lemma_e6_holds_fails_between():
+    assert e6(1.0, 1.0, 0.98).status == "reproduced"
+    assert e6(1.0, 0.0).status == "not reproduced"
+    mid = e6(1.0, 0.3)
+    assert mid.status == "reproduced with caveat" and "more slowly" in mid.caveat
+
+
+@pytest.mark.parametrize("where,status", [(IN, "reproduced with caveat"), (OUT, "reproduced")])
+def test_lemma_e6_min_slope(where, status):
+    assert e6(1.0, DOCUMENTED["E6_MIN_SLOPE"] * where).status == status
+
+
+@pytest.mark.parametrize("where,status", [(IN, "not reproduced"), (OUT, "reproduced with caveat")])
+def test_lemma_e6_fail_slope(where, status):
+    assert e6(1.0, DOCUMENTED["E6_FAIL_SLOPE"] * where).status == status
