@@ -17,7 +17,8 @@ from lib.book.provenance import profile_text
 from lib.book.results import Check
 from lib.book.wording import floats, ints, words
 
-__all__ = ["DEG", "LEGEND_PT", "NO_EXPERIMENT", "log_depths", "fit_rate", "decay_slope", "deviation_text", "unit_diagonal",
+__all__ = ["DEG", "LEGEND_PT", "NO_EXPERIMENT",
+           "log_depths", "fit_rate", "decay_slope", "deviation_text", "unit_diagonal",
            "max_offdiagonal", "nearest_depth", "not_checked", "ChapterFigure", "prose_values"]
 
 

@@ -18,7 +18,8 @@ from matplotlib.figure import Figure
 from lib import theory
 from lib.book.plotting import figure, palette
 from lib.book.results import Check
-from lib.chapters.infinite_depth.numerics import LEGEND_PT, NO_EXPERIMENT, ChapterFigure, log_depths, nearest_depth, unit_diagonal
+from lib.chapters.infinite_depth.numerics import (LEGEND_PT, NO_EXPERIMENT, ChapterFigure, log_depths, nearest_depth,
+                                                  unit_diagonal)
 from lib.data.datasets import gaussian_data, load_digits_subset
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
