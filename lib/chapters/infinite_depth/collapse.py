@@ -200,11 +200,11 @@ def plot_collapse(c: Collapse) -> Figure:
         ax.plot(DEG * s.z, DEG * s.g_l, color=col, label=f"$g^{{{l}}}$")
     if c.g_mc is not None and len(c.g_mc):
         ax.errorbar(DEG * c.g_mc.z, DEG * c.g_mc.g_mc, yerr=DEG * c.g_mc.g_se, fmt="o", ms=4, mfc="none", color="k",
-                    label="one random layer (Monte Carlo)")
+                    label="Monte Carlo, one layer")
     ax.plot([0, 180], [0, 180], "k--", lw=1, label="identity")
-    ax.set(xlabel="z (deg)", ylabel=r"$g^l(z)$ (deg)", xlim=(0, 180), ylim=(0, 180),
+    ax.set(xlabel="z (deg)", ylabel=r"$g^l(z)$ (deg)", xlim=(0, 180), ylim=(0, 250), yticks=[0, 45, 90, 135, 180],
            title="[LH] App. A: g and its iterates")
-    ax.legend(fontsize=LEGEND_PT)
+    ax.legend(fontsize=LEGEND_PT, loc="upper left", ncol=2)  # above 180 deg, left of the identity: empty
     ax = axs[0, 1]
     ca = dict(zip(c.angles_deg, palette(len(c.angles_deg))))
     for t0, col in ca.items():
