@@ -35,7 +35,7 @@ def test_the_thresholds_are_the_documented_ones():
 
 # ---------------------------------------------------------------- [AAK] Thm 3.2 / 3.4
 MU, CHI = 0.1, 1.2
-PAPER = math.log(1 - MU)            # the paper's per-layer rate, log(1 - mu)
+PAPER = float(np.log1p(-MU))       # the paper's per-layer rate, log(1 - mu), as the check computes it
 SHARP = math.log((1 - MU) / CHI)    # this book's sharper NTK prediction
 
 
@@ -107,6 +107,16 @@ def test_aak_near_one_boundary(kappa, status):
     assert aak("nngp", (PAPER, kappa)).status == status
 
 
+def test_aak_thresholds_at_equality():
+    """fitted / rate exactly at a threshold (exact in floating point for mu = 0.1): the threshold itself passes."""
+    assert (PAPER * 0.1) / PAPER == 0.1 and (PAPER * 0.9) / PAPER == 0.9
+    assert aak("ntk", (PAPER * DOCUMENTED["AAK_NO_DECAY_RATIO"], 5.0)).status == "inconclusive"
+    assert aak("nngp", (PAPER * DOCUMENTED["AAK_MIN_RATIO"]["nngp"], 1.01)).status == "reproduced"
+    sharp = aak_rates("ntk", (-DOCUMENTED["AAK_SHARP_MIN_RATIO"], 1.01))
+    sharp = AD.AakDepth(**{**sharp.__dict__, "rates": sharp.rates.assign(predicted_slope=-1.0)})
+    assert AD.check_aak_rate(sharp, "ntk").status == "reproduced"
+
+
 # ---------------------------------------------------------------- [AAK] Thm 3.10
 def relu_kk(corrs, kappa_ntk, activation="relu"):
     return pd.DataFrame(dict(activation=activation, depth=range(len(corrs)), max_abs_corr_nngp=corrs,
@@ -143,13 +153,14 @@ def test_relu_uncentred_kappa_floor(where, status):
 
 # ---------------------------------------------------------------- [LH] Fig 2 (phi -> 90 deg)
 def phi90_kk(**devs):
-    """``devs``: activation -> (deviation at the middle depth, at the deepest depth), degrees; depths 0..10."""
+    """``devs``: activation -> (deviation at the middle depth, at the deepest depth), degrees; depths 0..10. A
+    deviation above 90 is a largest |cos phi| of (deviation - 89) (beyond 1: rounding)."""
     rows = []
     for a, (mid, end) in devs.items():
         for L in range(11):
             d = 30.0 if L < 5 else mid if L < 10 else end
-            rows.append(dict(activation=a, depth=L, max_abs_corr_ntk=math.sin(math.radians(d)), kappa_ntk_cos=1.0,
-                             kappa_nngp_cos=1.0))
+            corr = math.sin(math.radians(d)) if d <= 90 else d - 89
+            rows.append(dict(activation=a, depth=L, max_abs_corr_ntk=corr, kappa_ntk_cos=1.0, kappa_nngp_cos=1.0))
     return pd.DataFrame(rows)
 
 
@@ -177,6 +188,16 @@ def test_phi90_tolerance(where, status):
 def test_phi90_shrink_factor(where, status):
     end = 2.0
     assert phi90(gelu=(end / (DOCUMENTED["PHI90_SHRINK"] * where), end)).status == status
+
+
+def test_phi90_thresholds_at_equality_and_rounding():
+    tol = DOCUMENTED["PHI90_TOL_DEG"]
+    assert math.degrees(math.asin(math.sin(math.radians(tol)))) == tol
+    assert phi90(gelu=(tol, tol)).status == "not reproduced"          # 1 deg itself is not within 1 deg
+    assert phi90(gelu=(4.0, 4.0 * DOCUMENTED["PHI90_SHRINK"])).status == "inconclusive"   # exactly halved
+    # a largest |cos phi| a rounding above 1 is cos phi = 1 (90 deg from 90 deg), not an error
+    c = phi90(gelu=(90.0, 90.0 + 1e-12))
+    assert c.status == "not reproduced" and "gelu 90 deg" in c.measured
 
 
 # ---------------------------------------------------------------- [LH] Thm 4.3
@@ -237,12 +258,13 @@ LMAX = int(DEPTHS[-1])
 
 
 def phi_profile(**gaps):
-    """``gaps``: input angle in degrees -> (gap at the deepest depth in degrees, log-log slope)."""
+    """``gaps``: input angle in degrees -> (gap at the deepest depth in degrees, log-log slope), or an array of
+    gaps in radians, one per depth of ``DEPTHS``."""
     rows = []
-    for key, (g_end, slope) in gaps.items():
+    for key, spec in gaps.items():
         t0 = float(key[1:].replace("_", "."))
         L = np.maximum(DEPTHS, 1)
-        gap = np.radians(g_end) * (L / LMAX) ** slope
+        gap = spec if isinstance(spec, np.ndarray) else np.radians(spec[0]) * (L / LMAX) ** spec[1]
         rows.append(pd.DataFrame(dict(theta_in=math.radians(t0), depth=DEPTHS, phi=GA.PHI_INF + gap, gap=gap)))
     return GA.PhiProfile(pd.concat(rows, ignore_index=True), [float(k[1:].replace("_", ".")) for k in gaps], LMAX)
 
@@ -279,6 +301,28 @@ def test_thm35_tolerance(where, status):
 @pytest.mark.parametrize("where,status", [(IN, "inconclusive"), (OUT, "reproduced with caveat")])
 def test_thm35_decay_boundary(where, status):
     assert thm35(a1=(5.0, -DOCUMENTED["THM35_MIN_DECAY"] * where)).status == status
+
+
+@pytest.mark.parametrize("where,status", [(IN, "reproduced"), (OUT, "inconclusive")])
+def test_thm35_tolerance_on_a_slowly_shrinking_gap(where, status):
+    # the gap one sampled depth earlier is above the tolerance: only the deepest depth counts
+    assert thm35(a1=(DOCUMENTED["THM35_TOL_DEG"] * where, -0.2)).status == status
+
+
+def test_thm35_tolerance_at_equality():
+    gap = np.full(DEPTHS.size, DOCUMENTED["THM35_TOL_DEG"] / D.DEG)
+    assert D.DEG * gap[0] == DOCUMENTED["THM35_TOL_DEG"]
+    assert thm35(a1=gap).status == "not reproduced"   # 1 deg is not within 1 deg, and a flat gap does not shrink
+
+
+def test_thm35_the_last_decade_starts_at_a_tenth_of_the_deepest_depth():
+    """A gap of 5 deg everywhere except 6 deg at the sampled depth nearest L_max / 10: shrunk over the decade."""
+    L_dec = D.nearest_depth(DEPTHS, LMAX / 10)
+    assert D.nearest_depth(DEPTHS, LMAX / 11) != L_dec
+    gap = np.where(DEPTHS == L_dec, np.radians(6.0), np.radians(5.0))
+    c = thm35(a1=gap)
+    assert "slope" in c.measured and "not shrinking" not in c.measured
+    assert c.status in ("inconclusive", "reproduced with caveat")
 
 
 def test_thm35_a_flat_gap_does_not_shrink():
@@ -337,6 +381,19 @@ def test_collapse_premises():
     assert CO.check_thm_a2(collapse(decreasing=False)).status == "not reproduced"  # theta^(l) stalls
 
 
+def test_g_must_increase_strictly_and_stay_below_the_identity_everywhere():
+    flat = collapse()
+    g1 = flat.gi.index[flat.gi.l == 1]
+    flat.gi.loc[g1[100], "g_l"] = flat.gi.loc[g1[99], "g_l"]          # a plateau
+    assert CO.check_g_plot(flat).status == "not reproduced" and CO.check_prop_a1(flat).status == "not reproduced"
+    touch = collapse()
+    touch.gi.loc[g1[50], "g_l"] = touch.gi.loc[g1[50], "z"]            # g(z) = z at z = 50 deg
+    assert CO.check_prop_a1(touch).status == "not reproduced"
+    small = collapse()
+    small.gi.loc[g1[1], "g_l"] = small.gi.loc[g1[1], "z"] * 1.5        # above the identity at z = 1 deg only
+    assert CO.check_prop_a1(small).status == "not reproduced"
+
+
 def test_g_monte_carlo_measures_the_plotted_g():
     mc = CO.g_monte_carlo([60.0, 120.0], samples=200_000)
     exact = np.cos(CO.g_iterates(np.radians([60.0, 120.0]), [1]).g_l.to_numpy())
@@ -382,6 +439,12 @@ def lengths(first_dev, last_dev, first_corr=0.9, last_corr=0.01):
     return LE.check_lengths(LE.Lengths(frame, "tanh", 20, 100, (0.5, 2.0)))
 
 
+def test_lengths_compare_with_layer_one():
+    frame = pd.DataFrame(dict(activation="tanh", depth=[1, 2, 100], norm_dev=[0.6, 0.001, 0.2],
+                              max_corr=[0.9, 0.01, 0.5]))
+    assert LE.check_lengths(LE.Lengths(frame, "tanh", 20, 100, (0.5, 2.0))).status == "inconclusive"
+
+
 def test_lengths_holds_fails_between():
     assert lengths(0.6, 1e-12).status == "reproduced"
     assert lengths(0.6, 0.6).status == "not reproduced"           # ReLU keeps every length
@@ -423,3 +486,25 @@ def test_lemma_e6_min_slope(where, status):
 @pytest.mark.parametrize("where,status", [(IN, "not reproduced"), (OUT, "reproduced with caveat")])
 def test_lemma_e6_fail_slope(where, status):
     assert e6(1.0, DOCUMENTED["E6_FAIL_SLOPE"] * where).status == status
+
+
+# ---------------------------------------------------------------- the rate fit every slope rule uses
+def test_fit_rate_uses_positive_finite_points_and_its_tail():
+    x = np.array([0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0])
+    y = np.array([5.0, 0.0, np.nan, np.inf, 8.0, 16.0, 32.0])   # only x = 8, 16, 32 are usable: slope 1
+    assert D.fit_rate(x, y) == pytest.approx((1.0, 0.0), abs=1e-12)
+    assert D.fit_rate([1, 2, 4], [1, 4, 16])[0] == pytest.approx(2.0)   # three points are enough
+    with pytest.raises(ValueError, match="at least 3"):
+        D.fit_rate([1, 2], [1, 4])
+    x = np.array([1.0, 2.0, 4.0, 8.0])
+    y = np.array([100.0, 2.0, 4.0, 8.0])                          # the last three on a line of slope 1
+    assert D.fit_rate(x, y, tail=0.5)[0] == pytest.approx(1.0)    # at least three points, not round(0.5 * 4)
+    assert D.fit_rate(x, y, tail=1.0)[0] < 0                      # the whole range
+
+
+def test_lemma_e6_fits_every_angle():
+    t = np.geomspace(1e-1, 1e-3, 5)
+    rel = t.copy()
+    rel[:2] = 1e-3                                  # flat at the two largest angles: slope 1 at the small ones only
+    frame = pd.DataFrame(dict(depth=1, theta_in=t, rel_remainder=rel))
+    assert AE.check_lemma_e6(AE.SmallAngle(frame, tuple(t), (1,), 1 / 3)).status != "reproduced"

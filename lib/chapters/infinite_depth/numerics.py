@@ -57,7 +57,7 @@ def fit_rate(x, y, tail: float = 0.5) -> tuple[float, float]:
     Returns:
         ``(slope, intercept)`` of the log-log line.
     """
-    x, y = np.asarray(x, float), np.abs(np.asarray(y, float))
+    x, y = np.asarray(x), np.abs(np.asarray(y))
     ok = (x > 0) & (y > 0) & np.isfinite(y)
     x, y = x[ok], y[ok]
     if x.size < 3:
