@@ -277,7 +277,8 @@ def test_thm35_holds_fails_between_and_inconclusive():
     assert thm35(a1=(0.01, -1.0), a90=(0.001, -0.9)).status == "reproduced"
     mid = thm35(a0_001=(7.8, -0.69), a1=(0.01, -1.0), a90=(0.001, -0.9))
     assert mid.status == "reproduced with caveat" and "0.001 deg not yet within 1 deg" in mid.caveat
-    assert "for input angles 1, 90 of" in mid.measured and "0.001 deg reaches 1 deg at L = " in mid.measured
+    assert "for input angles 1, 90 of the input angles" in mid.measured
+    assert "input angle 0.001 deg comes within 1 deg at L = " in mid.measured
     assert [r["holds"] for r in mid.rows] == [True, True, True]
     slow = thm35(a0_001=(7.8, -0.2), a1=(0.01, -1.0))
     assert slow.status == "inconclusive" and "too slowly" in slow.caveat
@@ -508,3 +509,115 @@ def test_lemma_e6_fits_every_angle():
     rel[:2] = 1e-3                                  # flat at the two largest angles: slope 1 at the small ones only
     frame = pd.DataFrame(dict(depth=1, theta_in=t, rel_remainder=rel))
     assert AE.check_lemma_e6(AE.SmallAngle(frame, tuple(t), (1,), 1 / 3)).status != "reproduced"
+
+
+# ---------------------------------------------------------------- the verdict sentences, pinned
+def one_layer(widths=(256, 1024, 4096), seeds=3):
+    rows = [dict(lemma="E.1", width=m, seed=s, dev=0.002 + 0.5 / math.sqrt(m) * (1 + 0.05 * (s - 1)))
+            for m in widths for s in range(seeds)]
+    return AE.OneLayer(pd.DataFrame(rows), [10.0, 90.0], list(widths), seeds, 8, 4, 0.0)
+
+
+def _finite_only_missing():
+    return kappa_study(1.003, 1.05, finite={3: 5.0})
+
+
+def _no_finite():
+    k = kappa_study(1.003, 1.05)
+    return RK.KappaStudy(k.kap, k.fkap.iloc[:0], k.ns, k.max_depth, k.gauss_dim, k.fw_width, [], 1, k.data)
+
+
+def _thm_a2_with_finite_width():
+    c = collapse()
+    fcoll = pd.DataFrame(dict(theta_in=0.5, l=[1, 10], seed=0, theta_l=[c.coll.theta_l[0] + 0.01,
+                                                                          c.coll.theta_l[1] - 0.02]))
+    return CO.Collapse(c.zgrid, c.gi, c.coll, fcoll, c.g_levels, c.angles_deg, c.depth, 10, 64, 1, 16, c.g_mc)
+
+
+#: Constructed inputs for every branch of every check's wording; their sentences are pinned in WORDING.
+CASES = {
+    "aak nngp": lambda: aak("nngp", (PAPER, 1.01), (1.2 * PAPER, 1.02)),
+    "aak ntk caveat": lambda: aak("ntk", (1.5 * PAPER, 1.01)),
+    "aak ntk no fit": lambda: aak("ntk", (math.nan, 1.01)),
+    "aak ntk far": lambda: aak("ntk", (SHARP, 5.0)),
+    "aak none": lambda: aak("nngp", (PAPER, 1.01, False)),
+    "relu": lambda: relu(relu_kk([1.0, 0.9, 0.95, 0.99], 7.0)),
+    "relu none": lambda: relu(relu_kk([1.0, 0.9, 0.95, 0.99], 7.0, activation="tanh")),
+    "phi90": lambda: phi90(relu2=(0.016, 1.1e-05), gelu=(4e-05, 1e-12)),
+    "phi90 inconclusive": lambda: phi90(tanh=(20.0, 3.0)),
+    "phi90 none": lambda: phi90(relu=(20.0, 19.0)),
+    "thm43": lambda: RK.check_thm43(kappa_study(1.003, 1.05, finite={1: 6.0, 1000: 4.5, 3: 5.0})),
+    "thm43 inconclusive": lambda: RK.check_thm43(kappa_study(1.5, 1.8)),
+    "thm43 only missing": lambda: RK.check_thm43(_finite_only_missing()),
+    "thm43 no finite": lambda: RK.check_thm43(_no_finite()),
+    "thm35 caveat": lambda: thm35(a0_001=(7.8, -0.69), a1=(0.01, -1.0)),
+    "thm35 far": lambda: thm35(a0_001=(5.0, -0.006), a1=(0.01, -1.0)),
+    "thm35 bad": lambda: thm35(a1=np.where(DEPTHS == LMAX, np.radians(5.0), np.radians(4.0))),
+    "thm35 reached": lambda: thm35(a1=(0.01, -1.0), a90=(0.001, -0.9)),
+    "g plot": lambda: CO.check_g_plot(collapse(mc_sigmas=2.0)),
+    "g plot shown": lambda: CO.check_g_plot(collapse(mc=False)),
+    "prop a1": lambda: CO.check_prop_a1(collapse()),
+    "thm a2": lambda: CO.check_thm_a2(_thm_a2_with_finite_width()),
+    "dual": lambda: dual(1e-12, 3e-11),
+    "dual none": lambda: dual(),
+    "normrelu": lambda: DA.check_normrelu(DA.Moments("normrelu(b=-1.59078)", 3.95e-4, 7.1e-4, 0.99972, 9.1e-4,
+                                                     2_000_000)),
+    "relu moments": lambda: DA.check_normrelu(DA.Moments("relu", 0.40, SE, 0.5, SE, 10 ** 6)),
+    "lengths": lambda: lengths(0.6, 1e-13),
+    "lengths inconclusive": lambda: lengths(0.6, 0.01),
+    "lemma e6": lambda: e6(1.0, 0.3),
+    "lemma e": lambda: AE.check_lemma_e(one_layer(), "E.1"),
+    "lemma e one width": lambda: AE.check_lemma_e(one_layer(widths=(256,)), "E.1"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_verdict_sentences(name):
+    """The sentence a reader sees (status, part, caveat, measured), pinned for every branch; after a deliberate
+    change of wording, print the new table with ``python tests/chapters/test_infinite_depth_rules.py``."""
+    c = CASES[name]()
+    assert (c.status, c.part, c.caveat, c.measured) == WORDING[name]
+
+
+#: The sentences of CASES, as a reader sees them (status, part, caveat, measured).
+WORDING = {  # noqa: E501 (sentences)
+    'aak nngp': ('reproduced', '', '', "Fitted per-layer slopes of log(kappa - 1) against the paper's rate log(1 - mu): a0: -0.105 vs -0.105 (mu = 0.1, layers 200-400, kappa = 1.01 at the deepest layer); a1: -0.126 vs -0.105 (mu = 0.1, layers 200-400, kappa = 1.02 at the deepest layer); fitted / paper's rate between 1.000 and 1.200."),
+    'aak ntk caveat': ('reproduced with caveat', '', "the decay meets the paper's rate log(1 - mu) but is slower than this book's sharper prediction log((1 - mu)/chi)", "Fitted per-layer slopes of log(kappa - 1) against the paper's rate log(1 - mu) and this book's sharper log((1 - mu)/chi): a0: -0.158 vs -0.105 and -0.288 (mu = 0.1, layers 200-400, kappa = 1.01 at the deepest layer); fitted / paper's rate between 1.500 and 1.500, fitted / sharper prediction between 0.549 and 0.549."),
+    'aak ntk no fit': ('inconclusive', '', 'fewer than 3 depths above rounding for some activation: no slope fitted', "Fitted per-layer slopes of log(kappa - 1) against the paper's rate log(1 - mu) and this book's sharper log((1 - mu)/chi): a0: nan vs -0.105 and -0.288 (mu = 0.1, layers 200-400, kappa = 1.01 at the deepest layer); fitted / paper's rate between nan and nan, fitted / sharper prediction between nan and nan."),
+    'aak ntk far': ('inconclusive', '', 'kappa is not yet near 1 at the deepest depth computed (correlations not small): deeper needed', "Fitted per-layer slopes of log(kappa - 1) against the paper's rate log(1 - mu) and this book's sharper log((1 - mu)/chi): a0: -0.288 vs -0.105 and -0.288 (mu = 0.1, layers 200-400, kappa = 5 at the deepest layer); fitted / paper's rate between 2.730 and 2.730, fitted / sharper prediction between 1.000 and 1.000."),
+    'aak none': ('not checked', '', 'not testable on this data: the theorem is about normalized (centred) activations', 'No centred activation in this run.'),
+    'relu': ('reproduced', '', '', 'For plain ReLU the largest top-layer correlation grows from 0.9000 (L=1) to 0.990000 (L=3), the top-layer kappa from 10 to 10, and the NTK kappa is 7.000 (limit (n+3)/3 = 7.667, [LH] Thm 4.3).'),
+    'relu none': ('not checked', '', 'not testable on this data: no uncentred activation in the run', 'ReLU is not among the activations of this run.'),
+    'phi90': ('reproduced', 'phi -> 90 deg', '', "Largest |phi - 90 deg| over all pairs of the NTK at the deepest computed layer: relu2 1.1e-05 deg (L=10; 0.016 deg at L=5; kappa of the normalized NTK 1, of the normalized top-layer kernel 1), gelu below 1e-09 (rounding) deg (L=10; 4e-05 deg at L=5; kappa of the normalized NTK 1, of the normalized top-layer kernel 1). relu2's variance map q -> q^2 has an unstable fixed point, so rounding errors in the diagonal grow like 2^L: its recursion overflows beyond the depth shown, and its raw NTK has unequal diagonal entries. Uncentred activations keep a correlated top layer (their correlation map has a fixed point rho* > 0), but their NTK still decorrelates; plain ReLU's stays at cos phi -> 1/4."),
+    'phi90 inconclusive': ('inconclusive', 'phi -> 90 deg', 'the deviation from 90 deg still shrinks fast at the deepest depth computed', "Largest |phi - 90 deg| over all pairs of the NTK at the deepest computed layer: tanh 3 deg (L=10; 20 deg at L=5; kappa of the normalized NTK 1, of the normalized top-layer kernel 1). Uncentred activations keep a correlated top layer (their correlation map has a fixed point rho* > 0), but their NTK still decorrelates; plain ReLU's stays at cos phi -> 1/4."),
+    'phi90 none': ('not checked', 'phi -> 90 deg', 'not testable on this data: no activation of Figure 2 in the run', 'None of ReLU^2, GeLU, tanh is among the activations of this run.'),
+    'thm43': ('reproduced', '', '', 'At L = 10000 kappa / ((n+3)/3) = 1.003 (Gaussian, n=5) (at L = 1000: 0.050 at most from 1); the smallest gradient angle there is 75.00 deg (limit 75.52). Finite width 64 vs infinite width at L = 1, 1000: largest relative kappa difference per depth 0.12, 0.61; largest 0.61 (Gaussian, n=5, L=1000: 4.5 against 2.8). Finite-width corrections grow with depth over width (L/m), so the difference grows with L; the theorem is about infinite width, and this comparison is reported, not judged. No infinite-width value at depths [3]: not compared.'),
+    'thm43 inconclusive': ('inconclusive', '', 'depth 10000 is not enough: kappa still approaches (n+3)/3', 'At L = 10000 kappa / ((n+3)/3) = 1.500 (Gaussian, n=5) (at L = 1000: 0.800 at most from 1); the smallest gradient angle there is 75.00 deg (limit 75.52). Finite width 64 vs infinite width at L = 1: largest relative kappa difference per depth 0.00; largest 0.00 (Gaussian, n=5, L=1: 5.33 against 5.33). Finite-width corrections grow with depth over width (L/m), so the difference grows with L; the theorem is about infinite width, and this comparison is reported, not judged.'),
+    'thm43 only missing': ('reproduced', '', '', 'At L = 10000 kappa / ((n+3)/3) = 1.003 (Gaussian, n=5) (at L = 1000: 0.050 at most from 1); the smallest gradient angle there is 75.00 deg (limit 75.52). Finite width 64 vs infinite width: no infinite-width value at depths [3], nothing compared.'),
+    'thm43 no finite': ('reproduced', '', '', 'At L = 10000 kappa / ((n+3)/3) = 1.003 (Gaussian, n=5) (at L = 1000: 0.050 at most from 1); the smallest gradient angle there is 75.00 deg (limit 75.52).'),
+    'thm35 caveat': ('reproduced with caveat', '', 'input angle(s) 0.001 deg not yet within 1 deg of the limit at L = 100,000, though their gaps still shrink at least like L^(-1/2)', 'At L = 100,000, phi lies within 1 deg of 75.52 deg for input angles 1 of the input angles [0.001, 1.0] deg. Gap at L = 100,000 and its log-log slope over the last decade: 0.001 deg: 7.8 deg (slope -0.69); 1 deg: 0.01 deg (slope -1.00) (log L / L has local slope just above -1); input angle 0.001 deg comes within 1 deg at L = 2.0e+06 at its fitted rate. The slow pairs are the small input angles: the approach starts only once L theta_in is of order 1.'),
+    'thm35 far': ('inconclusive', '', 'depth 100,000 is not enough: some gaps still shrink, but too slowly to tell the limit from a nearby value', 'At L = 100,000, phi lies within 1 deg of 75.52 deg for input angles 1 of the input angles [0.001, 1.0] deg. Gap at L = 100,000 and its log-log slope over the last decade: 0.001 deg: 5 deg (slope -0.01); 1 deg: 0.01 deg (slope -1.00) (log L / L has local slope just above -1); input angle 0.001 deg comes within 1 deg at a depth beyond 1e100. The slow pairs are the small input angles: the approach starts only once L theta_in is of order 1.'),
+    'thm35 bad': ('not reproduced', '', '', 'At L = 100,000, phi lies within 1 deg of 75.52 deg for none of the input angles [1.0] deg. Gap at L = 100,000 and its log-log slope over the last decade: 1 deg: 5 deg (slope 0.04, not shrinking) (log L / L has local slope just above -1); input angle 1 deg comes within 1 deg at no depth (its gap does not shrink). The slow pairs are the small input angles: the approach starts only once L theta_in is of order 1.'),
+    'thm35 reached': ('reproduced', '', '', 'At L = 100,000, phi lies within 1 deg of 75.52 deg for input angles 1, 90 of the input angles [1.0, 90.0] deg. Gap at L = 100,000 and its log-log slope over the last decade: 1 deg: 0.01 deg (slope -1.00); 90 deg: 0.001 deg (slope -0.90) (log L / L has local slope just above -1). The slow pairs are the small input angles: the approach starts only once L theta_in is of order 1.'),
+    'g plot': ('reproduced', '', '', 'Figure 4.1 (left) draws g from lib.theory on 181 angles: increasing and below the identity for z > 0: True; g(180 deg) = 90.0000 deg (antipodal inputs become orthogonal after one ReLU layer). One random layer measured by Monte Carlo: g(30 deg) = 28.01 +- 0.057 deg (plotted 28.26), g(90 deg) = 71.32 +- 0.057 deg (plotted 71.44), g(150 deg) = 89.04 +- 0.057 deg (plotted 89.15); the largest difference of the cosines is 2.0 standard errors (allowed 5).'),
+    'g plot shown': ('not checked', '', 'not testable on this data: only the closed form is drawn, with no measurement beside it', 'Figure 4.1 (left) draws g from lib.theory on 181 angles; nothing measured beside it.'),
+    'prop a1': ('reproduced', '', '', 'On the grid g is increasing and below the identity for z > 0: True; the largest g^l over the grid at l = 5 is 47.082 deg; at l = 100000 every embedding angle is at most 1.00e-04 rad.'),
+    'thm a2': ('reproduced', '', '', 'theta^(l) strictly decreasing on the sampled layers: True. At l = 100000 it is at most 1.00e-04 rad over input angles [28.6] deg, and l theta^(l) / (3 pi) lies in [1.0610, 1.0610] (-> 1: collapse like 3 pi / l). Finite width 64 follows within 0.91 deg rms on layers 0..10.'),
+    'dual': ('reproduced', '', '', 'Largest excess |s_hat| - bound over 3 correlations in [-0.999, 0.999]: a0 1e-12, a1 3e-11 (the bound holds up to quadrature rounding, with equality at rho = 0 and 1).'),
+    'dual none': ('not checked', '', 'not testable on this data: no centred activation in the run', 'No centred activation in this run.'),
+    'normrelu': ('reproduced', '', '', 'Monte Carlo of normrelu(b=-1.59078) on N(0, 1): E[s] = 3.95e-04 +- 7.1e-04, E[s^2] = 0.99972 +- 9.1e-04. Its coefficient of non-linearity is mu = 0.01586: NormReLU is nearly linear, so its decorrelation is slow.'),
+    'relu moments': ('not reproduced', '', '', 'Monte Carlo of relu on N(0, 1): E[s] = 4.00e-01 +- 1.0e-03, E[s^2] = 0.50000 +- 1.0e-03.'),
+    'lengths': ('reproduced', '', '', 'For tanh, inputs of norms 0.5 to 2: max |Sigma_ii - 1| is 0.6 at L=1 and below 1e-12 (rounding) at L=100; the largest correlation goes from 0.9 to 0.01.'),
+    'lengths inconclusive': ('inconclusive', '', 'the lengths still converge at the deepest layer computed', 'For tanh, inputs of norms 0.5 to 2: max |Sigma_ii - 1| is 0.6 at L=1 and 0.01 at L=100; the largest correlation goes from 0.9 to 0.01.'),
+    'lemma e6': ('reproduced with caveat', '', 'the remainder vanishes more slowly than theta_in^3', '|theta^(l) - (theta_in - l theta_in^2/(3 pi))| / theta_in^2 against theta_in from 0.1 to 0.001 rad: log-log slopes 1.00 (l=1), 0.30 (l=3) (o(theta_in^2) needs a positive slope; the next term gives 1); at the smallest angle the ratio is 0.001 (l=1), 0.13 (l=3).'),
+    'lemma e': ('reproduced', '', '', 'Fraction of rows w with w.x >= 0 and w.z >= 0, against 1/2 - theta/(2 pi): largest deviation (mean over 3 draws) 0.0333 (m=256), 0.0176 (m=1024), 0.00981 (m=4096); extrapolated infinite-width deviation 0.002 +- 0.00068 (fit a + b/sqrt(m)), log-log slope -0.44 (1/sqrt(m) predicts -0.5).'),
+    'lemma e one width': ('inconclusive', '', 'one width, or too few draws to estimate the scatter: no width trend to fit', 'Fraction of rows w with w.x >= 0 and w.z >= 0, against 1/2 - theta/(2 pi): largest deviation (mean over 3 draws) 0.0333 (m=256); deviation 0.0333 at the only width run.'),
+}
+
+
+if __name__ == "__main__":   # print the table of sentences (after a deliberate change of wording)
+    print("WORDING = {")
+    for name in CASES:
+        c = CASES[name]()
+        print(f"    {name!r}: {(c.status, c.part, c.caveat, c.measured)!r},")
+    print("}")

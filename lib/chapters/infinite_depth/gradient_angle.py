@@ -214,10 +214,12 @@ def check_thm35(p: PhiProfile) -> Check:
               "from a nearby value"}.get(status, "")
     return Check(
         "[LH] Thm 3.5", status=status, rows=rows, caveat=caveat,
-        measured=f"At L = {Lmax:,}, phi lies within {THM35_TOL_DEG:g} deg of {DEG * PHI_INF:.2f} deg for input angles "
-        + (", ".join(reached) if reached else "none") + f" of {phi_angles_deg} deg. Gap at L = {Lmax:,} and its log-log slope over the last decade: "
+        measured=f"At L = {Lmax:,}, phi lies within {THM35_TOL_DEG:g} deg of {DEG * PHI_INF:.2f} deg for "
+        + (f"input angles {', '.join(reached)}" if reached else "none") + f" of the input angles {phi_angles_deg} deg. "
+        f"Gap at L = {Lmax:,} and its log-log slope over the last decade: "
         + "; ".join(f"{r.theta_deg:g} deg: {r.gap:.2g} deg (slope {r.slope:.2f}"
                     + (")" if r.falling else ", not shrinking)") for r in tr.itertuples())
         + " (log L / L has local slope just above -1)"
-        + "".join(f"; {r.theta_deg:g} deg reaches {THM35_TOL_DEG:g} deg at {needed(r)}" for r in open_.itertuples())
+        + "".join(f"; input angle {r.theta_deg:g} deg comes within {THM35_TOL_DEG:g} deg at {needed(r)}"
+                  for r in open_.itertuples())
         + ". The slow pairs are the small input angles: the approach starts only once L theta_in is of order 1.")
