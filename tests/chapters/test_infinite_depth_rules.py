@@ -139,6 +139,10 @@ def test_relu_uncentred_holds_fails_and_premise():
     assert '"not checked" when ReLU is not in the study' in AD.check_relu_uncentred.__doc__
 
 
+def test_relu_uncentred_kappa_floor_at_equality():
+    assert relu(relu_kk([1.0, 0.9, 0.95, 0.99], DOCUMENTED["RELU_KAPPA_FLOOR"])).status == "not reproduced"
+
+
 def test_relu_uncentred_compares_with_layer_one():
     # depth 0 (the inputs) is not layer 1: a correlation above layer 1's but below the inputs' still grows
     assert relu(relu_kk([0.999, 0.9, 0.95, 0.99], 7.0)).status == "reproduced"
@@ -228,6 +232,15 @@ def test_thm43_tolerance(side, where, status):
     assert c.status == status and c.rows[0]["holds"] == (status == "reproduced")
 
 
+def test_thm43_the_last_decade_starts_at_a_tenth_of_the_deepest_depth():
+    k = kappa_study(1.5, 1.8)
+    lim = k.kap.limit.iloc[0]
+    extra = k.kap.iloc[[0]].assign(depth=900, kappa=1.5 * lim, ratio=1.5)   # nearest to 10000/11, not to 1000
+    k = RK.KappaStudy(pd.concat([k.kap, extra], ignore_index=True), k.fkap, k.ns, k.max_depth, k.gauss_dim,
+                      k.fw_width, k.fw_depths, k.seeds, k.data)
+    assert RK.check_thm43(k).status == "inconclusive"
+
+
 def test_thm43_approach_is_strict():
     r = 1 + DOCUMENTED["THM43_RTOL"] * 2
     assert RK.check_thm43(kappa_study(r, r * IN)).status == "not reproduced"
@@ -280,6 +293,7 @@ def test_thm35_holds_fails_between_and_inconclusive():
     assert "for input angles 1, 90 of the input angles" in mid.measured
     assert "input angle 0.001 deg comes within 1 deg at L = " in mid.measured
     assert [r["holds"] for r in mid.rows] == [True, True, True]
+    assert set(mid.rows[0]) == {"statement", "paper", "this book", "rule", "holds"}
     slow = thm35(a0_001=(7.8, -0.2), a1=(0.01, -1.0))
     assert slow.status == "inconclusive" and "too slowly" in slow.caveat
     assert [r["holds"] for r in slow.rows] == [False, True]
@@ -335,18 +349,19 @@ def test_thm35_a_flat_gap_does_not_shrink():
 ZGRID = np.linspace(0, math.pi, 181)
 
 
-def collapse(g_shift=0.0, mc_sigmas=0.0, last_theta=1e-4, decreasing=True, mc=True):
+def collapse(g_shift=0.0, mc_sigmas=0.0, last_theta=1e-4, decreasing=True, mc=True, se=1e-3):
     """g on the grid (``g_shift`` radians added), a Monte Carlo at 30, 90, 150 deg ``mc_sigmas`` standard errors
     from the plotted g, and embedding angles theta^(l) = 3 pi / l scaled to ``last_theta`` at l = 1e5."""
     gi = CO.g_iterates(ZGRID, [1, 5])
     gi.loc[gi.l == 1, "g_l"] += g_shift
     z = np.radians([30.0, 90.0, 150.0])
     g1 = gi[gi.l == 1]
-    se = np.full(z.size, 1e-3)
+    se = np.full(z.size, se)
     cos_mc = np.cos(np.interp(z, g1.z, g1.g_l)) + mc_sigmas * se
     g_mc = pd.DataFrame(dict(z=z, cos_mc=cos_mc, se=se, g_mc=np.arccos(cos_mc), g_se=se)) if mc else None
     ls = np.array([1, 10, 100, 1000, 10 ** 5])
     theta = last_theta * 1e5 / ls
+    theta[-1] = last_theta
     if not decreasing:
         theta[2] = theta[1]
     coll = pd.DataFrame(dict(theta_in=0.5, l=ls, theta_l=theta, l_theta_l=ls * theta))
@@ -375,6 +390,17 @@ def test_g_plot_monte_carlo_band(where, status):
 @pytest.mark.parametrize("where,status", [(IN, "reproduced"), (OUT, "not reproduced")])
 def test_collapse_tolerance(check, where, status):
     assert check(collapse(last_theta=DOCUMENTED["COLLAPSE_TOL"] * where)).status == status
+
+
+def test_collapse_thresholds_at_equality():
+    assert CO.check_prop_a1(collapse(last_theta=DOCUMENTED["COLLAPSE_TOL"])).status == "not reproduced"
+    assert CO.check_thm_a2(collapse(last_theta=DOCUMENTED["COLLAPSE_TOL"])).status == "not reproduced"
+    # a cosine exactly 5 standard errors off (a power-of-two error keeps the arithmetic exact): inside the band
+    se = 2.0 ** -10
+    c = collapse(mc_sigmas=DOCUMENTED["G_MC_SIGMAS"], se=se)
+    g1 = c.gi[c.gi.l == 1]
+    assert np.all((c.g_mc.cos_mc - np.cos(np.interp(c.g_mc.z, g1.z, g1.g_l))) / se == DOCUMENTED["G_MC_SIGMAS"])
+    assert CO.check_g_plot(c).status == "reproduced"
 
 
 def test_collapse_premises():
@@ -440,6 +466,10 @@ def lengths(first_dev, last_dev, first_corr=0.9, last_corr=0.01):
     return LE.check_lengths(LE.Lengths(frame, "tanh", 20, 100, (0.5, 2.0)))
 
 
+def test_lengths_tolerance_at_equality():
+    assert lengths(0.6, DOCUMENTED["LENGTH_TOL"]).status == "inconclusive"
+
+
 def test_lengths_compare_with_layer_one():
     frame = pd.DataFrame(dict(activation="tanh", depth=[1, 2, 100], norm_dev=[0.6, 0.001, 0.2],
                               max_corr=[0.9, 0.01, 0.5]))
@@ -493,13 +523,14 @@ def test_lemma_e6_fail_slope(where, status):
 def test_fit_rate_uses_positive_finite_points_and_its_tail():
     x = np.array([0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0])
     y = np.array([5.0, 0.0, np.nan, np.inf, 8.0, 16.0, 32.0])   # only x = 8, 16, 32 are usable: slope 1
-    assert D.fit_rate(x, y) == pytest.approx((1.0, 0.0), abs=1e-12)
+    assert D.fit_rate(x, y, tail=1.0) == pytest.approx((1.0, 0.0), abs=1e-12)
     assert D.fit_rate([1, 2, 4], [1, 4, 16])[0] == pytest.approx(2.0)   # three points are enough
     with pytest.raises(ValueError, match="at least 3"):
         D.fit_rate([1, 2], [1, 4])
     x = np.array([1.0, 2.0, 4.0, 8.0])
     y = np.array([100.0, 2.0, 4.0, 8.0])                          # the last three on a line of slope 1
     assert D.fit_rate(x, y, tail=0.5)[0] == pytest.approx(1.0)    # at least three points, not round(0.5 * 4)
+    assert D.fit_rate(x, y)[0] == pytest.approx(1.0)              # the default tail is the last half
     assert D.fit_rate(x, y, tail=1.0)[0] < 0                      # the whole range
 
 
@@ -516,6 +547,29 @@ def one_layer(widths=(256, 1024, 4096), seeds=3):
     rows = [dict(lemma="E.1", width=m, seed=s, dev=0.002 + 0.5 / math.sqrt(m) * (1 + 0.05 * (s - 1)))
             for m in widths for s in range(seeds)]
     return AE.OneLayer(pd.DataFrame(rows), [10.0, 90.0], list(widths), seeds, 8, 4, 0.0)
+
+
+def _slow_one_layer():
+    one = one_layer()
+    return AE.OneLayer(one.frame.assign(dev=one.frame.width ** -0.4 * (1 + 0.01 * one.frame.seed)), one.angles_deg,
+                       one.widths, one.seeds, one.d, one.s, one.mean)
+
+
+def _uptick():
+    """A gap falling like 1/L over the last decade, back at its value of a decade earlier at the deepest depth."""
+    L_dec = D.nearest_depth(DEPTHS, LMAX / 10)
+    gap = np.radians(10.0) * (L_dec / np.maximum(DEPTHS, 1))
+    gap[-1] = gap[DEPTHS == L_dec][0]
+    return gap
+
+
+def _dip():
+    """A gap that dips at the start of the last decade, then climbs back to just below its first value."""
+    L_dec = D.nearest_depth(DEPTHS, LMAX / 10)
+    gap = np.full(DEPTHS.size, np.radians(5.0))
+    after = DEPTHS > L_dec
+    gap[after] = np.radians(2.0) * (DEPTHS[after] / LMAX) ** 0.3 * 2.4
+    return gap
 
 
 def _finite_only_missing():
@@ -550,7 +604,9 @@ CASES = {
     "thm43 inconclusive": lambda: RK.check_thm43(kappa_study(1.5, 1.8)),
     "thm43 only missing": lambda: RK.check_thm43(_finite_only_missing()),
     "thm43 no finite": lambda: RK.check_thm43(_no_finite()),
-    "thm35 caveat": lambda: thm35(a0_001=(7.8, -0.69), a1=(0.01, -1.0)),
+    "thm35 caveat": lambda: thm35(a0_001=(7.8, -0.69), a0_01=(3.0, -0.8), a1=(0.01, -1.0)),
+    "thm35 uptick": lambda: thm35(a1=_uptick()),
+    "thm35 dip": lambda: thm35(a1=_dip()),
     "thm35 far": lambda: thm35(a0_001=(5.0, -0.006), a1=(0.01, -1.0)),
     "thm35 bad": lambda: thm35(a1=np.where(DEPTHS == LMAX, np.radians(5.0), np.radians(4.0))),
     "thm35 reached": lambda: thm35(a1=(0.01, -1.0), a90=(0.001, -0.9)),
@@ -566,6 +622,8 @@ CASES = {
     "lengths": lambda: lengths(0.6, 1e-13),
     "lengths inconclusive": lambda: lengths(0.6, 0.01),
     "lemma e6": lambda: e6(1.0, 0.3),
+    "lemma e6 ok": lambda: e6(1.0, 0.9),
+    "lemma e slow": lambda: AE.check_lemma_e(_slow_one_layer(), "E.1"),
     "lemma e": lambda: AE.check_lemma_e(one_layer(), "E.1"),
     "lemma e one width": lambda: AE.check_lemma_e(one_layer(widths=(256,)), "E.1"),
 }
@@ -595,7 +653,9 @@ WORDING = {  # noqa: E501 (sentences)
     'thm43 inconclusive': ('inconclusive', '', 'depth 10000 is not enough: kappa still approaches (n+3)/3', 'At L = 10000 kappa / ((n+3)/3) = 1.500 (Gaussian, n=5) (at L = 1000: 0.800 at most from 1); the smallest gradient angle there is 75.00 deg (limit 75.52). Finite width 64 vs infinite width at L = 1: largest relative kappa difference per depth 0.00; largest 0.00 (Gaussian, n=5, L=1: 5.33 against 5.33). Finite-width corrections grow with depth over width (L/m), so the difference grows with L; the theorem is about infinite width, and this comparison is reported, not judged.'),
     'thm43 only missing': ('reproduced', '', '', 'At L = 10000 kappa / ((n+3)/3) = 1.003 (Gaussian, n=5) (at L = 1000: 0.050 at most from 1); the smallest gradient angle there is 75.00 deg (limit 75.52). Finite width 64 vs infinite width: no infinite-width value at depths [3], nothing compared.'),
     'thm43 no finite': ('reproduced', '', '', 'At L = 10000 kappa / ((n+3)/3) = 1.003 (Gaussian, n=5) (at L = 1000: 0.050 at most from 1); the smallest gradient angle there is 75.00 deg (limit 75.52).'),
-    'thm35 caveat': ('reproduced with caveat', '', 'input angle(s) 0.001 deg not yet within 1 deg of the limit at L = 100,000, though their gaps still shrink at least like L^(-1/2)', 'At L = 100,000, phi lies within 1 deg of 75.52 deg for input angles 1 of the input angles [0.001, 1.0] deg. Gap at L = 100,000 and its log-log slope over the last decade: 0.001 deg: 7.8 deg (slope -0.69); 1 deg: 0.01 deg (slope -1.00) (log L / L has local slope just above -1); input angle 0.001 deg comes within 1 deg at L = 2.0e+06 at its fitted rate. The slow pairs are the small input angles: the approach starts only once L theta_in is of order 1.'),
+    'thm35 caveat': ('reproduced with caveat', '', 'input angle(s) 0.001, 0.01 deg not yet within 1 deg of the limit at L = 100,000, though their gaps still shrink at least like L^(-1/2)', 'At L = 100,000, phi lies within 1 deg of 75.52 deg for input angles 1 of the input angles [0.001, 0.01, 1.0] deg. Gap at L = 100,000 and its log-log slope over the last decade: 0.001 deg: 7.8 deg (slope -0.69); 0.01 deg: 3 deg (slope -0.80); 1 deg: 0.01 deg (slope -1.00) (log L / L has local slope just above -1); input angle 0.001 deg comes within 1 deg at L = 2.0e+06 at its fitted rate; input angle 0.01 deg comes within 1 deg at L = 3.9e+05 at its fitted rate. The slow pairs are the small input angles: the approach starts only once L theta_in is of order 1.'),
+    'thm35 uptick': ('not reproduced', '', '', 'At L = 100,000, phi lies within 1 deg of 75.52 deg for none of the input angles [1.0] deg. Gap at L = 100,000 and its log-log slope over the last decade: 1 deg: 10 deg (slope -0.60, not shrinking) (log L / L has local slope just above -1); input angle 1 deg comes within 1 deg at no depth (its gap does not shrink). The slow pairs are the small input angles: the approach starts only once L theta_in is of order 1.'),
+    'thm35 dip': ('not reproduced', '', '', 'At L = 100,000, phi lies within 1 deg of 75.52 deg for none of the input angles [1.0] deg. Gap at L = 100,000 and its log-log slope over the last decade: 1 deg: 4.8 deg (slope 0.17, not shrinking) (log L / L has local slope just above -1); input angle 1 deg comes within 1 deg at no depth (its gap does not shrink). The slow pairs are the small input angles: the approach starts only once L theta_in is of order 1.'),
     'thm35 far': ('inconclusive', '', 'depth 100,000 is not enough: some gaps still shrink, but too slowly to tell the limit from a nearby value', 'At L = 100,000, phi lies within 1 deg of 75.52 deg for input angles 1 of the input angles [0.001, 1.0] deg. Gap at L = 100,000 and its log-log slope over the last decade: 0.001 deg: 5 deg (slope -0.01); 1 deg: 0.01 deg (slope -1.00) (log L / L has local slope just above -1); input angle 0.001 deg comes within 1 deg at a depth beyond 1e100. The slow pairs are the small input angles: the approach starts only once L theta_in is of order 1.'),
     'thm35 bad': ('not reproduced', '', '', 'At L = 100,000, phi lies within 1 deg of 75.52 deg for none of the input angles [1.0] deg. Gap at L = 100,000 and its log-log slope over the last decade: 1 deg: 5 deg (slope 0.04, not shrinking) (log L / L has local slope just above -1); input angle 1 deg comes within 1 deg at no depth (its gap does not shrink). The slow pairs are the small input angles: the approach starts only once L theta_in is of order 1.'),
     'thm35 reached': ('reproduced', '', '', 'At L = 100,000, phi lies within 1 deg of 75.52 deg for input angles 1, 90 of the input angles [1.0, 90.0] deg. Gap at L = 100,000 and its log-log slope over the last decade: 1 deg: 0.01 deg (slope -1.00); 90 deg: 0.001 deg (slope -0.90) (log L / L has local slope just above -1). The slow pairs are the small input angles: the approach starts only once L theta_in is of order 1.'),
@@ -610,10 +670,11 @@ WORDING = {  # noqa: E501 (sentences)
     'lengths': ('reproduced', '', '', 'For tanh, inputs of norms 0.5 to 2: max |Sigma_ii - 1| is 0.6 at L=1 and below 1e-12 (rounding) at L=100; the largest correlation goes from 0.9 to 0.01.'),
     'lengths inconclusive': ('inconclusive', '', 'the lengths still converge at the deepest layer computed', 'For tanh, inputs of norms 0.5 to 2: max |Sigma_ii - 1| is 0.6 at L=1 and 0.01 at L=100; the largest correlation goes from 0.9 to 0.01.'),
     'lemma e6': ('reproduced with caveat', '', 'the remainder vanishes more slowly than theta_in^3', '|theta^(l) - (theta_in - l theta_in^2/(3 pi))| / theta_in^2 against theta_in from 0.1 to 0.001 rad: log-log slopes 1.00 (l=1), 0.30 (l=3) (o(theta_in^2) needs a positive slope; the next term gives 1); at the smallest angle the ratio is 0.001 (l=1), 0.13 (l=3).'),
+    'lemma e6 ok': ('reproduced', '', '', '|theta^(l) - (theta_in - l theta_in^2/(3 pi))| / theta_in^2 against theta_in from 0.1 to 0.001 rad: log-log slopes 1.00 (l=1), 0.90 (l=3) (o(theta_in^2) needs a positive slope; the next term gives 1); at the smallest angle the ratio is 0.001 (l=1), 0.002 (l=3).'),
+    'lemma e slow': ('reproduced with caveat', '', 'the deviation shrinks more slowly than 1/sqrt(m), or towards a small offset', 'Fraction of rows w with w.x >= 0 and w.z >= 0, against 1/2 - theta/(2 pi): largest deviation (mean over 3 draws) 0.11 (m=256), 0.0631 (m=1024), 0.0363 (m=4096); extrapolated infinite-width deviation 0.0129 +- 0.00099 (fit a + b/sqrt(m)), log-log slope -0.40 (1/sqrt(m) predicts -0.5).'),
     'lemma e': ('reproduced', '', '', 'Fraction of rows w with w.x >= 0 and w.z >= 0, against 1/2 - theta/(2 pi): largest deviation (mean over 3 draws) 0.0333 (m=256), 0.0176 (m=1024), 0.00981 (m=4096); extrapolated infinite-width deviation 0.002 +- 0.00068 (fit a + b/sqrt(m)), log-log slope -0.44 (1/sqrt(m) predicts -0.5).'),
     'lemma e one width': ('inconclusive', '', 'one width, or too few draws to estimate the scatter: no width trend to fit', 'Fraction of rows w with w.x >= 0 and w.z >= 0, against 1/2 - theta/(2 pi): largest deviation (mean over 3 draws) 0.0333 (m=256); deviation 0.0333 at the only width run.'),
 }
-
 
 if __name__ == "__main__":   # print the table of sentences (after a deliberate change of wording)
     print("WORDING = {")

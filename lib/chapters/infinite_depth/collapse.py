@@ -329,7 +329,7 @@ def check_thm_a2(c: Collapse) -> Check:
     last = coll[coll.l == coll.l.max()]
     lt = last.l_theta_l / (3 * math.pi)
     fdev = fcoll.merge(coll, on=["theta_in", "l"], suffixes=("_m", "_inf"))
-    fw_err = DEG * float(np.sqrt(((fdev.theta_l_m - fdev.theta_l_inf) ** 2).mean())) if len(fdev) else math.nan
+    fw_err = DEG * float(np.sqrt(((fdev.theta_l_m - fdev.theta_l_inf) ** 2).mean()))  # nan without finite width
     dec = bool(coll.groupby("theta_in").theta_l.apply(lambda v: bool((np.diff(v.to_numpy()) < 0).all())).all())
     return Check(
         "[LH] Thm A.2", status="reproduced" if dec and last.theta_l.max() < COLLAPSE_TOL else "not reproduced",

@@ -139,7 +139,8 @@ THM35_RULE = ("within 1 deg of the limit at the deepest depth, or the gap still 
 
 def _gap_trends(p: PhiProfile) -> pd.DataFrame:
     """Per input angle (degrees): the gap |phi - arccos(1/4)| (degrees) at the deepest depth, whether it shrank over
-    the last decade of depth, its log-log slope there, and whether it is within :data:`THM35_TOL_DEG`."""
+    the last decade of depth (smaller at its end than at its start, with a negative log-log slope), that slope,
+    and whether it is within :data:`THM35_TOL_DEG`."""
     Lmax = int(p.frame.depth.max())
     L_dec = nearest_depth(p.frame.depth.unique(), Lmax / 10)
     rows = []
@@ -147,18 +148,18 @@ def _gap_trends(p: PhiProfile) -> pd.DataFrame:
         last = s[s.depth >= L_dec].sort_values("depth")
         gap = np.maximum(DEG * np.abs(last.gap.to_numpy()), np.finfo(float).tiny)  # a gap of 0 has a logarithm
         slope = float(np.polyfit(np.log(last.depth.to_numpy()), np.log(gap), 1)[0])
-        rows.append(dict(theta_deg=math.degrees(t0), gap=float(gap[-1]), falling=bool(gap[-1] < gap[0]), slope=slope,
-                         reached=bool(gap[-1] < THM35_TOL_DEG)))
+        rows.append(dict(theta_deg=math.degrees(t0), gap=float(gap[-1]), falling=bool(gap[-1] < gap[0] and slope < 0),
+                         slope=slope, reached=bool(gap[-1] < THM35_TOL_DEG)))
     return pd.DataFrame(rows)
 
 
 def check_thm35(p: PhiProfile) -> Check:
     """[LH] Thm 3.5: phi -> arccos(1/4) for every non-parallel pair in the infinite-width-then-depth limit.
 
-    Measurement, per input angle: the gap ``|phi_L - arccos(1/4)|`` at the deepest depth L_max, whether it
-    shrank over the last decade (from the sampled depth nearest L_max/10 to L_max; not at every depth: phi of
-    wide input angles overshoots the limit first, so its gap dips and grows before it falls), and its log-log
-    slope over that decade. The limit is reached for an angle if the gap at L_max is below
+    Measurement, per input angle: the gap ``|phi_L - arccos(1/4)|`` at the deepest depth L_max, its log-log
+    slope over the last decade (from the sampled depth nearest L_max/10 to L_max), and whether it shrank over
+    that decade: smaller at L_max than at its start, with a negative slope (not at every depth: phi of wide
+    input angles overshoots the limit first, so its gap dips and grows before it falls). The limit is reached for an angle if the gap at L_max is below
     :data:`THM35_TOL_DEG` (1 deg); a gap not yet there still goes to 0 if it shrank over the last decade at a
     slope <= -:data:`THM35_MIN_DECAY` (at least like L^(-1/2); a gap tending to a non-zero value has slope
     -> 0). Convergence is judged by these trends,
@@ -202,7 +203,7 @@ def check_thm35(p: PhiProfile) -> Check:
                   "rule": THM35_RULE, "holds": bool(h)}
                  for (t0, phi), h in zip(at.loc[Lmax].items(), holds))
     def needed(r) -> str:  # the depth at which the fitted power law brings the gap to THM35_TOL_DEG
-        if not r.falling or r.slope >= 0:
+        if not r.falling:
             return "no depth (its gap does not shrink)"
         exponent = math.log10(Lmax) + math.log10(r.gap / THM35_TOL_DEG) / -r.slope
         return f"L = {10 ** exponent:.1e} at its fitted rate" if exponent < 100 else "a depth beyond 1e100"
