@@ -414,7 +414,8 @@ def test_g_must_increase_strictly_and_stay_below_the_identity_everywhere():
     flat.gi.loc[g1[100], "g_l"] = flat.gi.loc[g1[99], "g_l"]          # a plateau
     assert CO.check_g_plot(flat).status == "not reproduced" and CO.check_prop_a1(flat).status == "not reproduced"
     touch = collapse()
-    touch.gi.loc[g1[50], "g_l"] = touch.gi.loc[g1[50], "z"]            # g(z) = z at z = 50 deg
+    touch.gi.loc[g1[1], "g_l"] = touch.gi.loc[g1[1], "z"]              # g(z) = z at z = 1 deg, still increasing
+    assert np.all(np.diff(touch.gi.g_l[g1]) > 0)
     assert CO.check_prop_a1(touch).status == "not reproduced"
     small = collapse()
     small.gi.loc[g1[1], "g_l"] = small.gi.loc[g1[1], "z"] * 1.5        # above the identity at z = 1 deg only
@@ -608,6 +609,7 @@ CASES = {
     "thm35 uptick": lambda: thm35(a1=_uptick()),
     "thm35 dip": lambda: thm35(a1=_dip()),
     "thm35 far": lambda: thm35(a0_001=(5.0, -0.006), a1=(0.01, -1.0)),
+    "thm35 far 1e100": lambda: thm35(a0_001=(5.0, -0.0073), a1=(0.01, -1.0)),   # 1 deg at L ~ 10^100.7
     "thm35 bad": lambda: thm35(a1=np.where(DEPTHS == LMAX, np.radians(5.0), np.radians(4.0))),
     "thm35 reached": lambda: thm35(a1=(0.01, -1.0), a90=(0.001, -0.9)),
     "g plot": lambda: CO.check_g_plot(collapse(mc_sigmas=2.0)),
@@ -657,6 +659,7 @@ WORDING = {  # noqa: E501 (sentences)
     'thm35 uptick': ('not reproduced', '', '', 'At L = 100,000, phi lies within 1 deg of 75.52 deg for none of the input angles [1.0] deg. Gap at L = 100,000 and its log-log slope over the last decade: 1 deg: 10 deg (slope -0.60, not shrinking) (log L / L has local slope just above -1); input angle 1 deg comes within 1 deg at no depth (its gap does not shrink). The slow pairs are the small input angles: the approach starts only once L theta_in is of order 1.'),
     'thm35 dip': ('not reproduced', '', '', 'At L = 100,000, phi lies within 1 deg of 75.52 deg for none of the input angles [1.0] deg. Gap at L = 100,000 and its log-log slope over the last decade: 1 deg: 4.8 deg (slope 0.17, not shrinking) (log L / L has local slope just above -1); input angle 1 deg comes within 1 deg at no depth (its gap does not shrink). The slow pairs are the small input angles: the approach starts only once L theta_in is of order 1.'),
     'thm35 far': ('inconclusive', '', 'depth 100,000 is not enough: some gaps still shrink, but too slowly to tell the limit from a nearby value', 'At L = 100,000, phi lies within 1 deg of 75.52 deg for input angles 1 of the input angles [0.001, 1.0] deg. Gap at L = 100,000 and its log-log slope over the last decade: 0.001 deg: 5 deg (slope -0.01); 1 deg: 0.01 deg (slope -1.00) (log L / L has local slope just above -1); input angle 0.001 deg comes within 1 deg at a depth beyond 1e100. The slow pairs are the small input angles: the approach starts only once L theta_in is of order 1.'),
+    'thm35 far 1e100': ('inconclusive', '', 'depth 100,000 is not enough: some gaps still shrink, but too slowly to tell the limit from a nearby value', 'At L = 100,000, phi lies within 1 deg of 75.52 deg for input angles 1 of the input angles [0.001, 1.0] deg. Gap at L = 100,000 and its log-log slope over the last decade: 0.001 deg: 5 deg (slope -0.01); 1 deg: 0.01 deg (slope -1.00) (log L / L has local slope just above -1); input angle 0.001 deg comes within 1 deg at a depth beyond 1e100. The slow pairs are the small input angles: the approach starts only once L theta_in is of order 1.'),
     'thm35 bad': ('not reproduced', '', '', 'At L = 100,000, phi lies within 1 deg of 75.52 deg for none of the input angles [1.0] deg. Gap at L = 100,000 and its log-log slope over the last decade: 1 deg: 5 deg (slope 0.04, not shrinking) (log L / L has local slope just above -1); input angle 1 deg comes within 1 deg at no depth (its gap does not shrink). The slow pairs are the small input angles: the approach starts only once L theta_in is of order 1.'),
     'thm35 reached': ('reproduced', '', '', 'At L = 100,000, phi lies within 1 deg of 75.52 deg for input angles 1, 90 of the input angles [1.0, 90.0] deg. Gap at L = 100,000 and its log-log slope over the last decade: 1 deg: 0.01 deg (slope -1.00); 90 deg: 0.001 deg (slope -0.90) (log L / L has local slope just above -1). The slow pairs are the small input angles: the approach starts only once L theta_in is of order 1.'),
     'g plot': ('reproduced', '', '', 'Figure 4.1 (left) draws g from lib.theory on 181 angles: increasing and below the identity for z > 0: True; g(180 deg) = 90.0000 deg (antipodal inputs become orthogonal after one ReLU layer). One random layer measured by Monte Carlo: g(30 deg) = 28.01 +- 0.057 deg (plotted 28.26), g(90 deg) = 71.32 +- 0.057 deg (plotted 71.44), g(150 deg) = 89.04 +- 0.057 deg (plotted 89.15); the largest difference of the cosines is 2.0 standard errors (allowed 5).'),
