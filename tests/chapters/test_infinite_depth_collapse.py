@@ -43,7 +43,7 @@ def test_the_result_carries_its_settings(collapse):
     assert "width m = 64" in s and "profile smoke" in s
     assert args["drawn_by"] is plot_collapse and args["data_from"] is measure_collapse
     assert isinstance(args["fig"], Figure) and args["label"] == "fig-embedding-collapse"
-    assert set(args["data"].curve) == {"g iterates", "infinite width", "width 64"}
+    assert set(args["data"].curve) == {"g iterates", "infinite width", "width 64", "g, Monte Carlo of one random layer"}
 
 
 def test_check_g_plot_prediction_and_counterfactual(collapse):

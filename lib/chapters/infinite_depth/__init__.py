@@ -27,27 +27,31 @@ compute its verdicts (:class:`lib.book.results.Check`, with the rows a "paper vs
 """
 from __future__ import annotations
 
-from lib.chapters.infinite_depth.aak_depth import (AAK_MIN_RATIO, AakDepth, check_aak_rate, check_phi_90,
-                                                   check_relu_uncentred, figure_aak_depth, measure_aak_depth,
-                                                   plot_aak_depth, table_rates_rounded)
+from lib.chapters.infinite_depth.aak_depth import (AAK_MIN_RATIO, AAK_NEAR_ONE, AAK_NO_DECAY_RATIO,
+                                                   AAK_SHARP_MIN_RATIO, PHI90_SHRINK, PHI90_TOL_DEG, RELU_KAPPA_FLOOR,
+                                                   AakDepth, check_aak_rate, check_phi_90, check_relu_uncentred,
+                                                   figure_aak_depth, measure_aak_depth, plot_aak_depth,
+                                                   table_rates_rounded)
 from lib.chapters.infinite_depth.aak_kernels import (activation_rates, ActivationRates, finite_kernel_kappa,
                                                      kernel_kappa_vs_depth)
-from lib.chapters.infinite_depth.app_e import (LEMMAS_E, check_lemma_e, check_lemma_e6, figure_one_layer,
+from lib.chapters.infinite_depth.app_e import (E6_FAIL_SLOPE, E6_MIN_SLOPE, LEMMAS_E, check_lemma_e, check_lemma_e6, figure_one_layer,
                                                measure_one_layer, measure_small_angle_embedding, OneLayer,
                                                plot_one_layer, SmallAngle)
-from lib.chapters.infinite_depth.collapse import (check_g_plot, check_prop_a1, check_thm_a2, Collapse, collapse_profile,
-                                                  figure_collapse, finite_collapse, g_iterates, measure_collapse,
-                                                  plot_collapse)
-from lib.chapters.infinite_depth.dual_activation import (check_dual_bound, check_normrelu, DualStudy, figure_dual,
+from lib.chapters.infinite_depth.collapse import (COLLAPSE_TOL, G_MC_DEG, G_MC_SAMPLES, G_MC_SIGMAS, check_g_plot,
+                                                  check_prop_a1, check_thm_a2, Collapse, collapse_profile,
+                                                  figure_collapse, finite_collapse, g_iterates, g_monte_carlo,
+                                                  measure_collapse, plot_collapse)
+from lib.chapters.infinite_depth.dual_activation import (DUAL_ATOL, NORMRELU_SIGMAS, check_dual_bound, check_normrelu, DualStudy, figure_dual,
                                                          measure_dual, measure_moments, Moments, plot_dual)
-from lib.chapters.infinite_depth.gradient_angle import (PAPER_PHI_LIMIT_DEG, PHI_INF, THM35_RULE, check_thm35,
+from lib.chapters.infinite_depth.gradient_angle import (PAPER_PHI_LIMIT_DEG, PHI_INF, THM35_MIN_DECAY, THM35_RULE,
+                                                        THM35_TOL_DEG, check_thm35,
                                                         figure_phi_depth, measure_phi_profile, phi_depth_profile,
                                                         PhiProfile, plot_phi_depth)
-from lib.chapters.infinite_depth.lengths import Lengths, check_lengths, measure_lengths
-from lib.chapters.infinite_depth.numerics import (DEG, NO_EXPERIMENT, ChapterFigure, decay_slope, deviation_text,
+from lib.chapters.infinite_depth.lengths import LENGTH_SHRINK, LENGTH_TOL, Lengths, check_lengths, measure_lengths
+from lib.chapters.infinite_depth.numerics import (DEG, LEGEND_PT, NO_EXPERIMENT, ChapterFigure, decay_slope, deviation_text,
                                                   fit_rate, log_depths, max_offdiagonal, nearest_depth, not_checked,
                                                   prose_values, unit_diagonal)
-from lib.chapters.infinite_depth.relu_kappa import (THM43_RULE, check_thm43, figure_kappa_depth, finite_kappa,
+from lib.chapters.infinite_depth.relu_kappa import (THM43_RTOL, THM43_RULE, check_thm43, figure_kappa_depth, finite_kappa,
                                                     KappaStudy, measure_kappa, paper_kappa_limit, plot_kappa,
                                                     relu_kappa_vs_depth, table_kappa_deepest)
 from lib.chapters.infinite_depth.spec import ACTIVATIONS, SPEC
@@ -56,28 +60,30 @@ __all__ = [
     # spec
     "ACTIVATIONS", "SPEC",
     # numerics
-    "DEG", "NO_EXPERIMENT", "log_depths", "fit_rate", "decay_slope", "deviation_text", "unit_diagonal",
+    "DEG", "LEGEND_PT", "NO_EXPERIMENT", "log_depths", "fit_rate", "decay_slope", "deviation_text", "unit_diagonal",
     "max_offdiagonal", "nearest_depth", "not_checked", "ChapterFigure", "prose_values",
     # collapse
-    "g_iterates", "collapse_profile", "finite_collapse", "Collapse", "measure_collapse", "plot_collapse",
-    "figure_collapse", "check_g_plot", "check_prop_a1", "check_thm_a2",
+    "g_iterates", "collapse_profile", "finite_collapse", "G_MC_DEG", "G_MC_SAMPLES", "g_monte_carlo", "Collapse",
+    "measure_collapse", "plot_collapse", "figure_collapse", "G_MC_SIGMAS", "COLLAPSE_TOL", "check_g_plot",
+    "check_prop_a1", "check_thm_a2",
     # gradient_angle
     "PHI_INF", "PAPER_PHI_LIMIT_DEG", "phi_depth_profile", "PhiProfile", "measure_phi_profile", "plot_phi_depth",
-    "figure_phi_depth", "THM35_RULE", "check_thm35",
+    "figure_phi_depth", "THM35_TOL_DEG", "THM35_MIN_DECAY", "THM35_RULE", "check_thm35",
     # relu_kappa
     "paper_kappa_limit", "relu_kappa_vs_depth", "finite_kappa", "KappaStudy", "measure_kappa", "plot_kappa",
-    "figure_kappa_depth", "table_kappa_deepest", "THM43_RULE", "check_thm43",
+    "figure_kappa_depth", "table_kappa_deepest", "THM43_RTOL", "THM43_RULE", "check_thm43",
     # aak_kernels
     "kernel_kappa_vs_depth", "finite_kernel_kappa", "ActivationRates", "activation_rates",
     # dual_activation
-    "DualStudy", "measure_dual", "plot_dual", "figure_dual", "check_dual_bound", "Moments", "measure_moments",
-    "check_normrelu",
+    "DualStudy", "measure_dual", "plot_dual", "figure_dual", "DUAL_ATOL", "check_dual_bound", "Moments",
+    "measure_moments", "NORMRELU_SIGMAS", "check_normrelu",
     # aak_depth
     "AakDepth", "measure_aak_depth", "plot_aak_depth", "figure_aak_depth", "table_rates_rounded", "AAK_MIN_RATIO",
-    "check_aak_rate", "check_relu_uncentred", "check_phi_90",
+    "AAK_SHARP_MIN_RATIO", "AAK_NO_DECAY_RATIO", "AAK_NEAR_ONE", "check_aak_rate", "RELU_KAPPA_FLOOR",
+    "check_relu_uncentred", "PHI90_TOL_DEG", "PHI90_SHRINK", "check_phi_90",
     # lengths
-    "Lengths", "measure_lengths", "check_lengths",
+    "Lengths", "measure_lengths", "LENGTH_TOL", "LENGTH_SHRINK", "check_lengths",
     # app_e
     "LEMMAS_E", "OneLayer", "measure_one_layer", "plot_one_layer", "figure_one_layer", "check_lemma_e", "SmallAngle",
-    "measure_small_angle_embedding", "check_lemma_e6",
+    "measure_small_angle_embedding", "E6_MIN_SLOPE", "E6_FAIL_SLOPE", "check_lemma_e6",
 ]

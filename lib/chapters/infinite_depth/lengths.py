@@ -12,7 +12,7 @@ from lib.book.results import Check
 from lib.chapters.infinite_depth.numerics import deviation_text, max_offdiagonal, unit_diagonal
 from lib.data.datasets import load_digits_subset
 
-__all__ = ["Lengths", "measure_lengths", "check_lengths"]
+__all__ = ["Lengths", "measure_lengths", "LENGTH_TOL", "LENGTH_SHRINK", "check_lengths"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,14 +63,25 @@ def measure_lengths(cfg, activation: str = "tanh", depth: int = 100,
     return Lengths(pd.DataFrame(rows), activation, n, int(depth), tuple(norms))
 
 
+#: The largest |Sigma_ii - 1| at the deepest layer that counts as at the fixed point ([AAK] Thm 3.11): the fixed
+#: point attracts at a geometric rate, so tens of layers reach 1e-6, far above rounding (1e-16) and far below the
+#: deviation at layer 1 (0.6 for norms 0.5 to 2).
+LENGTH_TOL = 1e-6
+
+#: Lengths not yet at the fixed point still converge if their largest deviation at least halved since layer 1
+#: ("inconclusive": deeper needed); ReLU, positively homogeneous, keeps the deviation unchanged.
+LENGTH_SHRINK = 0.5
+
+
 def check_lengths(lengths: Lengths) -> Check:
     """[AAK] Thm 3.11: for an odd, increasing activation concave on [0, inf) (tanh), inputs of any length reach
     the fixed point of the length map, and their correlations shrink.
 
-    Rule: "reproduced" if at the deepest layer every ``|Sigma_ii - 1|`` is below 1e-6 (the fixed point
-    attracts at a geometric rate, so tens of layers reach 1e-6, far above rounding) and the largest
+    Rule: "reproduced" if at the deepest layer every ``|Sigma_ii - 1|`` is below :data:`LENGTH_TOL` (1e-6; the
+    fixed point attracts at a geometric rate, so tens of layers reach 1e-6, far above rounding) and the largest
     correlation is below its value at layer 1; "inconclusive" if the lengths are converging (the deviation
-    at least halved since layer 1) but not yet within 1e-6; "not reproduced" otherwise (ReLU, positively
+    at least halved since layer 1, :data:`LENGTH_SHRINK`) but not yet within 1e-6 or the correlations did not
+    shrink; "not reproduced" otherwise (ReLU, positively
     homogeneous, keeps every length: the counterfactual of the tests).
 
     Args:
@@ -81,9 +92,9 @@ def check_lengths(lengths: Lengths) -> Check:
     """
     df = lengths.frame
     first, last = df.iloc[0], df.iloc[-1]
-    if last.norm_dev < 1e-6 and last.max_corr < first.max_corr:
+    if last.norm_dev < LENGTH_TOL and last.max_corr < first.max_corr:
         status = "reproduced"
-    elif last.norm_dev <= 0.5 * first.norm_dev:
+    elif last.norm_dev <= LENGTH_SHRINK * first.norm_dev:
         status = "inconclusive"
     else:
         status = "not reproduced"

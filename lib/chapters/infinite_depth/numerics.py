@@ -17,12 +17,17 @@ from lib.book.provenance import profile_text
 from lib.book.results import Check
 from lib.book.wording import floats, ints, words
 
-__all__ = ["DEG", "NO_EXPERIMENT", "log_depths", "fit_rate", "decay_slope", "deviation_text", "unit_diagonal",
+__all__ = ["DEG", "LEGEND_PT", "NO_EXPERIMENT",
+           "log_depths", "fit_rate", "decay_slope", "deviation_text", "unit_diagonal",
            "max_offdiagonal", "nearest_depth", "not_checked", "ChapterFigure", "prose_values"]
 
 
 #: degrees per radian
 DEG = 180 / math.pi
+
+#: The legend text size of the chapter's figures, in points: the book's floor (issue 27: legends at least 9 pt as
+#: rendered; the shared style's default "small" is 8.8 pt, and the figures are shown at their natural size).
+LEGEND_PT = 9
 
 
 def log_depths(max_depth: int, per_decade: int = 8) -> np.ndarray:
@@ -52,7 +57,7 @@ def fit_rate(x, y, tail: float = 0.5) -> tuple[float, float]:
     Returns:
         ``(slope, intercept)`` of the log-log line.
     """
-    x, y = np.asarray(x, float), np.abs(np.asarray(y, float))
+    x, y = np.asarray(x), np.abs(np.asarray(y))
     ok = (x > 0) & (y > 0) & np.isfinite(y)
     x, y = x[ok], y[ok]
     if x.size < 3:
