@@ -104,7 +104,8 @@ class Config(SimpleNamespace):
 
 
 def _display_in_notebook(cfg: Config) -> None:
-    """Show the parameters table when running in a notebook kernel (nothing in scripts and tests)."""
+    """In a notebook kernel (nothing in scripts and tests): show the parameters table, and show every
+    DataFrame as the book's tables read (:func:`lib.book.tables.use_book_tables`)."""
     try:
         from IPython import get_ipython
     except ImportError:  # pragma: no cover - IPython ships with the notebook stack
@@ -113,6 +114,9 @@ def _display_in_notebook(cfg: Config) -> None:
     if shell is None or "Kernel" not in type(shell).__name__ and not hasattr(shell, "kernel"):
         return
     from IPython.display import Markdown, display
+
+    from lib.book.tables import use_book_tables
+    use_book_tables()
     display(Markdown(cfg.markdown()))
 
 

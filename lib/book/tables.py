@@ -1,0 +1,92 @@
+"""How every table of the book is shown (issue 27): no pandas index that means nothing, human column
+headers, "yes"/"no" for truth values, "—" for a value not measured, "∞" for a singular kernel's kappa, and one
+number format per column.
+
+:func:`use_book_tables` registers :func:`table_html` as the notebook's HTML formatter of DataFrames (the
+chapters call it through :meth:`lib.book.spec.ChapterSpec.validate`), so a chapter shows a table by leaving it
+as the cell's last expression, as before.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from lib.book.wording import number
+
+__all__ = ["SIGNIFICANT_DIGITS", "FIXED_RANGE", "header", "column_formatter", "table_html", "use_book_tables"]
+
+#: Significant digits of a float column: enough for the tolerances the verdicts quote (1e-3 relative), few
+#: enough that a column of measurements reads at a glance.
+SIGNIFICANT_DIGITS = 4
+#: Largest ratio of the largest to the smallest non-zero magnitude of a float column written with fixed
+#: decimals; a wider column is written in significant digits (else its small values would show as 0.000).
+FIXED_RANGE = 100
+
+
+def header(name) -> str:
+    """A column or index name for a reader: ``"ntk_shape_err"`` -> ``"ntk shape err"``; tuples joined."""
+    if isinstance(name, tuple):
+        return " ".join(header(n) for n in name if str(n))
+    return str(name).replace("_", " ") if name is not None else ""
+
+
+def _float_text(v: float, fixed: int | None) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "—"
+    if math.isinf(v):
+        return "∞" if v > 0 else "-∞"
+    return f"{v:.{fixed}f}" if fixed is not None else number(v, SIGNIFICANT_DIGITS)
+
+
+def column_formatter(col: pd.Series):
+    """One format for the whole column: truth values as yes/no; integers as integers; floats with fixed
+    decimals (:data:`SIGNIFICANT_DIGITS` on the largest) when the column spans less than :data:`FIXED_RANGE`
+    and stays below 1e5 (so the column aligns), else
+    :data:`SIGNIFICANT_DIGITS` significant digits; NaN or None as "—" and infinities as "∞"."""
+    values = col.dropna()
+    if len(values) and all(isinstance(v, (bool, np.bool_)) for v in values):
+        return lambda v: "—" if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) else (
+            "yes" if v else "no")
+    if pd.api.types.is_integer_dtype(col.dtype):
+        return lambda v: "—" if pd.isna(v) else f"{int(v)}"
+    if pd.api.types.is_float_dtype(col.dtype):
+        finite = np.abs(values[np.isfinite(values)].to_numpy(dtype=float))
+        fixed = None
+        if len(finite) and np.all(finite == np.round(finite)) and finite.max() < 1e15:
+            fixed = 0
+        elif len(finite) and finite.max() > 0 and finite.max() < 1e5 and (
+                finite[finite > 0].min() * FIXED_RANGE >= finite.max()):
+            fixed = max(0, SIGNIFICANT_DIGITS - 1 - int(math.floor(math.log10(finite.max()))))
+        return lambda v: _float_text(v, fixed)
+    return lambda v: "—" if v is None or (isinstance(v, float) and math.isnan(v)) else (
+        "yes" if v is True or v is np.True_ else "no" if v is False or v is np.False_ else
+        _float_text(v, None) if isinstance(v, float) else str(v))
+
+
+def table_html(df: pd.DataFrame) -> str:
+    """The HTML of ``df`` as the book shows tables (see the module docstring). A default ``RangeIndex``
+    is hidden; a meaningful index (depths, data sets) is kept as the first column."""
+    shown = df.copy()
+    shown.columns = [header(c) for c in shown.columns]
+    keep_index = not isinstance(df.index, pd.RangeIndex) or df.index.name is not None
+    if keep_index:
+        names = [header(n) or "" for n in (df.index.names or [None])]
+        shown = shown.reset_index()
+        shown.columns = names + list(shown.columns[len(names):])
+    shown = shown.loc[:, ~pd.Index(shown.columns).duplicated()]
+    styler = shown.style.hide(axis="index").format({c: column_formatter(shown[c]) for c in shown.columns})
+    return styler.to_html()
+
+
+def use_book_tables() -> None:
+    """Show every DataFrame of this notebook kernel with :func:`table_html` (nothing outside IPython)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython ships with the notebook stack
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    shell.display_formatter.formatters["text/html"].for_type(pd.DataFrame, table_html)

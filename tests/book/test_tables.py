@@ -1,0 +1,38 @@
+"""lib.book.tables: how the book shows a DataFrame (issue 27: no repr debris, one format per column)."""
+import numpy as np
+import pandas as pd
+
+from lib.book.tables import FIXED_RANGE, column_formatter, header, table_html
+
+
+def test_headers_are_words():
+    assert header("inf_ratio_0.01rad_L3") == "inf ratio 0.01rad L3" and header(("kappa", "mean")) == "kappa mean"
+
+
+def test_truth_values_read_yes_no_and_missing_values_a_dash():
+    f = column_formatter(pd.Series([True, False, None], dtype=object))
+    assert [f(v) for v in (True, False, None)] == ["yes", "no", "—"]
+
+
+def test_a_float_column_has_one_format_with_infinity_and_dash():
+    f = column_formatter(pd.Series([0.0160, 0.145, np.inf, np.nan]))
+    assert [f(v) for v in (0.0160, 0.145, np.inf, np.nan)] == ["0.0160", "0.1450", "∞", "—"]
+    g = column_formatter(pd.Series([83860.0, 2.0]))                  # whole numbers: no decimals
+    assert g(83860.0) == "83860" and g(2.0) == "2"
+
+
+def test_a_column_wider_than_the_fixed_range_uses_significant_digits():
+    lo, hi = 0.001, 0.001 * FIXED_RANGE * 1.01
+    f = column_formatter(pd.Series([lo, hi]))
+    assert f(lo) == "0.001" and f(-1.65e-2) == "-0.0165"
+    g = column_formatter(pd.Series([lo, 0.001 * FIXED_RANGE * 0.99]))  # just inside: fixed decimals
+    assert g(lo) == "0.00100" and g(0.099) == "0.09900"
+
+
+def test_the_html_has_no_default_index_nan_or_python_repr():
+    df = pd.DataFrame({"ntk_shape_err": [0.5, np.nan], "holds": [True, False]})
+    html = table_html(df)
+    assert "nan" not in html.lower().replace("—", "") and "True" not in html and "ntk shape err" in html
+    assert ">0<" not in html                                         # the RangeIndex is hidden
+    named = table_html(pd.DataFrame({"kappa": [1.0, np.inf]}, index=pd.Index([1, 2], name="depth")))
+    assert "depth" in named and "∞" in named
