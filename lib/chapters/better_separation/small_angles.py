@@ -247,5 +247,4 @@ def check_separation_onset(sa: SmallAngles) -> Check:
         + ("shrinks" if shrinks else "does not shrink") + " as the width grows: the theorem's width condition is essential"
         + (f". Above the onsets at width {max(widths)}, phi " + ("increases" if deeper else "does not increase")
            + f" with depth (L = {', '.join(str(int(L)) for L in depths)}) at each of {len(by_depth)} angles."
-           if depth_tested else "; phi increasing with L is not tested (one depth, or no angle above every onset).")
-        + " Not tested: 'with high probability' beyond the seeds run.")
+           if depth_tested else "; phi increasing with L is not tested (one depth, or no angle above every onset)."))
