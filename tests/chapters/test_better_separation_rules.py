@@ -6,7 +6,10 @@ the documented value, :data:`DOCUMENTED`, which the module constants must equal)
 or x0.1, a flipped comparison, a swapped and/or or a dropped guard fails a test.
 """
 import dataclasses
+import json
 import math
+import os
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -447,3 +450,98 @@ def test_in_dim_boundary():
     assert S.SPEC.config(in_dim=D["MIN_IN_DIM"]).in_dim == 2
     with pytest.raises(ParameterError, match="at least 2"):
         S.SPEC.config(in_dim=D["MIN_IN_DIM"] - 1)
+
+
+def test_gradient_norm_depth_1_is_fitted_and_depth_0_is_not():
+    rows = [dict(width=64, depth=L, seed=0, ratio=(L + 1.0) ** (2 - 1)) for L in (0, 1)]
+    gn = S.GradientNorms(grids=GRIDS, widths=[64], depths=[0, 1], seeds=1, ratios=pd.DataFrame(rows))
+    assert S.check_gradient_norm(gn).status == "reproduced"
+
+
+# ---------------------------------------------------------------- the verdict texts, pinned
+GOLDEN = Path(__file__).parent / "golden" / "better_separation_checks.json"
+
+
+def golden_cases(cr_fixture) -> dict:
+    """One constructed input per branch of every check; their full verdicts are pinned in :data:`GOLDEN`."""
+    g1, g2 = medians()
+    lin = acts(theory_edit=lambda th: th.assign(phi=th.theta), fw_edit=lambda fw: fw.assign(phi=fw.theta))
+    over = acts(fw_edit=lambda fw: fw.assign(phi=np.where((fw.activation == "relu2") & (fw.depth == 5), np.nan, fw.phi),
+                                             overflow=(fw.activation == "relu2") & (fw.depth == 5)))
+    norm_acts = acts()
+    norm_acts = dataclasses.replace(norm_acts, activations=["normrelu"],
+                                    theory=norm_acts.theory.assign(activation="normrelu").drop_duplicates(
+                                        ["activation", "depth", "theta"]),
+                                    fw=norm_acts.fw.assign(activation="normrelu"))
+    n0 = S.GradientNorms(grids=GRIDS, widths=[64], depths=[0], seeds=1,
+                         ratios=pd.DataFrame([dict(width=64, depth=0, seed=0, ratio=1.0)]))
+    one_w = pd.DataFrame([dict(depth=1, width=64, rms=0.1, bias=0.0)])
+    cases = {
+        "real ok": real(), "real no gain": real(f=(0.1, 0.1)), "real caveat": real(f=(0.4, 0.4)),
+        "real no growth": real(f=(1.0, (g1 + 0.1 * (g2 - g1)) / g2)), "real one depth": real(f=(1.0,), depths=(1,)),
+        "real none": S.check_real_pairs(real_pairs(), "faces"),
+        "app b ok": S.check_app_b(app_b()),
+        "app b lost": S.check_app_b(app_b(edit=set_variant("standard param.", lambda t, phi: t - 0.01))),
+        "app b none": S.check_app_b(app_b(angles_deg=(60.0, 90.0))),
+        "fig2 ok": S.check_other_activations(over), "fig2 linear": S.check_other_activations(lin),
+        "fig2 partial": S.check_other_activations(acts(theory_edit=lambda th: flat_depth(th, 0, at=20.0))),
+        "fig2 one depth": S.check_other_activations(acts(depths=(1,))),
+        "fig2 none": S.check_other_activations(norm_acts),
+        "cor33 ok": S.check_small_angle_law(law(TL, linear_err(1e-4))),
+        "cor33 fails": S.check_small_angle_law(law(TL, linear_err(1e-2))),
+        "cor33 flat": S.check_small_angle_law(law(TL, np.full_like(TL, 1e-4))),
+        "cor33 no limit": S.check_small_angle_law(law(TL[TL > 2e-5], linear_err(1e-4)[TL > 2e-5])),
+        "cor33 none": S.check_small_angle_law(law(TL[TL > 2e-3], TL[TL > 2e-3])),
+        "onset ok": onset_check(fw_small({64: 1e-2, 256: 1e-3})),
+        "onset grows": onset_check(fw_small({64: 1e-3, 256: 1e-2})),
+        "onset deeper loses": onset_check(fw_small({64: 1e-2, 256: 1e-3}, shallower_wins=True)),
+        "onset one width": onset_check(fw_small({256: 1e-3})),
+        "onset one depth": onset_check(fw_small({64: 1e-2, 256: 1e-3}, depths=(1,))),
+        "eq7 ok": slopes(-0.5), "eq7 flat": slopes(0.0), "eq7 slow": slopes(-0.2),
+        "eq7 one width": S.check_width_convergence(S.GradientAngles(
+            grids=GRIDS, theory_depths=[1], widths=[64], fw_depths=[1], seeds=1, depths=[1], theory=pd.DataFrame(),
+            fw=pd.DataFrame(), errs=one_w)),
+        "norm paper": norms(2.0), "norm derivation": norms(1.0), "norm between": norms(1.6),
+        "norm depth 0": S.check_gradient_norm(n0),
+        "fig1 ok": S.check_crossover(cr_fixture), "fig1 about": S.check_crossover(
+            dataclasses.replace(cr_fixture, cross=cr_fixture.cross.assign(cross=58.0))),
+        "fig1 fails": S.check_crossover(dataclasses.replace(cr_fixture, mono=cr_fixture.mono.assign(increasing_below=40.0))),
+        "large ok": S.check_large_angles(cr_fixture), "large about": S.check_large_angles(
+            dataclasses.replace(cr_fixture, cross=cr_fixture.cross.assign(min_phi_above60=60.0))),
+        "large fails": S.check_large_angles(
+            dataclasses.replace(cr_fixture, cross=cr_fixture.cross.assign(min_phi_above60=30.0))),
+    }
+    return {k: dict(claim=c.claim_id, status=c.status, part=c.part, caveat=c.caveat, measured=c.measured,
+                    rows=[dict(r) for r in c.rows]) for k, c in cases.items()}
+
+
+def test_the_verdict_texts_are_pinned(cr):
+    """The full verdict of every branch (status, part, caveat, measured sentence, judged rows) as a reader sees
+    it. After a deliberate change of wording, regenerate with ``NTK_REGEN_GOLDEN=1`` and review the diff."""
+    got = json.loads(json.dumps(golden_cases(cr)))
+    if os.environ.get("NTK_REGEN_GOLDEN"):
+        GOLDEN.parent.mkdir(exist_ok=True)
+        GOLDEN.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n")
+    want = json.loads(GOLDEN.read_text())
+    assert sorted(got) == sorted(want)
+    for k in want:
+        assert got[k] == want[k], k
+
+
+def test_app_b_a_change_of_exactly_the_tolerance_is_not_rounding():
+    from lib.chapters.better_separation.separation_theory import DEG
+    exact = D["INVARIANT_TOL_DEG"] / DEG    # DEG * exact == 1e-9 exactly in float64
+
+    def edit(name, t, phi):
+        return np.where(t == t.max(), exact, phi) if name == "global scale 10" else phi
+    va = app_b(edit=edit)
+    frame = va.frame.assign(phi_base=np.where((va.frame.variant == "global scale 10") & (va.frame.theta == va.frame.theta.max()),
+                                              0.0, va.frame.phi_base))
+    va = dataclasses.replace(va, frame=frame)
+    assert va.summary.loc["global scale 10", "max_change_deg"] == D["INVARIANT_TOL_DEG"]
+    assert S.check_app_b(va).status == "not reproduced"
+
+
+def test_app_b_an_input_at_exactly_30_deg_is_similar():
+    c = S.check_app_b(app_b(angles_deg=(D["SIMILAR_APP_B_DEG"], 90.0)))
+    assert c.status == "reproduced with caveat"

@@ -6,9 +6,12 @@ through the real ``check_*``, at the target, just above and below it, and at the
 full-data records are checked as data at the edge of every field's range.
 """
 import copy
+import json
 import math
+import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from lib.chapters import performance
@@ -65,11 +68,12 @@ def test_each_part_of_the_target_size_matters(size):
                                             performance.check_throughput)} == {"reproduced"}
 
 
-def test_throughput_not_checked_when_ours_did_not_run():
+def test_not_checked_when_ours_did_not_run():
     df = rows()
-    df.loc[df.method == "ours", "status"] = "skipped"
-    c = performance.check_throughput(run(df))
-    assert c.status == "not checked" and "Not measured" in c.caveat
+    df.loc[df.method == "ours", ["status", "seconds", "peak_mb", "gflops"]] = ["skipped", np.nan, np.nan, np.nan]
+    for check in (performance.check_speedup, performance.check_memory, performance.check_throughput):
+        c = check(run(df))
+        assert c.status == "not checked" and "Not measured" in c.caveat
 
 
 # ---------------------------------------------------------------- records as data, at each field's edge
@@ -101,3 +105,39 @@ def test_a_reversed_kappa_interval_is_refused_and_an_equal_one_accepted():
         REC.check_record(dict(GOOD, kappa_low=2.0, kappa_high=2.0 * IN), Path("r.json"))
     with pytest.raises(InputError, match="not an object"):
         REC.check_record([GOOD], Path("r.json"))
+
+
+# ---------------------------------------------------------------- the verdict texts, pinned
+GOLDEN = Path(__file__).parent / "golden" / "performance_checks.json"
+
+
+def golden_cases() -> dict:
+    """One constructed benchmark per branch of every target check; their full verdicts are pinned in GOLDEN."""
+    skipped = rows()
+    ours = skipped.method == "ours"
+    skipped.loc[ours, ["status", "seconds", "peak_mb", "gflops"]] = ["skipped", np.nan, np.nan, np.nan]
+    benches = {"at target": run(rows()), "caveat": run(rows(jac_s=9.0, jac_mb=95.0, ours_gflops=3.6)),
+               "fails": run(rows(jac_s=5.0, jac_mb=50.0, ours_gflops=2.0)),
+               "off size": run(rows(n=256), target_n=256), "jacobian skipped": run(rows(jac_status="skipped")),
+               "no jacobian": run(rows().query("method != 'jacobian'"), methods=("ours", "ntk_vp")),
+               "not benchmarked": run(rows(), target_n=1024), "ours skipped": run(skipped)}
+    out = {}
+    for name, bench in benches.items():
+        for check in (performance.check_speedup, performance.check_memory, performance.check_throughput):
+            c = check(bench)
+            out[f"{check.__name__} {name}"] = dict(claim=c.claim_id, status=c.status, part=c.part, caveat=c.caveat,
+                                                   measured=c.measured)
+    return out
+
+
+def test_the_verdict_texts_are_pinned():
+    """The full verdict of every branch as a reader sees it. After a deliberate change of wording, regenerate
+    with ``NTK_REGEN_GOLDEN=1`` and review the diff."""
+    got = json.loads(json.dumps(golden_cases()))
+    if os.environ.get("NTK_REGEN_GOLDEN"):
+        GOLDEN.parent.mkdir(exist_ok=True)
+        GOLDEN.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n")
+    want = json.loads(GOLDEN.read_text())
+    assert sorted(got) == sorted(want)
+    for k in want:
+        assert got[k] == want[k], k

@@ -69,7 +69,8 @@ def _noise_caveat(status: str, what: str, rtol: float) -> str:
 def _not_measured(row, src, where: str) -> str:
     why = ("that size was not benchmarked" if row is None else
            "Jacobian contraction was not in the methods" if src is None or not len(src) else
-           f"Jacobian contraction was {src.status.iloc[0]} ({src.reason.iloc[0]})")
+           f"Jacobian contraction was {src.status.iloc[0]} ({src.reason.iloc[0]})" if src.status.iloc[0] != "ok" else
+           "our method did not run")
     return f"Not measured at {where}: {why}."
 
 
@@ -81,7 +82,7 @@ def check_speedup(bench: BenchmarkRun) -> Check:
     ratio r (Jacobian / ours, minimum over repeats, same network, data and threads): "reproduced" if
     r >= :data:`SPEEDUP_TARGET` (100); "reproduced with caveat" if it misses by less than the timing
     noise, r (1 + :data:`TIMING_RTOL`) >= 100 (r >= 83); "not reproduced" below; "not checked" at any other
-    size than :data:`lib.chapters.performance.targets.TARGET_SIZE` or when the Jacobian method did
+    size than :data:`lib.chapters.performance.targets.TARGET_SIZE` or when the Jacobian method or ours did
     not run. The threshold 100 is the target itself, not a tolerance, and not a foregone
     conclusion: the ratio of operation counts at that size is only about 120
     (:func:`lib.finite.cost_model.flop_count`; the verdict quotes it), so the target holds only if
@@ -96,7 +97,7 @@ def check_speedup(bench: BenchmarkRun) -> Check:
         The check, claim id ``"Performance: speed-up vs Jacobian"``.
     """
     row, src, jac_ok, where, judge, caveat = _target(bench)
-    if not jac_ok:
+    if not jac_ok or not np.isfinite(row.speedup_jacobian):
         status, measured = "not checked", _not_measured(row, src, where)
     else:
         jv = src.variant.iloc[0]
@@ -119,7 +120,7 @@ def check_memory(bench: BenchmarkRun) -> Check:
     ratio r of peak extra resident memory (Jacobian / ours, each in a fresh process, baseline after
     setup and warm-up): "reproduced" if r >= :data:`MEMORY_TARGET` (10); "reproduced with caveat" if it
     misses by less than the measurement's noise, r (1 + :data:`MEMORY_RTOL`) >= 10; "not reproduced"
-    below; "not checked" at another size or when the Jacobian method did not run. The threshold is the
+    below; "not checked" at another size or when the Jacobian method or ours did not run. The threshold is the
     target itself, not a tolerance. The full Jacobian stores n x P numbers (about 10 GB at that size), but the
     per-layer variant the memory budget falls back to holds one n x m^2 slice (about 1 GB)
     against O(L n m + n^2) numbers for ours (a few hundred MB), so the ratio can land on either
@@ -133,7 +134,7 @@ def check_memory(bench: BenchmarkRun) -> Check:
         The check, claim id ``"Performance: memory vs Jacobian"``.
     """
     row, src, jac_ok, where, judge, caveat = _target(bench)
-    if not jac_ok:
+    if not jac_ok or not np.isfinite(row.mem_ratio_jacobian):
         status, measured = "not checked", _not_measured(row, src, where)
     else:
         jv = src.variant.iloc[0]
