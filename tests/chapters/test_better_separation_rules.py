@@ -545,3 +545,18 @@ def test_app_b_a_change_of_exactly_the_tolerance_is_not_rounding():
 def test_app_b_an_input_at_exactly_30_deg_is_similar():
     c = S.check_app_b(app_b(angles_deg=(D["SIMILAR_APP_B_DEG"], 90.0)))
     assert c.status == "reproduced with caveat"
+
+
+def test_fig2_an_angle_of_exactly_60_deg_is_judged():
+    at60 = acts(theory_edit=lambda th: th.assign(phi=np.where(np.isclose(th.theta, math.radians(D["SEPARATION_DEG"])),
+                                                             th.theta, th.phi)))
+    assert S.check_other_activations(at60).status == "not reproduced"
+
+    def fw_edit(fw):   # the finite nets at exactly 60 deg far below theta_in: the mean gap turns negative
+        return fw.assign(phi=np.where(np.isclose(fw.theta, math.radians(D["SEPARATION_DEG"])), fw.theta - 3.0, fw.phi))
+    assert S.check_other_activations(acts(fw_edit=fw_edit)).status == "not reproduced"
+
+
+def test_fig2_a_papers_activation_without_finite_nets_does_not_pass():
+    c = S.check_other_activations(acts(fw_edit=lambda fw: fw[fw.activation != "tanh"]))
+    assert c.status == "not reproduced"
