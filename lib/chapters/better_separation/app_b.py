@@ -223,11 +223,11 @@ def check_app_b(va: VariantAngles) -> Check:
 
     Rule:
 
-    * "not checked" when no input angle <= :data:`SIMILAR_APP_B_DEG` (30 deg) was run;
+    * "not checked" when no input angle <= :data:`~lib.chapters.better_separation.app_b.SIMILAR_APP_B_DEG` (30 deg) was run;
     * "not reproduced" when some scale variation (every bias-free variation: global scale, layer
       multipliers, per-layer init scales, standard parameterization) has phi - theta_in <= 0 at some
       input angle <= 30 deg, or when a variation that cannot change the angles of a bias-free ReLU net
-      (global scale, layer multipliers: positive homogeneity) changes phi by :data:`INVARIANT_TOL_DEG`
+      (global scale, layer multipliers: positive homogeneity) changes phi by :data:`~lib.chapters.better_separation.app_b.INVARIANT_TOL_DEG`
       (1e-9 deg, float64 rounding with a margin) or more (the measurement would be broken);
     * "reproduced with caveat" otherwise, never "reproduced": the caveat
       :data:`~lib.chapters.better_separation.app_b.APP_B_CAVEAT` is permanent, since the paper gives no

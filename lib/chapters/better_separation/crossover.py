@@ -131,9 +131,9 @@ def check_crossover(cr: Crossovers) -> Check:
     about 60 deg and grows with depth".
 
     Rule (exact infinite-width values, no noise to allow for): "reproduced" when every crossover
-    angle (phi = theta_in) lies above :data:`STATED_DEG` (60 deg) and phi grows with depth at every grid
+    angle (phi = theta_in) lies above :data:`~lib.chapters.better_separation.crossover.STATED_DEG` (60 deg) and phi grows with depth at every grid
     angle up to at least 60 deg for every pair of consecutive depths; "reproduced with caveat" when the
-    values that miss lie within :data:`ABOUT_DEG` (5 deg) below 60 deg ("about 60 deg"); else "not
+    values that miss lie within :data:`~lib.chapters.better_separation.crossover.ABOUT_DEG` (5 deg) below 60 deg ("about 60 deg"); else "not
     reproduced". Each depth and each pair of depths is one judged row (the "paper vs this book" table of
     Figure 1); a row holds when its value is on the stated side of 60 deg.
 
@@ -167,8 +167,8 @@ def check_large_angles(cr: Crossovers) -> Check:
     non-similar data never become similar".
 
     Rule (exact infinite-width values): "reproduced" when the smallest phi over theta_in in
-    [60, 180] deg exceeds :data:`STATED_DEG` (60 deg) at every depth; "reproduced with caveat" when the
-    smallest phi that misses lies within :data:`ABOUT_DEG` (5 deg) below it ("about 60 deg"; a linear
+    [60, 180] deg exceeds :data:`~lib.chapters.better_separation.crossover.STATED_DEG` (60 deg) at every depth; "reproduced with caveat" when the
+    smallest phi that misses lies within :data:`~lib.chapters.better_separation.crossover.ABOUT_DEG` (5 deg) below it ("about 60 deg"; a linear
     net, phi = theta_in, sits exactly at 60 deg there); else "not reproduced". Each depth is one judged row.
 
     Args:

@@ -109,9 +109,9 @@ def check_gradient_norm(gn: GradientNorms) -> Check:
     exponent p in q_L = (L+1)^p is fitted through L = 0 (least squares in log(L+1), depths >= 1). The
     paper's statement (||grad f(x)|| = (L+1)||x||, so q_L = (L+1)^2) predicts p = 2; the book's derivation
     (formulas page) predicts p = 1, so the two differ by 1 in p. Rule as chapter 1's gradient-norm check
-    ([LH] Thm 2.3): "reproduced" when ``|p - 2| <`` :data:`EXPONENT_PASS` (0.25: finite-width
+    ([LH] Thm 2.3): "reproduced" when ``|p - 2| <`` :data:`~lib.chapters.better_separation.norms.EXPONENT_PASS` (0.25: finite-width
     fluctuations of q_L are O(sqrt(L/m)), far below a quarter of the gap), "not reproduced" when
-    ``|p - 2| >=`` :data:`EXPONENT_FAIL` (0.5: closer to the other prediction), "reproduced with caveat"
+    ``|p - 2| >=`` :data:`~lib.chapters.better_separation.norms.EXPONENT_FAIL` (0.5: closer to the other prediction), "reproduced with caveat"
     in between, "not checked" when no depth >= 1 was run. "not reproduced" here is the erratum.
 
     Args:

@@ -137,12 +137,12 @@ def check_other_activations(acts: Activations) -> Check:
 
     Measured on the exact infinite-width recursion and on the finite nets. For each of relu2, gelu and
     tanh that was run: (a) the recursion gives phi > theta_in at every grid angle in (0,
-    :data:`SEPARATION_DEG`] = (0, 60] deg and every depth; (b) the finite nets separate too: at every
+    :data:`~lib.chapters.better_separation.other_activations.SEPARATION_DEG`] = (0, 60] deg and every depth; (b) the finite nets separate too: at every
     depth, the mean over seeds and over the finite-width angles in (0, 60] deg of phi - theta_in is
     positive (a mean, so that the finite-width noise of a few degrees at one angle, 2.8 deg rms at width
     512, does not decide; a net that does not separate has a mean gap of 0 or below, as a linear net);
     (c) the recursion's phi increases with depth (every consecutive pair of depths) at every grid angle
-    up to :data:`GROWTH_DEG` = 30 deg. Rule:
+    up to :data:`~lib.chapters.better_separation.other_activations.GROWTH_DEG` = 30 deg. Rule:
 
     * "not reproduced" if (a) or (b) fails for one of them (phi <= theta_in: no better separation), or
       (c) fails at every grid angle up to 30 deg (phi is nowhere larger for deeper nets);

@@ -213,7 +213,7 @@ def check_real_pairs(rp: RealPairs, data: str) -> Check:
       is not tested, and the caveat says so);
     * "not checked" if ``data`` has no similar pair.
 
-    The thresholds :data:`GAIN_PASS` (1/2), :data:`GAIN_FAIL` (1/4) and :data:`SHARE_PASS` (95 %) are
+    The thresholds :data:`~lib.chapters.better_separation.real_data.GAIN_PASS` (1/2), :data:`~lib.chapters.better_separation.real_data.GAIN_FAIL` (1/4) and :data:`~lib.chapters.better_separation.real_data.SHARE_PASS` (95 %) are
     module constants with their reasons. What the check does not test, named in the verdict: the
     theorem's limit theta_in -> 0 with a width growing as theta_in falls (real pairs are no closer than
     the data make them; :func:`lib.chapters.better_separation.check_separation_onset` tests that limit on

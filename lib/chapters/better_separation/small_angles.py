@@ -141,11 +141,11 @@ def check_small_angle_law(sa: SmallAngles) -> Check:
 
     Measured on the exact infinite-width angles (:func:`lib.chapters.better_separation.small_angle_errors`):
     e, the largest relative error of sqrt(theta^2 + L theta/pi) over the angles and depths with
-    L theta_in <= :data:`LAW_WINDOW` (1e-3), and e_0, the same over L theta_in <= :data:`LIMIT_WINDOW`
+    L theta_in <= :data:`~lib.chapters.better_separation.small_angles.LAW_WINDOW` (1e-3), and e_0, the same over L theta_in <= :data:`~lib.chapters.better_separation.small_angles.LIMIT_WINDOW`
     (1e-5, two decades lower). Rule:
 
-    * "not reproduced" if e >= :data:`LAW_RTOL` (1e-3, the O(L theta_in) the law itself leaves there);
-    * "reproduced" if e < LAW_RTOL and e_0 < e / :data:`LIMIT_FALL` (the error vanishes as theta_in -> 0,
+    * "not reproduced" if e >= :data:`~lib.chapters.better_separation.small_angles.LAW_RTOL` (1e-3, the O(L theta_in) the law itself leaves there);
+    * "reproduced" if e < LAW_RTOL and e_0 < e / :data:`~lib.chapters.better_separation.small_angles.LIMIT_FALL` (the error vanishes as theta_in -> 0,
       as o(theta_in) says; O(L theta_in) predicts a factor 100 over two decades, 10 is asked);
     * "reproduced with caveat" if e < LAW_RTOL but the error does not fall by that factor, or no angle
       reaches L theta_in <= 1e-5 (then the limit is not tested, and the caveat says so);

@@ -14,7 +14,7 @@ MIN_IN_DIM = 2
 
 
 def check_in_dim(cfg: Config) -> None:
-    """A pair needs two directions: ``in_dim`` must be at least :data:`MIN_IN_DIM` (2).
+    """A pair needs two directions: ``in_dim`` must be at least :data:`~lib.chapters.better_separation.spec.MIN_IN_DIM` (2).
 
     Raises:
         lib.book.params.ParameterError: ``in_dim`` is 1.

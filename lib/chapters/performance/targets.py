@@ -80,8 +80,8 @@ def check_speedup(bench: BenchmarkRun) -> Check:
     The book's own target (claim "Performance: speed-up vs Jacobian"): the exact NTK is at least 100
     times faster than a Jacobian contraction at n = 512, width 512, depth 10. Rule, on the measured time
     ratio r (Jacobian / ours, minimum over repeats, same network, data and threads): "reproduced" if
-    r >= :data:`SPEEDUP_TARGET` (100); "reproduced with caveat" if it misses by less than the timing
-    noise, r (1 + :data:`TIMING_RTOL`) >= 100 (r >= 83); "not reproduced" below; "not checked" at any other
+    r >= :data:`~lib.chapters.performance.targets.SPEEDUP_TARGET` (100); "reproduced with caveat" if it misses by less than the timing
+    noise, r (1 + :data:`~lib.chapters.performance.targets.TIMING_RTOL`) >= 100 (r >= 83); "not reproduced" below; "not checked" at any other
     size than :data:`lib.chapters.performance.targets.TARGET_SIZE` or when the Jacobian method or ours did
     not run. The threshold 100 is the target itself, not a tolerance, and not a foregone
     conclusion: the ratio of operation counts at that size is only about 120
@@ -118,8 +118,8 @@ def check_memory(bench: BenchmarkRun) -> Check:
     The book's own target (claim "Performance: memory vs Jacobian"): the exact NTK needs at least 10
     times less peak memory than a Jacobian contraction at n = 512, width 512, depth 10. Rule, on the
     ratio r of peak extra resident memory (Jacobian / ours, each in a fresh process, baseline after
-    setup and warm-up): "reproduced" if r >= :data:`MEMORY_TARGET` (10); "reproduced with caveat" if it
-    misses by less than the measurement's noise, r (1 + :data:`MEMORY_RTOL`) >= 10; "not reproduced"
+    setup and warm-up): "reproduced" if r >= :data:`~lib.chapters.performance.targets.MEMORY_TARGET` (10); "reproduced with caveat" if it
+    misses by less than the measurement's noise, r (1 + :data:`~lib.chapters.performance.targets.MEMORY_RTOL`) >= 10; "not reproduced"
     below; "not checked" at another size or when the Jacobian method or ours did not run. The threshold is the
     target itself, not a tolerance. The full Jacobian stores n x P numbers (about 10 GB at that size), but the
     per-layer variant the memory budget falls back to holds one n x m^2 slice (about 1 GB)
@@ -153,8 +153,8 @@ def check_throughput(bench: BenchmarkRun) -> Check:
     no less than 50 % of the measured float64 matrix-multiply throughput (n = 512, width 512, depth 10).
     Rule, on the fraction f of our counted matrix-product flops over our measured time to the best
     rate of a plain (n x m)(m x n) float64 product timed in the same worker between our repeats:
-    "reproduced" if f >= :data:`THROUGHPUT_TARGET` (0.5); "reproduced with caveat" if it misses by less
-    than the timing noise, f (1 + :data:`TIMING_RTOL`) >= 0.5; "not reproduced" below; "not checked" at
+    "reproduced" if f >= :data:`~lib.chapters.performance.targets.THROUGHPUT_TARGET` (0.5); "reproduced with caveat" if it misses by less
+    than the timing noise, f (1 + :data:`~lib.chapters.performance.targets.TIMING_RTOL`) >= 0.5; "not reproduced" below; "not checked" at
     another size or when ours did not run. Half, not all: our
     method also does elementwise work that is not counted and products of other shapes (the
     first with m_0 = d), which run below the peak rate of one square product.
