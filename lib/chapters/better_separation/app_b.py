@@ -245,11 +245,10 @@ def check_app_b(va: VariantAngles) -> Check:
     """
     summary, vb = va.summary, va.frame
     names = list(summary.index)
-    similar = vb[vb.theta <= math.radians(SIMILAR_APP_B_DEG) + 1e-12]
+    has_similar = bool((vb.theta <= math.radians(SIMILAR_APP_B_DEG) + 1e-12).any())
     inv_max = float(summary.loc[_INVARIANT, "max_change_deg"].max())
     changed = [nm for nm in names if nm not in _INVARIANT and nm != names[0]]
     scale_variants = [nm for nm in names if not nm.startswith("biases")]
-    has_similar = len(similar) > 0
     lost = [nm for nm in scale_variants if has_similar and summary.loc[nm, "min_gain_deg_below30"] <= 0]
     bias_gain = {nm: summary.loc[nm, "min_gain_deg_below30"] for nm in names if nm.startswith("biases")}
     ratios = summary.filter(like="inf_ratio").to_numpy()

@@ -145,4 +145,4 @@ def check_gradient_norm(gn: GradientNorms) -> Check:
         f"{list(depths)} (the paper's statement predicts p = 2, the derivation p = 1); K_xx / ((L+1)|x|^2) has mean "
         f"within {dev:.3f} of 1 (spread over inputs and seeds up to {sd:.3f})"
         + (f"; the measured norm is ||grad f(x)||^2 = (L+1)||x||^2, so the paper's (L+1)^2||x||^2 is off by a "
-           f"factor L+1 up to {max(depths) + 1}." if abs(p - 1) < 0.25 else "."))
+           f"factor L+1 up to {max(depths) + 1}." if abs(p - 1) < EXPONENT_PASS else "."))
