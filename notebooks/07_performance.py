@@ -37,7 +37,9 @@
 # {glue:text}`target_size`, our NTK is (1) at least {glue:text}`speedup_target` times faster than
 # Jacobian contraction, (2) needs at least {glue:text}`memory_target` times less peak memory, and
 # (3) runs at no less than {glue:text}`throughput_target` of the measured throughput of a plain
-# float64 matrix product. {glue:text}`target_verdicts` We also set our timing beside the paper's
+# float64 matrix product. {glue:text}`target_verdicts` A ratio that misses its target by less than the
+# noise of its measurement (20% for the two timings on this shared machine, 10% for the memory ratio)
+# is "reproduced with caveat", not "not reproduced". We also set our timing beside the paper's
 # statement that each NTK took hours on an A100 GPU.
 #
 # All parameters are in the next cell; re-run with other values through papermill, or run the

@@ -17,7 +17,23 @@ from lib.chapters.better_separation.separation_theory import DEG, crossover_angl
     relu_theory_curves
 
 __all__ = ["Crossovers", "crossovers", "table_crossovers", "plot_crossover", "figure_crossover", "check_crossover",
-           "check_large_angles", "table_figure1_vs_paper"]
+           "check_large_angles", "table_figure1_vs_paper", "STATED_DEG", "ABOUT_DEG"]
+
+#: The angle of the 60 deg statements of [LH] Sec. 3 (phi > theta_in below it, phi above it for larger angles).
+STATED_DEG = 60.0
+#: "About 60 deg": the paper reads its value off Figure 1 without locating it; a value up to this many degrees on
+#: the wrong side of 60 deg is "about 60" (a caveat), farther is not (the figure's gridlines are 30 deg apart, so
+#: a reading is good to a few degrees, and 5 deg is one twelfth of the value).
+ABOUT_DEG = 5.0
+
+
+def _level(holds: list, about: list) -> tuple[str, str]:
+    """The status of rows that each hold (on the stated side of 60 deg) or are "about" (within ABOUT_DEG of it)."""
+    if all(holds):
+        return "reproduced", ""
+    if all(h or a for h, a in zip(holds, about)):
+        return "reproduced with caveat", f"a value misses {STATED_DEG:g} deg by less than {ABOUT_DEG:g} deg: 'about' only"
+    return "not reproduced", ""
 
 
 @dataclass(frozen=True)
@@ -111,12 +127,15 @@ def figure_crossover(cr: Crossovers, profile: str) -> dict:
 
 
 def check_crossover(cr: Crossovers) -> Check:
-    """Verdict on [LH] Sec. 3 / Figure 1: phi > theta_in below about 60 deg, increasing with depth there.
+    """Verdict on [LH] Sec. 3 / Figure 1: "the gradient angle phi exceeds theta_in for input angles below
+    about 60 deg and grows with depth".
 
     Rule (exact infinite-width values, no noise to allow for): "reproduced" when every crossover
-    angle (phi = theta_in) lies above 60 deg and phi grows with depth at every grid angle up to at
-    least 60 deg for every pair of consecutive depths; else "not reproduced". Each depth and each
-    pair of depths is one judged row (the "paper vs this book" table of Figure 1).
+    angle (phi = theta_in) lies above :data:`~lib.chapters.better_separation.crossover.STATED_DEG` (60 deg) and phi grows with depth at every grid
+    angle up to at least 60 deg for every pair of consecutive depths; "reproduced with caveat" when the
+    values that miss lie within :data:`~lib.chapters.better_separation.crossover.ABOUT_DEG` (5 deg) below 60 deg ("about 60 deg"); else "not
+    reproduced". Each depth and each pair of depths is one judged row (the "paper vs this book" table of
+    Figure 1); a row holds when its value is on the stated side of 60 deg.
 
     Args:
         cr: the crossovers; the rule reads ``cr.cross`` and ``cr.mono``.
@@ -127,25 +146,30 @@ def check_crossover(cr: Crossovers) -> Check:
     c = cr.cross.set_index("depth")
     rows = tuple(dict(statement=f"crossover phi = theta_in, L={L}",
                       paper="about 60 deg (text: phi > theta_in for theta_in < 60 deg)",
-                      rule="crossover above 60 deg", holds=bool(v > 60), **{"this book": f"{v:.1f} deg"})
+                      rule="crossover above 60 deg", holds=bool(v > STATED_DEG), **{"this book": f"{v:.1f} deg"})
                  for L, v in c.cross.items())
     rows += tuple(dict(statement=f"phi grows with depth, L={r.depth}->{r.next_depth}", paper="for theta_in < 60 deg",
-                       rule="grows at every grid angle up to 60 deg", holds=bool(r.increasing_below >= 60),
+                       rule="grows at every grid angle up to 60 deg", holds=bool(r.increasing_below >= STATED_DEG),
                        **{"this book": f"below {r.increasing_below:.1f} deg"})
                   for r in cr.mono.itertuples())
+    about = [bool(v > STATED_DEG - ABOUT_DEG) for v in c.cross] + [bool(v >= STATED_DEG - ABOUT_DEG)
+                                                                   for v in cr.mono.increasing_below]
+    status, caveat = _level([r["holds"] for r in rows], about)
     return Check(
-        "[LH] Fig 1", part="small angles", rows=rows,
-        status="reproduced" if all(r["holds"] for r in rows) else "not reproduced",
+        "[LH] Fig 1", part="small angles", rows=rows, status=status, caveat=caveat,
         measured="Crossover angles (phi = theta_in): " + ", ".join(f"L={L}: {v:.1f} deg" for L, v in c.cross.items())
         + "; phi grows with depth below " + ", ".join(f"{r.increasing_below:.1f} deg (L={r.depth}->{r.next_depth})"
                                                      for r in cr.mono.itertuples()) + ".")
 
 
 def check_large_angles(cr: Crossovers) -> Check:
-    """Verdict on [LH] Sec. 3 / Figure 1: for large input angles the gradient angle stays above 60 deg.
+    """Verdict on [LH] Sec. 3 / Figure 1: "for large input angles phi stays large (above about 60 deg):
+    non-similar data never become similar".
 
     Rule (exact infinite-width values): "reproduced" when the smallest phi over theta_in in
-    [60, 180] deg exceeds 60 deg at every depth, else "not reproduced". Each depth is one judged row.
+    [60, 180] deg exceeds :data:`~lib.chapters.better_separation.crossover.STATED_DEG` (60 deg) at every depth; "reproduced with caveat" when the
+    smallest phi that misses lies within :data:`~lib.chapters.better_separation.crossover.ABOUT_DEG` (5 deg) below it ("about 60 deg"; a linear
+    net, phi = theta_in, sits exactly at 60 deg there); else "not reproduced". Each depth is one judged row.
 
     Args:
         cr: the crossovers; the rule reads ``cr.cross``.
@@ -155,11 +179,11 @@ def check_large_angles(cr: Crossovers) -> Check:
     """
     c = cr.cross.set_index("depth")
     rows = tuple(dict(statement=f"smallest phi for theta_in in [60, 180] deg, L={L}", paper="above 60 deg",
-                      rule="above 60 deg", holds=bool(v > 60), **{"this book": f"{v:.1f} deg"})
+                      rule="above 60 deg", holds=bool(v > STATED_DEG), **{"this book": f"{v:.1f} deg"})
                  for L, v in c.min_phi_above60.items())
+    status, caveat = _level([r["holds"] for r in rows], [bool(v > STATED_DEG - ABOUT_DEG) for v in c.min_phi_above60])
     return Check(
-        "[LH] Fig 1", part="large angles", rows=rows,
-        status="reproduced" if all(r["holds"] for r in rows) else "not reproduced",
+        "[LH] Fig 1", part="large angles", rows=rows, status=status, caveat=caveat,
         measured="Smallest phi over theta_in in [60, 180] deg: " + ", ".join(f"L={L}: {v:.1f}" for L, v in c.min_phi_above60.items())
         + " deg; phi >= 60 deg already for theta_in above " + ", ".join(f"{v:.1f}" for v in c.theta_at_phi60) + " deg.")
 

@@ -33,13 +33,24 @@ from lib.spectra import angle_matrix
 from lib.validation import InputError
 
 __all__ = ["REAL_DATA", "SIMILAR_DEG", "RealPairs", "load_real", "measure_real_pairs", "table_real_pairs",
-           "plot_real_pairs", "figure_real_pairs", "check_real_pairs"]
+           "plot_real_pairs", "figure_real_pairs", "check_real_pairs", "GAIN_PASS", "GAIN_FAIL", "SHARE_PASS"]
 
 #: The real data sets of this chapter (``"mnist_5k"``: the paper's data set, 5,000 of its training images).
 REAL_DATA = ("digits", "faces", "mnist_5k")
 
-#: Input angles below which pairs count as similar (Eq. 7 gives phi > theta_in there at every depth >= 1).
+#: Input angles below which pairs count as similar (Eq. 7 gives phi > theta_in there at every depth >= 1:
+#: its crossover phi = theta_in lies above 66 deg, chapter's crossover table).
 SIMILAR_DEG = 60.0
+#: "reproduced" needs the measured median gain (and its growth with depth) to be at least this share of Eq. 7's:
+#: the finite-width error of phi is O(1/sqrt(m)), 1-2 deg at width 512, far below half of Eq. 7's median gains on
+#: these pairs (about 5 deg at L = 1, 15 deg at L = 5), so a net that separates as the theorem says clears it.
+GAIN_PASS = 0.5
+#: "not reproduced" when the measured median gain (or its growth with depth) is below this share of Eq. 7's: a
+#: linear net has gain 0 up to finite-width noise, far below a quarter of Eq. 7's.
+GAIN_FAIL = 0.25
+#: "reproduced" needs at least this share of the similar pairs to have phi > theta_in at every depth ("with high
+#: probability"; the pairs within the 1-2 deg finite-width noise of theta_in may lose, a few percent).
+SHARE_PASS = 0.95
 
 
 def load_real(data: str, n: int, seed: int = 0) -> np.ndarray:
@@ -184,18 +195,29 @@ def figure_real_pairs(rp: RealPairs, profile: str) -> dict:
 
 
 def check_real_pairs(rp: RealPairs, data: str) -> Check:
-    """[LH] Thm 3.2 on real data: similar real images (theta_in <= 60 deg) get phi > theta_in at finite width.
+    """[LH] Thm 3.2 on real data: "for a small input angle theta_in, a wide ReLU network has phi > theta_in
+    with high probability over the initialization, and phi increases with the depth L".
 
-    Rule, on the pairs of ``data`` with theta_in <= :data:`~lib.chapters.better_separation.real_data.SIMILAR_DEG` (where Eq. 7 predicts
-    phi > theta_in at every depth; its crossover is above 66 deg), per depth, over seeds: let G be
-    the measured median gain phi - theta_in and G_7 the median gain Eq. 7 predicts for the same
-    pairs. "reproduced" if at every depth G >= G_7 / 2 and at least 95 % of the pairs have
-    phi > theta_in (the finite-width error of phi is O(1/sqrt(m)), 1-2 deg at width 512, far
-    below the median gains of Eq. 7 on these pairs, about 5 deg at L = 1 and 15 deg at L = 5 on
-    digits and faces, so a net that separates as the theorem
-    says clears both easily); "not reproduced" if at some depth G < G_7 / 4 (no better
-    separation: a linear net has G = 0 up to finite-width noise); "reproduced with caveat"
-    between; "not checked" if ``data`` has no similar pair.
+    Measured on the pairs of ``data`` with theta_in <= :data:`~lib.chapters.better_separation.real_data.SIMILAR_DEG`
+    (60 deg, where Eq. 7 predicts phi > theta_in at every depth; its crossover is above 66 deg), per depth,
+    over seeds: G, the measured median gain phi - theta_in, and G_7, the median gain Eq. 7 predicts for the
+    same pairs; the share of pairs with phi > theta_in; and from each depth to the next, the growth of
+    the median gain, G(L') - G(L), against Eq. 7's, G_7(L') - G_7(L) (phi increases with L). Rule:
+
+    * "not reproduced" if at some depth G < GAIN_FAIL G_7 (no better separation: a linear net has G = 0
+      up to finite-width noise) or from some depth to the next the gain grows by less than GAIN_FAIL of
+      Eq. 7's growth (phi does not increase with L);
+    * "reproduced" if at every depth G >= GAIN_PASS G_7 and at least SHARE_PASS of the pairs have
+      phi > theta_in, and every growth is at least GAIN_PASS of Eq. 7's;
+    * "reproduced with caveat" in between, and when a single depth was run (then "phi increases with L"
+      is not tested, and the caveat says so);
+    * "not checked" if ``data`` has no similar pair.
+
+    The thresholds :data:`~lib.chapters.better_separation.real_data.GAIN_PASS` (1/2), :data:`~lib.chapters.better_separation.real_data.GAIN_FAIL` (1/4) and :data:`~lib.chapters.better_separation.real_data.SHARE_PASS` (95 %) are
+    module constants with their reasons. What the check does not test, named in the verdict: the
+    theorem's limit theta_in -> 0 with a width growing as theta_in falls (real pairs are no closer than
+    the data make them; :func:`lib.chapters.better_separation.check_separation_onset` tests that limit on
+    synthetic pairs); it tests the statement on every pair up to 60 deg instead.
 
     Args:
         rp: :func:`measure_real_pairs` output.
@@ -212,16 +234,26 @@ def check_real_pairs(rp: RealPairs, data: str) -> Check:
                      caveat=f"no pair of {data} images has theta_in <= {SIMILAR_DEG:.0f} deg", measured="no similar pair")
     g = sim.assign(gain=sim.phi - sim.theta, gain_inf=sim.phi_inf - sim.theta, up=sim.phi > sim.theta).groupby("depth")
     G, G7, share = g.gain.median(), g.gain_inf.median(), g.up.mean()
-    if (G < G7 / 4).any():
+    grow, grow7 = G.diff().iloc[1:], G7.diff().iloc[1:]
+    one_depth = len(G) < 2
+    if (G < GAIN_FAIL * G7).any() or (grow < GAIN_FAIL * grow7).any():
         status, caveat = "not reproduced", ""
-    elif (G >= G7 / 2).all() and (share >= 0.95).all():
+    elif (G >= GAIN_PASS * G7).all() and (share >= SHARE_PASS).all() and (grow >= GAIN_PASS * grow7).all() \
+            and not one_depth:
         status, caveat = "reproduced", ""
     else:
-        status, caveat = "reproduced with caveat", "the measured gain is below half of Eq. 7's, or over 5 % of pairs lose"
+        status = "reproduced with caveat"
+        caveat = ("one depth only: phi increasing with L is not tested" if one_depth else
+                  f"the measured gain or its growth with depth is below {GAIN_PASS:.0%} of Eq. 7's, or over "
+                  f"{1 - SHARE_PASS:.0%} of pairs lose")
     n_pairs = len(sim) // (rp.seeds * len(rp.depths))
     measured = (f"On {n_pairs} pairs of {data} images with theta_in <= {SIMILAR_DEG:.0f} deg (smallest "
                 f"{DEG * sim.theta.min():.1f} deg), width {rp.width}, {rp.seeds} seeds: median phi - theta_in "
                 + ", ".join(f"{DEG * G[L]:.1f} deg (L={L}; Eq. 7: {DEG * G7[L]:.1f})" for L in G.index)
                 + "; share of pairs with phi > theta_in " + ", ".join(f"{share[L]:.1%} (L={L})" for L in share.index)
-                + ".")
+                + ("; growth of the median gain with depth " + ", ".join(
+                    f"{DEG * v:.1f} deg (to L={L}; Eq. 7: {DEG * grow7[L]:.1f})" for L, v in grow.items())
+                   if not one_depth else "; one depth, so phi increasing with L is not tested")
+                + ". Not tested here: the theorem's limit theta_in -> 0 with the width growing as theta_in falls "
+                "(the onset check tests it on synthetic pairs); the pairs are judged up to 60 deg instead.")
     return Check("[LH] Thm 3.2", status=status, part=part, caveat=caveat, measured=measured)

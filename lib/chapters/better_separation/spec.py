@@ -7,17 +7,20 @@ from lib.book.spec import ChapterSpec, Config, Param
 from lib.chapters.better_separation.other_activations import ACTIVATIONS
 from lib.chapters.better_separation.real_data import REAL_DATA
 
-__all__ = ["SPEC", "check_in_dim"]
+__all__ = ["SPEC", "check_in_dim", "MIN_IN_DIM"]
+
+#: The smallest input dimension: two unit inputs at a prescribed angle span a plane, so d >= 2.
+MIN_IN_DIM = 2
 
 
 def check_in_dim(cfg: Config) -> None:
-    """A pair needs two directions: ``in_dim`` must be at least 2.
+    """A pair needs two directions: ``in_dim`` must be at least :data:`~lib.chapters.better_separation.spec.MIN_IN_DIM` (2).
 
     Raises:
         lib.book.params.ParameterError: ``in_dim`` is 1.
     """
-    if cfg.in_dim < 2:
-        raise P.ParameterError("parameter 'in_dim' must be at least 2 (a pair needs two directions)")
+    if cfg.in_dim < MIN_IN_DIM:
+        raise P.ParameterError(f"parameter 'in_dim' must be at least {MIN_IN_DIM} (a pair needs two directions)")
 
 
 #: The chapter's parameters: the notebook validates ``locals()`` against it, tests build ``SPEC.config(...)``.

@@ -1,0 +1,152 @@
+"""Chapter 07's verdict rules, pinned at every threshold (issue 25).
+
+The three targets are the book's own (claims "Performance: ..."): each is fed constructed benchmark rows
+through the real ``check_*``, at the target, just above and below it, and at the edge of its noise band
+(built from the documented values, :data:`DOCUMENTED`, which the module constants must equal); the
+full-data records are checked as data at the edge of every field's range.
+"""
+import copy
+import json
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lib.chapters import performance
+from lib.chapters.performance import recorded as REC
+from lib.chapters.performance import targets as T
+from lib.validation import InputError
+from tests.chapters.test_performance import rows, run
+
+DOCUMENTED = dict(TARGET_SIZE=(512, 512, 10), SPEEDUP_TARGET=100, MEMORY_TARGET=10, THROUGHPUT_TARGET=0.5,
+                  TIMING_RTOL=0.2, MEMORY_RTOL=0.1)
+D = DOCUMENTED
+IN, OUT = 0.99, 1.01
+OURS_S, OURS_MB, MATMUL = 0.1, 10.0, 8.0   # what rows() gives ours and the plain matmul
+
+
+def test_the_thresholds_are_the_documented_ones():
+    assert {k: getattr(T, k) for k in DOCUMENTED} == DOCUMENTED
+
+
+def levels(target, rtol):
+    """(ratio, status) at the target, just above and below it, and just inside and outside the noise band."""
+    edge = target / (1 + rtol)
+    return [(target, "reproduced"), (target * OUT, "reproduced"), (target * IN, "reproduced with caveat"),
+            (edge * OUT, "reproduced with caveat"), (edge * IN, "not reproduced")]
+
+
+@pytest.mark.parametrize("ratio,status", levels(D["SPEEDUP_TARGET"], D["TIMING_RTOL"]))
+def test_speedup_levels(ratio, status):
+    c = performance.check_speedup(run(rows(jac_s=ratio * OURS_S)))
+    assert c.status == status and ("noise" in c.caveat) == status.endswith("caveat")
+
+
+@pytest.mark.parametrize("ratio,status", levels(D["MEMORY_TARGET"], D["MEMORY_RTOL"]))
+def test_memory_levels(ratio, status):
+    c = performance.check_memory(run(rows(jac_mb=ratio * OURS_MB)))
+    assert c.status == status and ("noise" in c.caveat) == status.endswith("caveat")
+
+
+@pytest.mark.parametrize("ratio,status", levels(D["THROUGHPUT_TARGET"], D["TIMING_RTOL"]))
+def test_throughput_levels(ratio, status):
+    c = performance.check_throughput(run(rows(ours_gflops=ratio * MATMUL)))
+    assert c.status == status and ("noise" in c.caveat) == status.endswith("caveat")
+
+
+@pytest.mark.parametrize("size", [dict(n=256), dict(width=256), dict(depth=5)])
+def test_each_part_of_the_target_size_matters(size):
+    n, width, depth = size.get("n", 512), size.get("width", 512), size.get("depth", 10)
+    bench = run(rows(n=n, width=width, depth=depth), target_n=n, target_depth=depth)
+    for check in (performance.check_speedup, performance.check_memory, performance.check_throughput):
+        c = check(bench)
+        assert c.status == "not checked" and c.caveat == c.measured
+    at = run(rows())
+    assert {check(at).status for check in (performance.check_speedup, performance.check_memory,
+                                            performance.check_throughput)} == {"reproduced"}
+
+
+def test_not_checked_when_ours_did_not_run():
+    df = rows()
+    df.loc[df.method == "ours", ["status", "seconds", "peak_mb", "gflops"]] = ["skipped", np.nan, np.nan, np.nan]
+    for check in (performance.check_speedup, performance.check_memory, performance.check_throughput):
+        c = check(run(df))
+        assert c.status == "not checked" and "Not measured" in c.caveat
+
+
+# ---------------------------------------------------------------- records as data, at each field's edge
+GOOD = dict(n=2, depth=0, width=1, in_dim=1, min_angle=0.0, lambda_max=1.0, lambda_max_low=1.0,
+            lambda_max_high=1.0, kappa_low=1.0, kappa_high=math.inf, lambda_min_mode="certified", seconds=0.0,
+            peak_gib=0.0, load_start=0.0, load_end=0.0, cpus=1, command="python -m x", commit="abc",
+            recorded="now", date="today", t_angle_scan=0.0, shift=None)
+
+
+def test_a_record_at_every_lower_edge_is_accepted():
+    assert REC.check_record(copy.deepcopy(GOOD), Path("r.json")) == GOOD
+    assert REC.check_record(dict(GOOD, min_angle=math.pi, kappa_low=None, kappa_high=None), Path("r.json"))
+
+
+@pytest.mark.parametrize("field,value", [
+    ("n", 1), ("depth", -1), ("width", 0), ("in_dim", 0), ("cpus", 0), ("n", True), ("n", 2.0),
+    ("min_angle", -1e-12), ("min_angle", math.pi * OUT), ("lambda_max", math.inf), ("lambda_max", -1e-12),
+    ("kappa_low", IN), ("kappa_high", math.nan), ("seconds", -1e-12), ("t_angle_scan", -1e-12),
+    ("t_angle_scan", math.inf), ("shift", math.nan), ("command", " "), ("lambda_max_high", 1.0 * IN),
+    ("lambda_max_low", 1.0 * OUT)])
+def test_a_record_just_past_an_edge_is_refused(field, value):
+    with pytest.raises(InputError, match="the record r.json"):
+        REC.check_record(dict(GOOD, **{field: value}), Path("r.json"))
+
+
+def test_a_reversed_kappa_interval_is_refused_and_an_equal_one_accepted():
+    assert REC.check_record(dict(GOOD, kappa_low=2.0, kappa_high=2.0), Path("r.json"))
+    with pytest.raises(InputError, match="reversed"):
+        REC.check_record(dict(GOOD, kappa_low=2.0, kappa_high=2.0 * IN), Path("r.json"))
+    with pytest.raises(InputError, match="not an object"):
+        REC.check_record([GOOD], Path("r.json"))
+
+
+# ---------------------------------------------------------------- the verdict texts, pinned
+GOLDEN = Path(__file__).parent / "golden" / "performance_checks.json"
+
+
+def golden_cases() -> dict:
+    """One constructed benchmark per branch of every target check; their full verdicts are pinned in GOLDEN."""
+    skipped = rows()
+    ours = skipped.method == "ours"
+    skipped.loc[ours, ["status", "seconds", "peak_mb", "gflops"]] = ["skipped", np.nan, np.nan, np.nan]
+    benches = {"at target": run(rows()), "caveat": run(rows(jac_s=9.0, jac_mb=95.0, ours_gflops=3.6)),
+               "fails": run(rows(jac_s=5.0, jac_mb=50.0, ours_gflops=2.0)),
+               "off size": run(rows(n=256), target_n=256), "jacobian skipped": run(rows(jac_status="skipped")),
+               "no jacobian": run(rows().query("method != 'jacobian'"), methods=("ours", "ntk_vp")),
+               "not benchmarked": run(rows(), target_n=1024), "ours skipped": run(skipped)}
+    out = {}
+    for name, bench in benches.items():
+        for check in (performance.check_speedup, performance.check_memory, performance.check_throughput):
+            c = check(bench)
+            out[f"{check.__name__} {name}"] = dict(claim=c.claim_id, status=c.status, part=c.part, caveat=c.caveat,
+                                                   measured=c.measured)
+    return out
+
+
+def test_the_verdict_texts_are_pinned():
+    """The full verdict of every branch as a reader sees it. After a deliberate change of wording, regenerate
+    with ``NTK_REGEN_GOLDEN=1`` and review the diff."""
+    got = json.loads(json.dumps(golden_cases()))
+    if os.environ.get("NTK_REGEN_GOLDEN"):
+        GOLDEN.parent.mkdir(exist_ok=True)
+        GOLDEN.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n")
+    want = json.loads(GOLDEN.read_text())
+    assert sorted(got) == sorted(want)
+    for k in want:
+        assert got[k] == want[k], k
+
+
+def test_a_ratio_at_exactly_the_noise_edge_is_a_caveat():
+    """ratio (1 + rtol) == target exactly: still within the noise (a flipped >= fails here)."""
+    jac_mb, gflops = 90.9090909090909, 3.3333333333333335   # ratio 100/11 and fraction 5/12, to the last bit
+    assert (jac_mb / OURS_MB) * (1 + D["MEMORY_RTOL"]) == D["MEMORY_TARGET"]
+    assert (gflops / MATMUL) * (1 + D["TIMING_RTOL"]) == D["THROUGHPUT_TARGET"]
+    assert performance.check_memory(run(rows(jac_mb=jac_mb))).status == "reproduced with caveat"
+    assert performance.check_throughput(run(rows(ours_gflops=gflops))).status == "reproduced with caveat"
