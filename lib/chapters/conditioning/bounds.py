@@ -268,7 +268,7 @@ def checks_prop41(sweep: ConditioningSweep) -> list[Check]:
     return [check_prop41(sweep), check_prop41_ordering(sweep)]
 
 
-#: Relative change of the infinite-width kappa(K_L) between depths that float64 cannot resolve: its eigenvalues
+#: Relative change of the infinite-width kappa(K_L) between depths that float64 cannot resolve; its eigenvalues
 #: are exact to about n eps kappa (1e-11 for n = 200, kappa = 2e4; the Lanczos path of
 #: :func:`lib.spectra.fast_extremes` to 1e-10), while the curves of the sweep fall by 1% or more per depth. A
 #: rise beyond it fails "decreasing"; a fall beyond it, from L = 1 to the largest depth, is required; a step within

@@ -207,13 +207,13 @@ def check_aak_rate(st: AakDepth, kind: str) -> Check:
     ``r`` = fitted / log(1 - mu) (the paper's rate) and, for the NTK, ``r_sharp`` = fitted / log((1 - mu)/chi).
     Rule:
 
-    * "not reproduced" if some ``r`` < :data:`AAK_NO_DECAY_RATIO` (0.1): kappa - 1 does not decay;
+    * "not reproduced" if some ``r`` < :data:`~lib.chapters.infinite_depth.aak_depth.AAK_NO_DECAY_RATIO` (0.1): kappa - 1 does not decay;
     * "inconclusive" if some fit is missing (fewer than 3 depths above rounding) or kappa is at least
-      :data:`AAK_NEAR_ONE` (1.1) at the deepest layer for some activation: correlations are not small yet
+      :data:`~lib.chapters.infinite_depth.aak_depth.AAK_NEAR_ONE` (1.1) at the deepest layer for some activation: correlations are not small yet
       (deeper needed);
-    * otherwise (asymptotic regime) "not reproduced" if some ``r`` < :data:`AAK_MIN_RATIO` (0.9): a decay
+    * otherwise (asymptotic regime) "not reproduced" if some ``r`` < :data:`~lib.chapters.infinite_depth.aak_depth.AAK_MIN_RATIO` (0.9): a decay
       slower than the paper's rate; for the NTK "reproduced with caveat" if every ``r`` meets the paper's rate
-      but some ``r_sharp`` < :data:`AAK_SHARP_MIN_RATIO` (0.75): slower than this book's sharper prediction,
+      but some ``r_sharp`` < :data:`~lib.chapters.infinite_depth.aak_depth.AAK_SHARP_MIN_RATIO` (0.75): slower than this book's sharper prediction,
       which the paper does not claim; else "reproduced". A faster decay agrees with the bound.
 
     "not checked" without a centred activation (the theorem's premise).
@@ -271,7 +271,7 @@ def check_relu_uncentred(st: AakDepth) -> Check:
     """[AAK] Thm 3.10: uncentred activations like ReLU send layer correlations to 1, so kappa does not tend to 1.
 
     Rule: "reproduced" if plain ReLU's largest top-layer correlation at the deepest layer exceeds that at
-    L = 1 and its NTK kappa there is above :data:`RELU_KAPPA_FLOOR` (1.5; the ReLU limit (n+3)/3 is >= 5/3
+    L = 1 and its NTK kappa there is above :data:`~lib.chapters.infinite_depth.aak_depth.RELU_KAPPA_FLOOR` (1.5; the ReLU limit (n+3)/3 is >= 5/3
     for n >= 2, [LH] Thm 4.3); "not reproduced" otherwise; "not checked" when ReLU is not in the study (no
     uncentred activation to test).
 
@@ -312,9 +312,9 @@ def check_phi_90(st: AakDepth) -> Check:
     Measurement: for each of these activations in the study, the largest ``|phi - 90 deg|`` over all pairs
     (from the largest ``|off-diagonal|`` of the normalized infinite-width NTK) at the deepest computed layer
     and at the middle of the computed depths. Rule: "reproduced" if every deviation at the deepest layer is
-    below :data:`PHI90_TOL_DEG` (1 deg; the decay is exponential in depth, so 1 deg is reached within the depths
+    below :data:`~lib.chapters.infinite_depth.aak_depth.PHI90_TOL_DEG` (1 deg; the decay is exponential in depth, so 1 deg is reached within the depths
     computed); otherwise "inconclusive" if every deviation of 1 deg or more at least halved
-    (:data:`PHI90_SHRINK`) since the middle depth (an
+    (:data:`~lib.chapters.infinite_depth.aak_depth.PHI90_SHRINK`) since the middle depth (an
     exponential approach to 90 deg not yet complete: deeper needed), "not reproduced" if one did not (phi
     settles elsewhere, as ReLU's does at arccos(1/4), where the deviation shrinks by a few percent only);
     "not checked" if none of these activations is in the study.

@@ -219,7 +219,7 @@ def check_lemma_e6(sa: SmallAngle) -> Check:
     against theta_in, per layer.
     Rule: o(theta_in^2) means the ratio vanishes as theta_in -> 0; the next term of the expansion makes it
     fall like theta_in (log-log slope 1). "reproduced" if every layer's slope is at least
-    :data:`E6_MIN_SLOPE` (0.5); "not reproduced" if some slope is below :data:`E6_FAIL_SLOPE` (0.2; the ratio
+    :data:`~lib.chapters.infinite_depth.app_e.E6_MIN_SLOPE` (0.5); "not reproduced" if some slope is below :data:`~lib.chapters.infinite_depth.app_e.E6_FAIL_SLOPE` (0.2; the ratio
     tends to a constant: a wrong coefficient, e.g. 1
     instead of 1/3, gives slope ~ 0); "reproduced with caveat" in between.
 

@@ -173,7 +173,7 @@ def measure_collapse(cfg, d: int = 16) -> Collapse:
 
     Returns:
         A :class:`lib.chapters.infinite_depth.collapse.Collapse`, with the Monte Carlo of one random layer at the
-        angles :data:`G_MC_DEG` beside the plotted g (:func:`lib.chapters.infinite_depth.collapse.g_monte_carlo`).
+        angles :data:`~lib.chapters.infinite_depth.collapse.G_MC_DEG` beside the plotted g (:func:`lib.chapters.infinite_depth.collapse.g_monte_carlo`).
     """
     zgrid = np.linspace(0, math.pi, 181)
     t = np.deg2rad(cfg.collapse_angles)
@@ -260,7 +260,7 @@ def check_g_plot(c: Collapse) -> Check:
     the Monte Carlo of one random ReLU layer (``c.g_mc``, :func:`lib.chapters.infinite_depth.collapse.g_monte_carlo`)
     at a few angles. Rule: "not checked" without that measurement (only the formula is drawn); "not reproduced"
     if the plotted g (on the grid, z > 0) is not strictly increasing and below the identity, or if at some
-    measured angle the Monte Carlo cos g differs from the plotted one by more than :data:`G_MC_SIGMAS` (5)
+    measured angle the Monte Carlo cos g differs from the plotted one by more than :data:`~lib.chapters.infinite_depth.collapse.G_MC_SIGMAS` (5)
     standard errors; else "reproduced".
 
     Args:
@@ -293,7 +293,7 @@ def check_prop_a1(c: Collapse) -> Check:
     """[LH] Prop A.1: g is increasing, g(z) <= z with equality only at 0, and g^l(z) -> 0.
 
     Rule: "reproduced" if g is increasing and below the identity on the grid and every embedding angle at
-    the deepest sampled layer is below :data:`COLLAPSE_TOL` (1e-3 rad; theta^(l) ~ 3 pi / l: below 1e-3 from
+    the deepest sampled layer is below :data:`~lib.chapters.infinite_depth.collapse.COLLAPSE_TOL` (1e-3 rad; theta^(l) ~ 3 pi / l: below 1e-3 from
     l ~ 1e4 on); else "not reproduced".
 
     Args:
@@ -315,7 +315,7 @@ def check_thm_a2(c: Collapse) -> Check:
     """[LH] Thm A.2: the embedding angles theta^(l) decrease with l and tend to 0.
 
     Rule: "reproduced" if theta^(l) is strictly decreasing on the sampled layers for every input angle and
-    below :data:`COLLAPSE_TOL` (1e-3 rad) at the deepest layer (see
+    below :data:`~lib.chapters.infinite_depth.collapse.COLLAPSE_TOL` (1e-3 rad) at the deepest layer (see
     :func:`lib.chapters.infinite_depth.collapse.check_prop_a1`); else "not reproduced". The finite-width rms
     deviation is reported, not tested.
 

@@ -119,7 +119,7 @@ DUAL_ATOL = 1e-10
 def check_dual_bound(ds: DualStudy) -> Check:
     """[AAK] Lemma C.7: ``|s_hat(rho)|`` <= (1 - mu)``|rho|`` + mu rho^2 for a normalized activation.
 
-    Rule: "reproduced" if the largest excess ``|s_hat|`` - bound over the grid is at most :data:`DUAL_ATOL`
+    Rule: "reproduced" if the largest excess ``|s_hat|`` - bound over the grid is at most :data:`~lib.chapters.infinite_depth.dual_activation.DUAL_ATOL`
     (1e-10, quadrature rounding; the bound is attained at rho = 0 and 1), "not reproduced" otherwise, "not
     checked" without a centred activation.
 
@@ -195,7 +195,7 @@ def check_normrelu(mom: Moments) -> Check:
     Measurement: Monte Carlo moments of the torch function the networks use
     (:func:`lib.chapters.infinite_depth.dual_activation.measure_moments`), not the quadrature constants
     the code divided by. Rule: "reproduced" if ``|E[s]|`` and ``|E[s^2] - 1|`` are both within
-    :data:`NORMRELU_SIGMAS` (5) standard errors (a 5-sigma band: a false alarm has probability below 1e-6); else
+    :data:`~lib.chapters.infinite_depth.dual_activation.NORMRELU_SIGMAS` (5) standard errors (a 5-sigma band: a false alarm has probability below 1e-6); else
     "not reproduced" (plain ReLU, for instance, has E[s] = 0.40 and E[s^2] = 0.5).
 
     Args:

@@ -140,7 +140,7 @@ THM35_RULE = ("within 1 deg of the limit at the deepest depth, or the gap still 
 def _gap_trends(p: PhiProfile) -> pd.DataFrame:
     """Per input angle (degrees): the gap |phi - arccos(1/4)| (degrees) at the deepest depth, whether it shrank over
     the last decade of depth (smaller at its end than at its start, with a negative log-log slope), that slope,
-    and whether it is within :data:`THM35_TOL_DEG`."""
+    and whether it is within :data:`~lib.chapters.infinite_depth.gradient_angle.THM35_TOL_DEG`."""
     Lmax = int(p.frame.depth.max())
     L_dec = nearest_depth(p.frame.depth.unique(), Lmax / 10)
     rows = []
@@ -160,8 +160,8 @@ def check_thm35(p: PhiProfile) -> Check:
     slope over the last decade (from the sampled depth nearest L_max/10 to L_max), and whether it shrank over
     that decade: smaller at L_max than at its start, with a negative slope (not at every depth: phi of wide
     input angles overshoots the limit first, so its gap dips and grows before it falls). The limit is reached for an angle if the gap at L_max is below
-    :data:`THM35_TOL_DEG` (1 deg); a gap not yet there still goes to 0 if it shrank over the last decade at a
-    slope <= -:data:`THM35_MIN_DECAY` (at least like L^(-1/2); a gap tending to a non-zero value has slope
+    :data:`~lib.chapters.infinite_depth.gradient_angle.THM35_TOL_DEG` (1 deg); a gap not yet there still goes to 0 if it shrank over the last decade at a
+    slope <= -:data:`~lib.chapters.infinite_depth.gradient_angle.THM35_MIN_DECAY` (at least like L^(-1/2); a gap tending to a non-zero value has slope
     -> 0). Convergence is judged by these trends,
     not by the slowest angle alone. Rule:
 

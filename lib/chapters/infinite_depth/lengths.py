@@ -77,10 +77,10 @@ def check_lengths(lengths: Lengths) -> Check:
     """[AAK] Thm 3.11: for an odd, increasing activation concave on [0, inf) (tanh), inputs of any length reach
     the fixed point of the length map, and their correlations shrink.
 
-    Rule: "reproduced" if at the deepest layer every ``|Sigma_ii - 1|`` is below :data:`LENGTH_TOL` (1e-6; the
+    Rule: "reproduced" if at the deepest layer every ``|Sigma_ii - 1|`` is below :data:`~lib.chapters.infinite_depth.lengths.LENGTH_TOL` (1e-6; the
     fixed point attracts at a geometric rate, so tens of layers reach 1e-6, far above rounding) and the largest
     correlation is below its value at layer 1; "inconclusive" if the lengths are converging (the deviation
-    at least halved since layer 1, :data:`LENGTH_SHRINK`) but not yet within 1e-6 or the correlations did not
+    at least halved since layer 1, :data:`~lib.chapters.infinite_depth.lengths.LENGTH_SHRINK`) but not yet within 1e-6 or the correlations did not
     shrink; "not reproduced" otherwise (ReLU, positively
     homogeneous, keeps every length: the counterfactual of the tests).
 
