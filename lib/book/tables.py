@@ -15,7 +15,8 @@ import pandas as pd
 
 from lib.book.wording import number
 
-__all__ = ["SIGNIFICANT_DIGITS", "FIXED_RANGE", "header", "column_formatter", "table_html", "use_book_tables"]
+__all__ = ["SIGNIFICANT_DIGITS", "FIXED_RANGE", "header", "column_formatter", "table_html", "styler_html",
+           "use_book_tables"]
 
 #: Significant digits of a float column: enough for the tolerances the verdicts quote (1e-3 relative), few
 #: enough that a column of measurements reads at a glance.
@@ -65,12 +66,12 @@ def column_formatter(col: pd.Series):
         _float_text(v, None) if isinstance(v, float) else str(v))
 
 
-def table_html(df: pd.DataFrame) -> str:
-    """The HTML of ``df`` as the book shows tables (see the module docstring). A default ``RangeIndex``
-    is hidden; a meaningful index (depths, data sets) is kept as the first column."""
+def table_html(df: pd.DataFrame, index: bool | None = None) -> str:
+    """The HTML of ``df`` as the book shows tables (see the module docstring). By default a ``RangeIndex``
+    is hidden and a meaningful index (depths, data sets) is kept as the first column; ``index`` forces either."""
     shown = df.copy()
     shown.columns = [header(c) for c in shown.columns]
-    keep_index = not isinstance(df.index, pd.RangeIndex) or df.index.name is not None
+    keep_index = (not isinstance(df.index, pd.RangeIndex) or df.index.name is not None) if index is None else index
     if keep_index:
         names = [header(n) or "" for n in (df.index.names or [None])]
         shown = shown.reset_index()
@@ -80,8 +81,16 @@ def table_html(df: pd.DataFrame) -> str:
     return styler.to_html()
 
 
+def styler_html(styler) -> str:
+    """A chapter's ``df.style...`` shown as the book's tables: its data through :func:`table_html`, its index
+    hidden if the chapter hid it (the chapter's own number formats give way to the book's one per column)."""
+    hidden = bool(getattr(styler, "hide_index_", [False]) and all(styler.hide_index_))
+    return table_html(styler.data, index=False if hidden else None)
+
+
 def use_book_tables() -> None:
-    """Show every DataFrame of this notebook kernel with :func:`table_html` (nothing outside IPython)."""
+    """Show every DataFrame (and pandas Styler) of this notebook kernel with :func:`table_html` (nothing
+    outside IPython)."""
     try:
         from IPython import get_ipython
     except ImportError:  # pragma: no cover - IPython ships with the notebook stack
@@ -89,4 +98,7 @@ def use_book_tables() -> None:
     shell = get_ipython()
     if shell is None:
         return
-    shell.display_formatter.formatters["text/html"].for_type(pd.DataFrame, table_html)
+    from pandas.io.formats.style import Styler
+    html = shell.display_formatter.formatters["text/html"]
+    html.for_type(pd.DataFrame, table_html)
+    html.for_type(Styler, styler_html)

@@ -36,3 +36,11 @@ def test_the_html_has_no_default_index_nan_or_python_repr():
     assert ">0<" not in html                                         # the RangeIndex is hidden
     named = table_html(pd.DataFrame({"kappa": [1.0, np.inf]}, index=pd.Index([1, 2], name="depth")))
     assert "depth" in named and "∞" in named
+
+
+def test_a_chapters_styler_is_shown_as_the_books_tables():
+    from lib.book.tables import styler_html
+    df = pd.DataFrame({"kappa": [np.inf, np.nan]}, index=pd.Index(["a", "b"], name="data"))
+    html = styler_html(df.style.format("{:.4g}"))
+    assert "∞" in html and ">inf<" not in html and ">nan<" not in html and "data" in html
+    assert ">a<" not in styler_html(df.style.hide(axis="index"))   # an index the chapter hid stays hidden
