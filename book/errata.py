@@ -37,13 +37,22 @@ from IPython.display import Markdown, display
 
 from lib.book import params as P
 from lib.book.pages import page_path
-from lib.book.report import errata_entries, errata_markdown
+from lib.book.report import confirmed_errata, errata_entries, errata_markdown, erratum_markdown
 from lib.book.results import load_all
 
 cfg = P.validate(profile=(profile, P.text))
 ROOT = Path.cwd().parent                    # papermill runs this page in book/
 HERE = page_path(ROOT, "errata")          # where the book reads this page (_executed/book/)
-entries = errata_entries(load_all())
+records = load_all()
+entries = errata_entries(records)
+
+# %% [markdown]
+# ## Errata in the paper's text
+# An error that several claims carry (a constant, say) is one erratum. It is listed here once, with every
+# claim that carries it; those claims are judged on their substance in the report, with a link here.
+
+# %%
+display(Markdown(erratum_markdown(confirmed_errata(records), ROOT, HERE)))
 
 # %% [markdown]
 # ## Statements the measurements contradict

@@ -52,8 +52,8 @@ from lib.book.sphinxext import public_modules
 from lib.book.pipeline import notebook_sources
 from lib.book.figure_index import figure_index, figure_table
 from lib.book.pages import page_path
-from lib.book.report import (build_rows, claim_counts, extra_table, report_details, report_table,
-                             verdict_counts)
+from lib.book.report import (build_rows, claim_counts, confirmed_errata, extra_table, report_details,
+                             report_table, verdict_counts)
 from lib.book.results import load_all
 
 cfg = P.validate(profile=(profile, P.text))
@@ -61,6 +61,7 @@ ROOT = Path.cwd().parent                    # papermill runs this page in book/
 HERE = page_path(ROOT, "report")          # where the book reads this page (_executed/book/)
 records = load_all()
 rows, extra = build_rows(records)
+errata = confirmed_errata(records)
 counts = verdict_counts(rows)
 profiles = sorted({r["profile"] or "unknown" for r in records})
 chapters = [p.stem for p in notebook_sources(ROOT) if p.parent.name == "notebooks"]
@@ -77,7 +78,9 @@ summary = (f"{len(rows)} claims in the registry ("
            f"**{counts['reproduced']} reproduced**, "
            f"**{counts['reproduced with caveat']} reproduced with caveat**, "
            f"**{counts['not reproduced']} not reproduced**, **{counts['inconclusive']} inconclusive**, "
-           f"**{counts['not checked']} not checked**. "
+           f"**{counts['not checked']} not checked**; "
+           f"**{len(errata)} erratum{'s' if len(errata) != 1 else ''} in the papers' text**, each counted once on the "
+           "[errata page](errata.ipynb) and not as a failure of the claims that carry it. "
            f"They come from {len(records)} verdicts recorded by {len(recorded_chapters)} of the "
            f"{len(chapters)} chapters, under the profile(s) {', '.join(profiles) or 'none'}.")
 with_overrides = sorted({r["chapter"] for r in records if r.get("overrides")})
@@ -98,6 +101,7 @@ for key, name in (("reproduced", "n_reproduced"), ("reproduced with caveat", "n_
                   ("not checked", "n_not_checked")):
     glue(name, counts[key], display=False)
 glue("n_verdicts", len(records), display=False)
+glue("n_errata", len(errata), display=False)
 glue("profiles", ", ".join(profiles) or "none", display=False)
 glue("not_reproduced_ids", "; ".join(r.claim_id for r in rows if r.status == "not reproduced") or "none",
      display=False)

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = ["Claim", "CLAIMS", "PAPERS", "claim_by_id", "resolve_claim_id", "match_claim",
-           "claims_of"]
+           "claims_of", "Erratum", "ERRATA", "GRADIENT_NORM_ERRATUM", "erratum_by_key"]
 
 #: The papers, by tag; ``"book"`` tags the book's own targets.
 PAPERS = {"LH": "Liu & Hui, Better NTK conditioning", "LZB": "Liu, Zhu & Belkin 2020",
@@ -304,6 +304,53 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 _INDEX: dict[str, Claim] = {c.claim_id: c for c in CLAIMS}
+
+
+@dataclass(frozen=True)
+class Erratum:
+    """One error in a paper's text (a constant, say) that several claims carry: counted once, and the claims
+    that carry it are judged on their substance (issue 27).
+
+    A check *confirms* an erratum (:attr:`lib.book.results.Check.erratum`) only when the paper's form fails
+    and the corrected form holds on the same measurement; the report then leaves that part out of the claim's
+    verdict and links the erratum instead.
+
+    Attributes:
+        key: the erratum's anchor on the errata page, e.g. ``"erratum-gradient-norm"``.
+        title: one line.
+        paper: what the paper states.
+        correct: what holds instead (and why).
+        carried_by: the ``(claim id, part)`` pairs whose part states the paper's form.
+    """
+
+    key: str
+    title: str
+    paper: str
+    correct: str
+    carried_by: tuple[tuple[str, str], ...]
+
+
+#: The erratum of [LH]'s gradient-norm constant (the key the checks of Thm 2.3, Cor 2.4 and Lemma 3.1 confirm).
+GRADIENT_NORM_ERRATUM = "erratum-gradient-norm"
+#: The errata of the papers that more than one claim carries.
+ERRATA = (
+    Erratum(GRADIENT_NORM_ERRATUM, "The gradient norm carries the factor $\\sqrt{L+1}$, not $L+1$",
+            "$\\|\\nabla f(x)\\| = (L+1)\\|x\\|$, hence $\\bar K = (L+1)^2 G$ (Thm 2.3, Cor 2.4, Lemma 3.1)",
+            "$\\|\\nabla f(x)\\|^2 = (L+1)\\|x\\|^2$, that is $\\|\\nabla f(x)\\| = \\sqrt{L+1}\\,\\|x\\|$ and "
+            "$\\bar K = (L+1)\\,G$, by the direct calculation of the formulas page; it agrees with the paper's own "
+            "Eqs. (7) and (10), which normalize by $1/(L+1)$. Angles and condition numbers, being ratios, are "
+            "unaffected.",
+            (("[LH] Thm 2.3", "gradient norm"), ("[LH] Cor 2.4", "K = (L+1)^2 G"),
+             ("[LH] Lemma 3.1", "gradient norm"))),
+)
+
+
+def erratum_by_key(key: str) -> Erratum:
+    """The erratum with anchor ``key``; ``KeyError`` naming the known keys."""
+    for e in ERRATA:
+        if e.key == key:
+            return e
+    raise KeyError(f"unknown erratum {key!r}; known: {[e.key for e in ERRATA]}")
 
 
 def claim_by_id(claim_id: str) -> Claim:

@@ -19,6 +19,7 @@ from lib.book.results import OUTSIDE_PIPELINE, SEVERITY, VERDICTS
 
 __all__ = ["ClaimRow", "badge", "BADGES", "build_rows", "overall_status", "verdict_counts", "claim_counts",
            "report_table", "report_details", "one_line", "extra_table", "errata_entries", "errata_markdown",
+           "confirmed_errata", "erratum_markdown",
            "provenance", "list_table"]
 
 @dataclass
@@ -49,10 +50,21 @@ class ClaimRow:
         return sum(r["status"] == "not checked" for r in self.records)
 
     @property
+    def errata(self) -> list[str]:
+        """The keys of the errata its records confirm (:attr:`lib.book.results.Check.erratum`), in order."""
+        return list(dict.fromkeys(r["erratum"] for r in self.records if r.get("erratum")))
+
+    @property
+    def substance(self) -> list[dict]:
+        """Its records without the parts that confirm an erratum: what the claim is judged on (an erratum is
+        counted once, on the errata page, not as a failure of every claim that carries it)."""
+        return [r for r in self.records if not r.get("erratum")] or self.records
+
+    @property
     def status(self) -> str:
-        """The row's verdict: its records' (:func:`overall_status`), else its borrowed rows'."""
+        """The row's verdict: its substance's (:func:`overall_status`), else its borrowed rows'."""
         if self.records or not self.borrowed:
-            return overall_status(self.records)
+            return overall_status(self.substance)
         return overall_status([dict(status=b.status) for b in self.borrowed])
 
 
@@ -265,6 +277,7 @@ def report_table(rows: list[ClaimRow], root: Path, from_doc: Path) -> str:
         verdict = badge(row.status)
         if row.unchecked_parts:
             verdict += f" *({row.unchecked_parts} of {len(row.records)} parts not checked)*"
+        verdict += "".join(f" {{ref}}`+ erratum <{key}>`" for key in row.errata)
         body.append([verdict, claim, _summary(row), _where(row, root, from_doc) if row.records else ""])
     return list_table(["Verdict", "Claim", "Measured (in one line; in full below)", "Checked in"], body,
                        [13, 42, 30, 15], "report-table")
@@ -345,8 +358,38 @@ def errata_entries(records: list[dict]) -> dict[str, list[dict]]:
     def of_paper(r):
         c = match_claim(r["claim_id"])
         return c is not None and c.paper != "book"
-    return {st: [r for r in records if r["status"] == st and of_paper(r)]
+    return {st: [r for r in records if r["status"] == st and of_paper(r) and not r.get("erratum")]
             for st in ("not reproduced", "reproduced with caveat")}
+
+
+def confirmed_errata(records: list[dict]) -> dict[str, list[dict]]:
+    """The errata of :data:`lib.book.claims.ERRATA` that recorded verdicts confirm, each with the records that
+    confirm it (one erratum, however many claims carry it)."""
+    out: dict[str, list[dict]] = {}
+    for r in records:
+        if r.get("erratum"):
+            out.setdefault(r["erratum"], []).append(r)
+    return out
+
+
+def erratum_markdown(confirmed: dict[str, list[dict]], root: Path, from_doc: Path) -> str:
+    """One box per confirmed erratum (:func:`confirmed_errata`), under its anchor: what the paper states, what
+    holds instead, and each claim that carries it with its measurement and where it was made."""
+    from lib.book.claims import erratum_by_key
+    if not confirmed:
+        return "*None confirmed in this run.*"
+    blocks = []
+    for key, recs in confirmed.items():
+        e = erratum_by_key(key)
+        carried = [f"- **{md_escape(r['claim_id'])}** ({md_escape(r.get('part') or '')}): "
+                   f"{md_escape(r.get('measured', ''))} "
+                   f"({section_link(root, from_doc, r['chapter'], r.get('section'))})" for r in recs]
+        blocks.append("\n".join([
+            f"({key})=", f"::::{{admonition}} Erratum: {e.title}", ":class: warning", "",
+            f"**The paper states** {e.paper}.", "", f"**What holds instead.** {e.correct}", "",
+            f"**Carried by {len(recs)} claim part(s), each measured** ({_md_provenance(recs[0])}):", "",
+            *carried, "::::", ""]))
+    return "\n".join(blocks)
 
 
 def errata_markdown(entries: list[dict], root: Path, from_doc: Path, kind: str = "warning") -> str:

@@ -88,6 +88,9 @@ class Check:
             :data:`lib.book.wording.PAPER_TABLE_COLUMNS` (statement, paper, this book, rule, holds); the
             "paper vs this book" tables render them (:func:`lib.book.wording.paper_vs_book`) and never
             judge a second time.
+        erratum: the key of an erratum of the registry (:data:`lib.book.claims.ERRATA`) this check
+            confirms: the paper's form fails ("not reproduced") and the corrected form holds on the same
+            measurement. The report counts the erratum once and judges the claim on its other parts.
     """
 
     claim_id: str
@@ -96,6 +99,7 @@ class Check:
     part: str = ""
     caveat: str = ""
     rows: tuple = ()
+    erratum: str = ""
 
     def __post_init__(self):
         from lib.book.claims import resolve_claim_id
@@ -105,6 +109,12 @@ class Check:
             raise ValueError(f"{self.claim_id}: an 'inconclusive' verdict must name the deviation from the "
                              "paper's size or protocol (caveat=...)")
         resolve_claim_id(self.claim_id)  # KeyError for an unknown id
+        if self.erratum:
+            from lib.book.claims import erratum_by_key
+            e = erratum_by_key(self.erratum)
+            if self.status != "not reproduced" or (self.registry_id, self.part) not in e.carried_by:
+                raise ValueError(f"{self.claim_id} ({self.part}): only a 'not reproduced' part that "
+                                 f"{self.erratum} names can confirm it")
 
     @property
     def registry_id(self) -> str:
@@ -234,7 +244,7 @@ def record(chapter: str, check: Check, section: str | None = None, profile: str 
         rows = {k: v for k, v in rows.items() if v.get("run_id") == ctx["run_id"]}
     rows[_key(cid, check.part)] = dict(
         chapter=chapter, claim_id=cid, part=check.part, claim=c.statement, status=check.status,
-        caveat=check.caveat, measured=check.measured, section=section,
+        caveat=check.caveat, measured=check.measured, section=section, erratum=check.erratum,
         judged=[{k: (None if v is None else bool(v)) if k == "holds" else v for k, v in r.items()}
                 for r in check.rows], **ctx)
     _write_rows(path, rows)

@@ -9,6 +9,7 @@ from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, palette, value_ticks
 from lib.book.provenance import profile_text
+from lib.book.claims import GRADIENT_NORM_ERRATUM
 from lib.book.results import Check
 from lib.book.wording import ints
 from lib.chapters.better_separation.measure import Grids, measure_finite_width_angles
@@ -139,8 +140,9 @@ def check_gradient_norm(gn: GradientNorms) -> Check:
         status, caveat = "not reproduced", ""
     else:
         status, caveat = "reproduced with caveat", "the exponent lies between the paper's 2 and the derivation's 1"
+    erratum = GRADIENT_NORM_ERRATUM if status == "not reproduced" and abs(p - 1) < EXPONENT_PASS else ""
     return Check(
-        "[LH] Lemma 3.1", status=status, part="gradient norm", caveat=caveat,
+        "[LH] Lemma 3.1", status=status, part="gradient norm", caveat=caveat, erratum=erratum,
         measured=f"At width {wmax}, ||grad f||^2 / ||x||^2 grows like (L+1)^p with fitted p = {p:.2f} over depths "
         f"{list(depths)} (the paper's statement predicts p = 2, the derivation p = 1); K_xx / ((L+1)|x|^2) has mean "
         f"within {dev:.3f} of 1 (spread over inputs and seeds up to {sd:.3f})"

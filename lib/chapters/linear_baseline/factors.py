@@ -14,6 +14,7 @@ from matplotlib.figure import Figure
 
 from lib.book.plotting import figure
 from lib.book.provenance import profile_text
+from lib.book.claims import GRADIENT_NORM_ERRATUM
 from lib.book.results import Check
 from lib.book.wording import ints
 from lib.chapters.linear_baseline.measure import NO_EXPERIMENT, digits_text, gradient_norm_factors, measure_linear
@@ -69,6 +70,8 @@ def exponent_check(cid: str, part: str, fac: pd.Series, what: str, width: int, s
 
     Rule: "reproduced" when ``|p - 2| <`` :data:`~lib.chapters.linear_baseline.factors.EXPONENT_TOL`, "not reproduced" when ``|p - 2| >= 2 *``
     :data:`~lib.chapters.linear_baseline.factors.EXPONENT_TOL`, "reproduced with caveat" in between; "not checked" without a depth L >= 1.
+    A "not reproduced" whose exponent is within the tolerance of 1 confirms the erratum
+    :data:`~lib.book.claims.GRADIENT_NORM_ERRATUM` (the factor is L+1, as the paper's own Eq. (7) implies).
 
     Args:
         cid: the claim id.
@@ -95,7 +98,8 @@ def exponent_check(cid: str, part: str, fac: pd.Series, what: str, width: int, s
     row = dict(statement=statement, paper="2", rule=f"agreement when |p - 2| < {EXPONENT_TOL:g}; contradiction "
                f"when |p - 2| >= {2 * EXPONENT_TOL:g}", holds=bool(off < EXPONENT_TOL),
                **{"this book": f"{p:.2f} (m = {width})"})
-    return Check(cid, status=status, part=part, rows=(row,),
+    erratum = GRADIENT_NORM_ERRATUM if status == "not reproduced" and abs(p - 1) < EXPONENT_TOL else ""
+    return Check(cid, status=status, part=part, rows=(row,), erratum=erratum,
                  caveat="the exponent is between the paper's 2 and the derived 1" if status == "reproduced with caveat"
                  else "",
                  measured=f"At width {width}, {what} is {vals}: fitted exponent p = {p:.2f} in (L+1)^p "
