@@ -23,7 +23,7 @@ from __future__ import annotations
 from lib.chapters.linear_baseline.condition_numbers import (check_conditioning, figure_linear_kappa,
                                                             plot_condition_numbers)
 from lib.chapters.linear_baseline.data import load_data
-from lib.chapters.linear_baseline.distances import (check_distances, figure_distances, measure_distances,
+from lib.chapters.linear_baseline.distances import (GAIN_SIGMA, check_distances, figure_distances, measure_distances,
                                                     plot_distances, prose_values)
 from lib.chapters.linear_baseline.factors import (EXPONENT_TOL, check_gradient_norm, check_kernel_factor,
                                                   exponent_check, figure_gradient_norm, fit_exponent,
@@ -46,7 +46,7 @@ __all__ = [
     "digits_text", "sweep_setting", "WidthTrend", "width_trend", "depth_zero_check", "fit_exponent", "exponent_check",
     "plot_width_trend", "check_norms_angles", "check_kernel", "check_kernel_factor", "plot_condition_numbers",
     "check_conditioning", "plot_gradient_norm", "check_gradient_norm",
-    "plot_lemma_d1", "check_lemma_d1", "plot_distances", "check_distances",
+    "plot_lemma_d1", "check_lemma_d1", "GAIN_SIGMA", "plot_distances", "check_distances",
     "prose_values", "figure_width_trend", "figure_linear_kappa", "figure_gradient_norm", "figure_lemma_d1",
     "figure_distances",
 ]
