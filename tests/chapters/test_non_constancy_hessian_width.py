@@ -31,6 +31,7 @@ def test_check_nonlinear_hessian():
     assert NC.check_nonlinear_hessian(F.make_hessian(unconverged=("softmax",))).status == "inconclusive"
     assert NC.check_nonlinear_hessian(F.make_hessian(nl_slope=NC.FLAT - 0.01)).status == "reproduced"
     assert NC.check_nonlinear_hessian(F.make_hessian(nl_slope=NC.FLAT + 0.01)).status == "not reproduced"
+    assert NC.check_nonlinear_hessian(F.make_hessian(nl_slope=-NC.FLAT - 0.01)).status == "not reproduced"
 
 
 def test_plot_hessian_returns_a_figure():
