@@ -15,8 +15,8 @@ import pandas as pd
 from lib.book.wording import paper_vs_book
 
 __all__ = ["FLAT", "BOUND_EXPONENT", "SLOPE_NOISE", "VANISHING", "DECAY_RULE", "PAPER_EXPONENTS", "decay_status",
-           "steeper_note", "hessian_slope_status", "UNCONVERGED", "is_flat", "flat_status", "holds", "slope_row", "hessian_row",
-           "table_paper_vs_book"]
+           "steeper_note", "hessian_slope_status", "UNCONVERGED", "is_flat", "flat_status", "holds", "slope_row",
+           "hessian_row", "table_paper_vs_book"]
 
 
 #: A log-log slope within this of zero is flat (width-independent); a decaying quantity of the chapter falls
