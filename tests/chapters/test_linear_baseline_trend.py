@@ -100,6 +100,15 @@ def test_sign_of_the_limit():
     assert T.limit_status(1.0, se, -at_max, steep, signed=True)[0] == "not reproduced"  # |dev(m_max)| counts
 
 
+def test_each_threshold_at_its_value_exactly():
+    """Significant and substantial are strict (``>``), negligible includes its bound (``<=``); the products below
+    are exact in floating point."""
+    steep = -0.5
+    assert T.limit_status(T.LIMIT_SIGMA * 1.0, 1.0, 1.0, steep)[0] == "reproduced"  # |a| = 3 se: not significant
+    assert T.limit_status(1.0, 1e-6, 1.0 / T.LIMIT_FRACTION, steep)[0] == "reproduced with caveat"  # |a| = 1/2 dev
+    assert T.limit_status(1.0, 1e-6, 1.0 / T.NEGLIGIBLE_FRACTION, steep)[0] == "reproduced"  # |a| = dev / 4
+
+
 def test_the_rule_reads_through_width_trend_at_the_sigma_boundary():
     se = T.width_trend(_frame(0.0, 0.0, 0.01), "dev").limit_se
     assert T.width_trend(_frame(T.LIMIT_SIGMA * se * 1.01, 0.0, 0.01), "dev").status == "not reproduced"
