@@ -8,7 +8,7 @@ from matplotlib.figure import Figure
 from lib.chapters.linear_baseline import distances as DI
 
 
-def test_distances_reproduced_for_relu_not_for_a_linear_network():
+def test_distances_reproduced_for_relu_not_for_a_linear_network(one_thread):
     relu = DI.measure_distances([1.0, 5.0, 20.0], 256, [0, 1, 3], 5)
     c = DI.check_distances(relu)
     assert (c.claim_id, c.status) == ("[LH] Remark 3.4", "reproduced"), c.measured
