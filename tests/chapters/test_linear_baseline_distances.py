@@ -40,7 +40,14 @@ def _dist(mu=0.5, delta=0.1, seeds=2, cells=None):
 
 
 def test_distances_gain_sigma_boundary():
-    assert DI.check_distances(_dist(DI.GAIN_SIGMA * 0.1 * 1.01, 0.1)).status == "reproduced"
+    c = DI.check_distances(_dist(DI.GAIN_SIGMA * 0.1 * 1.01, 0.1))
+    assert c.status == "reproduced" and "pairs at 1, 5 deg and depths 1, 3 (mean over 2 seeds)" in c.measured
+    # exactly 2 standard errors is not beyond them: log r = 0.156 and 0.052 give mean 0.104 = 2 x 0.052 in floats
+    exact = pd.DataFrame([dict(depth=1, seed=s, theta_deg=1.0, ratio=float(np.exp(v)), predicted=1.5)
+                          for s, v in enumerate((0.156, 0.052))])
+    logs = np.log(exact.ratio)
+    assert logs.mean() == DI.GAIN_SIGMA * logs.std() / np.sqrt(2)  # the premise of this case
+    assert DI.check_distances(exact).status == "inconclusive"
     c = DI.check_distances(_dist(DI.GAIN_SIGMA * 0.1 * 0.99, 0.1))
     assert c.status == "inconclusive" and "2 standard errors" in c.caveat
     # one cell short of the gain: every cell must show it

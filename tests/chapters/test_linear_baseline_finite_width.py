@@ -55,6 +55,7 @@ def test_norms_angles_judges_each_deviation_in_its_own_row():
     assert c.rows[2]["this book"] == f"{np.degrees(wide.phi_dev.mean()):.2g} (m = 1024)"
     assert f"gradient-angle deviation {wide.phi_dev.max():.3g} rad" in c.measured
     assert c.rows[0]["this book"] == f"1 ± {wide.norm_dev.mean():.2g} (m = 1024)"
+    assert c.rows[1]["this book"] == f"{np.degrees(wide.angle_dev.mean()):.2g} (m = 1024)"
     small = df.assign(phi_dev=df.phi_dev + np.where(df.depth >= 1, 0.03, 0.0))  # a small lasting offset
     c = FW.check_norms_angles(small)
     assert c.status == "reproduced with caveat" and c.caveat.startswith("gradient-angle deviation: the deviation")
