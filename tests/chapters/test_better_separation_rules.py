@@ -637,3 +637,20 @@ def test_onset_equal_phi_at_two_depths_is_no_increase():
 def test_onset_one_angle_above_every_onset_is_enough_to_test_depth():
     c = onset_check(fw_small({64: 0.3, 256: 0.3}))
     assert c.status == "reproduced with caveat" and "at each of 1 angles" in c.measured
+
+
+def test_lemma31_gradient_norm_confirms_the_erratum_only_at_exponent_one():
+    import pandas as pd
+    from lib.book.claims import GRADIENT_NORM_ERRATUM
+    from lib.chapters.better_separation.norms import EXPONENT_PASS, GradientNorms, check_gradient_norm
+    depths = [1, 2, 4, 8]
+
+    def check(p):
+        rows = [dict(width=512, depth=L, seed=s, ratio=(L + 1.0) ** (p - 1)) for L in depths for s in (0, 1)]
+        return check_gradient_norm(GradientNorms(grids=None, widths=[512], depths=depths, seeds=2,
+                                                 ratios=pd.DataFrame(rows)))
+
+    assert (check(1.0).status, check(1.0).erratum) == ("not reproduced", GRADIENT_NORM_ERRATUM)
+    assert check(1 + 0.99 * EXPONENT_PASS).erratum == GRADIENT_NORM_ERRATUM
+    assert check(1 + 1.01 * EXPONENT_PASS).erratum == ""
+    assert (check(2.0).status, check(2.0).erratum) == ("reproduced", "")

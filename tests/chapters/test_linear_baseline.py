@@ -2,6 +2,7 @@
 that defines it, with the helpers the checks call, and each module stays small. The computations are tested in test_linear_baseline_<module>.py."""
 import importlib
 import inspect
+import os
 import re
 from pathlib import Path
 
@@ -27,6 +28,13 @@ def test_each_submodule_exports_what_it_defines_and_the_package_re_exports_it(su
         obj = getattr(mod, name)
         if inspect.isfunction(obj) or inspect.isclass(obj):
             assert obj.__module__ == mod.__name__, name  # defined here, not re-exported from elsewhere
+
+
+@pytest.mark.skipif("MUTANT_UNDER_TEST" in os.environ,
+                    reason="under mutmut (tools/mutate.py) each module holds its mutants as well")
+@pytest.mark.parametrize("sub", SUBMODULES)
+def test_each_submodule_stays_small(sub):
+    mod = importlib.import_module(f"lib.chapters.linear_baseline.{sub}")
     assert len(Path(mod.__file__).read_text().splitlines()) <= 400, sub
 
 

@@ -11,12 +11,15 @@ from chapter_fakes import linear_baseline as F
 
 
 def test_conditioning_reproduced_when_kappa_tends_to_kappa0():
-    c = CN.check_conditioning(F.sweep())
+    df = F.sweep()
+    c = CN.check_conditioning(df)
     assert c.status == "reproduced" and "(fit a + c/m)" in c.measured and c.rows[0]["holds"] is True
+    at_deep = df[(df.depth == 3) & (df.width == 1024)].kappa.median() / 10.0  # the deepest L at the largest m
+    assert c.rows[0]["this book"] == f"{at_deep:.3g} (m = 1024)" and c.measured.endswith(f"{at_deep:.3g} (m=1024).")
     df_over = M.measure_linear(F.digits()[1], [64], [1], 1)
     c = CN.check_conditioning(F.real_sweep("linear"), df_over)
     assert (c.part, c.status) == ("conditioning", "reproduced")
-    assert "an illustration, not a test" in c.measured
+    assert "On the n > d data 1 of 1 networks have a singular NTK" in c.measured
 
 
 def test_conditioning_not_reproduced_for_a_relu_network():
@@ -67,7 +70,7 @@ def test_conditioning_reads_the_signed_deviation():
 def test_conditioning_is_not_testable_when_kappa0_is_infinite_or_at_depth_zero():
     df = F.sweep(kappa0=np.inf).assign(kappa=np.inf)
     c = CN.check_conditioning(df)
-    assert c.status == "not checked" and c.caveat.startswith("not testable on this data")
+    assert (c.part, c.status) == ("conditioning", "not checked") and c.caveat.startswith("not testable on this data")
     df_over = M.measure_linear(F.digits()[1], [64], [1], 1)
     c = CN.check_conditioning(F.sweep()[lambda d: d.depth == 0], df_over)
     assert (c.part, c.status) == ("conditioning", "not checked")

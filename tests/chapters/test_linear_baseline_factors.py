@@ -13,6 +13,25 @@ from chapter_fakes import linear_baseline as F
 def test_kernel_factor_reproduced_if_the_factor_were_L_plus_1_squared():
     c = FA.check_kernel_factor(F.sweep(factor=lambda L: (L + 1.0) ** 2))
     assert (c.part, c.status) == ("K = (L+1)^2 G", "reproduced") and "p = 2.00" in c.measured
+    assert c.measured.endswith("(the paper's statement: 2).")  # no erratum note when the paper's exponent holds
+    (row,) = c.rows
+    assert row["holds"] is True and row["paper"] == "2" and row["this book"] == "2.00 (m = 1024)"
+
+
+def test_exponent_rule_at_its_bounds_exactly():
+    """|p - 2| < EXPONENT_TOL reproduced, >= 2 EXPONENT_TOL not reproduced (2 +- 0.25, 2 +- 0.5 are exact floats)."""
+    tol = FA.EXPONENT_TOL
+    assert [FA.exponent_status(p) for p in (2 + tol, 2 - tol, 2 + 2 * tol, 2 - 2 * tol)] == [
+        "reproduced with caveat", "reproduced with caveat", "not reproduced", "not reproduced"]
+    assert FA.exponent_status(2.0) == "reproduced" and FA.exponent_status(1.0) == "not reproduced"
+
+
+def test_the_exponent_is_fitted_on_depth_1_too():
+    """With depths 0 and 1 only, the exponent is fitted on L = 1 (L = 0 says nothing: every factor is 1 there)."""
+    c = FA.check_kernel_factor(F.sweep(factor=lambda L: (L + 1.0) ** 2)[lambda d: d.depth <= 1])
+    assert c.status == "reproduced" and "(L=1)" in c.measured
+    g = FA.check_gradient_norm(F.factors(lambda L: (L + 1.0) ** 2)[lambda d: d.index <= 1])
+    assert g.status == "reproduced" and "At width 256" in g.measured
 
 
 def test_kernel_factor_not_reproduced_for_a_real_linear_network():
@@ -62,3 +81,22 @@ def test_exponent_tolerance_boundaries(sign):
     assert status(2 * FA.EXPONENT_TOL * 1.01) == "not reproduced"
     g = FA.check_gradient_norm(F.factors(lambda L: (L + 1.0) ** (2 + sign * FA.EXPONENT_TOL * 1.01)))
     assert g.status == "reproduced with caveat" and g.rows[0]["holds"] is False
+    assert FA.check_gradient_norm(F.factors(lambda L: (L + 1.0) ** 2)).rows[0]["holds"] is True
+
+
+def test_an_exponent_of_one_confirms_the_gradient_norm_erratum_and_no_other_does():
+    import pandas as pd
+    from lib.book.claims import GRADIENT_NORM_ERRATUM
+    from lib.chapters.linear_baseline.factors import EXPONENT_TOL, exponent_check
+    L = pd.Index([1, 2, 4, 8], name="depth")
+
+    def check(p):
+        return exponent_check("[LH] Thm 2.3", "gradient norm", pd.Series((L + 1.0) ** p, index=L), "f", 512, "s")
+
+    for p, status, erratum in ((1.0, "not reproduced", GRADIENT_NORM_ERRATUM),
+                               (1 + 0.99 * EXPONENT_TOL, "not reproduced", GRADIENT_NORM_ERRATUM),
+                               (1 - 0.99 * EXPONENT_TOL, "not reproduced", GRADIENT_NORM_ERRATUM),
+                               (1 + 1.01 * EXPONENT_TOL, "not reproduced", ""),
+                               (3.0, "not reproduced", ""), (2.0, "reproduced", "")):
+        c = check(p)
+        assert (c.status, c.erratum) == (status, erratum), p

@@ -49,7 +49,19 @@ def test_width_trend_fits_the_curve_it_is_given():
 
 
 def test_a_deviation_that_is_zero_everywhere_is_reproduced():
-    assert T.width_trend(_frame(0.0, 0.0, 0.0), "dev").status == "reproduced"
+    t = T.width_trend(_frame(0.0, 0.0, 0.0), "dev", T.BIAS)
+    assert (t.status, t.limit, t.slope, t.at_max, t.curve) == ("reproduced", 0.0, None, 0.0, T.BIAS.name)
+
+
+def test_too_few_values_are_inconclusive_and_three_suffice():
+    one = T.width_trend(_frame(0.0, 1.0, 0.0, T.BIAS, widths=(256,)), "dev", T.BIAS)
+    assert (one.status, one.limit, one.curve) == ("inconclusive", None, T.BIAS.name)
+    two = T.width_trend(_frame(0.5, 8.0, 0.0, T.BIAS, widths=(64, 256))[lambda d: d.seed == 0], "dev", T.BIAS)
+    assert two.status == "inconclusive" and two.limit_se is None and two.curve == T.BIAS.name
+    assert two.limit == pytest.approx(0.5) and two.at_max == pytest.approx(0.5 + 8 / 256)
+    assert two.slope == pytest.approx(np.log((0.5 + 8 / 256) / (0.5 + 8 / 64)) / np.log(4))
+    three = T.width_trend(_frame(0.0, 1.0, 1e-3)[lambda d: d.seed == 0], "dev")  # one degree of freedom
+    assert three.status != "inconclusive" and three.limit_se is not None
 
 
 def test_signed_deviations_fail_on_either_side():
@@ -95,9 +107,28 @@ def test_slope_vanishing_boundary():
 
 def test_sign_of_the_limit():
     se, at_max, steep = 1e-6, 1.0, -0.5
+    assert T.limit_status(-1.0, se, at_max, steep)[0] == "reproduced with caveat"  # unsigned unless said
     assert T.limit_status(-1.0, se, at_max, steep, signed=True)[0] == "not reproduced"
     assert T.limit_status(-1.0, se, at_max, steep, signed=False)[0] == "reproduced with caveat"
     assert T.limit_status(1.0, se, -at_max, steep, signed=True)[0] == "not reproduced"  # |dev(m_max)| counts
+
+
+def test_the_caveat_names_only_what_applies():
+    assert T.limit_status(1.0, 1e-6, 1.0, -0.5) == ("not reproduced", "")
+    assert T.limit_status(0.0, 1.0, 1.0, -0.5) == ("reproduced", "")
+    slow = "the deviation falls more slowly than the log-log slope -0.3 at the widths run"
+    assert T.limit_status(1.0, 1.0, 1.0, -0.1) == ("reproduced with caveat", slow)  # a limit within noise: no offset
+    # a significant limit of exactly a quarter of the deviation is negligible: no offset named either
+    assert T.limit_status(1.0, 1e-6, 1.0 / T.NEGLIGIBLE_FRACTION, -0.1) == ("reproduced with caveat", slow)
+
+
+def test_each_threshold_at_its_value_exactly():
+    """Significant and substantial are strict (``>``), negligible includes its bound (``<=``); the products below
+    are exact in floating point."""
+    steep = -0.5
+    assert T.limit_status(T.LIMIT_SIGMA * 1.0, 1.0, 1.0, steep)[0] == "reproduced"  # |a| = 3 se: not significant
+    assert T.limit_status(1.0, 1e-6, 1.0 / T.LIMIT_FRACTION, steep)[0] == "reproduced with caveat"  # |a| = 1/2 dev
+    assert T.limit_status(1.0, 1e-6, 1.0 / T.NEGLIGIBLE_FRACTION, steep)[0] == "reproduced"  # |a| = dev / 4
 
 
 def test_the_rule_reads_through_width_trend_at_the_sigma_boundary():
@@ -107,6 +138,7 @@ def test_the_rule_reads_through_width_trend_at_the_sigma_boundary():
 
 
 def test_depth_zero_check_is_not_checked_and_says_why():
+    assert T.depth_zero_check("[LH] Cor 2.4", "", "why").measured == "Only depth 0 was run."
     c = T.depth_zero_check("[LH] Cor 2.4", "conditioning", "at depth 0 the NTK is G exactly", " More.")
     assert (c.claim_id, c.part, c.status) == ("[LH] Cor 2.4", "conditioning", "not checked")
     assert c.measured == "Only depth 0 was run. More."

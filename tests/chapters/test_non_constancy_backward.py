@@ -44,3 +44,12 @@ def test_check_backward_boundaries(layer):
     assert status(NC.VANISHING + 0.01) == "reproduced with caveat"
     assert status(-NC.FLAT - 0.01) == "reproduced with caveat"
     assert status(-NC.FLAT + 0.01) == "not reproduced"
+
+
+def test_check_backward_needs_two_widths_and_two_suffice():
+    assert NC.check_backward(_norms(-0.5, -0.5, -0.5, widths=(32, 128))).status == "reproduced"
+    assert NC.check_backward(_norms(-0.5, 0.0, -0.5, widths=(32, 128))).status == "not reproduced"
+    one = NC.check_backward(_norms(-0.5, -0.5, -0.5, widths=(32,)))
+    assert one.status == "inconclusive" and "fewer than two widths" in one.caveat
+    none = NC.check_backward(NC.BackwardNorms(pd.DataFrame([]), (4096,), 1))  # every width above the memory cap
+    assert none.status == "inconclusive" and none.measured == "Widths run: []."

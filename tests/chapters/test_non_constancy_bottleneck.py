@@ -13,7 +13,8 @@ def test_check_bottleneck():
     assert c.status == "reproduced" and c.claim_id == "[LZB] Fig 2"
     assert c.rows[0]["this book"] == "-0.50 (b = 4 to 64)" and c.rows[0]["holds"] is True
     assert "fitted slope -0.50 (the bound: -0.5 or steeper)" in c.measured
-    assert NC.check_bottleneck(F.make_runs(b_slope=0.0)).status == "not reproduced"
+    flat = NC.check_bottleneck(F.make_runs(b_slope=0.0))
+    assert flat.status == "not reproduced" and flat.rows[0]["holds"] is False
     steep = NC.check_bottleneck(F.make_runs(b_slope=-1.2))  # a bound: a steeper fall agrees with it
     assert steep.status == "reproduced" and "Steeper than b^(-1/2)" in steep.measured
     slow = NC.check_bottleneck(F.make_runs(b_slope=-0.2))
@@ -23,13 +24,15 @@ def test_check_bottleneck():
 def test_check_bottleneck_hessians():
     c = NC.check_bottleneck_hessian(F.make_hessian())
     assert c.status == "reproduced" and c.claim_id == "[LZB] Thm 3.3" and "(b=4)" in c.measured
-    assert NC.check_bottleneck_hessian(F.make_hessian(b_slope=0.0)).status == "not reproduced"  # not set by b
+    flat = NC.check_bottleneck_hessian(F.make_hessian(b_slope=0.0))
+    assert flat.status == "not reproduced" and flat.rows[0]["holds"] is False  # not set by b
     assert NC.check_bottleneck_hessian(F.make_hessian(b_slope=-1.0)).status == "reproduced"  # a bound
     assert NC.check_bottleneck_hessian(F.make_hessian(b_slope=-0.2)).status == "reproduced with caveat"
     unconv = NC.check_bottleneck_hessian(F.make_hessian(converged=False))
-    assert unconv.status == "inconclusive" and unconv.caveat == NC.UNCONVERGED
+    assert unconv.status == "inconclusive" and unconv.caveat == NC.UNCONVERGED and unconv.rows[0]["holds"] is None
     w = NC.check_bottleneck_hessian_width(F.make_hessian())
     assert w.status == "reproduced" and w.claim_id == "[LZB] Thm 4.1" and "(m=2000)" in w.measured
+    assert "linear-output net falls to 0.101 at m=2000" in w.measured  # 100^(-1/2) x 1.005 (seed mean)
     # a wide net's norm (falling like m^(-1/2)) fed in as the bottleneck net's: not reproduced
     assert NC.check_bottleneck_hessian_width(F.make_hessian(bm_slope=-0.5)).status == "not reproduced"
     assert NC.check_bottleneck_hessian_width(F.make_hessian(bm_slope=-0.2)).status == "reproduced with caveat"

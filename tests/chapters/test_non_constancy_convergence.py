@@ -28,7 +28,7 @@ def _with_wide_losses(runs, loss):
 
 def test_a_binding_premise_and_a_loss_under_its_guarantee_is_reproduced():
     c = NC.check_convergence(F.make_runs())
-    assert c.status == "reproduced" and "4 of 4 non-linear-output nets" in c.measured
+    assert c.status == "reproduced" and "4 of 4 non-linear-output nets" in c.measured and c.caveat == ""
     assert "the premise binds on 4 of 4 nets, and 0 of them broke the guarantee" in c.measured
     # slowness against the linear output is reported, not judged: the theorem bounds the loss, not the step count
     slow = NC.check_convergence(F.make_runs(nl_steps=1500))
@@ -37,7 +37,9 @@ def test_a_binding_premise_and_a_loss_under_its_guarantee_is_reproduced():
 
 def test_a_loss_above_a_binding_guarantee_is_not_reproduced():
     c = NC.check_convergence(F.make_runs(nl_loss_rate=1.0))  # a stall, while the premise promises 0.95^t
-    assert c.status == "not reproduced" and "4 of them broke the guarantee" in c.measured
+    assert c.status == "not reproduced" and "4 of them broke the guarantee" in c.measured and c.caveat == ""
+    # the loss is read relative to L(0): scaling it changes nothing
+    assert NC.check_convergence(_with_wide_losses(F.make_runs(), lambda r: 4 * np.asarray(r.loss))).status == "reproduced"
 
 
 def test_a_vacuous_premise_is_inconclusive_however_fast_the_loss_fell():
@@ -60,6 +62,10 @@ def test_pl_binding_boundary():
         return NC.check_convergence(F.make_runs(nl_lam_end=_mu_for_budget(g))).status
     assert status(NC.PL_BINDING * 0.99) == "reproduced"
     assert status(NC.PL_BINDING * 1.01) == "inconclusive"
+    # a guarantee of exactly PL_BINDING binds: mu = 1 along the path, eta = 1/2, eta beta = 1, one step: q = 1/2
+    exact = replace(F.make_runs(lr_scale=1.0, nl_lam_end=1.0, nl_loss_rate=0.5), max_steps=1)
+    assert NC.pl_rate(exact.df.iloc[1], 1.0) ** exact.max_steps == NC.PL_BINDING
+    assert NC.check_convergence(exact).status == "reproduced"
 
 
 def test_the_thresholds_values():
@@ -87,6 +93,7 @@ def test_pl_rtol_boundary():
             return out
         return NC.check_convergence(_with_wide_losses(F.make_runs(), loss)).status
     assert status(0.99) == "reproduced"
+    assert status(1) == "reproduced"  # broken only when above by more than PL_RTOL
     assert status(1.01) == "not reproduced"
 
 
@@ -95,9 +102,24 @@ def test_the_guarantee_uses_the_step_factor():
     assert NC.pl_rate(r, 1.0) == pytest.approx(1 - 0.5 * 0.5)  # [LZB] Thm 5.1 at eta = 1/beta: 1 - eta mu
     assert NC.pl_rate(r, 1.8) == pytest.approx(1 - 0.25 * 0.2)
     assert NC.pl_rate(r, 2.0) == 1.0 and NC.pl_rate(r, 0.0) == 0.5
+    assert NC.pl_rate(r, 2.5) == 1.0  # clipped: beyond eta beta = 2 the descent lemma promises nothing
     np.testing.assert_allclose(NC.pl_guarantee(r, 1.0), 0.75 ** np.arange(len(r.loss)))
     # a step of 2/beta or more: PL* promises nothing, the premise is vacuous
     assert NC.check_convergence(F.make_runs(lr_scale=2.0)).status == "inconclusive"
+
+
+def test_the_sentence_reports_each_output_and_the_widest_linear_nets():
+    runs = F.make_runs(nl_lam_end={"swish": 0.5, "softmax": 0.25})
+    df = runs.df.copy()
+    df["lambda_min"] = df.lambda_min.apply(lambda v: 2 * np.asarray(v))  # lambda_min(K_0) = 2: the ratio is unchanged
+    narrow_lin = (df.arch == "linear") & (df.width < max(runs.widths))
+    df.loc[narrow_lin, "steps"] = 700  # only the widest linear nets are compared
+    c = NC.check_convergence(replace(runs, df=df))
+    assert "fell to 0.5 (swish), 0.25 (softmax) of its initial value" in c.measured
+    assert "against 100 for the linear output (up to 1.5 times more)" in c.measured
+    q = {a: NC.pl_rate(replace(runs, df=df).df.query("arch == @a and width == 2000").iloc[0], runs.lr_scale)
+         ** runs.max_steps for a in ("swish", "softmax")}
+    assert f"is at least {q['swish']:.3g} (swish), {q['softmax']:.3g} (softmax)" in c.measured
 
 
 def test_only_the_widest_nets_are_judged():

@@ -31,6 +31,7 @@ def test_check_nonlinear_hessian():
     assert NC.check_nonlinear_hessian(F.make_hessian(unconverged=("softmax",))).status == "inconclusive"
     assert NC.check_nonlinear_hessian(F.make_hessian(nl_slope=NC.FLAT - 0.01)).status == "reproduced"
     assert NC.check_nonlinear_hessian(F.make_hessian(nl_slope=NC.FLAT + 0.01)).status == "not reproduced"
+    assert NC.check_nonlinear_hessian(F.make_hessian(nl_slope=-NC.FLAT - 0.01)).status == "not reproduced"
 
 
 def test_plot_hessian_returns_a_figure():
@@ -44,5 +45,6 @@ def test_figure_hessian_setting_and_the_judged_row():
     assert "widths m = 20, 200, 2,000" in f["setting"] and "all converged = True" in f["setting"]
     (row,) = NC.check_hessian(F.make_hessian()).rows
     assert row["paper"] == "-0.5" and row["this book"] == "-0.50 (m = 20 to 2,000)" and row["holds"] is True
+    assert row["statement"] == "Hessian norm, linear output, against m"
     (row,) = NC.check_hessian(F.make_hessian(converged=False)).rows
     assert row["holds"] is None and "did not converge" in row["rule"]

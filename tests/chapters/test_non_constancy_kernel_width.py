@@ -2,6 +2,7 @@
 runs where the paper's prediction holds and a counterfactual where it does not; Figure 5.1."""
 from dataclasses import replace
 
+import numpy as np
 from matplotlib.figure import Figure
 
 from lib.chapters import non_constancy as NC
@@ -47,6 +48,9 @@ def test_linear_model_tolerances_at_their_boundaries():
     assert NC.check_linear_model(F.make_runs(lm_change=5e-11)).status == "reproduced"
     assert NC.check_linear_model(F.make_runs(lm_change=5e-10)).status == "not reproduced"
     assert least(5e-8) == "reproduced" and least(5e-9) == "not reproduced"
+    # "at most" and "at least": each bound itself passes
+    assert NC.check_linear_model(F.make_runs(lm_change=NC.CONSTANT_KERNEL_TOL)).status == "reproduced"
+    assert least(NC.MOVING_KERNEL_MIN) == "reproduced"
 
 
 def test_check_weight_change():
@@ -56,12 +60,39 @@ def test_check_weight_change():
     assert NC.check_weight_change(F.make_runs(move_slope=-0.2)).status == "reproduced with caveat"
 
 
+def test_check_weight_change_reads_the_linear_output_nets_only():
+    def runs(lin_slope, other_slope):
+        r = F.make_runs()
+        move = (r.df.width / 20.0) ** np.where(r.df.arch == "linear", lin_slope, other_slope)
+        return replace(r, df=r.df.assign(weight_move=move))
+    assert NC.check_weight_change(runs(0.0, -0.5)).status == "reproduced"
+    assert NC.check_weight_change(runs(-0.5, 0.0)).status == "not reproduced"
+
+
 def test_check_nonlinear_kernel():
     c = NC.check_nonlinear_kernel(F.make_runs())
     assert c.status == "reproduced" and "fitted slopes 0.00 (swish)" in c.measured
     # a linear output's numbers fed to the non-linear check: the change falls with width
     assert NC.check_nonlinear_kernel(F.make_runs(nl_slope=-0.5)).status == "not reproduced"
     assert NC.check_nonlinear_kernel(F.make_runs(nl_level=0.05)).status == "not reproduced"  # flat but tiny
+
+
+def test_check_nonlinear_kernel_boundaries_and_its_row():
+    assert NC.check_nonlinear_kernel(F.make_runs(nl_slope=NC.FLAT * 0.9)).status == "reproduced"
+    assert NC.check_nonlinear_kernel(F.make_runs(nl_slope=-NC.FLAT * 1.1)).status == "not reproduced"
+    runs = F.make_runs()
+
+    def least(value):  # every swish net changes by exactly ``value``: the least change of all
+        return NC.check_nonlinear_kernel(replace(runs, df=runs.df.assign(
+            delta_K=np.where(runs.df.arch == "swish", value, runs.df.delta_K))))
+    assert least(NC.O1_CHANGE * 1.01).status == "reproduced"
+    assert least(NC.O1_CHANGE).status == "not reproduced"  # above O1_CHANGE, strictly
+    flat, falling = NC.check_nonlinear_kernel(runs), NC.check_nonlinear_kernel(F.make_runs(nl_slope=-0.5))
+    assert flat.rows[0]["holds"] is True and falling.rows[0]["holds"] is False
+    # the slopes as the row and the sentence print them: two decimals, and no "-0.00"
+    assert "slopes 0.12 (swish) and 0.12 (softmax)" in NC.check_nonlinear_kernel(F.make_runs(nl_slope=0.12)).measured
+    tiny = NC.check_nonlinear_kernel(F.make_runs(nl_slope=-0.001))
+    assert "slopes 0.00 (swish)" in tiny.measured and tiny.rows[0]["this book"].startswith("0.00 (swish)")
 
 
 def test_plot_width_trend_returns_a_figure():

@@ -27,6 +27,7 @@ def test_decay_rule_boundaries(eps):
 def test_steeper_note_is_wording_only():
     assert NC.steeper_note(NC.BOUND_EXPONENT - NC.SLOPE_NOISE - 0.01, "b").startswith(" Steeper than b^(-1/2)")
     assert NC.steeper_note(NC.BOUND_EXPONENT - NC.SLOPE_NOISE + 0.01) == ""
+    assert NC.steeper_note(NC.BOUND_EXPONENT - NC.SLOPE_NOISE) == ""  # steeper *beyond* the slope noise
 
 
 def test_hessian_rule_and_flat_rule():
@@ -37,6 +38,10 @@ def test_hessian_rule_and_flat_rule():
     assert NC.flat_status(NC.FLAT - 0.01) == NC.flat_status(-NC.FLAT + 0.01) == "reproduced"
     assert NC.flat_status(NC.FLAT + 0.01) == NC.flat_status(-NC.FLAT - 0.01) == "reproduced with caveat"
     assert NC.flat_status(NC.VANISHING) == "not reproduced" and NC.flat_status(NC.VANISHING + 0.01) != "not reproduced"
+    # "within FLAT of zero" is strict, on both sides
+    assert NC.is_flat(NC.FLAT * 0.99) and NC.is_flat(-NC.FLAT * 0.99)
+    assert not NC.is_flat(NC.FLAT) and not NC.is_flat(-NC.FLAT)
+    assert NC.flat_status(NC.FLAT) == NC.flat_status(-NC.FLAT) == "reproduced with caveat"
     assert [NC.holds(s) for s in ("reproduced with caveat", "not reproduced", "not checked", "inconclusive")] == [
         True, False, None, None]
 

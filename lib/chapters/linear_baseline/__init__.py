@@ -23,10 +23,10 @@ from __future__ import annotations
 from lib.chapters.linear_baseline.condition_numbers import (check_conditioning, figure_linear_kappa,
                                                             plot_condition_numbers)
 from lib.chapters.linear_baseline.data import load_data
-from lib.chapters.linear_baseline.distances import (check_distances, figure_distances, measure_distances,
+from lib.chapters.linear_baseline.distances import (GAIN_SIGMA, check_distances, figure_distances, measure_distances,
                                                     plot_distances, prose_values)
 from lib.chapters.linear_baseline.factors import (EXPONENT_TOL, check_gradient_norm, check_kernel_factor,
-                                                  exponent_check, figure_gradient_norm, fit_exponent,
+                                                  exponent_check, exponent_status, figure_gradient_norm, fit_exponent,
                                                   plot_gradient_norm)
 from lib.chapters.linear_baseline.finite_width import (check_kernel, check_norms_angles, figure_width_trend,
                                                        plot_width_trend)
@@ -43,10 +43,11 @@ __all__ = [
     "SPEC", "SLOPE_VANISHING", "LIMIT_SIGMA", "LIMIT_FRACTION", "NEGLIGIBLE_FRACTION", "BAI_YIN_RTOL", "Curve",
     "FLUCTUATION", "BIAS", "bai_yin", "limit_status", "EXPONENT_TOL", "NO_EXPERIMENT", "load_data", "measure_linear",
     "gradient_norm_factors", "measure_lemma_d1", "measure_distances", "table_sweep_summary", "width_means",
-    "digits_text", "sweep_setting", "WidthTrend", "width_trend", "depth_zero_check", "fit_exponent", "exponent_check",
+    "digits_text", "sweep_setting", "WidthTrend", "width_trend", "depth_zero_check", "fit_exponent",
+    "exponent_status", "exponent_check",
     "plot_width_trend", "check_norms_angles", "check_kernel", "check_kernel_factor", "plot_condition_numbers",
     "check_conditioning", "plot_gradient_norm", "check_gradient_norm",
-    "plot_lemma_d1", "check_lemma_d1", "plot_distances", "check_distances",
+    "plot_lemma_d1", "check_lemma_d1", "GAIN_SIGMA", "plot_distances", "check_distances",
     "prose_values", "figure_width_trend", "figure_linear_kappa", "figure_gradient_norm", "figure_lemma_d1",
     "figure_distances",
 ]

@@ -101,7 +101,8 @@ def check_conditioning(df: pd.DataFrame, df_over: pd.DataFrame | None = None) ->
         n_inf = int(np.isinf(df_over["kappa"]).sum())
         over = (f" On the n > d data {n_inf} of {len(df_over)} networks have a singular NTK, as rank <= d forces for "
                 "any linear network: an illustration, not a test.")
-    kappa0 = float(df["kappa0"].iloc[0])
+    (kappa0,) = df["kappa0"].unique()  # one data set, one Gram matrix
+    kappa0 = float(kappa0)
     if not np.isfinite(kappa0):
         return Check("[LH] Cor 2.4", status="not checked", part="conditioning",
                      caveat="not testable on this data: kappa_0 is infinite (singular Gram matrix), and "
@@ -111,7 +112,7 @@ def check_conditioning(df: pd.DataFrame, df_over: pd.DataFrame | None = None) ->
     if deep.empty:
         return depth_zero_check("[LH] Cor 2.4", "conditioning", "at depth 0 the NTK is G exactly", over)
     per_seed = deep.assign(rel=deep["kappa"] / deep["kappa0"] - 1) \
-        .groupby(["width", "seed"], as_index=False)["rel"].mean()
+        .groupby(["width", "seed"])["rel"].mean().reset_index()
     t = width_trend(per_seed, "rel", BIAS, signed=True)
     by_width = per_seed.groupby("width")["rel"].mean()
     Lmax = deep.depth.max()

@@ -75,7 +75,7 @@ def check_norms_angles(df: pd.DataFrame) -> Check:
     deep = df[df.depth >= 1]
     if deep.empty:
         return depth_zero_check("[LH] Thm 2.3", "norms and angles", "depth 0 has no hidden layer")
-    per_seed = deep.groupby(["width", "seed"], as_index=False)[_DEV_COLS].mean()
+    per_seed = deep.groupby(["width", "seed"])[_DEV_COLS].mean().reset_index()
     verdicts = {c: width_trend(per_seed, c) for c in _DEV_COLS}
     statuses = [v.status for v in verdicts.values()]
     status = next(s for s in ("not reproduced", "inconclusive", "reproduced with caveat", "reproduced")
@@ -123,7 +123,7 @@ def check_kernel(df: pd.DataFrame) -> Check:
     deep = df[df.depth >= 1]
     if deep.empty:
         return depth_zero_check("[LH] Cor 2.4", "K proportional to G", "at depth 0 the NTK is G exactly")
-    per_seed = deep.groupby(["width", "seed"], as_index=False)["ntk_shape_err"].mean()
+    per_seed = deep.groupby(["width", "seed"])["ntk_shape_err"].mean().reset_index()
     t = width_trend(per_seed, "ntk_shape_err")
     by_width = per_seed.groupby("width")["ntk_shape_err"].mean()
     return Check(

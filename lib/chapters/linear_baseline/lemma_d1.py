@@ -96,7 +96,8 @@ def check_lemma_d1(dev: pd.DataFrame) -> Check:
     Returns:
         The check, with its judged row.
     """
-    d = int(dev.d.iloc[0])
+    (d,) = dev.d.unique()  # one matrix shape m x d per sweep
+    d = int(d)
     curve = bai_yin(d)
     t = width_trend(dev, "dev", curve)
     by_width = dev.groupby("width")["dev"].mean()

@@ -188,17 +188,17 @@ def width_trend(per_seed: pd.DataFrame, column: str, curve: Curve = FLUCTUATION,
         return WidthTrend("inconclusive", None, None, None, at_max, caveat=few, **kw)
     mags = means.abs()
     slope = fit_slope(means.index, mags.to_numpy()) if (mags > 0).all() else None
-    x, y = curve.shape(d["width"].to_numpy(float)), d[column].to_numpy(float)
+    x, y = curve.shape(d["width"].to_numpy()), d[column].to_numpy()
     A = np.c_[np.ones_like(x), x]
-    coef = np.linalg.lstsq(A, y, rcond=None)[0]
+    coef = np.linalg.lstsq(A, y)[0]
     dof = len(y) - 2
     if dof < 1:
         return WidthTrend("inconclusive", float(coef[0]), None, slope, at_max, caveat=few, **kw)
     r = y - A @ coef
     se = float(np.sqrt((r @ r) / dof * np.linalg.inv(A.T @ A)[0, 0]))
     a = float(coef[0])
-    if (mags == 0).all():
-        return WidthTrend("reproduced", a, se, slope, at_max, **kw)
+    if (mags == 0).all():  # no slope to fit (log 0)
+        return WidthTrend("reproduced", a, se, None, at_max, **kw)
     status, caveat = limit_status(a, se, at_max, slope, signed)
     return WidthTrend(status, a, se, slope, at_max, caveat=caveat, **kw)
 

@@ -54,7 +54,7 @@ from lib.chapters.non_constancy.kernel_width import (CONSTANT_KERNEL_TOL, MOVING
 from lib.chapters.non_constancy.nets import (ARCHS, LZB_DEPARTURE, NONLINEAR, SUP_DERIV, NetSetting, build,
                                              check_parameters, describe_data, train_tracked)
 from lib.chapters.non_constancy.rules import (BOUND_EXPONENT, DECAY_RULE, FLAT, PAPER_EXPONENTS, SLOPE_NOISE,
-                                              UNCONVERGED, VANISHING, decay_status, flat_status, hessian_row,
+                                              UNCONVERGED, VANISHING, decay_status, flat_status, hessian_row, is_flat,
                                               hessian_slope_status, holds, slope_row, steeper_note,
                                               table_paper_vs_book)
 from lib.chapters.non_constancy.spec import SPEC
@@ -73,8 +73,8 @@ __all__ = [
     "hessian_summary",
     # rules
     "FLAT", "BOUND_EXPONENT", "SLOPE_NOISE", "VANISHING", "DECAY_RULE", "PAPER_EXPONENTS", "decay_status",
-    "steeper_note", "hessian_slope_status", "UNCONVERGED", "flat_status", "holds", "slope_row", "hessian_row",
-    "table_paper_vs_book",
+    "steeper_note", "hessian_slope_status", "UNCONVERGED", "is_flat", "flat_status", "holds", "slope_row",
+    "hessian_row", "table_paper_vs_book",
     # kernel_width
     "O1_CHANGE", "CONSTANT_KERNEL_TOL", "MOVING_KERNEL_MIN", "kernel_change_by_width", "width_slopes",
     "plot_width_trend", "figure_width_trend",

@@ -43,7 +43,7 @@ def pl_rate(r, lr_scale: float) -> float:
     Returns:
         q.
     """
-    mu = float(np.min(np.asarray(r.lambda_min, float)))
+    mu = float(np.min(r.lambda_min))
     return float(min(1.0, max(0.0, 1 - r.lr * mu * (2 - lr_scale))))
 
 
@@ -168,7 +168,7 @@ def check_convergence(runs: KernelRuns) -> Check:
     budget = {r.Index: pl_rate(r, runs.lr_scale) ** runs.max_steps for r in nets}
     binding = [r for r in nets if budget[r.Index] <= PL_BINDING]
     broken = [r for r in binding
-              if np.any(np.asarray(r.loss, float) / r.loss[0] > pl_guarantee(r, runs.lr_scale) * (1 + PL_RTOL))]
+              if np.any(np.asarray(r.loss) / r.loss[0] > pl_guarantee(r, runs.lr_scale) * (1 + PL_RTOL))]
     if not binding:
         status = "inconclusive"
         caveat = (f"the theorem's premise is vacuous on these nets: the smallest kernel eigenvalue met along the path "

@@ -10,7 +10,7 @@ from lib.book.results import Check
 from lib.chapters.non_constancy.hessian_norms import HessianNorms, hessian_summary, measure_hessian_norms
 from lib.chapters.non_constancy.kernel_width import width_slopes
 from lib.chapters.non_constancy.nets import NONLINEAR
-from lib.chapters.non_constancy.rules import FLAT, UNCONVERGED, hessian_row, hessian_slope_status
+from lib.chapters.non_constancy.rules import UNCONVERGED, hessian_row, hessian_slope_status, is_flat
 from lib.finite.hessian import model_hessian_norm
 
 __all__ = ["hessian_by_width", "plot_hessian", "figure_hessian", "check_hessian", "check_nonlinear_hessian"]
@@ -111,7 +111,7 @@ def check_nonlinear_hessian(h: HessianNorms) -> Check:
     dh = h.frame
     hw, h_slopes = hessian_by_width(h)
     conv = bool(dh[dh.arch.isin(NONLINEAR)].converged.all())
-    flat = all(abs(h_slopes[a]) < FLAT for a in NONLINEAR)
+    flat = all(is_flat(h_slopes[a]) for a in NONLINEAR)
     status = "inconclusive" if not conv else "reproduced" if flat else "not reproduced"
     return Check(
         "[LZB] Eq 29", status=status, caveat=UNCONVERGED if status == "inconclusive" else "",

@@ -9,7 +9,8 @@ from lib.book.plotting import band_lines, figure, slope_guide
 from lib.book.results import Check
 from lib.chapters.non_constancy.kernel_runs import KernelRuns, measure_kernel_runs, run_summary
 from lib.chapters.non_constancy.nets import NONLINEAR
-from lib.chapters.non_constancy.rules import DECAY_RULE, FLAT, decay_status, flat_status, slope_row, steeper_note
+from lib.chapters.non_constancy.rules import (DECAY_RULE, FLAT, decay_status, flat_status, is_flat, slope_row,
+                                              steeper_note)
 from lib.spectra import fit_slope
 
 __all__ = ["O1_CHANGE", "CONSTANT_KERNEL_TOL", "MOVING_KERNEL_MIN", "kernel_change_by_width", "width_slopes",
@@ -108,7 +109,7 @@ def check_linear_model(runs: KernelRuns) -> Check:
         return Check("[LZB] Prop 2.2", status="not checked", measured="The linear model was not trained in this run.",
                      caveat="not testable on this data: no model linear in its weights was trained")
     lm = float(runs.df_lm.delta_K.max())
-    others = pd.concat([runs.df, runs.df_b], ignore_index=True)
+    others = pd.concat([runs.df, runs.df_b])
     least = float(others.delta_K.min())
     ok = lm <= CONSTANT_KERNEL_TOL and least >= MOVING_KERNEL_MIN
     return Check(
@@ -191,7 +192,7 @@ def check_nonlinear_kernel(runs: KernelRuns) -> Check:
     mean_w = kernel_change_by_width(runs)
     slopes = width_slopes(mean_w, NONLINEAR)
     nl_min = min(mean_w.loc[a]["mean"].min() for a in NONLINEAR)
-    status = "reproduced" if all(abs(slopes[a]) < FLAT for a in NONLINEAR) and nl_min > O1_CHANGE else "not reproduced"
+    status = "reproduced" if all(is_flat(slopes[a]) for a in NONLINEAR) and nl_min > O1_CHANGE else "not reproduced"
     sw, sm = (round(slopes[a], 2) + 0.0 for a in ("swish", "softmax"))  # + 0.0: no "-0.00"
     measured = (f"Delta_K has fitted slopes {sw:.2f} (swish) and {sm:.2f} (softmax) over "
                 f"m = {runs.widths[0]}..{runs.widths[-1]}, and is at least {nl_min:.3g} at every width "

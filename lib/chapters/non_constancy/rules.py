@@ -15,8 +15,8 @@ import pandas as pd
 from lib.book.wording import paper_vs_book
 
 __all__ = ["FLAT", "BOUND_EXPONENT", "SLOPE_NOISE", "VANISHING", "DECAY_RULE", "PAPER_EXPONENTS", "decay_status",
-           "steeper_note", "hessian_slope_status", "UNCONVERGED", "flat_status", "holds", "slope_row", "hessian_row",
-           "table_paper_vs_book"]
+           "steeper_note", "hessian_slope_status", "UNCONVERGED", "is_flat", "flat_status", "holds", "slope_row",
+           "hessian_row", "table_paper_vs_book"]
 
 
 #: A log-log slope within this of zero is flat (width-independent); a decaying quantity of the chapter falls
@@ -99,6 +99,12 @@ def hessian_slope_status(s: float, converged: bool) -> str:
 UNCONVERGED = "a power iteration did not converge within its cap: its norm is an underestimate, not a measurement"
 
 
+def is_flat(s: float) -> bool:
+    """Whether a log-log slope is flat (the quantity does not depend on the width): strictly within
+    :data:`~lib.chapters.non_constancy.rules.FLAT` of zero. The one reading of "flat" of every check of the chapter."""
+    return abs(s) < FLAT
+
+
 def flat_status(s: float) -> str:
     """A quantity predicted not to depend on the width: "reproduced" within :data:`~lib.chapters.non_constancy.rules.FLAT` of zero, "not
     reproduced" at :data:`~lib.chapters.non_constancy.rules.VANISHING` or steeper (it vanishes with the width), "reproduced with caveat" in
@@ -110,7 +116,7 @@ def flat_status(s: float) -> str:
     Returns:
         The status.
     """
-    return "reproduced" if abs(s) < FLAT else "not reproduced" if s <= VANISHING else "reproduced with caveat"
+    return "reproduced" if is_flat(s) else "not reproduced" if s <= VANISHING else "reproduced with caveat"
 
 
 def holds(status: str) -> bool | None:
