@@ -292,10 +292,15 @@ def run(root: Path, chapters: list[str] | None, max_children: int | None, mutmut
             raise SystemExit(f"{f} has a [tool.mutmut] table; the configuration is written by tools/mutate.py")
     patterns = [p for s in scopes for p in s.patterns()]
     cmd = [mutmut, "run", *patterns] + ([f"--max-children={max_children}"] if max_children else [])
-    proc = subprocess.run(cmd, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.run(cmd, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc.stderr = proc.stdout
     codes = _results(work)
-    if proc.returncode != 0 and not codes:
-        raise SystemExit(f"mutmut failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    tested = [v for v in codes.values() if v is not None]
+    if proc.returncode != 0 and not tested:
+        # e.g. the clean test run failed (a test that cannot pass on mutmut's instrumented copy): say so,
+        # never report every mutant as "not run" in silence
+        raise SystemExit(f"mutmut ran no mutant (exit {proc.returncode}); its output ends with:\n"
+                         f"{proc.stderr[-3000:]}")
     report = {"min_score": MIN_SCORE, "chapters": {}}
     for s in scopes:
         prefixes = tuple(p[:-1] for p in s.patterns())         # drop the trailing "*"
