@@ -274,12 +274,13 @@ def first_clause(text: str, limit: int = 90) -> str:
         limit: the longest clause kept before cutting.
 
     Returns:
-        The clause, with no final full stop.
+        The clause, with no final full stop ("..." when it was cut).
     """
     text = " ".join(str(text).split())
     text = re.sub(r"\s*\([^()]*\)", "", text)
     text = re.split(r";\s|:\s|,\s+which\s|,\s+so\s|(?<=[a-z0-9)\]])\.\s+(?=[A-Z(])", text, maxsplit=1)[0]
-    return one_line(text.strip().rstrip("."), limit).rstrip(".")
+    short = one_line(text.strip().rstrip("."), limit)
+    return short if short.endswith(" ...") else short.rstrip(".")
 
 
 def _ref(text: str, label: str) -> str:

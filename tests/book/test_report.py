@@ -172,6 +172,7 @@ def test_rows_are_grouped_by_verdict_each_with_a_reason_derived_from_the_record(
     assert reason(by_id["[LH] Sec 5(c)"]).startswith("cannot be tested here: statement about generalization")
     assert reason(by_id["[LH] Remark 3.6"]).startswith("takes the verdict of {ref}`[LH] Thm 3.5 <report-lh-thm-3-5>`")
     assert first_clause("a b (c; d): e. F g") == "a b" and first_clause("one. Two") == "one"
+    assert first_clause("word " * 30, limit=20).endswith(" ...")  # a cut clause says so
 
 
 def test_no_group_of_a_verdict_nobody_has_and_the_rows_counted_apart_carry_their_badge():
