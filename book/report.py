@@ -23,20 +23,20 @@
 # and optimization rates. The registry of claims, with their stable ids and their statements, is
 # `lib.book.claims.CLAIMS`; the verdicts are the ones the chapters' checks recorded with
 # `lib.book.results.record` when they ran (files `results/<chapter>.json`). This page only reads
-# them, so it shows exactly what the last run measured. The table gives each claim's verdict and its
-# measurement in one line; the section after it has every measurement in full (click a claim to open
-# it), with how it was produced: the parameter profile, every parameter override (labelled **run with
-# overrides**), the git commit, the versions of Python, NumPy and PyTorch, and the wall time.
+# them, so it shows exactly what the last run measured. The table groups the claims by verdict, each
+# with a short reason and its own anchor (a chapter's verdict links to it); the rows that take another
+# row's verdict and the book's own performance targets are counted apart. The section after it has every
+# measurement in full (click a claim to open it), with how it was produced: the parameter profile, every
+# parameter override (labelled **run with overrides**), the git commit, the versions and the wall time.
 #
 # A verdict is *reproduced* when the measurement agrees with the statement within the tolerance
 # the check justifies, *reproduced with caveat* when it agrees only in part or with a different
 # constant (the caveat is named), *not reproduced* when a measurement under the paper's protocol,
 # or one at least as favourable to the claim, contradicts it, *inconclusive* when the size or
 # protocol we could run cannot settle it (the deviation from the paper is named), and *not checked*
-# when nothing was measured: the claim cannot be tested here (the reason is given), its premise is
-# vacuous on the data, or no chapter measures it yet. A claim with several recorded parts takes its
-# most severe part's verdict; each part is listed. A remark that restates another claim takes that
-# claim's verdict.
+# when nothing was measured (the reason is given). A claim with several recorded parts takes its
+# most severe part's verdict; a part that confirms an erratum of the paper's text is left out of it and
+# linked to the [errata page](errata.ipynb), where the erratum is counted once.
 
 # %% tags=["parameters"]
 profile = "default"  # parameter profile of this run (the page itself has nothing to size)
@@ -52,8 +52,8 @@ from lib.book.sphinxext import public_modules
 from lib.book.pipeline import notebook_sources
 from lib.book.figure_index import figure_index, figure_table
 from lib.book.pages import page_path
-from lib.book.report import (build_rows, claim_counts, confirmed_errata, extra_table, report_details,
-                             report_table, verdict_counts)
+from lib.book.report import (KINDS, build_rows, claim_counts, confirmed_errata, counts_apart, extra_table,
+                             report_details, report_table, rows_by_kind)
 from lib.book.results import load_all
 
 cfg = P.validate(profile=(profile, P.text))
@@ -62,7 +62,9 @@ HERE = page_path(ROOT, "report")          # where the book reads this page (_exe
 records = load_all()
 rows, extra = build_rows(records)
 errata = confirmed_errata(records)
-counts = verdict_counts(rows)
+kinds = rows_by_kind(rows)
+apart = counts_apart(rows)
+counts = apart["paper"]                     # the headline counts are the papers' own claims only
 profiles = sorted({r["profile"] or "unknown" for r in records})
 chapters = [p.stem for p in notebook_sources(ROOT) if p.parent.name == "notebooks"]
 recorded_chapters = sorted({r["chapter"] for r in records})
@@ -72,16 +74,22 @@ recorded_chapters = sorted({r["chapter"] for r in records})
 
 # %%
 per_paper = claim_counts()
-summary = (f"{len(rows)} claims in the registry ("
+def _counted(c: dict) -> str:
+    return ", ".join(f"{n} {v}" for v, n in c.items() if n) or "none"
+
+
+summary = (f"{len(rows)} rows in the registry ("
            + ", ".join(f"{tag}: {d['claims']}, of which {d['untestable']} cannot be tested here"
-                       for tag, d in per_paper.items()) + "): "
+                       for tag, d in per_paper.items()) + "). "
+           f"The papers' {len(kinds['paper'])} claims judged on their own: "
            f"**{counts['reproduced']} reproduced**, "
            f"**{counts['reproduced with caveat']} reproduced with caveat**, "
            f"**{counts['not reproduced']} not reproduced**, **{counts['inconclusive']} inconclusive**, "
            f"**{counts['not checked']} not checked**; "
            f"**{len(errata)} erratum{'s' if len(errata) != 1 else ''} in the papers' text**, each counted once on the "
-           "[errata page](errata.ipynb) and not as a failure of the claims that carry it. "
-           f"They come from {len(records)} verdicts recorded by {len(recorded_chapters)} of the "
+           "[errata page](errata.ipynb) and not as a failure of the claims that carry it. Counted apart: "
+           + "; ".join(f"{len(kinds[k])} {KINDS[k]} ({_counted(apart[k])})" for k in ("inherited", "target"))
+           + f". They come from {len(records)} verdicts recorded by {len(recorded_chapters)} of the "
            f"{len(chapters)} chapters, under the profile(s) {', '.join(profiles) or 'none'}.")
 with_overrides = sorted({r["chapter"] for r in records if r.get("overrides")})
 outside = sorted({r["chapter"] for r in records if not r.get("pipeline")})
@@ -95,7 +103,9 @@ missing = sorted(set(chapters) - set(recorded_chapters))
 if missing:
     summary += " Chapters that recorded no verdict: " + ", ".join(f"`{m}`" for m in missing) + "."
 display(Markdown(summary))
-glue("n_claims", len(rows), display=False)
+glue("n_claims", len(kinds["paper"]), display=False)  # the sum of the five counts below
+glue("n_inherited", len(kinds["inherited"]), display=False)
+glue("n_targets", len(kinds["target"]), display=False)
 for key, name in (("reproduced", "n_reproduced"), ("reproduced with caveat", "n_caveat"),
                   ("not reproduced", "n_not_reproduced"), ("inconclusive", "n_inconclusive"),
                   ("not checked", "n_not_checked")):
@@ -103,7 +113,7 @@ for key, name in (("reproduced", "n_reproduced"), ("reproduced with caveat", "n_
 glue("n_verdicts", len(records), display=False)
 glue("n_errata", len(errata), display=False)
 glue("profiles", ", ".join(profiles) or "none", display=False)
-glue("not_reproduced_ids", "; ".join(r.claim_id for r in rows if r.status == "not reproduced") or "none",
+glue("not_reproduced_ids", "; ".join(r.claim_id for r in kinds["paper"] if r.status == "not reproduced") or "none",
      display=False)
 
 # %% [markdown]
@@ -120,13 +130,14 @@ display(Markdown(f"![{GRID_ALT}]({grid_png.relative_to(HERE.parent).as_posix()})
 
 # %% [markdown]
 # ## The table
+# The papers' claims by verdict, then the rows counted apart. The measurements are in the next section.
 
 # %%
 display(Markdown(report_table(rows, ROOT, HERE)))
 
 # %% [markdown]
 # ## Measurements in full
-# Every recorded measurement, by chapter; click a claim to open it.
+# Every recorded measurement, by chapter, collapsed: click a claim to open it.
 
 # %%
 display(Markdown(report_details(rows, ROOT, HERE)))

@@ -15,9 +15,10 @@ from pathlib import Path
 
 from lib.book.claims import CLAIMS, Claim, match_claim, resolve_claim_id
 from lib.book.pages import chapter_headings, chapter_links, chapter_source, md_escape, section_link
-from lib.book.results import OUTSIDE_PIPELINE, SEVERITY, VERDICTS
+from lib.book.results import OUTSIDE_PIPELINE, SEVERITY, VERDICTS, report_label
 
 __all__ = ["ClaimRow", "badge", "BADGES", "build_rows", "overall_status", "verdict_counts", "claim_counts",
+           "KINDS", "row_kind", "rows_by_kind", "counts_apart", "GROUP_ORDER", "first_clause", "reason",
            "report_table", "report_details", "one_line", "extra_table", "errata_entries", "errata_markdown",
            "confirmed_errata", "erratum_markdown",
            "provenance", "list_table"]
@@ -146,6 +147,36 @@ def claim_counts(claims: tuple[Claim, ...] = CLAIMS) -> dict[str, dict[str, int]
     return out
 
 
+#: How the report counts its rows: the papers' claims judged on their own, the rows that take another row's
+#: verdict (:attr:`lib.book.claims.Claim.verdict_of`), and the book's own performance targets.
+KINDS = {"paper": "the papers' claims", "inherited": "rows that take another row's verdict",
+         "target": "the book's own performance targets"}
+
+
+def row_kind(row: ClaimRow) -> str:
+    """Which count of :data:`KINDS` a row belongs to: ``"target"`` for a book target, ``"inherited"`` for a row
+    with no record of its own that takes the verdicts of others, else ``"paper"``."""
+    if row.claim is not None and row.claim.paper == "book":
+        return "target"
+    if not row.records and row.borrowed:
+        return "inherited"
+    return "paper"
+
+
+def rows_by_kind(rows: list[ClaimRow]) -> dict[str, list[ClaimRow]]:
+    """The rows split by :func:`row_kind` (every kind present, in the order of :data:`KINDS`)."""
+    out: dict[str, list[ClaimRow]] = {k: [] for k in KINDS}
+    for row in rows:
+        out[row_kind(row)].append(row)
+    return out
+
+
+def counts_apart(rows: list[ClaimRow]) -> dict[str, dict[str, int]]:
+    """:func:`verdict_counts` of each kind of row (:data:`KINDS`), so that the papers' claims are counted apart
+    from the book's targets and from the rows that only repeat another row's verdict."""
+    return {kind: verdict_counts(group) for kind, group in rows_by_kind(rows).items()}
+
+
 def provenance(r: dict) -> str:
     """One line saying how a record was produced: profile, overrides (labelled), commit, versions, wall time.
 
@@ -234,22 +265,66 @@ def one_line(text: str, limit: int = 110) -> str:
     return short + (" ..." if cut and not short.endswith(".") else "")
 
 
-def _summary(row: ClaimRow) -> str:
-    """The one-line "Measured" cell of the compact table."""
+def first_clause(text: str, limit: int = 90) -> str:
+    """The first clause of ``text``, for a reason cell: up to the first ``;``, ``:``, ``, which`` or sentence
+    end, parenthetical remarks dropped, then at most about ``limit`` characters (:func:`one_line`).
+
+    Args:
+        text: a caveat, a reason, a note.
+        limit: the longest clause kept before cutting.
+
+    Returns:
+        The clause, with no final full stop ("..." when it was cut).
+    """
+    text = " ".join(str(text).split())
+    text = re.sub(r"\s*\([^()]*\)", "", text)
+    text = re.split(r";\s|:\s|,\s+which\s|,\s+so\s|(?<=[a-z0-9)\]])\.\s+(?=[A-Z(])", text, maxsplit=1)[0]
+    short = one_line(text.strip().rstrip("."), limit)
+    return short if short.endswith(" ...") else short.rstrip(".")
+
+
+def _ref(text: str, label: str) -> str:
+    """A MyST ``{ref}`` to ``label`` shown as ``text``."""
+    return f"{{ref}}`{text.replace('<', chr(92) + '<').replace('`', chr(39))} <{label}>`"
+
+
+def reason(row: ClaimRow) -> str:
+    """Why a row has its verdict, in a few words (MyST), derived from what is recorded only: for a row that takes
+    other rows' verdicts, links to them; for a claim with no record, why (:attr:`lib.book.claims.Claim.untestable`,
+    else its note); else the first clause (:func:`first_clause`) of the caveat of a part with the row's verdict
+    (a deviation from the paper's protocol, a named caveat), or a word on the verdict itself. An erratum the
+    row carries is linked, not counted (:attr:`ClaimRow.errata`); parts that tested nothing are counted.
+
+    Args:
+        row: a row of :func:`build_rows`.
+
+    Returns:
+        One short line of MyST Markdown.
+    """
     if not row.records:
-        if row.claim is not None and row.claim.untestable:
-            return md_escape("Cannot be tested here: " + row.claim.untestable)
         if row.borrowed:
-            return md_escape("Takes the verdict of " + ", ".join(f"{b.claim_id} ({b.status})" for b in row.borrowed))
-        why = "No chapter recorded a verdict"
+            return "takes the verdict of " + ", ".join(
+                f"{_ref(b.claim_id, report_label(b.claim_id))} ({b.status})" for b in row.borrowed)
+        if row.claim is not None and row.claim.untestable:
+            return "cannot be tested here: " + md_escape(first_clause(row.claim.untestable))
         if row.claim is not None and row.claim.note:
-            why += f": {row.claim.note}"
-        return md_escape(why)
-    if len(row.records) > 1:
-        return "; ".join(f"*{_part_label(r, row)}*: {md_escape(r['status'])}" for r in row.records)
-    r = row.records[0]
-    over = " **(run with overrides)**" if r.get("overrides") else ""
-    return md_escape(one_line(r.get("measured", ""))) + over
+            return "no chapter recorded a verdict: " + md_escape(first_clause(row.claim.note))
+        return "no chapter recorded a verdict"
+    decisive = [r for r in row.substance if r["status"] == row.status]
+    caveat = next((r["caveat"] for r in decisive if r.get("caveat")), "")
+    if caveat:
+        why = md_escape(first_clause(caveat))
+    else:
+        many = len(row.substance) > 1
+        why = {"reproduced": f"all {len(row.substance)} parts agree" if many else "agrees within the check's tolerance",
+               "not reproduced": "contradicted under the paper's protocol",
+               "not checked": "nothing measured"}.get(row.status, row.status)
+    if row.unchecked_parts:
+        why += f"; {row.unchecked_parts} of {len(row.records)} parts not checked"
+    why += "".join(f"; its {_ref('erratum', key)} is counted once, apart" for key in row.errata)
+    if any(r.get("overrides") for r in row.records):
+        why += " **(run with overrides)**"
+    return why
 
 
 def _where(row: ClaimRow, root: Path, from_doc: Path) -> str:
@@ -259,9 +334,34 @@ def _where(row: ClaimRow, root: Path, from_doc: Path) -> str:
     return "; ".join(chapter_links(root, from_doc, ch, secs[:1]) for ch, secs in by_chapter.items())
 
 
+#: The order of the verdict groups of the report's table: what contradicts or qualifies a claim first.
+GROUP_ORDER = ("not reproduced", "reproduced with caveat", "inconclusive", "reproduced", "not checked")
+
+
+def _claim_cell(row: ClaimRow) -> str:
+    """The claim cell: the row's anchor (:func:`lib.book.results.report_label`), its id and its statement."""
+    statement = row.statement if row.claim else md_escape(row.statement)
+    return f"({report_label(row.claim_id)})=\n**{md_escape(row.claim_id)}** {statement}"
+
+
+def _group_table(rows: list[ClaimRow], root: Path, from_doc: Path, with_badge: bool) -> str:
+    body = [[_claim_cell(row), (badge(row.status) + " " if with_badge else "") + reason(row),
+             _where(row, root, from_doc) if row.records else ""] for row in rows]
+    if not any(row.records for row in rows):  # e.g. rows that take others' verdicts: no empty column
+        return list_table(["Claim", "Why"], [b[:2] for b in body], [62, 38], "report-table")
+    return list_table(["Claim", "Why", "Checked in"], body, [56, 27, 17], "report-table")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def report_table(rows: list[ClaimRow], root: Path, from_doc: Path) -> str:
-    """The reproducibility table, compact (MyST list-table): verdict badge, claim, a one-line summary of the
-    measurement, and where it is checked. The full measurements are in :func:`report_details`.
+    """The reproducibility table (MyST list-tables), grouped: the papers' claims by verdict
+    (:data:`GROUP_ORDER`, one table per verdict under its badge and count), then, counted apart
+    (:func:`counts_apart`), the rows that take another row's verdict and the book's own targets, each row
+    with its verdict badge. Every row carries its anchor (:func:`lib.book.results.report_label`), the claim,
+    a short reason (:func:`reason`) and where it is checked; the measurements are in :func:`report_details`.
 
     Args:
         rows: the rows of :func:`build_rows`.
@@ -269,18 +369,21 @@ def report_table(rows: list[ClaimRow], root: Path, from_doc: Path) -> str:
         from_doc: the page the table appears on (for relative links).
 
     Returns:
-        MyST Markdown.
+        MyST Markdown (level-3 headings, one per group).
     """
-    body = []
-    for row in rows:
-        claim = f"**{md_escape(row.claim_id)}** " + (row.statement if row.claim else md_escape(row.statement))
-        verdict = badge(row.status)
-        if row.unchecked_parts:
-            verdict += f" *({row.unchecked_parts} of {len(row.records)} parts not checked)*"
-        verdict += "".join(f" {{ref}}`+ erratum <{key}>`" for key in row.errata)
-        body.append([verdict, claim, _summary(row), _where(row, root, from_doc) if row.records else ""])
-    return list_table(["Verdict", "Claim", "Measured (in one line; in full below)", "Checked in"], body,
-                       [13, 42, 30, 15], "report-table")
+    kinds = rows_by_kind(rows)
+    blocks = []
+    for status in GROUP_ORDER:
+        group = [r for r in kinds["paper"] if r.status == status]
+        if group:
+            blocks += [f"### {status.capitalize()}: {_plural(len(group), 'claim')}", "",
+                       _group_table(group, root, from_doc, with_badge=False), ""]
+    for kind in ("inherited", "target"):
+        if kinds[kind]:
+            counts = ", ".join(f"{n} {v}" for v, n in verdict_counts(kinds[kind]).items() if n)
+            blocks += [f"### Counted apart: {KINDS[kind]} ({counts})", "",
+                       _group_table(kinds[kind], root, from_doc, with_badge=True), ""]
+    return "\n".join(blocks)
 
 
 def report_details(rows: list[ClaimRow], root: Path, from_doc: Path) -> str:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -49,7 +50,7 @@ from lib.book.provenance import kernel_seconds, run_info
 from lib.validation import InputError
 
 __all__ = ["VERDICTS", "SEVERITY", "NAMED", "OUTSIDE_PIPELINE", "Check", "ResultsError", "results_dir",
-           "run_context", "verdict", "record", "Recorder", "load_all"]
+           "report_label", "run_context", "verdict", "record", "Recorder", "load_all"]
 
 #: The verdict levels. The first three keep their historical meaning and spelling;
 #: "inconclusive" (at this size or protocol) and "not checked" are the two ways of not settling a claim.
@@ -195,6 +196,15 @@ def _static_info() -> dict:
                 commit=info["commit"], machine=machine)
 
 
+def report_label(claim_id: str) -> str:
+    """The MyST label of a claim's row in the report, e.g. ``"report-lh-thm-2-3"`` for ``"[LH] Thm 2.3"``.
+
+    The one home of this name: the report places it on the row (:func:`lib.book.report.report_table`) and
+    every verdict sentence a chapter shows (:func:`record`) links to it.
+    """
+    return "report-" + re.sub(r"[^a-z0-9]+", "-", claim_id.lower()).strip("-")
+
+
 def _key(claim_id: str, part: str) -> str:
     return f"{claim_id} ({part})" if part else claim_id
 
@@ -214,7 +224,7 @@ def verdict(chapter: str, claim_id: str, status: str = "", measured: str = "",
         caveat: the named caveat, deviation or reason (see :class:`Check`).
 
     Returns:
-        ``"**Verdict (id): status.** measured"``, with the caveat and, for a run with overrides
+        ``"**Verdict (id): status.** measured"`` (the id linked to the claim's row of the report), with the caveat and, for a run with overrides
         or outside the pipeline, its provenance.
     """
     return record(chapter, Check(claim_id, status, measured, part=part, caveat=caveat),
@@ -231,7 +241,8 @@ def record(chapter: str, check: Check, section: str | None = None, profile: str 
         profile: the notebook's ``profile`` parameter (``NTK_PROFILE`` wins when set).
 
     Returns:
-        The verdict as a Markdown sentence.
+        The verdict as a Markdown sentence; the claim's id in it links to the claim's row of the report
+        (:func:`report_label`).
     """
     from lib.book.claims import claim_by_id
     c = claim_by_id(check.claim_id)
@@ -248,8 +259,8 @@ def record(chapter: str, check: Check, section: str | None = None, profile: str 
         judged=[{k: (None if v is None else bool(v)) if k == "holds" else v for k, v in r.items()}
                 for r in check.rows], **ctx)
     _write_rows(path, rows)
-    label = _key(cid, check.part)
-    text = f"**Verdict ({label}): {check.status}.**"
+    label = _key(cid, check.part).replace("<", "\\<").replace("`", "'")
+    text = f"**Verdict ({{ref}}`{label} <{report_label(cid)}>`): {check.status}.**"
     if check.caveat:
         text += f" *{check.caveat[0].upper() + check.caveat[1:]}.*" if not check.caveat.endswith(".") \
             else f" *{check.caveat[0].upper() + check.caveat[1:]}*"

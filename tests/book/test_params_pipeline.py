@@ -74,7 +74,7 @@ def test_bad_parameter_value_fails_with_a_clear_message():
 def test_verdicts_round_trip(tmp_path, monkeypatch):
     monkeypatch.setenv("NTK_RESULTS_DIR", str(tmp_path))
     s = verdict("99_x", "[LH] Thm 2.3", status="reproduced", measured="numbers", section="S")
-    assert s.startswith("**Verdict ([LH] Thm 2.3): reproduced.**")
+    assert s.startswith("**Verdict ({ref}`[LH] Thm 2.3 <report-lh-thm-2-3>`): reproduced.**")
     verdict("99_x", "[LH] Thm 2.3", status="not reproduced", measured="other")
     rows = load_all(tmp_path)
     assert len(rows) == 1 and rows[0]["status"] == "not reproduced"

@@ -10,8 +10,10 @@ import yaml
 
 from lib.book.claims import CLAIMS
 from lib.book.pages import md_escape
-from lib.book.report import (BADGES, build_rows, claim_counts, errata_entries, errata_markdown, one_line, provenance,
-                             report_details, report_table, verdict_counts)
+from lib.book.report import (BADGES, KINDS, build_rows, claim_counts, counts_apart, errata_entries, errata_markdown,
+                             first_clause, one_line, provenance, reason, report_details, report_table, row_kind,
+                             verdict_counts)
+from lib.book.results import report_label
 from lib.book.sphinxext import public_modules
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,10 +35,12 @@ def test_recorded_claim_gets_its_verdict_and_unrecorded_is_not_checked_with_reas
     assert by_id["[LH] Thm 3.5"].status == "not checked" and not by_id["[LH] Thm 3.5"].records
     counts = verdict_counts(rows)
     assert counts["reproduced with caveat"] == 1 and counts["not checked"] == len(CLAIMS) - 1
-    table = report_table(rows, ROOT, ROOT / "_executed" / "book" / "report.ipynb")
-    assert "x = 1.5" in table and "No chapter recorded a verdict" in table
+    doc = ROOT / "_executed" / "book" / "report.ipynb"
+    table = report_table(rows, ROOT, doc)
+    assert "no chapter recorded a verdict" in table
+    assert "x = 1.5" not in table and "x = 1.5" in report_details(rows, ROOT, doc)  # measurements: collapsed
     fig4 = next(c for c in CLAIMS if c.claim_id == "[LH] Fig 4")
-    assert md_escape(fig4.note) in table  # the reason a claim is left unchecked
+    assert md_escape(first_clause(fig4.note)) in table  # the reason a claim is left unchecked
 
 
 def test_parts_take_the_most_severe_verdict_and_unknown_ids_are_kept():
@@ -58,7 +62,7 @@ def test_a_part_that_tested_nothing_is_shown_beside_the_rows_verdict():
                           record("[LH] Cor 2.4", "not checked", part="conditioning")])
     row = next(r for r in rows if r.claim_id == "[LH] Cor 2.4")
     assert row.status == "reproduced" and row.unchecked_parts == 1
-    assert "(1 of 2 parts not checked)" in report_table([row], ROOT, ROOT / "_executed" / "book" / "report.ipynb")
+    assert "1 of 2 parts not checked" in report_table([row], ROOT, ROOT / "_executed" / "book" / "report.ipynb")
     checked, _ = build_rows([record("[LH] Cor 2.4", part="kernel"), record("[LH] Cor 2.4", part="conditioning")])
     assert next(r for r in checked if r.claim_id == "[LH] Cor 2.4").unchecked_parts == 0
     none, _ = build_rows([record("[LH] Cor 2.4", "not checked")])  # nothing checked: the badge says it already
@@ -91,8 +95,8 @@ def test_claims_taking_other_verdicts_and_untestable_claims():
     assert by_id["[LZB] Table 1"].status == "reproduced with caveat"  # the most severe of the three it summarizes
     assert by_id["[LH] Sec 5(c)"].status == "not checked"
     table = report_table(rows, ROOT, ROOT / "_executed" / "book" / "report.ipynb")
-    assert "Cannot be tested here: statement about generalization" in table
-    assert "Takes the verdict of" in table
+    assert "cannot be tested here: statement about generalization" in table
+    assert "takes the verdict of {ref}`[LH] Thm 3.5 <report-lh-thm-3-5>` (inconclusive)" in table
     counts = claim_counts()
     assert sum(d["claims"] for d in counts.values()) == len(CLAIMS)
     assert counts["LH"]["untestable"] >= 1 and counts["LH"]["testable"] > counts["LH"]["untestable"]
@@ -123,6 +127,103 @@ def test_compact_table_keeps_one_line_and_details_keep_everything():
     assert one_line(long).endswith("...") and len(one_line(long)) <= 115
     assert one_line("a $x + y$ b. Then more.") == "a $x + y$ b."
     assert one_line("a " * 40 + "$x + y$ tail", limit=84).count("$") % 2 == 0
+
+
+# --------------------------------------------------------------------------- grouping, reasons, anchors, counts
+
+DOC = ROOT / "_executed" / "book" / "report.ipynb"
+FIG4_CAVEAT = ("5 epochs (5 SGD updates) instead of the paper's 500; 2 seeds instead of at least 3; chosen "
+               "learning rate at the edge of the grid")
+
+
+def grouped_records():
+    return [record("[LH] Thm 2.3", part="norms and angles"),
+            record("[LH] Thm 2.3", "not reproduced", part="gradient norm", erratum="erratum-gradient-norm"),
+            record("[LH] Fig 4", "inconclusive", part="faces", caveat=FIG4_CAVEAT),
+            record("[LH] Thm 3.2", "reproduced with caveat", caveat="the onset falls with the width: see below"),
+            record("[LH] Thm 3.5", "inconclusive", caveat="depth is not enough (L = 1000)"),
+            record("Performance: memory vs Jacobian", "not checked", caveat="no GPU here; CPU only")]
+
+
+def section_of(table: str, claim_id: str) -> str:
+    """The heading of the group a claim's row is listed under."""
+    at = table.index(f"({report_label(claim_id)})=")
+    return [line for line in table[:at].splitlines() if line.startswith("### ")][-1]
+
+
+def test_rows_are_grouped_by_verdict_each_with_a_reason_derived_from_the_record():
+    rows, _ = build_rows(grouped_records())
+    table = report_table(rows, ROOT, DOC)
+    heads = [line for line in table.splitlines() if line.startswith("### ")]
+    assert heads[:3] == ["### Reproduced with caveat: 1 claim", "### Inconclusive: 2 claims", "### Reproduced: 1 claim"]
+    assert heads[3].startswith("### Not checked: ")  # the papers' claims first, in GROUP_ORDER
+    assert heads[4].startswith("### Counted apart: rows that take another row's verdict")
+    assert heads[5].startswith("### Counted apart: the book's own performance targets")
+    assert section_of(table, "[LH] Thm 2.3") == "### Reproduced: 1 claim"  # its erratum part is left out
+    assert section_of(table, "[LH] Fig 4") == section_of(table, "[LH] Thm 3.5") == "### Inconclusive: 2 claims"
+    assert section_of(table, "[LH] Remark 3.6").startswith("### Counted apart: rows that take")
+    assert section_of(table, "Performance: memory vs Jacobian").startswith("### Counted apart: the book's own")
+    by_id = {r.claim_id: r for r in rows}
+    assert reason(by_id["[LH] Fig 4"]) == "5 epochs instead of the paper's 500"  # first clause, no parenthesis
+    assert reason(by_id["[LH] Thm 3.2"]) == "the onset falls with the width"
+    assert reason(by_id["[LH] Thm 3.5"]) == "depth is not enough"
+    assert reason(by_id["[LH] Thm 2.3"]).startswith("agrees within the check's tolerance; its {ref}`erratum "
+                                                    "<erratum-gradient-norm>`")
+    assert reason(by_id["[LH] Sec 5(c)"]).startswith("cannot be tested here: statement about generalization")
+    assert reason(by_id["[LH] Remark 3.6"]).startswith("takes the verdict of {ref}`[LH] Thm 3.5 <report-lh-thm-3-5>`")
+    assert first_clause("a b (c; d): e. F g") == "a b" and first_clause("one. Two") == "one"
+    assert first_clause("word " * 30, limit=20).endswith(" ...")  # a cut clause says so
+
+
+def test_no_group_of_a_verdict_nobody_has_and_the_rows_counted_apart_carry_their_badge():
+    rows, _ = build_rows(grouped_records())
+    table = report_table(rows, ROOT, DOC)
+    assert "### Not reproduced" not in table
+    apart = table[table.index("### Counted apart"):]
+    assert "{bdg-info}`inconclusive` takes the verdict of" in apart and "{bdg-muted}`not checked` no GPU here" in apart
+
+
+def test_every_row_has_its_own_anchor_made_by_the_one_label_function():
+    labels = [report_label(c.claim_id) for c in CLAIMS]
+    assert len(set(labels)) == len(labels), "two claims share a report anchor"
+    assert report_label("[LH] Thm 2.3") == "report-lh-thm-2-3"
+    assert all(re.fullmatch(r"report-[a-z0-9]+(-[a-z0-9]+)*", lab) for lab in labels)
+    rows, _ = build_rows(grouped_records())
+    table = report_table(rows, ROOT, DOC)
+    for lab in labels:
+        assert table.count(f"({lab})=") == 1, lab
+
+
+def test_book_targets_and_inherited_rows_are_counted_apart_from_the_papers_claims():
+    rows, _ = build_rows(grouped_records())
+    apart = counts_apart(rows)
+    assert set(apart) == set(KINDS)
+    total = verdict_counts(rows)
+    assert {v: sum(apart[k][v] for k in KINDS) for v in total} == total
+    n_targets = sum(c.paper == "book" for c in CLAIMS)
+    assert sum(apart["target"].values()) == n_targets and apart["target"]["not checked"] == n_targets
+    assert apart["paper"]["inconclusive"] == 2 and apart["inherited"]["inconclusive"] >= 1  # Remark 3.6 apart
+    assert apart["paper"]["not reproduced"] == 0  # the erratum's part does not count against Thm 2.3
+    by_id = {r.claim_id: r for r in rows}
+    assert [row_kind(by_id[i]) for i in ("[LH] Thm 3.5", "[LH] Remark 3.6", "Performance: memory vs Jacobian")] \
+        == ["paper", "inherited", "target"]
+    alone, _ = build_rows([record("[LH] Remark 3.6", "reproduced")])  # a record of its own: judged on it
+    assert row_kind(next(r for r in alone if r.claim_id == "[LH] Remark 3.6")) == "paper"
+
+
+def test_the_chapter_verdict_sentence_links_to_the_claims_report_row(tmp_path, monkeypatch):
+    from lib.book.results import Check, record as record_check
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(tmp_path))
+    text = record_check("01_demo", Check("[LH] Cor 2.4", status="reproduced", measured="ok.", part="K proportional to G"))
+    label = report_label("[LH] Cor 2.4")
+    assert f"{{ref}}`[LH] Cor 2.4 (K proportional to G) <{label}>`" in text
+    rows, _ = build_rows(json_records(tmp_path))
+    assert f"({label})=" in report_table(rows, ROOT, DOC)  # the row the sentence links to
+
+
+def json_records(folder):
+    from lib.book.results import load_all
+    return load_all(folder)
 
 
 def test_badge_colours_are_distinct_per_verdict():

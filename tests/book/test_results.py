@@ -51,7 +51,7 @@ def test_bad_status_and_unnamed_inconclusive_are_errors():
 
 def test_record_outside_the_pipeline_says_so(results):
     s = record("99_x", Check("[LH] Thm 2.3", status="reproduced", measured="numbers"), section="S", profile="smoke")
-    assert s.startswith("**Verdict ([LH] Thm 2.3): reproduced.** numbers") and OUTSIDE_PIPELINE in s
+    assert s.startswith("**Verdict ({ref}`[LH] Thm 2.3 <report-lh-thm-2-3>`): reproduced.** numbers") and OUTSIDE_PIPELINE in s
     (row,) = load_all(results)
     assert row["claim"] == claim_by_id("[LH] Thm 2.3").statement
     assert row["profile"] == "smoke" and row["overrides"] is None and row["pipeline"] is False
@@ -85,7 +85,8 @@ def test_parts_are_separate_records_and_a_rerun_replaces_a_part(results):
 
 def test_verdict_function_records_a_registry_id(results):
     s = verdict("99_x", "[LH] Thm 3.2", "reproduced with caveat", "numbers", caveat="width 512 only")
-    assert s.startswith("**Verdict ([LH] Thm 3.2): reproduced with caveat.** *Width 512 only.* numbers")
+    assert s.startswith("**Verdict ({ref}`[LH] Thm 3.2 <report-lh-thm-3-2>`): reproduced with caveat.** "
+                        "*Width 512 only.* numbers")
     with pytest.raises(KeyError):
         verdict("99_x", "[LH] Thm 9", "reproduced", "numbers")
 
