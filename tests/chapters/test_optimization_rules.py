@@ -490,6 +490,8 @@ def test_late_rate_of_a_geometric_run():
     assert OPT.late_rate(2.0 * 0.9 ** np.arange(61)) == pytest.approx(0.9, rel=1e-12)
     assert OPT.late_rate([1.0, 0.5]) == 0.5                  # the shortest window: T - s = 1
     assert OPT.late_rate([0.5, 0.25]) == 0.5                 # any positive initial loss
+    # not geometric: T = 4, s = 2, the factor (L_4 / L_2)^(1/2)
+    assert OPT.late_rate([1.0, 0.9, 0.5, 0.4, 0.2]) == pytest.approx(math.sqrt(0.2 / 0.5), rel=1e-12)
 
 
 def test_late_rate_is_taken_up_to_the_cut():
@@ -599,6 +601,9 @@ def test_table1_rows_are_python_bools_and_the_part_is_the_studys():
     st = acc_study({1: 0.95, 6: 0.97, 12: 0.96})
     c = OPT.check_accuracy(st)
     assert c.part == st.name and c.part
+    # the accuracy is shown at every depth of either table (ours and the paper's), not judged
+    assert [r["statement"] for r in c.rows if r["holds"] is None] == [
+        f"test accuracy at depth {L}" for L in (1, 3, 6, 8, 10, 12)]
     assert holds(c) == [True, True, True, True]
     assert_rows(c, shown_ok=True)
 
