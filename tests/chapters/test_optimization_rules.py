@@ -416,3 +416,214 @@ def test_the_committed_record_follows_the_rule():
         assert all(v is None for v, e in zip(g["late_loss"], g["diverged_epoch"]) if e >= 0)
         assert rec["chosen_lr"][L] == min(kept, key=kept.get)
     assert not any(SGD.diverged_on_the_way([v for v in r["train_loss"]], r["diverged"]) for r in rec["runs"])
+
+
+# ---------------------------------------------------------------- every judged row is a row of the paper-vs-book table
+def assert_rows(check, shown_ok=False):
+    """Each row has exactly the table's columns, text in the text columns, and ``holds`` a Python bool (the
+    verdict file is JSON) or, for a row shown and not judged, None."""
+    from lib.book.wording import PAPER_TABLE_COLUMNS
+    for r in check.rows:
+        assert set(r) == set(PAPER_TABLE_COLUMNS), r
+        assert all(isinstance(r[k], str) and r[k] for k in PAPER_TABLE_COLUMNS if k != "holds"), r
+        assert r["holds"] is True or r["holds"] is False or (shown_ok and r["holds"] is None), r
+
+
+def holds(check, skip_shown=True):
+    return [r["holds"] for r in check.rows if not (skip_shown and r["holds"] is None)]
+
+
+# ---------------------------------------------------------------- [LH] Eq 9: the tables and boundaries it reads
+def test_table_gd_rates_columns_and_values():
+    """kappa 10, eta = 1, lambda_min 0.1, loss 2 x 0.85^t: every column of the table from its definition."""
+    tab = OPT.table_gd_rates(eq9_study(eq9_run(0.85), eq9_run(0.8, kappa=5.0)))
+    assert tab.index.name == "depth" and list(tab.index) == [1, 2]
+    assert list(tab.columns) == ["kappa", "measured late factor", "linearized late factor", "(1-eta lmin)^2",
+                                 "1-eta lmin/2", "1-1/kappa", "max_t loss/paper bound", "max_t loss/kappa bound",
+                                 "loss/kappa bound at the end"]
+    expect = {1: [10.0, 0.85, 0.85, 0.81, 0.95, 0.9, 1.0, 1.0, (0.85 / 0.9) ** STEPS],
+              2: [5.0, 0.8, 0.8, 0.64, 0.9, 0.8, 1.0, 1.0, 1.0]}
+    for L, row in expect.items():
+        np.testing.assert_allclose(tab.loc[L].to_numpy(dtype=float), row, rtol=1e-12)
+
+
+@pytest.mark.parametrize("bound,value,status,row_holds", [
+    ("bound_lmin", 1.0, "reproduced with caveat", [True, False, True]),   # at the paper's bound: it holds
+    ("bound_kappa", 0.5, "reproduced", [True, True, True])])               # at the kappa form: it holds
+def test_eq9_loss_exactly_at_the_tolerance_holds(bound, value, status, row_holds):
+    """At step 10 the bound is set to a power of 2 and the loss to it x (1 + BOUND_RTOL): the ratio is exactly the
+    tolerance ("at most 1 + BOUND_RTOL")."""
+    def edit(loss, run):
+        run[bound][10] = value
+        loss[10] = value * (1 + DOCUMENTED["BOUND_RTOL"])
+    study = eq9_study(eq9_run(0.85, edit=edit))
+    col = "max_t loss/paper bound" if bound == "bound_lmin" else "max_t loss/kappa bound"
+    assert OPT.table_gd_rates(study)[col].max() == 1 + DOCUMENTED["BOUND_RTOL"]
+    c = OPT.check_worst_case(study)
+    assert c.status == status and holds(c) == row_holds
+    assert_rows(c)
+
+
+@pytest.mark.parametrize("power", [1 + DOCUMENTED["RATE_TOLERANCE"], 1 - DOCUMENTED["RATE_TOLERANCE"]])
+def test_eq9_rate_gap_exactly_at_the_tolerance_holds(power):
+    q = 0.86   # linearized late factor; the measured one q^power: a gap of exactly RATE_TOLERANCE in float64
+    study = eq9_study(eq9_run(q ** power, linear=q))
+    t = OPT.table_gd_rates(study)
+    assert abs(np.log(t.loc[1, "measured late factor"]) / np.log(t.loc[1, "linearized late factor"]) - 1) \
+        == DOCUMENTED["RATE_TOLERANCE"]
+    c = OPT.check_worst_case(study)
+    assert c.status == "reproduced" and holds(c) == [True, True, True] and c.caveat == ""
+
+
+def test_eq9_rows_of_each_status():
+    for runs, status, row_holds in (((eq9_run(0.85),), "reproduced", [True, True, True]),
+                                    ((eq9_run(0.96),), "not reproduced", [False, False, True]),
+                                    ((eq9_run(0.93),), "reproduced with caveat", [True, False, True]),
+                                    ((eq9_run(0.6, linear=0.8),), "reproduced with caveat", [True, True, False])):
+        c = eq9(*runs)
+        assert c.status == status and holds(c) == row_holds
+        assert_rows(c)
+
+
+# ---------------------------------------------------------------- late_rate: the cut and the window
+def test_late_rate_of_a_geometric_run():
+    assert OPT.late_rate(2.0 * 0.9 ** np.arange(61)) == pytest.approx(0.9, rel=1e-12)
+    assert OPT.late_rate([1.0, 0.5]) == 0.5                  # the shortest window: T - s = 1
+    assert OPT.late_rate([0.5, 0.25]) == 0.5                 # any positive initial loss
+    # not geometric: T = 4, s = 2, the factor (L_4 / L_2)^(1/2)
+    assert OPT.late_rate([1.0, 0.9, 0.5, 0.4, 0.2]) == pytest.approx(math.sqrt(0.2 / 0.5), rel=1e-12)
+
+
+def test_late_rate_is_taken_up_to_the_cut():
+    """The run is cut at its last step above floor x L_0; the factor is L_T / L_s over that window (not up to the
+    end of the run, whose tail is rounding noise)."""
+    assert OPT.late_rate([1.0, 0.5, 0.25, 0.125, 1e-20]) == pytest.approx(0.5, rel=1e-12)   # T = 3, s = 1
+    # the cut is relative to L_0 = 4: 3e-10 <= 1e-10 x 4 is cut (it is above 1e-10 / 4 and 1e-10 x L_1)
+    assert OPT.late_rate([4.0, 2.0, 1.0, 0.5, 3e-10]) == pytest.approx(0.5, rel=1e-12)
+    # a loss exactly at floor x L_0 is cut ("above the floor" is strict)
+    assert OPT.late_rate([1.0, 0.6, 0.25], floor=0.25) == pytest.approx(0.6, rel=1e-12)
+
+
+@pytest.mark.parametrize("loss,frac", [([0.0, 1.0, 2.0], 0.5), ([-1.0, 1.0, 2.0], 0.5), ([1.0, 0.0, 0.5], 0.5),
+                                       ([1.0, 0.5, 0.25], 0.0), ([1.0], 0.5), ([1.0, 1e-12, 1e-13], 0.5)])
+def test_late_rate_refuses_runs_it_cannot_measure(loss, frac):
+    with pytest.raises(ValueError):
+        OPT.late_rate(loss, frac=frac)
+
+
+# ---------------------------------------------------------------- [LH] Sec 5(b): the end pair, ties, rows
+def test_table_gd_seeds_means_and_sds():
+    one = OPT.table_gd_seeds(eq9_study(eq9_run(0.85), eq9_run(0.8, kappa=5.0)))   # a single study: one seed
+    assert one.index.name == "depth" and list(one.index) == [1, 2]
+    assert list(one.columns) == ["log10 kappa", "log10 kappa sd", "late factor", "late factor sd", "seeds"]
+    np.testing.assert_allclose(one.to_numpy(dtype=float), [[1.0, 0.0, 0.85, 0.0, 1], [np.log10(5.0), 0.0, 0.8, 0.0, 1]],
+                               rtol=1e-12)
+    two = OPT.table_gd_seeds(OPT.GDSeeds((eq9_study(eq9_run(0.85, kappa=10.0)),
+                                          eq9_study(eq9_run(0.75, kappa=1000.0), seed=1))))
+    np.testing.assert_allclose(two.loc[1].to_numpy(dtype=float), [2.0, math.sqrt(2), 0.8, 0.1 / math.sqrt(2), 2],
+                               rtol=1e-9)
+
+
+def test_sec5b_compares_the_shallowest_with_the_deepest_depth():
+    """Depths 1 and 2 tie; the fall is from 2 to 3: judged from depth 1 to the deepest, it holds."""
+    c = sec5b((2.0, 2.0, 1.5), (0.9, 0.9, 0.8))
+    assert c.status == "reproduced" and holds(c) == [True, True, True, True]
+
+
+def test_sec5b_a_tie_with_no_spread_is_no_fall_and_no_rise():
+    """Zero seed spread: kappa equal at both depths neither falls nor rises (strict); the rate falls."""
+    c = sec5b((2.0, 2.0), (0.9, 0.8), sd_k=0.0, sd_r=0.0)
+    assert c.status == "reproduced with caveat" and holds(c) == [False, True, True, True]
+    assert "within the seed spread" in c.caveat and "inverted" not in c.caveat
+
+
+def test_sec5b_rows_and_caveats_of_each_status():
+    ok = sec5b(FALLING_K, FALLING_R)
+    assert ok.caveat == "" and holds(ok) == [True, True, True, True] and len(ok.rows) == 4
+    bad = sec5b(FALLING_K[::-1], FALLING_R[::-1])
+    assert bad.caveat == "" and holds(bad) == [False, False, False, False]
+    between = sec5b((2.0, 1.5, 1.8, 1.4, 1.2), FALLING_R)
+    assert holds(between) == [True, False, True, True]
+    for c in (ok, bad, between):
+        assert_rows(c)
+        assert [r["statement"].split()[1] for r in c.rows] == ["condition", "deeper", "measured", "deeper"]
+
+
+# ---------------------------------------------------------------- [LH] Sec 5(a): ReLU against linear
+def relu_linear(relu, linear, n=5, d=5):
+    """Depths 1..; ``relu`` and ``linear`` are (kappa, late factor) per depth."""
+    def study(spec, act):
+        out = {L: dict(eq9_run(r, kappa=k), depth=L) for L, (k, r) in enumerate(spec, start=1)}
+        return OPT.GDStudy("faces", out, tuple(out), 128, STEPS, n, d, activation=act)
+    return OPT.check_relu_vs_linear(study(relu, "relu"), study(linear, "linear"))
+
+
+def test_sec5a_holds_fails_between():
+    ok = relu_linear([(10.0, 0.8), (5.0, 0.7)], [(100.0, 0.9), (100.0, 0.9)])
+    assert ok.status == "reproduced" and ok.caveat == ""
+    bad = relu_linear([(100.0, 0.9), (100.0, 0.9)], [(10.0, 0.8), (5.0, 0.7)])
+    assert bad.status == "not reproduced" and bad.caveat == ""
+    mid = relu_linear([(10.0, 0.8), (100.0, 0.9)], [(100.0, 0.9), (10.0, 0.8)])
+    assert mid.status == "reproduced with caveat" and "not better at depths [2]" in mid.caveat
+
+
+@pytest.mark.parametrize("relu", [(10.0, 0.95), (100.0, 0.8),    # one of the two better, the other worse
+                                  (100.0, 0.8001), (10.0, 0.9)])  # one better, the other tied
+def test_sec5a_a_win_needs_both_a_smaller_kappa_and_a_faster_rate(relu):
+    assert relu_linear([relu, relu], [(100.0, 0.9), (100.0, 0.9)]).status == "not reproduced"
+
+
+@pytest.mark.parametrize("n,status", [(5, "reproduced"), (6, "not checked")])
+def test_sec5a_needs_n_at_most_d(n, status):
+    """With n <= d the linear net's kappa is finite: n = d is checked, n = d + 1 is not."""
+    assert relu_linear([(10.0, 0.8)], [(100.0, 0.9)], n=n, d=5).status == status
+
+
+# ---------------------------------------------------------------- [LH] Table 1: depths, ties, one seed, protocol
+@pytest.mark.parametrize("depths", [(1, 6, 7), (5, 6, 12)])
+def test_table1_accepts_any_shallower_and_deeper_depth(depths):
+    c = table1({depths[0]: 0.95, 6: 0.97, depths[2]: 0.96})
+    assert c.status == "reproduced" and holds(c) == [True, True, True, True]
+
+
+@pytest.mark.parametrize("acc,status,row_holds", [
+    ({1: 0.95, 6: 0.97, 12: 0.96}, "reproduced", [True, True, True]),                 # best = 6: excess 0 <= 0
+    ({1: 0.95, 6: 0.97, 12: 0.97}, "reproduced with caveat", [True, True, False]),    # no fall, no rise
+    ({1: 0.97, 6: 0.97, 12: 0.96}, "not reproduced", [True, False, True])])           # best at the shallowest (tie)
+def test_table1_ties_with_no_spread(acc, status, row_holds):
+    """Zero seed spread: a tie is neither a rise nor a fall (strict); the peak at 6 allows an excess of 0."""
+    c = OPT.check_accuracy(acc_study(acc, sd=0.0))
+    assert c.status == status and holds(c)[:3] == row_holds
+    assert_rows(c, shown_ok=True)
+
+
+def test_table1_rows_are_python_bools_and_the_part_is_the_studys():
+    st = acc_study({1: 0.95, 6: 0.97, 12: 0.96})
+    c = OPT.check_accuracy(st)
+    assert c.part == st.name and c.part
+    # the accuracy is shown at every depth of either table (ours and the paper's), not judged
+    assert [r["statement"] for r in c.rows if r["holds"] is None] == [
+        f"test accuracy at depth {L}" for L in (1, 3, 6, 8, 10, 12)]
+    assert holds(c) == [True, True, True, True]
+    assert_rows(c, shown_ok=True)
+
+
+def test_table1_one_seed_has_no_spread():
+    """With one seed the sd is 0 (not NaN): the statements are judged on the means (the verdict is inconclusive)."""
+    rows = [dict(dataset="MNIST", depth=L, seed=0, lr=1.0, train_loss=np.ones(501), late_loss=1.0, test_acc=a,
+                 diverged=False, seconds=0.1) for L, a in {1: 0.95, 6: 0.97, 12: 0.96}.items()]
+    grid = pd.DataFrame([dict(dataset="MNIST", depth=L, lr=lr, late_loss=1.0, chosen=lr == 1.0)
+                         for L in (1, 6, 12) for lr in (0.5, 1.0, 2.0)])
+    st = OPT.SGDStudy("MNIST", grid, pd.DataFrame(rows), [1, 6, 12], 60000, 1000, 500, 500, 1, 512, [0.5, 1.0, 2.0], 1.0)
+    assert (OPT.accuracy_table(st)["sd (%)"] == 0.0).all()
+    c = OPT.check_accuracy(st)
+    assert c.status == "inconclusive" and holds(c)[:3] == [True, True, True]
+
+
+def test_table1_on_fashion_mnist_is_other_data():
+    """Table 1 is a claim about MNIST: Fashion-MNIST at the paper's budget agrees with a caveat (Figure 4 counts it
+    as the paper's data)."""
+    fashion = dict(PAPER, data="Fashion-MNIST")
+    c = OPT.check_accuracy(acc_study({1: 0.95, 6: 0.97, 12: 0.96}, protocol=fashion))
+    assert c.status == "reproduced with caveat" and holds(c) == [True, True, True, False]
+    assert OPT.check_depth_speed(loss_study([0.0, -1.0], protocol=fashion)).status == "reproduced"

@@ -205,7 +205,6 @@ def check_depth_speed(study: SGDStudy) -> Check:
                                   f"{n_sig} of {len(pairs)} depth pairs are significantly inverted ("
                                   + ", ".join(f"{r.deep} slower than {r.shallow}" for r in sig.head(6).itertuples())
                                   + ("; ..." if n_sig > 6 else "") + ")" if n_sig else "the order is weak"))
-    rec = f" A record: {study.recorded}." if study.recorded else ""
     measured = (
         f"On {study.data} ({study.n_train:,} training images, batch {study.batch}, {study.epochs} epochs = "
         f"{study.updates:,} SGD updates, {study.seeds} seeds, width {study.width}, rate chosen per depth), log10 of "
@@ -213,7 +212,7 @@ def check_depth_speed(study: SGDStudy) -> Check:
         f"seeds up to {sd.max():.2f}); Spearman correlation with depth {rho:.2f} (-1: faster with every added "
         f"layer); depth {first} minus depth {last}: {diff:.2f} (twice the standard error {se:.2f}); deeper net "
         f"slower in {n_inv} of {len(pairs)} depth pairs, {n_sig} beyond twice the standard error."
-        f"{(' ' + study.note) if study.note else ''}{rec}")
+        f"{(' ' + study.note) if study.note else ''}{f' A record: {study.recorded}.' if study.recorded else ''}")
     rows = (
         dict(statement="deeper nets end lower (Spearman correlation of depth with the late loss)",
              paper="always faster with depth", **{"this book": f"{rho:.2f}"},
@@ -238,18 +237,18 @@ def accuracy_table(study: SGDStudy) -> pd.DataFrame:
         study: :func:`lib.chapters.optimization.sgd.measure_sgd_study` output (its runs, at its depths).
 
     Returns:
-        A frame indexed by depth: ``mean (%)``, ``sd (%)``, ``seeds``, ``[LH] MNIST (%)`` (NaN at a depth
-        the paper did not run).
+        A frame indexed by depth: ``mean (%)``, ``sd (%)`` (sd over seeds, ddof 1; 0 with one seed), ``seeds``,
+        ``[LH] MNIST (%)`` (NaN at a depth the paper did not run).
     """
     runs = study.runs
     sub = runs[runs.depth.isin(list(study.depths))]
     g = sub.groupby("depth")["test_acc"]
-    tab = pd.DataFrame({"mean (%)": 100 * g.mean(), "sd (%)": 100 * g.std(ddof=1), "seeds": g.count()})
-    tab["[LH] MNIST (%)"] = [PAPER_TABLE1.get(int(L), np.nan) for L in tab.index]
+    tab = pd.DataFrame({"mean (%)": 100 * g.mean(), "sd (%)": 100 * g.std(ddof=1).fillna(0.0), "seeds": g.count()})
+    tab["[LH] MNIST (%)"] = tab.index.map(PAPER_TABLE1)
     return tab
 
 
-def table1_statements(acc: pd.DataFrame) -> pd.DataFrame:
+def table1_statements(acc: pd.DataFrame) -> tuple[tuple[dict, ...], bool]:
     """The three statements of [LH] Table 1 that :func:`check_accuracy` judges, paper beside ours, with the rule.
 
     Differences count if they exceed twice their standard error 2 sqrt(sd_a^2/n_a + sd_b^2/n_b) over
@@ -264,8 +263,8 @@ def table1_statements(acc: pd.DataFrame) -> pd.DataFrame:
         acc: :func:`accuracy_table` output (depth 6, a shallower and a deeper depth).
 
     Returns:
-        Columns ``statement``, ``paper``, ``this book``, ``rule``, ``holds`` (bool), ``value``, ``error``;
-        ``attrs`` carries ``best``, ``first``, ``last`` and ``contradicts`` (the peak at the shallowest
+        (rows, contradicts): the three judged rows (``statement``, ``paper``, ``this book``, ``rule``,
+        ``holds``, a bool), and whether the measurement contradicts the paper (the peak at the shallowest
         depth, or a rise from 6 to the deepest beyond the error).
 
     Raises:
@@ -274,35 +273,34 @@ def table1_statements(acc: pd.DataFrame) -> pd.DataFrame:
     if 6 not in acc.index or acc.index.max() <= 6 or acc.index.min() >= 6:
         raise InputError(f"sgd_depths must contain 6, a shallower and a deeper depth (the paper's 1 -> 6 -> 12), "
                          f"got {list(acc.index)}")
-    m, sd, ns = acc["mean (%)"], acc["sd (%)"].fillna(0.0), acc["seeds"]
+    m, sd, ns = acc["mean (%)"], acc["sd (%)"], acc["seeds"]
     paper = pd.Series(PAPER_TABLE1, dtype=float)
 
     def gap(a, b):
         return float(m[a] - m[b]), SE_MULTIPLE * float(np.sqrt(sd[a] ** 2 / ns[a] + sd[b] ** 2 / ns[b]))
 
     first, last, best = int(acc.index[0]), int(acc.index[-1]), int(m.idxmax())
-    p_best, p_first = int(paper.idxmax()), int(paper.index[0])
+    p_best = int(paper.idxmax())
     excess, excess_se = gap(best, 6)
     rise, rise_se = gap(6, first)
     change, change_se = gap(last, 6)
     rows = [
         dict(statement="the peak is at depth 6", paper=f"depth {p_best} ({paper[p_best]:.2f} %)",
-             **{"this book": f"best depth {best} ({m[best]:.2f} %), {excess:.2f} points above depth 6"},
+             **{"this book": f"best depth {best} ({m[best]:.2f} %), {excess:.2f} points above depth 6 (twice the "
+                             f"standard error {excess_se:.2f})"},
              rule=f"the best depth at most twice its standard error ({excess_se:.2f} points) above depth 6",
-             holds=excess <= excess_se, value=excess, error=excess_se),
+             holds=excess <= excess_se),
         dict(statement="rise from the shallowest depth to depth 6",
-             paper=f"{paper[6] - paper[p_first]:+.2f} points ({p_first} -> 6)",
-             **{"this book": f"{rise:+.2f} points ({first} -> 6)"},
-             rule=f"a rise larger than twice its standard error ({rise_se:.2f} points)", holds=rise > rise_se,
-             value=rise, error=rise_se),
+             paper=f"{paper[6] - paper[1]:+.2f} points (1 -> 6)",
+             **{"this book": f"{rise:+.2f} points ({first} -> 6; twice the standard error {rise_se:.2f})"},
+             rule=f"a rise larger than twice its standard error ({rise_se:.2f} points)", holds=rise > rise_se),
         dict(statement="change from depth 6 to the deepest depth",
-             paper=f"{paper[12] - paper[6]:+.2f} points (6 -> 12)", **{"this book": f"{change:+.2f} points (6 -> {last})"},
+             paper=f"{paper[12] - paper[6]:+.2f} points (6 -> 12)",
+             **{"this book": f"{change:+.2f} points (6 -> {last}; twice the standard error {change_se:.2f})"},
              rule=f"a fall larger than twice its standard error ({change_se:.2f} points); a rise that large "
-                  "contradicts the paper", holds=change < -change_se, value=change, error=change_se),
+                  "contradicts the paper", holds=change < -change_se),
     ]
-    out = pd.DataFrame(rows)
-    out.attrs.update(best=best, first=first, last=last, contradicts=bool(best == first or change > change_se))
-    return out
+    return tuple(rows), best == first or change > change_se
 
 
 def check_accuracy(study: SGDStudy) -> Check:
@@ -331,29 +329,25 @@ def check_accuracy(study: SGDStudy) -> Check:
         lib.validation.InputError: the study lacks depth 6, a shallower or a deeper depth.
     """
     acc = accuracy_table(study)
-    st = table1_statements(acc)
-    m, sd = acc["mean (%)"], acc["sd (%)"].fillna(0.0)
-    agrees = bool(st.holds.all())
-    contradicts = st.attrs["contradicts"]
-    failed = "; ".join(st.statement[~st.holds])
+    judged, contradicts = table1_statements(acc)
+    m, sd = acc["mean (%)"], acc["sd (%)"]
+    agrees = all(r["holds"] for r in judged)
+    failed = "; ".join(r["statement"] for r in judged if not r["holds"])
     status, caveat = _verdict(agrees, contradicts, study, f"not beyond the seed spread: {failed}", table=True)
-    rec = f" A record: {study.recorded}." if study.recorded else ""
     measured = (
         f"On {study.data} ({study.n_train:,} training / {study.n_test:,} test images, {study.updates:,} SGD updates, "
         f"{study.seeds} seeds), the mean test accuracy is {', '.join(f'{v:.2f}' for v in m)} % at depths "
         f"{list(acc.index)} (sd over seeds up to {sd.max():.2f}): "
-        + "; ".join(f"{r['statement']}: {r['this book']} ({'holds' if r['holds'] else 'does not hold'}; twice the "
-                    f"standard error {r['error']:.2f})" for r in st.to_dict("records"))
+        + "; ".join(f"{r['statement']}: {r['this book']} ({'holds' if r['holds'] else 'does not hold'})"
+                    for r in judged)
         + f"; the paper's change from 6 to 12 is {PAPER_TABLE1[12] - PAPER_TABLE1[6]:+.2f} points on MNIST."
-        f"{(' ' + study.note) if study.note else ''}{rec}")
+        f"{(' ' + study.note) if study.note else ''}{f' A record: {study.recorded}.' if study.recorded else ''}")
     ns = acc["seeds"]
     shown = tuple(
         dict(statement=f"test accuracy at depth {L}", paper=f"{PAPER_TABLE1[L]:.2f} %" if L in PAPER_TABLE1 else "not run",
              **{"this book": f"{m[L]:.2f} +- {sd[L]:.2f} % ({int(ns[L])} seeds)" if L in acc.index else "not run"},
              rule="shown, not judged (the absolute value depends on the data set and the budget)", holds=None)
         for L in sorted(set(int(v) for v in acc.index) | set(PAPER_TABLE1)))
-    judged = tuple({k: (bool(v) if k == "holds" else v) for k, v in r.items() if k not in ("value", "error")}
-                   for r in st.to_dict("records"))
     return Check("[LH] Table 1", status=status, measured=measured, caveat=caveat, part=study.name,
                  rows=shown + judged + (_protocol_row(study, table=True),))
 

@@ -244,23 +244,28 @@ def measure_gd_seeds(data: str, n: int, depths, width: int, steps: int, *, seeds
 def late_rate(loss, frac: float = 0.5, floor: float = 1e-10) -> float:
     """Per-step contraction factor (L_T / L_s)^(1/(T-s)) over the last ``frac`` of the run.
 
-    The run is first cut where L_t / L_0 falls below ``floor`` (rounding noise, not optimization).
+    The run is first cut at T, its last step with L_t / L_0 above ``floor`` (below it is rounding
+    noise, not optimization); s = int(T (1 - frac)).
 
     Args:
-        loss: the loss per step.
+        loss: the loss per step (L_0 > 0).
         frac: the fraction of the run (its end) over which the factor is taken.
-        floor: relative loss below which the run is cut.
+        floor: relative loss at or below which the run is cut.
 
     Returns:
         The per-step factor.
+
+    Raises:
+        ValueError: L_0 is not positive, the cut run has fewer than 2 steps in its window, or L_s is not positive.
     """
-    loss = np.asarray(loss, dtype=float)
-    above = np.flatnonzero(loss > floor * loss[0])
-    T = int(above[-1]) if above.size else 0
+    loss = np.asarray(loss)
+    if not loss[0] > 0:
+        raise ValueError(f"need a positive initial loss, got {loss[0]}")
+    T = int(np.flatnonzero(loss > floor * loss[0])[-1])
     s = int(T * (1 - frac))
-    if T - s < 1 or loss[s] <= 0 or loss[-1] <= 0:
+    if T - s < 1 or loss[s] <= 0:
         raise ValueError("need a run of at least 2 steps with positive losses")
-    return float((loss[-1] / loss[s]) ** (1.0 / (T - s)))
+    return float((loss[T] / loss[s]) ** (1.0 / (T - s)))
 
 
 # ---------------------------------------------------------------- the chapter: tables, figures, verdicts
@@ -312,9 +317,7 @@ def table_gd_seeds(gds: GDSeeds) -> pd.DataFrame:
         sd = (lambda v: float(np.std(v, ddof=1)) if v.size > 1 else 0.0)
         rows[int(L)] = {"log10 kappa": float(np.mean(k)), "log10 kappa sd": sd(k), "late factor": float(np.mean(r)),
                         "late factor sd": sd(r), "seeds": len(studies)}
-    tab = pd.DataFrame.from_dict(rows, orient="index")
-    tab.index.name = "depth"
-    return tab
+    return pd.DataFrame(list(rows.values()), index=pd.Index(list(rows), name="depth"))
 
 
 def table_gd_curves(gd: GDStudy) -> pd.DataFrame:
@@ -368,21 +371,30 @@ def plot_gd_bounds(gd: GDStudy) -> Figure:
     return fig
 
 
-def _eq9(studies: tuple, where: str) -> Check:
+def _where(studies: tuple) -> str:
+    """``at depths [...] (width m, n=...)``: the setting the verdict sentences of a GD study quote."""
+    return f"at depths {list(studies[0].depths)} (width {studies[0].width}, n={studies[0].n})"
+
+
+def _eq9(studies: tuple) -> Check:
     """[LH] Eq. 9 on every seed and depth of ``studies`` (see :func:`check_worst_case`)."""
     tabs = [(st.seed, table_gd_rates(st)) for st in studies]
     depths = list(studies[0].depths)
     paper = max(float(t["max_t loss/paper bound"].max()) for _, t in tabs)
     kap = max(float(t["max_t loss/kappa bound"].max()) for _, t in tabs)
-    paper_ok, kappa_ok = paper <= 1 + BOUND_RTOL, kap <= 1 + BOUND_RTOL
+    def over(col):
+        """The depths (any seed) where the loss exceeds a bound beyond float64 rounding."""
+        return sorted({int(L) for _, t in tabs for L in t.index[t[col] > 1 + BOUND_RTOL]})
+
+    paper_over, kappa_over = over("max_t loss/paper bound"), over("max_t loss/kappa bound")
+    paper_ok, kappa_ok = not paper_over, not kappa_over
     gaps = [(abs(float(np.log(t.loc[L, "measured late factor"]) / np.log(t.loc[L, "linearized late factor"])) - 1),
              s_, L) for s_, t in tabs for L in depths]
     worst, w_seed, w_depth = max(gaps)
     follows = worst <= RATE_TOLERANCE
-    over = lambda col: sorted({int(L) for _, t in tabs for L in t.index[t[col] > 1 + BOUND_RTOL]})  # noqa: E731
     caveats = []
     if paper_ok and not kappa_ok:
-        caveats.append(f"the loss exceeds the (1-1/kappa)^t form at depths {over('max_t loss/kappa bound')} (by up to "
+        caveats.append(f"the loss exceeds the (1-1/kappa)^t form at depths {kappa_over} (by up to "
                        f"a factor {kap:.3g}) while it stays below the paper's (1 - eta lambda_min/2)^t bound; at "
                        "eta = 1/lambda_max the paper's bound is (1 - 1/(2 kappa))^t, and (1-1/kappa)^t is only its "
                        "'about' form")
@@ -390,22 +402,23 @@ def _eq9(studies: tuple, where: str) -> Check:
         caveats.append(f"the late rate differs from the one the NTK at initialization predicts by up to {worst:.0%} "
                        f"(in log) at depth {w_depth} (seed {w_seed}): the kernel moved during training")
     status = "not reproduced" if not paper_ok else "reproduced" if not caveats else "reproduced with caveat"
-    first = tabs[0][1]
-    nseeds = len(studies)
-    kappas = ", ".join(f"{np.mean([t.loc[L, 'kappa'] for _, t in tabs]):.0f}" for L in depths)
-    lin = ", ".join(f"{np.mean([t.loc[L, 'linearized late factor'] for _, t in tabs]):.4f}" for L in depths)
-    meas = ", ".join(f"{np.mean([t.loc[L, 'measured late factor'] for _, t in tabs]):.4f}" for L in depths)
-    end = float(np.median([t["loss/kappa bound at the end"].median() for _, t in tabs]))
-    mean = f" (mean over {nseeds} weight seeds)" if nseeds > 1 else ""
+    # what the sentence quotes (means over seeds per depth; the slowest mode of the first seed)
+    text = dict(
+        kappas=", ".join(f"{np.mean([t.loc[L, 'kappa'] for _, t in tabs]):.0f}" for L in depths),
+        lin=", ".join(f"{np.mean([t.loc[L, 'linearized late factor'] for _, t in tabs]):.4f}" for L in depths),
+        meas=", ".join(f"{np.mean([t.loc[L, 'measured late factor'] for _, t in tabs]):.4f}" for L in depths),
+        end=float(np.median([t["loss/kappa bound at the end"].median() for _, t in tabs])),
+        mean=f" (mean over {len(studies)} weight seeds)" if len(studies) > 1 else "",
+        slowest=", ".join(f"{v:.4f}" for v in tabs[0][1]["(1-eta lmin)^2"]))
     measured = (
-        f"kappa(K(w_0)) = {kappas}{mean} {where}. Largest ratio of the measured loss to the paper's bound "
-        f"L0 (1 - eta lambda_min/2)^t over every step, depth and seed: {paper:.6g} (it holds: {paper_ok}); to the "
-        f"(1-1/kappa)^t form: {kap:.6g} (it holds: {kappa_ok}; at the last step {end:.2g} times it, median). Measured "
-        f"late per-step factors {meas}{mean} against those of GD on the model linearized with the NTK at "
-        f"initialization {lin}: largest relative gap in log {worst:.2f} (tolerance {RATE_TOLERANCE}); the slowest "
-        f"mode (1-eta lambda_min)^2 = {', '.join(f'{v:.4f}' for v in first['(1-eta lmin)^2'])} (seed "
-        f"{tabs[0][0]}). The bound has the right mode but (1-1/kappa) per step is the square root of what happens "
-        f"(the loss is quadratic in the residual).")
+        f"kappa(K(w_0)) = {text['kappas']}{text['mean']} {_where(studies)}. Largest ratio of the measured loss to the paper's "
+        f"bound L0 (1 - eta lambda_min/2)^t over every step, depth and seed: {paper:.6g} (it holds: {paper_ok}); to "
+        f"the (1-1/kappa)^t form: {kap:.6g} (it holds: {kappa_ok}; at the last step {text['end']:.2g} times it, "
+        f"median). Measured late per-step factors {text['meas']}{text['mean']} against those of GD on the model "
+        f"linearized with the NTK at initialization {text['lin']}: largest relative gap in log {worst:.2f} (tolerance "
+        f"{RATE_TOLERANCE}); the slowest mode (1-eta lambda_min)^2 = {text['slowest']} (seed {tabs[0][0]}). The bound "
+        f"has the right mode but (1-1/kappa) per step is the square root of what happens (the loss is quadratic in "
+        f"the residual).")
     rows = (
         dict(statement="the loss stays below L0 (1 - eta lambda_min/2)^t at every step (the paper's bound)",
              paper="a theorem for wide networks (prior work)",
@@ -425,7 +438,7 @@ def _eq9(studies: tuple, where: str) -> Check:
     return Check("[LH] Eq 9", status=status, measured=measured, caveat="; ".join(caveats), rows=rows)
 
 
-def _sec5b(studies: tuple, where: str) -> Check:
+def _sec5b(studies: tuple) -> Check:
     """[LH] Sec. 5(b) against the seed spread of ``studies`` (see :func:`check_worst_case`)."""
     tab = table_gd_seeds(GDSeeds(studies))
     depths = list(tab.index)
@@ -436,48 +449,47 @@ def _sec5b(studies: tuple, where: str) -> Check:
                 f"{', '.join(f'{10 ** v:.0f}' for v in tab['log10 kappa'])} (geometric mean; sd of log10 up to "
                 f"{tab['log10 kappa sd'].max():.2f}) and measured late per-step loss factor "
                 f"{', '.join(f'{v:.4f}' for v in tab['late factor'])} (sd up to {tab['late factor sd'].max():.4f}) "
-                f"{where} (full-batch GD, eta = 1/lambda_max).")
+                f"{_where(studies)} (full-batch GD, eta = 1/lambda_max).")
     if nseeds < 2:
         return Check("[LH] Sec 5(b)", status="inconclusive", measured=measured,
                      caveat="one weight seed: the seed spread against which the order of depths is judged is unknown "
                             "(set gd_seeds to 2 or more)")
     parts, rows = {}, []
-    for key, col, sdcol, what in (("kappa", "log10 kappa", "log10 kappa sd", "kappa(K(w_0))"),
-                                  ("rate", "late factor", "late factor sd", "the measured late per-step factor")):
+    within = "its fall from the shallowest to the deepest depth is within the seed spread"
+    for key, col, sdcol, what in (("kappa", "log10 kappa", "log10 kappa sd", "condition number kappa(K(w_0))"),
+                                  ("rate", "late factor", "late factor sd", "measured late per-step factor")):
         pairs = depth_pairs(tab, value=col, sd=sdcol)
         end = pairs[(pairs.shallow == first) & (pairs.deep == last)].iloc[0]
         fall, se = -float(end.excess), float(end.se2)
         sig = pairs[pairs.significant]
-        unit = "log10 " if key == "kappa" else ""
-        parts[key] = dict(what=what, falls=fall > se, rises=fall < -se, n_sig=len(sig),
-                          text=f"{unit}{what}, depth {first} minus depth {last}: {fall:.3g} ({SE_MULTIPLE:g} standard "
-                               f"errors {se:.2g}); deeper larger in {int(pairs.inverted.sum())} of {len(pairs)} depth "
-                               f"pairs, {len(sig)} beyond {SE_MULTIPLE:g} standard errors"
+        parts[key] = dict(falls=fall > se, rises=fall < -se, n_sig=len(sig),
+                          text=f"{what} ({col}), depth {first} minus depth {last}: {fall:.3g} ({SE_MULTIPLE:g} "
+                               f"standard errors {se:.2g}); deeper larger in {int(pairs.inverted.sum())} of {len(pairs)} "
+                               f"depth pairs, {len(sig)} beyond {SE_MULTIPLE:g} standard errors"
                                + (" (" + ", ".join(f"{r.deep} above {r.shallow}" for r in sig.itertuples()) + ")"
-                                  if len(sig) else ""))
-        rows += [dict(statement=f"{what} falls from the shallowest to the deepest depth",
+                                  if len(sig) else ""),
+                          caveat=f"the {what}: " + ", ".join(
+                              ([within] if not fall > se else [])
+                              + ([f"{len(sig)} depth pair(s) inverted beyond the seed spread"] if len(sig) else [])))
+        rows += [dict(statement=f"the {what} falls from the shallowest to the deepest depth",
                       paper="deeper: smaller kappa, faster worst-case rate",
-                      **{"this book": f"{unit}depth {first} minus depth {last}: {fall:.4g}"},
+                      **{"this book": f"{col}, depth {first} minus depth {last}: {fall:.4g}"},
                       rule=f"a fall larger than {SE_MULTIPLE:g} standard errors over seeds ({se:.2g}); a rise that "
                            "large contradicts", holds=fall > se),
                  dict(statement=f"no deeper net has a significantly larger {what} (every pair of depths)",
                       paper="every added layer helps",
                       **{"this book": f"{len(sig)} of {len(pairs)} pairs inverted beyond the error"},
-                      rule=f"no pair whose deeper net's {unit}value is higher by more than {SE_MULTIPLE:g} standard "
+                      rule=f"no pair whose deeper net's {col} is higher by more than {SE_MULTIPLE:g} standard "
                            "errors", holds=len(sig) == 0)]
     k, r = parts["kappa"], parts["rate"]
+    caveat = ""
     if k["falls"] and r["falls"] and k["n_sig"] == 0 and r["n_sig"] == 0:
-        status, caveat = "reproduced", ""
+        status = "reproduced"
     elif k["rises"] or r["rises"]:
-        status, caveat = "not reproduced", ""
+        status = "not reproduced"
     else:
         status = "reproduced with caveat"
-        within = "its fall from the shallowest to the deepest depth is within the seed spread"
-        caveat = "; ".join(
-            f"{p['what']}: " + ", ".join(([within] if not p["falls"] else [])
-                                         + ([f"{p['n_sig']} depth pair(s) inverted beyond the seed spread"]
-                                            if p["n_sig"] else []))
-            for p in (k, r) if not p["falls"] or p["n_sig"])
+        caveat = "; ".join(p["caveat"] for p in (k, r) if not p["falls"] or p["n_sig"])
     measured += " " + "; ".join(p["text"] for p in (k, r)) + "."
     return Check("[LH] Sec 5(b)", status=status, measured=measured, caveat=caveat, rows=tuple(rows))
 
@@ -529,8 +541,7 @@ def check_worst_case(gd, claim: str = "[LH] Eq 9") -> Check:
     if claim not in WORST_CASE_CLAIMS:
         raise ValueError(f"claim must be one of {WORST_CASE_CLAIMS}, got {claim!r}")
     studies = tuple(gd) if isinstance(gd, GDSeeds) else (gd,)
-    where = f"at depths {list(studies[0].depths)} (width {studies[0].width}, n={studies[0].n})"
-    return _eq9(studies, where) if claim == "[LH] Eq 9" else _sec5b(studies, where)
+    return _eq9(studies) if claim == "[LH] Eq 9" else _sec5b(studies)
 
 
 def faces_regression(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -586,12 +597,14 @@ def check_relu_vs_linear(relu: GDStudy, linear: GDStudy) -> Check:
     rr = np.array([late_rate(relu[L]["loss"]) for L in depths])
     rl = np.array([late_rate(linear[L]["loss"]) for L in depths])
     wins = (kr < kl) & (rr < rl)
+    caveat = ""
     if wins.all():
-        status, caveat = "reproduced", ""
+        status = "reproduced"
     elif not wins.any():
-        status, caveat = "not reproduced", ""
+        status = "not reproduced"
     else:
-        status, caveat = "reproduced with caveat", f"the ReLU net is not better at depths {[L for L, w in zip(depths, wins) if not w]}"
+        status = "reproduced with caveat"
+        caveat = f"the ReLU net is not better at depths {[L for L, w in zip(depths, wins) if not w]}"
     measured = (f"On n = {n_samples} points in d = {dim} dimensions, kappa(K(w_0)) of ReLU / linear nets: "
                 + ", ".join(f"{a:.0f} / {b:.0f} (L={L})" for L, a, b in zip(depths, kr, kl))
                 + "; measured late per-step loss factors: "
