@@ -45,7 +45,7 @@ TRUST_REL_ERR = 1e-3
 #: below this scale (float64's smallest normal number over eps, about 1e-292) a kernel's entries were computed
 #: through subnormal products and its digits are lost to underflow: its spectrum is never called trustworthy
 TINY_SCALE = float(np.finfo(np.float64).tiny) / EPS
-#: an angle computed as arccos of a cosine from K is resolved only to about sqrt(8 eps) ~ 4.2e-8 rad: the
+#: an angle computed as arccos of a cosine from K is resolved only to about sqrt(8 eps) ~ 4.2e-8 rad; the
 #: cosine is rounded by a few ulps (~4 eps), and arccos(1 - 4 eps) = sqrt(8 eps); below it, a computed angle
 #: (0, or ~2e-8) says nothing about the true one
 ANGLE_RESOLUTION = math.sqrt(8.0 * EPS)

@@ -25,11 +25,11 @@ __all__ = ["VERDICT_COLOURS", "GRID_COLUMNS", "GRID_ALT", "OVERVIEW_DIR", "plot_
 #: danger, info and muted), so the figure and the tables read alike.
 VERDICT_COLOURS = {"reproduced": "#198754", "reproduced with caveat": "#ffc107", "not reproduced": "#dc3545",
                    "inconclusive": "#0dcaf0", "not checked": "#adb5bd"}
-#: Claims per row of the verdict grid: 9 cells of 0.8 inch fill the text column and hold a label such as
+#: Claims per row of the verdict grid; 9 cells of 0.8 inch fill the text column and hold a label such as
 #: "Lemma E.5" at 8 pt.
 GRID_COLUMNS = 9
 
-#: The verdict grid's alt text: what the figure shows.
+#: The verdict grid's alt text; what the figure shows.
 GRID_ALT = ("Every claim of the three papers and of the book's own targets as one cell, coloured by its verdict "
             "(green reproduced, yellow with caveat, red not reproduced, blue inconclusive, grey not checked)")
 #: Where the report page writes the overview files, beside itself; the introduction includes them from there.

@@ -36,7 +36,7 @@ __all__ = ["PdfBuildError", "TocPage", "OutlineEntry", "PRINT_CSS", "toc_pages",
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
-#: injected into every page before printing: the theme's header, sidebars, search, buttons,
+#: injected into every page before printing; the theme's header, sidebars, search, buttons,
 #: previous/next links and footer are hidden, and so is the code of the cells the page hides
 #: (myst-nb's "Show code cell source"); the article takes the whole page width
 PRINT_CSS = """
@@ -58,7 +58,7 @@ pre { white-space: pre-wrap !important; overflow-wrap: anywhere; }
   { overflow: visible !important; }
 """
 
-#: the paper, its margins and the print scale: at 0.8 the page is laid out 879 CSS px wide,
+#: the paper, its margins and the print scale; at 0.8 the page is laid out 879 CSS px wide,
 #: about the width of the theme's content column, so the figures keep their size relative to the text
 PAPER = "A4"
 PAPER_WIDTH_MM = 210.0
@@ -67,7 +67,7 @@ SCALE = 0.8
 #: the CSS width at which Chromium lays out the printed page
 PRINT_WIDTH_PX = round((PAPER_WIDTH_MM - MARGIN_MM["left"] - MARGIN_MM["right"]) / 25.4 * 96 / SCALE)
 
-#: run after the print layout: a table or display equation still wider than the page is shrunk
+#: run after the print layout; a table or display equation still wider than the page is shrunk
 #: to fit (CSS zoom) instead of being cut at the right edge; returns how many were
 FIT_JS = """
 () => {
@@ -83,7 +83,7 @@ FIT_JS = """
 }
 """
 
-#: run on the loaded page: images eager and decoded, fonts loaded, MathJax done, dropdowns
+#: run on the loaded page; images eager and decoded, fonts loaded, MathJax done, dropdowns
 #: opened (``expand``; not myst-nb's hidden cells); returns the counts the caller checks
 PREPARE_JS = """
 async (expand) => {

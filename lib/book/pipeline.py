@@ -227,7 +227,7 @@ def resolve_parameters(src: Path, ipynb: Path, profile: str, overrides: dict, pr
     return params
 
 
-#: a Python warning as ``warnings.warn`` prints it (``file:line: CategoryWarning: message``), or a
+#: a Python warning as ``warnings.warn`` prints it (``file:line; CategoryWarning; message``), or a
 #: ``warning: ...`` line (the sweep cache's notices); progress bars and other stderr text do not match
 _WARNING_LINE = re.compile(r"^(?:\S.*?:\d+: )?(?P<cat>[A-Z]\w*Warning): (?P<msg>.+)$|^warning: (?P<plain>.+)$")
 
@@ -327,7 +327,7 @@ def execute(src: Path, params: dict, log_output: bool = False, root: Path = ROOT
     return time.perf_counter() - t0
 
 
-#: Tags Jupyter Book reads: the parameters cell and papermill's injected cell are removed from the page (the
+#: Tags Jupyter Book reads; the parameters cell and papermill's injected cell are removed from the page (the
 #: chapter shows "Parameters of this run" instead, :meth:`lib.book.spec.Config.markdown`), and the cell
 #: that validates them shows its output only.
 HIDDEN_CELL_TAGS = {"parameters": "remove-cell", "injected-parameters": "remove-cell"}

@@ -19,7 +19,7 @@ _STYLE_SET = False
 #: width of the book's text column in inches at ``figure.dpi`` 100 (about 720 px in the HTML theme):
 #: a figure no wider than this is shown at its natural size, so its text keeps its point size
 COLUMN_INCHES = 7.2
-#: narrowest panel: below this, tick labels collide, so a figure of many panels may exceed the column
+#: narrowest panel; below this, tick labels collide, so a figure of many panels may exceed the column
 MIN_PANEL_INCHES = 2.6
 
 

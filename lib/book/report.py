@@ -147,7 +147,7 @@ def claim_counts(claims: tuple[Claim, ...] = CLAIMS) -> dict[str, dict[str, int]
     return out
 
 
-#: How the report counts its rows: the papers' claims judged on their own, the rows that take another row's
+#: How the report counts its rows; the papers' claims judged on their own, the rows that take another row's
 #: verdict (:attr:`lib.book.claims.Claim.verdict_of`), and the book's own performance targets.
 KINDS = {"paper": "the papers' claims", "inherited": "rows that take another row's verdict",
          "target": "the book's own performance targets"}
@@ -207,7 +207,7 @@ def provenance(r: dict) -> str:
 
 
 
-#: one sphinx-design badge colour per verdict, all distinct: green, orange, red, blue, dark grey
+#: one sphinx-design badge colour per verdict, all distinct; green, orange, red, blue, dark grey
 BADGES = {"reproduced": "bdg-success", "reproduced with caveat": "bdg-warning",
           "not reproduced": "bdg-danger", "inconclusive": "bdg-info", "not checked": "bdg-muted"}
 
@@ -334,7 +334,7 @@ def _where(row: ClaimRow, root: Path, from_doc: Path) -> str:
     return "; ".join(chapter_links(root, from_doc, ch, secs[:1]) for ch, secs in by_chapter.items())
 
 
-#: The order of the verdict groups of the report's table: what contradicts or qualifies a claim first.
+#: The order of the verdict groups of the report's table; what contradicts or qualifies a claim first.
 GROUP_ORDER = ("not reproduced", "reproduced with caveat", "inconclusive", "reproduced", "not checked")
 
 

@@ -56,7 +56,7 @@ __all__ = ["VERDICTS", "SEVERITY", "NAMED", "OUTSIDE_PIPELINE", "Check", "Result
 #: "inconclusive" (at this size or protocol) and "not checked" are the two ways of not settling a claim.
 VERDICTS = ("reproduced", "reproduced with caveat", "not reproduced", "inconclusive", "not checked")
 
-#: How a claim's parts combine (:func:`lib.book.report.overall_status`): the most severe checked part wins.
+#: How a claim's parts combine (:func:`lib.book.report.overall_status`); the most severe checked part wins.
 SEVERITY = {"reproduced": 0, "reproduced with caveat": 1, "inconclusive": 2, "not reproduced": 3}
 
 #: Verdicts that must name why (the caveat, the deviation from the paper's protocol, the missing premise).

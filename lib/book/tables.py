@@ -18,7 +18,7 @@ from lib.book.wording import number
 __all__ = ["SIGNIFICANT_DIGITS", "FIXED_RANGE", "header", "column_formatter", "table_html", "styler_html",
            "use_book_tables"]
 
-#: Significant digits of a float column: enough for the tolerances the verdicts quote (1e-3 relative), few
+#: Significant digits of a float column; enough for the tolerances the verdicts quote (1e-3 relative), few
 #: enough that a column of measurements reads at a glance.
 SIGNIFICANT_DIGITS = 4
 #: Largest ratio of the largest to the smallest non-zero magnitude of a float column written with fixed

@@ -13,7 +13,7 @@ from lib.validation import InputError
 __all__ = ["DataMissingError", "preprocess", "pixel_range_of", "scale_pixels", "fingerprint", "PIXEL_RANGES",
            "check_seed", "check_n", "subsample"]
 
-#: the accepted pixel ranges: ``(-1, 1)`` is the authors' image preprocessing (torchvision's
+#: the accepted pixel ranges; ``(-1, 1)`` is the authors' image preprocessing (torchvision's
 #: ``ToTensor()`` then ``Normalize(0.5, 0.5)``: ``2 p - 1`` for ``p`` in [0, 1]); ``(0, 1)`` is ``p`` itself
 PIXEL_RANGES = ((-1.0, 1.0), (0.0, 1.0))
 

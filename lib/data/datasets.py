@@ -162,7 +162,7 @@ def load_array(path: str | Path, key: str | None = None, n: int | None = None, s
 
 #: names accepted by :func:`load_dataset`
 DATASETS = ("synthetic", "digits", "faces", "mnist_5k", "mnist", "fashion_mnist", "file")
-#: the pixel range :func:`load_dataset` uses when none is given: the authors' [-1, 1] for MNIST-style
+#: the pixel range :func:`load_dataset` uses when none is given; the authors' [-1, 1] for MNIST-style
 #: images and faces; the digits keep [0, 1] (pixels / 16), their rank-61 form used across the book
 DEFAULT_PIXEL_RANGE = {"digits": (0.0, 1.0), "faces": (-1.0, 1.0), "mnist_5k": (-1.0, 1.0), "mnist": (-1.0, 1.0),
                        "fashion_mnist": (-1.0, 1.0)}

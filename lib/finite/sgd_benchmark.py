@@ -49,13 +49,13 @@ __all__ = ["SGD_DEPTHS", "GRID_RUNS", "N_TRAIN", "IN_DIM", "OUT_DIM", "SGD_LR", 
 
 #: the depths benchmarked by default (and by the paper profile of chapter 07)
 SGD_DEPTHS = (1, 5, 10)
-#: runs in the batched grid: chapter 06's record searches 9 rates with seed 0 at once
+#: runs in the batched grid; chapter 06's record searches 9 rates with seed 0 at once
 GRID_RUNS = 9
 #: training images (MNIST-5k's size), input dimension (784 pixels) and classes
 N_TRAIN, IN_DIM, OUT_DIM = 5000, 784, 10
 #: the learning rate of every benchmarked run (small, so that no run is stopped as diverged)
 SGD_LR = 0.01
-#: SGD updates timed per mode and repeat, at least (whole epochs: 20 are 2 epochs of MNIST-5k at batch 500)
+#: SGD updates timed per mode and repeat, at least (whole epochs; 20 are 2 epochs of MNIST-5k at batch 500)
 TIMED_UPDATES = 20
 
 MB = 2.0 ** 20

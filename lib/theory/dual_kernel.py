@@ -39,7 +39,7 @@ from .relu import arccos_kernel
 
 __all__ = ["dual_expectations", "diagonal_expectations", "layer_map", "ThetaTable", "theta_table", "METHODS"]
 
-#: ``auto``: closed forms where they exist, else tables/quadrature; ``quadrature``: never closed forms;
+#: ``auto``; closed forms where they exist, else tables/quadrature; ``quadrature``; never closed forms;
 #: ``direct``: per-pair quadrature, no tables (the slow reference for the tables)
 METHODS = ("auto", "quadrature", "direct")
 _GRID = 4097

@@ -44,7 +44,7 @@ _PI = math.pi
 _SERIES_CUT = 0.5
 #: coefficients of q(z) = (z cos z - sin z) / z^3 = sum_n (-1)^n 2n/(2n+1)! z^(2n-2), n = 1..9
 _Q_COEF = tuple((-1) ** n * 2 * n / math.factorial(2 * n + 1) for n in range(1, 10))
-#: (k, z_max): k series terms reach relative accuracy 1e-17 for z < z_max
+#: (k, z_max); k series terms reach relative accuracy 1e-17 for z < z_max
 _Q_TERMS = ((2, 2.2e-4), (3, 7.1e-3), (4, 4.3e-2), (5, 0.13), (6, 0.28), (7, 0.5))
 #: above this depth, few angles are iterated with Python floats (~1 us per layer) instead of numpy
 _SCALAR_DEPTH = 20_000

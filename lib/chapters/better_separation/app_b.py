@@ -26,7 +26,7 @@ __all__ = ["VARIANTS", "variant_theory_angle", "VariantAngles", "measure_variant
            "figure_variants", "table_variant_summary", "check_app_b", "APP_B_CAVEAT", "INVARIANT_TOL_DEG",
            "SIMILAR_APP_B_DEG"]
 
-#: App. B variations: name -> VariantMLP keyword arguments (depth-dependent ones are callables of L).
+#: App. B variations; name -> VariantMLP keyword arguments (depth-dependent ones are callables of L).
 VARIANTS = {
     "NTK param. (Eq. 1)": lambda L: dict(),
     "global scale 0.1": lambda L: dict(layer_std=0.1),

@@ -21,7 +21,7 @@ __all__ = ["Crossovers", "crossovers", "table_crossovers", "plot_crossover", "fi
 
 #: The angle of the 60 deg statements of [LH] Sec. 3 (phi > theta_in below it, phi above it for larger angles).
 STATED_DEG = 60.0
-#: "About 60 deg": the paper reads its value off Figure 1 without locating it; a value up to this many degrees on
+#: "About 60 deg"; the paper reads its value off Figure 1 without locating it; a value up to this many degrees on
 #: the wrong side of 60 deg is "about 60" (a caveat), farther is not (the figure's gridlines are 30 deg apart, so
 #: a reading is good to a few degrees, and 5 deg is one twelfth of the value).
 ABOUT_DEG = 5.0

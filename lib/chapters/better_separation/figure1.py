@@ -121,11 +121,11 @@ def figure_gradient_angle(ga: GradientAngles, profile: str) -> dict:
                 "shows infinite-width curves only; the finite-width markers and the error-against-width panel are ours.")
 
 
-#: Slope of log rms error against log width above which the error counts as not shrinking: with the default
+#: Slope of log rms error against log width above which the error counts as not shrinking; with the default
 #: 3 seeds x 18 angles the rms has a relative sampling error of about 10 %, so the fitted slope's noise is about
 #: 0.05 to 0.1; -0.15 is more than 3 of those from -0.5.
 NO_CONVERGENCE_SLOPE = -0.15
-#: The slopes counted as the O(1/sqrt(m)) rate of Gaussian kernel fluctuations (-0.5), open interval: +-0.2 and
+#: The slopes counted as the O(1/sqrt(m)) rate of Gaussian kernel fluctuations (-0.5), open interval; +-0.2 and
 #: +-0.3 around -0.5, about 3 of the slope's sampling noise (0.05-0.1) on either side.
 RATE_BAND = (-0.8, -0.3)
 

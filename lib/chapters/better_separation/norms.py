@@ -21,7 +21,7 @@ __all__ = ["GradientNorms", "gradient_norms", "plot_gradient_norm", "figure_grad
 #: a quarter of the gap 1 between the paper's p = 2 and the derivation's p = 1, far above the finite-width
 #: fluctuations of q_L, O(sqrt(L/m)) (a few percent at width 2048, a change of p of about 0.02).
 EXPONENT_PASS = 0.25
-#: "not reproduced" when p is this far or farther from 2: half the gap, i.e. closer to the derivation's p = 1.
+#: "not reproduced" when p is this far or farther from 2; half the gap, i.e. closer to the derivation's p = 1.
 EXPONENT_FAIL = 0.5
 
 

@@ -20,7 +20,7 @@ __all__ = ["ACTIVATIONS", "LH_ACTIVATIONS", "Activations", "measure_other_activa
            "figure_other_activations", "check_other_activations",
            "SEPARATION_DEG", "GROWTH_DEG"]
 
-#: The activations notebook 02 accepts (:mod:`lib.activations`; ``norm_*``: normalized as in [AAK]).
+#: The activations notebook 02 accepts (:mod:`lib.activations`; ``norm_*``; normalized as in [AAK]).
 ACTIVATIONS = ("relu", "relu2", "gelu", "tanh", "swish", "normrelu", "norm_relu", "norm_tanh", "norm_gelu",
                "norm_relu2", "norm_swish")
 
@@ -122,10 +122,10 @@ def figure_other_activations(acts: Activations, profile: str) -> dict:
 
 #: The activations of [LH] Figure 2 (the claim is about these; others are reported).
 LH_ACTIVATIONS = ("relu2", "gelu", "tanh")
-#: "Small input angles" of Figure 2 (deg): the text reads phi > theta_in off the figure for angles below about
+#: "Small input angles" of Figure 2 (deg); the text reads phi > theta_in off the figure for angles below about
 #: 60 deg, as for ReLU (Figure 1); the check asks for it at every grid angle in (0, 60] deg.
 SEPARATION_DEG = 60.0
-#: Angles (deg) up to which "larger for deeper networks" is asked at every grid angle: half the separation range,
+#: Angles (deg) up to which "larger for deeper networks" is asked at every grid angle; half the separation range,
 #: where every curve of Figure 2 is ordered by depth (above it the deep tanh and GeLU curves bend towards 90 deg
 #: and may cross).
 GROWTH_DEG = 30.0

@@ -35,7 +35,7 @@ from lib.validation import InputError
 __all__ = ["REAL_DATA", "SIMILAR_DEG", "RealPairs", "load_real", "measure_real_pairs", "table_real_pairs",
            "plot_real_pairs", "figure_real_pairs", "check_real_pairs", "GAIN_PASS", "GAIN_FAIL", "SHARE_PASS"]
 
-#: The real data sets of this chapter (``"mnist_5k"``: the paper's data set, 5,000 of its training images).
+#: The real data sets of this chapter (``"mnist_5k"``; the paper's data set, 5,000 of its training images).
 REAL_DATA = ("digits", "faces", "mnist_5k")
 
 #: Input angles below which pairs count as similar (Eq. 7 gives phi > theta_in there at every depth >= 1:
@@ -45,7 +45,7 @@ SIMILAR_DEG = 60.0
 #: the finite-width error of phi is O(1/sqrt(m)), 1-2 deg at width 512, far below half of Eq. 7's median gains on
 #: these pairs (about 5 deg at L = 1, 15 deg at L = 5), so a net that separates as the theorem says clears it.
 GAIN_PASS = 0.5
-#: "not reproduced" when the measured median gain (or its growth with depth) is below this share of Eq. 7's: a
+#: "not reproduced" when the measured median gain (or its growth with depth) is below this share of Eq. 7's; a
 #: linear net has gain 0 up to finite-width noise, far below a quarter of Eq. 7's.
 GAIN_FAIL = 0.25
 #: "reproduced" needs at least this share of the similar pairs to have phi > theta_in at every depth ("with high

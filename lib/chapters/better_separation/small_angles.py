@@ -122,13 +122,13 @@ ONSET_CAVEAT = ("below the onset angle a finite ReLU net is linear between the t
                 "the onset falls with the width, so the theorem's width condition is essential")
 
 
-#: Cor 3.3 is judged where L theta_in is at most this: the neglected term is relative O(L theta_in), so the law's
+#: Cor 3.3 is judged where L theta_in is at most this; the neglected term is relative O(L theta_in), so the law's
 #: own error there is of this size.
 LAW_WINDOW = 1e-3
-#: Largest relative error of sqrt(theta^2 + L theta/pi) allowed in the window: the O(L theta_in) the law itself
+#: Largest relative error of sqrt(theta^2 + L theta/pi) allowed in the window; the O(L theta_in) the law itself
 #: leaves (exact infinite-width values, no finite-width noise to allow for).
 LAW_RTOL = 1e-3
-#: The o(theta_in) of Cor 3.3 is a limit: two decades lower in L theta_in (at most this) the error must have fallen.
+#: The o(theta_in) of Cor 3.3 is a limit; two decades lower in L theta_in (at most this) the error must have fallen.
 LIMIT_WINDOW = 1e-5
 #: ... by at least this factor (O(L theta_in) predicts 100 over the two decades; 10 leaves a decade for the
 #: float64 rounding of the smallest angles).

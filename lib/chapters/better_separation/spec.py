@@ -9,7 +9,7 @@ from lib.chapters.better_separation.real_data import REAL_DATA
 
 __all__ = ["SPEC", "check_in_dim", "MIN_IN_DIM"]
 
-#: The smallest input dimension: two unit inputs at a prescribed angle span a plane, so d >= 2.
+#: The smallest input dimension; two unit inputs at a prescribed angle span a plane, so d >= 2.
 MIN_IN_DIM = 2
 
 
@@ -23,7 +23,7 @@ def check_in_dim(cfg: Config) -> None:
         raise P.ParameterError(f"parameter 'in_dim' must be at least {MIN_IN_DIM} (a pair needs two directions)")
 
 
-#: The chapter's parameters: the notebook validates ``locals()`` against it, tests build ``SPEC.config(...)``.
+#: The chapter's parameters; the notebook validates ``locals()`` against it, tests build ``SPEC.config(...)``.
 SPEC = ChapterSpec("02_better_separation", dict(
     profile=Param("default", P.text, "parameter profile of this run (recorded with the verdicts)"),
     theory_depths=Param([1, 2, 5, 10, 20], P.int_list(min_value=1), "depths L of the infinite-width curves"),

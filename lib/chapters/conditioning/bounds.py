@@ -94,21 +94,21 @@ def plot_prop41(sweep: ConditioningSweep) -> Figure:
     return fig
 
 
-#: Relative slack on the two inequalities of Prop 4.1 in one cell (float64 rounding: the angle is an arccos of a
+#: Relative slack on the two inequalities of Prop 4.1 in one cell (float64 rounding; the angle is an arccos of a
 #: cosine, so 1 - cos phi_min carries an absolute error of a few eps; lambda_min one of about n eps lambda_max).
 #: The sweep's cells sit at most at 0.9 of the bound, so the slack decides nothing but rounding.
 PROP41_RTOL = 1e-9
-#: Fewest non-singular ReLU cells on which a rank correlation is read (below it: "inconclusive"): with fewer, one
+#: Fewest non-singular ReLU cells on which a rank correlation is read (below it; "inconclusive"); with fewer, one
 #: swapped pair moves rho by 0.1 or more and the t approximation of its p-value is poor.
 PROP41_MIN_CELLS = 6
-#: Spearman correlation from which the smallest angle is said to set lambda_min ("reproduced"): the
+#: Spearman correlation from which the smallest angle is said to set lambda_min ("reproduced"); the
 #: conventional threshold of a strong rank correlation.
 PROP41_RHO = 0.5
 #: One-sided significance level of that rank correlation (below it a positive rho is more than chance).
 PROP41_ALPHA = 0.05
 #: The part of [LH] Prop 4.1 that is the proposition itself, the per-cell upper bound.
 PROP41_BOUND = "bound"
-#: The part that is Sec. 4's reading of it (not a statement of the proposition): across cells, the smallest angle
+#: The part that is Sec. 4's reading of it (not a statement of the proposition); across cells, the smallest angle
 #: is what sets lambda_min. Its "not reproduced" is fair, and leaves the bound part as it is.
 PROP41_ORDERING = "Sec. 4 reading: the smallest angle orders lambda_min"
 

@@ -36,7 +36,7 @@ __all__ = ["CELL_VERSION", "ACTIVATIONS", "FULL_METHODS", "DENSE_MAX", "authors_
 #: infinite-width cells, whose own version is :data:`lib.chapters.conditioning.theory_cells.THEORY_VERSION`)
 CELL_VERSION = "5"
 ACTIVATIONS = ("relu", "linear")
-#: how the full-data kappa and angle are computed: dense kernel, :func:`lib.finite.extremes.ntk_extremes`,
+#: how the full-data kappa and angle are computed; dense kernel, :func:`lib.finite.extremes.ntk_extremes`,
 #: or ``"auto"`` (dense up to :data:`~lib.chapters.conditioning.cells.DENSE_MAX` samples)
 FULL_METHODS = ("auto", "dense", "extremes")
 #: above this many samples ``full_method="auto"`` uses :func:`lib.finite.extremes.ntk_extremes` instead of a dense kernel

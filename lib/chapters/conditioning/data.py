@@ -17,7 +17,7 @@ from lib.validation import InputError
 __all__ = ["DATASET_NAMES", "LABELS", "sets_text", "ChapterData", "load_datasets", "load_data", "colors", "table_datasets",
            "small_batch_sets", "pixel_range_param", "n_mnist5k_param", "first_layer_sets", "large_full_seeds"]
 
-#: the names chapter 03 accepts: those of :func:`lib.data.datasets.load_dataset` and ``"synthetic_d10"``,
+#: the names chapter 03 accepts; those of :func:`lib.data.datasets.load_dataset` and ``"synthetic_d10"``,
 #: the 2000 x 10 Gaussian set of the authors' script (the paper's text says N(0, I_5))
 DATASET_NAMES = (*DATASETS, "synthetic_d10")
 

@@ -19,7 +19,7 @@ from lib.chapters.conditioning.summary import ConditioningSweep, full_data_reduc
 __all__ = ["PROTOCOLS", "PAPER_FIGURE3", "plot_figure3", "CAPTION_FIGURE3", "figure3_deviations", "setting_figure3",
            "check_figure3_angle", "check_figure3_kappa", "check_figure3", "checks_figure3"]
 
-#: the two ways of measuring kappa: summary column and label
+#: the two ways of measuring kappa; summary column and label
 PROTOCOLS = {"batch": ("kappa_batch_mean", "the authors' batches"), "full": ("kappa_mean", "full data")}
 
 #: the setting of [LH] Figure 3 as the paper states it (Sec. 4.1) and the authors' script runs it
@@ -32,7 +32,7 @@ CAPTION_FIGURE3 = ("[LH] Figure 3 on the data sets above: smallest pairwise grad
                    "condition number as the authors measured it (middle: mean over their batches, then over seeds) "
                    "and of the full-data NTK (right), at initialization against depth.")
 
-#: how the "paper vs this book" rows name the data sets: the paper's own, or marked as ours
+#: how the "paper vs this book" rows name the data sets; the paper's own, or marked as ours
 _PAPER_LABELS = {"synthetic": "synthetic", "mnist": "MNIST", "fashion_mnist": "Fashion-MNIST",
                  "mnist_5k": "MNIST-5k (the paper's data set, a 5,000-image subset)",
                  "synthetic_d10": "synthetic, d = 10 (the authors' script)"}

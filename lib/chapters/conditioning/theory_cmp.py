@@ -24,7 +24,7 @@ __all__ = ["plot_theory_comparison", "CAPTION_THEORY", "setting_theory", "Theory
 #: 1/sqrt(m): finite-width fluctuations of an angle are O(1/sqrt(m)), and 5 such units cover the downward bias of a
 #: minimum over n(n-1)/2 noisy pairs
 THEORY_TOL_SQRT_M = 5.0
-#: "reproduced with caveat" below this many 1/sqrt(m): a minimum over millions of pairs (the paper's n = 2000)
+#: "reproduced with caveat" below this many 1/sqrt(m); a minimum over millions of pairs (the paper's n = 2000)
 #: sits further in the tail; beyond it the prediction fails (a linear network's angles, a wrong recursion)
 THEORY_LOOSE_SQRT_M = 15.0
 

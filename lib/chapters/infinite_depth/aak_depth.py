@@ -173,7 +173,7 @@ def table_rates_rounded(st: AakDepth) -> pd.DataFrame:
     return out
 
 
-#: Smallest fitted / paper-rate slope of log(kappa - 1) that agrees with [AAK]'s rate, per kernel: the paper's
+#: Smallest fitted / paper-rate slope of log(kappa - 1) that agrees with [AAK]'s rate, per kernel; the paper's
 #: rate is log(1 - mu) for both kernels (Thm 3.2, 3.4 are stated through mu); the fit recovers an exponential slope
 #: to 2% (Thm 3.2: fitted / predicted 1.000 to 1.031), and 10% is the margin. Below it the decay is slower than
 #: the paper's rate: "not reproduced".
@@ -188,7 +188,7 @@ AAK_SHARP_MIN_RATIO = 0.75
 #: "not reproduced" whatever the depth, since no depth brings a flat kappa - 1 to 0.
 AAK_NO_DECAY_RATIO = 0.1
 
-#: kappa at the deepest layer at or above this: correlations are not small yet, where the bound allows a slower
+#: kappa at the deepest layer at or above this; correlations are not small yet, where the bound allows a slower
 #: decay than the asymptotic rate (deeper needed): "inconclusive".
 AAK_NEAR_ONE = 1.1
 
@@ -262,7 +262,7 @@ def check_aak_rate(st: AakDepth, kind: str) -> Check:
            f"{r_sharp.max():.3f}") + ".")
 
 
-#: Plain ReLU's NTK kappa at the deepest layer must exceed this for [AAK] Thm 3.10: the ReLU limit (n+3)/3 is at
+#: Plain ReLU's NTK kappa at the deepest layer must exceed this for [AAK] Thm 3.10; the ReLU limit (n+3)/3 is at
 #: least 5/3 for n >= 2 ([LH] Thm 4.3), while a decorrelating kernel goes to 1; 1.5 lies between.
 RELU_KAPPA_FLOOR = 1.5
 
@@ -296,7 +296,7 @@ def check_relu_uncentred(st: AakDepth) -> Check:
         f"(limit (n+3)/3 = {theory.relu_condition_number_limit(st.n):.3f}, [LH] Thm 4.3).")
 
 
-#: [LH] Fig 2: the largest |phi - 90 deg| at the deepest layer below this counts as phi -> 90 deg; the decay is
+#: [LH] Fig 2; the largest |phi - 90 deg| at the deepest layer below this counts as phi -> 90 deg; the decay is
 #: exponential in depth, so 1 deg is reached within the depths computed.
 PHI90_TOL_DEG = 1.0
 

@@ -203,7 +203,7 @@ def measure_small_angle_embedding(angles=(1e-1, 3e-2, 1e-2, 3e-3, 1e-3), depths=
     return SmallAngle(frame, tuple(float(a) for a in angles), tuple(int(l) for l in depths), float(coefficient))
 
 
-#: [LH] Lemma E.6: the smallest log-log slope of remainder / theta_in^2 against theta_in for "reproduced" (the next
+#: [LH] Lemma E.6; the smallest log-log slope of remainder / theta_in^2 against theta_in for "reproduced" (the next
 #: term of the expansion gives 1; half of it leaves room for the pre-asymptotic curvature of the deepest layer).
 E6_MIN_SLOPE = 0.5
 

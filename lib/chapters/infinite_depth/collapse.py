@@ -94,7 +94,7 @@ def finite_collapse(theta_ins, depth: int, width: int, seeds: int, d: int = 16, 
 #: Carlo beside the plotted closed form ([LH] Fig 5); 180 deg is left out (there the product is 0 exactly).
 G_MC_DEG = (30.0, 60.0, 90.0, 135.0, 170.0)
 
-#: Gaussian rows per angle of that Monte Carlo: its standard error on cos g is about 1e-3.
+#: Gaussian rows per angle of that Monte Carlo; its standard error on cos g is about 1e-3.
 G_MC_SAMPLES = 1_000_000
 
 

@@ -27,7 +27,7 @@ __all__ = ["PHI_INF", "PAPER_PHI_LIMIT_DEG", "phi_depth_profile", "PhiProfile", 
 PHI_INF = theory.relu_gradient_angle_limit()
 
 
-#: the paper's limit of Thm 3.5 in degrees: arccos(1/4), about 75.52 deg ([LH] Thm 3.5)
+#: the paper's limit of Thm 3.5 in degrees; arccos(1/4), about 75.52 deg ([LH] Thm 3.5)
 PAPER_PHI_LIMIT_DEG = math.degrees(math.acos(0.25))
 
 

@@ -215,7 +215,7 @@ def table_kappa_deepest(k: KappaStudy) -> pd.DataFrame:
     return k.kap[k.kap.depth == k.kap.depth.max()].set_index(["data", "n"])
 
 
-#: How far kappa may lie from (n+3)/3 at the deepest depth, relative to it ([LH] Thm 4.3): the approach is as slow
+#: How far kappa may lie from (n+3)/3 at the deepest depth, relative to it ([LH] Thm 4.3); the approach is as slow
 #: as phi's (~ log L / L, Thm 3.5), and 10% is what depths ~ 1e3..1e4 reach on these data (0.3% at L = 1e4).
 THM43_RTOL = 0.1
 

@@ -26,7 +26,7 @@ from lib.finite.ntk import empirical_ntk
 __all__ = ["GAIN_SIGMA", "figure_distances", "prose_values", "measure_distances", "plot_distances",
            "check_distances"]
 
-#: A gain in distance (mean log r > 0) is significant beyond this many standard errors over the seeds: at small
+#: A gain in distance (mean log r > 0) is significant beyond this many standard errors over the seeds; at small
 #: angles one network's r varies by tens of percent, so the few seeds of a build cannot reach 3 sigma; 2 sigma in
 #: every (depth, angle) cell at once is still one chance in about 40 per cell.
 GAIN_SIGMA = 2.0

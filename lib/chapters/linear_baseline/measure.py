@@ -134,7 +134,7 @@ def width_means(df: pd.DataFrame) -> pd.DataFrame:
 # --------------------------------------------------------------------------- paper vs book, figure settings
 
 
-#: the sentence closing every setting of the chapter's figures: [LH] Sec. 2 has no experiment
+#: the sentence closing every setting of the chapter's figures; [LH] Sec. 2 has no experiment
 NO_EXPERIMENT = "The paper has no experiment for Sec. 2 (an infinite-width statement); the widths are ours."
 
 

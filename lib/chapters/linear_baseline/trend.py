@@ -32,13 +32,13 @@ __all__ = ["SLOPE_VANISHING", "LIMIT_SIGMA", "LIMIT_FRACTION", "NEGLIGIBLE_FRACT
 #: A deviation must fall at least this fast on log-log axes to count as vanishing (1/sqrt(m) is -0.5;
 #: the margin covers the seed spread of a slope fitted on a short width grid, about 0.1 at 2-5 seeds).
 SLOPE_VANISHING = -0.3
-#: A fitted limit is significant beyond this many standard errors (a 3-sigma offset: one check in about 400
+#: A fitted limit is significant beyond this many standard errors (a 3-sigma offset; one check in about 400
 #: would be called significant by chance).
 LIMIT_SIGMA = 3.0
-#: A significant limit is substantial above this fraction of the deviation at the largest width: at least half
+#: A significant limit is substantial above this fraction of the deviation at the largest width; at least half
 #: of the deviation measured there would remain at infinite width.
 LIMIT_FRACTION = 0.5
-#: A limit below this fraction of the deviation at the largest width is negligible even when significant: the
+#: A limit below this fraction of the deviation at the largest width is negligible even when significant; the
 #: fitted curves keep only the leading term, and the next one biases the limit by a fraction of the deviation at
 #: the largest width (below a third on the linear network of the chapter).
 NEGLIGIBLE_FRACTION = 0.25
@@ -59,9 +59,9 @@ class Curve:
     predicts: str
 
 
-#: First-order finite-width fluctuations: a maximum of them falls like 1/sqrt(m) ([LH] Thm 2.3, Cor 2.4 shape).
+#: First-order finite-width fluctuations; a maximum of them falls like 1/sqrt(m) ([LH] Thm 2.3, Cor 2.4 shape).
 FLUCTUATION = Curve("a + b/sqrt(m)", lambda m: m ** -0.5, "1/sqrt(m) predicts -0.5")
-#: The mean of a quantity whose first-order fluctuation has mean zero: it moves at second order, like 1/m
+#: The mean of a quantity whose first-order fluctuation has mean zero; it moves at second order, like 1/m
 #: (the condition number of the linear network's NTK, :func:`~lib.chapters.linear_baseline.condition_numbers.check_conditioning`).
 BIAS = Curve("a + c/m", lambda m: 1.0 / m, "1/m predicts -1")
 

@@ -15,11 +15,11 @@ from lib.finite.training import KernelTracker
 __all__ = ["PL_BINDING", "PL_RTOL", "pl_rate", "pl_guarantee", "plot_kernel_paths", "figure_kernel_paths",
            "plot_convergence", "figure_convergence", "check_convergence"]
 
-#: The PL premise binds when its guarantee promises at least this over the runs' step budget: q^max_steps <= 1/2,
+#: The PL premise binds when its guarantee promises at least this over the runs' step budget; q^max_steps <= 1/2,
 #: at least one halving of the loss. A weaker guarantee says nothing about a run to the stopping tolerance (1e-3
 #: of L(0) is ten halvings): the premise is then vacuous on the data.
 PL_BINDING = 0.5
-#: The loss breaks the guarantee when it is above q^t by more than this fraction at some step: mu is the smallest
+#: The loss breaks the guarantee when it is above q^t by more than this fraction at some step; mu is the smallest
 #: eigenvalue of the kernels tracked every few steps (it may dip lower between two of them), and beta is the
 #: smoothness at initialization that the chapter's step is scaled by.
 PL_RTOL = 0.1

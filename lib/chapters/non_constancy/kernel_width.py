@@ -24,7 +24,7 @@ O1_CHANGE = 0.1
 #: is X X^T exactly, whatever the weights, so its computed change is float64 rounding (1e-16 relative, 1e-12 at most
 #: over a GD run in the tests); 1e-10 keeps a margin of 100 over that.
 CONSTANT_KERNEL_TOL = 1e-10
-#: The smallest Delta_K that counts as a moving kernel for a model not linear in its weights: 100 times
+#: The smallest Delta_K that counts as a moving kernel for a model not linear in its weights; 100 times
 #: :data:`~lib.chapters.non_constancy.kernel_width.CONSTANT_KERNEL_TOL`, so that rounding cannot pass for a change, and far below the least change of the
 #: chapter's networks (1e-4 or more).
 MOVING_KERNEL_MIN = 1e-8

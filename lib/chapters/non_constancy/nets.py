@@ -35,9 +35,9 @@ __all__ = ["ARCHS", "SUP_DERIV", "NONLINEAR", "LZB_DEPARTURE", "NetSetting", "ch
            "describe_data", "build", "train_tracked"]
 
 
-#: The architectures compared: linear output, swish output, softmax output, bottleneck, and the linear model.
+#: The architectures compared; linear output, swish output, softmax output, bottleneck, and the linear model.
 ARCHS = ("linear", "swish", "softmax", "bottleneck", "linear_model")
-#: ``sup_z |phi'(z)|`` of each output: swish' (from the activation registry) peaks at z ~ 2.3994 with value
+#: ``sup_z |phi'(z)|`` of each output; swish' (from the activation registry) peaks at z ~ 2.3994 with value
 #: ~1.0998, computed on a fine grid, not typed
 SUP_DERIV = {"linear": 1.0, "bottleneck": 1.0, "linear_model": 1.0, "softmax": 0.5,
              "swish": float(get_activation("swish").deriv(torch.linspace(-10, 10, 200001, dtype=torch.float64))

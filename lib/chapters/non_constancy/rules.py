@@ -29,7 +29,7 @@ BOUND_EXPONENT = -0.5
 #: The spread of a log-log slope fitted over 1.5 to 2.5 decades with 2 to 3 seeds, which also covers the
 #: logarithmic factors an O~ hides (sqrt(log m) flattens a slope by about 0.09 over m = 32 to 8,192).
 SLOPE_NOISE = 0.2
-#: A log-log slope at or below this decays at least as fast as the bound: -1/2 within :data:`~lib.chapters.non_constancy.rules.SLOPE_NOISE`, or
+#: A log-log slope at or below this decays at least as fast as the bound; -1/2 within :data:`~lib.chapters.non_constancy.rules.SLOPE_NOISE`, or
 #: steeper (:func:`decay_status`).
 VANISHING = BOUND_EXPONENT + SLOPE_NOISE
 

@@ -35,7 +35,7 @@ __all__ = ["PAPER_TABLE1", "SPEED_RHO", "SE_MULTIPLE", "LOSS_FLOOR", "late_loss_
 #: Test accuracy (%) on MNIST by depth, [LH] Table 1.
 PAPER_TABLE1 = {1: 95.98, 3: 97.43, 6: 97.57, 8: 97.52, 10: 97.39, 12: 97.19}
 
-#: Late losses below this are rounding level (float32 cross-entropy reaches exactly 0): floored here.
+#: Late losses below this are rounding level (float32 cross-entropy reaches exactly 0); floored here.
 LOSS_FLOOR = 1e-30
 
 #: Spearman correlation of depth with the late loss below which the order counts as "deeper is faster"

