@@ -6,10 +6,7 @@ the documented value, :data:`DOCUMENTED`, which the module constants must equal)
 or x0.1, a flipped comparison, a swapped and/or or a dropped guard fails a test.
 """
 import dataclasses
-import json
 import math
-import os
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -459,7 +456,6 @@ def test_gradient_norm_depth_1_is_fitted_and_depth_0_is_not():
 
 
 # ---------------------------------------------------------------- the verdict texts, pinned
-GOLDEN = Path(__file__).parent / "golden" / "better_separation_checks.json"
 
 
 def golden_cases(cr_fixture) -> dict:
@@ -519,14 +515,8 @@ def golden_cases(cr_fixture) -> dict:
 def test_the_verdict_texts_are_pinned(cr):
     """The full verdict of every branch (status, part, caveat, measured sentence, judged rows) as a reader sees
     it. After a deliberate change of wording, regenerate with ``NTK_REGEN_GOLDEN=1`` and review the diff."""
-    got = json.loads(json.dumps(golden_cases(cr)))
-    if os.environ.get("NTK_REGEN_GOLDEN"):
-        GOLDEN.parent.mkdir(exist_ok=True)
-        GOLDEN.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n")
-    want = json.loads(GOLDEN.read_text())
-    assert sorted(got) == sorted(want)
-    for k in want:
-        assert got[k] == want[k], k
+    from chapter_fakes.golden import assert_golden
+    assert_golden("better_separation_checks", golden_cases(cr))
 
 
 def test_app_b_a_change_of_exactly_the_tolerance_is_not_rounding():

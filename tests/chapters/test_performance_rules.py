@@ -8,7 +8,6 @@ full-data records are checked as data at the edge of every field's range.
 import copy
 import json
 import math
-import os
 from pathlib import Path
 
 import numpy as np
@@ -108,11 +107,10 @@ def test_a_reversed_kappa_interval_is_refused_and_an_equal_one_accepted():
 
 
 # ---------------------------------------------------------------- the verdict texts, pinned
-GOLDEN = Path(__file__).parent / "golden" / "performance_checks.json"
 
 
 def golden_cases() -> dict:
-    """One constructed benchmark per branch of every target check; their full verdicts are pinned in GOLDEN."""
+    """One constructed benchmark per branch of every target check; their full verdicts are pinned in a golden file."""
     skipped = rows()
     ours = skipped.method == "ours"
     skipped.loc[ours, ["status", "seconds", "peak_mb", "gflops"]] = ["skipped", np.nan, np.nan, np.nan]
@@ -133,14 +131,8 @@ def golden_cases() -> dict:
 def test_the_verdict_texts_are_pinned():
     """The full verdict of every branch as a reader sees it. After a deliberate change of wording, regenerate
     with ``NTK_REGEN_GOLDEN=1`` and review the diff."""
-    got = json.loads(json.dumps(golden_cases()))
-    if os.environ.get("NTK_REGEN_GOLDEN"):
-        GOLDEN.parent.mkdir(exist_ok=True)
-        GOLDEN.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n")
-    want = json.loads(GOLDEN.read_text())
-    assert sorted(got) == sorted(want)
-    for k in want:
-        assert got[k] == want[k], k
+    from chapter_fakes.golden import assert_golden
+    assert_golden("performance_checks", golden_cases())
 
 
 def test_a_ratio_at_exactly_the_noise_edge_is_a_caveat():

@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import html.parser
 import os
-import shutil
 import threading
 import time
 import urllib.parse
@@ -24,6 +23,8 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+
+from lib.book.pdf import chromium_path
 
 pytestmark = pytest.mark.slow
 
@@ -42,15 +43,6 @@ def _missing(reason: str):
     pytest.skip(reason)
 
 
-def chromium_path() -> str | None:
-    """``$CHROMIUM`` if set, else the first Chromium or Chrome on PATH."""
-    if os.environ.get("CHROMIUM"):
-        exe = os.environ["CHROMIUM"]
-        return exe if Path(exe).exists() else None
-    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        if shutil.which(name):
-            return shutil.which(name)
-    return None
 
 
 def html_pages(html_dir: Path) -> list[Path]:
