@@ -19,7 +19,7 @@ from lib.book.results import OUTSIDE_PIPELINE, SEVERITY, VERDICTS, report_label
 
 __all__ = ["ClaimRow", "badge", "BADGES", "build_rows", "overall_status", "verdict_counts", "claim_counts",
            "KINDS", "row_kind", "rows_by_kind", "counts_apart", "GROUP_ORDER", "first_clause", "reason",
-           "report_table", "report_details", "one_line", "extra_table", "errata_entries", "errata_markdown",
+           "report_table", "report_details", "first_sentence", "one_line", "extra_table", "errata_entries", "errata_markdown",
            "confirmed_errata", "erratum_markdown",
            "provenance", "list_table"]
 
@@ -338,9 +338,33 @@ def _where(row: ClaimRow, root: Path, from_doc: Path) -> str:
 GROUP_ORDER = ("not reproduced", "reproduced with caveat", "inconclusive", "reproduced", "not checked")
 
 
+#: Words after which a period does not end a sentence (references and abbreviations of the statements).
+ABBREVIATIONS = frozenset({"Eq", "Eqs", "Sec", "Thm", "Fig", "App", "Cor", "Prop", "Def", "e.g", "i.e", "vs", "cf",
+                           "al", "resp", "approx"})
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a statement (up to the first ". " outside ``$...$`` math that is followed by a
+    capital or math and does not close one of :data:`ABBREVIATIONS`), with " …" when more follows; the
+    report's table shows it, and the claim's dropdown the whole statement."""
+    in_math = False
+    for i, ch in enumerate(text):
+        if ch == "$" and (i == 0 or text[i - 1] != "\\"):
+            in_math = not in_math
+        elif ch == "." and not in_math and text[i + 1:i + 2] == " ":
+            rest = text[i + 1:].lstrip()
+            word = text[:i].rsplit(None, 1)[-1].lstrip("(") if text[:i].split() else ""
+            if rest and (rest[0].isupper() or rest[0] == "$") and word not in ABBREVIATIONS:
+                return text[:i + 1] + " …"
+    return text
+
+
 def _claim_cell(row: ClaimRow) -> str:
-    """The claim cell: the row's anchor (:func:`lib.book.results.report_label`), its id and its statement."""
+    """The claim cell: the row's anchor (:func:`lib.book.results.report_label`), its id and its statement; only
+    the first sentence (:func:`first_sentence`) when the claim has a dropdown of measurements, which holds the
+    whole statement (:func:`report_details`)."""
     statement = row.statement if row.claim else md_escape(row.statement)
+    statement = first_sentence(statement) if row.records else statement
     return f"({report_label(row.claim_id)})=\n**{md_escape(row.claim_id)}** {statement}"
 
 

@@ -319,3 +319,11 @@ def test_an_inconclusive_part_does_not_outrank_a_decisive_one():
     assert s("reproduced", "not reproduced", "inconclusive") == "not reproduced"
     assert s("inconclusive", "inconclusive") == "inconclusive"
     assert s("not checked") == "not checked" and s("not checked", "inconclusive") == "inconclusive"
+
+
+def test_the_table_shows_a_statements_first_sentence():
+    from lib.book.report import first_sentence
+    assert first_sentence("A bound $x = 0.27... . Y$ holds. Then more.") == "A bound $x = 0.27... . Y$ holds. …"
+    assert first_sentence("As in (Eq. 7) and Sec. 3. Next.") == "As in (Eq. 7) and Sec. 3. …"
+    assert first_sentence("One sentence.") == "One sentence." and first_sentence("Ends. ") == "Ends. "
+    assert first_sentence("Values 1. 2 and 3") == "Values 1. 2 and 3"

@@ -62,3 +62,10 @@ def test_authors_agreement_prediction_and_counterfactual():
     assert "not inf" in c.measured  # "tall" has n > d: singular linear kernels
     wrong = tab.assign(kernel_rel_err=np.where(tab.activation == "linear", 0.75, tab.kernel_rel_err))
     assert C.check_authors_agreement(dataclasses.replace(agree, frame=wrong)).status == "not reproduced"
+
+
+def test_the_note_says_so_when_every_data_set_loaded():
+    from lib.chapters import conditioning
+    cfg = conditioning.SPEC.config(profile="smoke", datasets=["synthetic"])
+    data = conditioning.load_data(cfg)
+    assert data.note == "Every requested data set was loaded (synthetic)."

@@ -163,6 +163,17 @@ async () => {
     typeset: math.filter(m => m.querySelector('mjx-container')).length,
     mathErrors: document.querySelectorAll('mjx-merror').length,
     mathjax: !!window.MathJax,
+    // issue 27: debris on the book's own pages (not the API reference, whose signatures show defaults)
+    book: location.pathname.includes('/_executed/'),
+    reprs: (document.querySelector('main') || document.body).innerText
+             .match(/<[\\w.]+ object( at 0x[0-9a-f]+)?>|<Figure size [\\d.]+x[\\d.]+ with \\d+ Axes>/g) || [],
+    rawCells: Array.from(document.querySelectorAll('main td')).map(td => td.innerText.trim())
+             .filter(t => ['nan', 'NaN', 'None', 'True', 'False', 'inf'].includes(t)),
+    wideTables: Array.from(document.querySelectorAll('main table')).filter(t => {
+             const box = t.parentElement.getBoundingClientRect().width;
+             return box > 0 && t.getBoundingClientRect().width > box + 2; }).length,
+    pathAlts: Array.from(document.querySelectorAll('main img')).map(i => i.getAttribute('alt') || '')
+             .filter(a => !a.trim() || /^[\\w./-]+\\.(png|svg|jpe?g)$/i.test(a.trim())),
   };
 }
 """
@@ -234,6 +245,13 @@ def visit(browser, base: str, url: str, screenshot: Path | None = None) -> list[
                 problems.append(f"only {info['typeset']} of {info['math']} math elements typeset")
             if info["mathErrors"]:
                 problems.append(f"{info['mathErrors']} math expression(s) typeset to an error")
+        if info["book"]:
+            problems += [f"a Python repr on the page: {r}" for r in sorted(set(info["reprs"]))]
+            if info["rawCells"]:
+                problems.append(f"table cell(s) reading {sorted(set(info['rawCells']))} (write yes/no, —, ∞)")
+            if info["wideTables"]:
+                problems.append(f"{info['wideTables']} table(s) wider than their column")
+            problems += [f"an image without meaningful alt text: {a!r}" for a in info["pathAlts"]]
         if screenshot is not None:
             screenshot.parent.mkdir(parents=True, exist_ok=True)
             _evaluate(page, "window.scrollTo(0, 0)")
@@ -264,17 +282,21 @@ def test_every_page_loads_cleanly_in_chromium(browser, server, html_dir):
 
 def test_browser_check_catches_a_broken_page(browser, tmp_path):
     """The checks themselves: a missing image, a console error, an external request, untypeset
-    math and a figure shrunk to a quarter of its size are all reported."""
+    math, a figure shrunk to a quarter of its size, and on a book page a Python repr, raw nan/True cells, a
+    table wider than its column and an image whose alt text is a file path are all reported."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig = plt.figure(figsize=(8, 3), dpi=100)  # 800 px wide, shown at 200 px
     fig.savefig(tmp_path / "wide.png", dpi=100)  # not rcParams["savefig.dpi"], which other tests may set
     plt.close(fig)
-    (tmp_path / "bad.html").write_text(
-        '<html><body><img src="missing.png"><span class="math">\\(x\\)</span>'
-        '<img src="wide.png" style="width: 200px">'
-        '<script>console.error("boom")</script><img src="https://example.invalid/x.png"></body></html>')
+    (tmp_path / "_executed").mkdir()
+    (tmp_path / "_executed" / "bad.html").write_text(
+        '<html><body><main><img src="../missing.png" alt="a figure"><span class="math">\\(x\\)</span>'
+        '<img src="../wide.png" style="width: 200px" alt="figures/wide.png">'
+        '<p>&lt;IPython.core.display.Markdown object&gt;</p>'
+        '<div style="width: 100px"><table style="width: 300px"><tr><td>nan</td><td>True</td></tr></table></div>'
+        '<script>console.error("boom")</script><img src="https://example.invalid/x.png" alt="x"></main></body></html>')
 
     class Quiet(SimpleHTTPRequestHandler):
         def log_message(self, *args):
@@ -284,11 +306,14 @@ def test_browser_check_catches_a_broken_page(browser, tmp_path):
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
         base = f"http://127.0.0.1:{httpd.server_address[1]}/"
-        problems = "\n".join(visit(browser, base, base + "bad.html"))
+        problems = "\n".join(visit(browser, base, base + "_executed/bad.html"))
     finally:
         httpd.shutdown()
         httpd.server_close()
-    for expected in ("image did not load: missing.png", "console error: boom",
+    for expected in ("image did not load: ../missing.png", "console error: boom",
                      "non-local resource: https://example.invalid", "MathJax is not loaded",
-                     "figure wide.png shown at 25% of its 800 px"):
+                     "figure ../wide.png shown at 25% of its 800 px",
+                     "a Python repr on the page: <IPython.core.display.Markdown object>",
+                     "table cell(s) reading ['True', 'nan']", "1 table(s) wider than their column",
+                     "an image without meaningful alt text: 'figures/wide.png'"):
         assert expected in problems, f"{expected!r} not reported in:\n{problems}"

@@ -49,7 +49,8 @@ class ChapterData:
     Attributes:
         arrays: the inputs (n, d) by name, in legend order.
         info: :func:`table_datasets` of ``arrays`` (n, d, rank_G, kappa0, small_batch).
-        note: Markdown naming each requested data set that was skipped, and why (empty when none was).
+        note: Markdown naming each requested data set that was skipped, and why (a sentence saying that every
+            one was loaded when none was, so the page never shows an empty output).
         requested: the data sets asked for (the parameter ``datasets``).
         small: ``{name: batch size}`` of the batches below the rank of G (:func:`small_batch_sets`).
         first_layer: the data sets whose first-layer kernel is measured ([LH] Thm 4.2, :func:`first_layer_sets`,
@@ -186,7 +187,9 @@ def load_data(cfg) -> ChapterData:
     full_depths = ({k: [L for L in depths if L in cfg.large_full_depths] for k in full_seeds}
                    if cfg.large_full_depths is not None else {})
     return ChapterData(
-        arrays=data, info=info, note="\n\n".join(f"> **{name} skipped.** {msg}" for name, msg in skipped.items()),
+        arrays=data, info=info,
+        note="\n\n".join(f"> **{name} skipped.** {msg}" for name, msg in skipped.items())
+        or f"Every requested data set was loaded ({', '.join(data)}).",
         requested=tuple(cfg.datasets), small=small, unit_norm=bool(cfg.unit_norm),
         first_layer=tuple(k for k in first_layer_sets(info, cfg.first_layer) if k not in full_seeds),
         full_seeds=full_seeds, full_depths=full_depths)
