@@ -20,8 +20,9 @@ __all__ = ["parameter_table", "chapter_title", "chapter_tables"]
 
 
 def _show(value) -> str:
+    """A parameter value as a user passes it with ``-p`` (YAML): ``null`` for None, JSON for the rest."""
     if value is None:
-        return "None"
+        return "null"
     return json.dumps(value) if not isinstance(value, str) else value
 
 

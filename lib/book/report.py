@@ -19,7 +19,7 @@ from lib.book.results import OUTSIDE_PIPELINE, SEVERITY, VERDICTS, report_label
 
 __all__ = ["ClaimRow", "badge", "BADGES", "build_rows", "overall_status", "verdict_counts", "claim_counts",
            "KINDS", "row_kind", "rows_by_kind", "counts_apart", "GROUP_ORDER", "first_clause", "reason",
-           "report_table", "report_details", "first_sentence", "one_line", "extra_table", "errata_entries", "errata_markdown",
+           "report_table", "report_details", "first_sentence", "ABBREVIATIONS", "one_line", "extra_table", "errata_entries", "errata_markdown",
            "confirmed_errata", "erratum_markdown",
            "provenance", "list_table"]
 
@@ -345,7 +345,7 @@ ABBREVIATIONS = frozenset({"Eq", "Eqs", "Sec", "Thm", "Fig", "App", "Cor", "Prop
 
 def first_sentence(text: str) -> str:
     """The first sentence of a statement (up to the first ". " outside ``$...$`` math that is followed by a
-    capital or math and does not close one of :data:`ABBREVIATIONS`), with " …" when more follows; the
+    capital or math and does not close one of :data:`~lib.book.report.ABBREVIATIONS`), with " …" when more follows; the
     report's table shows it, and the claim's dropdown the whole statement."""
     in_math = False
     for i, ch in enumerate(text):

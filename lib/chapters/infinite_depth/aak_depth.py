@@ -296,7 +296,7 @@ def check_relu_uncentred(st: AakDepth) -> Check:
         f"(limit (n+3)/3 = {theory.relu_condition_number_limit(st.n):.3f}, [LH] Thm 4.3).")
 
 
-#: [LH] Fig 2; the largest |phi - 90 deg| at the deepest layer below this counts as phi -> 90 deg; the decay is
+#: [LH] Fig 2; the largest ``|phi - 90 deg|`` at the deepest layer below this counts as phi -> 90 deg; the decay is
 #: exponential in depth, so 1 deg is reached within the depths computed.
 PHI90_TOL_DEG = 1.0
 

@@ -110,7 +110,7 @@ figure_dual = ChapterFigure(
     "{profile}. [AAK] has no experiment for Lemma C.7.")
 
 
-#: The largest excess |s_hat| - bound ([AAK] Lemma C.7) that counts as quadrature rounding; the quadrature of
+#: The largest excess ``|s_hat| - bound`` ([AAK] Lemma C.7) that counts as quadrature rounding; the quadrature of
 #: :func:`lib.theory.dual_activation` is exact to about 1e-12 (the measured excesses are below 1e-12), and the bound
 #: is attained at rho = 0 and 1, so the margin cannot be much larger without hiding a real excess.
 DUAL_ATOL = 1e-10

@@ -123,7 +123,7 @@ figure_phi_depth = ChapterFigure(
     "(exact recursion); {profile}. " + NO_EXPERIMENT)
 
 
-#: An input angle whose gap |phi - arccos(1/4)| at the deepest depth is below this (degrees) has reached the limit
+#: An input angle whose gap ``|phi - arccos(1/4)|`` at the deepest depth is below this (degrees) has reached the limit
 #: within the depths tested ([LH] Thm 3.5): the approach is slow, ~ log L / L, so 1 deg is what L ~ 1e5..1e7 reach.
 THM35_TOL_DEG = 1.0
 

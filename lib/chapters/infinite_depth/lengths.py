@@ -63,7 +63,7 @@ def measure_lengths(cfg, activation: str = "tanh", depth: int = 100,
     return Lengths(pd.DataFrame(rows), activation, n, int(depth), tuple(norms))
 
 
-#: The largest |Sigma_ii - 1| at the deepest layer that counts as at the fixed point ([AAK] Thm 3.11); the fixed
+#: The largest ``|Sigma_ii - 1|`` at the deepest layer that counts as at the fixed point ([AAK] Thm 3.11); the fixed
 #: point attracts at a geometric rate, so tens of layers reach 1e-6, far above rounding (1e-16) and far below the
 #: deviation at layer 1 (0.6 for norms 0.5 to 2).
 LENGTH_TOL = 1e-6
