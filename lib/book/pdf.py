@@ -10,7 +10,7 @@ Jupyter Book itself uses), with one bookmark per page (its title) under the part
 links between the book's pages made into links inside the PDF.
 
     python -m lib.book.pdf                      # _build/html -> _build/pdf/book.pdf
-    python -m lib.book.pdf --html /path/_build/html --toc /path/_toc.yml --out /tmp/book.pdf
+    python -m lib.book.pdf --html _build/html --toc _toc.yml --out book.pdf
 """
 from __future__ import annotations
 

@@ -15,12 +15,15 @@ import pandas as pd
 
 from lib.book.wording import number
 
-__all__ = ["SIGNIFICANT_DIGITS", "FIXED_RANGE", "header", "column_formatter", "table_html", "styler_html",
+__all__ = ["SIGNIFICANT_DIGITS", "FIXED_RANGE", "FIXED_MIN", "header", "column_formatter", "table_html", "styler_html",
            "use_book_tables"]
 
 #: Significant digits of a float column; enough for the tolerances the verdicts quote (1e-3 relative), few
 #: enough that a column of measurements reads at a glance.
 SIGNIFICANT_DIGITS = 4
+#: Smallest largest-magnitude of a float column written with fixed decimals; below it (rounding-sized
+#: values, 1e-16) significant digits read better than a row of zeros.
+FIXED_MIN = 0.01
 #: Largest ratio of the largest to the smallest non-zero magnitude of a float column written with fixed
 #: decimals; a wider column is written in significant digits (else its small values would show as 0.000).
 FIXED_RANGE = 100
@@ -43,9 +46,10 @@ def _float_text(v: float, fixed: int | None) -> str:
 
 def column_formatter(col: pd.Series):
     """One format for the whole column: truth values as yes/no; integers as integers; floats with fixed
-    decimals (:data:`SIGNIFICANT_DIGITS` on the largest) when the column spans less than :data:`FIXED_RANGE`
-    and stays below 1e5 (so the column aligns), else
-    :data:`SIGNIFICANT_DIGITS` significant digits; NaN or None as "—" and infinities as "∞"."""
+    decimals (:data:`~lib.book.tables.SIGNIFICANT_DIGITS` on the largest) when the column spans less than
+    :data:`~lib.book.tables.FIXED_RANGE`, its largest value is at least :data:`~lib.book.tables.FIXED_MIN` and
+    below 1e5 (so the column aligns), else
+    :data:`~lib.book.tables.SIGNIFICANT_DIGITS` significant digits; NaN or None as "—" and infinities as "∞"."""
     values = col.dropna()
     if len(values) and all(isinstance(v, (bool, np.bool_)) for v in values):
         return lambda v: "—" if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) else (
@@ -57,7 +61,7 @@ def column_formatter(col: pd.Series):
         fixed = None
         if len(finite) and np.all(finite == np.round(finite)) and finite.max() < 1e15:
             fixed = 0
-        elif len(finite) and finite.max() > 0 and finite.max() < 1e5 and (
+        elif len(finite) and FIXED_MIN <= finite.max() < 1e5 and (
                 finite[finite > 0].min() * FIXED_RANGE >= finite.max()):
             fixed = max(0, SIGNIFICANT_DIGITS - 1 - int(math.floor(math.log10(finite.max()))))
         return lambda v: _float_text(v, fixed)

@@ -44,3 +44,13 @@ def test_a_chapters_styler_is_shown_as_the_books_tables():
     html = styler_html(df.style.format("{:.4g}"))
     assert "∞" in html and ">inf<" not in html and ">nan<" not in html and "data" in html
     assert ">a<" not in styler_html(df.style.hide(axis="index"))   # an index the chapter hid stays hidden
+
+
+def test_rounding_sized_values_keep_significant_digits():
+    from lib.book.tables import FIXED_MIN
+    f = column_formatter(pd.Series([1.61e-16, 4.0e-16]))
+    assert f(1.61e-16) == "1.61e-16"
+    g = column_formatter(pd.Series([FIXED_MIN * 0.99, FIXED_MIN * 0.5]))        # just below: significant digits
+    assert g(FIXED_MIN * 0.99) == "0.0099"
+    h = column_formatter(pd.Series([FIXED_MIN, FIXED_MIN * 0.5]))               # at it: fixed decimals
+    assert h(FIXED_MIN * 0.5) == "0.00500"
