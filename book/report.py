@@ -157,7 +157,9 @@ display(Markdown(extra_table(extra, ROOT, HERE) if extra else "*None: every reco
 
 # %%
 figs = figure_index(chapters)
-display(Markdown(figure_table(figs, ROOT, HERE, set(public_modules())) if figs else "*No captioned figure found.*"))
+display(Markdown(f"::::{{dropdown}} The {len(figs)} figures, where they are and the code that drew them\n\n"
+                 + figure_table(figs, ROOT, HERE, set(public_modules())) + "\n::::" if figs
+                 else "*No captioned figure found.*"))
 
 # %%
 from lib.book.provenance import provenance_line

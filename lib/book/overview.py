@@ -14,7 +14,7 @@ from matplotlib.patches import Patch, Rectangle
 
 from lib.book.claims import PAPERS
 from lib.book.plotting import COLUMN_INCHES
-from lib.book.pages import chapter_links
+from lib.book.pages import short_chapter_link
 from lib.book.report import ClaimRow, badge, list_table
 from lib.book.results import VERDICTS
 
@@ -96,11 +96,6 @@ def figure_sections(notebook: Path) -> dict[str, str]:
     return out
 
 
-def _short_links(links: str, chapter: str) -> str:
-    """Chapter links (:func:`lib.book.pages.chapter_links`) with the chapter's title shortened to "Ch. N"."""
-    return re.sub(r"^\[[^\]]*\]", f"[Ch. {int(chapter[:2])}]", links, count=1) if links.startswith("[") else links
-
-
 def paper_items(rows: list[ClaimRow]) -> list[ClaimRow]:
     """The rows that are a figure or a table of a paper (``[LH] Fig 3``, ``[LZB] Table 1``), in registry order."""
     return [r for r in rows if _KIND.match(r.claim_id)]
@@ -132,7 +127,7 @@ def figure_map(rows: list[ClaimRow], figures: list[dict], root: Path, from_doc: 
         by_chapter: dict[str, list] = {}
         for chapter, section in sorted(places):
             by_chapter.setdefault(chapter, []).append(section or None)
-        where = "; ".join(_short_links(chapter_links(root, from_doc, c, s[:1]), c) for c, s in by_chapter.items())
+        where = ", ".join(short_chapter_link(root, from_doc, c, s[0]) for c, s in by_chapter.items())
         verdict = badge(row.status)
         if row.claim is not None and row.claim.untestable:
             verdict += f" ({row.claim.untestable})"

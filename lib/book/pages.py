@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["Heading", "HEADING_ANCHOR_LEVEL", "toc_documents", "page_path", "chapter_source", "chapter_headings",
-           "chapter_headings_from_text", "find_section", "section_link", "chapter_links", "md_escape",
+           "chapter_headings_from_text", "find_section", "section_link", "chapter_links", "short_chapter_link", "md_escape",
            "markdown_cells"]
 
 #: must equal ``myst_heading_anchors`` in ``_config.yml`` (a test checks it)
@@ -204,6 +204,19 @@ def chapter_links(root: Path, from_doc: Path, chapter: str, sections: list[str |
         else:
             out.append(f"§ {md_escape(shown)}")
     return ", ".join(out)
+
+
+def short_chapter_link(root: Path, from_doc: Path, chapter: str, section: str | None) -> str:
+    """``[Ch. N §](page#anchor)``: a compact link to a chapter's section for narrow table columns (the
+    section's anchor when the heading exists, else the chapter page; plain text when the page is missing)."""
+    number = int(chapter[:2]) if chapter[:2].isdigit() else None
+    text = f"Ch. {number}" if number is not None else md_escape(chapter)
+    src = chapter_source(root, chapter)
+    if src is None:
+        return text
+    rel = os.path.relpath(src, Path(from_doc).parent).replace(os.sep, "/")
+    h = find_section(chapter_headings(src), section) if section else None
+    return f"[{text} §]({rel}#{h.slug})" if h is not None and h.slug else f"[{text}]({rel})"
 
 
 def _link_text(s: str) -> str:

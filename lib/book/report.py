@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lib.book.claims import CLAIMS, Claim, match_claim, resolve_claim_id
-from lib.book.pages import chapter_headings, chapter_links, chapter_source, md_escape, section_link
+from lib.book.pages import (chapter_headings, chapter_source, md_escape, section_link,
+                            short_chapter_link)
 from lib.book.results import OUTSIDE_PIPELINE, SEVERITY, VERDICTS, report_label
 
 __all__ = ["ClaimRow", "badge", "BADGES", "build_rows", "overall_status", "verdict_counts", "claim_counts",
@@ -331,7 +332,7 @@ def _where(row: ClaimRow, root: Path, from_doc: Path) -> str:
     by_chapter: dict[str, list] = {}
     for r in row.records:
         by_chapter.setdefault(r["chapter"], []).append(r.get("section"))
-    return "; ".join(chapter_links(root, from_doc, ch, secs[:1]) for ch, secs in by_chapter.items())
+    return ", ".join(short_chapter_link(root, from_doc, ch, secs[0]) for ch, secs in by_chapter.items())
 
 
 #: The order of the verdict groups of the report's table; what contradicts or qualifies a claim first.
