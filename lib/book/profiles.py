@@ -45,7 +45,8 @@ def parameter_table(src: Path, root: Path = ROOT, profiles: dict | None = None) 
     for name, info in declared.items():
         if name == "profile":
             continue
-        default = yaml.safe_load(info["default"])
+        # papermill writes a Python default as source: None is "None", which YAML reads as a string
+        default = None if info["default"] == "None" else yaml.safe_load(info["default"])
         row = {"parameter": name}
         for prof in PROFILES:
             over = (profiles.get(prof) or {}).get(src.stem) or {}
