@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ["_config.yml", "_toc.yml", "jupytext.toml", "book", "notebooks", "lib", "pyproject.toml"]
+SOURCES = ["_config.yml", "_toc.yml", "jupytext.toml", "_static", "book", "notebooks", "lib", "pyproject.toml"]
 
 
 @pytest.fixture

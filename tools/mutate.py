@@ -235,7 +235,7 @@ def _setup_cfg(scopes: list[ChapterScope]) -> str:
 
 def _test_selection(patterns: list[str]) -> str:
     return "pytest_add_cli_args_test_selection=\n" + "".join(f"    {p}\n" for p in patterns) + (
-        "also_copy=\n    book\n    notebooks\n    _config.yml\n    _toc.yml\n    jupytext.toml\n")
+        "also_copy=\n    book\n    notebooks\n    _static\n    _config.yml\n    _toc.yml\n    jupytext.toml\n")
 
 
 def _expand_tests(work: Path, cfg: str) -> str:
