@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 __all__ = ["PdfBuildError", "TocPage", "OutlineEntry", "PRINT_CSS", "toc_pages", "page_title",
-           "outline_entries", "chromium_path", "merge_pdfs", "build_pdf", "main"]
+           "outline_entries", "chromium_path", "serve_directory", "merge_pdfs", "build_pdf", "main"]
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -258,7 +258,7 @@ def chromium_path() -> str | None:
 
 
 @contextmanager
-def _serve(directory: Path) -> Iterator[str]:
+def serve_directory(directory: Path) -> Iterator[str]:
     """``directory`` over ``http://127.0.0.1:<free port>/`` for the duration of the block."""
     class Quiet(SimpleHTTPRequestHandler):
         def log_message(self, *args):
@@ -288,7 +288,7 @@ def _print_pages(pages: Sequence[TocPage], html_dir: Path, *, expand: bool = Tru
 
     pdfs: list[bytes] = []
     warnings: list[str] = []
-    with _serve(html_dir) as base, sync_playwright() as pw:
+    with serve_directory(html_dir) as base, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_FLAGS)
         try:
             context = browser.new_context(viewport={"width": PRINT_WIDTH_PX, "height": 1200},

@@ -7,6 +7,8 @@ from matplotlib.figure import Figure
 from lib.chapters import optimization as OPT
 from lib.validation import InputError
 
+from chapter_fakes.optimization import PAPER, acc_study, loss_study
+
 
 def make_gd(kappas=(10.0, 5.0), rates=(0.8, 0.7), linear=None, steps=60, width=128, n=15, d=5,
             activation="relu") -> OPT.GDStudy:
@@ -76,7 +78,6 @@ def test_table_gd_rates():
 
 
 # ---------------------------------------------------------------- SGD: Figure 4 and Table 1
-PAPER = dict(data="MNIST", n_train=60000, batch=500, epochs=500)   # 60,000 updates: the paper's protocol
 DIGITS = dict(data="digits", n_train=1297, batch=500, epochs=50)   # 150 updates
 
 
@@ -299,23 +300,6 @@ def test_faces_regression_has_n_below_d():
 MNIST5K = dict(data="MNIST-5k", n_train=4000, batch=500, epochs=500)   # the recorded case: decisive, deviations named
 
 
-def loss_study(log10_means, sds=0.05, depths=None, protocol=PAPER, seeds=3) -> OPT.SGDStudy:
-    """Constant loss curves whose late loss has exactly the given log10 mean per depth and seed spread ``sds``."""
-    depths = list(depths or range(1, len(log10_means) + 1))
-    sds = np.broadcast_to(np.asarray(sds, dtype=float), (len(depths),))
-    offs = np.array([-1.0, 0.0, 1.0])[:seeds]  # sd over 3 seeds of (-1, 0, 1) x a is a
-    rows = []
-    for L, mu, sd in zip(depths, log10_means, sds):
-        for s, o in enumerate(offs):
-            curve = np.full(protocol["epochs"] + 1, 10.0 ** (mu + o * sd))
-            rows.append(dict(dataset=protocol["data"], depth=L, seed=s, lr=1.0, train_loss=curve,
-                             late_loss=OPT.late_loss(curve), test_acc=0.9, diverged=False, seconds=0.1))
-    grid = pd.DataFrame([dict(dataset=protocol["data"], depth=L, lr=lr, late_loss=1.0, chosen=lr == 1.0)
-                         for L in depths for lr in (0.5, 1.0, 2.0)])
-    return OPT.SGDStudy(protocol["data"], grid, pd.DataFrame(rows), depths, protocol["n_train"], 1000,
-                        protocol["batch"], protocol["epochs"], seeds, 512, [0.5, 1.0, 2.0], 1.0)
-
-
 def test_fig4_always_means_every_pair_within_the_seed_noise():
     falling = -0.3 * np.arange(10)
     assert OPT.check_depth_speed(loss_study(falling)).status == "reproduced"
@@ -354,17 +338,6 @@ def test_fig4_on_mnist5k_is_decisive_and_names_the_subset():
     assert bad.status == "not reproduced"
     short = OPT.check_depth_speed(loss_study(0.3 * np.arange(10), protocol=dict(MNIST5K, epochs=100)))
     assert short.status == "inconclusive" and "100 epochs" in short.caveat
-
-
-def acc_study(acc_by_depth, sd=0.001, protocol=PAPER) -> OPT.SGDStudy:
-    depths = list(acc_by_depth)
-    rows = [dict(dataset=protocol["data"], depth=L, seed=s, lr=1.0, train_loss=np.ones(protocol["epochs"] + 1),
-                 late_loss=1.0, test_acc=a + o * sd, diverged=False, seconds=0.1)
-            for L, a in acc_by_depth.items() for s, o in enumerate((-1.0, 0.0, 1.0))]
-    grid = pd.DataFrame([dict(dataset=protocol["data"], depth=L, lr=lr, late_loss=1.0, chosen=lr == 1.0)
-                         for L in depths for lr in (0.5, 1.0, 2.0)])
-    return OPT.SGDStudy(protocol["data"], grid, pd.DataFrame(rows), depths, protocol["n_train"], 1000,
-                        protocol["batch"], protocol["epochs"], 3, 512, [0.5, 1.0, 2.0], 1.0)
 
 
 def test_table1_locates_the_peak():

@@ -20,6 +20,8 @@ from lib.chapters.optimization import sgd as SGD
 from lib.finite import batched_sgd
 from lib.validation import InputError
 
+from chapter_fakes.optimization import OFFS, PAPER, acc_study, loss_study
+
 #: the thresholds as the docstrings state them; the boundary tests below are built from these values
 DOCUMENTED = dict(RATE_TOLERANCE=0.25, BOUND_RTOL=1e-9, SPEED_RHO=-0.5, SE_MULTIPLE=2.0, DIVERGENCE_FACTOR=10.0)
 IN, OUT = 0.99, 1.01   # just inside, just outside
@@ -112,7 +114,6 @@ def test_eq9_judges_every_seed():
 
 
 # ---------------------------------------------------------------- [LH] Sec 5(b): against the seed spread
-OFFS = (-1.0, 0.0, 1.0)   # three seeds at mean -a, mean, mean + a: sd (ddof 1) exactly a
 
 
 def sec5b(log10_kappas, rates, sd_k=0.01, sd_r=0.001, seeds=3):
@@ -173,25 +174,6 @@ def test_sec5b_two_standard_errors(quantity, sign, where, status):
 
 
 # ---------------------------------------------------------------- [LH] Figure 4: "always faster"
-PAPER = dict(data="MNIST", n_train=60000, batch=500, epochs=500)
-
-
-def loss_study(log10_means, sds=0.05, protocol=PAPER) -> OPT.SGDStudy:
-    """Depths 1..n with constant loss curves: log10 late loss ``mean + (-1, 0, 1) x sd`` over 3 seeds."""
-    depths = list(range(1, len(log10_means) + 1))
-    sds = np.broadcast_to(np.asarray(sds, dtype=float), (len(depths),))
-    rows = []
-    for L, mu, sd in zip(depths, log10_means, sds):
-        for s, o in enumerate(OFFS):
-            curve = np.full(protocol["epochs"] + 1, 10.0 ** (mu + o * sd))
-            rows.append(dict(dataset=protocol["data"], depth=L, seed=s, lr=1.0, train_loss=curve,
-                             late_loss=OPT.late_loss(curve), test_acc=0.9, diverged=False, seconds=0.1))
-    grid = pd.DataFrame([dict(dataset=protocol["data"], depth=L, lr=lr, late_loss=1.0, chosen=lr == 1.0)
-                         for L in depths for lr in (0.5, 1.0, 2.0)])
-    return OPT.SGDStudy(protocol["data"], grid, pd.DataFrame(rows), depths, protocol["n_train"], 1000,
-                        protocol["batch"], protocol["epochs"], 3, 512, [0.5, 1.0, 2.0], 1.0)
-
-
 def speed(means, sds=0.05):
     return OPT.check_depth_speed(loss_study(means, sds))
 
@@ -294,15 +276,6 @@ def test_fig4_the_issue_example_many_inversions():
 
 
 # ---------------------------------------------------------------- [LH] Table 1: the peak at depth 6
-def acc_study(acc_by_depth, sd=0.001, protocol=PAPER) -> OPT.SGDStudy:
-    depths = list(acc_by_depth)
-    rows = [dict(dataset=protocol["data"], depth=L, seed=s, lr=1.0, train_loss=np.ones(protocol["epochs"] + 1),
-                 late_loss=1.0, test_acc=a + o * sd, diverged=False, seconds=0.1)
-            for L, a in acc_by_depth.items() for s, o in enumerate(OFFS)]
-    grid = pd.DataFrame([dict(dataset=protocol["data"], depth=L, lr=lr, late_loss=1.0, chosen=lr == 1.0)
-                         for L in depths for lr in (0.5, 1.0, 2.0)])
-    return OPT.SGDStudy(protocol["data"], grid, pd.DataFrame(rows), depths, protocol["n_train"], 1000,
-                        protocol["batch"], protocol["epochs"], 3, 512, [0.5, 1.0, 2.0], 1.0)
 
 
 ERR = se2(0.001)   # twice the SE of a difference of two depths (accuracy as a fraction, sd 0.001 each)

@@ -13,18 +13,15 @@ Without them the test is skipped, unless ``REQUIRE_BROWSER=1`` (CI), where it fa
 """
 from __future__ import annotations
 
-import functools
 import html.parser
 import os
-import threading
 import time
 import urllib.parse
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-from lib.book.pdf import chromium_path
+from lib.book.pdf import chromium_path, serve_directory
 
 pytestmark = pytest.mark.slow
 
@@ -62,16 +59,8 @@ def html_dir(smoke_book) -> Path:
 @pytest.fixture(scope="module")
 def server(html_dir):
     """The built HTML over http://127.0.0.1:<free port>/ (a thread; stopped after the module)."""
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(html_dir)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
-    httpd.server_close()
+    with serve_directory(html_dir) as base:
+        yield base
 
 
 # --------------------------------------------------------------------------- no browser needed
@@ -298,18 +287,8 @@ def test_browser_check_catches_a_broken_page(browser, tmp_path):
         '<div style="width: 100px"><table style="width: 300px"><tr><td>nan</td><td>True</td></tr></table></div>'
         '<script>console.error("boom")</script><img src="https://example.invalid/x.png" alt="x"></main></body></html>')
 
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(tmp_path)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        base = f"http://127.0.0.1:{httpd.server_address[1]}/"
+    with serve_directory(tmp_path) as base:
         problems = "\n".join(visit(browser, base, base + "_executed/bad.html"))
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
     for expected in ("image did not load: ../missing.png", "console error: boom",
                      "non-local resource: https://example.invalid", "MathJax is not loaded",
                      "figure ../wide.png shown at 25% of its 800 px",
