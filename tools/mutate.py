@@ -29,9 +29,7 @@ import argparse
 import ast
 import difflib
 import functools
-import io
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -90,7 +88,7 @@ def _module_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
     return {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
 
 
-def _imports(tree: ast.Module, package: str, module: str) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
+def _imports(tree: ast.Module, package: str) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
     """Names imported from the chapter's own modules: (function name -> (module, name), alias -> module)."""
     names: dict[str, tuple[str, str]] = {}
     modules: dict[str, str] = {}
@@ -120,12 +118,12 @@ def verdict_functions(root: Path, package: str) -> dict[str, list[str]]:
         Module file path (relative to ``root``) -> the names of its functions in scope.
     """
     pkg_dir = root / "lib" / "chapters" / package
-    trees, funcs, imports = {}, {}, {}
+    funcs, imports = {}, {}
     for path in sorted(pkg_dir.glob("*.py")):
         mod = f"lib.chapters.{package}.{path.stem}"
-        trees[mod] = ast.parse(path.read_text(), filename=str(path))
-        funcs[mod] = _module_functions(trees[mod])
-        imports[mod] = _imports(trees[mod], package, path.stem)
+        tree = ast.parse(path.read_text(), filename=str(path))
+        funcs[mod] = _module_functions(tree)
+        imports[mod] = _imports(tree, package)
     todo = [(mod, name) for mod, fs in funcs.items() for name in fs if name.startswith("check_")]
     seen: set[tuple[str, str]] = set()
     while todo:
@@ -224,25 +222,18 @@ def wording_only(original: str, mutant: str) -> bool:
     return bool(diffs) and all(diffs)
 
 
-def _setup_cfg(scopes: list[ChapterScope]) -> str:
+def _setup_cfg(scopes: list[ChapterScope], work: Path) -> str:
+    """mutmut's configuration: the files in scope, each chapter's test files (mutmut passes them to pytest as
+    given, so the globs are expanded here), and what the copy needs beside ``lib`` and ``tests``."""
     files = sorted(f for s in scopes for f in s.files)
-    tests = sorted({f"tests/chapters/test_{s.package}*.py" for s in scopes})
+    tests = sorted({str(p.relative_to(work)) for s in scopes for p in work.glob(f"tests/chapters/test_{s.package}*.py")})
     lines = ["[mutmut]", "source_paths=lib", f"timeout_multiplier={TIMEOUT_MULTIPLIER}", "only_mutate="]
     lines += [f"    {f}" for f in files]
     lines += ["pytest_add_cli_args=", "    -p", "    no:cacheprovider", "    -q", "    -m", "    not slow"]
-    return "\n".join(lines) + "\n" + _test_selection(tests)
-
-
-def _test_selection(patterns: list[str]) -> str:
-    return "pytest_add_cli_args_test_selection=\n" + "".join(f"    {p}\n" for p in patterns) + (
-        "also_copy=\n    book\n    notebooks\n    _static\n    _config.yml\n    _toc.yml\n    jupytext.toml\n")
-
-
-def _expand_tests(work: Path, cfg: str) -> str:
-    """mutmut passes the test selection to pytest as given: expand the globs to the files."""
-    def repl(m: re.Match) -> str:
-        return "".join(f"    {p.relative_to(work)}\n" for p in sorted(work.glob(m.group(1))))
-    return re.sub(r"    (tests/chapters/test_[a-z_]+\*\.py)\n", repl, cfg)
+    lines += ["pytest_add_cli_args_test_selection="] + [f"    {t}" for t in tests]
+    lines += ["also_copy="] + [f"    {f}" for f in ("book", "notebooks", "_static", "_config.yml", "_toc.yml",
+                                                   "jupytext.toml")]
+    return "\n".join(lines) + "\n"
 
 
 def _results(work: Path) -> dict[str, int | None]:
@@ -280,27 +271,24 @@ def run(root: Path, chapters: list[str] | None, max_children: int | None, mutmut
     unknown = [c for c in wanted if c not in packages]
     if unknown:
         raise SystemExit(f"--chapter: unknown chapter(s) {unknown}; known: {sorted(packages)}")
+    if "[tool.mutmut]" in (root / "pyproject.toml").read_text():   # mutmut would read it before setup.cfg
+        raise SystemExit("pyproject.toml has a [tool.mutmut] table; the configuration is written by tools/mutate.py")
     scopes = [ChapterScope(packages[c], c, verdict_functions(root, packages[c])) for c in wanted]
     work = root / "build" / "mutate"
     if work.exists():
         shutil.rmtree(work)
     shutil.copytree(root, work, ignore=IGNORE)
-    (work / "setup.cfg").write_text(_expand_tests(work, _setup_cfg(scopes)))
-    for f in ("pyproject.toml",):                 # mutmut would read a [tool.mutmut] table from it first
-        text = (work / f).read_text()
-        if "[tool.mutmut]" in text:
-            raise SystemExit(f"{f} has a [tool.mutmut] table; the configuration is written by tools/mutate.py")
+    (work / "setup.cfg").write_text(_setup_cfg(scopes, work))
     patterns = [p for s in scopes for p in s.patterns()]
     cmd = [mutmut, "run", *patterns] + ([f"--max-children={max_children}"] if max_children else [])
     proc = subprocess.run(cmd, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    proc.stderr = proc.stdout
     codes = _results(work)
     tested = [v for v in codes.values() if v is not None]
     if proc.returncode != 0 and not tested:
         # e.g. the clean test run failed (a test that cannot pass on mutmut's instrumented copy): say so,
         # never report every mutant as "not run" in silence
         raise SystemExit(f"mutmut ran no mutant (exit {proc.returncode}); its output ends with:\n"
-                         f"{proc.stderr[-3000:]}")
+                         f"{proc.stdout[-3000:]}")
     report = {"min_score": MIN_SCORE, "chapters": {}}
     for s in scopes:
         prefixes = tuple(p[:-1] for p in s.patterns())         # drop the trailing "*"
@@ -364,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     if not Path(args.mutmut).exists():
         raise SystemExit(f"--mutmut: {args.mutmut} not found; install the pinned mutmut (pip install -r requirements.txt)")
     report = run(args.root.resolve(), args.chapter, args.max_children, args.mutmut)
-    print((args.root / "build" / "mutate" / "report.md").read_text().split("\n## ")[0])
+    print(markdown(report).split("\n## ")[0])
     return 0 if report["score"] is None or report["score"] >= MIN_SCORE else 1
 
 

@@ -111,12 +111,12 @@ def _display_in_notebook(cfg: Config) -> None:
     except ImportError:  # pragma: no cover - IPython ships with the notebook stack
         return
     shell = get_ipython()
-    if shell is None or "Kernel" not in type(shell).__name__ and not hasattr(shell, "kernel"):
+    if shell is None or not hasattr(shell, "kernel"):   # a terminal IPython has no kernel
         return
     from IPython.display import Markdown, display
 
     from lib.book.tables import use_book_tables
-    use_book_tables()
+    use_book_tables(shell)
     display(Markdown(cfg.markdown()))
 
 

@@ -92,16 +92,9 @@ def styler_html(styler) -> str:
     return table_html(styler.data, index=False if hidden else None)
 
 
-def use_book_tables() -> None:
-    """Show every DataFrame (and pandas Styler) of this notebook kernel with :func:`table_html` (nothing
-    outside IPython)."""
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython ships with the notebook stack
-        return
-    shell = get_ipython()
-    if shell is None:
-        return
+def use_book_tables(shell) -> None:
+    """Show every DataFrame (and pandas Styler) displayed in the IPython ``shell`` (a notebook kernel's
+    ``get_ipython()``) with :func:`table_html`."""
     from pandas.io.formats.style import Styler
     html = shell.display_formatter.formatters["text/html"]
     html.for_type(pd.DataFrame, table_html)

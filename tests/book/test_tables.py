@@ -54,3 +54,15 @@ def test_rounding_sized_values_keep_significant_digits():
     assert g(FIXED_MIN * 0.99) == "0.0099"
     h = column_formatter(pd.Series([FIXED_MIN, FIXED_MIN * 0.5]))               # at it: fixed decimals
     assert h(FIXED_MIN * 0.5) == "0.00500"
+
+
+def test_a_notebook_shell_shows_dataframes_and_stylers_as_the_books_tables():
+    from types import SimpleNamespace
+
+    from IPython.core.formatters import HTMLFormatter
+
+    from lib.book.tables import use_book_tables
+    html = HTMLFormatter()
+    use_book_tables(SimpleNamespace(display_formatter=SimpleNamespace(formatters={"text/html": html})))
+    df = pd.DataFrame({"kappa": [np.inf]})
+    assert "∞" in html(df) and "∞" in html(df.style)
