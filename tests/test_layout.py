@@ -12,8 +12,10 @@ ROOT = Path(__file__).resolve().parents[1]
 CHAPTER_INITS = sorted((ROOT / "lib" / "chapters").glob("*/__init__.py"))
 LIB_FILES = sorted((ROOT / "lib").rglob("*.py"))
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
-#: at most this many code lines in all notebooks together (outside Markdown and the parameters cells)
-NOTEBOOK_CODE_LINES = 250
+#: at most this many code lines in all notebooks together (outside Markdown and the parameters cells): 250 for
+#: the 65 claims of the first registry, plus about two lines (a measure call, a figure, a check) for each of
+#: the companion papers' statements added by issue 26
+NOTEBOOK_CODE_LINES = 300
 
 
 @pytest.mark.parametrize("init", CHAPTER_INITS, ids=lambda p: p.parent.name)
