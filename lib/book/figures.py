@@ -10,8 +10,11 @@ which displays the figure and its caption -- *Figure 3.1. ... Drawn by* ``plot_f
 ``measure_conditioning``. -- and appends the entry to ``<results>/figures/<chapter>.json``. Run by the
 pipeline (which names the page's folder in ``NTK_PAGE_DIR``), the figure is saved as
 ``figures/<label>.png`` beside the page and shown with its caption's first sentence as alt text; the
-table it draws (``data=``) is saved as ``figure-data/<label>.csv`` and linked under the caption, with
-the command that re-runs the chapter with this run's profile and overrides. The number
+table it draws (``data=``; without one, the points read back from the figure,
+:func:`lib.book.figure_data.drawn_data`) is saved as ``figure-data/<label>.csv`` and linked under the
+caption, with the command that re-runs the chapter with this run's profile and overrides. The setting
+is folded in a dropdown whose title is its first clause (:meth:`Figures.fold_setting`); a deviation an
+earlier figure of the chapter stated is referred to, not repeated. The number
 is the chapter's number and the figure's rank in drawing order, which is the page's order, so no figure
 number and no "Drawn by" is ever typed by hand. The report's figure index
 (:mod:`lib.book.figure_index`) reads these files; it parses no caption.
@@ -28,7 +31,11 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Iterable
 
-__all__ = ["FigureError", "Figures", "qualified_name", "figures_dir", "alt_text", "rerun_command", "load_figures"]
+__all__ = ["SETTING_TITLE_CHARS", "FigureError", "Figures", "qualified_name", "figures_dir", "alt_text", "rerun_command", "load_figures"]
+
+
+#: the longest first clause a figure's folded setting shows as its one visible line (longer ones are cut at a word)
+SETTING_TITLE_CHARS = 90
 
 
 class FigureError(ValueError):
@@ -75,6 +82,7 @@ class Figures:
         self.display = display
         self.profile = profile
         self.entries: list[dict] = []
+        self._deviations: dict[str, str] = {}  # a deviation's text -> the figure that stated it first
         self._path = figures_dir() / f"{chapter}.json"
         self._path.unlink(missing_ok=True)  # a chapter run registers its figures anew
 
@@ -104,6 +112,9 @@ class Figures:
         drawn = qualified_name(drawn_by)
         measured_by = [qualified_name(f) for f in sources]
         page = os.environ.get("NTK_PAGE_DIR")
+        if data is None:
+            from lib.book.figure_data import drawn_data
+            data = drawn_data(fig)
         files = self._save(fig, label, data, Path(page)) if page else {}
         command = rerun_command(self.chapter, self.profile)
         entry = dict(chapter=self.chapter, figure=number, label=label, caption=" ".join(caption.split()),
@@ -117,7 +128,7 @@ class Figures:
             links = f"Data: {{download}}`{label}.csv <{files['csv']}>` · " + links
         parts = [f"({label})=", caption_md] if "image" not in files else \
             [f"({label})=\n![{alt_text(caption)}]({files['image']})", caption_md]
-        text = "\n\n".join(parts + ([setting] if setting else []) + [links])
+        text = "\n\n".join(parts + [links] + ([self.fold_setting(setting, number)] if setting else []))
         if self.display:
             try:
                 from IPython.display import Markdown, display
@@ -128,6 +139,21 @@ class Figures:
                 pass
         plt.close(fig)
         return number
+
+    def fold_setting(self, setting: str, number: str) -> str:
+        """The setting folded in a dropdown titled by its first clause; a deviation already stated under an
+        earlier figure of the chapter is referred to, not repeated (deviations are stated once per chapter)."""
+        body = " ".join(setting.split())
+        head, sep, dev = body.partition(" Deviation")
+        if sep:
+            key = dev.split(":", 1)[-1].strip()
+            first = self._deviations.setdefault(key, number)
+            body = head + (f" Deviation{dev}" if first == number else f" Deviations: as under Figure {first}.")
+        title = re.sub(r"^Setting:\s*", "", body)
+        title = re.split(r";|(?<=[a-z0-9)])\.\s", title, maxsplit=1)[0].strip()
+        if len(title) > SETTING_TITLE_CHARS:
+            title = title[:SETTING_TITLE_CHARS].rsplit(" ", 1)[0] + " …"
+        return f":::{{dropdown}} Setting: {title}\n{body}\n:::"
 
     @staticmethod
     def _save(fig, label: str, data, page: Path) -> dict:

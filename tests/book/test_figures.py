@@ -55,3 +55,35 @@ def test_run_by_the_pipeline_a_figure_saves_image_and_data_beside_the_page(tmp_p
 def test_alt_text_is_the_first_sentence_in_plain_words():
     from lib.book.figures import alt_text
     assert alt_text(r"Deviation of $A^\top A/m$ over $\sqrt{L+1}$. Right: more.") == "Deviation of A^T A/m over sqrt(L+1)"
+
+
+def test_a_figure_without_a_table_gets_the_points_it_draws_as_its_csv(tmp_path, monkeypatch):
+    import pandas as pd
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(tmp_path))
+    monkeypatch.setenv("NTK_PAGE_DIR", str(tmp_path / "page"))
+    fig, ax = plt.subplots()
+    ax.plot([1, 2], [3, 4], label="L = 1")
+    ax.set_xlabel("width")
+    Figures("01_demo", display=False).show(fig, "fig-a", "A line.", drawn_by=number)
+    (e,) = load_figures(["01_demo"])
+    got = pd.read_csv(tmp_path / "page" / e["csv"])
+    assert got[["series", "x_label", "x", "y"]].values.tolist() == [["L = 1", "width", 1, 3], ["L = 1", "width", 2, 4]]
+
+
+def test_a_setting_is_one_visible_line_and_a_deviation_is_stated_once_per_chapter(tmp_path, monkeypatch):
+    from lib.book.figures import SETTING_TITLE_CHARS
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(tmp_path))
+    figs = Figures("06_demo", display=False)
+    dev = "Deviation: digits, not MNIST; 20 epochs, not 500."
+    first = figs.fold_setting(f"Setting: width 512, depths 1 to 8; 3 seeds. {dev}", "6.1")
+    assert first.splitlines()[0] == ":::{dropdown} Setting: width 512, depths 1 to 8"
+    assert dev in first and first.endswith(":::")
+    second = figs.fold_setting(f"Setting: width 256; 2 seeds. {dev}", "6.2")
+    assert dev not in second and "Deviations: as under Figure 6.1." in second
+    other = figs.fold_setting("Setting: width 64. Deviations: none of the paper's data.", "6.3")
+    assert "Deviations: none of the paper's data." in other
+    long = figs.fold_setting("Setting: " + "word " * 40, "6.4").splitlines()[0]
+    title = long.removeprefix(":::{dropdown} Setting: ")
+    assert title.endswith(" …") and len(title) <= SETTING_TITLE_CHARS + 2
+    assert len(figs.fold_setting("Setting: " + "w" * SETTING_TITLE_CHARS, "6.5").splitlines()[0]) == \
+        len(":::{dropdown} Setting: ") + SETTING_TITLE_CHARS

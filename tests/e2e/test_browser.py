@@ -163,6 +163,14 @@ async () => {
              return box > 0 && t.getBoundingClientRect().width > box + 2; }).length,
     pathAlts: Array.from(document.querySelectorAll('main img')).map(i => i.getAttribute('alt') || '')
              .filter(a => !a.trim() || /^[\\w./-]+\\.(png|svg|jpe?g)$/i.test(a.trim())),
+    // a registered figure (figures/fig-....png) without the link to its data (.../fig-....csv)
+    noCsv: Array.from(document.querySelectorAll('main img'))
+             .map(i => ((i.getAttribute('src') || '').match(/figures\\/(fig-[\\w-]+)\\.png$/) || [])[1])
+             .filter(l => l && !document.querySelector(`main a[href$="/${l}.csv"]`)),
+    // "nan" as a word in the text a reader sees (code blocks excepted)
+    nanWords: (() => { const m = (document.querySelector('main') || document.body).cloneNode(true);
+             m.querySelectorAll('pre, code, .MathJax, mjx-container').forEach(e => e.remove());
+             return (m.innerText.match(/\\b(nan|NaN)\\b/g) || []).length; })(),
   };
 }
 """
@@ -241,6 +249,9 @@ def visit(browser, base: str, url: str, screenshot: Path | None = None) -> list[
             if info["wideTables"]:
                 problems.append(f"{info['wideTables']} table(s) wider than their column")
             problems += [f"an image without meaningful alt text: {a!r}" for a in info["pathAlts"]]
+            problems += [f"figure {label} has no link to its data ({label}.csv)" for label in info["noCsv"]]
+            if info["nanWords"]:
+                problems.append(f"{info['nanWords']} 'nan' word(s) in the text (write — or n/a)")
         if screenshot is not None:
             screenshot.parent.mkdir(parents=True, exist_ok=True)
             _evaluate(page, "window.scrollTo(0, 0)")
@@ -254,8 +265,9 @@ def visit(browser, base: str, url: str, screenshot: Path | None = None) -> list[
 def test_every_page_loads_cleanly_in_chromium(browser, server, html_dir):
     t0 = time.perf_counter()
     pages = html_pages(html_dir)
-    shots = {"index.html": ARTIFACTS / "index.png",
-             "_executed/notebooks/01_linear_baseline.html": ARTIFACTS / "chapter-01.png"}
+    shots = {"_executed/book/intro.html": ARTIFACTS / "intro.png",
+             "_executed/book/report.html": ARTIFACTS / "report.png",
+             "_executed/notebooks/03_conditioning.html": ARTIFACTS / "chapter-03.png"}
     failures = {}
     for page in pages:
         rel = page.relative_to(html_dir).as_posix()
@@ -283,6 +295,7 @@ def test_browser_check_catches_a_broken_page(browser, tmp_path):
     (tmp_path / "_executed" / "bad.html").write_text(
         '<html><body><main><img src="../missing.png" alt="a figure"><span class="math">\\(x\\)</span>'
         '<img src="../wide.png" style="width: 200px" alt="figures/wide.png">'
+        '<img src="figures/fig-no-data.png" alt="a figure without its data"><p>kappa is nan here</p>'
         '<p>&lt;IPython.core.display.Markdown object&gt;</p>'
         '<div style="width: 100px"><table style="width: 300px"><tr><td>nan</td><td>True</td></tr></table></div>'
         '<script>console.error("boom")</script><img src="https://example.invalid/x.png" alt="x"></main></body></html>')
@@ -294,5 +307,7 @@ def test_browser_check_catches_a_broken_page(browser, tmp_path):
                      "figure ../wide.png shown at 25% of its 800 px",
                      "a Python repr on the page: <IPython.core.display.Markdown object>",
                      "table cell(s) reading ['True', 'nan']", "1 table(s) wider than their column",
-                     "an image without meaningful alt text: 'figures/wide.png'"):
+                     "an image without meaningful alt text: 'figures/wide.png'",
+                     "figure fig-no-data has no link to its data (fig-no-data.csv)",
+                     "1 'nan' word(s) in the text"):
         assert expected in problems, f"{expected!r} not reported in:\n{problems}"
