@@ -16,11 +16,15 @@ from lib.book.wording import ints, number
 from lib.chapters.conditioning.data import LABELS, colors, sets_text
 from lib.chapters.conditioning.summary import ConditioningSweep, full_data_reductions, monotone_violations
 
-__all__ = ["PROTOCOLS", "PAPER_FIGURE3", "plot_figure3", "CAPTION_FIGURE3", "figure3_deviations", "setting_figure3",
+__all__ = ["PROTOCOLS", "SEED_RANGE", "INF_ROW_FACTOR", "PAPER_FIGURE3", "plot_figure3", "CAPTION_FIGURE3", "figure3_deviations", "setting_figure3",
            "check_figure3_angle", "check_figure3_kappa", "check_figure3", "checks_figure3"]
 
 #: the two ways of measuring kappa; summary column and label
 PROTOCOLS = {"batch": ("kappa_batch_mean", "the authors' batches"), "full": ("kappa_mean", "full data")}
+#: the seed range (min, max columns of the sweep's summary) drawn as a band around each protocol's mean kappa
+SEED_RANGE = {"kappa_batch_mean": ("kappa_batch_min", "kappa_batch_max"), "kappa_mean": ("kappa_min", "kappa_max")}
+#: the ratio between two rows of infinity triangles on the log kappa axis (one row per data set and activation)
+INF_ROW_FACTOR = 1.8
 
 #: the setting of [LH] Figure 3 as the paper states it (Sec. 4.1) and the authors' script runs it
 #: (batches of 512); the figure's setting names every departure from it
@@ -30,7 +34,9 @@ PAPER_FIGURE3 = dict(datasets=("synthetic", "mnist", "fashion_mnist", "svhn", "l
 #: the caption of [LH] Figure 3 both ways (:func:`plot_figure3`); its setting (:func:`setting_figure3`) gives the sizes
 CAPTION_FIGURE3 = ("[LH] Figure 3 on the data sets above: smallest pairwise gradient angle on the full set (left), NTK "
                    "condition number as the authors measured it (middle: mean over their batches, then over seeds) "
-                   "and of the full-data NTK (right), at initialization against depth.")
+                   "and of the full-data NTK (right), at initialization against depth. Lines: mean over seeds; "
+                   "bands: min to max over seeds (or a certified interval); triangles on the top rows: "
+                   "$\\kappa = \\infty$, one row per data set and activation.")
 
 #: how the "paper vs this book" rows name the data sets; the paper's own, or marked as ours
 _PAPER_LABELS = {"synthetic": "synthetic", "mnist": "MNIST", "fashion_mnist": "Fashion-MNIST",
@@ -73,17 +79,24 @@ def plot_figure3(sweep: ConditioningSweep) -> Figure:
                 if col == "kappa_mean" and bool(by(ds, act, "interval").any()):
                     hi = by(ds, act, "kappa_high_mean")[fin.index]
                     ax.fill_between(fin.index, fin, np.where(np.isfinite(hi), hi, fin * 1e3), color=c, alpha=0.15, lw=0)
+                elif len(fin):  # the seed band: min to max over the seeds where every seed is finite
+                    low, high = (by(ds, act, s)[fin.index] for s in SEED_RANGE[col])
+                    ok = np.isfinite(low) & np.isfinite(high)
+                    ax.fill_between(fin.index[ok], low[ok], high[ok], color=c, alpha=0.2, lw=0)
     for ax in (ax_b, ax_f):
         ax.set_yscale("log")
     lo = min(ax_b.get_ylim()[0], ax_f.get_ylim()[0])
-    top = max(ax_b.get_ylim()[1], ax_f.get_ylim()[1]) * 3
+    any_inf = any(np.isinf(by(ds, act, col)).any() for ds in NAMES for act in ("relu", "linear")
+                  for col, _ in PROTOCOLS.values())
+    top = max(ax_b.get_ylim()[1], ax_f.get_ylim()[1]) * 3 * (INF_ROW_FACTOR ** (2 * len(NAMES)) if any_inf else 1)
     ax_b.set_ylim(lo, top)
     for ax, (col, label) in ((ax_b, PROTOCOLS["batch"]), (ax_f, PROTOCOLS["full"])):
         for i, ds in enumerate(NAMES):
             for j, (act, face) in enumerate((("relu", COLORS[ds]), ("linear", "none"))):
-                off = (2 * i + j - (2 * len(NAMES) - 1) / 2) * 0.09
-                inf_d = [L + off for L, v in by(ds, act, col).items() if np.isinf(v)]
-                mark_infinite(ax, inf_d, y_top=top, facecolors=face, edgecolors=COLORS[ds], label=None)
+                # one row of triangles per series, stacked down from the top edge: none hides another
+                inf_d = [L for L, v in by(ds, act, col).items() if np.isinf(v)]
+                mark_infinite(ax, inf_d, y_top=top / INF_ROW_FACTOR ** (2 * i + j), facecolors=face,
+                              edgecolors=COLORS[ds], label=None)
     ax_a.set(xlabel="depth L", ylabel=r"min pairwise gradient angle $\phi_{\min}$ (deg)",
              title="angle, full set (both)")
     ax_b.set(xlabel="depth L", ylabel=r"NTK condition number $\kappa$",

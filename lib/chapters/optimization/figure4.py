@@ -17,11 +17,10 @@ import math
 
 import numpy as np
 import pandas as pd
-from matplotlib import colormaps
 from matplotlib.figure import Figure
 from scipy.stats import spearmanr
 
-from lib.book.plotting import figure
+from lib.book.plotting import figure, palette
 from lib.book.results import Check
 from lib.book.wording import floats, ints, paper_vs_book
 from lib.chapters.optimization.sgd import (FOLDER_PARAMS, MNIST_SETS, PAPER_PROTOCOL, SGDStudies, SGDStudy,
@@ -409,10 +408,8 @@ def plot_loss_curves(study: SGDStudy) -> Figure:
     curves = table_loss_curves(study)
     fig, axs = figure()
     ax = axs[0, 0]
-    cmap = colormaps["viridis"]
-    for k, L in enumerate(study.depths):
+    for L, colour in zip(study.depths, palette(len(study.depths))):  # one distinct colour per depth
         c = curves[curves.depth == L]
-        colour = cmap(0.9 * k / max(len(study.depths) - 1, 1))
         ax.semilogy(c.epoch, c["geometric mean"], color=colour, label=f"L={L} (lr {c.lr.iloc[0]:g})")
         ax.fill_between(c.epoch, c["min"], c["max"], color=colour, alpha=0.2, linewidth=0)
     kind = "mean batch loss of the epoch" if study.loss_record == "epoch_mean" else "training loss"
