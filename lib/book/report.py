@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lib.book.claims import CLAIMS, Claim, match_claim, resolve_claim_id
+from lib.book.math_text import typeset
 from lib.book.pages import (chapter_headings, chapter_source, md_escape, section_link,
                             short_chapter_link)
 from lib.book.results import OUTSIDE_PIPELINE, SEVERITY, VERDICTS, report_label
@@ -438,8 +439,8 @@ def report_details(rows: list[ClaimRow], root: Path, from_doc: Path) -> str:
             many = len(row.records) > 1
             for r in row.records:
                 prefix = f"*{_part_label(r, row)}* ({md_escape(r['status'])}): " if many else ""
-                cav = f"*{md_escape(r['caveat'])}.* " if r.get("caveat") else ""
-                parts.append(f"{prefix}{cav}{md_escape(r.get('measured', ''))}\n\n"
+                cav = f"*{md_escape(typeset(r['caveat']))}.* " if r.get("caveat") else ""
+                parts.append(f"{prefix}{cav}{md_escape(typeset(r.get('measured', '')))}\n\n"
                              f"<small>{_md_provenance(r)}; "
                              f"{section_link(root, from_doc, r['chapter'], r.get('section'))}</small>")
             statement = row.statement if row.claim else md_escape(row.statement)
@@ -464,7 +465,7 @@ def extra_table(extra: list[ClaimRow], root: Path, from_doc: Path) -> str:
         for r in row.records:
             where = section_link(root, from_doc, r["chapter"], r.get("section"))
             body.append([f"**{md_escape(r['claim_id'])}** {md_escape(r.get('claim', ''))}\n\nChecked in: {where}",
-                         badge(r["status"]), md_escape(r.get("measured", "")) + f" ({_md_provenance(r)})"])
+                         badge(r["status"]), md_escape(typeset(r.get("measured", ""))) + f" ({_md_provenance(r)})"])
     return list_table(["Recorded claim, and where it is checked", "Verdict", "Measured"], body,
                        [38, 14, 48], "report-extra-table")
 
@@ -510,7 +511,7 @@ def erratum_markdown(confirmed: dict[str, list[dict]], root: Path, from_doc: Pat
     for key, recs in confirmed.items():
         e = erratum_by_key(key)
         carried = [f"- **{md_escape(r['claim_id'])}** ({md_escape(r.get('part') or '')}): "
-                   f"{md_escape(r.get('measured', ''))} "
+                   f"{md_escape(typeset(r.get('measured', '')))} "
                    f"({section_link(root, from_doc, r['chapter'], r.get('section'))})" for r in recs]
         blocks.append("\n".join([
             f"({key})=", f"::::{{admonition}} Erratum: {e.title}", ":class: warning", "",
@@ -535,13 +536,13 @@ def errata_markdown(entries: list[dict], root: Path, from_doc: Path, kind: str =
         except KeyError:
             part = ""
         title = (c.claim_id if c else r["claim_id"]) + (f" ({part})" if part else "")
-        cav = f"*{md_escape(r['caveat'])}.* " if r.get("caveat") else ""
+        cav = f"*{md_escape(typeset(r['caveat']))}.* " if r.get("caveat") else ""
         corrected = [f"**The words it corrects.** {c.part_statement(part)}", ""] \
             if c is not None and part and dict(c.parts).get(part) else []
         blocks.append("\n".join([
             f"::::{{admonition}} {md_escape(title)}", f":class: {kind}", "",
             f"**What {md_escape(where)} states.** {statement}", "", *corrected,
-            f"**What we measured** ({_md_provenance(r)}). {cav}{md_escape(r.get('measured', ''))}", "",
+            f"**What we measured** ({_md_provenance(r)}). {cav}{md_escape(typeset(r.get('measured', '')))}", "",
             f"**Where.** {section_link(root, from_doc, r['chapter'], r.get('section'))}",
             "::::", ""]))
     return "\n".join(blocks)

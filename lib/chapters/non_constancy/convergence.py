@@ -116,7 +116,8 @@ def plot_convergence(runs: KernelRuns) -> Figure:
     axs[0, 0].axhline(runs.rel_tol, color="0.4", ls="--", lw=1, label="stopping tolerance")
     axs[0, 0].plot([], [], ":", color="0.3", label=r"PL guarantee $q^t$, $q = 1-\eta\mu(2-\eta\beta)$")
     axs[0, 0].set(xlabel="GD step t", ylabel=r"$\mathcal{L}(w_t)/\mathcal{L}(w_0)$",
-                  title=f"Training loss, m={wmax}", ylim=(runs.rel_tol / 10, 2))
+                  title=f"Training loss, m={wmax}", ylim=(runs.rel_tol / 10, 2),
+                  xscale="symlog")  # runs of 20 and of 4,000 steps on one axis, none squashed against t = 0
     handles, labels = axs[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize="small")
     axs[0, 1].set(xlabel="GD step t", ylabel=r"$\lambda_{\min}(K_t)/\lambda_{\min}(K_0)$", xscale="symlog",

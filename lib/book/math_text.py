@@ -1,0 +1,114 @@
+"""Plain-text math in verdict sentences, typeset for the page: one home for "kappa_0" -> $\\kappa_0$.
+
+A check writes its measurement as plain text (``measured=``, ``caveat=``), because the verdict files are
+read by programs and by people in a terminal: ``||K/c - G||_F``, ``kappa_0``, ``m^(-1/2)``, ``sqrt(L+1)``,
+``+-``. A page shows them as typeset math beside the typeset statements (issue 27): :func:`typeset` turns
+the notations the chapters use into MyST inline math (``$...$``) and Unicode operators, and leaves alone
+what is already math or code (``$...$``, backticks, ``{ref}`` roles).
+
+The rules, in the order they are tried at each position of the text:
+
+* ``sqrt(a)`` -> $\\sqrt{a}$;
+* ``base^exp`` with ``base`` a word, a number, ``(...)`` or ``||...||`` and ``exp`` ``(...)`` or a short
+  token (``m^(-1/2)``, ``(L+1)^p``, ``||x||^2``) -> $base^{exp}$;
+* ``||a||`` (optionally followed by a subscript such as ``_F``) -> $\\|a\\|_F$;
+* a Greek letter's name, with an optional subscript (``kappa_0``, ``theta_in``, ``lambda_min``,
+  ``Delta_K``) -> $\\kappa_0$, $\\theta_{\\mathrm{in}}$, $\\lambda_{\\min}$, $\\Delta_K$;
+* a one-letter symbol with a short subscript (``c_L``, ``K_xx``, ``w_0``) -> $c_L$, $K_{xx}$, $w_0$;
+* outside math: ``+-`` -> ±, ``<=`` -> ≤, ``>=`` -> ≥, ``->`` -> →, ``!=`` -> ≠, and the word ``inf`` -> ∞.
+"""
+from __future__ import annotations
+
+import re
+
+__all__ = ["GREEK", "typeset", "to_tex"]
+
+#: Greek letters written out in the chapters' plain text (``Delta`` for the capital)
+GREEK = ("alpha", "beta", "gamma", "delta", "Delta", "epsilon", "eta", "theta", "kappa", "lambda", "mu", "rho",
+         "sigma", "tau", "phi", "chi", "psi", "omega", "pi")
+_G = "|".join(sorted(GREEK, key=len, reverse=True))
+_OPERATORS_TEX = (("+-", r"\pm "), ("<=", r"\le "), (">=", r"\ge "), ("!=", r"\ne "), ("->", r"\to "))
+_OPERATORS_TEXT = (("+-", "±"), ("<=", "≤"), (">=", "≥"), ("!=", "≠"), ("->", "→"))
+_NAMED_SUBSCRIPTS = {"min": r"\min", "max": r"\max"}
+_ITALIC_SUBSCRIPTS = {"xx", "xz", "zz", "ij", "ii", "jj", "L", "t", "b", "k"}  # indices, not words
+_ACCENTS = {"bar": "\\bar", "hat": "\\hat", "tilde": "\\tilde"}  # K_bar -> \bar K
+_WORDS_TEX = {"grad": r"\nabla ", "inf": r"\infty", "log": r"\log ", "exp": r"\exp ", "cos": r"\cos ",
+              "sin": r"\sin ", "arccos": r"\arccos "}
+
+# a span the typesetter must leave alone: inline math, a code span, a MyST role with its target
+_PROTECTED = re.compile(r"(\$[^$]+\$|\{[\w-]+\}`[^`]*`|`[^`]*`)")
+_SUB = r"(?:_(?:\{[^{}]{1,12}\}|[A-Za-z0-9]{1,4}))"
+_TOKEN = re.compile(
+    r"(?P<sqrt>\bsqrt\((?P<arg>[^()]{1,40})\))"
+    r"|(?P<power>(?P<base>\|\|[^|$`]{1,40}\|\|" + _SUB + r"?|\([^()$`]{1,30}\)|\b[A-Za-z]\w*|\b\d+(?:\.\d+)?)"
+    r"\^(?P<exp>\([^()]{1,20}\)|[-+]?[A-Za-z0-9.]+(?:/[A-Za-z0-9]+)?))"
+    r"|(?P<norm>\|\|(?P<inner>[^|$`]{1,60})\|\|(?P<nsub>" + _SUB + r")?)"
+    r"|(?P<greek>\b(?:" + _G + r")" + _SUB + r"?\b)"
+    r"|(?P<sym>\b[A-Za-z]_(?:[A-Za-z0-9]{1,3}|bar|hat|tilde)\b)")
+
+
+def _subscript(sub: str) -> str:
+    s = sub.strip("{}")
+    if s in _NAMED_SUBSCRIPTS:
+        return "_{" + _NAMED_SUBSCRIPTS[s] + "}"
+    if len(s) == 1:
+        return "_" + s
+    return "_{\\mathrm{" + s + "}}" if s.isalpha() and s not in _ITALIC_SUBSCRIPTS else "_{" + s + "}"
+
+
+def to_tex(expr: str) -> str:
+    """TeX for a plain-text expression (the inside of a norm, a root, a power): Greek names, subscripts,
+    ``||``, ``sqrt(...)``, ``grad``, the comparison operators; other words of several letters upright."""
+    out = re.sub(r"\bsqrt\(([^()]*)\)", lambda m: "\\sqrt{" + to_tex(m.group(1)) + "}", expr)
+    out = out.replace("||", "\\|")
+    for a, b in _OPERATORS_TEX:
+        out = out.replace(a, b)
+
+    def word(m: re.Match) -> str:
+        w, sub = m.group(1), m.group(2) or ""
+        if w in GREEK:
+            head = "\\" + w
+        elif w in _WORDS_TEX:
+            head = _WORDS_TEX[w]
+        elif len(w) == 1:
+            head = w
+        else:
+            head = "\\mathrm{" + w + "}"
+        if sub[1:] in _ACCENTS:
+            return _ACCENTS[sub[1:]] + "{" + head + "}"
+        return head + (_subscript(sub[1:]) if sub else "")
+    return re.sub(r"(?<![\\\w])([A-Za-z]+)(" + _SUB + r")?(?![\w{])", word, out)
+
+
+def _math(m: re.Match) -> str:
+    if m.group("sqrt"):
+        return "$\\sqrt{" + to_tex(m.group("arg")) + "}$"
+    if m.group("power"):
+        exp = m.group("exp")
+        exp = exp[1:-1] if exp.startswith("(") else exp
+        return "$" + to_tex(m.group("base")) + "^{" + to_tex(exp) + "}$"
+    if m.group("norm"):
+        sub = m.group("nsub") or ""
+        return "$\\|" + to_tex(m.group("inner")) + "\\|" + (_subscript(sub[1:]) if sub else "") + "$"
+    return "$" + to_tex(m.group(0)) + "$"
+
+
+def _plain(piece: str) -> str:
+    piece = _TOKEN.sub(_math, piece)
+    parts = re.split(r"(\$[^$]+\$)", piece)
+    for i in range(0, len(parts), 2):  # operators and infinity in the text between the new math spans
+        for a, b in _OPERATORS_TEXT:
+            parts[i] = parts[i].replace(a, b)
+        parts[i] = re.sub(r"(?<![\w.])(-?)inf\b", lambda m: ("−" if m.group(1) else "") + "∞", parts[i])
+    return "".join(parts)
+
+
+def typeset(text: str) -> str:
+    """``text`` with its plain-text math typeset (the rules are in the module's docstring); inline math,
+    code spans and MyST roles are kept as they are.
+
+    Args:
+        text: a verdict's measured sentence or caveat (``lib.book.results.Check.measured``).
+    """
+    pieces = _PROTECTED.split(text)
+    return "".join(p if i % 2 else _plain(p) for i, p in enumerate(pieces))

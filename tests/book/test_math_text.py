@@ -1,0 +1,42 @@
+"""Plain-text math of verdict sentences, typeset for the page (lib.book.math_text)."""
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lib.book.math_text import typeset
+from lib.book.pages import md_escape
+
+
+@pytest.mark.parametrize("plain, page", [
+    ("theta_in <= 60 deg", r"$\theta_{\mathrm{in}}$ ≤ 60 deg"),
+    ("K_bar = (L+1) G", r"$\bar{K}$ = (L+1) G"),
+    ("K_xx / x", r"$K_{xx}$ / x"),
+    ("lambda_min(K_L) >= lambda_min(G)", r"$\lambda_{\min}$($K_L$) ≥ $\lambda_{\min}$(G)"),
+    ("Delta_K falls like m^(-1/2)", r"$\Delta_K$ falls like $m^{-1/2}$"),
+    ("kappa = inf, or -inf", r"$\kappa$ = ∞, or −∞"),
+    ("||K/c - G||_F/||G||_F", r"$\|K/c - G\|_F$/$\|G\|_F$"),
+    ("(1 - eta lambda_min/2)^t", r"$(1 - \eta \lambda_{\min}/2)^{t}$"),
+    ("||grad f||^2 = (L+1)||x||^2", r"$\|\nabla  f\|^{2}$ = (L+1)$\|x\|^{2}$"),
+    ("fit a + b/sqrt(m), 0.01 +- 0.02, L=1->2", r"fit a + b/$\sqrt{m}$, 0.01 ± 0.02, L=1→2"),
+])
+def test_the_chapters_notations_are_typeset(plain, page):
+    assert typeset(plain) == page
+
+
+@pytest.mark.parametrize("kept", ["lr_scale and x_label", "infinite information", "see `kappa_0` here",
+                                  r"already $\kappa_0$ math", "{ref}`[LH] Thm 2.3 <report-lh-thm-2-3>`",
+                                  "deg, rad, width 2048, 1e-06, E[s] = 0"])
+def test_identifiers_code_math_and_roles_are_left_alone(kept):
+    assert typeset(kept) == kept
+
+
+_WORDS = st.sampled_from(["kappa", "theta_in", "||x||", "m^(-1/2)", "sqrt(m)", "+-", "<=", "inf", "(L+1)^2",
+                          "|", "$", "`", "_", "^", "(", ")", "deg", "width", "K_xx", "lambda_min", "x", "1.5", " "])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_WORDS, max_size=25).map(" ".join))
+def test_math_spans_stay_balanced_in_any_text(text):
+    """New math spans never break the old ones: the dollars the typesetter adds come in pairs."""
+    assert (typeset(text).count("$") - text.count("$")) % 2 == 0
+    md_escape(typeset(text))  # and the table-cell escaping still accepts it
