@@ -42,6 +42,12 @@ Result                                    Checked by (``lib.chapters.``...)
 [LZB] Eq 29, Fig 1 (non-linear output)    ``non_constancy.check_nonlinear_hessian``, ``non_constancy.check_nonlinear_kernel``
 [LZB] Thm 3.3, 4.1, Fig 2 (bottleneck)    ``non_constancy.check_bottleneck_hessian``, ``non_constancy.check_bottleneck_hessian_width``, ``non_constancy.check_bottleneck``
 [LZB] Thm 5.1 (fast GD, moving kernel)    ``non_constancy.check_convergence``
+[LZB] Remark 3.1 (one hidden layer)       ``non_constancy.check_one_hidden_layer``
+[LZB] Prop 3.1 (two-layer bound)          ``non_constancy.check_two_layer_bound``
+[LZB] App A, Eq 41 (LeCun)                ``non_constancy.check_parameterization``, ``non_constancy.check_parameter_change``
+[LZB] App G (CNN, ResNet)                 ``non_constancy.check_architectures``
+[LZB] Prop 2.3 (Hessian bounds dK)        ``non_constancy.check_segment_bound``
+[LZB] Fig 1 right (kernel along t)        ``non_constancy.check_kernel_path``
 [AAK] Thm 3.2, 3.4 (rates)                ``infinite_depth.check_aak_rate`` (fails on no decay or a rate slower than mu's)
 [AAK] Thm 3.10 (uncentred ReLU)           ``infinite_depth.check_relu_uncentred``
 [AAK] Thm 3.11 (inputs of any length)     ``infinite_depth.check_lengths``

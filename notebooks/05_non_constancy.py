@@ -58,6 +58,7 @@ track_every = 10  # GD steps between two kernel evaluations
 n_hessian = 4  # inputs over which the Hessian norm is maximized
 hessian_tol = 1e-06  # power iteration tolerance (relative change)
 hessian_max_iter = 3000  # power iteration cap
+arch_widths = [16, 64, 256]  # widths of the two-layer, CNN, residual and trained-path nets of the more-of-[LZB] section
 
 # %%
 from IPython.display import Markdown
@@ -197,6 +198,43 @@ rec(non_constancy.check_bottleneck_hessian_width(hess), "sec-hessian-bottleneck"
 
 # %% tags=["hide-input"]
 non_constancy.table_paper_vs_book(linear, nonlinear, bottleneck, hessian, bottleneck_hessian)
+
+# %% [markdown]
+# (sec-lzb-more)=
+# ## More of [LZB]: one hidden layer, parameterization, architectures
+# [LZB] Remark 3.1 starts from one hidden layer with the output weights $v$ fixed: the Hessian in $W$ has one
+# $d\times d$ block per neuron and nothing between neurons, so its norm is the largest block's,
+# $O(1/\sqrt m)$ (Eq. 9), while the kernel stays $\Theta(1)$ (Eq. 10). Prop 3.1 bounds the Hessian of two hidden
+# layers by $(2,2,1)$-norms of the layers' derivative tensors times the $\infty$-norms of the backward vectors
+# (Eq. 17); for two layers each of these norms is a largest entry or a largest eigenvalue, so the right side is
+# computed exactly from the same weights and compared with the measured norm. App. G carries the $m^{-1/2}$ Hessian
+# to a 1-D CNN (width = channels) and a residual MLP. Left: one hidden layer; right: the rest.
+
+# %% tags=["hide-input"]
+rec.figure(**non_constancy.figure_lzb_more(more := non_constancy.measure_lzb_more(cfg)))
+
+# %%
+rec(non_constancy.check_one_hidden_layer(more), "sec-lzb-more")
+rec(non_constancy.check_two_layer_bound(more), "sec-lzb-more")
+rec(non_constancy.check_architectures(more), "sec-lzb-more")
+
+# %% [markdown]
+# App. A: LeCun's parameterization ($w \sim N(0, c/m)$, no factor in the layers) is the same function with each
+# layer's gradient multiplied by the square root of its fan-in over $c$; when every trained layer has fan-in $m$
+# (the two-layer nets with the input layer fixed), $K$ and $\|H\|$ both grow by $m/c$ and GD at the chapter's step
+# moves the weights $\sqrt{c/m}$ times as far (Eq. 41). Prop 2.3 turns a small Hessian into a small kernel change;
+# its proof gives $|K_{ij}(w)-K_{ij}(w_0)| \le R(\epsilon_i\|\nabla f_j(w)\| + \epsilon_j\|\nabla f_i(w_0)\|)$
+# with $R = \|w - w_0\|$, tested along trained nets. Last, [LZB] Fig 1's right panel: the kernel of the widest
+# nets along training (the table: its relative change at a few steps).
+
+# %%
+rec(non_constancy.check_parameterization(more), "sec-lzb-more")
+rec(non_constancy.check_parameter_change(more), "sec-lzb-more")
+rec(non_constancy.check_segment_bound(more), "sec-lzb-more")
+non_constancy.table_kernel_path(runs)
+
+# %%
+rec(non_constancy.check_kernel_path(runs), "sec-lzb-more")
 
 # %% [markdown]
 # (sec-moving-kernel)=

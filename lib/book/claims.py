@@ -214,7 +214,7 @@ CLAIMS: tuple[Claim, ...] = (
           "linear in its weights.", "Sec. 2", checked_by=("non_constancy.check_linear_model",)),
     Claim("[LZB] Prop 2.3", "If the model Hessian has spectral norm at most $\\epsilon$ in a ball of radius "
           "$R$ around $w_0$, the tangent kernel changes by $O(\\epsilon R)$ in that ball.", "Sec. 2",
-          note=_NOT_YET),
+          checked_by=("non_constancy.check_segment_bound",)),
     Claim("[LZB] Thm 3.1", "The Hessian spectral norm of a deep network is bounded by the $(2,2,1)$-norms of "
           "its layer derivative tensors times the largest $\\infty$-norm of its backward vectors "
           "(Prop 3.1 for two hidden layers).", "Sec. 3",
@@ -247,6 +247,28 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("[LZB] Thm 5.1", "Gradient descent on the square loss still converges exponentially fast on a wide "
           "network with a non-linear output layer, whose tangent kernel is not constant.", "Sec. 5",
           checked_by=("non_constancy.check_convergence",)),
+    Claim("[LZB] Remark 3.1", "For a one-hidden-layer network $f = v^T\\sigma(Wx)/\\sqrt{m}$ with $v$ fixed, the "
+          "Hessian in $W$ is diagonal (block diagonal, one block per neuron), so its spectral norm is "
+          "$O(1/\\sqrt{m})$ (Eq 9), while the tangent kernel is $\\Theta(1)$ (Eq 10).", "Sec. 3.1",
+          checked_by=("non_constancy.check_one_hidden_layer",)),
+    Claim("[LZB] Prop 3.1", "For a two-hidden-layer network the Hessian spectral norm is at most the $(2,2,1)$-norms "
+          "of the layers' second-derivative tensors, times the spectral norms of the first layer's derivative, times "
+          "the $\\infty$-norms of the backward vectors $\\partial f/\\partial\\alpha^{(1)}$, "
+          "$\\partial f/\\partial\\alpha^{(2)}$ (Eq 17).", "Sec. 3.2",
+          checked_by=("non_constancy.check_two_layer_bound",)),
+    Claim("[LZB] App A", "A different parameterization (e.g. LeCun's, $w \\sim N(0, 1/m)$ with no $1/\\sqrt{m}$ factor "
+          "in the layers) rescales the tangent kernel and the Hessian spectral norm by the same factor, so their "
+          "ratio, and the conclusions, do not change.", "App. A",
+          checked_by=("non_constancy.check_parameterization",)),
+    Claim("[LZB] Eq 41", "Under LeCun's parameterization the Euclidean norm of the parameter change is rescaled too: "
+          "it is $1/\\sqrt{m}$ times the NTK parameterization's.", "App. A",
+          checked_by=("non_constancy.check_parameter_change",)),
+    Claim("[LZB] App G", "Convolutional networks (width = number of channels) and residual networks with a linear "
+          "output layer also have Hessian spectral norm $\\tilde O(1/\\sqrt{m})$.", "Sec. 3.3.3, App. G",
+          checked_by=("non_constancy.check_architectures",)),
+    Claim("[LZB] Fig 1(right)", "During training of a very wide network, the tangent kernel with a non-linear output "
+          "layer changes significantly from initialization, while with a linear output layer it is nearly "
+          "unchanged.", "Sec. 6", checked_by=("non_constancy.check_kernel_path",)),
     # ---- [AAK]
     Claim("[AAK] Def 3.1", "The coefficient of non-linearity of a normalized activation $\\sigma$ is "
           "$\\mu = 1 - (E[z\\sigma(z)])^2$, $z \\sim N(0, 1)$; by Lemma C.2, $\\mu \\in (0, 1]$ for every "

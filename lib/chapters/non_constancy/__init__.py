@@ -20,7 +20,10 @@ output or a bottleneck layer does not ([LZB] Sec. 3-6). The modules, one job eac
   Eq 29);
 * :mod:`~lib.chapters.non_constancy.backward` -- backward vectors at initialization (Lemma 3.1);
 * :mod:`~lib.chapters.non_constancy.convergence` -- along training: the kernel path (Figure 5.3) and fast
-  convergence with a moving kernel (Figure 5.6; Thm 5.1).
+  convergence with a moving kernel (Figure 5.6; Thm 5.1);
+* :mod:`~lib.chapters.non_constancy.lzb_measure`, :mod:`~lib.chapters.non_constancy.lzb_checks` -- more of [LZB]:
+  one hidden layer (Remark 3.1), the two-layer bound (Prop 3.1), LeCun parameterization (App. A, Eq 41), a CNN
+  and a residual net (App. G), Prop 2.3 along trained paths, the kernel along training (Fig 1, right panel).
 
 ``measure_*`` gather the chapter's data (the chapter-level ones take the validated parameters,
 ``measure_*(cfg)``), ``plot_*`` draw its figures and ``figure_*`` add their captions and settings for
@@ -58,6 +61,11 @@ from lib.chapters.non_constancy.rules import (BOUND_EXPONENT, DECAY_RULE, FLAT, 
                                               hessian_slope_status, holds, slope_row, steeper_note,
                                               table_paper_vs_book)
 from lib.chapters.non_constancy.spec import SPEC
+from lib.chapters.non_constancy.lzb_measure import LzbMore, measure_lzb_more
+from lib.chapters.non_constancy.lzb_checks import (check_architectures, check_kernel_path, check_one_hidden_layer,
+                                                   check_parameter_change, check_parameterization,
+                                                   check_segment_bound, check_two_layer_bound, figure_lzb_more,
+                                                   plot_lzb_more, table_kernel_path)
 
 __all__ = [
     # spec
@@ -90,4 +98,8 @@ __all__ = [
     # convergence
     "PL_BINDING", "PL_RTOL", "pl_rate", "pl_guarantee", "plot_kernel_paths", "figure_kernel_paths",
     "plot_convergence", "figure_convergence", "check_convergence",
+    # lzb_measure, lzb_checks
+    "LzbMore", "measure_lzb_more", "plot_lzb_more", "figure_lzb_more", "table_kernel_path", "check_one_hidden_layer",
+    "check_two_layer_bound", "check_parameterization", "check_parameter_change", "check_architectures",
+    "check_segment_bound", "check_kernel_path",
 ]

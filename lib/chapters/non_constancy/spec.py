@@ -38,4 +38,6 @@ SPEC = ChapterSpec("05_non_constancy", dict(
     n_hessian=Param(4, P.positive_int, "inputs over which the Hessian norm is maximized"),
     hessian_tol=Param(1e-6, P.positive_float, "power iteration tolerance (relative change)"),
     hessian_max_iter=Param(3000, P.positive_int, "power iteration cap"),
+    arch_widths=Param([16, 64, 256], P.int_list(min_value=1, min_len=2),
+                      "widths of the two-layer, CNN, residual and trained-path nets of the more-of-[LZB] section"),
 ), joint=(_joint,))
