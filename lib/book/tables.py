@@ -1,6 +1,6 @@
 """How every table of the book is shown (issue 27): no pandas index that means nothing, human column
-headers, "yes"/"no" for truth values, "—" for a value not measured, "∞" for a singular kernel's kappa, and one
-number format per column.
+headers, "yes"/"no" for truth values, "—" for a value not measured, "∞" for a singular kernel's kappa, one
+number format per column, and a long text every row shares (a rule) stated once as the caption.
 
 :func:`use_book_tables` registers :func:`table_html` as the notebook's HTML formatter of DataFrames (the
 chapters call it through :meth:`lib.book.spec.ChapterSpec.validate`), so a chapter shows a table by leaving it
@@ -15,7 +15,8 @@ import pandas as pd
 
 from lib.book.wording import number
 
-__all__ = ["SIGNIFICANT_DIGITS", "FIXED_RANGE", "FIXED_MIN", "header", "column_formatter", "table_html", "styler_html",
+__all__ = ["SIGNIFICANT_DIGITS", "FIXED_RANGE", "FIXED_MIN", "REPEAT_MIN_ROWS", "REPEAT_MIN_CHARS", "header",
+           "shared_columns", "column_formatter", "table_html", "styler_html",
            "use_book_tables"]
 
 #: Significant digits of a float column; enough for the tolerances the verdicts quote (1e-3 relative), few
@@ -27,6 +28,11 @@ FIXED_MIN = 0.01
 #: Largest ratio of the largest to the smallest non-zero magnitude of a float column written with fixed
 #: decimals; a wider column is written in significant digits (else its small values would show as 0.000).
 FIXED_RANGE = 100
+#: A text column that says the same thing in every row of a table of at least this many rows is stated once,
+#: above the table, instead of row after row (a rule shared by all the rows a check judged, say).
+REPEAT_MIN_ROWS = 3
+#: ... if its text is at least this long (a short shared value, "yes" or a data set's name, stays in its column).
+REPEAT_MIN_CHARS = 20
 
 
 def header(name) -> str:
@@ -70,6 +76,19 @@ def column_formatter(col: pd.Series):
         _float_text(v, None) if isinstance(v, float) else str(v))
 
 
+def shared_columns(df: pd.DataFrame) -> dict[str, str]:
+    """The text columns of ``df`` that say the same long thing in every row (:data:`REPEAT_MIN_ROWS`,
+    :data:`REPEAT_MIN_CHARS`), with that text."""
+    if len(df) < REPEAT_MIN_ROWS or len(df.columns) < 2:
+        return {}
+    out = {}
+    for c in df.columns:
+        first = df[c].iloc[0]
+        if isinstance(first, str) and len(first) >= REPEAT_MIN_CHARS and (df[c] == first).all():
+            out[c] = first
+    return out
+
+
 def table_html(df: pd.DataFrame, index: bool | None = None) -> str:
     """The HTML of ``df`` as the book shows tables (see the module docstring). By default a ``RangeIndex``
     is hidden and a meaningful index (depths, data sets) is kept as the first column; ``index`` forces either."""
@@ -81,7 +100,13 @@ def table_html(df: pd.DataFrame, index: bool | None = None) -> str:
         shown = shown.reset_index()
         shown.columns = names + list(shown.columns[len(names):])
     shown = shown.loc[:, ~pd.Index(shown.columns).duplicated()]
+    shared = shared_columns(shown)
+    shown = shown.drop(columns=list(shared))
     styler = shown.style.hide(axis="index").format({c: column_formatter(shown[c]) for c in shown.columns})
+    if shared:  # stated once, as the table's caption, not row after row
+        import html
+        styler = styler.set_caption("; ".join(f"{html.escape(c)} (every row): {html.escape(v)}"
+                                              for c, v in shared.items()))
     return styler.to_html()
 
 

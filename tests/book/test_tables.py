@@ -66,3 +66,16 @@ def test_a_notebook_shell_shows_dataframes_and_stylers_as_the_books_tables():
     use_book_tables(SimpleNamespace(display_formatter=SimpleNamespace(formatters={"text/html": html})))
     df = pd.DataFrame({"kappa": [np.inf]})
     assert "∞" in html(df) and "∞" in html(df.style)
+
+
+def test_a_long_text_every_row_shares_is_stated_once_as_the_caption():
+    from lib.book.tables import REPEAT_MIN_CHARS, REPEAT_MIN_ROWS, shared_columns
+    rule = "r" * REPEAT_MIN_CHARS
+    rows = REPEAT_MIN_ROWS
+    df = pd.DataFrame({"claim": [f"c{i}" for i in range(rows)], "rule": [rule] * rows, "holds": ["yes"] * rows})
+    assert shared_columns(df) == {"rule": rule}  # "holds" is shared but short
+    html = table_html(df)
+    assert f"<caption>rule (every row): {rule}</caption>" in html and html.count(rule) == 1
+    assert shared_columns(df.iloc[:rows - 1]) == {}  # too few rows
+    assert shared_columns(df.assign(rule=rule[:-1])) == {}  # too short
+    assert shared_columns(df.assign(rule=[rule] * (rows - 1) + [rule + "!"])) == {}  # not every row
