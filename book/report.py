@@ -16,27 +16,23 @@
 # %% [markdown]
 # # Reproducibility report
 #
-# One row per claim of the main paper {cite}`liu2023better` ([LH]: every theorem, lemma,
-# corollary, proposition, remark with content, figure and table, appendices included, and the
-# implications of its Section 5) and per statement of {cite}`liu2020linearity` ([LZB]) and
-# {cite}`agarwal2021deep` ([AAK]) about the tangent kernel, its conditioning, the Hessian's scaling
-# and optimization rates. The registry of claims, with their stable ids and their statements, is
-# `lib.book.claims.CLAIMS`; the verdicts are the ones the chapters' checks recorded with
-# `lib.book.results.record` when they ran (files `results/<chapter>.json`). This page only reads
-# them, so it shows exactly what the last run measured. The table groups the claims by verdict, each
-# with a short reason and its own anchor (a chapter's verdict links to it); the rows that take another
-# row's verdict and the book's own performance targets are counted apart. The section after it has every
-# measurement in full (click a claim to open it), with how it was produced: the parameter profile, every
-# parameter override (labelled **run with overrides**), the git commit, the versions and the wall time.
+# One row per claim: every numbered statement of {cite}`liu2023better` ([LH]), and the statements of
+# {cite}`liu2020linearity` ([LZB]) and {cite}`agarwal2021deep` ([AAK]) on the tangent kernel, its
+# conditioning, the Hessian's scaling and optimization rates (the registry `lib.book.claims.CLAIMS`).
+# This page only reads the verdicts the chapters recorded in their last run (`results/<chapter>.json`).
+# Claims are grouped by verdict, each with a short reason and its own anchor, which every chapter verdict
+# links to. Rows that take another row's verdict, and the book's own performance targets, are counted
+# apart. Each measurement, with its profile, overrides, commit and wall time, is one click away.
 #
-# A verdict is *reproduced* when the measurement agrees with the statement within the tolerance
-# the check justifies, *reproduced with caveat* when it agrees only in part or with a different
-# constant (the caveat is named), *not reproduced* when a measurement under the paper's protocol,
-# or one at least as favourable to the claim, contradicts it, *inconclusive* when the size or
-# protocol we could run cannot settle it (the deviation from the paper is named), and *not checked*
-# when nothing was measured (the reason is given). A claim with several recorded parts takes its
-# most severe part's verdict; a part that confirms an erratum of the paper's text is left out of it and
-# linked to the [errata page](errata.ipynb), where the erratum is counted once.
+# **The verdicts.**
+# - *Reproduced*: the measurement agrees within the tolerance the check justifies.
+# - *With caveat*: it agrees in part, or with another constant; the caveat is named.
+# - *Not reproduced*: a measurement under the paper's protocol, or one at least as favourable, contradicts it.
+# - *Inconclusive*: the sizes or protocol we could run cannot settle it; the deviation is named.
+# - *Not checked*: nothing was measured; the reason is given.
+#
+# A claim takes the verdict of its most severe part. A part that confirms an erratum of the paper's text
+# is left out of that and counted once on the [errata page](errata.ipynb).
 
 # %% tags=["parameters"]
 profile = "default"  # parameter profile of this run (the page itself has nothing to size)

@@ -33,7 +33,7 @@ __all__ = ["BLOCK_TOL", "CLOSED_FORM_RTOL", "BOUND_RTOL", "RESCALE_RTOL", "EQ41_
 #: counts as block diagonal. [LZB] Remark 3.1 says those blocks are exactly 0; autograd multiplies the zero entries
 #: of u by finite numbers, so anything above float64 rounding is a real coupling.
 BLOCK_TOL = 1e-12
-#: Agreement of the power iteration with the block formula ||H|| = s max_k |v_k sigma''(w_k . x)| ||x||^2. The
+#: Agreement of the power iteration with the block formula ``||H|| = s max_k |v_k sigma''(w_k . x)| ||x||^2``. The
 #: iteration stops at a relative change of 1e-6 per step; with nearly equal top eigenvalues (many neurons) its
 #: estimate can sit below the norm by a few 1e-6; 1e-3 keeps a margin of 100 while a wrong formula (a missing
 #: factor s or ||x||^2) is off by far more.
@@ -42,11 +42,11 @@ CLOSED_FORM_RTOL = 1e-3
 #: iteration's estimate never exceeds the true norm, and the bound's terms are float64 eigenvalues and maxima, so
 #: only rounding (1e-15 relative) separates an equality; 1e-9 leaves a margin of a million.
 BOUND_RTOL = 1e-9
-#: [LZB] App. A with one factor for every trained layer: ||K|| and ||H|| change by the same factor m/c_s when the
+#: [LZB] App. A with one factor for every trained layer -- ||K|| and ||H|| change by the same factor m/c_s when the
 #: two ratios agree within this. ||K||_2 is an exact eigenvalue; each ||H|| is a power iteration stopped at a relative
 #: change of 1e-6 (a few 1e-6 below the norm), so 1e-3 separates rounding from a different factor.
 RESCALE_RTOL = 1e-3
-#: [LZB] Eq 41: with one factor c for every trained layer and the step rule eta = lr_scale / lambda_max(K), GD in
+#: [LZB] Eq 41 -- with one factor c for every trained layer and the step rule eta = lr_scale / lambda_max(K), GD in
 #: the LeCun weights follows the NTK path scaled by 1/sqrt(c), so the parameter changes agree within float64
 #: rounding accumulated over the steps (1e-12 per step, a few hundred steps); 1e-6 keeps a wide margin.
 EQ41_RTOL = 1e-6
@@ -56,7 +56,7 @@ EQ41_RTOL = 1e-6
 #: beyond it, the bound fails. The Hessian norm along the chapter's paths varies by less than a factor 2 from end to
 #: end, so a miss of 10% between two of five points is generous.
 SEGMENT_SLACK = 0.1
-#: [LZB] Fig 1, right panel: a "nearly unchanged" kernel moves by less than a tenth of the O(1) change
+#: [LZB] Fig 1, right panel -- a "nearly unchanged" kernel moves by less than a tenth of the O(1) change
 #: (:data:`~lib.chapters.non_constancy.kernel_width.O1_CHANGE`) the non-linear outputs make.
 NEARLY_CONSTANT = O1_CHANGE / 10
 
@@ -150,9 +150,9 @@ def check_one_hidden_layer(more: LzbMore) -> Check:
     products with u on one neuron's block, the Hessian norm by power iteration beside the block formula, and ||K||_2
     in W. Rule, the worst of:
 
-    * block structure: "not reproduced" if any product leaves its block by more than :data:`BLOCK_TOL`;
+    * block structure: "not reproduced" if any product leaves its block by more than :data:`~lib.chapters.non_constancy.lzb_checks.BLOCK_TOL`;
     * the power iteration against the block formula: "inconclusive" if they differ by more than
-      :data:`CLOSED_FORM_RTOL` or an iteration did not converge (the norm is then not measured);
+      :data:`~lib.chapters.non_constancy.lzb_checks.CLOSED_FORM_RTOL` or an iteration did not converge (the norm is then not measured);
     * ||H|| against m: :func:`~lib.chapters.non_constancy.rules.hessian_slope_status` (slope -0.3 or steeper);
     * ||K|| against m: :func:`~lib.chapters.non_constancy.rules.flat_status` (within 0.15 of flat).
 
@@ -189,7 +189,7 @@ def check_two_layer_bound(more: LzbMore) -> Check:
     (:mod:`lib.finite.hessian_bounds`, every term exact).
 
     Rule: a bound, tested as one at every net and input: "not reproduced" if a measured norm (power iteration, which
-    never overestimates) exceeds the right side by more than :data:`BOUND_RTOL`; "inconclusive" if a power iteration
+    never overestimates) exceeds the right side by more than :data:`~lib.chapters.non_constancy.lzb_checks.BOUND_RTOL`; "inconclusive" if a power iteration
     did not converge; "reproduced" otherwise. How tight the bound is and its slope against m are reported.
 
     Args:
@@ -219,7 +219,7 @@ def check_parameterization(more: LzbMore) -> Check:
     Measurement (:func:`~lib.chapters.non_constancy.lzb_measure.lecun_row`, two-hidden-layer nets): the same function in
     both parameterizations. App. A's derivation gives every trained layer one factor; that is its premise, met by the
     nets whose trained layers all have fan-in m (input layer fixed). Rule on those: "reproduced" if at every width
-    the kernel's factor is m/c_s and the Hessian's factor equals the kernel's, both within :data:`RESCALE_RTOL`;
+    the kernel's factor is m/c_s and the Hessian's factor equals the kernel's, both within :data:`~lib.chapters.non_constancy.lzb_checks.RESCALE_RTOL`;
     "not reproduced" otherwise; "inconclusive" if a power iteration did not converge. With the input layer trained
     too, its fan-in d gives it LeCun factor 1: the factors then differ by layer and the ratio is not invariant; that
     is reported, not judged (outside the premise).
@@ -254,7 +254,7 @@ def check_parameter_change(more: LzbMore) -> Check:
     Measurement: the nets of :func:`check_parameterization` whose trained layers share the fan-in m, trained by
     full-batch GD at the chapter's step rule (lr_scale / lambda_max(K), which is the NTK step over m/c_s) for the same
     number of steps. Rule: "reproduced" if ||w'_T - w'_0|| sqrt(m/c_s) / ||w_T - w_0|| is 1 within
-    :data:`EQ41_RTOL` at every width, "not reproduced" otherwise; "inconclusive" if no net took a GD step.
+    :data:`~lib.chapters.non_constancy.lzb_checks.EQ41_RTOL` at every width, "not reproduced" otherwise; "inconclusive" if no net took a GD step.
 
     Args:
         more: :func:`~lib.chapters.non_constancy.lzb_measure.measure_lzb_more` output.
@@ -311,12 +311,12 @@ def check_segment_bound(more: LzbMore) -> Check:
     The constant, from the proof: along the segment from w_0 to w, grad f_i(w) - grad f_i(w_0) is the integral of
     H_i(w_0 + tau (w - w_0)) (w - w_0), so ||g_i(w) - g_i(w_0)|| <= eps_i R with eps_i the sup of ||H_i|| on the
     segment and R = ||w - w_0||; then K_ij(w) - K_ij(w_0) = <g_i(w) - g_i(w_0), g_j(w)> + <g_i(w_0), g_j(w) - g_j(w_0)>
-    gives |K_ij(w) - K_ij(w_0)| <= R (eps_i ||g_j(w)|| + eps_j ||g_i(w_0)||), at most 2 eps R sup ||grad f|| per entry.
+    gives ``|K_ij(w) - K_ij(w_0)| <= R (eps_i ||g_j(w)|| + eps_j ||g_i(w_0)||)``, at most ``2 eps R sup ||grad f||`` per entry.
 
     Measurement (:func:`~lib.chapters.non_constancy.lzb_measure.segment_rows`): the linear- and swish-output nets
     trained as the chapter trains them, w = w_T, eps_i the largest of the Hessian norms at five points of the segment.
-    Rule on the largest ratio |Delta K_ij| / bound_ij: "reproduced" at 1 or below; "reproduced with caveat" up to
-    1 + :data:`SEGMENT_SLACK` (within what five points can miss of the sup); "not reproduced" above;
+    Rule on the largest ratio ``|Delta K_ij| / bound_ij``: "reproduced" at 1 or below; "reproduced with caveat" up to
+    1 + :data:`~lib.chapters.non_constancy.lzb_checks.SEGMENT_SLACK` (within what five points can miss of the sup); "not reproduced" above;
     "inconclusive" if a power iteration did not converge or no net moved (R = 0: the premise is vacuous).
 
     Args:
@@ -348,7 +348,7 @@ def check_kernel_path(runs: KernelRuns) -> Check:
     swish) output changes significantly from initialization, while a linear output's is nearly unchanged.
 
     Measurement: the tracked ||K_t - K_0||_F / ||K_0||_F of the chapter's widest nets, every seed. Rule: "reproduced"
-    if every linear-output path stays below :data:`NEARLY_CONSTANT` and every non-linear-output path reaches
+    if every linear-output path stays below :data:`~lib.chapters.non_constancy.lzb_checks.NEARLY_CONSTANT` and every non-linear-output path reaches
     :data:`~lib.chapters.non_constancy.kernel_width.O1_CHANGE`; "not reproduced" otherwise.
 
     Args:

@@ -44,7 +44,7 @@ def one_layer_row(X, width: int, seed: int, activation: str, tol: float, max_ite
 
     Returns a dict: ``hess_norm`` (power iteration, max over the rows of X), ``hess_closed`` (the block formula
     of :func:`lib.finite.hessian_bounds.one_layer_hessian_norm`, max over the rows), ``off_block`` (the largest
-    |(H u)_j| outside neuron k's block for u supported on that block, over three neurons k and the first input,
+    ``|(H u)_j|`` outside neuron k's block for u supported on that block, over three neurons k and the first input,
     relative to ||H u||: 0 for a block-diagonal H), ``kernel_norm`` (||K_W||_2 on the rows of X), ``iterations``,
     ``converged``.
     """
@@ -153,8 +153,8 @@ def segment_rows(data: dict, arch: str, width: int, seed: int, activation: str, 
                  n_hessian: int, lr_scale: float, max_steps: int, rel_tol: float) -> list[dict]:
     """[LZB] Prop 2.3 along one trained net: train it as the chapter does (:func:`~lib.chapters.non_constancy.nets.build`,
     step lr_scale / (g^2 lambda_max(K_0))) to w_T, then on the first ``n_hessian`` inputs, per pair (i, j):
-    ``dK`` = |K_ij(w_T) - K_ij(w_0)| and ``bound`` = R (eps_i ||g_j(w_T)|| + eps_j ||g_i(w_0)||), with
-    R = ||w_T - w_0||, g the gradients and eps_i the largest Hessian norm of f_i at the :data:`SEGMENT_POINTS`
+    ``dK`` = ``|K_ij(w_T) - K_ij(w_0)|`` and ``bound`` = ``R (eps_i ||g_j(w_T)|| + eps_j ||g_i(w_0)||)``, with
+    R = ||w_T - w_0||, g the gradients and eps_i the largest Hessian norm of f_i at the :data:`~lib.chapters.non_constancy.lzb_measure.SEGMENT_POINTS`
     of the segment [w_0, w_T]; ``converged`` (every power iteration), ``R``, ``eps`` (max over inputs)."""
     X = data["X"]
     model, base = build(arch, X.shape[1], width, seed, activation)
@@ -188,11 +188,11 @@ class LzbMore(NetSetting):
     activation and profile are those of :class:`~lib.chapters.non_constancy.nets.NetSetting`.
 
     Attributes:
-        one_layer: one row per (width, seed) of :func:`one_layer_row` (the chapter's widths).
-        two_layer: one row per (width, seed, input) of :func:`two_layer_rows`.
-        lecun: one row per (width, seed) of :func:`lecun_row`.
-        archs: one row per (arch, width, seed) of :func:`arch_row`.
-        segment: one row per (arch, width, seed, i, j) of :func:`segment_rows` (seed 0).
+        one_layer: one row per (width, seed) of :func:`~lib.chapters.non_constancy.lzb_measure.one_layer_row` (the chapter's widths).
+        two_layer: one row per (width, seed, input) of :func:`~lib.chapters.non_constancy.lzb_measure.two_layer_rows`.
+        lecun: one row per (width, seed) of :func:`~lib.chapters.non_constancy.lzb_measure.lecun_row`.
+        archs: one row per (arch, width, seed) of :func:`~lib.chapters.non_constancy.lzb_measure.arch_row`.
+        segment: one row per (arch, width, seed, i, j) of :func:`~lib.chapters.non_constancy.lzb_measure.segment_rows` (seed 0).
         widths: the chapter's widths (one hidden layer).
         arch_widths: the widths of the two-layer nets, the CNN (channels), the residual net and the trained paths.
         n_hessian: inputs of every Hessian norm.
