@@ -114,15 +114,15 @@ glue("not_reproduced_ids", "; ".join(r.claim_id for r in kinds["paper"] if r.sta
 
 # %% [markdown]
 # ## At a glance
-# Every claim as one cell coloured by its verdict (grouped by paper, in the papers' order), and each figure
-# and table of the papers beside the book's figures that redo it.
+# Every claim as one cell coloured by its verdict, grouped by paper, in the papers' order. The map from
+# each figure and table of the papers to the book's figures that redo it is in the [introduction](intro.md).
 
 # %%
 from lib.book.figures import load_figures
 from lib.book.overview import GRID_ALT, save_overview
 
 grid_png, map_md = save_overview(rows, load_figures(chapters), ROOT, HERE)
-display(Markdown(f"![{GRID_ALT}]({grid_png.relative_to(HERE.parent).as_posix()})\n\n" + map_md.read_text()))
+display(Markdown(f"![{GRID_ALT}]({grid_png.relative_to(HERE.parent).as_posix()})"))
 
 # %% [markdown]
 # ## The table

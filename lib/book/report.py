@@ -279,8 +279,12 @@ def first_clause(text: str, limit: int = 90) -> str:
         The clause, with no final full stop ("..." when it was cut).
     """
     text = " ".join(str(text).split())
+    spans = re.findall(r"\$[^$]+\$", text)  # inline math is one token: never cut inside, never split on
+    index = iter(range(len(spans)))
+    text = re.sub(r"\$[^$]+\$", lambda m: f"\x00{next(index)}\x01", text)
     text = re.sub(r"\s*\([^()]*\)", "", text)
     text = re.split(r";\s|:\s|,\s+which\s|,\s+so\s|(?<=[a-z0-9)\]])\.\s+(?=[A-Z(])", text, maxsplit=1)[0]
+    text = re.sub(r"\x00(\d+)\x01", lambda m: spans[int(m.group(1))], text)
     short = one_line(text.strip().rstrip("."), limit)
     return short if short.endswith(" ...") else short.rstrip(".")
 
@@ -315,7 +319,7 @@ def reason(row: ClaimRow) -> str:
     decisive = [r for r in row.substance if r["status"] == row.status]
     caveat = next((r["caveat"] for r in decisive if r.get("caveat")), "")
     if caveat:
-        why = md_escape(first_clause(caveat))
+        why = md_escape(first_clause(typeset(caveat)))
     else:
         many = len(row.substance) > 1
         why = {"reproduced": f"all {len(row.substance)} parts agree" if many else "agrees within the check's tolerance",

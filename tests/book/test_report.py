@@ -173,6 +173,9 @@ def test_rows_are_grouped_by_verdict_each_with_a_reason_derived_from_the_record(
     assert reason(by_id["[LH] Remark 3.6"]).startswith("takes the verdict of {ref}`[LH] Thm 3.5 <report-lh-thm-3-5>`")
     assert first_clause("a b (c; d): e. F g") == "a b" and first_clause("one. Two") == "one"
     assert first_clause("word " * 30, limit=20).endswith(" ...")  # a cut clause says so
+    # inline math is one token: its parentheses and colons neither cut nor split the clause
+    assert first_clause("a (see $x$) and $(L+1)^{2}$ rise; rest") == "a and $(L+1)^{2}$ rise"
+    assert first_clause("slower than $m^{-1/2}$ (slope -0.38): here") == "slower than $m^{-1/2}$"
 
 
 def test_no_group_of_a_verdict_nobody_has_and_the_rows_counted_apart_carry_their_badge():
