@@ -58,6 +58,10 @@ track_every = 10  # GD steps between two kernel evaluations
 n_hessian = 4  # inputs over which the Hessian norm is maximized
 hessian_tol = 1e-06  # power iteration tolerance (relative change)
 hessian_max_iter = 3000  # power iteration cap
+ball_radius = 10.0  # radius R of the ball around w_0 searched for the Hessian and backward bounds (fixed in m; it holds the GD end points)
+ball_points = 2  # random points at distance R searched per net (with w_0 and the GD end)
+ball_widths = [32, 128, 512]  # widths m at which the ball is searched
+ball_seeds = 1  # weight draws per width searched in the ball
 
 # %%
 from IPython.display import Markdown
