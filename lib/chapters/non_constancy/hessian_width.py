@@ -170,7 +170,7 @@ def check_kernel_scale(h: HessianNorms) -> Check:
         return Check("[LZB] Thm 3.2", status="not checked", part=part, measured="The kernel was not measured.",
                      caveat="not testable on this data: no kernel at initialization in this run")
     g = h.kernel.groupby("width")[["lambda_max", "mean_diag"]].mean()
-    slopes = {c: fit_slope(g.index, g[c].to_numpy()) for c in g.columns}
+    slopes = {c: round(fit_slope(g.index, g[c].to_numpy()), 6) + 0.0 for c in g.columns}  # + 0.0: no "-0.00"
     status = max((band_status(v) for v in slopes.values()), key=SEVERITY.__getitem__)
     return Check(
         "[LZB] Thm 3.2", status=status, part=part,
