@@ -120,6 +120,27 @@ def test_check_nonlinear_hessian_judges_the_sup_over_the_ball():
     assert w0.status == "reproduced with caveat" and w0.caveat == NC.W0_ONLY
 
 
+def _random_points(h, slope, level=10.0):
+    """The non-linear nets' random points at ``level`` (m/20)^slope: above w_0's norm, the sup."""
+    ball = h.ball.copy()
+    sel = ball.arch.isin(NC.NONLINEAR) & (ball.point == "random 1")
+    ball.loc[sel, "hess_norm"] = level * (ball[sel].width / 20) ** slope
+    return replace(h, ball=ball)
+
+
+def test_eq29_reads_the_sup_as_an_upper_bound_and_the_inf_as_a_lower_bound():
+    # the sup falls (Eq 29's O(R/sqrt(m)) term at small widths) while the inf stays: O(1) and not vanishing
+    c = NC.check_nonlinear_hessian(_random_points(F.make_hessian(), -0.5))
+    assert c.status == "reproduced" and "sup (over w_0, 1 random point(s)" in c.measured
+    assert "-0.50 (swish)" in c.measured
+    # the sup grows: not O(1)
+    assert NC.check_nonlinear_hessian(_random_points(F.make_hessian(), NC.FLAT * 0.99)).status == "reproduced"
+    assert NC.check_nonlinear_hessian(_random_points(F.make_hessian(), NC.FLAT * 1.01)).status == "not reproduced"
+    # the inf (every point here) falls: it vanishes
+    assert NC.check_nonlinear_hessian(F.make_hessian(nl_ball_slope=-NC.FLAT * 0.99)).status == "reproduced"
+    assert NC.check_nonlinear_hessian(F.make_hessian(nl_ball_slope=-NC.FLAT * 1.01)).status == "not reproduced"
+
+
 # ---- [LZB] Thm 3.2, the tangent kernel O(1)
 
 def test_check_kernel_scale():
