@@ -228,7 +228,8 @@ non_constancy.table_paper_vs_book(linear, nonlinear, bottleneck, hessian, bottle
 # the residual never points) are skipped. Right: that smallest eigenvalue along training,
 # relative to its value at initialization. "Exponentially" is a rate: the second check compares the
 # decay rate of the log loss over the last quarter of each run with the third quarter's (1 for an
-# exponential, 0.71 for a power law), leaving out the first half, where the kernel's fast modes decay.
+# exponential, 0.71 for a power law), leaving out the first half, where the kernel's fast modes decay; the
+# linear-output nets, whose loss is a sum of exponentials, are its control.
 
 # %% tags=["hide-input"]
 rec.figure(**non_constancy.figure_convergence(runs))

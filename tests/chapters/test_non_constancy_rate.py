@@ -40,7 +40,7 @@ def test_an_exponential_loss_is_reproduced():
     c = NC.check_convergence_rate(F.make_runs())
     assert c.status == "reproduced" and c.claim_id == "[LZB] Thm 5.1" and c.part == "exponential rate"
     assert "1.00 (swish, seed 0" in c.measured and "premise binds" in c.measured
-    assert "the linear-output nets' ratios are 1.00, 1.00" in c.measured and "0 of 4 below 0.85" in c.measured
+    assert "the linear-output nets' ratios (the control) are 1.00, 1.00" in c.measured and "0 of 4 below 0.85" in c.measured
     assert NC.check_convergence(F.make_runs()).part == "PL guarantee"
 
 
@@ -69,3 +69,19 @@ def test_too_short_runs_are_inconclusive():
     short = NC.check_convergence_rate(F.make_runs(nl_steps=NC.RATE_MIN_STEPS - 1))
     assert short.status == "inconclusive" and f"fewer than {NC.RATE_MIN_STEPS} GD steps" in short.caveat
     assert NC.check_convergence_rate(F.make_runs(nl_steps=NC.RATE_MIN_STEPS)).status == "reproduced"
+
+
+def test_a_failing_control_is_inconclusive():
+    """The widest linear-output nets (a constant kernel: a sum of exponentials) must pass the rule themselves."""
+    def status(control_ratio, nl_loss=None):
+        runs = F.make_runs() if nl_loss is None else _with_wide_losses(F.make_runs(), nl_loss)
+        df = runs.df.copy()
+        lin = (df.width == max(runs.widths)) & (df.arch == "linear")
+        df.loc[lin, "loss"] = df[lin].apply(lambda r: _two_rates(control_ratio), axis=1)
+        return NC.check_convergence_rate(replace(runs, df=df))
+    low = status(NC.EXP_RATIO_MIN * 0.99)
+    assert low.status == "inconclusive" and "the control fails" in low.caveat
+    assert status(NC.EXP_RATIO_MIN * 1.01).status == "reproduced"
+    power = 1.0 / (1.0 + np.arange(1501))
+    assert status(NC.EXP_RATIO_MIN * 0.99, power).status == "inconclusive"  # even a power law is not judged
+    assert status(NC.EXP_RATIO_MIN * 1.01, power).status == "not reproduced"
