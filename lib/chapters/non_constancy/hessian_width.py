@@ -64,8 +64,7 @@ def plot_hessian(h: HessianNorms) -> Figure:
         g = h.kernel.groupby("width")[["lambda_max", "mean_diag"]].mean()
         for col, lab in (("lambda_max", r"$\lambda_{\max}(K(w_0))$"), ("mean_diag", r"mean $K_{ii}(w_0)$")):
             axs[0, 1].plot(g.index, g[col], "o-", label=lab)
-        axs[0, 1].set(xscale="log", yscale="log", xlabel="width m", title="Tangent kernel at initialization, linear "
-                      "output")
+        axs[0, 1].set(xscale="log", yscale="log", xlabel="width m", title="Tangent kernel at $w_0$, linear output")
         axs[0, 1].legend(fontsize="small")
     return fig
 
