@@ -74,8 +74,9 @@ def figure_hessian(h: HessianNorms) -> dict:
     widths = ", ".join(f"{w:,}" for w in h.widths)
     ball = ""
     if h.ball is not None and not h.ball.empty:
-        ball = (f"; the ball of radius R = {h.ball_radius:g} searched at m = {', '.join(f'{w:,}' for w in h.ball_widths)}"
-                f" ({h.ball.seed.nunique()} seed(s): w_0, {h.ball[h.ball.point.str.startswith('random')].point.nunique()}"
+        n_random = h.ball[h.ball.point.str.startswith("random")].point.nunique()
+        ball = (f"; the ball of radius R = {h.ball_radius:g} searched at m = "
+                f"{', '.join(f'{w:,}' for w in h.ball_widths)} ({h.ball.seed.nunique()} seed(s): w_0, {n_random}"
                 " random point(s) at distance R and the end point of GD)")
     setting = h.setting(f"one hidden layer ({h.activation}), widths m = {widths}", f"{h.how}; {h.seeds} seeds{ball}",
                         "[LZB] have no experiment on the Hessian norm.", hessian_summary(h))

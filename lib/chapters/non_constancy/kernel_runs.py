@@ -177,7 +177,7 @@ def run_summary(runs: KernelRuns) -> str:
 
 
 def table_width_means(runs: KernelRuns) -> pd.DataFrame:
-    """Mean over seeds of Delta_K, GD steps, ||w_T - w_0||_2 and max_i |w_T,i - w_0,i| per (arch, width), to 3
+    """Mean over seeds of Delta_K, GD steps, ||w_T - w_0||_2 and ``max_i |w_T,i - w_0,i|`` per (arch, width), to 3
     significant digits.
 
     Args:

@@ -150,7 +150,7 @@ def check_weight_max_move(runs: KernelRuns) -> Check:
     """[LZB] Eq 2, its per-weight clause: although the weight vector moves by O(1), each weight moves by
     O(1/sqrt(m)).
 
-    Measurement: the largest move of one weight, max_i |w_T,i - w_0,i| over all weights, of the linear-output nets
+    Measurement: the largest move of one weight, ``max_i |w_T,i - w_0,i|`` over all weights, of the linear-output nets
     after GD to the tolerance, seed mean per width (``weight_max`` of
     :func:`~lib.chapters.non_constancy.nets.train_tracked`). Rule: the chapter's one rule for "decays at least as
     fast as m^(-1/2)" (:func:`~lib.chapters.non_constancy.rules.decay_status`) on its log-log slope against m:

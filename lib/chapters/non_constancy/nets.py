@@ -170,9 +170,10 @@ def train_tracked(arch: str, data: dict, width: int, seed: int, activation: str 
 
     Returns a dict: ``delta_K`` (max_t ||K_t - K_0||_F / ||K_0||_F), ``kernel_steps``/``kernel_change``
     (the tracked curve), ``loss`` (per step), ``steps``, ``converged``, ``lr``, ``weight_move``
-    (||w_T - w_0||_2), ``weight_max`` (max_i |w_T,i - w_0,i|, the largest move of one weight),
-    ``weight_max_layers`` (the same per weight matrix, input layer first) and ``lambda_min`` (the PL constant: smallest non-trivial eigenvalue of the
-    model's kernel at each tracked step, see :class:`lib.finite.training.KernelTracker`).
+    (||w_T - w_0||_2), ``weight_max`` (``max_i |w_T,i - w_0,i|``, the largest move of one weight),
+    ``weight_max_layers`` (the same per weight matrix, input layer first) and ``lambda_min`` (the PL constant:
+    smallest non-trivial eigenvalue of the model's kernel at each tracked step, see
+    :class:`lib.finite.training.KernelTracker`).
 
     Args:
         arch: one of :data:`~lib.chapters.non_constancy.nets.ARCHS`.

@@ -137,6 +137,7 @@ def check_quadratic_bottleneck(h) -> Check:
         caveat={"reproduced with caveat": "the floor drifts with the width",
                 "inconclusive": UNCONVERGED}.get(status, ""),
         measured=f"Network of Eq 31 (quadratic wide layers, linear bottleneck b={int(q.bottleneck.iloc[0])}): the "
-        f"smallest Hessian norm over w_0 and {q[q.point != 'init'].point.nunique()} random point(s) at distance R={h.ball_radius:g} is " + ", ".join(f"{v:.3g} (m={w})" for w, v in g.items())
+        f"smallest Hessian norm over w_0 and {q[q.point != 'init'].point.nunique()} random point(s) at distance "
+        f"R={h.ball_radius:g} is " + ", ".join(f"{v:.3g} (m={w})" for w, v in g.items())
         + f" (seed mean): log-log slope {s:.2f} against m (at w_0 alone: "
         + ", ".join(f"{v:.3g}" for v in at0.to_numpy()) + f"); power iteration converged: {conv}.")
