@@ -48,6 +48,8 @@ Result                                    Checked by (``lib.chapters.``...)
 [LZB] App G (CNN, ResNet)                 ``non_constancy.check_architectures``
 [LZB] Prop 2.3 (Hessian bounds dK)        ``non_constancy.check_segment_bound``
 [LZB] Fig 1 right (kernel along t)        ``non_constancy.check_kernel_path``
+[LZB] Thm 3.2 (kernel O(1)), Eq 2 (each)  ``non_constancy.check_kernel_scale``, ``non_constancy.check_weight_max_move``
+[LZB] Thm 4.1 (Eq 31), Thm 5.1 (rate)     ``non_constancy.check_quadratic_bottleneck``, ``non_constancy.check_convergence_rate``
 [AAK] Thm 3.2, 3.4 (rates)                ``infinite_depth.check_aak_rate`` (fails on no decay or a rate slower than mu's)
 [AAK] Thm 3.10 (uncentred ReLU)           ``infinite_depth.check_relu_uncentred``
 [AAK] Thm 3.11 (inputs of any length)     ``infinite_depth.check_lengths``

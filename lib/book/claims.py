@@ -209,7 +209,9 @@ CLAIMS: tuple[Claim, ...] = (
     # ---- [LZB]
     Claim("[LZB] Eq 2", "Training moves the weight vector by $\\|w^* - w_0\\| = \\Omega(1)$ in Euclidean "
           "norm whatever the width, although each weight moves by $O(1/\\sqrt{m})$.", "Sec. 1.1",
-          checked_by=("non_constancy.check_weight_change",)),
+          checked_by=("non_constancy.check_weight_change", "non_constancy.check_weight_max_move"),
+          parts=(("total distance", "$\\|w^* - w_0\\| = \\Omega(1)$ in Euclidean norm whatever the width"),
+                 ("per weight", "each weight moves by $O(1/\\sqrt{m})$"))),
     Claim("[LZB] Prop 2.2", "A differentiable model has a constant tangent kernel if and only if it is "
           "linear in its weights.", "Sec. 2", checked_by=("non_constancy.check_linear_model",)),
     Claim("[LZB] Prop 2.3", "If the model Hessian has spectral norm at most $\\epsilon$ in a ball of radius "
@@ -224,7 +226,11 @@ CLAIMS: tuple[Claim, ...] = (
           checked_by=("non_constancy.check_backward",)),
     Claim("[LZB] Thm 3.2", "A wide network with a linear output layer has Hessian spectral norm "
           "$\\tilde O(1/\\sqrt{m})$ in a ball of fixed radius around the initialization (transition to "
-          "linearity), while the tangent kernel is $O(1)$.", "Sec. 3", checked_by=("non_constancy.check_hessian",)),
+          "linearity), while the tangent kernel is $O(1)$.", "Sec. 3",
+          checked_by=("non_constancy.check_hessian", "non_constancy.check_kernel_scale"),
+          parts=(("Hessian in the ball", "Hessian spectral norm $\\tilde O(1/\\sqrt{m})$ in a ball of fixed radius "
+                  "around the initialization"),
+                 ("tangent kernel O(1)", "the tangent kernel is $O(1)$"))),
     Claim("[LZB] Remark 3.5", "For very wide networks with a linear output layer the tangent kernel is "
           "constant during gradient descent: its relative change vanishes as the width grows.", "Sec. 3",
           checked_by=("non_constancy.check_linear_kernel",)),
@@ -238,15 +244,23 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("[LZB] Thm 4.1", "A network with a narrow bottleneck layer (width $b$) has Hessian spectral norm "
           "bounded below by a positive constant in a ball around the initialization, however wide the other "
           "layers: its tangent kernel is not constant.", "Sec. 4",
-          checked_by=("non_constancy.check_bottleneck_hessian_width",)),
+          checked_by=("non_constancy.check_bottleneck_hessian_width", "non_constancy.check_quadratic_bottleneck"),
+          parts=(("tanh [m, b, m] net", "Hessian spectral norm bounded below however wide the other layers, for a "
+                  "general (tanh) bottleneck network, as [LZB] Sec. 4 argues"),
+                 ("the theorem's network (Eq 31)", "Hessian spectral norm bounded below by a positive constant in a "
+                  "ball around the initialization, for the network of Eq 31"))),
     Claim("[LZB] Fig 2", "The kernel change of a wide network with a bottleneck of width $b$ decreases with "
           "$b$, close to $1/\\sqrt{b}$.", "Sec. 6", checked_by=("non_constancy.check_bottleneck",)),
-    Claim("[LZB] Table 1", "Constant tangent kernel: yes for wide networks with a linear output layer, no with "
-          "a non-linear output layer, no with a bottleneck.", "Sec. 4",
-          verdict_of=("[LZB] Remark 3.5", "[LZB] Fig 1", "[LZB] Fig 2")),
+    Claim("[LZB] Table 1", "Hessian norm $\\tilde O(1/\\sqrt{m})$ and a constant tangent kernel for wide networks "
+          "with a linear output layer; a Hessian norm that does not vanish with the width, and no constant tangent "
+          "kernel, with a non-linear output layer or with a bottleneck.", "Sec. 4",
+          verdict_of=("[LZB] Remark 3.5", "[LZB] Fig 1", "[LZB] Fig 2", "[LZB] Thm 3.2", "[LZB] Eq 29",
+                      "[LZB] Thm 4.1")),
     Claim("[LZB] Thm 5.1", "Gradient descent on the square loss still converges exponentially fast on a wide "
           "network with a non-linear output layer, whose tangent kernel is not constant.", "Sec. 5",
-          checked_by=("non_constancy.check_convergence",)),
+          checked_by=("non_constancy.check_convergence", "non_constancy.check_convergence_rate"),
+          parts=(("PL guarantee", "under the PL condition along the path, $L(w_t) \\le (1 - \\eta\\mu)^t L(w_0)$"),
+                 ("exponential rate", "converges exponentially fast: the log loss falls at a constant rate"))),
     Claim("[LZB] Remark 3.1", "For a one-hidden-layer network $f = v^T\\sigma(Wx)/\\sqrt{m}$ with $v$ fixed, the "
           "Hessian in $W$ is diagonal (block diagonal, one block per neuron), so its spectral norm is "
           "$O(1/\\sqrt{m})$ (Eq 9), while the tangent kernel is $\\Theta(1)$ (Eq 10).", "Sec. 3.1",

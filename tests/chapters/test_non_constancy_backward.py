@@ -8,22 +8,32 @@ from lib.chapters import non_constancy as NC
 
 
 def test_check_backward_prediction_and_counterfactual():
-    cfg = non_constancy.SPEC.config(n_samples=4, d=5, k=2, n_hessian=4, widths=[32, 128, 512, 2048], seeds=2)
+    cfg = non_constancy.SPEC.config(n_samples=4, d=5, k=2, n_hessian=4, widths=[32, 128, 512, 2048], seeds=2,
+                                    ball_widths=[32, 128, 512], ball_points=1)
     b = non_constancy.measure_backward(cfg)
-    assert b.widths == (32, 128, 512, 2048) and b.n_inputs == 4 and b.seeds == 2
+    assert b.widths == (32, 128, 512, 2048) and b.n_inputs == 4 and b.seeds == 2 and b.ball_radius == 10
+    # the ball: w_0, one random point at distance R and the GD end point, at the ball's widths and first seed
+    searched = b.frame[b.frame.point != "init"]
+    assert set(searched.width) == {32, 128, 512} and set(searched.seed) == {0}
+    assert set(searched.point) == {"random 1", "trained"}
+    assert (searched[searched.point == "random 1"].distance == 10).all()
+    assert searched[searched.point == "trained"].distance.between(0.1, 10).all()  # GD stays in the ball
     c = non_constancy.check_backward(b)
     assert c.claim_id == "[LZB] Lemma 3.1" and c.status == "reproduced", c.measured
+    assert "sup over w_0, 1 random point(s) at distance R = 10 and 3 GD end point(s)" in c.measured
     # a bottleneck of width 4 in the middle: that layer's backward vector does not shrink with m
     assert non_constancy.check_backward(non_constancy.measure_backward(cfg, bottleneck=4)).status == "not reproduced"
     wide = non_constancy.SPEC.config(n_samples=4, d=5, k=2, n_hessian=4, widths=[32, 4096], seeds=1)
     assert non_constancy.check_backward(non_constancy.measure_backward(wide, max_width=2048)).status == "inconclusive"
 
 
-def _norms(*slopes, widths=(32, 128, 512, 2048)):
-    """Backward norms (m/32)^slope for layer 1, 2, ... (two seeds, identical)."""
-    frame = pd.DataFrame([dict(width=m, seed=s, layer=l + 1, inf_norm=(m / 32) ** sl)
-                          for l, sl in enumerate(slopes) for m in widths for s in range(2)])
-    return NC.BackwardNorms(frame, tuple(widths), 2)
+def _norms(*slopes, widths=(32, 128, 512, 2048), ball=True):
+    """Backward norms (m/32)^slope for layer 1, 2, ... (two seeds, identical), the sup over the ball of radius 10
+    (w_0 at 0.9 times it, a random point at distance 10 at the sup); w_0 only with ``ball=False``."""
+    points = (("init", 0.0, 0.9), ("random 1", 10.0, 1.0)) if ball else (("init", 0.0, 1.0),)
+    frame = pd.DataFrame([dict(width=m, seed=s, layer=l + 1, inf_norm=f * (m / 32) ** sl, point=p, distance=dist)
+                          for l, sl in enumerate(slopes) for m in widths for s in range(2) for p, dist, f in points])
+    return NC.BackwardNorms(frame, tuple(widths), 2, ball_radius=10.0)
 
 
 def test_check_backward_reads_the_bound_as_a_bound_on_every_layer():
@@ -53,3 +63,27 @@ def test_check_backward_needs_two_widths_and_two_suffice():
     assert one.status == "inconclusive" and "fewer than two widths" in one.caveat
     none = NC.check_backward(NC.BackwardNorms(pd.DataFrame([]), (4096,), 1))  # every width above the memory cap
     assert none.status == "inconclusive" and none.measured == "Widths run: []."
+
+
+def test_check_backward_judges_the_sup_over_the_ball():
+    # at w_0 the norms fall like m^(-1/2), but at a point of the ball one layer's does not: the sup decides
+    frame = _norms(-0.5, -0.5, -0.5).frame.copy()
+    far = (frame.point == "random 1") & (frame.layer == 2)
+    frame.loc[far, "inf_norm"] = 1.0
+    widths = (32, 128, 512, 2048)
+    assert NC.check_backward(NC.BackwardNorms(frame, widths, 2, ball_radius=10.0)).status == "not reproduced"
+    # a GD end point just beyond R is left out (the statement bounds the ball only), one just inside counts
+    for dist, status in ((10 * 1.01, "reproduced"), (10 * 0.99, "not reproduced")):
+        f2 = frame.copy()
+        f2.loc[far, "point"], f2.loc[far, "distance"] = "trained", dist
+        c = NC.check_backward(NC.BackwardNorms(f2, widths, 2, ball_radius=10.0))
+        assert c.status == status, (dist, c.measured)
+        assert ("left out beyond R" in c.measured) == (dist > 10)
+
+
+def test_check_backward_at_w0_only_names_the_ball_it_left_out():
+    c = NC.check_backward(_norms(-0.5, -0.5, -0.5, ball=False))
+    assert c.status == "reproduced with caveat" and c.caveat == NC.W0_ONLY and "at w_0 only" in c.measured
+    assert NC.check_backward(_norms(-0.5, 0.0, -0.5, ball=False)).status == "not reproduced"
+    slow = NC.check_backward(_norms(-0.5, -0.2, -0.5, ball=False))
+    assert slow.status == "reproduced with caveat" and "more slowly" in slow.caveat

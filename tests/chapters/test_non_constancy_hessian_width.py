@@ -1,6 +1,8 @@
 """Chapter 05 Hessian norm against width (lib.chapters.non_constancy.hessian_width): checks with prediction and
 counterfactual; Figure 5.4."""
 
+from dataclasses import replace
+
 from matplotlib.figure import Figure
 
 from lib.chapters import non_constancy as NC
@@ -36,7 +38,8 @@ def test_check_nonlinear_hessian():
 
 def test_plot_hessian_returns_a_figure():
     fig = NC.plot_hessian(F.make_hessian())
-    assert isinstance(fig, Figure) and len(fig.axes) == 1
+    assert isinstance(fig, Figure) and len(fig.axes) == 2  # the Hessian (at w_0 and in the ball), the kernel
+    assert len(NC.plot_hessian(replace(F.make_hessian(ball=False), kernel=None)).axes) == 1
 
 
 def test_figure_hessian_setting_and_the_judged_row():
@@ -45,6 +48,7 @@ def test_figure_hessian_setting_and_the_judged_row():
     assert "widths m = 20, 200, 2,000" in f["setting"] and "all converged = True" in f["setting"]
     (row,) = NC.check_hessian(F.make_hessian()).rows
     assert row["paper"] == "-0.5" and row["this book"] == "-0.50 (m = 20 to 2,000)" and row["holds"] is True
-    assert row["statement"] == "Hessian norm, linear output, against m"
+    assert row["statement"] == "Hessian norm in the ball, linear output, against m"
+    assert "the ball of radius R = 10 searched at m = 20, 200, 2,000 (2 seed(s): w_0, 1 random" in f["setting"]
     (row,) = NC.check_hessian(F.make_hessian(converged=False)).rows
     assert row["holds"] is None and "did not converge" in row["rule"]

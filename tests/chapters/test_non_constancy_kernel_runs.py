@@ -36,7 +36,7 @@ def test_linear_model_kernel_is_exactly_constant(tmp_path, monkeypatch):
 def test_tables_summaries_and_glued_values_come_from_the_results():
     runs = F.make_runs()
     t = non_constancy.table_width_means(runs)
-    assert list(t.columns) == ["delta_K", "steps", "weight_move"] and len(t) == 9
+    assert list(t.columns) == ["delta_K", "steps", "weight_move", "weight_max"] and len(t) == 9
     assert non_constancy.run_summary(runs) == "24 nets trained, 24 reached the tolerance within 1,500 steps"
     g = non_constancy.glue_values(runs, F.make_hessian())
     assert g == {"lr_scale": "1.8", "rel_tol": "0.01", "track_every": "10", "n_hessian": "2",

@@ -103,3 +103,28 @@ __all__ = [
     "check_two_layer_bound", "check_parameterization", "check_parameter_change", "check_architectures",
     "check_segment_bound", "check_kernel_path",
 ]
+
+# issue 26 (helper B): the ball of fixed radius, the kernel's scale, the network of Thm 4.1, the per-weight move and
+# the convergence rate
+from lib.chapters.non_constancy.ball import (W0_ONLY, ball_models, ball_reduce, ball_sup, ball_words,  # noqa: E402
+                                             measure_ball_hessian, measure_kernel_scale, trained_copy)
+from lib.chapters.non_constancy.convergence import (EXP_RATIO_MIN, RATE_MIN_STEPS, check_convergence_rate,  # noqa: E402
+                                                    late_rates)
+from lib.chapters.non_constancy.hessian_width import check_kernel_scale  # noqa: E402
+from lib.chapters.non_constancy.kernel_width import check_weight_max_move  # noqa: E402
+from lib.chapters.non_constancy.nets import flat_weights, gd_step  # noqa: E402
+from lib.chapters.non_constancy.quadratic_bottleneck import (QuadraticBottleneck,  # noqa: E402
+                                                             check_quadratic_bottleneck,
+                                                             measure_quadratic_bottleneck)
+from lib.chapters.non_constancy.rules import band_status  # noqa: E402
+
+__all__ += [
+    # ball
+    "W0_ONLY", "ball_models", "trained_copy", "measure_ball_hessian", "measure_kernel_scale", "ball_sup",
+    "ball_reduce", "ball_words",
+    # quadratic_bottleneck
+    "QuadraticBottleneck", "measure_quadratic_bottleneck", "check_quadratic_bottleneck",
+    # checks and helpers added to existing modules
+    "check_kernel_scale", "check_weight_max_move", "EXP_RATIO_MIN", "RATE_MIN_STEPS", "late_rates",
+    "check_convergence_rate", "gd_step", "flat_weights", "band_status",
+]

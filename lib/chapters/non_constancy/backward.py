@@ -9,6 +9,7 @@ import pandas as pd
 from lib.book.results import Check
 from lib.book.sweep import torch_threads
 from lib.data import synthetic_regression
+from lib.chapters.non_constancy.ball import W0_ONLY, ball_models, ball_reduce, ball_words, trained_copy
 from lib.chapters.non_constancy.rules import decay_status
 from lib.finite.mlp import MLP
 from lib.finite.ntk import layer_factors
@@ -30,6 +31,7 @@ class BackwardNorms:
         bottleneck: the width of the middle layer, or None.
         max_width: the largest width run.
         n_inputs: the inputs over which each norm is maximized.
+        ball_radius: R of the ball searched (0 when only w_0 was measured).
     """
 
     frame: pd.DataFrame
@@ -40,32 +42,40 @@ class BackwardNorms:
     bottleneck: int | None = None
     max_width: int = 2048
     n_inputs: int = 0
+    ball_radius: float = 0.0
 
 
 def measure_backward(cfg, bottleneck: int | None = None, max_width: int = 2048) -> BackwardNorms:
     """The backward vectors of depth-3 linear-output nets over the chapter's widths ([LZB] Lemma 3.1), at the
-    first ``cfg.n_hessian`` inputs of :func:`lib.data.synthetic_regression` (seed 0).
+    first ``cfg.n_hessian`` inputs of :func:`lib.data.synthetic_regression` (seed 0): at w_0 for every width, and
+    at the points of the ball B(w_0, ``cfg.ball_radius``) (:func:`~lib.chapters.non_constancy.ball.ball_models`:
+    ``cfg.ball_points`` random points and the end point of GD on the chapter's data) for the widths of
+    ``cfg.ball_widths`` and the first ``cfg.ball_seeds`` seeds.
 
     Args:
         cfg: the chapter's validated parameters (:data:`lib.chapters.non_constancy.spec.SPEC`): ``n_samples``,
-            ``d``, ``k``, ``n_hessian``, ``widths``, ``seeds``, ``activation``.
+            ``d``, ``k``, ``n_hessian``, ``widths``, ``seeds``, ``activation``, ``ball_radius``, ``ball_points``,
+            ``ball_widths``, ``ball_seeds``, ``max_steps``, ``rel_tol``, ``lr_scale``.
         bottleneck: width of the middle layer (the counterfactual of the tests), or None.
         max_width: widths above it are skipped (see :func:`measure_backward_norms`).
 
     Returns:
         :class:`BackwardNorms`.
     """
-    X = synthetic_regression(cfg.n_samples, cfg.d, cfg.k, seed=0)["X"][:cfg.n_hessian]
+    data = synthetic_regression(cfg.n_samples, cfg.d, cfg.k, seed=0)
+    ball = dict(data=data, radius=cfg.ball_radius, points=cfg.ball_points, ball_widths=tuple(cfg.ball_widths),
+                ball_seeds=cfg.ball_seeds, max_steps=cfg.max_steps, rel_tol=cfg.rel_tol, lr_scale=cfg.lr_scale)
     with torch_threads(1):
-        frame = measure_backward_norms(X, cfg.widths, cfg.seeds, activation=cfg.activation, bottleneck=bottleneck,
-                                       max_width=max_width)
+        frame = measure_backward_norms(data["X"][:cfg.n_hessian], cfg.widths, cfg.seeds, activation=cfg.activation,
+                                       bottleneck=bottleneck, max_width=max_width, ball=ball)
     return BackwardNorms(frame, tuple(cfg.widths), int(cfg.seeds), 3, cfg.activation, bottleneck, max_width,
-                         int(cfg.n_hessian))
+                         int(cfg.n_hessian), float(cfg.ball_radius))
 
 
 def measure_backward_norms(X, widths, seeds: int, depth: int = 3, activation: str = "tanh",
-                           bottleneck: int | None = None, max_width: int = 2048) -> pd.DataFrame:
-    """Infinity norms of the backward vectors of a linear-output net at initialization ([LZB] Lemma 3.1).
+                           bottleneck: int | None = None, max_width: int = 2048, ball: dict | None = None
+                           ) -> pd.DataFrame:
+    """Infinity norms of the backward vectors of a linear-output net ([LZB] Lemma 3.1), at w_0 and in the ball.
 
     The backward vector of hidden layer l is d f / d h^(l) (:func:`lib.finite.ntk.layer_factors`); its
     largest entry over the units and the rows of X is recorded per layer. With ``bottleneck`` the middle
@@ -80,9 +90,13 @@ def measure_backward_norms(X, widths, seeds: int, depth: int = 3, activation: st
         activation: hidden activation.
         bottleneck: width of the middle layer (depth 3 only), or None.
         max_width: widths above it are skipped (a hidden m x m layer holds m^2 weights: 0.5 GB at m = 8192).
+        ball: None (w_0 only), or the points of the ball to add
+            (:func:`~lib.chapters.non_constancy.ball.ball_models`) as a dict: ``data`` (GD's training data),
+            ``radius``, ``points``, ``ball_widths``, ``ball_seeds``, ``max_steps``, ``rel_tol``, ``lr_scale``.
 
     Returns:
-        Columns width, seed, layer, inf_norm.
+        Columns width, seed, layer, inf_norm, point (``"init"``, ``"random j"``, ``"trained"``), distance
+        (from w_0).
     """
     rows = []
     for m in [w for w in widths if w <= max_width]:
@@ -91,22 +105,33 @@ def measure_backward_norms(X, widths, seeds: int, depth: int = 3, activation: st
                 net = MLP(X.shape[1], int(m), depth, activation=activation, seed=s)
             else:
                 net = MLP(X.shape[1], [int(m), int(bottleneck), int(m)], activation=activation, seed=s)
-            _, D = layer_factors(net, X)
-            rows += [dict(width=int(m), seed=s, layer=l + 1, inf_norm=float(d.abs().max())) for l, d in enumerate(D[0])]
+            pts = [("init", 0.0, net)]
+            if ball is not None and m in ball["ball_widths"] and s < ball["ball_seeds"]:
+                trained = trained_copy(net, "linear", ball["data"], ball["max_steps"], ball["rel_tol"],
+                                       ball["lr_scale"])
+                pts = ball_models(net, ball["radius"], ball["points"], s, trained)
+            for label, dist, point in pts:
+                _, D = layer_factors(point, X)
+                rows += [dict(width=int(m), seed=s, layer=l + 1, inf_norm=float(d.abs().max()), point=label,
+                              distance=dist) for l, d in enumerate(D[0])]
     return pd.DataFrame(rows)
 
 
 def check_backward(backward: BackwardNorms) -> Check:
-    """[LZB] Lemma 3.1: with a linear output layer the backward vectors have infinity norm O~(1/sqrt(m)).
+    """[LZB] Lemma 3.1: with a linear output layer the backward vectors have infinity norm O~(1/sqrt(m)) at every
+    point of a ball of fixed radius R around the initialization.
 
-    Measurement: for every hidden layer, the seed mean of the largest entry of d f / d h^(l) at
-    initialization, against the width (:func:`measure_backward`). Rule: the bound read as a bound, the
-    chapter's one rule for "decays at least as fast as m^(-1/2)"
+    Measurement: for every hidden layer, the largest entry of d f / d h^(l) over the inputs, its sup over the
+    points of the ball searched (:func:`~lib.chapters.non_constancy.ball.ball_reduce`: w_0, random points at
+    distance R and the GD end point when it lies in the ball), seed mean per width (:func:`measure_backward`).
+    Rule: the bound read as a bound, the chapter's one rule for "decays at least as fast as m^(-1/2)"
     (:func:`~lib.chapters.non_constancy.rules.decay_status`) on the log-log slope of every layer; the least
     favourable layer decides: "not reproduced" if one layer's norm does not decay (slope above -0.15, as a
     bottleneck layer's), "reproduced" if every slope is -0.3 or steeper (the predicted -1/2, flattened by about
     0.1 by the sqrt(log m) of the O~, the largest of m Gaussian entries, within the slope noise), "reproduced
-    with caveat" otherwise; "inconclusive" with fewer than two widths.
+    with caveat" otherwise; "inconclusive" with fewer than two widths. Data without the ball (w_0 only) cap a
+    "reproduced" at "reproduced with caveat" (:data:`~lib.chapters.non_constancy.ball.W0_ONLY`): the statement
+    is about the ball.
 
     Args:
         backward: :func:`measure_backward` output.
@@ -115,18 +140,29 @@ def check_backward(backward: BackwardNorms) -> Check:
         The check.
     """
     bw = backward.frame
-    if bw.empty or bw.width.nunique() < 2:
+    sup, searched = (ball_reduce(bw, backward.ball_radius, ("layer", "width", "seed"), "inf_norm") if len(bw)
+                     else (bw, False))
+    if sup.empty or sup.width.nunique() < 2:
         return Check("[LZB] Lemma 3.1", status="inconclusive",
-                     measured=f"Widths run: {sorted(bw.width.unique()) if len(bw) else []}.",
+                     measured=f"Widths run: {sorted(sup.width.unique()) if len(sup) else []}.",
                      caveat="fewer than two widths within the memory cap of the sweep: no slope to fit")
-    g = bw.groupby(["layer", "width"])["inf_norm"].mean()
+    g = sup.groupby(["layer", "width"])["inf_norm"].mean()
     slopes = {int(l): fit_slope(sub.index.get_level_values("width"), sub.to_numpy()) for l, sub in g.groupby(level=0)}
     statuses = {decay_status(v) for v in slopes.values()}
     status = next(s for s in ("not reproduced", "reproduced with caveat", "reproduced") if s in statuses)
-    widths = sorted(bw.width.unique())
+    caveat = "a layer's norm falls more slowly than m^(-1/2)" if status == "reproduced with caveat" else ""
+    if status == "reproduced" and not searched:
+        status, caveat = "reproduced with caveat", W0_ONLY
+    widths = sorted(sup.width.unique())
+    init = ""
+    if searched:
+        g0 = bw[bw.point == "init"].groupby(["layer", "width"])["inf_norm"].mean()
+        init = (f" (at w_0 alone over m = {min(bw.width)}..{max(bw.width)}: " + ", ".join(
+            f"{fit_slope(sub.index.get_level_values('width'), sub.to_numpy()):.2f}" for _, sub in g0.groupby(level=0))
+            + ")")
     return Check(
-        "[LZB] Lemma 3.1", status=status,
-        caveat="a layer's norm falls more slowly than m^(-1/2)" if status == "reproduced with caveat" else "",
-        measured=f"Largest entry of d f / d h^(l) at initialization over m = {widths[0]}..{widths[-1]}: log-log slopes "
-        + ", ".join(f"{v:.2f} (layer {l})" for l, v in slopes.items()) + " (the bound: -0.5 or steeper, up to a log "
-        "factor).")
+        "[LZB] Lemma 3.1", status=status, caveat=caveat,
+        measured=f"Largest entry of d f / d h^(l), {ball_words(bw, backward.ball_radius, searched)}, over "
+        f"m = {widths[0]}..{widths[-1]}: log-log slopes "
+        + ", ".join(f"{v:.2f} (layer {l})" for l, v in slopes.items()) + init + " (the bound: -0.5 or steeper, up to "
+        "a log factor).")

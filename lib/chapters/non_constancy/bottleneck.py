@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 from lib.book.plotting import figure, slope_guide, value_ticks
 from lib.book.results import Check
 from lib.book.wording import ints
+from lib.chapters.non_constancy.ball import ball_reduce
 from lib.chapters.non_constancy.hessian_norms import HessianNorms, measure_bottleneck_hessian, measure_hessian_norms
 from lib.chapters.non_constancy.kernel_runs import KernelRuns, measure_kernel_runs
 from lib.chapters.non_constancy.rules import (DECAY_RULE, UNCONVERGED, decay_status, flat_status, hessian_row,
@@ -134,6 +135,12 @@ def plot_bottleneck_hessian(h: HessianNorms) -> Figure:
             lin = h.frame[h.frame.arch == "linear"].groupby("width")["hess_norm"].mean()
             ax.plot(lin.index, lin.to_numpy(), "s--", label="one hidden layer,\nlinear output")
             lo, hi = min(lo, lin.min()), max(hi, lin.max())
+            if getattr(h, "quadratic", None) is not None and not h.quadratic.empty:
+                inf, _ = ball_reduce(h.quadratic, h.ball_radius, ("width", "seed"), how="min")
+                q = inf.groupby("width")["hess_norm"].mean()
+                ax.plot(q.index, q.to_numpy(), "^:", label=f"[LZB] Eq 31 net (b={int(h.quadratic.bottleneck.iloc[0])}),"
+                        f"\nmin over the ball R = {h.ball_radius:g}")
+                lo, hi = min(lo, q.min()), max(hi, q.max())
         ax.set(xscale="log", yscale="log", xlabel=lab, ylabel=r"$\max_i\|\nabla^2_w f(x_i)\|_2$")
         value_ticks(ax, list(g.index) if len(g) <= 4 else list(g.index)[::2])
         _log_value_ticks(ax, lo, hi)
@@ -148,8 +155,14 @@ def figure_bottleneck_hessian(h: HessianNorms) -> dict:
     :meth:`lib.book.results.Recorder.figure`."""
     nets = (f"[m, b, m] nets ({h.activation}): b = {ints(h.bottlenecks, False)} at m = {h.bottleneck_width:,} (left), "
             f"m = {', '.join(f'{w:,}' for w in h.widths)} at b = {min(h.bottlenecks)} (right)")
+    q = getattr(h, "quadratic", None)
+    if q is not None and not q.empty:
+        nets += (f"; the network of [LZB] Eq 31 (sigma(z) = z^2/2, linear bottleneck b = {int(q.bottleneck.iloc[0])}) "
+                 f"at the same m, {q.seed.nunique()} seed(s), at w_0 and {q[q.point != 'init'].point.nunique()} "
+                 f"random point(s) at distance R = {h.ball_radius:g}")
     caption = ("Spectral norm of the model Hessian of the bottleneck nets at initialization (line: mean over seeds; "
-               "band: min to max), against the bottleneck width (left) and the wide-layer width (right).")
+               "band: min to max), against the bottleneck width (left) and the wide-layer width (right); right, also "
+               "the network of [LZB] Thm 4.1 (their Eq 31), its smallest norm over the points of the ball searched.")
     return dict(fig=plot_bottleneck_hessian(h), label="fig-hessian-bottleneck", drawn_by=plot_bottleneck_hessian,
                 data_from=(measure_hessian_norms, measure_bottleneck_hessian), caption=caption,
                 setting=h.setting(nets, f"{h.how}; {h.seeds} seeds", "[LZB] have no experiment on the Hessian norm."))
@@ -212,7 +225,9 @@ def check_bottleneck_hessian_width(h: HessianNorms) -> Check:
     reproduced" if it falls with slope -0.3 or steeper (vanishing like a wide net's); "reproduced with caveat"
     in between; "inconclusive" when a power iteration did not converge (an underestimate, not a measurement).
     The chapter's [m, b, m] tanh net is more general than the theorem's network (quadratic wide layers,
-    identity bottleneck); [LZB] Sec. 4 argues the same for general bottlenecks.
+    identity bottleneck); [LZB] Sec. 4 argues the same for general bottlenecks. This is the part "tanh [m, b, m]
+    net" of the claim, measured at w_0; the theorem's own network, in the ball, is
+    :func:`~lib.chapters.non_constancy.quadratic_bottleneck.check_quadratic_bottleneck`.
 
     Args:
         h: :func:`~lib.chapters.non_constancy.hessian_norms.measure_hessian_norms` output.
@@ -222,12 +237,12 @@ def check_bottleneck_hessian_width(h: HessianNorms) -> Check:
     """
     fit = _bottleneck_hessian_fit(h, "m")
     if fit is None:
-        return Check("[LZB] Thm 4.1", **_NO_BOTTLENECK_SWEEP)
+        return Check("[LZB] Thm 4.1", part="tanh [m, b, m] net", **_NO_BOTTLENECK_SWEEP)
     bt, g, s, conv = fit
     status = flat_status(s) if conv else "inconclusive"
     lin = h.frame[h.frame.arch == "linear"].groupby("width")["hess_norm"].mean()
     return Check(
-        "[LZB] Thm 4.1", status=status,
+        "[LZB] Thm 4.1", status=status, part="tanh [m, b, m] net",
         caveat={"reproduced with caveat": "the norm drifts with the width",
                 "inconclusive": UNCONVERGED}.get(status, ""),
         measured=f"At b={int(bt.bottleneck.iloc[0])} the Hessian norm of the [m, b, m] net is "

@@ -12,8 +12,9 @@ from lib.chapters.non_constancy.kernel_runs import KernelRuns
 from lib.chapters.non_constancy.nets import NONLINEAR, train_tracked
 from lib.finite.training import KernelTracker
 
-__all__ = ["PL_BINDING", "PL_RTOL", "pl_rate", "pl_guarantee", "plot_kernel_paths", "figure_kernel_paths",
-           "plot_convergence", "figure_convergence", "check_convergence"]
+__all__ = ["PL_BINDING", "PL_RTOL", "EXP_RATIO_MIN", "RATE_MIN_STEPS", "pl_rate", "pl_guarantee", "late_rates",
+           "plot_kernel_paths", "figure_kernel_paths", "plot_convergence", "figure_convergence", "check_convergence",
+           "check_convergence_rate"]
 
 #: The PL premise binds when its guarantee promises at least this over the runs' step budget; q^max_steps <= 1/2,
 #: at least one halving of the loss. A weaker guarantee says nothing about a run to the stopping tolerance (1e-3
@@ -23,6 +24,38 @@ PL_BINDING = 0.5
 #: eigenvalue of the kernels tracked every few steps (it may dip lower between two of them), and beta is the
 #: smoothness at initialization that the chapter's step is scaled by.
 PL_RTOL = 0.1
+
+
+#: The late-phase rate ratio at or above which a loss decays exponentially (:func:`late_rates`): a constant rate, as
+#: an exponential's, gives 1; a power law L ~ t^(-a) gives ln(4/3) / ln(3/2) = 0.71 whatever a (its rate falls like
+#: 1/t); 0.85 is halfway, and the constant-kernel linear-output nets of the chapter give 0.97 or more.
+EXP_RATIO_MIN = 0.85
+#: The fewest GD steps a run needs for its late-phase rates: two windows of at least two steps each in its second half.
+RATE_MIN_STEPS = 8
+
+
+def late_rates(loss) -> tuple[float, float]:
+    """The decay rates of the log loss over the two quarters of the second half of a run, t in [T/2, 3T/4] and
+    [3T/4, T]: (ln L(T/2) - ln L(3T/4)) / (3T/4 - T/2) and the same for the last quarter ([LZB] Thm 5.1's
+    "exponential" is a constant rate; the first half, where the fast modes of the kernel decay, is left out).
+
+    Args:
+        loss: L(w_t), t = 0..T.
+
+    Returns:
+        (rate of the third quarter, rate of the last quarter); a loss that did not fall has rate 0 or less.
+    """
+    y = np.log(np.asarray(loss, dtype=float))
+    T = len(y) - 1
+    a, b = T // 2, (3 * T) // 4
+    return float((y[a] - y[b]) / (b - a)), float((y[b] - y[T]) / (T - b))
+
+
+def _rate_ratio(loss) -> float:
+    """The last quarter's rate over the third quarter's (:func:`late_rates`); 0 when the loss did not fall in
+    either."""
+    r3, r4 = late_rates(loss)
+    return r4 / r3 if r3 > 0 and r4 > 0 else 0.0
 
 
 def pl_rate(r, lr_scale: float) -> float:
@@ -194,4 +227,69 @@ def check_convergence(runs: KernelRuns) -> Check:
         f"q^t (q = 1 - eta mu (2 - eta beta), eta beta = {runs.lr_scale:g}) over {runs.max_steps} steps is at least "
         + ", ".join(f"{v:.3g} ({a})" for a, v in q_budget.items()) + f"; the premise binds on {len(binding)} of "
         f"{len(nets)} nets, and {len(broken)} of them broke the guarantee.")
-    return Check("[LZB] Thm 5.1", status=status, measured=measured, caveat=caveat)
+    return Check("[LZB] Thm 5.1", status=status, measured=measured, caveat=caveat, part="PL guarantee")
+
+
+def check_convergence_rate(runs: KernelRuns) -> Check:
+    """[LZB] Thm 5.1, its rate: GD on the square loss converges *exponentially* on a wide network with a non-linear
+    output, L(w_t) <= (1 - eta mu)^t L(w_0): the log loss falls at a constant rate.
+
+    Measurement: for each non-linear-output net of the largest width (those :func:`check_convergence` judges), the
+    rates of the log loss over the two quarters of the second half of its run (:func:`late_rates`; the first half,
+    where the fast modes decay, is left out) and their ratio, last over third. Rule, with the PL premise of
+    :func:`check_convergence` (the guarantee binds when it promises at least one halving within the step budget,
+    :data:`~lib.chapters.non_constancy.convergence.PL_BINDING`):
+
+    * "inconclusive" when no net ran :data:`~lib.chapters.non_constancy.convergence.RATE_MIN_STEPS` steps (no
+      rate to fit);
+    * "inconclusive" when the control fails: a widest linear-output net (a constant kernel, so a loss that is a sum
+      of exponentials) has a ratio below the threshold too, so runs of this length do not yet separate an
+      exponential from a power law (its slower modes are still taking over);
+    * "reproduced" when every net keeps its rate, ratio >= :data:`~lib.chapters.non_constancy.convergence.EXP_RATIO_MIN`
+      (exponential);
+    * "not reproduced" when a net on which the premise binds slows down like a power law (ratio below it);
+    * "inconclusive" when only nets on which the premise is vacuous slow down: the theorem promises nothing there.
+
+    The widest linear-output nets' ratios are the control.
+
+    Args:
+        runs: :func:`~lib.chapters.non_constancy.kernel_runs.measure_kernel_runs` output.
+
+    Returns:
+        The check (part "exponential rate").
+    """
+    part = "exponential rate"
+    df, wmax = runs.df, max(runs.widths)
+    wide = df[(df.width == wmax) & df.arch.isin(NONLINEAR)]
+    nets = [r for r in wide.itertuples() if len(r.loss) - 1 >= RATE_MIN_STEPS]
+    if not nets:
+        return Check("[LZB] Thm 5.1", status="inconclusive", part=part,
+                     measured=f"At m={wmax} no non-linear-output run lasted {RATE_MIN_STEPS} steps.",
+                     caveat=f"runs of fewer than {RATE_MIN_STEPS} GD steps: no late-phase rate to fit")
+    ratio = {r.Index: _rate_ratio(r.loss) for r in nets}
+    binds = {r.Index: pl_rate(r, runs.lr_scale) ** runs.max_steps <= PL_BINDING for r in nets}
+    slow = [i for i in ratio if ratio[i] < EXP_RATIO_MIN]
+    lin = [_rate_ratio(r.loss) for r in df[(df.width == wmax) & (df.arch == "linear")].itertuples()
+           if len(r.loss) - 1 >= RATE_MIN_STEPS]
+    if lin and min(lin) < EXP_RATIO_MIN:
+        status = "inconclusive"
+        caveat = (f"the control fails: a linear-output net, whose constant kernel makes its loss a sum of "
+                  f"exponentials, has a late-phase rate ratio of {min(lin):.2f}, below {EXP_RATIO_MIN:g}: runs of this "
+                  "length do not separate an exponential from a power law")
+    elif not slow:
+        status, caveat = "reproduced", ""
+    elif any(binds[i] for i in slow):
+        status, caveat = "not reproduced", ""
+    else:
+        status = "inconclusive"
+        caveat = (f"the loss slows down like a power law (late-phase rate ratio below {EXP_RATIO_MIN:g}) on "
+                  f"{len(slow)} of {len(nets)} nets, all of them nets on which the PL premise is vacuous (the kernel's "
+                  "smallest eigenvalue collapses along the path): the theorem promises no rate there")
+    per = ", ".join(f"{ratio[r.Index]:.2f} ({r.arch}, seed {r.seed}; rate {late_rates(r.loss)[1]:.2g} per step, "
+                    f"premise {'binds' if binds[r.Index] else 'vacuous'})" for r in nets)
+    ref = f"; the linear-output nets' ratios (the control) are {', '.join(f'{v:.2f}' for v in lin)}" if lin else ""
+    return Check(
+        "[LZB] Thm 5.1", status=status, part=part, caveat=caveat,
+        measured=f"At m={wmax}, the rate of the log loss over the last quarter of each run against the third quarter "
+        f"(1 for an exponential, 0.71 for a power law): {per}{ref}; {len(slow)} of {len(nets)} below "
+        f"{EXP_RATIO_MIN:g}.")

@@ -12,7 +12,9 @@ import pandas as pd
 
 from lib.book.cache import cached_call
 from lib.book.sweep import torch_threads
+from lib.chapters.non_constancy.ball import measure_ball_hessian, measure_kernel_scale
 from lib.chapters.non_constancy.nets import NetSetting, build
+from lib.chapters.non_constancy.quadratic_bottleneck import measure_quadratic_bottleneck
 from lib.data import synthetic_regression
 from lib.finite.hessian import model_hessian_norm
 from lib.progress import tqdm
@@ -101,6 +103,14 @@ class HessianNorms(NetSetting):
         n_hessian: inputs over which each norm is maximized (the first of the data).
         bottleneck_width: m of the [m, b, m] nets (None without the bottleneck sweep).
         bottlenecks: the bottleneck widths b (empty without the bottleneck sweep).
+        ball: the norms at the points of the ball B(w_0, R) of the nets of ``ball_widths``
+            (:func:`~lib.chapters.non_constancy.ball.measure_ball_hessian`; None if not searched).
+        ball_radius: R.
+        ball_widths: the widths at which the ball was searched.
+        kernel: the tangent kernel's scale at w_0 of the linear-output nets
+            (:func:`~lib.chapters.non_constancy.ball.measure_kernel_scale`; None if not measured).
+        quadratic: the network of [LZB] Eq 31 at w_0 and in the ball
+            (:func:`~lib.chapters.non_constancy.quadratic_bottleneck.measure_quadratic_bottleneck`; None if not run).
     """
 
     frame: pd.DataFrame
@@ -110,6 +120,11 @@ class HessianNorms(NetSetting):
     n_hessian: int = 0
     bottleneck_width: int | None = None
     bottlenecks: tuple = ()
+    ball: pd.DataFrame | None = None
+    ball_radius: float = 0.0
+    ball_widths: tuple = ()
+    kernel: pd.DataFrame | None = None
+    quadratic: pd.DataFrame | None = None
 
     @property
     def how(self) -> str:
@@ -121,26 +136,40 @@ def measure_hessian_norms(cfg) -> HessianNorms:
     """Model Hessian norms at initialization over the first ``cfg.n_hessian`` inputs ([LZB] Thm 3.2, 3.3, 4.1).
 
     The one-hidden-layer nets of every width (:func:`measure_hessian_by_width`) and the [m, b, m] nets
-    (:func:`measure_bottleneck_hessian`), on the data of
-    :func:`lib.data.synthetic_regression` (seed 0), with one torch thread.
+    (:func:`measure_bottleneck_hessian`), on the data of :func:`lib.data.synthetic_regression` (seed 0), with one
+    torch thread; the one-hidden-layer nets of ``cfg.ball_widths`` (first ``cfg.ball_seeds`` seeds) also in the
+    ball of radius ``cfg.ball_radius`` (:func:`~lib.chapters.non_constancy.ball.measure_ball_hessian`), the
+    kernel's scale at w_0 on every width (:func:`~lib.chapters.non_constancy.ball.measure_kernel_scale`), and the
+    network of [LZB] Eq 31 at the narrowest b on every width, at w_0 and in the ball (first ``cfg.ball_seeds``
+    seeds, :func:`~lib.chapters.non_constancy.quadratic_bottleneck.measure_quadratic_bottleneck`).
 
     Args:
         cfg: the chapter's validated parameters (:data:`lib.chapters.non_constancy.spec.SPEC`): ``n_samples``,
             ``d``, ``k``, ``n_hessian``, ``widths``, ``seeds``, ``activation``, ``hessian_tol``,
-            ``hessian_max_iter``, ``bottleneck_width``, ``bottlenecks``, ``profile``.
+            ``hessian_max_iter``, ``bottleneck_width``, ``bottlenecks``, ``ball_radius``, ``ball_points``,
+            ``ball_widths``, ``ball_seeds``, ``max_steps``, ``rel_tol``, ``lr_scale``, ``profile``.
 
     Returns:
         :class:`HessianNorms`.
     """
-    X = synthetic_regression(cfg.n_samples, cfg.d, cfg.k, seed=0)["X"][:cfg.n_hessian]
+    data = synthetic_regression(cfg.n_samples, cfg.d, cfg.k, seed=0)
+    X = data["X"][:cfg.n_hessian]
     kw = dict(activation=cfg.activation, tol=cfg.hessian_tol, max_iter=cfg.hessian_max_iter)
+    power = dict(tol=cfg.hessian_tol, max_iter=cfg.hessian_max_iter)
     with torch_threads(1):
         frame = measure_hessian_by_width(X, cfg.widths, cfg.seeds, k=cfg.k, **kw)
         bott = measure_bottleneck_hessian(X, cfg.widths, cfg.bottleneck_width, cfg.bottlenecks, cfg.seeds, **kw)
+        ball = measure_ball_hessian(data, cfg.n_hessian, cfg.ball_widths, cfg.ball_seeds, cfg.ball_radius,
+                                    cfg.ball_points, k=cfg.k, max_steps=cfg.max_steps, rel_tol=cfg.rel_tol,
+                                    lr_scale=cfg.lr_scale, **kw)
+        kernel = measure_kernel_scale(data["X"], cfg.widths, cfg.seeds, cfg.activation)
+        quad = measure_quadratic_bottleneck(X, cfg.widths, min(cfg.bottlenecks), cfg.ball_seeds, cfg.ball_radius,
+                                            cfg.ball_points, **power)
     return HessianNorms(frame, tuple(cfg.widths), int(cfg.k), bott, seeds=int(cfg.seeds), n=int(cfg.n_samples),
                         d=int(cfg.d), n_hessian=int(cfg.n_hessian), activation=cfg.activation,
                         bottleneck_width=int(cfg.bottleneck_width), bottlenecks=tuple(cfg.bottlenecks),
-                        profile=cfg.profile)
+                        profile=cfg.profile, ball=ball, ball_radius=float(cfg.ball_radius),
+                        ball_widths=tuple(cfg.ball_widths), kernel=kernel, quadratic=quad)
 
 
 def hessian_summary(h: HessianNorms) -> str:

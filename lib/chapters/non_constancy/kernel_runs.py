@@ -26,7 +26,7 @@ def _sweep(runs: list[dict], data: dict, desc: str, **common) -> pd.DataFrame:
     for r in tqdm(runs, desc=desc, leave=False):
         key = dict(r, **common, X=data["X"], y=data["y"], ys=data["y_soft"])
         rows.append(cached_call("05_non_constancy", key, lambda r=r: train_tracked(data=data, **r, **common),
-                                version="2"))
+                                version="3"))
     return pd.DataFrame(rows)
 
 
@@ -177,7 +177,8 @@ def run_summary(runs: KernelRuns) -> str:
 
 
 def table_width_means(runs: KernelRuns) -> pd.DataFrame:
-    """Mean over seeds of Delta_K, GD steps and ||w_T - w_0||_2 per (arch, width), to 3 significant digits.
+    """Mean over seeds of Delta_K, GD steps, ||w_T - w_0||_2 and ``max_i |w_T,i - w_0,i|`` per (arch, width), to 3
+    significant digits.
 
     Args:
         runs: :func:`measure_kernel_runs` output.
@@ -185,7 +186,8 @@ def table_width_means(runs: KernelRuns) -> pd.DataFrame:
     Returns:
         The table shown under the training cell.
     """
-    out = runs.df.groupby(["arch", "width"])[["delta_K", "steps", "weight_move"]].mean()
+    cols = [c for c in ("delta_K", "steps", "weight_move", "weight_max") if c in runs.df.columns]
+    out = runs.df.groupby(["arch", "width"])[cols].mean()
     return out.apply(lambda col: col.map(lambda v: float(f"{v:.3g}")))
 
 

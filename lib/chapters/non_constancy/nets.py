@@ -32,7 +32,7 @@ from lib.finite.wrapped import OutputWrapped
 from lib.spectra import extreme_eigenvalues
 
 __all__ = ["ARCHS", "SUP_DERIV", "NONLINEAR", "LZB_DEPARTURE", "NetSetting", "check_parameters",
-           "describe_data", "build", "train_tracked"]
+           "describe_data", "build", "gd_step", "flat_weights", "train_tracked"]
 
 
 #: The architectures compared; linear output, swish output, softmax output, bottleneck, and the linear model.
@@ -142,6 +142,27 @@ def build(arch: str, d: int, width: int, seed: int, activation: str = "tanh", k:
     raise ValueError(f"arch must be one of {ARCHS}, got {arch!r}")
 
 
+def gd_step(arch: str, base, X, lr_scale: float) -> float:
+    """The chapter's GD step eta = lr_scale / (g^2 lambda_max(K(w_0))), K the base network's kernel on X and
+    g = :data:`~lib.chapters.non_constancy.nets.SUP_DERIV` of the output (see the module docstring).
+
+    Args:
+        arch: one of :data:`~lib.chapters.non_constancy.nets.ARCHS`.
+        base: the base MLP (the second value of :func:`build`).
+        X: the training inputs.
+        lr_scale: the step factor.
+
+    Returns:
+        eta.
+    """
+    return lr_scale / (SUP_DERIV[arch] ** 2 * extreme_eigenvalues(empirical_ntk(base, X)).lambda_max)
+
+
+def flat_weights(model) -> torch.Tensor:
+    """All trainable weights of ``model`` in one flat vector (a detached copy), in ``parameters()`` order."""
+    return torch.cat([p.detach().reshape(-1).clone() for p in model.parameters()])
+
+
 def train_tracked(arch: str, data: dict, width: int, seed: int, activation: str = "tanh",
                   bottleneck: int | None = None, max_steps: int = 3000, rel_tol: float = 1e-4,
                   track_every: int = 10, lr_scale: float = 1.0) -> dict:
@@ -149,8 +170,10 @@ def train_tracked(arch: str, data: dict, width: int, seed: int, activation: str 
 
     Returns a dict: ``delta_K`` (max_t ||K_t - K_0||_F / ||K_0||_F), ``kernel_steps``/``kernel_change``
     (the tracked curve), ``loss`` (per step), ``steps``, ``converged``, ``lr``, ``weight_move``
-    (||w_T - w_0||_2) and ``lambda_min`` (the PL constant: smallest non-trivial eigenvalue of the
-    model's kernel at each tracked step, see :class:`lib.finite.training.KernelTracker`).
+    (||w_T - w_0||_2), ``weight_max`` (``max_i |w_T,i - w_0,i|``, the largest move of one weight),
+    ``weight_max_layers`` (the same per weight matrix, input layer first) and ``lambda_min`` (the PL constant:
+    smallest non-trivial eigenvalue of the model's kernel at each tracked step, see
+    :class:`lib.finite.training.KernelTracker`).
 
     Args:
         arch: one of :data:`~lib.chapters.non_constancy.nets.ARCHS`.
@@ -171,13 +194,14 @@ def train_tracked(arch: str, data: dict, width: int, seed: int, activation: str 
     y = data["y_soft"] if arch == "softmax" else data["y"]
     k = data["y_soft"].shape[1]
     model, base = build(arch, X.shape[1], width, seed, activation, k, bottleneck)
-    lam_max = extreme_eigenvalues(empirical_ntk(base, X)).lambda_max
-    lr = lr_scale / (SUP_DERIV[arch] ** 2 * lam_max)
-    w0 = torch.cat([p.detach().reshape(-1).clone() for p in model.parameters()])
+    lr = gd_step(arch, base, X, lr_scale)
+    w0 = [p.detach().clone() for p in model.parameters()]
     tracker = KernelTracker(X, every=track_every, null_dim=X.shape[0] if arch == "softmax" else 0)
     res = gd_train(model, X, y, lr, max_steps, "square", rel_tol=rel_tol, callback=tracker, progress=False)
-    w1 = torch.cat([p.detach().reshape(-1) for p in model.parameters()])
+    moves = [(p.detach() - p0).reshape(-1) for p, p0 in zip(model.parameters(), w0)]
+    layer_max = [float(v.abs().max()) for v in moves]
     return dict(arch=arch, width=width, bottleneck=bottleneck, seed=seed, delta_K=tracker.max_change,
                 kernel_steps=np.asarray(tracker.steps), kernel_change=np.asarray(tracker.changes),
                 loss=res["loss"], steps=res["steps"], converged=res["converged"], lr=lr,
-                weight_move=float((w1 - w0).norm()), lambda_min=np.asarray(tracker.lambda_min))
+                weight_move=float(torch.cat(moves).norm()), weight_max=max(layer_max),
+                weight_max_layers=np.asarray(layer_max), lambda_min=np.asarray(tracker.lambda_min))

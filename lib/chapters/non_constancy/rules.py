@@ -16,7 +16,7 @@ from lib.book.wording import paper_vs_book
 
 __all__ = ["FLAT", "BOUND_EXPONENT", "SLOPE_NOISE", "VANISHING", "DECAY_RULE", "PAPER_EXPONENTS", "decay_status",
            "steeper_note", "hessian_slope_status", "UNCONVERGED", "is_flat", "flat_status", "holds", "slope_row",
-           "hessian_row", "table_paper_vs_book"]
+           "hessian_row", "table_paper_vs_book", "band_status"]
 
 
 #: A log-log slope within this of zero is flat (width-independent); a decaying quantity of the chapter falls
@@ -117,6 +117,20 @@ def flat_status(s: float) -> str:
         The status.
     """
     return "reproduced" if is_flat(s) else "not reproduced" if s <= VANISHING else "reproduced with caveat"
+
+
+def band_status(s: float) -> str:
+    """A quantity predicted to be Theta(1) in the width, neither vanishing nor growing ([LZB] Thm 3.2's kernel):
+    "reproduced" when flat (:func:`is_flat`), "not reproduced" when ``|s| >= -VANISHING`` (0.3: a power of m
+    either way, as steep as the decay rule's reproduced slopes), "reproduced with caveat" between (a drift).
+
+    Args:
+        s: the fitted log-log slope.
+
+    Returns:
+        The status.
+    """
+    return "reproduced" if is_flat(s) else "not reproduced" if abs(s) >= -VANISHING else "reproduced with caveat"
 
 
 def holds(status: str) -> bool | None:

@@ -40,4 +40,8 @@ SPEC = ChapterSpec("05_non_constancy", dict(
     hessian_max_iter=Param(3000, P.positive_int, "power iteration cap"),
     arch_widths=Param([16, 64, 256], P.int_list(min_value=1, min_len=2),
                       "widths of the two-layer, CNN, residual and trained-path nets of the more-of-[LZB] section"),
+    ball_radius=Param(10.0, P.positive_float, "radius R of the ball around w_0 searched (fixed in m; holds GD's end)"),
+    ball_points=Param(2, P.positive_int, "random points at distance R searched per net (with w_0 and the GD end)"),
+    ball_widths=Param([32, 128, 512], P.int_list(min_value=1, min_len=2), "widths m at which the ball is searched"),
+    ball_seeds=Param(1, P.positive_int, "weight draws per width searched in the ball"),
 ), joint=(_joint,))

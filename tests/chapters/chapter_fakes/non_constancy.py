@@ -19,11 +19,12 @@ def _path(level, steps, lr=0.5, lam0=1.0, lam_end=0.5):
 
 def make_runs(lin_slope=-0.5, nl_slope=0.0, nl_level=0.5, b_slope=-0.5, nl_converged=True, nl_steps=150,
               lin_steps=100, seeds=2, lm_change=0.0, move_slope=0.0, nl_loss_rate=0.9, nl_lam_end=0.5,
-              lr_scale=1.8) -> NC.KernelRuns:
+              lr_scale=1.8, max_move_slope=-0.5) -> NC.KernelRuns:
     """Delta_K = c m^slope per arch, with small seed noise; a bottleneck sweep with Delta_K = b^b_slope.
 
     The non-linear nets' loss falls like nl_loss_rate^t while their smallest kernel eigenvalue goes from 1 to
-    ``nl_lam_end`` (a number, or a dict by arch); with lr 0.5 and ``lr_scale`` 1.8 the PL guarantee is 0.95^t."""
+    ``nl_lam_end`` (a number, or a dict by arch); with lr 0.5 and ``lr_scale`` 1.8 the PL guarantee is 0.95^t. The
+    largest move of one weight is 0.5 (m/20)^max_move_slope (and 0.8 times that for the second weight matrix)."""
     rows, rows_b = [], []
     for s in range(seeds):
         noise = 1 + 0.01 * s
@@ -37,8 +38,10 @@ def make_runs(lin_slope=-0.5, nl_slope=0.0, nl_level=0.5, b_slope=-0.5, nl_conve
                     end = nl_lam_end.get(arch, 0.5) if isinstance(nl_lam_end, dict) else nl_lam_end
                     path = _path(dk, steps, lam_end=end)
                     path["loss"] = nl_loss_rate ** np.arange(steps + 1)
+                wmax = 0.5 * (m / 20) ** max_move_slope * noise
                 rows.append(dict(arch=arch, width=m, bottleneck=None, seed=s, delta_K=dk * noise, steps=steps,
-                                 converged=conv, weight_move=(m / 20) ** move_slope * noise, **path))
+                                 converged=conv, weight_move=(m / 20) ** move_slope * noise, weight_max=wmax,
+                                 weight_max_layers=np.array([wmax, 0.8 * wmax]), **path))
         for b in BOTTLENECKS:
             dk = 0.8 * (b / 4) ** b_slope * noise
             rows_b.append(dict(arch="bottleneck", width=256, bottleneck=b, seed=s, delta_K=dk, steps=100,
@@ -51,9 +54,18 @@ def make_runs(lin_slope=-0.5, nl_slope=0.0, nl_level=0.5, b_slope=-0.5, nl_conve
 
 
 def make_hessian(lin_slope=-0.5, nl_slope=0.0, converged=True, b_slope=-0.5, bm_slope=0.0,
-                 unconverged=()) -> NC.HessianNorms:
+                 unconverged=(), ball_slope=None, nl_ball_slope=None, ball=True, trained_distance=3.0,
+                 trained_factor=1.0, kernel_slope=0.0, diag_slope=None, quad_slope=0.0, quad=True,
+                 ball_unconverged=()) -> NC.HessianNorms:
     """Hessian norms c m^slope per arch, and the two bottleneck sweeps (against b, against m); ``converged=False``
-    marks every power iteration unconverged, ``unconverged`` those of the named archs only."""
+    marks every power iteration unconverged, ``unconverged`` those of the named archs only.
+
+    The ball (R = 10, unless ``ball=False``): per net, w_0 (the norm at w_0), one random point at distance R (1.1
+    times it: the sup) and the GD end point at ``trained_distance`` (``trained_factor`` times it), the norm at w_0
+    being c m^ball_slope (linear; lin_slope by default) or c m^nl_ball_slope (swish, softmax; nl_slope by default);
+    ``ball_unconverged`` marks the ball's power iterations of those archs unconverged. The kernel at w_0:
+    lambda_max 10 m^kernel_slope, mean diagonal 2 m^diag_slope (kernel_slope by default). The network of Eq 31
+    (unless ``quad=False``): 3 m^quad_slope at w_0, the inf, and 1.2 times it at a random point."""
     rows = [dict(arch=a, width=m, seed=s, hess_norm=c * (m / 20) ** sl * (1 + 0.01 * s), iterations=50,
                  converged=converged and a not in unconverged)
             for s in range(2) for m in WIDTHS
@@ -62,5 +74,20 @@ def make_hessian(lin_slope=-0.5, nl_slope=0.0, converged=True, b_slope=-0.5, bm_
                  converged=converged) for b in BOTTLENECKS for s in range(2)]
     bott += [dict(sweep="m", width=m, bottleneck=4, seed=s, hess_norm=0.7 * (m / 20) ** bm_slope, iterations=50,
                   converged=converged) for m in WIDTHS for s in range(2)]
+    ball_slope = lin_slope if ball_slope is None else ball_slope
+    nl_ball_slope = nl_slope if nl_ball_slope is None else nl_ball_slope
+    brows = [dict(arch=a, width=m, seed=s, point=p, distance=dist, hess_norm=c * (m / 20) ** sl * (1 + 0.01 * s) * f,
+                  iterations=50, converged=converged and a not in unconverged and a not in ball_unconverged)
+             for s in range(2) for m in WIDTHS
+             for a, c, sl in (("linear", 1.0, ball_slope), ("swish", 0.5, nl_ball_slope), ("softmax", 0.3, nl_ball_slope))
+             for p, dist, f in (("init", 0.0, 1.0), ("random 1", 10.0, 1.1), ("trained", trained_distance, trained_factor))]
+    diag_slope = kernel_slope if diag_slope is None else diag_slope
+    kernel = pd.DataFrame([dict(width=m, seed=s, lambda_max=10 * (m / 20) ** kernel_slope * (1 + 0.01 * s),
+                                mean_diag=2 * (m / 20) ** diag_slope) for m in WIDTHS for s in range(2)])
+    qrows = [dict(width=m, seed=s, bottleneck=4, point=p, distance=dist, hess_norm=3 * (m / 20) ** quad_slope * f,
+                  iterations=50, converged=converged)
+             for m in WIDTHS for s in range(2) for p, dist, f in (("init", 0.0, 1.0), ("random 1", 10.0, 1.2))]
     return NC.HessianNorms(pd.DataFrame(rows), tuple(WIDTHS), 3, pd.DataFrame(bott), seeds=2, n=12, d=10, n_hessian=2,
-                           activation="tanh", bottleneck_width=256, bottlenecks=tuple(BOTTLENECKS), profile="smoke")
+                           activation="tanh", bottleneck_width=256, bottlenecks=tuple(BOTTLENECKS), profile="smoke",
+                           ball=pd.DataFrame(brows) if ball else None, ball_radius=10.0, ball_widths=tuple(WIDTHS),
+                           kernel=kernel, quadratic=pd.DataFrame(qrows) if quad else None)
