@@ -52,6 +52,8 @@ aak_max_depth = 400  # deepest L of the [AAK] study (infinite width)
 aak_fw_depths = [1, 3, 6, 10]  # depths of the finite-width [AAK] check
 lemma_widths = [256, 1024, 4096]  # widths of the one-layer check of [LH] Lemmas E.1-E.3 (two or more)
 device = "cpu"  # "cpu" or "cuda"
+aak_one_layer_n = 100  # digits of the one-ReLU-layer check of [AAK] Thm H.1 (more than 61 makes their Gram matrix singular)
+aak_length_depth = 100  # deepest layer of the [AAK] length-map and NormReLU-length studies (App. D, I)
 
 # %%
 from myst_nb import glue
