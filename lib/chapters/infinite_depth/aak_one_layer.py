@@ -132,7 +132,7 @@ DELTA_MIN = 1e-9
 
 
 def _points(r) -> str:
-    return f"{r.n} digits" if r.data == "digits" else f"{_points(r)}"
+    return f"{r.n} digits" if r.data == "digits" else f"{r.n} {r.data} points"
 
 
 def _rel(r) -> float:
