@@ -362,20 +362,23 @@ AAK_EXTRA = ("hermite2", "step", "exp", "leaky_relu", "selu", "sigmoid_centred",
 
 @lru_cache(maxsize=None)
 def aak_activation(name: str) -> Activation:
-    """An activation of [AAK]'s appendices that is not in :data:`ACTIVATIONS` (the networks do not use it).
+    """An activation of [AAK]'s appendices (:data:`AAK_EXTRA`, which the networks do not use) or of the registry.
 
     Args:
-        name: one of :data:`AAK_EXTRA`.
+        name: one of :data:`AAK_EXTRA` or of :data:`ACTIVATIONS`.
 
     Returns:
-        The :class:`Activation`, with its scale constant ``c`` by quadrature (not normalized; pass it to
+        The :class:`Activation` (one object per name, so that its cached dual-kernel tables are reused); those of
+        :data:`AAK_EXTRA` have their scale constant ``c`` by quadrature and are not normalized (pass them to
         :func:`normalized` for that).
 
     Raises:
-        InputError: an unknown name (the message lists :data:`AAK_EXTRA`).
+        InputError: an unknown name (the message lists both).
     """
+    if name in ACTIVATIONS:
+        return ACTIVATIONS[name]
     if name not in AAK_EXTRA:
-        raise InputError(f"unknown [AAK] activation {name!r}; known: {', '.join(AAK_EXTRA)}")
+        raise InputError(f"unknown activation {name!r}; known: {', '.join(AAK_EXTRA)}, {', '.join(ACTIVATIONS)}")
     return _extra(name)
 
 

@@ -42,6 +42,7 @@ from .limits import (
     relu_normalized_ntk_limit,
 )
 from .nonlinearity import (
+    LENGTH_RANGE,
     MU_CLOSED_FORMS,
     correlation_map,
     hadamard_power_bound,
@@ -78,6 +79,6 @@ __all__ = [
     "relu_condition_number_limit", "FixedPoint", "correlation_fixed_point", "ntk_offdiagonal_rate",
     "aak_correlation_bound", "gershgorin_kappa_bound",
     # [AAK] appendices: closed forms of mu, length map, one layer's kernel
-    "MU_CLOSED_FORMS", "mu_closed_form", "normrelu_mu", "length_map", "correlation_map",
+    "MU_CLOSED_FORMS", "mu_closed_form", "LENGTH_RANGE", "normrelu_mu", "length_map", "correlation_map",
     "hadamard_power_bound",
 ]

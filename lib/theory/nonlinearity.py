@@ -26,7 +26,7 @@ from lib.validation import InputError
 
 from .dual_kernel import diagonal_expectations, dual_expectations
 
-__all__ = ["MU_CLOSED_FORMS", "mu_closed_form", "normrelu_mu", "length_map", "correlation_map",
+__all__ = ["MU_CLOSED_FORMS", "mu_closed_form", "normrelu_mu", "LENGTH_RANGE", "length_map", "correlation_map",
            "hadamard_power_bound"]
 
 #: [AAK] App. C.4's table, mu of the normalized activation by name, each from the dual activation of the
@@ -60,11 +60,17 @@ def normrelu_mu(b: float) -> float:
     return 1.0 - (normrelu_lambda(b) * special.ndtr(-b)) ** 2
 
 
+#: The range [low, high] of squared lengths outside which :func:`length_map` stops following an iterate: a map that
+#: collapses or blows up has left every neighbourhood of its fixed point 1 by then, and the Gaussian quadrature at
+#: variance q needs panels of width 0.5 / sqrt(q), which grow costly beyond 1e4.
+LENGTH_RANGE = (1e-8, 1e4)
+
+
 def length_map(activation: str | Activation, q0: ArrayLike, depth: int) -> np.ndarray:
     """The squared lengths q^(l) = c_s E[s(sqrt(q^(l-1)) z)^2], l = 0..depth, from q^(0) = ``q0`` ([AAK] App. D).
 
-    Per-layer quadrature (:func:`lib.theory.diagonal_expectations`, ``method="quadrature"``); an iterate that leaves
-    [1e-12, 1e12] is frozen there (NaN after it), as a map that collapses or blows up does.
+    Per-layer 1-D quadrature (:func:`lib.theory.diagonal_expectations`, ``method="direct"``); an iterate that leaves
+    :data:`LENGTH_RANGE` is no longer followed (NaN after it): the map collapsed or blew up.
 
     Args:
         activation: an activation (with its ``c``; q = 1 is then a fixed point).
@@ -83,9 +89,9 @@ def length_map(activation: str | Activation, q0: ArrayLike, depth: int) -> np.nd
     alive = np.ones(q.size, bool)
     for l in range(1, int(depth) + 1):
         if alive.any():
-            q[alive] = act.c * diagonal_expectations(act, q[alive], "quadrature")[0]
+            q[alive] = act.c * diagonal_expectations(act, q[alive], "direct")[0]
             out[l, alive] = q[alive]
-            alive &= (q > 1e-12) & (q < 1e12)
+            alive &= (q > LENGTH_RANGE[0]) & (q < LENGTH_RANGE[1])
     return out
 
 

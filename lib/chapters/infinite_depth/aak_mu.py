@@ -35,15 +35,10 @@ DUAL_STEP = 1e-4
 MC_BATCHES = 20
 
 
-@lru_cache(maxsize=None)
-def _activation(name: str) -> Activation:
-    """The activation ``name`` of the registry or of [AAK]'s appendices (one object per name: cached tables)."""
-    return ACTIVATIONS[name] if name in ACTIVATIONS else aak_activation(name)
-
 
 @lru_cache(maxsize=None)
 def _normalized(name: str) -> Activation:
-    act = _activation(name)
+    act = aak_activation(name)
     return act if name == "normrelu" or name.startswith("norm_") else normalized(act)
 
 
@@ -104,7 +99,7 @@ def measure_mu(cfg, samples: int = 1_000_000, seed: int = 0) -> MuStudy:
     names = list(MU_TABLE) + [a for a in cfg.aak_activations if a not in MU_TABLE]
     rows = []
     for i, name in enumerate(names):
-        act = _activation(name)
+        act = aak_activation(name)
         closed = (theory.normrelu_mu(b) if name == "normrelu" else theory.MU_CLOSED_FORMS.get(name, math.nan))
         mc, se = _monte_carlo(_normalized(name), samples, seed + i)
         rows.append(dict(activation=name, in_table=name in MU_TABLE, linear=name == "linear", closed_form=closed,

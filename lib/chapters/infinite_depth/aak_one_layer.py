@@ -9,13 +9,12 @@ d(d + 1)/2. The ``check_*`` functions judge the smallest eigenvalues.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
 from lib import theory
-from lib.activations import ACTIVATIONS, Activation, aak_activation
+from lib.activations import Activation, aak_activation
 from lib.book.results import Check
 from lib.chapters.infinite_depth.numerics import not_checked
 from lib.data.datasets import gaussian_data, load_digits_subset
@@ -38,10 +37,6 @@ HERMITE_DEGREES = 12
 #: Hermite terms of ReLU in this book's lower bound (terms beyond are left out, which keeps it a lower bound).
 BOUND_TERMS = 400
 
-
-@lru_cache(maxsize=None)
-def _activation(name: str) -> Activation:
-    return ACTIVATIONS[name] if name in ACTIVATIONS else aak_activation(name)
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,7 +107,7 @@ def measure_one_layer_kernels(cfg) -> OneLayerKernels:
         delta = 1.0 - float(np.abs(G - np.eye(n)).max())
         base = dict(data=name, n=n, d=d, delta=delta, **dict(zip(("input_min", "input_max"), _extremes(G))))
         for act_name, role in (("relu", "Thm H.1"), *((a, "premise") for a in H5_PREMISE), (H5_CONTROL, "control")):
-            act = _activation(act_name)
+            act = aak_activation(act_name)
             lam = _extremes(_kernel(act, G))
             rows.append(dict(base, activation=act_name, role=role, lam_min=lam[0], lam_max=lam[1],
                              bound=theory.hadamard_power_bound(G, relu_a2) if role == "Thm H.1" else np.nan,
