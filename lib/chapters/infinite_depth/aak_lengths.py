@@ -344,7 +344,7 @@ def check_normrelu_lengths(nl: NormReluLengths) -> Check:
         unit, _, _ = decay_slope(f.depth, f.max_corr_unit, floor=1e-300)
     except ValueError:
         return not_checked("[AAK] Thm I.1", "Fewer than 3 depths.", "too few layers to fit a rate")
-    if not unit < 0:
+    if not (unit < 0 and last.max_corr_unit < first.max_corr_unit * (1 - 1e-9)):
         return not_checked("[AAK] Thm I.1", f"The unit-length correlations of {nl.activation} do not decay.",
                            "no unit-length decay to compare with")
     r = slope / unit

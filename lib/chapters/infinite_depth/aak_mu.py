@@ -237,5 +237,5 @@ def check_lemma_c2(st: MuStudy) -> Check:
         measured=f"mu of {len(nl)} non-linear normalized activations lies in [{nl.quadrature.min():.4g}, "
         f"{nl.quadrature.max():.4g}]: " + ", ".join(f"{r.activation} {r.quadrature:.4g}" for r in nl.itertuples())
         + ("" if bool(ok.all()) else "; outside (0, 1]: " + ", ".join(nl.activation[~ok]))
-        + "".join(f"; the linear {r.activation} has mu = {deviation_text(r.quadrature, 1e-12)}"
+        + "".join(f"; the identity has mu = {deviation_text(r.quadrature, 1e-12)}"
                   for r in lin.itertuples()) + ".")
