@@ -7,8 +7,8 @@
   correlation after one layer of two inputs of squared lengths q1, q2 (:func:`correlation_map`).
 * App. H: a certified lower bound on the smallest eigenvalue of a kernel sum_k c_k G^(o k) (entrywise powers of a
   unit-diagonal Gram matrix G with c_k >= 0): by the Schur product theorem every G^(o k) is positive semi-definite,
-  and by Gershgorin's theorem lambda_min(G^(o k)) >= 1 - max_i sum_{j != i} |G_ij|^k, so
-  lambda_min >= sum_k c_k max(0, 1 - max_i sum_{j != i} |G_ij|^k) (:func:`hadamard_power_bound`; this book's bound,
+  and by Gershgorin's theorem ``lambda_min(G^(o k)) >= 1 - max_i sum_{j != i} |G_ij|^k``, so
+  ``lambda_min >= sum_k c_k max(0, 1 - max_i sum_{j != i} |G_ij|^k)`` (:func:`hadamard_power_bound`; this book's bound,
   in the spirit of [AAK] Lemma C.8).
 
 The moments come from :mod:`lib.theory.dual` and :mod:`lib.theory.dual_kernel` (one quadrature for the book).
@@ -107,7 +107,7 @@ def correlation_map(activation: str | Activation, rho: ArrayLike, q1: ArrayLike,
 def hadamard_power_bound(G: ArrayLike, coefficients: ArrayLike) -> float:
     """A certified lower bound on lambda_min(sum_k c_k G^(o k)) for a unit-diagonal Gram matrix G and c_k >= 0.
 
-    lambda_min >= sum_k c_k max(0, 1 - max_i sum_{j != i} |G_ij|^k) (Schur product theorem and Gershgorin; see the
+    ``lambda_min >= sum_k c_k max(0, 1 - max_i sum_{j != i} |G_ij|^k)`` (Schur product theorem and Gershgorin; see the
     module docstring). Terms beyond ``len(coefficients)`` are left out, which keeps it a lower bound.
 
     Args:

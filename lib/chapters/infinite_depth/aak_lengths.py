@@ -3,7 +3,7 @@
 * Thm D.1 and App. D.4: the length map q -> c_s E[s(sqrt(q) z)^2] of convex-concave activations (leaky ReLU, SELU,
   the centred sigmoid, tanh, arctan) against ReLU shifted to max(z - s, 0), monotone but a counterexample
   (``measure_length_maps``, :func:`lib.theory.length_map`);
-* Lemma D.6: one layer of an odd activation never increases |rho|, whatever the lengths
+* Lemma D.6: one layer of an odd activation never increases ``|rho|``, whatever the lengths
   (``measure_odd_correlations``, :func:`lib.theory.correlation_map`);
 * Thm I.1 and Remark I.2: NormReLU's correlations decay for inputs of lengths 0.5 to 2 as for unit inputs
   (``measure_normrelu_lengths``, :func:`lib.theory.layer_kernels`).
@@ -118,11 +118,11 @@ def _ratios(sub: pd.DataFrame) -> tuple[float, float]:
 
 def check_length_map(lm: LengthMaps) -> Check:
     """[AAK] Thm D.1: for a non-decreasing activation, 0 at 0, concave on [0, inf) and convex on (-inf, 0], the length
-    map brings every squared length to 1 geometrically, |q^(l) - 1| <= gamma^l |q^(0) - 1|.
+    map brings every squared length to 1 geometrically, ``|q^(l) - 1| <= gamma^l |q^(0) - 1|``.
 
     Measurement: per activation of :data:`~lib.chapters.infinite_depth.aak_lengths.D1_ACTIVATIONS`, the largest
-    per-layer ratio gamma_hat = |q^(l+1) - 1| / |q^(l) - 1| over every start and layer (deviations above
-    :data:`~lib.chapters.infinite_depth.aak_lengths.RATIO_FLOOR`) and the largest |q^(L) - 1| at the deepest layer.
+    per-layer ratio ``gamma_hat = |q^(l+1) - 1| / |q^(l) - 1|`` over every start and layer (deviations above
+    :data:`~lib.chapters.infinite_depth.aak_lengths.RATIO_FLOOR`) and the largest ``|q^(L) - 1|`` at the deepest layer.
     Rule: "not reproduced" if some gamma_hat > 1 + :data:`~lib.chapters.infinite_depth.aak_lengths.GAMMA_TOL` (a
     length moved away from 1); "inconclusive" if some activation contracts (gamma_hat < 1 - GAMMA_TOL) but is not
     within :data:`~lib.chapters.infinite_depth.aak_lengths.D1_TOL` of 1 at the deepest layer (deeper needed);
@@ -167,7 +167,7 @@ def check_shifted_relu(lm: LengthMaps) -> Check:
 
     Measurement: the length map of max(z - s, 0) (s = :data:`lib.activations.SHIFTED_RELU_SHIFT`, c_s so that q = 1
     is a fixed point) from the starts :data:`~lib.chapters.infinite_depth.aak_lengths.LENGTH_Q0`; per start the
-    growth |q^(last) - 1| / |q^(0) - 1| at the last finite iterate (leaving :data:`lib.theory.LENGTH_RANGE`, a
+    growth ``|q^(last) - 1| / |q^(0) - 1|`` at the last finite iterate (leaving :data:`lib.theory.LENGTH_RANGE`, a
     collapse or a blow-up, counts as moved away). Rule: "reproduced" (the counterexample stands) if some start's deviation grew by at least
     :data:`~lib.chapters.infinite_depth.aak_lengths.D4_AWAY` (2); "not reproduced" if every start ends within
     :data:`~lib.chapters.infinite_depth.aak_lengths.D1_TOL` of 1 (the map converges after all); "inconclusive"
@@ -237,9 +237,9 @@ D6_ATOL = 1e-10
 
 
 def check_odd_correlations(oc: OddCorrelations) -> Check:
-    """[AAK] Lemma D.6: for an odd activation, one layer never increases |rho|, whatever the inputs' lengths.
+    """[AAK] Lemma D.6: for an odd activation, one layer never increases ``|rho|``, whatever the inputs' lengths.
 
-    Measurement: the largest |rho'| - |rho| over the grid of squared lengths (0.25 to 4, equal and unequal) and
+    Measurement: the largest ``|rho'| - |rho|`` over the grid of squared lengths (0.25 to 4, equal and unequal) and
     correlations, per odd activation; the control (normalized ReLU, centred at unit length but not odd) is reported.
     Rule: "reproduced" if every odd activation's largest excess is at most
     :data:`~lib.chapters.infinite_depth.aak_lengths.D6_ATOL` (1e-10, quadrature rounding); "not reproduced"
@@ -271,8 +271,8 @@ class NormReluLengths:
     ([AAK] Thm I.1), with the settings.
 
     Attributes:
-        frame: columns depth, max_corr (largest |correlation| of the non-unit inputs), max_corr_unit (of the unit
-            inputs), length_dev (max |Sigma_ii - 1| of the non-unit inputs).
+        frame: columns depth, max_corr (largest ``|correlation|`` of the non-unit inputs), max_corr_unit (of the unit
+            inputs), length_dev (max ``|Sigma_ii - 1|`` of the non-unit inputs).
         activation: the activation's name.
         norms: the input norms.
         depth: the deepest layer.
@@ -320,8 +320,8 @@ def check_normrelu_lengths(nl: NormReluLengths) -> Check:
     """[AAK] Thm I.1 (and Remark I.2): NormReLU's correlations decay for inputs not of unit length, exponentially
     in depth as for unit inputs.
 
-    Measurement: the largest |correlation| of three digits of norms 0.5, 1, 2 layer by layer, and of the same digits
-    at unit length; the per-layer slopes of log max |rho| over the second half of the depths
+    Measurement: the largest ``|correlation|`` of three digits of norms 0.5, 1, 2 layer by layer, and of the same digits
+    at unit length; the per-layer slopes of ``log max |rho|`` over the second half of the depths
     (:func:`lib.chapters.infinite_depth.numerics.decay_slope`) and their ratio r (non-unit / unit). Rule: "not
     reproduced" if the largest correlation at the deepest layer is not below its value at the inputs (no decay);
     "reproduced" if r >= :data:`~lib.chapters.infinite_depth.aak_lengths.I1_MIN_RATIO` (0.8; the unit-length
