@@ -54,6 +54,8 @@ def test_length_map_holds_fails_caveat_inconclusive_and_vacuous():
     assert A.check_length_map(maps(fast, ("w", "Thm D.1", wiggle))).status == "reproduced"
     grow = tail(lambda l: OUT * A.RATIO_FLOOR * 1.01 ** (l - 7))            # ratio 1.01 above the floor
     assert A.check_length_map(maps(fast, ("w", "Thm D.1", grow))).status == "not reproduced"
+    # every start already at the fixed point: no ratio, nothing moved
+    assert A.check_length_map(maps(fast, ("flat", "Thm D.1", lambda q0, l: 1.0))).status == "reproduced"
     assert A.check_length_map(maps(("shifted_relu", "App D.4", 2.0))).status == "not checked"
 
 

@@ -140,7 +140,7 @@ def check_length_map(lm: LengthMaps) -> Check:
     if f.empty:
         return not_checked("[AAK] Thm D.1", "No convex-concave activation in this run.", "no activation of the premise")
     res = {a: _ratios(f[f.activation == a]) for a in f.activation.unique()}
-    away = [a for a, (g, _) in res.items() if not g <= 1 + GAMMA_TOL]
+    away = [a for a, (g, _) in res.items() if g > 1 + GAMMA_TOL]   # NaN: every start at 1 already, nothing moved
     kept = [a for a, (g, _) in res.items() if 1 - GAMMA_TOL <= g <= 1 + GAMMA_TOL]
     slow = [a for a, (g, d) in res.items() if g < 1 - GAMMA_TOL and d > D1_TOL]
     caveat = ""
