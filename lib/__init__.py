@@ -55,6 +55,10 @@ Result                                    Checked by (``lib.chapters.``...)
 [AAK] Thm 3.11 (inputs of any length)     ``infinite_depth.check_lengths``
 [AAK] Lemma C.7 (dual bound)              ``infinite_depth.check_dual_bound``
 [AAK] Sec. 7 (normalized ReLU)            ``infinite_depth.check_normrelu`` (Monte Carlo of the torch function)
+[AAK] Def 3.1, Lemma C.2, App C.4 (mu)    ``infinite_depth.check_def31``, ``infinite_depth.check_lemma_c2``, ``infinite_depth.check_mu_table``
+[AAK] Sec 3.3, Thm H.1, H.5 (one layer)   ``infinite_depth.check_assumption_b``, ``infinite_depth.check_thm_h1``, ``infinite_depth.check_thm_h5``
+[AAK] Thm D.1, App D.4 (length map)       ``infinite_depth.check_length_map``, ``infinite_depth.check_shifted_relu``
+[AAK] Lemma D.6, Thm I.1 (other lengths)  ``infinite_depth.check_odd_correlations``, ``infinite_depth.check_normrelu_lengths``
 Our engine (speed, memory, throughput)    ``performance.check_speedup``, ``performance.check_memory``, ``performance.check_throughput``
 Full-data kappa and angle (n = 60,000)    ``performance.measure_scale`` (:func:`lib.finite.extremes.ntk_extremes`, also ``lib.ntk_extremes``)
 ========================================  ===================================================================

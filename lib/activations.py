@@ -32,6 +32,13 @@ __all__ = [
     "normalization_constants",
     "scale_constant",
     "AAK_NORMRELU_LAMBDA",
+    "AAK_EXTRA",
+    "aak_activation",
+    "SELU_ALPHA",
+    "SELU_SCALE",
+    "LEAKY_SLOPE",
+    "SHIFTED_RELU_SHIFT",
+    "normrelu_lambda",
 ]
 
 NpFn = Callable[[np.ndarray], np.ndarray]
@@ -304,3 +311,77 @@ def get_activation(activation: str | Activation) -> Activation:
             f"unknown activation {activation!r}; known activations: {', '.join(sorted(ACTIVATIONS))}"
         )
     return ACTIVATIONS[key]
+
+
+# ---- activations of [AAK]'s appendices that the networks of the book do not use (App. C.4, D, H) ----------------
+
+#: SELU's constants (Klambauer et al. 2017), the activation [AAK] App. D.4 names among the convex-concave ones.
+SELU_ALPHA, SELU_SCALE = 1.6732632423543772, 1.0507009873554805
+
+#: The slope of leaky ReLU on z < 0 used for [AAK] App. D.4's list (any slope in (0, 1) is convex-concave).
+LEAKY_SLOPE = 0.1
+
+#: The shift s of [AAK] App. D.4's counterexample, ReLU "with a little shift": max(z - s, 0).
+SHIFTED_RELU_SHIFT = 0.1
+
+
+def _exp_np(z):
+    return np.exp(np.minimum(z, 40.0))  # e^z, capped where the Gaussian weight e^{-z^2/2} is below 1e-300
+
+
+def _extra(name: str) -> Activation:
+    z0 = lambda z: np.zeros_like(np.asarray(z, dtype=float))  # noqa: E731
+    s = SHIFTED_RELU_SHIFT
+    table = {
+        "hermite2": (lambda z: (z * z - 1) / _SQRT2, lambda z: (np.asarray(z) ** 2 - 1) / _SQRT2,
+                     lambda z: _SQRT2 * np.asarray(z), ()),
+        "step": (lambda z: (z > 0).to(z.dtype), lambda z: (np.asarray(z) > 0).astype(float), z0, (0.0,)),
+        "exp": (torch.exp, _exp_np, _exp_np, ()),
+        "leaky_relu": (lambda z: torch.nn.functional.leaky_relu(z, LEAKY_SLOPE),
+                       lambda z: np.where(np.asarray(z) > 0, z, LEAKY_SLOPE * np.asarray(z)),
+                       lambda z: np.where(np.asarray(z) > 0, 1.0, LEAKY_SLOPE), (0.0,)),
+        "selu": (torch.selu,
+                 lambda z: SELU_SCALE * np.where(np.asarray(z) > 0, z, SELU_ALPHA * np.expm1(np.minimum(z, 0.0))),
+                 lambda z: SELU_SCALE * np.where(np.asarray(z) > 0, 1.0, SELU_ALPHA * np.exp(np.minimum(z, 0.0))),
+                 (0.0,)),
+        "sigmoid_centred": (lambda z: torch.sigmoid(z) - 0.5, lambda z: _sigmoid(z) - 0.5,
+                            lambda z: _sigmoid(z) * (1.0 - _sigmoid(z)), ()),
+        "arctan": (torch.atan, np.arctan, lambda z: 1.0 / (1.0 + np.asarray(z) ** 2), ()),
+        "shifted_relu": (lambda z: torch.relu(z - s), lambda z: np.maximum(np.asarray(z) - s, 0.0),
+                         lambda z: (np.asarray(z) > s).astype(float), (s,)),
+    }
+    tf, f, d, kinks = table[name]
+    return Activation(name, tf, f, d, c=_c_from(f, kinks), kinks=kinks)
+
+
+#: The names :func:`aak_activation` knows: the 2nd Hermite polynomial (z^2 - 1)/sqrt 2, the step 1(z > 0) and e^z of
+#: [AAK] App. C.4's table; leaky ReLU, SELU, the centred sigmoid sigmoid(z) - 1/2 and arctan of App. D.4's list;
+#: ReLU shifted by :data:`SHIFTED_RELU_SHIFT`, App. D.4's counterexample.
+AAK_EXTRA = ("hermite2", "step", "exp", "leaky_relu", "selu", "sigmoid_centred", "arctan", "shifted_relu")
+
+
+@lru_cache(maxsize=None)
+def aak_activation(name: str) -> Activation:
+    """An activation of [AAK]'s appendices (:data:`AAK_EXTRA`, which the networks do not use) or of the registry.
+
+    Args:
+        name: one of :data:`AAK_EXTRA` or of :data:`ACTIVATIONS`.
+
+    Returns:
+        The :class:`Activation` (one object per name, so that its cached dual-kernel tables are reused); those of
+        :data:`AAK_EXTRA` have their scale constant ``c`` by quadrature and are not normalized (pass them to
+        :func:`normalized` for that).
+
+    Raises:
+        InputError: an unknown name (the message lists both).
+    """
+    if name in ACTIVATIONS:
+        return ACTIVATIONS[name]
+    if name not in AAK_EXTRA:
+        raise InputError(f"unknown activation {name!r}; known: {', '.join(AAK_EXTRA)}, {', '.join(ACTIVATIONS)}")
+    return _extra(name)
+
+
+def normrelu_lambda(b: float) -> float:
+    """lambda_b = 1 / sd(max(z, b)), z ~ N(0, 1), in closed form ([AAK] App. I), the scale of :func:`normrelu`."""
+    return _normrelu_lambda(float(b))

@@ -52,6 +52,8 @@ aak_max_depth = 400  # deepest L of the [AAK] study (infinite width)
 aak_fw_depths = [1, 3, 6, 10]  # depths of the finite-width [AAK] check
 lemma_widths = [256, 1024, 4096]  # widths of the one-layer check of [LH] Lemmas E.1-E.3 (two or more)
 device = "cpu"  # "cpu" or "cuda"
+aak_one_layer_n = 100  # digits of the one-ReLU-layer check of [AAK] Thm H.1 (more than 61 makes their Gram matrix singular)
+aak_length_depth = 100  # deepest layer of the [AAK] length-map and NormReLU-length studies (App. D, I)
 
 # %%
 from myst_nb import glue
@@ -188,6 +190,42 @@ for check in (infinite_depth.check_aak_rate(aak, "nngp"), infinite_depth.check_a
 
 # %%
 rec(infinite_depth.check_lengths(infinite_depth.measure_lengths(cfg, "tanh")), "sec-aak-depth")
+
+# %% [markdown]
+# (sec-aak-more)=
+# ## More of [AAK]: the table of mu, one ReLU layer, other activations
+# **The coefficient of non-linearity.** [AAK] Def 3.1 sets $\mu = 1 - (\mathbb E[z\sigma(z)])^2$ for a normalized
+# $\sigma$; Lemma C.2 puts it in $(0, 1]$ for every non-linear one, and App. C.4 tabulates it through the dual
+# activation, $\mu = 1 - \hat\sigma'(0)/(\hat\sigma(1) - \hat\sigma(0))$. Panel (a) and the table below give $\mu$
+# three ways: the quadrature every rate of this chapter uses, App. C.4's formula by a central difference of the dual
+# activation, and a Monte Carlo of Def 3.1 on the torch function the networks evaluate.
+#
+# **One layer.** Data may meet Assumption A (unit norms, $|\langle x_i, x_j\rangle| \le 1 - \delta$) with a singular
+# Gram matrix, when there are more points than dimensions. [AAK] Thm H.1 and Sec. 3.3 state that one ReLU layer makes
+# it non-singular (Assumption B for the representations), and Thm H.5 that so does any activation whose Hermite
+# expansion has infinitely many even and odd terms (panel (c)); a polynomial, with finitely many, keeps a kernel of
+# bounded rank (panel (b): the 2nd Hermite polynomial on the Gaussian points). Beside ReLU's smallest eigenvalue
+# stands a bound this book certifies, $\sum_k a_k^2 \max(0, 1 - \max_i \sum_{j \ne i} |G_{ij}|^k)$ (Schur and
+# Gershgorin; `lib.theory.hadamard_power_bound`).
+#
+# **Other lengths.** For inputs not of unit length, Thm D.1 makes the length map converge for activations that are
+# convex on $(-\infty, 0]$, concave on $[0, \infty)$ and 0 at 0 (panel (d), solid), while App. D.4's ReLU shifted to
+# $\max(z - 0.1, 0)$, monotone as well, drives every length away from 1 (dashed). Lemma D.6: an odd activation never
+# increases $|\rho|$, whatever the lengths (panel (e); the normalized ReLU, not odd, does). Thm I.1: NormReLU's
+# correlations still decay for inputs of norms 0.5 to 2, at the rate of unit inputs once the lengths settle (panel (f)).
+
+# %% tags=["hide-input"]
+more = infinite_depth.measure_aak_more(cfg)
+rec.figure(**infinite_depth.figure_aak_more(more, cfg.profile))
+
+# %%
+display(infinite_depth.table_mu(more.mu))
+for check in (infinite_depth.check_def31(more.mu), infinite_depth.check_lemma_c2(more.mu),
+              infinite_depth.check_mu_table(more.mu), infinite_depth.check_thm_h1(more.one_layer),
+              infinite_depth.check_assumption_b(more.one_layer), infinite_depth.check_thm_h5(more.one_layer),
+              infinite_depth.check_length_map(more.lengths), infinite_depth.check_shifted_relu(more.lengths),
+              infinite_depth.check_odd_correlations(more.odd), infinite_depth.check_normrelu_lengths(more.normrelu)):
+    rec(check, "sec-aak-more")
 
 # %% [markdown]
 # (sec-one-layer)=

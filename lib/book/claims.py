@@ -285,8 +285,8 @@ CLAIMS: tuple[Claim, ...] = (
           "unchanged.", "Sec. 6", checked_by=("non_constancy.check_kernel_path",)),
     # ---- [AAK]
     Claim("[AAK] Def 3.1", "The coefficient of non-linearity of a normalized activation $\\sigma$ is "
-          "$\\mu = 1 - (E[z\\sigma(z)])^2$, $z \\sim N(0, 1)$; by Lemma C.2, $\\mu \\in (0, 1]$ for every "
-          "non-linear normalized $\\sigma$.", "Sec. 3.1", verdict_of=("[AAK] Lemma C.7",)),
+          "$\\mu = 1 - (E[z\\sigma(z)])^2$, $z \\sim N(0, 1)$.", "Sec. 3.1",
+          checked_by=("infinite_depth.check_def31",)),
     Claim("[AAK] Lemma C.7", "For a normalized activation, the dual satisfies $|\\hat\\sigma(\\rho)| \\le "
           "(1-\\mu)|\\rho| + \\mu\\rho^2$: layer correlations shrink at a rate set by $\\mu$.", "App. C",
           checked_by=("infinite_depth.check_dual_bound",)),
@@ -327,6 +327,44 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("[AAK] Sec 7", "NormReLU $\\lambda_b(\\max(x, b) - c_b)$ is a normalized activation for every $b$; "
           "the paper's choice has $\\lambda_b \\approx 1.0507$.", "Sec. 7",
           checked_by=("infinite_depth.check_normrelu",)),
+    Claim("[AAK] Lemma C.2", "For every non-linear normalized activation $\\sigma$, $\\mu \\in (0, 1]$.", "App. C",
+          checked_by=("infinite_depth.check_lemma_c2",)),
+    Claim("[AAK] App C.4", "The normalized version of $\\sigma$ has $\\mu = 1 - \\hat\\sigma'(0) / (\\hat\\sigma(1) - "
+          "\\hat\\sigma(0))$, $\\hat\\sigma$ the dual activation of $\\sigma$; hence $\\mu$ = 0 for the identity, 1 for "
+          "the 2nd Hermite polynomial, $1 - \\pi/(2(\\pi - 1)) \\approx 0.2665$ for ReLU, $1 - 2/\\pi$ for the step "
+          "function, $1 - 1/(e - 1)$ for the exponential, and $1 - \\lambda_b^2 (1 - \\Phi(b))^2$ for NormReLU.",
+          "App. C.4", checked_by=("infinite_depth.check_mu_table",)),
+    Claim("[AAK] Sec 3.3", "For activations like ReLU, the representations of a data set that satisfies Assumption A "
+          "satisfy Assumption B after one layer: their Gram matrix has $\\lambda_{\\min} \\ge \\delta' > 0$ (App. H).",
+          "Sec. 3.3", checked_by=("infinite_depth.check_assumption_b",)),
+    Claim("[AAK] Thm H.1", "For unit-length inputs with $|\\langle x_i, x_j\\rangle| \\le 1 - \\delta$ ($i \\ne j$) and the "
+          "one-layer ReLU features $\\phi(x) = m^{-1/2}(\\sigma(w_r \\cdot x))_{r \\le m}$, $w_r \\sim N(0, I_d)$ "
+          "i.i.d., there is a universal constant $C$ such that for $m$ larger than $C$ times a polynomial in $n$ and "
+          "$1/\\delta$, with high probability the Gram matrix $\\Phi^\\top\\Phi$ of the features has its smallest "
+          "eigenvalue bounded below by a positive quantity that depends on $n$ and $\\delta$.", "App. H",
+          checked_by=("infinite_depth.check_thm_h1",)),
+    Claim("[AAK] Thm H.5", "If the Hermite expansion of $\\sigma$ has infinitely many non-zero even and infinitely many "
+          "non-zero odd coefficients and the inputs satisfy Assumption A, the kernel matrix of a one-hidden-layer "
+          "network, $E_w[\\sigma(w \\cdot x_i)\\sigma(w \\cdot x_j)]$, is non-singular.", "App. H",
+          checked_by=("infinite_depth.check_thm_h5",)),
+    Claim("[AAK] Thm D.1", "For a non-decreasing activation with $\\sigma(0) = 0$, concave on $[0, \\infty)$ and convex "
+          "on $(-\\infty, 0]$ (App. D.4 names standard and leaky ReLU, SELU, sigmoid, tanh, arctan), the length map "
+          "$q \\mapsto c_\\sigma E[\\sigma(\\sqrt q z)^2]$ brings the squared length of every representation to its "
+          "fixed point 1 at a geometric rate set by $\\sigma$: $|q^{(l)} - 1| \\le \\gamma^l |q^{(0)} - 1|$.",
+          "App. D.1", checked_by=("infinite_depth.check_length_map",)),
+    Claim("[AAK] App D.4", "Monotonicity alone does not make the length map converge to its fixed point (as Poole et "
+          "al. 2016 informally suggest): ReLU with a little shift is monotone and a counterexample.", "App. D.4",
+          checked_by=("infinite_depth.check_shifted_relu",)),
+    Claim("[AAK] Lemma D.6", "For an odd activation and inputs of any lengths, one layer never increases the absolute "
+          "correlation of two representations: $|\\rho^{(l+1)}| \\le |\\rho^{(l)}|$.", "App. D.2",
+          checked_by=("infinite_depth.check_odd_correlations",)),
+    Claim("[AAK] Thm I.1", "For NormReLU (the paper's $b$) there are constants such that for any two inputs whose "
+          "squared lengths lie in a fixed range around 1 and whose correlation is at most $1 - \\delta$, after a number "
+          "of layers of order $\\log(1/\\epsilon)$ (plus a constant) their correlation is at most $\\epsilon$.",
+          "App. I.1", checked_by=("infinite_depth.check_normrelu_lengths",)),
+    Claim("[AAK] Remark I.2", "Hence for inputs not of unit length whose correlation is bounded away from 1, NormReLU's "
+          "correlations decay exponentially in depth, which recovers the exponential conditioning results for "
+          "NormReLU; the range of lengths is arbitrary.", "App. I.1", verdict_of=("[AAK] Thm I.1",)),
     # ---- this book's targets (not claims of a paper)
     Claim("Performance: speed-up vs Jacobian", "The exact NTK (one forward and one backward pass) is at least "
           "100 times faster than a vmap(jacrev) Jacobian contraction at $n = 512$, width 512, depth 10.",

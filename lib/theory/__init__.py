@@ -10,6 +10,8 @@ Submodules:
   forms, angle tables or kink-aware quadrature.
 * :mod:`~lib.theory.dual` -- c_s, normalization, Hermite coefficients, dual activation, mu ([AAK]).
 * :mod:`~lib.theory.limits` -- infinite-depth limits and rates ([LH] Thm 3.5, 4.3, Fig. 2; [AAK]).
+* :mod:`~lib.theory.nonlinearity` -- [AAK] App. C.4, D, H: closed forms of mu, the length map, a bound on one
+  layer's kernel.
 
 All angles are in radians, all arrays float64.
 """
@@ -39,6 +41,15 @@ from .limits import (
     relu_gradient_angle_limit,
     relu_normalized_ntk_limit,
 )
+from .nonlinearity import (
+    LENGTH_RANGE,
+    MU_CLOSED_FORMS,
+    correlation_map,
+    hadamard_power_bound,
+    length_map,
+    mu_closed_form,
+    normrelu_mu,
+)
 from .recursion import LayerKernels, first_layer_ntk, gradient_angle, layer_kernels, nngp, ntk
 from .relu import (
     arccos_kernel,
@@ -67,4 +78,7 @@ __all__ = [
     "relu_gradient_angle_limit", "relu_cos_phi_asymptotic", "relu_normalized_ntk_limit",
     "relu_condition_number_limit", "FixedPoint", "correlation_fixed_point", "ntk_offdiagonal_rate",
     "aak_correlation_bound", "gershgorin_kappa_bound",
+    # [AAK] appendices: closed forms of mu, length map, one layer's kernel
+    "MU_CLOSED_FORMS", "mu_closed_form", "LENGTH_RANGE", "normrelu_mu", "length_map", "correlation_map",
+    "hadamard_power_bound",
 ]

@@ -16,7 +16,11 @@ rates, and runs the finite-width comparisons. The modules, one job each:
 * :mod:`~lib.chapters.infinite_depth.dual_activation` -- [AAK] Lemma C.7 (dual bound) and Sec. 7 (NormReLU);
 * :mod:`~lib.chapters.infinite_depth.aak_depth` -- [AAK] Thm 3.2, 3.4, 3.10 and [LH] Fig 2 (phi -> 90 deg);
 * :mod:`~lib.chapters.infinite_depth.lengths` -- [AAK] Thm 3.11: inputs of any length;
-* :mod:`~lib.chapters.infinite_depth.app_e` -- [LH] App. E: one random layer (Lemmas E.1-E.3) and Lemma E.6.
+* :mod:`~lib.chapters.infinite_depth.app_e` -- [LH] App. E: one random layer (Lemmas E.1-E.3) and Lemma E.6;
+* :mod:`~lib.chapters.infinite_depth.aak_mu` -- [AAK] Def 3.1, Lemma C.2, App. C.4: mu measured three ways;
+* :mod:`~lib.chapters.infinite_depth.aak_one_layer` -- [AAK] Sec 3.3, Thm H.1, H.5: one layer's kernel;
+* :mod:`~lib.chapters.infinite_depth.aak_lengths` -- [AAK] Thm D.1, App. D.4, Lemma D.6, Thm I.1: other lengths;
+* :mod:`~lib.chapters.infinite_depth.aak_more` -- the study and figure of the section "More of [AAK]".
 
 ``measure_*`` measure and return a frozen result that carries the settings it was measured with, ``plot_*``
 draw a result and each ``figure_*`` (a :class:`~lib.chapters.infinite_depth.numerics.ChapterFigure`) declares
@@ -55,6 +59,18 @@ from lib.chapters.infinite_depth.relu_kappa import (THM43_RTOL, THM43_RULE, chec
                                                     KappaStudy, measure_kappa, paper_kappa_limit, plot_kappa,
                                                     relu_kappa_vs_depth, table_kappa_deepest)
 from lib.chapters.infinite_depth.spec import ACTIVATIONS, SPEC
+from lib.chapters.infinite_depth.aak_mu import (MU_ATOL, MU_DUAL_ATOL, MU_FLOOR, MU_SIGMAS, MU_TABLE, MuStudy,
+                                                check_def31, check_lemma_c2, check_mu_table, measure_mu, table_mu)
+from lib.chapters.infinite_depth.aak_one_layer import (DELTA_MIN, H5_CONTROL, H5_PREMISE, LAMBDA_RTOL, OneLayerKernels,
+                                                       check_assumption_b, check_thm_h1, check_thm_h5,
+                                                       measure_one_layer_kernels)
+from lib.chapters.infinite_depth.aak_lengths import (D1_ACTIVATIONS, D1_TOL, D4_ACTIVATION, D4_AWAY, D6_ATOL,
+                                                     D6_CONTROL, D6_ODD, GAMMA_TOL, I1_MIN_RATIO, LENGTH_Q0,
+                                                     RATIO_FLOOR, LengthMaps, NormReluLengths, OddCorrelations,
+                                                     check_length_map, check_normrelu_lengths,
+                                                     check_odd_correlations, check_shifted_relu, measure_length_maps,
+                                                     measure_normrelu_lengths, measure_odd_correlations)
+from lib.chapters.infinite_depth.aak_more import AakMore, figure_aak_more, measure_aak_more, plot_aak_more
 
 __all__ = [
     # spec
@@ -86,4 +102,17 @@ __all__ = [
     # app_e
     "LEMMAS_E", "OneLayer", "measure_one_layer", "plot_one_layer", "figure_one_layer", "check_lemma_e", "SmallAngle",
     "measure_small_angle_embedding", "E6_MIN_SLOPE", "E6_FAIL_SLOPE", "check_lemma_e6",
+    # aak_mu
+    "MU_TABLE", "MuStudy", "measure_mu", "table_mu", "MU_ATOL", "MU_DUAL_ATOL", "MU_SIGMAS", "MU_FLOOR", "check_def31",
+    "check_lemma_c2", "check_mu_table",
+    # aak_one_layer
+    "H5_PREMISE", "H5_CONTROL", "OneLayerKernels", "measure_one_layer_kernels", "LAMBDA_RTOL", "DELTA_MIN",
+    "check_thm_h1", "check_assumption_b", "check_thm_h5",
+    # aak_lengths
+    "D1_ACTIVATIONS", "D4_ACTIVATION", "D6_ODD", "D6_CONTROL", "LENGTH_Q0", "LengthMaps", "measure_length_maps",
+    "OddCorrelations", "measure_odd_correlations", "NormReluLengths", "measure_normrelu_lengths", "GAMMA_TOL",
+    "RATIO_FLOOR", "D1_TOL", "D4_AWAY", "D6_ATOL", "I1_MIN_RATIO", "check_length_map", "check_shifted_relu",
+    "check_odd_correlations", "check_normrelu_lengths",
+    # aak_more
+    "AakMore", "measure_aak_more", "plot_aak_more", "figure_aak_more",
 ]

@@ -40,4 +40,8 @@ SPEC = ChapterSpec("04_infinite_depth", dict(
     lemma_widths=Param([256, 1024, 4096], P.int_list(min_value=1, min_len=2),
                        "widths of the one-layer check of [LH] Lemmas E.1-E.3 (two or more)"),
     device=Param("cpu", P.device_name, '"cpu" or "cuda"'),
+    aak_one_layer_n=Param(100, P.int_at_least(2), "digits of the one-ReLU-layer check of [AAK] Thm H.1 (more than 61 "
+                          "makes their Gram matrix singular)"),
+    aak_length_depth=Param(100, P.positive_int, "deepest layer of the [AAK] length-map and NormReLU-length studies "
+                           "(App. D, I)"),
 ))
