@@ -47,6 +47,10 @@ Result                                    Checked by (``lib.chapters.``...)
 [AAK] Thm 3.11 (inputs of any length)     ``infinite_depth.check_lengths``
 [AAK] Lemma C.7 (dual bound)              ``infinite_depth.check_dual_bound``
 [AAK] Sec. 7 (normalized ReLU)            ``infinite_depth.check_normrelu`` (Monte Carlo of the torch function)
+[AAK] Cor 3.3, 3.5 (depth for 1 + eps)    ``infinite_depth.check_depth_bound`` (measured depth <= the paper's bound)
+[AAK] Thm 3.10 (rho* < 1, rate)           ``infinite_depth.check_uncentred_rate`` (slope against log s_hat'(rho*))
+[AAK] Sec. 7 (every b, lambda_b)          ``infinite_depth.check_normrelu_family`` (quadrature; SELU's lambda)
+[AAK] Thm 4.1, 4.2, E.3 (training)        ``infinite_depth.check_aak_training`` (steps / (kappa log(1/eps)))
 Our engine (speed, memory, throughput)    ``performance.check_speedup``, ``performance.check_memory``, ``performance.check_throughput``
 Full-data kappa and angle (n = 60,000)    ``performance.measure_scale`` (:func:`lib.finite.extremes.ntk_extremes`, also ``lib.ntk_extremes``)
 ========================================  ===================================================================

@@ -16,6 +16,7 @@ All angles are in radians, all arrays float64.
 from __future__ import annotations
 
 from ._common import input_angles
+from .aak_bounds import aak_depth_bound, aak_first_phase
 from .dual import (
     GaussianMoments,
     coefficient_of_nonlinearity,
@@ -67,4 +68,6 @@ __all__ = [
     "relu_gradient_angle_limit", "relu_cos_phi_asymptotic", "relu_normalized_ntk_limit",
     "relu_condition_number_limit", "FixedPoint", "correlation_fixed_point", "ntk_offdiagonal_rate",
     "aak_correlation_bound", "gershgorin_kappa_bound",
+    # [AAK] Cor 3.3, 3.5: depth bounds
+    "aak_first_phase", "aak_depth_bound",
 ]

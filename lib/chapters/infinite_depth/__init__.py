@@ -17,6 +17,10 @@ rates, and runs the finite-width comparisons. The modules, one job each:
 * :mod:`~lib.chapters.infinite_depth.aak_depth` -- [AAK] Thm 3.2, 3.4, 3.10 and [LH] Fig 2 (phi -> 90 deg);
 * :mod:`~lib.chapters.infinite_depth.lengths` -- [AAK] Thm 3.11: inputs of any length;
 * :mod:`~lib.chapters.infinite_depth.app_e` -- [LH] App. E: one random layer (Lemmas E.1-E.3) and Lemma E.6.
+* :mod:`~lib.chapters.infinite_depth.aak_depth_bound` -- [AAK] Cor 3.3, 3.5: the depth for kappa <= 1 + eps;
+* :mod:`~lib.chapters.infinite_depth.uncentred` -- [AAK] Thm 3.10 with rho* < 1: the exponential rate;
+* :mod:`~lib.chapters.infinite_depth.normrelu_family` -- [AAK] Sec 7: NormReLU for every b, lambda_b from SELU;
+* :mod:`~lib.chapters.infinite_depth.aak_training` -- [AAK] Thm 4.1, 4.2, E.3: steps to eps against kappa.
 
 ``measure_*`` measure and return a frozen result that carries the settings it was measured with, ``plot_*``
 draw a result and each ``figure_*`` (a :class:`~lib.chapters.infinite_depth.numerics.ChapterFigure`) declares
@@ -55,6 +59,19 @@ from lib.chapters.infinite_depth.relu_kappa import (THM43_RTOL, THM43_RULE, chec
                                                     KappaStudy, measure_kappa, paper_kappa_limit, plot_kappa,
                                                     relu_kappa_vs_depth, table_kappa_deepest)
 from lib.chapters.infinite_depth.spec import ACTIVATIONS, SPEC
+# [AAK] Cor 3.3/3.5 depth bound, Thm 3.10 with rho* < 1, Sec 7 for every b, Thm 4.1/4.2/E.3 training (issue 26)
+from lib.chapters.infinite_depth.aak_depth_bound import (DEPTH_BOUND_EPS, check_depth_bound, measured_depth,
+                                                         table_depth_bound)
+from lib.chapters.infinite_depth.aak_training import (GD_RATIO_MAX, LAZY_TOL, SGD_CHUNK, SGD_RATIO_MAX, TRAIN_EPS,
+                                                      TRAIN_MODES, AakTraining, check_aak_training,
+                                                      figure_aak_training, measure_aak_training, plot_aak_training)
+from lib.chapters.infinite_depth.normrelu_family import (NORMRELU_B_GRID, NORMRELU_QUAD_TOL, PAPER_LAMBDA_DIGITS,
+                                                         NormReluFamily, check_normrelu_family, figure_normrelu_family,
+                                                         measure_normrelu_family, plot_normrelu_family)
+from lib.chapters.infinite_depth.uncentred import (UNCENTRED_CASES, UNCENTRED_FIT_MAX, UNCENTRED_FLOOR,
+                                                   UNCENTRED_NO_DECAY, UNCENTRED_RTOL, UNCENTRED_STARTS, Uncentred,
+                                                   check_uncentred_rate, figure_uncentred, measure_uncentred,
+                                                   plot_uncentred)
 
 __all__ = [
     # spec
@@ -86,4 +103,12 @@ __all__ = [
     # app_e
     "LEMMAS_E", "OneLayer", "measure_one_layer", "plot_one_layer", "figure_one_layer", "check_lemma_e", "SmallAngle",
     "measure_small_angle_embedding", "E6_MIN_SLOPE", "E6_FAIL_SLOPE", "check_lemma_e6",
+    # aak_depth_bound, uncentred, normrelu_family, aak_training (issue 26)
+    "DEPTH_BOUND_EPS", "measured_depth", "table_depth_bound", "check_depth_bound",
+    "UNCENTRED_CASES", "UNCENTRED_STARTS", "Uncentred", "measure_uncentred", "plot_uncentred", "figure_uncentred",
+    "UNCENTRED_FIT_MAX", "UNCENTRED_FLOOR", "UNCENTRED_RTOL", "UNCENTRED_NO_DECAY", "check_uncentred_rate",
+    "NORMRELU_B_GRID", "NormReluFamily", "measure_normrelu_family", "plot_normrelu_family", "figure_normrelu_family",
+    "NORMRELU_QUAD_TOL", "PAPER_LAMBDA_DIGITS", "check_normrelu_family",
+    "TRAIN_EPS", "TRAIN_MODES", "AakTraining", "measure_aak_training", "plot_aak_training", "figure_aak_training",
+    "SGD_CHUNK", "GD_RATIO_MAX", "SGD_RATIO_MAX", "LAZY_TOL", "check_aak_training",
 ]

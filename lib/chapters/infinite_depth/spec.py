@@ -40,4 +40,8 @@ SPEC = ChapterSpec("04_infinite_depth", dict(
     lemma_widths=Param([256, 1024, 4096], P.int_list(min_value=1, min_len=2),
                        "widths of the one-layer check of [LH] Lemmas E.1-E.3 (two or more)"),
     device=Param("cpu", P.device_name, '"cpu" or "cuda"'),
+    uncentred_depth=Param(400, P.positive_int, "deepest L of the [AAK] Thm 3.10 correlations of uncentred activations"),
+    aak_train_activation=Param("norm_gelu", P.choice(ACTIVATIONS), "activation of the [AAK] Sec. 4 training check"),
+    aak_train_width=Param(512, P.positive_int, "width of the [AAK] Sec. 4 training check"),
+    aak_train_depths=Param([1, 2, 4, 8], P.int_list(min_value=1), "depths of the [AAK] Sec. 4 training check"),
 ))
