@@ -23,9 +23,6 @@ __all__ = ["DEPTH_BOUND_EPS", "measured_depth", "table_depth_bound", "check_dept
 #: one within rounding of plots; each gives one (activation, eps) statement of the corollaries.
 DEPTH_BOUND_EPS = (0.5, 0.1, 0.01)
 
-_CLAIM = {"nngp": "[AAK] Cor 3.3", "ntk": "[AAK] Cor 3.5"}
-
-
 def measured_depth(depths, kappa, eps: float) -> float:
     """The first depth from which kappa stays at or below 1 + eps at every deeper depth computed.
 
@@ -108,7 +105,7 @@ def check_depth_bound(st, kind: str) -> Check:
     Returns:
         The verdict, with one row per (activation, eps).
     """
-    cid = _CLAIM[kind]
+    cid = {"nngp": "[AAK] Cor 3.3", "ntk": "[AAK] Cor 3.5"}[kind]
     tab = table_depth_bound(st, (kind,))
     if tab.empty:
         return not_checked(cid, "No centred activation in this run.",
