@@ -10,6 +10,7 @@ Submodules:
   forms, angle tables or kink-aware quadrature.
 * :mod:`~lib.theory.dual` -- c_s, normalization, Hermite coefficients, dual activation, mu ([AAK]).
 * :mod:`~lib.theory.limits` -- infinite-depth limits and rates ([LH] Thm 3.5, 4.3, Fig. 2; [AAK]).
+* :mod:`~lib.theory.aak_bounds` -- [AAK] Cor 3.3, 3.5: the depth after which kappa <= 1 + eps.
 
 All angles are in radians, all arrays float64.
 """
