@@ -59,6 +59,10 @@ Result                                    Checked by (``lib.chapters.``...)
 [AAK] Sec 3.3, Thm H.1, H.5 (one layer)   ``infinite_depth.check_assumption_b``, ``infinite_depth.check_thm_h1``, ``infinite_depth.check_thm_h5``
 [AAK] Thm D.1, App D.4 (length map)       ``infinite_depth.check_length_map``, ``infinite_depth.check_shifted_relu``
 [AAK] Lemma D.6, Thm I.1 (other lengths)  ``infinite_depth.check_odd_correlations``, ``infinite_depth.check_normrelu_lengths``
+[AAK] Cor 3.3, 3.5 (depth for 1 + eps)    ``infinite_depth.check_depth_bound`` (measured depth <= the paper's bound)
+[AAK] Thm 3.10 (rho* < 1, rate)           ``infinite_depth.check_uncentred_rate`` (slope against log s_hat'(rho*))
+[AAK] Sec. 7 (every b, lambda_b)          ``infinite_depth.check_normrelu_family`` (quadrature; SELU's lambda)
+[AAK] Thm 4.1, 4.2, E.3 (training)        ``infinite_depth.check_aak_training`` (steps / (kappa log(1/eps)))
 Our engine (speed, memory, throughput)    ``performance.check_speedup``, ``performance.check_memory``, ``performance.check_throughput``
 Full-data kappa and angle (n = 60,000)    ``performance.measure_scale`` (:func:`lib.finite.extremes.ntk_extremes`, also ``lib.ntk_extremes``)
 ========================================  ===================================================================

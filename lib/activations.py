@@ -385,3 +385,68 @@ def aak_activation(name: str) -> Activation:
 def normrelu_lambda(b: float) -> float:
     """lambda_b = 1 / sd(max(z, b)), z ~ N(0, 1), in closed form ([AAK] App. I), the scale of :func:`normrelu`."""
     return _normrelu_lambda(float(b))
+# ---- [AAK] Sec 3.4 and Sec 7: uncentred ReLU variants, NormReLU's closed-form constants, SELU's constants
+__all__ += ["normrelu_constants", "selu_constants", "shifted_relu", "offset_activation"]
+
+
+def normrelu_constants(b: float) -> tuple[float, float]:
+    """(c_b, lambda_b) of NormReLU in closed form ([AAK] Sec 7, App. I): c_b = E[max(z, b)] = phi(b) + b Phi(b),
+    lambda_b = 1 / sd(max(z, b)), z ~ N(0, 1).
+
+    Args:
+        b: the location of the kink.
+
+    Returns:
+        ``(c_b, lambda_b)``; lambda_b(b) (sd(max(z, b)))^(-1) increases from 1 (b -> -inf) to 1.713 (b = 0).
+    """
+    b = float(b)
+    return float(_phi(b)) + b * float(_Phi(b)), _normrelu_lambda(b)
+
+
+def selu_constants() -> tuple[float, float]:
+    """(alpha, lambda) of SELU, lambda (z if z > 0 else alpha (e^z - 1)), from its normalization conditions
+    E[s(z)] = 0 and E[s(z)^2] = 1, z ~ N(0, 1) (the conditions [AAK] Eq. 2 impose on NormReLU).
+
+    E[s] = 0 fixes alpha = E[z; z > 0] / E[1 - e^z; z < 0] = phi(0) / (1/2 - e^(1/2) Phi(-1)); E[s^2] = 1 then
+    fixes lambda by quadrature. Nothing is typed in: the values 1.6733 and 1.0507 follow.
+
+    Returns:
+        ``(alpha, lambda)``.
+    """
+    alpha = float(_phi(0.0)) / (0.5 - math.exp(0.5) * float(_Phi(-1.0)))
+    second = gaussian_expectation(lambda z: (z if z > 0 else alpha * math.expm1(z)) ** 2, (0.0,))
+    return alpha, 1.0 / math.sqrt(second)
+
+
+def shifted_relu(b: float) -> Activation:
+    """max(z, b), an uncentred ReLU with its kink at ``b`` ([AAK] Sec. 3.4); its ``c`` = 1 / E[max(z, b)^2] gives
+    unit second moment (the normalization [AAK] Thm 3.10 assumes), its mean stays non-zero.
+
+    Args:
+        b: the kink.
+
+    Returns:
+        The :class:`Activation` (name ``"max(z, b)"``; no closed-form kernel, quadrature at the kink).
+    """
+    b = float(b)
+    f_np = lambda z: np.maximum(z, b)  # noqa: E731
+    return Activation(f"max(z, {b:g})", lambda z: torch.clamp(z, min=b), f_np,
+                      lambda z: (np.asarray(z) > b).astype(float), c=_c_from(f_np, (b,)), kinks=(b,))
+
+
+def offset_activation(base: Activation | str, a: float) -> Activation:
+    """s(z) + a, an activation moved off centre by ``a`` ([AAK] Sec. 3.4), with ``c`` = 1 / E[(s + a)^2] (unit
+    second moment, non-zero mean).
+
+    Args:
+        base: an activation or its registry name (e.g. ``"normrelu"``).
+        a: the offset.
+
+    Returns:
+        The :class:`Activation` (name ``"<base> + a"``).
+    """
+    base = get_activation(base)
+    a = float(a)
+    f_np = lambda z: base.np_fn(z) + a  # noqa: E731
+    return Activation(f"{base.name} + {a:g}", lambda z: base.torch_fn(z) + a, f_np, base.np_deriv,
+                      c=_c_from(f_np, base.kinks), kinks=base.kinks, torch_deriv=base.torch_deriv)

@@ -28,6 +28,8 @@
 #    kernel and the NTK tend to $\kappa = 1$ exponentially fast in depth, at a rate set by the
 #    coefficient of non-linearity $\mu = 1 - (\mathbb E[z\sigma(z)])^2$. Plain ReLU instead plateaus at
 #    $(n+3)/3$.
+# 5. ([AAK] Sec. 4) Training such a network on the square loss takes a number of steps proportional to
+#    $\kappa\log(1/\epsilon)$: better conditioning at depth means faster training.
 #
 # Every infinite-width value comes from `lib.theory`; finite-width values from real networks and
 # their exact NTK (`lib.finite.ntk.empirical_ntk`) at the depths where that is feasible.
@@ -54,6 +56,10 @@ lemma_widths = [256, 1024, 4096]  # widths of the one-layer check of [LH] Lemmas
 device = "cpu"  # "cpu" or "cuda"
 aak_one_layer_n = 100  # digits of the one-ReLU-layer check of [AAK] Thm H.1 (more than 61 makes their Gram matrix singular)
 aak_length_depth = 100  # deepest layer of the [AAK] length-map and NormReLU-length studies (App. D, I)
+uncentred_depth = 400  # deepest L of the [AAK] Thm 3.10 correlations of uncentred activations
+aak_train_activation = "norm_gelu"  # activation of the [AAK] Sec. 4 training check
+aak_train_width = 512  # width of the [AAK] Sec. 4 training check
+aak_train_depths = [1, 2, 4, 8]  # depths of the [AAK] Sec. 4 training check
 
 # %%
 from myst_nb import glue
@@ -153,6 +159,22 @@ rec(infinite_depth.check_dual_bound(dual), "sec-aak-dual")
 rec(infinite_depth.check_normrelu(infinite_depth.measure_moments("normrelu")), "sec-aak-dual")
 
 # %% [markdown]
+# The Monte Carlo tests one NormReLU, with $\lambda_b$ given. [AAK] state more: NormReLU is normalized for *every*
+# kink $b$, with $c_b = \phi(b) + b\Phi(b)$ and $\lambda_b = 1/\mathrm{sd}(\max(z, b))$ ([AAK] App. I), and their
+# $b$ gives $\lambda_b \approx 1.0507$, "the same scaling factor as SELU". We build the function from these closed
+# forms on a grid of $b$ and integrate its mean and second moment by adaptive quadrature (right); and we do not type
+# 1.0507 in: SELU's own normalization conditions $\mathbb E[\mathrm{selu}(z)] = 0$, $\mathbb E[\mathrm{selu}(z)^2]
+# = 1$ give its $\alpha$ and $\lambda$, and $\lambda_b$, which increases with $b$ (left), meets that $\lambda$ at one
+# $b$ only (`lib.chapters.infinite_depth.normrelu_family`).
+
+# %% tags=["hide-input"]
+nrf = infinite_depth.measure_normrelu_family()
+rec.figure(**infinite_depth.figure_normrelu_family(nrf, cfg.profile))
+
+# %%
+rec(infinite_depth.check_normrelu_family(nrf), "sec-aak-dual")
+
+# %% [markdown]
 # (sec-aak-depth)=
 # ## [AAK] Depth: normalized activations reach $\kappa = 1$ exponentially fast
 # For a normalized activation with Hermite coefficients $a_i$, the correlation of two unit inputs
@@ -192,6 +214,38 @@ for check in (infinite_depth.check_aak_rate(aak, "nngp"), infinite_depth.check_a
 rec(infinite_depth.check_lengths(infinite_depth.measure_lengths(cfg, "tanh")), "sec-aak-depth")
 
 # %% [markdown]
+# (sec-aak-depth-bound)=
+# ### [AAK] Cor 3.3 and 3.5: how deep is deep enough
+# The corollaries make the rate explicit: $\kappa \le 1 + \epsilon$ once the depth is of order
+# $\log(n/\epsilon)/\mu$. Their proofs give a depth: $L_0(\delta) = \lceil\log(1/(2\delta))/\log(1 + \mu/2)\rceil$
+# layers bring every correlation below $1/2$ (from $|\langle x_i, x_j\rangle| \le 1 - \delta$), after which it
+# shrinks by $1 - \mu/2$ per layer; Gershgorin's theorem turns off-diagonals below $t = \epsilon/((2+\epsilon)(n-1))$
+# into $\kappa \le 1 + \epsilon$. The top-layer kernel needs $L_0 + \lceil(2/\mu)\log(1/(2t))\rceil$ layers, the NTK
+# $2(L_0 + \lceil(2/\mu)\log(1/t)\rceil)$ (`lib.theory.aak_depth_bound`). The table puts this bound beside the depth
+# from which the computed $\kappa$ stays below $1 + \epsilon$, for every centred activation of the study and
+# $\epsilon$ = 0.5, 0.1, 0.01; a bound beyond the deepest depth computed, with $\kappa$ not yet there, is untested.
+
+# %%
+display(infinite_depth.table_depth_bound(aak))
+rec([infinite_depth.check_depth_bound(aak, kind) for kind in ("nngp", "ntk")], "sec-aak-depth-bound")
+
+# %% [markdown]
+# (sec-aak-uncentred)=
+# ### [AAK] Thm 3.10: uncentred activations and their fixed point $\rho^*$
+# Plain ReLU's correlations go to $\rho^* = 1$, slowly (above). For an uncentred activation whose dual has slope
+# $\hat\sigma'(1) > 1$ the fixed point is $\rho^* < 1$, and Thm 3.10 says the correlations converge to it
+# exponentially. Two such activations, scaled to unit second moment: ReLU with its kink moved to $-1/2$, and NormReLU
+# moved off centre by $0.1$. We iterate the infinite-width correlation map from three starting correlations, compute
+# $\rho^*$ as the map's fixed point, and fit the per-layer slope of $\log|\rho_L - \rho^*|$, which the
+# linearization of the map predicts to be $\log\hat\sigma'(\rho^*)$ (dotted).
+
+# %% tags=["hide-input"]
+unc = infinite_depth.measure_uncentred(cfg)
+rec.figure(**infinite_depth.figure_uncentred(unc, cfg.profile))
+
+# %%
+rec(infinite_depth.check_uncentred_rate(unc), "sec-aak-uncentred")
+
 # (sec-aak-more)=
 # ## More of [AAK]: the table of mu, one ReLU layer, other activations
 # **The coefficient of non-linearity.** [AAK] Def 3.1 sets $\mu = 1 - (\mathbb E[z\sigma(z)])^2$ for a normalized
@@ -226,6 +280,26 @@ for check in (infinite_depth.check_def31(more.mu), infinite_depth.check_lemma_c2
               infinite_depth.check_length_map(more.lengths), infinite_depth.check_shifted_relu(more.lengths),
               infinite_depth.check_odd_correlations(more.odd), infinite_depth.check_normrelu_lengths(more.normrelu)):
     rec(check, "sec-aak-more")
+
+# %% [markdown]
+# (sec-aak-training)=
+# ## [AAK] Sec. 4: training takes $\kappa\log(1/\epsilon)$ steps
+# Better conditioning matters because it sets the speed of training. [AAK] Thm 4.1: training only the top layer of a
+# wide network by gradient descent on the square loss reaches an $\epsilon$-suboptimal point in
+# $O(\kappa\log(1/\epsilon))$ steps, $\kappa$ of the top-layer kernel; Thm E.3: the same with stochastic gradient
+# descent; Thm 4.2: training all layers takes $O(\kappa\log(1/\epsilon))$ steps, $\kappa$ of the NTK. We train
+# networks with a normalized activation at several depths on $n$ digits with Gaussian targets, measure $\kappa$ of
+# the kernel the training follows at initialization, and count the steps (SGD with batch 1: passes over the data) until
+# the loss is $\epsilon = 10^{-3}$ times its initial value. The step sizes are $1/\lambda_{\max}$ of that kernel for
+# gradient descent and $1/\max_i K_{ii}$ for SGD (`lib.chapters.infinite_depth.aak_training`). Deeper networks are
+# better conditioned and train in fewer steps, and steps $/ (\kappa\log(1/\epsilon))$ stays bounded (left).
+
+# %% tags=["hide-input"]
+train = infinite_depth.measure_aak_training(cfg)
+rec.figure(**infinite_depth.figure_aak_training(train, cfg.profile))
+
+# %%
+rec([infinite_depth.check_aak_training(train, mode) for mode in ("top GD", "top SGD", "all GD")], "sec-aak-training")
 
 # %% [markdown]
 # (sec-one-layer)=

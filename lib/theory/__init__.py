@@ -12,12 +12,14 @@ Submodules:
 * :mod:`~lib.theory.limits` -- infinite-depth limits and rates ([LH] Thm 3.5, 4.3, Fig. 2; [AAK]).
 * :mod:`~lib.theory.nonlinearity` -- [AAK] App. C.4, D, H: closed forms of mu, the length map, a bound on one
   layer's kernel.
+* :mod:`~lib.theory.aak_bounds` -- [AAK] Cor 3.3, 3.5: the depth after which kappa <= 1 + eps.
 
 All angles are in radians, all arrays float64.
 """
 from __future__ import annotations
 
 from ._common import input_angles
+from .aak_bounds import aak_depth_bound, aak_first_phase
 from .dual import (
     GaussianMoments,
     coefficient_of_nonlinearity,
@@ -81,4 +83,6 @@ __all__ = [
     # [AAK] appendices: closed forms of mu, length map, one layer's kernel
     "MU_CLOSED_FORMS", "mu_closed_form", "LENGTH_RANGE", "normrelu_mu", "length_map", "correlation_map",
     "hadamard_power_bound",
+    # [AAK] Cor 3.3, 3.5: depth bounds
+    "aak_first_phase", "aak_depth_bound",
 ]

@@ -20,7 +20,11 @@ rates, and runs the finite-width comparisons. The modules, one job each:
 * :mod:`~lib.chapters.infinite_depth.aak_mu` -- [AAK] Def 3.1, Lemma C.2, App. C.4: mu measured three ways;
 * :mod:`~lib.chapters.infinite_depth.aak_one_layer` -- [AAK] Sec 3.3, Thm H.1, H.5: one layer's kernel;
 * :mod:`~lib.chapters.infinite_depth.aak_lengths` -- [AAK] Thm D.1, App. D.4, Lemma D.6, Thm I.1: other lengths;
-* :mod:`~lib.chapters.infinite_depth.aak_more` -- the study and figure of the section "More of [AAK]".
+* :mod:`~lib.chapters.infinite_depth.aak_more` -- the study and figure of the section "More of [AAK]";
+* :mod:`~lib.chapters.infinite_depth.aak_depth_bound` -- [AAK] Cor 3.3, 3.5: the depth for kappa <= 1 + eps;
+* :mod:`~lib.chapters.infinite_depth.uncentred` -- [AAK] Thm 3.10 with rho* < 1: the exponential rate;
+* :mod:`~lib.chapters.infinite_depth.normrelu_family` -- [AAK] Sec 7: NormReLU for every b, lambda_b from SELU;
+* :mod:`~lib.chapters.infinite_depth.aak_training` -- [AAK] Thm 4.1, 4.2, E.3: steps to eps against kappa.
 
 ``measure_*`` measure and return a frozen result that carries the settings it was measured with, ``plot_*``
 draw a result and each ``figure_*`` (a :class:`~lib.chapters.infinite_depth.numerics.ChapterFigure`) declares
@@ -71,6 +75,19 @@ from lib.chapters.infinite_depth.aak_lengths import (D1_ACTIVATIONS, D1_TOL, D4_
                                                      check_odd_correlations, check_shifted_relu, measure_length_maps,
                                                      measure_normrelu_lengths, measure_odd_correlations)
 from lib.chapters.infinite_depth.aak_more import AakMore, figure_aak_more, measure_aak_more, plot_aak_more
+# [AAK] Cor 3.3/3.5 depth bound, Thm 3.10 with rho* < 1, Sec 7 for every b, Thm 4.1/4.2/E.3 training (issue 26)
+from lib.chapters.infinite_depth.aak_depth_bound import (DEPTH_BOUND_EPS, check_depth_bound, measured_depth,
+                                                         table_depth_bound)
+from lib.chapters.infinite_depth.aak_training import (GD_RATIO_MAX, LAZY_TOL, SGD_CHUNK, SGD_RATIO_MAX, TRAIN_EPS,
+                                                      TRAIN_MODES, AakTraining, check_aak_training,
+                                                      figure_aak_training, measure_aak_training, plot_aak_training)
+from lib.chapters.infinite_depth.normrelu_family import (NORMRELU_B_GRID, NORMRELU_QUAD_TOL, PAPER_LAMBDA_DIGITS,
+                                                         NormReluFamily, check_normrelu_family, figure_normrelu_family,
+                                                         measure_normrelu_family, plot_normrelu_family)
+from lib.chapters.infinite_depth.uncentred import (UNCENTRED_CASES, UNCENTRED_FIT_MAX, UNCENTRED_FLOOR,
+                                                   UNCENTRED_NO_DECAY, UNCENTRED_RTOL, UNCENTRED_STARTS, Uncentred,
+                                                   check_uncentred_rate, figure_uncentred, measure_uncentred,
+                                                   plot_uncentred)
 
 __all__ = [
     # spec
@@ -115,4 +132,12 @@ __all__ = [
     "check_odd_correlations", "check_normrelu_lengths",
     # aak_more
     "AakMore", "measure_aak_more", "plot_aak_more", "figure_aak_more",
+    # aak_depth_bound, uncentred, normrelu_family, aak_training (issue 26)
+    "DEPTH_BOUND_EPS", "measured_depth", "table_depth_bound", "check_depth_bound",
+    "UNCENTRED_CASES", "UNCENTRED_STARTS", "Uncentred", "measure_uncentred", "plot_uncentred", "figure_uncentred",
+    "UNCENTRED_FIT_MAX", "UNCENTRED_FLOOR", "UNCENTRED_RTOL", "UNCENTRED_NO_DECAY", "check_uncentred_rate",
+    "NORMRELU_B_GRID", "NormReluFamily", "measure_normrelu_family", "plot_normrelu_family", "figure_normrelu_family",
+    "NORMRELU_QUAD_TOL", "PAPER_LAMBDA_DIGITS", "check_normrelu_family",
+    "TRAIN_EPS", "TRAIN_MODES", "AakTraining", "measure_aak_training", "plot_aak_training", "figure_aak_training",
+    "SGD_CHUNK", "GD_RATIO_MAX", "SGD_RATIO_MAX", "LAZY_TOL", "check_aak_training",
 ]

@@ -279,15 +279,16 @@ def check_relu_uncentred(st: AakDepth) -> Check:
         st: the data of :func:`lib.chapters.infinite_depth.aak_depth.measure_aak_depth`.
 
     Returns:
-        The verdict.
+        The verdict (part "ReLU: rho* = 1"; rho* < 1 and the exponential rate are
+        :func:`lib.chapters.infinite_depth.uncentred.check_uncentred_rate`).
     """
     rr = st.kk[st.kk.activation == "relu"].sort_values("depth")
     if rr.empty:
         return not_checked("[AAK] Thm 3.10", "ReLU is not among the activations of this run.",
-                           "no uncentred activation in the run")
+                           "no uncentred activation in the run", part="ReLU: rho* = 1")
     one, last = rr[rr.depth == 1].iloc[0], rr.iloc[-1]
     return Check(
-        "[AAK] Thm 3.10",
+        "[AAK] Thm 3.10", part="ReLU: rho* = 1",
         status="reproduced" if last.max_abs_corr_nngp > one.max_abs_corr_nngp
         and last.kappa_ntk > RELU_KAPPA_FLOOR else "not reproduced",
         measured=f"For plain ReLU the largest top-layer correlation grows from {one.max_abs_corr_nngp:.4f} (L=1) to "

@@ -202,7 +202,8 @@ def check_normrelu(mom: Moments) -> Check:
         mom: the moments of :func:`lib.chapters.infinite_depth.dual_activation.measure_moments`.
 
     Returns:
-        The verdict.
+        The verdict (part "the networks' NormReLU"; the family and lambda_b are
+        :func:`lib.chapters.infinite_depth.normrelu_family.check_normrelu_family`).
     """
     ok = abs(mom.mean) <= NORMRELU_SIGMAS * mom.mean_se and abs(mom.second - 1) <= NORMRELU_SIGMAS * mom.second_se
     mu = ""
@@ -210,6 +211,6 @@ def check_normrelu(mom: Moments) -> Check:
         mu = (f" Its coefficient of non-linearity is mu = {activation_rates('normrelu').mu:.5f}: NormReLU is "
               "nearly linear, so its decorrelation is slow.")
     return Check(
-        "[AAK] Sec 7", status="reproduced" if ok else "not reproduced",
+        "[AAK] Sec 7", status="reproduced" if ok else "not reproduced", part="the networks' NormReLU",
         measured=f"Monte Carlo of {mom.name} on N(0, 1): E[s] = {mom.mean:.2e} +- {mom.mean_se:.1e}, "
         f"E[s^2] = {mom.second:.5f} +- {mom.second_se:.1e}." + mu)

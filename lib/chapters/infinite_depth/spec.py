@@ -44,4 +44,8 @@ SPEC = ChapterSpec("04_infinite_depth", dict(
                           "makes their Gram matrix singular)"),
     aak_length_depth=Param(100, P.positive_int, "deepest layer of the [AAK] length-map and NormReLU-length studies "
                            "(App. D, I)"),
+    uncentred_depth=Param(400, P.positive_int, "deepest L of the [AAK] Thm 3.10 correlations of uncentred activations"),
+    aak_train_activation=Param("norm_gelu", P.choice(ACTIVATIONS), "activation of the [AAK] Sec. 4 training check"),
+    aak_train_width=Param(512, P.positive_int, "width of the [AAK] Sec. 4 training check"),
+    aak_train_depths=Param([1, 2, 4, 8], P.int_list(min_value=1), "depths of the [AAK] Sec. 4 training check"),
 ))
