@@ -220,7 +220,8 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("[LZB] Thm 3.1", "The Hessian spectral norm of a deep network is bounded by the $(2,2,1)$-norms of "
           "its layer derivative tensors times the largest $\\infty$-norm of its backward vectors "
           "(Prop 3.1 for two hidden layers).", "Sec. 3",
-          untestable="a bound in tensor norms the book does not compute; its consequence, Thm 3.2, is checked"),
+          untestable="a bound in tensor norms of any depth; the book computes them exactly for two hidden layers "
+                     "only ([LZB] Prop 3.1, checked), and checks the consequence, Thm 3.2"),
     Claim("[LZB] Lemma 3.1", "With a linear output layer, the backward vectors have $\\infty$-norm "
           "$\\tilde O(1/\\sqrt{m})$ in a ball of fixed radius, with high probability.", "Sec. 3",
           checked_by=("non_constancy.check_backward",)),
@@ -303,7 +304,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("[AAK] Cor 3.5", "Under Assumption A the NTK condition number tends to 1 exponentially fast in "
           "depth: it is at most $1 + \\epsilon$ once the depth is of order $\\log(n/\\epsilon)$ over $\\mu$.",
           "Sec. 3.2", checked_by=("infinite_depth.check_depth_bound",)),
-    Claim("[AAK] Thm 3.6", "Under the stronger Assumption B (small pairwise correlations summed over the data), "
+    Claim("[AAK] Thm 3.6", "Under the stronger Assumption B (the unit-norm inputs' Gram matrix has $\\lambda_{\\min} \\ge \\delta$), "
           "the top-layer kernel's smallest eigenvalue is close to 1 at a smaller depth than Thm 3.2 needs.",
           "Sec. 3.3", note=_ASSUMPTION_B),
     Claim("[AAK] Cor 3.7", "Under Assumption B the top-layer kernel condition number is close to 1 at a "
