@@ -36,6 +36,7 @@ Result                                    Checked by (``lib.chapters.``...)
 [LH] Sec 5(a) (ReLU vs linear rates)      ``optimization.check_relu_vs_linear`` (faces, n <= d)
 [LH] Fig 4 (depth speeds up SGD)          ``optimization.check_depth_speed`` (every depth pair against the seed spread; MNIST-5k record: ``optimization.paper_record``)
 [LH] Table 1 (accuracy vs depth)          ``optimization.check_accuracy`` (peak at depth 6 within the seed spread; inconclusive below 500 epochs)
+[LH] Sec 5(c) (deep NTK ~ random guess)   ``optimization.check_sec5c`` (kernel regression with the infinite-width NTK, depths to 1e6)
 [LZB] Prop 2.2, Eq 2 (linear model)       ``non_constancy.check_linear_model``, ``non_constancy.check_weight_change``
 [LZB] Thm 3.2, Rem 3.5 (Hessian, kernel)  ``non_constancy.check_hessian``, ``non_constancy.check_linear_kernel``
 [LZB] Lemma 3.1 (backward vectors)        ``non_constancy.check_backward``

@@ -172,7 +172,7 @@ CLAIMS: tuple[Claim, ...] = (
           "Sec. 5", checked_by=("optimization.check_accuracy",), note=_REAL + "; 500 epochs of SGD"),
     Claim("[LH] Sec 5(c)", "In the infinite-depth limit all non-parallel inputs are equally separated, which "
           "could make predictions on unseen data close to a random guess.", "Sec. 5",
-          untestable="statement about generalization in the infinite-depth limit"),
+          checked_by=("optimization.check_sec5c",)),
     # ---- [LH] Appendices
     Claim("[LH] Fig 5", "The map $g(z) = \\arccos\\big(((\\pi - z)\\cos z + \\sin z)/\\pi\\big)$ from one layer's "
           "embedding angle to the next lies below the identity on $(0, \\pi]$.", "App. A",

@@ -10,6 +10,7 @@ Submodules:
   forms, angle tables or kink-aware quadrature.
 * :mod:`~lib.theory.dual` -- c_s, normalization, Hermite coefficients, dual activation, mu ([AAK]).
 * :mod:`~lib.theory.limits` -- infinite-depth limits and rates ([LH] Thm 3.5, 4.3, Fig. 2; [AAK]).
+* :mod:`~lib.theory.relu_cross` -- the ReLU NTK between two sets at any depth, from a spline of Eq. (7).
 
 All angles are in radians, all arrays float64.
 """
@@ -51,6 +52,7 @@ from .relu import (
     relu_gradient_angle_weighted,
     relu_ntk,
 )
+from .relu_cross import relu_ntk_between
 
 __all__ = [
     # ReLU closed forms
@@ -67,4 +69,6 @@ __all__ = [
     "relu_gradient_angle_limit", "relu_cos_phi_asymptotic", "relu_normalized_ntk_limit",
     "relu_condition_number_limit", "FixedPoint", "correlation_fixed_point", "ntk_offdiagonal_rate",
     "aak_correlation_bound", "gershgorin_kappa_bound",
+    # the ReLU NTK between two sets (kernel regression, [LH] Sec. 5(c))
+    "relu_ntk_between",
 ]
