@@ -26,6 +26,8 @@ Result                                    Checked by (``lib.chapters.``...)
 [LH] Fig 3 (the authors' code, scaled)    ``conditioning.check_authors_agreement`` (their NTK = (2/d) ours)
 [LH] Prop 4.1 (small angle -> large k)    ``conditioning.check_prop41``
 [LH] Thm 4.2 (first-layer NTK)            ``conditioning.check_first_layer``
+[LH] Lemma E.4 (gates contract G)         ``conditioning.check_lemma_e4`` (both extreme eigenvalues, infinite width)
+[LH] Fig 3 (angle grows with depth)       ``conditioning.check_figure3_angle_depth`` (against the seed spread)
 [LH] Thm F.1 (two samples)                ``conditioning.check_two_sample``
 [LH] Thm 3.5 (phi -> arccos(1/4))         ``infinite_depth.check_thm35``
 [LH] Thm 4.3 (kappa -> (n+3)/3)           ``infinite_depth.check_thm43``

@@ -72,8 +72,12 @@ class Claim:
         return not self.untestable
 
 
-_REAL = ("needs MNIST, Fashion-MNIST, SVHN or Librispeech, which nothing here downloads "
-         "(put the IDX files in a folder and pass it to the chapter)")
+_REAL = ("needs MNIST, Fashion-MNIST, SVHN or Librispeech, which nothing here downloads: MNIST and Fashion-MNIST "
+         "are read from their IDX files in a folder you pass to the chapter; SVHN and Librispeech have no loader")
+_REAL_FIG3 = ("the paper's real data sets are not shipped and nothing here downloads them: MNIST and Fashion-MNIST are "
+              "read from their IDX files (chapter 03's parameter idx_dir, a folder with mnist/ and fashion_mnist/); "
+              "SVHN and Librispeech have no loader and come in only as your own array of inputs, one row per sample "
+              "(data_file, a .npy or .npz file, data_key naming the array of an .npz, with \"file\" in datasets)")
 _PROOF = "a step of a proof whose conclusion is checked"
 _NOT_YET = "testable, but no chapter measures it yet"
 _ASSUMPTION_B = ("testable, but the depth bounds under Assumption B are not measured separately; the rates they "
@@ -152,8 +156,8 @@ CLAIMS: tuple[Claim, ...] = (
           "improving with depth, on synthetic data and on MNIST, Fashion-MNIST, SVHN and Librispeech.",
           "Sec. 4.1", checked_by=("conditioning.check_figure3", "conditioning.check_figure3_angle",
                                 "conditioning.check_figure3_kappa", "conditioning.check_theory_prediction",
-                                "conditioning.check_authors_agreement"),
-          note="the real data sets " + _REAL),
+                                "conditioning.check_authors_agreement", "conditioning.check_figure3_angle_depth"),
+          note=_REAL_FIG3),
     # ---- [LH] Section 5: optimization
     Claim("[LH] Eq 9", "Worst-case rate of gradient descent on a wide network (from prior work): "
           "$L(w_t) \\le (1 - \\eta\\lambda_{min}(K)/2)^t L(w_0)$, i.e. about $(1 - 1/\\kappa)^t$ at "
@@ -197,7 +201,7 @@ CLAIMS: tuple[Claim, ...] = (
           checked_by=("infinite_depth.check_lemma_e",)),
     Claim("[LH] Lemma E.4", "Contracting the Gram matrix with the ReLU gates of a random layer gives a matrix "
           "whose smallest eigenvalue is larger and largest eigenvalue smaller than the Gram matrix's "
-          "(strictly for non-degenerate data).", "App. E", verdict_of=("[LH] Thm 4.2",)),
+          "(strictly for non-degenerate data).", "App. E", checked_by=("conditioning.check_lemma_e4",)),
     Claim("[LH] Lemma E.5", "At infinite width, every layer of a ReLU network keeps the norm, "
           "$\\|\\alpha^{(l)}(x)\\| = \\|x\\|$, and maps embedding angles by $\\theta^{(l)} = g(\\theta^{(l-1)})$.",
           "App. E", verdict_of=("[LH] Lemma E.2",)),
