@@ -17,7 +17,7 @@ Result                                    Checked by (``lib.chapters.``...)
 [LH] Lemma D.1 (A^T A / m -> I)           ``linear_baseline.check_lemma_d1``
 [LH] Remark 3.4 (separation in distance)  ``linear_baseline.check_distances``
 [LH] Lemma 3.1 (Eq. 7; gradient norm)     ``better_separation.check_width_convergence``, ``better_separation.check_gradient_norm``
-[LH] Thm 3.2 (separation at finite m)     ``better_separation.check_separation_onset``, ``better_separation.check_real_pairs`` (digits, faces)
+[LH] Thm 3.2 (separation at finite m)     ``better_separation.check_separation_onset``, ``better_separation.check_real_pairs`` (digits, faces; pairs up to 18.2 deg), ``better_separation.check_phi_depth`` (phi grows with L)
 [LH] Cor 3.3 (small-angle law)            ``better_separation.check_small_angle_law``
 [LH] Fig 1 (crossover, large angles)      ``better_separation.check_crossover``, ``better_separation.check_large_angles``
 [LH] Fig 2 (other activations)            ``better_separation.check_other_activations``, ``infinite_depth.check_phi_90``

@@ -121,7 +121,8 @@ CLAIMS: tuple[Claim, ...] = (
                  ("large angles", "for large input angles $\\phi$ stays above about $60^\\circ$"))),
     Claim("[LH] Thm 3.2", "For a small input angle $\\theta_{in}$, a wide ReLU network has $\\phi > \\theta_{in}$ "
           "with high probability over the initialization, and $\\phi$ increases with the depth $L$.", "Sec. 3",
-          checked_by=("better_separation.check_separation_onset", "better_separation.check_real_pairs")),
+          checked_by=("better_separation.check_separation_onset", "better_separation.check_real_pairs",
+                      "better_separation.check_phi_depth")),
     Claim("[LH] Cor 3.3", "At infinite width and finite depth, for small $\\theta_{in}$, "
           "$\\phi^2 = \\theta_{in}^2 + (L/\\pi)\\,\\theta_{in} + o(\\theta_{in})$, i.e. "
           "$\\phi \\approx \\sqrt{L\\theta_{in}/\\pi} \\gg \\theta_{in}$.", "Sec. 3",
