@@ -96,6 +96,7 @@ def test_angle_growth_holds_fails_caveat_and_vacuous():
     assert c.status == "reproduced with caveat" and "L=[3]" in c.caveat
     c = C.check_figure3_angle_depth(sweep([10, 12], seeds=1))    # no seed spread
     assert c.status == "reproduced with caveat" and "one seed" in c.caveat
+    assert "10 deg (L=1) -> 12 deg (L=2), change +2 deg, one seed" in c.measured
     assert angle_status([10]) == "not checked"
     no_frame = C.ConditioningSweep(summary=pd.DataFrame(), names=("a",), depths=(1, 2), batch_size=512)
     assert C.check_figure3_angle_depth(no_frame).status == "not checked"

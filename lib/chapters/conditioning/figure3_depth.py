@@ -84,9 +84,10 @@ def check_figure3_angle_depth(sweep: ConditioningSweep) -> Check:
             flat.append(ds)
         if dip:
             dips.append(f"{ds} at L={dip}")
-        lines.append(f"{ds}: {a['mean']:.3g} ± {0 if math.isnan(a.sd) else a.sd:.2g} deg (L={t.index[0]}) -> "
-                     f"{b['mean']:.3g} ± {0 if math.isnan(b.sd) else b.sd:.2g} deg (L={t.index[-1]}), change "
-                     f"{d:+.3g} deg, {k:g} se = {k * se:.2g} deg ({int(b.seeds)} seed(s))")
+        pm = lambda sd: "" if math.isnan(sd) else f" ± {sd:.2g}"  # one seed: no spread to show
+        lines.append(f"{ds}: {a['mean']:.3g}{pm(a.sd)} deg (L={t.index[0]}) -> {b['mean']:.3g}{pm(b.sd)} deg "
+                     f"(L={t.index[-1]}), change {d:+.3g} deg, "
+                     + (f"{k:g} se = {k * se:.2g} deg ({int(b.seeds)} seeds)" if ds not in one_seed else "one seed"))
         judged.append({"statement": f"{ds}: ReLU φ_min (deg) against depth", "paper": "grows",
                        "this book": f"{number(a['mean'])} (L={t.index[0]}) -> {number(b['mean'])} (L={t.index[-1]})",
                        "rule": f"rises by more than {k:g} standard errors over seeds", "holds": bool(rose)})
