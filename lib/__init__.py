@@ -17,7 +17,7 @@ Result                                    Checked by (``lib.chapters.``...)
 [LH] Lemma D.1 (A^T A / m -> I)           ``linear_baseline.check_lemma_d1``
 [LH] Remark 3.4 (separation in distance)  ``linear_baseline.check_distances``
 [LH] Lemma 3.1 (Eq. 7; gradient norm)     ``better_separation.check_width_convergence``, ``better_separation.check_gradient_norm``
-[LH] Thm 3.2 (separation at finite m)     ``better_separation.check_separation_onset``, ``better_separation.check_real_pairs`` (digits, faces)
+[LH] Thm 3.2 (separation at finite m)     ``better_separation.check_separation_onset``, ``better_separation.check_real_pairs`` (digits, faces; pairs up to 18.2 deg), ``better_separation.check_phi_depth`` (phi grows with L)
 [LH] Cor 3.3 (small-angle law)            ``better_separation.check_small_angle_law``
 [LH] Fig 1 (crossover, large angles)      ``better_separation.check_crossover``, ``better_separation.check_large_angles``
 [LH] Fig 2 (other activations)            ``better_separation.check_other_activations``, ``infinite_depth.check_phi_90``
@@ -26,6 +26,8 @@ Result                                    Checked by (``lib.chapters.``...)
 [LH] Fig 3 (the authors' code, scaled)    ``conditioning.check_authors_agreement`` (their NTK = (2/d) ours)
 [LH] Prop 4.1 (small angle -> large k)    ``conditioning.check_prop41``
 [LH] Thm 4.2 (first-layer NTK)            ``conditioning.check_first_layer``
+[LH] Lemma E.4 (gates contract G)         ``conditioning.check_lemma_e4`` (both extreme eigenvalues, infinite width)
+[LH] Fig 3 (angle grows with depth)       ``conditioning.check_figure3_angle_depth`` (against the seed spread)
 [LH] Thm F.1 (two samples)                ``conditioning.check_two_sample``
 [LH] Thm 3.5 (phi -> arccos(1/4))         ``infinite_depth.check_thm35``
 [LH] Thm 4.3 (kappa -> (n+3)/3)           ``infinite_depth.check_thm43``
@@ -36,6 +38,7 @@ Result                                    Checked by (``lib.chapters.``...)
 [LH] Sec 5(a) (ReLU vs linear rates)      ``optimization.check_relu_vs_linear`` (faces, n <= d)
 [LH] Fig 4 (depth speeds up SGD)          ``optimization.check_depth_speed`` (every depth pair against the seed spread; MNIST-5k record: ``optimization.paper_record``)
 [LH] Table 1 (accuracy vs depth)          ``optimization.check_accuracy`` (peak at depth 6 within the seed spread; inconclusive below 500 epochs)
+[LH] Sec 5(c) (deep NTK ~ random guess)   ``optimization.check_sec5c`` (kernel regression with the infinite-width NTK, depths to 1e6)
 [LZB] Prop 2.2, Eq 2 (linear model)       ``non_constancy.check_linear_model``, ``non_constancy.check_weight_change``
 [LZB] Thm 3.2, Rem 3.5 (Hessian, kernel)  ``non_constancy.check_hessian``, ``non_constancy.check_linear_kernel``
 [LZB] Lemma 3.1 (backward vectors)        ``non_constancy.check_backward``

@@ -72,8 +72,12 @@ class Claim:
         return not self.untestable
 
 
-_REAL = ("needs MNIST, Fashion-MNIST, SVHN or Librispeech, which nothing here downloads "
-         "(put the IDX files in a folder and pass it to the chapter)")
+_REAL = ("needs MNIST, Fashion-MNIST, SVHN or Librispeech, which nothing here downloads: MNIST and Fashion-MNIST "
+         "are read from their IDX files in a folder you pass to the chapter; SVHN and Librispeech have no loader")
+_REAL_FIG3 = ("the paper's real data sets are not shipped and nothing here downloads them: MNIST and Fashion-MNIST are "
+              "read from their IDX files (chapter 03's parameter idx_dir, a folder with mnist/ and fashion_mnist/); "
+              "SVHN and Librispeech have no loader and come in only as your own array of inputs, one row per sample "
+              "(data_file, a .npy or .npz file, data_key naming the array of an .npz, with \"file\" in datasets)")
 _PROOF = "a step of a proof whose conclusion is checked"
 _NOT_YET = "testable, but no chapter measures it yet"
 _ASSUMPTION_B = ("testable, but the depth bounds under Assumption B are not measured separately; the rates they "
@@ -117,7 +121,8 @@ CLAIMS: tuple[Claim, ...] = (
                  ("large angles", "for large input angles $\\phi$ stays above about $60^\\circ$"))),
     Claim("[LH] Thm 3.2", "For a small input angle $\\theta_{in}$, a wide ReLU network has $\\phi > \\theta_{in}$ "
           "with high probability over the initialization, and $\\phi$ increases with the depth $L$.", "Sec. 3",
-          checked_by=("better_separation.check_separation_onset", "better_separation.check_real_pairs")),
+          checked_by=("better_separation.check_separation_onset", "better_separation.check_real_pairs",
+                      "better_separation.check_phi_depth")),
     Claim("[LH] Cor 3.3", "At infinite width and finite depth, for small $\\theta_{in}$, "
           "$\\phi^2 = \\theta_{in}^2 + (L/\\pi)\\,\\theta_{in} + o(\\theta_{in})$, i.e. "
           "$\\phi \\approx \\sqrt{L\\theta_{in}/\\pi} \\gg \\theta_{in}$.", "Sec. 3",
@@ -152,8 +157,8 @@ CLAIMS: tuple[Claim, ...] = (
           "improving with depth, on synthetic data and on MNIST, Fashion-MNIST, SVHN and Librispeech.",
           "Sec. 4.1", checked_by=("conditioning.check_figure3", "conditioning.check_figure3_angle",
                                 "conditioning.check_figure3_kappa", "conditioning.check_theory_prediction",
-                                "conditioning.check_authors_agreement"),
-          note="the real data sets " + _REAL),
+                                "conditioning.check_authors_agreement", "conditioning.check_figure3_angle_depth"),
+          note=_REAL_FIG3),
     # ---- [LH] Section 5: optimization
     Claim("[LH] Eq 9", "Worst-case rate of gradient descent on a wide network (from prior work): "
           "$L(w_t) \\le (1 - \\eta\\lambda_{min}(K)/2)^t L(w_0)$, i.e. about $(1 - 1/\\kappa)^t$ at "
@@ -172,7 +177,7 @@ CLAIMS: tuple[Claim, ...] = (
           "Sec. 5", checked_by=("optimization.check_accuracy",), note=_REAL + "; 500 epochs of SGD"),
     Claim("[LH] Sec 5(c)", "In the infinite-depth limit all non-parallel inputs are equally separated, which "
           "could make predictions on unseen data close to a random guess.", "Sec. 5",
-          untestable="statement about generalization in the infinite-depth limit"),
+          checked_by=("optimization.check_sec5c",)),
     # ---- [LH] Appendices
     Claim("[LH] Fig 5", "The map $g(z) = \\arccos\\big(((\\pi - z)\\cos z + \\sin z)/\\pi\\big)$ from one layer's "
           "embedding angle to the next lies below the identity on $(0, \\pi]$.", "App. A",
@@ -197,7 +202,7 @@ CLAIMS: tuple[Claim, ...] = (
           checked_by=("infinite_depth.check_lemma_e",)),
     Claim("[LH] Lemma E.4", "Contracting the Gram matrix with the ReLU gates of a random layer gives a matrix "
           "whose smallest eigenvalue is larger and largest eigenvalue smaller than the Gram matrix's "
-          "(strictly for non-degenerate data).", "App. E", verdict_of=("[LH] Thm 4.2",)),
+          "(strictly for non-degenerate data).", "App. E", checked_by=("conditioning.check_lemma_e4",)),
     Claim("[LH] Lemma E.5", "At infinite width, every layer of a ReLU network keeps the norm, "
           "$\\|\\alpha^{(l)}(x)\\| = \\|x\\|$, and maps embedding angles by $\\theta^{(l)} = g(\\theta^{(l-1)})$.",
           "App. E", verdict_of=("[LH] Lemma E.2",)),

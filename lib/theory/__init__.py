@@ -13,6 +13,7 @@ Submodules:
 * :mod:`~lib.theory.nonlinearity` -- [AAK] App. C.4, D, H: closed forms of mu, the length map, a bound on one
   layer's kernel.
 * :mod:`~lib.theory.aak_bounds` -- [AAK] Cor 3.3, 3.5: the depth after which kappa <= 1 + eps.
+* :mod:`~lib.theory.relu_cross` -- the ReLU NTK between two sets at any depth, from a spline of Eq. (7).
 
 All angles are in radians, all arrays float64.
 """
@@ -64,6 +65,7 @@ from .relu import (
     relu_gradient_angle_weighted,
     relu_ntk,
 )
+from .relu_cross import relu_ntk_between
 
 __all__ = [
     # ReLU closed forms
@@ -85,4 +87,6 @@ __all__ = [
     "hadamard_power_bound",
     # [AAK] Cor 3.3, 3.5: depth bounds
     "aak_first_phase", "aak_depth_bound",
+    # the ReLU NTK between two sets (kernel regression, [LH] Sec. 5(c))
+    "relu_ntk_between",
 ]

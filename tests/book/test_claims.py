@@ -66,7 +66,7 @@ def test_every_claim_is_testable_with_a_check_or_says_why_not():
         else:
             assert c.checked_by or c.verdict_of or c.note, f"{c.claim_id}: neither checked, borrowed nor explained"
     untestable = [c.claim_id for c in CLAIMS if c.untestable]
-    assert "[LH] Sec 5(c)" in untestable  # a statement about generalization
+    assert "[LZB] Thm 3.1" in untestable  # a bound in tensor norms
 
 
 def test_borrowed_verdicts_point_at_checked_claims_without_cycles():

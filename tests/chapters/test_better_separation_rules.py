@@ -25,7 +25,7 @@ from lib.chapters.better_separation import small_angles as SA
 from lib.chapters.better_separation import spec as SP
 
 #: the thresholds as the docstrings state them; the boundary tests below are built from these values
-DOCUMENTED = dict(SIMILAR_DEG=60.0, GAIN_PASS=0.5, GAIN_FAIL=0.25, SHARE_PASS=0.95, INVARIANT_TOL_DEG=1e-9,
+DOCUMENTED = dict(SIMILAR_DEG=60.0, SMALL_DEG=180 / math.pi ** 2, MIN_SMALL_PAIRS=10, GAIN_PASS=0.5, GAIN_FAIL=0.25, SHARE_PASS=0.95, INVARIANT_TOL_DEG=1e-9,
                   SIMILAR_APP_B_DEG=30.0, SEPARATION_DEG=60.0, GROWTH_DEG=30.0, LAW_WINDOW=1e-3, LAW_RTOL=1e-3,
                   LIMIT_WINDOW=1e-5, LIMIT_FALL=10.0, NO_CONVERGENCE_SLOPE=-0.15, RATE_BAND=(-0.8, -0.3),
                   EXPONENT_PASS=0.25, EXPONENT_FAIL=0.5, STATED_DEG=60.0, ABOUT_DEG=5.0, MIN_IN_DIM=2)
@@ -35,7 +35,7 @@ GRIDS = S.angle_grids(10.0, 30.0, 8)
 
 
 def test_the_thresholds_are_the_documented_ones():
-    got = dict(SIMILAR_DEG=RD.SIMILAR_DEG, GAIN_PASS=RD.GAIN_PASS, GAIN_FAIL=RD.GAIN_FAIL, SHARE_PASS=RD.SHARE_PASS,
+    got = dict(SIMILAR_DEG=RD.SIMILAR_DEG, SMALL_DEG=RD.SMALL_DEG, MIN_SMALL_PAIRS=RD.MIN_SMALL_PAIRS, GAIN_PASS=RD.GAIN_PASS, GAIN_FAIL=RD.GAIN_FAIL, SHARE_PASS=RD.SHARE_PASS,
                INVARIANT_TOL_DEG=AB.INVARIANT_TOL_DEG, SIMILAR_APP_B_DEG=AB.SIMILAR_APP_B_DEG,
                SEPARATION_DEG=OA.SEPARATION_DEG, GROWTH_DEG=OA.GROWTH_DEG, LAW_WINDOW=SA.LAW_WINDOW,
                LAW_RTOL=SA.LAW_RTOL, LIMIT_WINDOW=SA.LIMIT_WINDOW, LIMIT_FALL=SA.LIMIT_FALL,
@@ -47,11 +47,11 @@ def test_the_thresholds_are_the_documented_ones():
 
 # ---------------------------------------------------------------- [LH] Thm 3.2 on real pairs
 N_PAIRS = 200
-THETA = np.radians(np.linspace(5.0, 59.0, N_PAIRS))
+THETA = np.radians(np.linspace(2.0, 18.0, N_PAIRS))   # every pair at a small angle (<= SMALL_DEG = 18.24 deg)
 
 
 def real_pairs(f=(1.0, 1.0), depths=(1, 2), losers=0, extra=None, data="digits") -> S.RealPairs:
-    """Pairs at THETA (all similar) with phi = theta + f_L (phi_inf - theta): the median gain is exactly f_L times
+    """Pairs at THETA (all small-angle) with phi = theta + f_L (phi_inf - theta): the median gain is exactly f_L times
     Eq. 7's. ``losers`` pairs at depth 1 get phi = theta - 0.01 rad; ``extra`` = (angle_deg, count) adds that many
     losing pairs at that angle (every depth)."""
     rows = []
@@ -123,9 +123,28 @@ def test_real_pairs_share_threshold(extra_losers, status):
 
 
 @pytest.mark.parametrize("where,status", [(IN, "reproduced with caveat"), (OUT, "reproduced")])
-def test_real_pairs_similar_angle_bound(where, status):
-    # 11 losing pairs (over 5 %) just inside the similar range count; just outside they do not
-    assert real(extra=(D["SIMILAR_DEG"] * where, 11)).status == status
+def test_real_pairs_small_angle_bound(where, status):
+    # 11 losing pairs (over 5 %) just inside the small-angle range count; just outside they do not
+    assert real(extra=(D["SMALL_DEG"] * where, 11)).status == status
+
+
+@pytest.mark.parametrize("k,status", [(D["MIN_SMALL_PAIRS"], "reproduced"), (D["MIN_SMALL_PAIRS"] - 1, "inconclusive")])
+def test_real_pairs_minimum_number_of_small_pairs(k, status):
+    rp = real_pairs()
+    keep = rp.pairs.theta.isin(THETA[:k]) | (rp.pairs.theta > math.radians(D["SMALL_DEG"]))
+    c = S.check_real_pairs(dataclasses.replace(rp, pairs=rp.pairs[keep]), "digits")
+    assert c.status == status and f"On the {k} small-angle pairs" in c.measured
+    if status == "inconclusive":
+        assert f"only {k} small-angle pair(s)" in c.caveat
+
+
+def test_real_pairs_say_how_many_pairs_are_small():
+    c = real(extra=(40.0, 7))   # 7 pairs between SMALL_DEG and SIMILAR_DEG: counted as similar, not judged
+    assert "On the 200 small-angle pairs" in c.measured and "of 207 pairs up to 60 deg" in c.measured
+    far = real_pairs()
+    far = dataclasses.replace(far, pairs=far.pairs.assign(theta=far.pairs.theta + math.radians(20)))
+    c = S.check_real_pairs(far, "digits")   # 22-38 deg: similar, none small
+    assert c.status == "not checked" and "no small-angle pair (200 pairs up to 60 deg)" in c.measured
 
 
 # ---------------------------------------------------------------- [LH] App B

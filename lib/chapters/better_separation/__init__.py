@@ -15,7 +15,8 @@ The modules, one job each:
 * :mod:`~lib.chapters.better_separation.crossover` -- the 60 deg statements of Sec. 3 (paper vs this book);
 * :mod:`~lib.chapters.better_separation.real_data` -- separation of real image pairs (digits, faces, MNIST-5k);
 * :mod:`~lib.chapters.better_separation.other_activations` -- [LH] Figure 2 (other activations);
-* :mod:`~lib.chapters.better_separation.app_b` -- [LH] App. B.
+* :mod:`~lib.chapters.better_separation.app_b` -- [LH] App. B;
+* :mod:`~lib.chapters.better_separation.phi_depth` -- [LH] Thm 3.2, phi against depth at small angles.
 
 ``measure_*`` run the chapter's networks and return results that carry their settings, ``plot_*`` draw
 its figures, ``figure_*`` add each figure's label, caption, sources and setting (the arguments of
@@ -82,6 +83,8 @@ from lib.chapters.better_separation.other_activations import (
 from lib.chapters.better_separation.real_data import (
     REAL_DATA,
     SIMILAR_DEG,
+    SMALL_DEG,
+    MIN_SMALL_PAIRS,
     RealPairs,
     check_real_pairs,
     figure_real_pairs,
@@ -91,6 +94,8 @@ from lib.chapters.better_separation.real_data import (
     table_real_pairs,
 )
 from lib.chapters.better_separation.relu_sweep import ReluSweep, measure_relu_sweep
+from lib.chapters.better_separation.phi_depth import PHI_SE_MULTIPLE, PhiDepth, check_phi_depth, phi_depth, \
+    phi_depth_table
 from lib.chapters.better_separation.separation_theory import (
     DEG,
     crossover_angles,
@@ -128,7 +133,7 @@ __all__ = [
     "Crossovers", "crossovers", "table_crossovers", "plot_crossover", "figure_crossover", "check_crossover",
     "check_large_angles", "table_figure1_vs_paper",
     # real image pairs
-    "REAL_DATA", "SIMILAR_DEG", "RealPairs", "load_real", "measure_real_pairs", "table_real_pairs",
+    "REAL_DATA", "SIMILAR_DEG", "SMALL_DEG", "MIN_SMALL_PAIRS", "RealPairs", "load_real", "measure_real_pairs", "table_real_pairs",
     "plot_real_pairs", "figure_real_pairs", "check_real_pairs",
     # other activations
     "ACTIVATIONS", "LH_ACTIVATIONS", "Activations", "measure_other_activations", "plot_other_activations",
@@ -136,4 +141,6 @@ __all__ = [
     # App. B
     "VARIANTS", "variant_theory_angle", "VariantAngles", "measure_variant_angles", "plot_variants",
     "figure_variants", "table_variant_summary", "check_app_b", "APP_B_CAVEAT",
+    # [LH] Thm 3.2: phi against depth at the small angles
+    "PHI_SE_MULTIPLE", "PhiDepth", "phi_depth", "phi_depth_table", "check_phi_depth",
 ]

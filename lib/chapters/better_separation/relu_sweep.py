@@ -13,6 +13,7 @@ from lib.chapters.better_separation.figure1 import GradientAngles
 from lib.chapters.better_separation.measure import Grids, angle_grids, measure_finite_width_angles, separation_onset, \
     width_errors
 from lib.chapters.better_separation.norms import GradientNorms, gradient_norms
+from lib.chapters.better_separation.phi_depth import PhiDepth, phi_depth
 from lib.chapters.better_separation.separation_theory import relu_theory_curves, small_angle_errors
 from lib.chapters.better_separation.small_angles import SmallAngles
 
@@ -29,6 +30,8 @@ class ReluSweep:
         small: the small-angle study (:class:`lib.chapters.better_separation.SmallAngles`).
         norms: the gradient norms (:class:`lib.chapters.better_separation.GradientNorms`).
         crossovers: the 60 deg statements (:class:`lib.chapters.better_separation.Crossovers`).
+        depth: phi against depth at the small angles, every depth of the sweep
+            (:class:`lib.chapters.better_separation.phi_depth.PhiDepth`, [LH] Thm 3.2).
     """
 
     grids: Grids
@@ -36,6 +39,7 @@ class ReluSweep:
     small: SmallAngles
     norms: GradientNorms
     crossovers: Crossovers
+    depth: PhiDepth | None = None
 
 
 def measure_relu_sweep(cfg: Config) -> ReluSweep:
@@ -70,4 +74,4 @@ def measure_relu_sweep(cfg: Config) -> ReluSweep:
                         small=small_angle_errors(thetas, cfg.small_depths), fw_depths=small_fw_depths,
                         fw_small=fw_small, onset=separation_onset(fw_small, fraction=0.5))
     return ReluSweep(grids=grids, angles=angles, small=small, norms=gradient_norms(fw_all, grids, cfg.seeds),
-                     crossovers=crossovers(grids, depths, theory))
+                     crossovers=crossovers(grids, depths, theory), depth=phi_depth(fw_all, grids, cfg.seeds))

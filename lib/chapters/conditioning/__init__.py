@@ -21,7 +21,9 @@ over seeds; the min angle on the full set) and (b) the full-data kappa and angle
   orders lambda_min) and Thm 4.2;
 * :mod:`~lib.chapters.conditioning.two_sample` -- App. F (Thm F.1);
 * :mod:`~lib.chapters.conditioning.theory_cmp` -- finite width against the infinite-width prediction;
-* :mod:`~lib.chapters.conditioning.agreement` -- agreement with the authors' code (:mod:`lib.finite.authors`).
+* :mod:`~lib.chapters.conditioning.agreement` -- agreement with the authors' code (:mod:`lib.finite.authors`);
+* :mod:`~lib.chapters.conditioning.figure3_depth` -- Figure 3's angle against depth, against the seed spread;
+* :mod:`~lib.chapters.conditioning.lemma_e4` -- [LH] Lemma E.4 (one layer's ReLU gates contract the Gram matrix).
 
 ``measure_*`` measure and return a result that carries its settings, ``plot_*`` draw the figures,
 ``check_*`` compute the verdicts (:class:`lib.book.results.Check`), ``table_*`` build the tables,
@@ -59,6 +61,9 @@ from lib.chapters.conditioning.theory_cmp import (plot_theory_comparison, CAPTIO
                                                   TheoryComparison, table_theory_comparison, check_theory_prediction,
                                                   THEORY_TOL_SQRT_M, THEORY_LOOSE_SQRT_M)
 from lib.chapters.conditioning.spec import SPEC
+from lib.chapters.conditioning.figure3_depth import ANGLE_SE_MULTIPLE, angle_depth_table, check_figure3_angle_depth
+from lib.chapters.conditioning.lemma_e4 import (E4_MAX_N, E4_TOL, LemmaE4, check_lemma_e4, measure_lemma_e4,
+                                                table_lemma_e4)
 
 __all__ = [
     "DATASET_NAMES", "LABELS", "sets_text", "ChapterData", "load_datasets", "load_data", "colors", "table_datasets",
@@ -80,4 +85,6 @@ __all__ = [
     "TWO_SAMPLE_RTOL",
     "plot_theory_comparison", "CAPTION_THEORY", "setting_theory", "TheoryComparison", "table_theory_comparison",
     "check_theory_prediction", "THEORY_TOL_SQRT_M", "THEORY_LOOSE_SQRT_M", "SPEC",
+    "ANGLE_SE_MULTIPLE", "angle_depth_table", "check_figure3_angle_depth",
+    "E4_MAX_N", "E4_TOL", "LemmaE4", "measure_lemma_e4", "table_lemma_e4", "check_lemma_e4",
 ]

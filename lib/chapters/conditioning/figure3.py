@@ -357,8 +357,10 @@ def check_figure3(sweep: ConditioningSweep, protocol: str) -> Check:
 
 
 def checks_figure3(sweep: ConditioningSweep) -> list[Check]:
-    """The four checks of [LH] Figure 3 on the sweep, in the order the chapter records them: the angle
-    (:func:`check_figure3_angle`), ReLU against linear kappa (:func:`check_figure3_kappa`), and kappa against
-    depth under the authors' batches and on the full data (:func:`check_figure3`)."""
+    """The five checks of [LH] Figure 3 on the sweep, in the order the chapter records them: the angle
+    (:func:`check_figure3_angle`), ReLU against linear kappa (:func:`check_figure3_kappa`), kappa against
+    depth under the authors' batches and on the full data (:func:`check_figure3`), and the angle against depth
+    (:func:`lib.chapters.conditioning.figure3_depth.check_figure3_angle_depth`)."""
+    from lib.chapters.conditioning.figure3_depth import check_figure3_angle_depth  # its own module (issue 26)
     return [check_figure3_angle(sweep), check_figure3_kappa(sweep), check_figure3(sweep, "batch"),
-            check_figure3(sweep, "full")]
+            check_figure3(sweep, "full"), check_figure3_angle_depth(sweep)]

@@ -14,6 +14,8 @@ One job per module, the public names re-exported here (``from lib.chapters impor
 - :mod:`lib.chapters.optimization.paper_record`: [LH] Figure 4 / Table 1 on MNIST-5k under the paper's
   protocol, the case too slow for a book build: ``python -m lib.chapters.optimization --record`` writes it to
   ``notebooks/records/``, the chapter reads it.
+- :mod:`lib.chapters.optimization.deep_kernel`: [LH] Sec. 5(c), kernel regression with the infinite-width ReLU
+  NTK at growing depth (held-out accuracy toward chance).
 """
 from __future__ import annotations
 
@@ -36,6 +38,9 @@ from lib.chapters.optimization.sgd import (FOLDER_PARAMS, LATE_FRACTION, MNIST_S
                                            rate_score, sgd_summary, stratified_split, table_lr_grid, train_test_split,
                                            updates_per_epoch)
 from lib.chapters.optimization.spec import SPEC
+from lib.chapters.optimization.deep_kernel import (CHANCE_MARGIN, KR_DEEP, KR_RIDGE, KR_SE_MULTIPLE, DeepKernel,
+                                                   check_sec5c, deep_kernel_table, figure_deep_kernel,
+                                                   measure_deep_kernel, plot_deep_kernel)
 
 __all__ = [
     # spec
@@ -58,4 +63,7 @@ __all__ = [
     "PaperSGDProtocol", "PAPER_SGD", "RECORD_DIR", "RECORD_NAME", "RECORD_PART", "FIG4_DEPTHS", "TABLE1_DEPTHS",
     "sgd_record_cell", "measure_sgd_case", "record_sgd_case", "read_sgd_record", "record_studies", "RecordCase",
     "sgd_record_case", "record_glue", "main",
+    # deep_kernel ([LH] Sec. 5(c))
+    "DeepKernel", "measure_deep_kernel", "deep_kernel_table", "plot_deep_kernel", "figure_deep_kernel", "check_sec5c",
+    "KR_RIDGE", "CHANCE_MARGIN", "KR_SE_MULTIPLE", "KR_DEEP",
 ]

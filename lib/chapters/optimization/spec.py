@@ -41,4 +41,9 @@ SPEC = ChapterSpec("06_optimization", dict(
     device=Param("cpu", P.device_name, "torch device of the SGD nets (\"cuda\" on a GPU machine)"),
     sgd_record=Param("read", P.choice(["read", "compute"]),
                      "the paper-protocol case on MNIST-5k: \"read\" its record, or \"compute\" it here (about an hour)"),
+    kr_depths=Param([1, 10, 100, 1000, 10000, 1000000], P.int_list(min_value=1, min_len=2),
+                    "depths of the kernel regression of [LH] Sec. 5(c) (infinite-width NTK)"),
+    kr_n_train=Param(300, P.int_at_least(10), "training digits per split of the kernel regression"),
+    kr_n_test=Param(300, P.int_at_least(10), "held-out digits per split of the kernel regression"),
+    kr_splits=Param(5, P.int_at_least(2), "random train/held-out splits of the kernel regression"),
 ))
