@@ -321,7 +321,7 @@ SELU_ALPHA, SELU_SCALE = 1.6732632423543772, 1.0507009873554805
 #: The slope of leaky ReLU on z < 0 used for [AAK] App. D.4's list (any slope in (0, 1) is convex-concave).
 LEAKY_SLOPE = 0.1
 
-#: The shift s of [AAK] App. D.4's counterexample, ReLU "with a little shift": max(z - s, 0).
+#: The shift s of [AAK] App. D.4's counterexample, ReLU "with a little shift", max(z - s, 0).
 SHIFTED_RELU_SHIFT = 0.1
 
 

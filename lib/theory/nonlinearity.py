@@ -44,7 +44,7 @@ def mu_closed_form(name: str) -> float:
     """[AAK] App. C.4: the coefficient of non-linearity of the normalized ``name`` in closed form.
 
     Args:
-        name: a key of :data:`MU_CLOSED_FORMS` (``linear``, ``hermite2``, ``relu``, ``step``, ``exp``).
+        name: a key of :data:`~lib.theory.nonlinearity.MU_CLOSED_FORMS` (``linear``, ``hermite2``, ``relu``, ``step``, ``exp``).
 
     Returns:
         mu.
@@ -70,7 +70,7 @@ def length_map(activation: str | Activation, q0: ArrayLike, depth: int) -> np.nd
     """The squared lengths q^(l) = c_s E[s(sqrt(q^(l-1)) z)^2], l = 0..depth, from q^(0) = ``q0`` ([AAK] App. D).
 
     Per-layer 1-D quadrature (:func:`lib.theory.diagonal_expectations`, ``method="direct"``); an iterate that leaves
-    :data:`LENGTH_RANGE` is no longer followed (NaN after it): the map collapsed or blew up.
+    :data:`~lib.theory.nonlinearity.LENGTH_RANGE` is no longer followed (NaN after it): the map collapsed or blew up.
 
     Args:
         activation: an activation (with its ``c``; q = 1 is then a fixed point).

@@ -4,7 +4,7 @@
 hundred training and test points at depth 10^4 costs minutes. The NTK depends on a pair only through the
 norms and the input angle,
 
-    Theta(x, z) = (L+1) |x| |z| cos phi_L(theta_in(x, z))        ([LH] Lemma 3.1),
+    ``Theta(x, z) = (L+1) |x| |z| cos phi_L(theta_in(x, z))``        ([LH] Lemma 3.1),
 
 so :func:`relu_ntk_between` evaluates phi_L with :func:`lib.theory.relu_gradient_angle` (the book's one
 recursion, stable at any depth) on a grid of input angles, log-spaced over the angles the data have, and

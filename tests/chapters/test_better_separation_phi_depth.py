@@ -35,7 +35,7 @@ def rows(phi_deg=None, sd=0.1, seeds=4, depths=(1, 5, 20), widths=(128, 2048)):
 
 def study(**kw) -> S.PhiDepth:
     grids = S.Grids(**{**GRIDS.__dict__, "fw_small_angles": ANGLES})
-    return S.phi_depth(rows(**kw), grids, kw.get("seeds", 4))
+    return S.small_angle_depths(rows(**kw), grids, kw.get("seeds", 4))
 
 
 def status(**kw):

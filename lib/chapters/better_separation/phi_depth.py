@@ -13,7 +13,7 @@ from lib.book.wording import ints
 from lib.chapters.better_separation.measure import Grids, separation_onset
 from lib.chapters.better_separation.separation_theory import DEG
 
-__all__ = ["PHI_SE_MULTIPLE", "PhiDepth", "phi_depth", "phi_depth_table", "check_phi_depth"]
+__all__ = ["PHI_SE_MULTIPLE", "PhiDepth", "small_angle_depths", "phi_depth_table", "check_phi_depth"]
 
 #: A change of the seed-mean phi between consecutive depths counts when it exceeds this multiple of its standard
 #: error sqrt(sd_a^2/n_a + sd_b^2/n_b) over seeds (2: about a 95 % two-sided level, as chapters 03 and 06).
@@ -41,7 +41,7 @@ class PhiDepth:
     seeds: int
 
 
-def phi_depth(fw_all: pd.DataFrame, grids: Grids, seeds: int) -> PhiDepth:
+def small_angle_depths(fw_all: pd.DataFrame, grids: Grids, seeds: int) -> PhiDepth:
     """The small-angle rows of a finite-width ReLU sweep at every depth, with their onsets (no new nets).
 
     Args:
@@ -83,7 +83,7 @@ def check_phi_depth(pdep: PhiDepth) -> Check:
     theorem's "wide enough" for that angle; below it the finite net is linear between the two inputs, which
     :func:`lib.chapters.better_separation.check_separation_onset` judges). For each such angle and each pair of
     consecutive depths, the change of the seed-mean phi against its standard error over seeds. Rule, with
-    k = :data:`PHI_SE_MULTIPLE`:
+    k = :data:`~lib.chapters.better_separation.phi_depth.PHI_SE_MULTIPLE`:
 
     * "not reproduced" if at some angle phi falls from one depth to the next by more than k standard errors;
     * "reproduced" if at every angle it rises from each depth to the next by more than k standard errors;

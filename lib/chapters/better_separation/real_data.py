@@ -41,10 +41,10 @@ REAL_DATA = ("digits", "faces", "mnist_5k")
 #: Input angles below which pairs count as similar (Eq. 7 gives phi > theta_in there at every depth >= 1:
 #: its crossover phi = theta_in lies above 66 deg, chapter's crossover table).
 SIMILAR_DEG = 60.0
-#: [LH] Thm 3.2 is a statement about small input angles: its verdict on real pairs reads the pairs with theta_in at
+#: [LH] Thm 3.2 is a statement about small input angles -- its verdict on real pairs reads the pairs with theta_in at
 #: most 1/pi rad (18.2 deg). Below it the separation term (L/pi) theta_in of Cor 3.3's phi^2 = theta_in^2 +
 #: (L/pi) theta_in exceeds theta_in^2 at every depth L >= 1, so the gain is the small-angle one the theorem is about;
-#: up to 60 deg (:data:`SIMILAR_DEG`) phi > theta_in still holds, but by a gain that Eq. 7 shows shrinking to 2 deg.
+#: up to 60 deg (:data:`~lib.chapters.better_separation.real_data.SIMILAR_DEG`) phi > theta_in still holds, but by a gain that Eq. 7 shows shrinking to 2 deg.
 SMALL_DEG = math.degrees(1.0 / math.pi)
 #: Fewer small-angle pairs than this give "inconclusive": a median over so few pairs moves by a whole pair's gain when
 #: one pair is added, and one pair's finite-width error (1-2 deg at width 512) is not averaged out.
@@ -220,7 +220,7 @@ def check_real_pairs(rp: RealPairs, data: str) -> Check:
       phi > theta_in, and every growth is at least GAIN_PASS of Eq. 7's;
     * "reproduced with caveat" in between, and when a single depth was run (then "phi increases with L"
       is not tested, and the caveat says so);
-    * "inconclusive" if ``data`` has fewer than :data:`MIN_SMALL_PAIRS` (10) small-angle pairs (the count is named);
+    * "inconclusive" if ``data`` has fewer than :data:`~lib.chapters.better_separation.real_data.MIN_SMALL_PAIRS` (10) small-angle pairs (the count is named);
     * "not checked" if ``data`` has no small-angle pair.
 
     The thresholds :data:`~lib.chapters.better_separation.real_data.GAIN_PASS` (1/2), :data:`~lib.chapters.better_separation.real_data.GAIN_FAIL` (1/4) and :data:`~lib.chapters.better_separation.real_data.SHARE_PASS` (95 %) are
@@ -228,7 +228,7 @@ def check_real_pairs(rp: RealPairs, data: str) -> Check:
     theorem's limit theta_in -> 0 with a width growing as theta_in falls (real pairs are no closer than
     the data make them; :func:`lib.chapters.better_separation.check_separation_onset` tests that limit on
     synthetic pairs); it tests the statement on the pairs up to 18.2 deg instead, and the verdict says how many
-    there are (and how many pairs lie up to :data:`SIMILAR_DEG`, 60 deg, where the table reads them).
+    there are (and how many pairs lie up to :data:`~lib.chapters.better_separation.real_data.SIMILAR_DEG`, 60 deg, where the table reads them).
 
     Args:
         rp: :func:`measure_real_pairs` output.

@@ -13,7 +13,7 @@ from lib.chapters.better_separation.figure1 import GradientAngles
 from lib.chapters.better_separation.measure import Grids, angle_grids, measure_finite_width_angles, separation_onset, \
     width_errors
 from lib.chapters.better_separation.norms import GradientNorms, gradient_norms
-from lib.chapters.better_separation.phi_depth import PhiDepth, phi_depth
+from lib.chapters.better_separation.phi_depth import PhiDepth, small_angle_depths
 from lib.chapters.better_separation.separation_theory import relu_theory_curves, small_angle_errors
 from lib.chapters.better_separation.small_angles import SmallAngles
 
@@ -74,4 +74,4 @@ def measure_relu_sweep(cfg: Config) -> ReluSweep:
                         small=small_angle_errors(thetas, cfg.small_depths), fw_depths=small_fw_depths,
                         fw_small=fw_small, onset=separation_onset(fw_small, fraction=0.5))
     return ReluSweep(grids=grids, angles=angles, small=small, norms=gradient_norms(fw_all, grids, cfg.seeds),
-                     crossovers=crossovers(grids, depths, theory), depth=phi_depth(fw_all, grids, cfg.seeds))
+                     crossovers=crossovers(grids, depths, theory), depth=small_angle_depths(fw_all, grids, cfg.seeds))

@@ -41,7 +41,7 @@ def check_figure3_angle_depth(sweep: ConditioningSweep) -> Check:
 
     Measured on the full data as the authors did (:func:`angle_depth_table`): per data set, the seed-mean angle at
     the smallest and the largest depth L >= 1 measured, and the standard error of their difference over seeds.
-    Rule, with k = :data:`ANGLE_SE_MULTIPLE`:
+    Rule, with k = :data:`~lib.chapters.conditioning.figure3_depth.ANGLE_SE_MULTIPLE`:
 
     * "not reproduced" if on some data set the angle falls from the smallest to the largest depth by more than
       k standard errors;

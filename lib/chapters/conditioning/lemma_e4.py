@@ -6,7 +6,7 @@ M_ij = G_ij (2/q) sum_k S_ik S_jk tends, as q -> infinity, to G o P_1 with (P_1)
 ([LH] Lemma E.1), a correlation matrix (unit diagonal, positive semi-definite). Its expectation at infinite width
 is :func:`lib.theory.relu_first_layer_ntk` at depth 1, the one home of that formula; the lemma is the step of
 [LH] Thm 4.2's proof from depth L - 1 to L. Measured here exactly on the chapter's data sets (a seeded subsample
-of at most :data:`E4_MAX_N` rows): both extreme eigenvalues of G and of M by a dense symmetric eigensolver.
+of at most :data:`~lib.chapters.conditioning.lemma_e4.E4_MAX_N` rows): both extreme eigenvalues of G and of M by a dense symmetric eigensolver.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from lib.theory import input_angles, relu_first_layer_ntk
 
 __all__ = ["E4_MAX_N", "E4_TOL", "LemmaE4", "measure_lemma_e4", "table_lemma_e4", "check_lemma_e4"]
 
-#: Rows of a data set used (a seeded subsample of a larger set): a dense eigensolver on 800 x 800 takes a fraction
+#: Rows of a data set used (a seeded subsample of a larger set) -- a dense eigensolver on 800 x 800 takes a fraction
 #: of a second, and the lemma holds for any set of inputs, so a subsample tests it as well as the whole set.
 E4_MAX_N = 800
 #: Eigenvalue gaps are read relative to lambda_max(G); float64 eigenvalues of an n x n symmetric matrix are exact to
@@ -38,7 +38,7 @@ class LemmaE4:
     Attributes:
         frame: one row per data set: n, d, ``lambda_min_G``, ``lambda_min_M``, ``lambda_max_G``, ``lambda_max_M``,
             ``min_angle_deg`` (the smallest input angle: 0 for a degenerate set, with a parallel pair).
-        max_n: the subsample cap (:data:`E4_MAX_N`).
+        max_n: the subsample cap (:data:`~lib.chapters.conditioning.lemma_e4.E4_MAX_N`).
     """
 
     frame: pd.DataFrame
@@ -96,7 +96,7 @@ def check_lemma_e4(e4: LemmaE4) -> Check:
 
     Measured at the lemma's limit (infinite width, M = G o P_1, exact) on every data set of the chapter
     (:func:`measure_lemma_e4`); gaps relative to lambda_max(G) (:func:`table_lemma_e4`). Rule, with
-    tol = :data:`E4_TOL`:
+    tol = :data:`~lib.chapters.conditioning.lemma_e4.E4_TOL`:
 
     * "not reproduced" if on some data set either gap is below -tol (an inequality fails beyond rounding);
     * "reproduced" if both gaps exceed tol on every non-degenerate data set (no parallel pair: smallest input

@@ -3,7 +3,7 @@
 The bound is :func:`lib.theory.aak_depth_bound` (the paper's proof steps with its constants: order
 log(n/eps)/mu); the measurement is the infinite-width depth study of
 :func:`lib.chapters.infinite_depth.aak_depth.measure_aak_depth` (every depth from 0 to its deepest).
-``table_depth_bound`` lists both for every centred activation and every eps of :data:`DEPTH_BOUND_EPS`;
+``table_depth_bound`` lists both for every centred activation and every eps of :data:`~lib.chapters.infinite_depth.aak_depth_bound.DEPTH_BOUND_EPS`;
 ``check_depth_bound`` computes the verdicts.
 """
 from __future__ import annotations
@@ -87,7 +87,7 @@ def check_depth_bound(st, kind: str) -> Check:
     The bound (:func:`lib.theory.aak_depth_bound`): L_0(delta) + ceil((2/mu) log(1/(2t))) for the top-layer kernel,
     2 (L_0(delta) + ceil((2/mu) log(1/t))) for the NTK, t = eps/((2 + eps)(n - 1)), delta = 1 - max
     ``|<x_i, x_j>|`` of the inputs, mu of the activation. Measurement: for every centred activation of the depth
-    study and every eps of :data:`DEPTH_BOUND_EPS`, the first depth from which the infinite-width kernel's kappa
+    study and every eps of :data:`~lib.chapters.infinite_depth.aak_depth_bound.DEPTH_BOUND_EPS`, the first depth from which the infinite-width kernel's kappa
     stays at or below 1 + eps (:func:`measured_depth`). Rule, per (activation, eps):
 
     * it holds if the measured depth is at most the bound, fails if it is larger (also when kappa is still above

@@ -24,7 +24,7 @@ from lib.data.datasets import load_digits_subset
 
 __all__ = ["D1_ACTIVATIONS", "D4_ACTIVATION", "D6_ODD", "D6_CONTROL", "LENGTH_Q0", "LengthMaps", "measure_length_maps",
            "OddCorrelations", "measure_odd_correlations", "NormReluLengths", "measure_normrelu_lengths",
-           "GAMMA_TOL", "RATIO_FLOOR", "D1_TOL", "D4_AWAY", "D6_ATOL", "I1_MIN_RATIO",
+           "GAMMA_TOL", "RATIO_FLOOR", "D1_TOL", "D4_AWAY", "D6_ATOL", "I1_MIN_RATIO", "D6_LENGTHS", "D6_RHOS", "I1_NORMS",
            "check_length_map", "check_shifted_relu", "check_odd_correlations", "check_normrelu_lengths"]
 
 #: Activations of [AAK] App. D.4's list that meet Thm D.1's premise (non-decreasing, 0 at 0, concave on [0, inf),
@@ -34,15 +34,17 @@ D1_ACTIVATIONS = ("leaky_relu", "selu", "sigmoid_centred", "tanh", "arctan")
 #: App. D.4's counterexample: ReLU shifted to max(z - s, 0), monotone but convex on [0, inf) near s.
 D4_ACTIVATION = "shifted_relu"
 
-#: Odd activations of Lemma D.6, and the control, centred at unit length but not odd.
+#: Odd activations of Lemma D.6.
 D6_ODD = ("tanh", "arctan", "sigmoid_centred")
+#: The control of Lemma D.6, centred at unit length but not odd.
 D6_CONTROL = "norm_relu"
 
 #: Starting squared lengths of the length map (norms 0.5 to 2, as in the chapter's Thm 3.11 study).
 LENGTH_Q0 = (0.25, 0.5, 0.9, 1.1, 2.0, 4.0)
 
-#: The pairs of squared lengths and the correlations of Lemma D.6's grid.
+#: The pairs of squared lengths of Lemma D.6's grid.
 D6_LENGTHS = ((0.25, 0.25), (0.25, 1.0), (0.25, 4.0), (1.0, 4.0), (4.0, 4.0))
+#: The correlations of Lemma D.6's grid.
 D6_RHOS = (-0.9, -0.6, -0.3, 0.0, 0.3, 0.6, 0.9)
 
 #: Norms of the three digits of the NormReLU study (Thm I.1).
@@ -56,7 +58,7 @@ class LengthMaps:
 
     Attributes:
         frame: columns activation, role (``"Thm D.1"`` or ``"App D.4"``), q0, depth, q (NaN once the iterate
-            left :data:`lib.theory.LENGTH_RANGE`: it collapsed or blew up).
+            left :data:`~lib.theory.nonlinearity.LENGTH_RANGE`: it collapsed or blew up).
         q0: the starting squared lengths.
         depth: the deepest layer.
     """
@@ -68,7 +70,7 @@ class LengthMaps:
 
 def measure_length_maps(cfg) -> LengthMaps:
     """The length map of Thm D.1's activations and of App. D.4's shifted ReLU from the squared lengths
-    :data:`LENGTH_Q0`.
+    :data:`~lib.chapters.infinite_depth.aak_lengths.LENGTH_Q0`.
 
     Args:
         cfg: the chapter's parameters (:data:`lib.chapters.infinite_depth.spec.SPEC`); read: ``aak_length_depth``.
@@ -87,16 +89,16 @@ def measure_length_maps(cfg) -> LengthMaps:
     return LengthMaps(pd.concat(frames, ignore_index=True), LENGTH_Q0, depth)
 
 
-#: Deviations |q - 1| at or below this enter no ratio |q^(l+1) - 1| / |q^(l) - 1|: the quadrature is exact to about
-#: 1e-13, so a ratio of deviations above 1e-6 is exact to 1e-7, below :data:`GAMMA_TOL`.
+#: Deviations ``|q - 1|`` at or below this enter no ratio ``|q^(l+1) - 1| / |q^(l) - 1|``: the quadrature is exact to about
+#: 1e-13, so a ratio of deviations above 1e-6 is exact to 1e-7, below :data:`~lib.chapters.infinite_depth.aak_lengths.GAMMA_TOL`.
 RATIO_FLOOR = 1e-6
 
-#: A per-layer ratio |q^(l+1) - 1| / |q^(l) - 1| above 1 + GAMMA_TOL moves a length away from 1 (Thm D.1 fails);
+#: A per-layer ratio ``|q^(l+1) - 1| / |q^(l) - 1|`` above 1 + GAMMA_TOL moves a length away from 1 (Thm D.1 fails);
 #: one within GAMMA_TOL of 1 keeps it (a positively homogeneous activation: q -> q exactly). 1e-6 is ten times the
-#: ratio's error above :data:`RATIO_FLOOR`, and the contracting activations here have ratios below 0.97.
+#: ratio's error above :data:`~lib.chapters.infinite_depth.aak_lengths.RATIO_FLOOR`, and the contracting activations here have ratios below 0.97.
 GAMMA_TOL = 1e-6
 
-#: |q^(L) - 1| at the deepest layer at or below this counts as at the fixed point (the contraction is geometric, so
+#: ``|q^(L) - 1|`` at the deepest layer at or below this counts as at the fixed point (the contraction is geometric, so
 #: 100 layers reach it from every start here), as in the chapter's Thm 3.11 check.
 D1_TOL = 1e-6
 
@@ -167,7 +169,7 @@ def check_shifted_relu(lm: LengthMaps) -> Check:
 
     Measurement: the length map of max(z - s, 0) (s = :data:`lib.activations.SHIFTED_RELU_SHIFT`, c_s so that q = 1
     is a fixed point) from the starts :data:`~lib.chapters.infinite_depth.aak_lengths.LENGTH_Q0`; per start the
-    growth ``|q^(last) - 1| / |q^(0) - 1|`` at the last finite iterate (leaving :data:`lib.theory.LENGTH_RANGE`, a
+    growth ``|q^(last) - 1| / |q^(0) - 1|`` at the last finite iterate (leaving :data:`~lib.theory.nonlinearity.LENGTH_RANGE`, a
     collapse or a blow-up, counts as moved away). Rule: "reproduced" (the counterexample stands) if some start's deviation grew by at least
     :data:`~lib.chapters.infinite_depth.aak_lengths.D4_AWAY` (2); "not reproduced" if every start ends within
     :data:`~lib.chapters.infinite_depth.aak_lengths.D1_TOL` of 1 (the map converges after all); "inconclusive"
@@ -213,8 +215,8 @@ class OddCorrelations:
 
 
 def measure_odd_correlations(cfg=None) -> OddCorrelations:
-    """rho' = corr(s(u), s(v)) for (u, v) of squared lengths q1, q2 and correlation rho (:data:`D6_LENGTHS`,
-    :data:`D6_RHOS`), for the odd activations :data:`D6_ODD` and the control :data:`D6_CONTROL`.
+    """rho' = corr(s(u), s(v)) for (u, v) of squared lengths q1, q2 and correlation rho (:data:`~lib.chapters.infinite_depth.aak_lengths.D6_LENGTHS`,
+    :data:`~lib.chapters.infinite_depth.aak_lengths.D6_RHOS`), for the odd activations :data:`~lib.chapters.infinite_depth.aak_lengths.D6_ODD` and the control :data:`~lib.chapters.infinite_depth.aak_lengths.D6_CONTROL`.
 
     Args:
         cfg: unused (the grid is fixed); accepted so that every measurement of the chapter takes the parameters.
@@ -231,8 +233,8 @@ def measure_odd_correlations(cfg=None) -> OddCorrelations:
     return OddCorrelations(pd.concat(rows, ignore_index=True))
 
 
-#: The largest |rho'| - |rho| that counts as rounding (Lemma D.6): the per-pair quadrature is exact to about 1e-13
-#: (measured excesses below 1e-16), while the non-odd control exceeds |rho| by 0.3.
+#: The largest ``|rho'| - |rho|`` that counts as rounding (Lemma D.6): the per-pair quadrature is exact to about 1e-13
+#: (measured excesses below 1e-16), while the non-odd control exceeds ``|rho|`` by 0.3.
 D6_ATOL = 1e-10
 
 
@@ -287,7 +289,7 @@ class NormReluLengths:
 
 
 def measure_normrelu_lengths(cfg, activation: str = "normrelu") -> NormReluLengths:
-    """The top-layer correlations of three digits scaled to the norms :data:`I1_NORMS` and at unit length.
+    """The top-layer correlations of three digits scaled to the norms :data:`~lib.chapters.infinite_depth.aak_lengths.I1_NORMS` and at unit length.
 
     Args:
         cfg: the chapter's parameters (:data:`lib.chapters.infinite_depth.spec.SPEC`); read: ``aak_length_depth``.
@@ -309,7 +311,7 @@ def measure_normrelu_lengths(cfg, activation: str = "normrelu") -> NormReluLengt
                            theory.coefficient_of_nonlinearity(activation))
 
 
-#: Smallest ratio of the per-layer slope of log max |rho| of the non-unit inputs to that of the unit inputs, over the
+#: Smallest ratio of the per-layer slope of log max ``|rho|`` of the non-unit inputs to that of the unit inputs, over the
 #: second half of the depths, that counts as the unit-length exponential decay ([AAK] Remark I.2): once the lengths
 #: have settled both follow the same map, so the ratio tends to 1 (0.97 to 1.0 measured at depths 100 to 300); 0.8 is
 #: the margin for lengths still settling. Below it (but decaying): "inconclusive", deeper needed.

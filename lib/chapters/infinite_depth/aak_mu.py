@@ -20,14 +20,14 @@ from lib.activations import ACTIVATIONS, Activation, aak_activation, normalized
 from lib.book.results import Check
 from lib.chapters.infinite_depth.numerics import deviation_text, not_checked
 
-__all__ = ["MU_TABLE", "MuStudy", "measure_mu", "table_mu", "MU_ATOL", "MU_DUAL_ATOL", "MU_SIGMAS", "MU_FLOOR",
+__all__ = ["MU_TABLE", "MC_BATCHES", "DUAL_STEP", "MuStudy", "measure_mu", "table_mu", "MU_ATOL", "MU_DUAL_ATOL", "MU_SIGMAS", "MU_FLOOR",
            "check_def31", "check_lemma_c2", "check_mu_table"]
 
-#: [AAK] App. C.4's rows: the name of the activation and where it comes from (the networks' registry or the
+#: [AAK] App. C.4's rows -- the name of the activation and where it comes from (the networks' registry or the
 #: appendix activations of :func:`lib.activations.aak_activation`).
 MU_TABLE = ("linear", "hermite2", "relu", "step", "exp", "normrelu")
 
-#: Step of the central difference of the dual activation at 0 (App. C.4's formula): its truncation error is about
+#: Step of the central difference of the dual activation at 0 (App. C.4's formula) -- its truncation error is about
 #: h^2 s_hat'''(0) / 6, below 1e-8 for the activations here, and its rounding error about 1e-16 / h = 1e-12.
 DUAL_STEP = 1e-4
 
@@ -89,7 +89,7 @@ def measure_mu(cfg, samples: int = 1_000_000, seed: int = 0) -> MuStudy:
 
     Args:
         cfg: the chapter's parameters (:data:`lib.chapters.infinite_depth.spec.SPEC`); read: ``aak_activations``.
-        samples: Gaussian draws of the Monte Carlo (in :data:`MC_BATCHES` batches).
+        samples: Gaussian draws of the Monte Carlo (in :data:`~lib.chapters.infinite_depth.aak_mu.MC_BATCHES` batches).
         seed: their seed.
 
     Returns:
@@ -126,13 +126,13 @@ def table_mu(st: MuStudy) -> pd.DataFrame:
         "Monte Carlo": [f"{m:.4f} ± {s:.1e}" for m, s in zip(f.mc, f.mc_se)]})
 
 
-#: The largest |quadrature - closed form| of mu that counts as agreement ([AAK] App. C.4, Lemma C.2's bounds): the
+#: The largest ``|quadrature - closed form|`` of mu that counts as agreement ([AAK] App. C.4, Lemma C.2's bounds): the
 #: kink-aware quadrature is exact to about 1e-13 (measured differences below 1e-14), so 1e-9 only absorbs rounding,
 #: while a wrong closed form (a misprinted constant) is off by 1e-3 or more.
 MU_ATOL = 1e-9
 
-#: The largest |dual formula - quadrature| ([AAK] App. C.4's second formula): the central difference of step
-#: :data:`DUAL_STEP` is accurate to about 1e-8 (measured below 1e-9); a slope off by a factor is off by 1e-2 or more.
+#: The largest ``|dual formula - quadrature|`` ([AAK] App. C.4's second formula): the central difference of step
+#: :data:`~lib.chapters.infinite_depth.aak_mu.DUAL_STEP` is accurate to about 1e-8 (measured below 1e-9); a slope off by a factor is off by 1e-2 or more.
 MU_DUAL_ATOL = 1e-6
 
 #: The band, in standard errors, within which the Monte Carlo of Def 3.1 must meet the quadrature: a 5-sigma band has a
@@ -140,7 +140,7 @@ MU_DUAL_ATOL = 1e-6
 #: torch function's scale moves mu by 2% of 1 - mu (0.015 for ReLU), 5 standard errors.
 MU_SIGMAS = 5.0
 
-#: mu at or below this counts as 0 ([AAK] Lemma C.2: mu > 0 for every non-linear activation): rounding is about 1e-15.
+#: mu at or below this counts as 0 ([AAK] Lemma C.2 -- mu > 0 for every non-linear activation), rounding is about 1e-15.
 MU_FLOOR = 1e-9
 
 

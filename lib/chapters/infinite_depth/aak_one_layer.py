@@ -22,7 +22,7 @@ from lib.data.datasets import gaussian_data, load_digits_subset
 __all__ = ["H5_PREMISE", "H5_CONTROL", "OneLayerKernels", "measure_one_layer_kernels", "LAMBDA_RTOL", "DELTA_MIN",
            "check_thm_h1", "check_assumption_b", "check_thm_h5"]
 
-#: Activations whose Hermite expansion has infinitely many non-zero even and odd coefficients ([AAK] Thm H.5): e^z
+#: Activations whose Hermite expansion has infinitely many non-zero even and odd coefficients ([AAK] Thm H.5) -- e^z
 #: (a_k = e^(1/2) / sqrt(k!)) and NormReLU, a ReLU shifted to max(z, b) with b != 0.
 H5_PREMISE = ("exp", "normrelu")
 
@@ -121,7 +121,7 @@ def measure_one_layer_kernels(cfg) -> OneLayerKernels:
 #: lambda_min / lambda_max above 1e-5.
 LAMBDA_RTOL = 1e-10
 
-#: Assumption A needs 1 - max |<x_i, x_j>| > 0; at or below this the data have (numerically) repeated or antipodal
+#: Assumption A needs 1 - max ``|<x_i, x_j>|`` > 0; at or below this the data have (numerically) repeated or antipodal
 #: points and the premise fails: 1e-9 is far above rounding (1e-16) and far below the data here (delta >= 0.02).
 DELTA_MIN = 1e-9
 

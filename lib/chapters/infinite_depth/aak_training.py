@@ -57,7 +57,7 @@ SGD_RATIO_MAX = 2.0
 #: Epochs per call of :func:`lib.finite.training.sgd_train` between two tests of the stopping rule.
 SGD_CHUNK = 4
 
-#: Largest relative change ||K_T - K_0||_F / ||K_0||_F of the NTK over the all-layer training that counts as the
+#: Largest relative change ``||K_T - K_0||_F / ||K_0||_F`` of the NTK over the all-layer training that counts as the
 #: lazy regime Thm 4.2's width guarantees; above it a slow run says the width is too small, not that the
 #: theorem fails ("inconclusive").
 LAZY_TOL = 0.1
@@ -109,7 +109,7 @@ def _top_layer(net: MLP, X) -> tuple[MLP, np.ndarray]:
 
 def _sgd_epochs(model: MLP, A, y, lr: float, cap: int, eps: float, seed: int) -> tuple[int, bool, np.ndarray]:
     """Epochs of batch-1 SGD (mean loss per batch, :func:`lib.finite.training.sgd_train`) until L <= eps L_0, run in
-    chunks of :data:`SGD_CHUNK` epochs (each chunk reshuffled with its own seed)."""
+    chunks of :data:`~lib.chapters.infinite_depth.aak_training.SGD_CHUNK` epochs (each chunk reshuffled with its own seed)."""
     hist, epochs = [], 0
     while epochs < cap:
         res = sgd_train(model, A, y, lr, min(SGD_CHUNK, cap - epochs), 1, seed=seed + epochs, loss="square",
@@ -130,7 +130,7 @@ def measure_aak_training(cfg) -> AakTraining:
     Data: ``aak_n`` unit-norm digits, targets y ~ N(0, 1) (seed 0); networks :class:`lib.finite.mlp.MLP` of width
     ``aak_train_width`` with ``aak_train_activation``, one weight draw (seed 0). Step sizes: 1/lambda_max of the
     kernel at initialization for GD (the sum square loss of :func:`lib.finite.training.gd_train`), 1/max_i K_ii for
-    SGD with batch 1. The step limit is twice what the rule accepts (:data:`GD_RATIO_MAX`, :data:`SGD_RATIO_MAX`).
+    SGD with batch 1. The step limit is twice what the rule accepts (:data:`~lib.chapters.infinite_depth.aak_training.GD_RATIO_MAX`, :data:`~lib.chapters.infinite_depth.aak_training.SGD_RATIO_MAX`).
 
     Args:
         cfg: the chapter's parameters (:data:`lib.chapters.infinite_depth.spec.SPEC`); read: ``aak_n``,
@@ -222,7 +222,7 @@ def plot_aak_training(tr: AakTraining) -> Figure:
     return fig
 
 
-#: The figure of [AAK] Thm 4.1, 4.2, E.3 (its data: one row per training and depth).
+#: The figure of [AAK] Thm 4.1, 4.2, E.3 (its data -- one row per training and depth).
 figure_aak_training = ChapterFigure(
     "fig-aak-training", drawn_by=plot_aak_training, data_from=measure_aak_training, data=lambda tr: tr.frame,
     caption="Left: steps to $L(w_t) \\le \\epsilon L(w_0)$ against $\\kappa\\log(1/\\epsilon)$, $\\kappa$ of the kernel "
@@ -239,10 +239,10 @@ def check_aak_training(tr: AakTraining, mode: str) -> Check:
 
     Measurement: at every depth, the steps (SGD: epochs) to L(w_T) <= eps L(w_0) and the ratio r = steps /
     (kappa log(1/eps)), kappa of the kernel at initialization (:func:`measure_aak_training`). Rule, with C =
-    :data:`GD_RATIO_MAX` (1.0) for GD and :data:`SGD_RATIO_MAX` (2.0) for SGD:
+    :data:`~lib.chapters.infinite_depth.aak_training.GD_RATIO_MAX` (1.0) for GD and :data:`~lib.chapters.infinite_depth.aak_training.SGD_RATIO_MAX` (2.0) for SGD:
 
     * "reproduced" if r <= C at every depth (the run stops at twice that, so a run that does not converge fails);
-    * otherwise, for all-layer training (Thm 4.2), "inconclusive" if the NTK moved by more than :data:`LAZY_TOL`
+    * otherwise, for all-layer training (Thm 4.2), "inconclusive" if the NTK moved by more than :data:`~lib.chapters.infinite_depth.aak_training.LAZY_TOL`
       (0.1) during training at a failing depth (the width is below what the theorem needs), else "not reproduced";
       for the top layer (an exact quadratic at any width) "not reproduced".
 

@@ -113,7 +113,7 @@ def plot_normrelu_family(nf: NormReluFamily) -> Figure:
     return fig
 
 
-#: The figure of [AAK] Sec 7 (its data: one row per b).
+#: The figure of [AAK] Sec 7 (its data -- one row per b).
 figure_normrelu_family = ChapterFigure(
     "fig-normrelu-family", drawn_by=plot_normrelu_family, data_from=measure_normrelu_family,
     data=lambda nf: nf.frame,
@@ -128,11 +128,11 @@ def check_normrelu_family(nf: NormReluFamily) -> Check:
     """[AAK] Sec 7: NormReLU is a normalized activation for every b; the paper's choice has lambda_b ~ 1.0507.
 
     Measurement: E[s_b] and E[s_b^2] by adaptive quadrature of the function built from the paper's closed forms, on
-    :data:`NORMRELU_B_GRID`; SELU's scale from SELU's normalization conditions (the paper matches lambda_b to it),
+    :data:`~lib.chapters.infinite_depth.normrelu_family.NORMRELU_B_GRID`; SELU's scale from SELU's normalization conditions (the paper matches lambda_b to it),
     the b where lambda_b equals it, and lambda_b there by quadrature. Rule: "reproduced" if on every b of the grid
-    ``|E[s_b]|`` and ``|E[s_b^2] - 1|`` are at most :data:`NORMRELU_QUAD_TOL` (1e-9), the quadrature lambda_b at
+    ``|E[s_b]|`` and ``|E[s_b^2] - 1|`` are at most :data:`~lib.chapters.infinite_depth.normrelu_family.NORMRELU_QUAD_TOL` (1e-9), the quadrature lambda_b at
     that b equals SELU's lambda within the same tolerance, and SELU's lambda rounds to the paper's 1.0507 at
-    :data:`PAPER_LAMBDA_DIGITS` (4) decimals; "not reproduced" otherwise.
+    :data:`~lib.chapters.infinite_depth.normrelu_family.PAPER_LAMBDA_DIGITS` (4) decimals; "not reproduced" otherwise.
 
     Args:
         nf: the data of :func:`lib.chapters.infinite_depth.normrelu_family.measure_normrelu_family`.

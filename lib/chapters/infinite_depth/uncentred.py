@@ -3,7 +3,7 @@
 Plain ReLU has rho* = 1, where the approach is not exponential (checked by
 :func:`lib.chapters.infinite_depth.aak_depth.check_relu_uncentred`). Here two uncentred ReLU variants with unit
 second moment and s_hat'(1) > 1, so that rho* < 1 ([AAK] Lemma C.26): ReLU with its kink moved to -1/2,
-max(z, -1/2), and NormReLU moved off centre by 0.1 (:data:`UNCENTRED_CASES`). ``measure_uncentred`` iterates the
+max(z, -1/2), and NormReLU moved off centre by 0.1 (:data:`~lib.chapters.infinite_depth.uncentred.UNCENTRED_CASES`). ``measure_uncentred`` iterates the
 infinite-width correlation map rho -> c E[s(u) s(v)] from several starting correlations, ``plot_uncentred``
 draws ``|rho_L - rho*|`` (figure "fig-aak-uncentred") and ``check_uncentred_rate`` compares the fitted per-layer
 slope with log s_hat'(rho*), the derivative of the map at its fixed point.
@@ -75,7 +75,7 @@ def _fit(sub: pd.DataFrame) -> tuple[float, str, int]:
 
 
 def measure_uncentred(cfg) -> Uncentred:
-    """Iterate rho -> c E[s(u) s(v)] (unit variances) from each start for every activation of :data:`UNCENTRED_CASES`.
+    """Iterate rho -> c E[s(u) s(v)] (unit variances) from each start for every activation of :data:`~lib.chapters.infinite_depth.uncentred.UNCENTRED_CASES`.
 
     rho*, s_hat'(rho*) and s_hat'(1) come from :func:`lib.theory.correlation_fixed_point` (Brent's method on the
     same map); the layers are :func:`lib.theory.dual_expectations`, one call per layer for all starts.
@@ -140,7 +140,7 @@ def plot_uncentred(st: Uncentred) -> Figure:
     return fig
 
 
-#: The figure of [AAK] Thm 3.10 with rho* < 1 (its data: one row per activation, start and depth).
+#: The figure of [AAK] Thm 3.10 with rho* < 1 (its data -- one row per activation, start and depth).
 figure_uncentred = ChapterFigure(
     "fig-aak-uncentred", drawn_by=plot_uncentred, data_from=measure_uncentred,
     data=lambda st: st.frame.merge(st.facts[["activation", "rho_star", "chi_star"]], on="activation"),

@@ -153,7 +153,7 @@ def check_kernel_scale(h: HessianNorms) -> Check:
     Hessian vanishes while the kernel does not, which is what makes the model near-linear).
 
     Measurement: lambda_max(K(w_0)) and the mean diagonal entry of K(w_0) (the mean squared gradient norm) of the
-    linear-output nets on the chapter's data, seed mean per width (:attr:`HessianNorms.kernel`). Rule
+    linear-output nets on the chapter's data, seed mean per width (the ``kernel`` table of :class:`~lib.chapters.non_constancy.hessian_norms.HessianNorms`). Rule
     (:func:`~lib.chapters.non_constancy.rules.band_status`) on the log-log slope of each against m, the worse
     deciding: "reproduced" within 0.15 of zero (a width-independent scale), "not reproduced" at 0.3 or more in
     absolute value (a kernel that vanishes or grows like a power of m), "reproduced with caveat" between; "not

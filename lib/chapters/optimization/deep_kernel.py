@@ -40,7 +40,7 @@ from lib.theory import relu_ntk_between
 __all__ = ["DeepKernel", "measure_deep_kernel", "deep_kernel_table", "plot_deep_kernel", "figure_deep_kernel",
            "check_sec5c", "KR_RIDGE", "CHANCE_MARGIN", "KR_SE_MULTIPLE", "KR_DEEP"]
 
-#: Ridge added to K(X, X), relative to its mean diagonal: a floor against duplicate images (a singular kernel),
+#: Ridge added to K(X, X), relative to its mean diagonal -- a floor against duplicate images (a singular kernel),
 #: far below the smallest eigenvalue of every kernel here (lambda_min / mean diagonal is 0.022 at L = 1 on 300
 #: digits and grows with depth to 3/4, [LH] Thm 4.3), so the solution is the ridgeless one to about 1e-10.
 KR_RIDGE = 1e-12
@@ -208,10 +208,10 @@ def check_sec5c(dk: DeepKernel) -> Check:
 
     * "not checked" with fewer than two depths or splits (no change against a spread can be read);
     * "not reproduced" if A does not fall from the smallest to the largest depth by more than
-      :data:`KR_SE_MULTIPLE` standard errors although the largest depth is at least :data:`KR_DEEP` (the kernel
+      :data:`~lib.chapters.optimization.deep_kernel.KR_SE_MULTIPLE` standard errors although the largest depth is at least :data:`~lib.chapters.optimization.deep_kernel.KR_DEEP` (the kernel
       is then within about 1e-3 of equal separation);
-    * "inconclusive" if it does not fall and the largest depth is below :data:`KR_DEEP`, or it falls but
-      A(L_max) > chance + :data:`CHANCE_MARGIN` (not deep enough to reach the limit; the deviation is named);
+    * "inconclusive" if it does not fall and the largest depth is below :data:`~lib.chapters.optimization.deep_kernel.KR_DEEP`, or it falls but
+      A(L_max) > chance + :data:`~lib.chapters.optimization.deep_kernel.CHANCE_MARGIN` (not deep enough to reach the limit; the deviation is named);
     * "reproduced" if it falls, A(L_max) <= chance + CHANCE_MARGIN, it never rises between consecutive depths
       beyond KR_SE_MULTIPLE standard errors, and the centred-target accuracy at L_max is within the margin of
       chance too;
