@@ -163,9 +163,9 @@ async () => {
              return box > 0 && t.getBoundingClientRect().width > box + 2; }).length,
     pathAlts: Array.from(document.querySelectorAll('main img')).map(i => i.getAttribute('alt') || '')
              .filter(a => !a.trim() || /^[\\w./-]+\\.(png|svg|jpe?g)$/i.test(a.trim())),
-    // a registered figure (figures/fig-....png) without the link to its data (.../fig-....csv)
+    // a registered figure (figures/ or, once Sphinx copied it, _images/fig-....png) without the link to its data (.../fig-....csv)
     noCsv: Array.from(document.querySelectorAll('main img'))
-             .map(i => ((i.getAttribute('src') || '').match(/figures\\/(fig-[\\w-]+)\\.png$/) || [])[1])
+             .map(i => ((i.getAttribute('src') || '').match(/(?:figures|_images)\\/(fig-[\\w-]+)\\.png$/) || [])[1])
              .filter(l => l && !document.querySelector(`main a[href$="/${l}.csv"]`)),
     // "nan" as a word in the text a reader sees (code blocks excepted)
     nanWords: (() => { const m = (document.querySelector('main') || document.body).cloneNode(true);
