@@ -323,7 +323,7 @@ CLAIMS: tuple[Claim, ...] = (
           "perfectly conditioned.", "Sec. 3.4",
           checked_by=("infinite_depth.check_relu_uncentred", "infinite_depth.check_uncentred_rate"),
           parts=(("ReLU: rho* = 1", "the kernels do not become perfectly conditioned"),
-                 ("rho* < 1, exponential rate", "top-layer correlations converge exponentially to a fixed point "
+                 ("rho* below 1, exponential rate", "top-layer correlations converge exponentially to a fixed point "
                   "$\\rho^*$"))),
     Claim("[AAK] Thm 3.11", "For a twice-differentiable increasing odd activation that is concave on "
           "$[0, \\infty)$ (like tanh), inputs of non-unit length reach the fixed point of the length map and "

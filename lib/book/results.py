@@ -111,6 +111,9 @@ class Check:
             raise ValueError(f"{self.claim_id}: an 'inconclusive' verdict must name the deviation from the "
                              "paper's size or protocol (caveat=...)")
         resolve_claim_id(self.claim_id)  # KeyError for an unknown id
+        if any(ch in self.part for ch in "<`"):  # the part is the text of a MyST {ref} on the chapter's page
+            raise ValueError(f"{self.claim_id}: a part label cannot hold '<' or '`' (it is a link's text), "
+                             f"got {self.part!r}")
         if self.erratum:
             from lib.book.claims import erratum_by_key
             e = erratum_by_key(self.erratum)

@@ -123,3 +123,10 @@ def test_an_unwritable_results_directory_is_one_message(tmp_path, monkeypatch):
     monkeypatch.setenv("NTK_RESULTS_DIR", str(blocker / "results"))
     with pytest.raises(ResultsError, match=f"results directory {blocker / 'results'} cannot be written"):
         record("99_x", Check("[LH] Thm 2.3", status="reproduced", measured="m"))
+
+
+@pytest.mark.parametrize("part", ["rho* < 1", "the `x` part"])
+def test_a_part_label_that_cannot_be_a_links_text_is_refused(part):
+    with pytest.raises(ValueError, match="part label"):
+        Check("[LH] Thm 2.3", "reproduced", "m", part=part)
+    Check("[LH] Thm 2.3", "reproduced", "m", part="phi -> 90 deg")  # an arrow is fine

@@ -44,7 +44,7 @@ def test_holds_fails_caveat_and_vacuous():
     # premise: only activations with s_hat'(1) > 1 are judged (plain ReLU, s_hat'(1) = 1, has rho* = 1)
     assert status((1.0, 0.5, 1.1), (0.0, 1.0, 1.0)) == "reproduced"
     none = U.check_uncentred_rate(study((0.0, 1.0, 1.0)))
-    assert none.status == "not checked" and none.part == "rho* < 1, exponential rate"
+    assert none.status == "not checked" and none.part == "rho* below 1, exponential rate"
 
 
 def test_every_threshold_inside_and_outside():

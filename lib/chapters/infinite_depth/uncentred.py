@@ -184,9 +184,9 @@ def check_uncentred_rate(st: Uncentred) -> Check:
         st: the data of :func:`lib.chapters.infinite_depth.uncentred.measure_uncentred`.
 
     Returns:
-        The verdict (part "rho* < 1, exponential rate").
+        The verdict (part "rho* below 1, exponential rate").
     """
-    cid, part = "[AAK] Thm 3.10", "rho* < 1, exponential rate"
+    cid, part = "[AAK] Thm 3.10", "rho* below 1, exponential rate"
     f = st.facts[st.facts.chi_1 > 1.0]
     if f.empty:
         return not_checked(cid, "No activation of the run has s_hat'(1) > 1.", "no uncentred activation with rho* < 1",
