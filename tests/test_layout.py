@@ -63,3 +63,15 @@ def _code_lines(path: Path) -> int:
 def test_notebooks_are_prose_parameters_and_short_calls():
     counts = {p.name: _code_lines(p) for p in NOTEBOOKS}
     assert sum(counts.values()) <= NOTEBOOK_CODE_LINES, counts
+
+
+def test_no_legend_or_tick_label_is_set_below_9_points():
+    """Issue 27: legends and tick labels at least 9 pt as rendered (figures are shown at their natural size,
+    lib.book.plotting.COLUMN_INCHES); a named size below it ("small" is 8.8 pt in the book's style) or a number
+    below 9 is refused in the chapters' plotting code."""
+    bad = []
+    for path in (ROOT / "lib" / "chapters").rglob("*.py"):
+        for n, line in enumerate(path.read_text().splitlines(), start=1):
+            if re.search(r"fontsize=(\"(xx-small|x-small|small)\"|[0-8](\.\d+)?\b)", line):
+                bad.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert not bad, "\n".join(bad)

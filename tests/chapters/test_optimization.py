@@ -193,7 +193,7 @@ def test_sgd_study_on_faces_chooses_on_the_horizon_and_caches(tmp_path, monkeypa
     np.testing.assert_array_equal(np.stack(again.runs.train_loss), np.stack(st.runs.train_loss))
 
 
-@pytest.mark.parametrize("depths,n_axes", [([1, 2], 2), ([1, 2, 3, 4, 5], 8)])
+@pytest.mark.parametrize("depths,n_axes", [([1, 2], 2), ([1, 2, 3, 4, 5], 6)])  # two panels a row
 def test_plot_gd_bounds(depths, n_axes):
     gd = make_gd(kappas=np.linspace(10, 5, len(depths)), rates=np.linspace(0.85, 0.7, len(depths)))
     fig = OPT.plot_gd_bounds(gd)

@@ -167,10 +167,12 @@ async () => {
     noCsv: Array.from(document.querySelectorAll('main img'))
              .map(i => ((i.getAttribute('src') || '').match(/(?:figures|_images)\\/(fig-[\\w-]+)\\.png$/) || [])[1])
              .filter(l => l && !document.querySelector(`main a[href$="/${l}.csv"]`)),
-    // "nan" as a word in the text a reader sees (code blocks excepted)
-    nanWords: (() => { const m = (document.querySelector('main') || document.body).cloneNode(true);
+    // a value printed as "nan" in the text a reader sees (code blocks excepted; the API reference and the
+    // troubleshooting page, whose subject is code and bad input, may quote it)
+    nanWords: /\\/(api|troubleshooting)\\.html$/.test(location.pathname) ? 0 : (() => {
+             const m = (document.querySelector('main') || document.body).cloneNode(true);
              m.querySelectorAll('pre, code, .MathJax, mjx-container').forEach(e => e.remove());
-             return (m.innerText.match(/\\b(nan|NaN)\\b/g) || []).length; })(),
+             return (m.innerText.match(/\\bnan\\b/g) || []).length; })(),
   };
 }
 """

@@ -170,7 +170,7 @@ def plot_variants(va: VariantAngles) -> Figure:
         ax.set(title=f"ReLU, L={L}, m={va.width}", xlabel=r"$\theta_{in}$ (deg)", ylabel=r"$\phi$ (deg)",
                xlim=(0, 180), ylim=(0, 180))
         if j == 0:
-            ax.legend(fontsize="x-small", loc="upper left")
+            ax.legend(fontsize=9, loc="upper left")
     return fig
 
 

@@ -92,7 +92,7 @@ def plot_gradient_angle(ga: GradientAngles) -> Figure:
     ax.plot([], [], "o", color="0.4", label=f"finite width m={wmax}")
     ax.set(xlabel=r"input angle $\theta_{in}$ (deg)", ylabel=r"gradient angle $\phi$ (deg)", xlim=(0, 180),
            ylim=(0, 180), title="[LH] Figure 1: infinite width and finite width")
-    ax.legend(loc="upper left", ncol=2, fontsize="x-small")
+    ax.legend(loc="upper left", ncol=2, fontsize=9)
     ax = axs[0, 1]
     for L in fw_depths:
         e = errs[errs.depth == L]

@@ -85,7 +85,7 @@ def plot_gradient_norm(gn: GradientNorms) -> Figure:
     ax.set(xscale="log", yscale="log", xlabel="depth L", ylabel=r"$\|\nabla f(x)\|^2 / ((L+1)\|x\|^2)$",
            title="ReLU gradient norm")
     value_ticks(ax, Ls)
-    ax.legend(fontsize="small")
+    ax.legend(fontsize=9)
     return fig
 
 

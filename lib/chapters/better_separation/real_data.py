@@ -182,7 +182,7 @@ def plot_real_pairs(rp: RealPairs) -> Figure:
         hi = DEG * sub.theta.max()
         ax.set(xlim=(0, min(180, hi * 1.05)), ylim=(0, 180), xlabel=r"input angle $\theta_{in}$ (deg)",
                ylabel=r"gradient angle $\phi$ (deg)", title=f"{name}: {rp.n} images, width {rp.width}")
-        ax.legend(loc="lower right", fontsize="x-small")
+        ax.legend(loc="lower right", fontsize=9)
     return fig
 
 

@@ -76,7 +76,7 @@ def plot_small_angles(sa: SmallAngles) -> Figure:
     ax.plot([], [], "k:", label=r"$\sqrt{L\theta_{in}/\pi}$")
     ax.set(xlabel=r"$\theta_{in}$ (rad)", ylabel=r"$\phi$ (rad)", title="Small-angle law [LH] Cor 3.3")
     ax.set_ylim(bottom=min(sa.thetas) / 30)  # room under the data for the legend (lower right is empty)
-    ax.legend(loc="lower right", fontsize="xx-small")
+    ax.legend(loc="lower right", fontsize=9)
     ax = axs[0, 1]
     for c, L in zip(cs, sa.depths):
         s = small[small.depth == L]

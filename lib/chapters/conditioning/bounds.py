@@ -81,7 +81,7 @@ def plot_prop41(sweep: ConditioningSweep) -> Figure:
     ax.plot(xs, xs / 2, "k--", label=r"bound $\phi_{\min}^2/2$")
     ax.set(xscale="log", yscale="log", xlabel=r"$\phi_{\min}^2$ (rad$^2$)", ylabel=r"$\lambda_{\min}/\max_i K_{ii}$",
            title=r"$\lambda_{\min} = O(\phi_{\min}^2)$")
-    ax.legend(fontsize="x-small")
+    ax.legend(fontsize=9)
     ax = axs[0, 1]
     for ds in names:
         s = fin[fin.dataset == ds]
@@ -90,7 +90,7 @@ def plot_prop41(sweep: ConditioningSweep) -> Figure:
     ax.plot(xs, 2 * xs, "k--", label=r"bound $2/\phi_{\min}^2$")
     ax.set(xscale="log", yscale="log", xlabel=r"$1/\phi_{\min}^2$", ylabel=r"$\kappa$ (finite cells)",
            title=r"$\kappa = \Omega(1/\phi_{\min}^2)$")
-    ax.legend(fontsize="x-small")
+    ax.legend(fontsize=9)
     return fig
 
 
@@ -384,7 +384,7 @@ def plot_first_layer(theory: TheoryResult, sweep: ConditioningSweep) -> Figure:
             ax.axhline(t[k0col].iloc[0], color=COLORS[ds], ls="--", lw=1, label=rf"{ds}: $\kappa_0$")
         ax.set(yscale="log", xlabel="depth L", ylabel=r"$\kappa(K_L)$, first layer trained", title=title)
         if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize="x-small")
+            ax.legend(fontsize=9)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     return fig
 

@@ -107,8 +107,8 @@ def plot_figure3(sweep: ConditioningSweep) -> Figure:
         Line2D([], [], color="0.3", ls="-", label="ReLU"), Line2D([], [], color="0.3", ls="--", label="linear"),
         Line2D([], [], color="0.3", marker="^", ls="", label=r"ReLU: $\kappa=\infty$"),
         Line2D([], [], color="0.3", marker="^", mfc="none", ls="", label=r"linear: $\kappa=\infty$")]
-    ax_a.legend(handles=handles[:len(NAMES) + 2], fontsize="x-small")
-    ax_f.legend(handles=handles[len(NAMES) + 2:], fontsize="x-small", loc="lower left")
+    ax_a.legend(handles=handles[:len(NAMES) + 2], fontsize=9)
+    ax_f.legend(handles=handles[len(NAMES) + 2:], fontsize=9, loc="lower left")
     for ax in axs[0]:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     return fig

@@ -62,9 +62,9 @@ def plot_theory_comparison(theory: TheoryResult, sweep: ConditioningSweep) -> Fi
         m = by(ds, "relu", "kappa_mean")
         ax.plot(m.index[np.isfinite(m)], m[np.isfinite(m)], "o", ms=4, color=c, label=f"{ds}, ReLU width {width}")
     axs[0, 0].set(xlabel="depth L", ylabel=r"$\phi_{\min}$ (deg)", title="min gradient angle: measured vs theory")
-    axs[0, 0].legend(fontsize="x-small")
+    axs[0, 0].legend(fontsize=9)
     axs[0, 1].set(xlabel="depth L", ylabel=r"$\kappa$", yscale="log", title=r"ReLU $\kappa$: measured vs theory")
-    axs[0, 1].legend(fontsize="x-small")
+    axs[0, 1].legend(fontsize=9)
     for ax in axs.flat:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     return fig

@@ -123,7 +123,7 @@ def plot_two_sample(t2: TwoSample) -> Figure:
                     color=c, capsize=2)
     ax.axhline(1.0, color="k", ls="--", lw=1, label=r"linear: $\kappa = \kappa_0$")
     ax.set(yscale="log", xlabel="depth L", ylabel=r"$\kappa / \kappa_0$", title="Two samples: ReLU vs linear")
-    ax.legend(fontsize="x-small")
+    ax.legend(fontsize=9)
     for ax in axs.flat:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     return fig

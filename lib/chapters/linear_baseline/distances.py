@@ -93,7 +93,7 @@ def plot_distances(dist: pd.DataFrame) -> Figure:
     ax.axhline(1.0, color="k", ls="--", lw=1, label="linear network")
     ax.set(xlabel="depth L", ylabel=r"$\|\nabla f(x)-\nabla f(z)\| / (\sqrt{L+1}\,\|x-z\|)$", yscale="log",
            title="Separation in distance (lines: infinite width)")
-    ax.legend(fontsize="small")
+    ax.legend(fontsize=9)
     return fig
 
 

@@ -144,7 +144,7 @@ def plot_bottleneck_hessian(h: HessianNorms) -> Figure:
         ax.set(xscale="log", yscale="log", xlabel=lab, ylabel=r"$\max_i\|\nabla^2_w f(x_i)\|_2$")
         value_ticks(ax, list(g.index) if len(g) <= 4 else list(g.index)[::2])
         _log_value_ticks(ax, lo, hi)
-        ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=1)
+        ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=1)
     axs[0, 0].set_title(f"against b, m={int(bt[bt.sweep == 'b'].width.iloc[0])}")
     axs[0, 1].set_title(f"against m, b={int(bt[bt.sweep == 'm'].bottleneck.iloc[0])}")
     return fig

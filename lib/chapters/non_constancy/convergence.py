@@ -152,7 +152,7 @@ def plot_convergence(runs: KernelRuns) -> Figure:
                   title=f"Training loss, m={wmax}", ylim=(runs.rel_tol / 10, 2),
                   xscale="symlog")  # runs of 20 and of 4,000 steps on one axis, none squashed against t = 0
     handles, labels = axs[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize="small")
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=9)
     axs[0, 1].set(xlabel="GD step t", ylabel=r"$\lambda_{\min}(K_t)/\lambda_{\min}(K_0)$", xscale="symlog",
                   yscale="log", title=r"Smallest kernel eigenvalue")
     return fig

@@ -59,13 +59,13 @@ def plot_hessian(h: HessianNorms) -> Figure:
     slope_guide(ax, hw.loc["linear"].index, -0.5, hw.loc["linear"]["mean"].iloc[0], label=r"$\propto m^{-1/2}$")
     ax.set(xscale="log", yscale="log", xlabel="width m", ylabel=r"$\max_i\|\nabla^2_w \tilde f(x_i)\|_2$",
            title="Model Hessian spectral norm")
-    ax.legend(fontsize="small")
+    ax.legend(fontsize=9)
     if with_kernel:
         g = h.kernel.groupby("width")[["lambda_max", "mean_diag"]].mean()
         for col, lab in (("lambda_max", r"$\lambda_{\max}(K(w_0))$"), ("mean_diag", r"mean $K_{ii}(w_0)$")):
             axs[0, 1].plot(g.index, g[col], "o-", label=lab)
         axs[0, 1].set(xscale="log", yscale="log", xlabel="width m", title="Tangent kernel at $w_0$, linear output")
-        axs[0, 1].legend(fontsize="small")
+        axs[0, 1].legend(fontsize=9)
     return fig
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from lib.book.plotting import band_lines, figure, palette, slope_guide
+from lib.book.plotting import band_lines, figure, palette, slope_guide, value_ticks
 from lib.book.results import Check
 from lib.chapters.non_constancy.kernel_runs import KernelRuns
 from lib.chapters.non_constancy.kernel_width import O1_CHANGE
@@ -102,7 +102,8 @@ def plot_lzb_more(more: LzbMore) -> Figure:
     for ax, q in ((axs[0, 0], "H (one layer, in W)"), (axs[0, 1], "H (two layers)")):
         slope_guide(ax, t.loc[q].index, -0.5, t.loc[q]["mean"].iloc[0], label=r"$\propto m^{-1/2}$")
         ax.set(xscale="log", yscale="log", xlabel="width m (channels for the CNN)")
-        ax.legend(fontsize="small")
+        value_ticks(ax, t.loc[q].index)  # the widths run, no crowded minor labels
+        ax.legend(fontsize=9)
     axs[0, 0].set(title="One hidden layer (Remark 3.1)", ylabel="spectral norm")
     axs[0, 1].set(title="Two layers, Eq 17, CNN, ResNet")
     return fig

@@ -175,12 +175,12 @@ def plot_deep_kernel(dk: DeepKernel) -> Figure:
     ax.axhline(1 / dk.classes + CHANCE_MARGIN, color="0.5", ls=":", lw=1, label="chance + margin")
     ax.set(xscale="log", ylim=(0, 1.02), xlabel="depth L", ylabel="held-out accuracy",
            title="Kernel regression, infinite-width ReLU NTK")
-    ax.legend(fontsize="x-small")
+    ax.legend(fontsize=9)
     ax = axs[0, 1]
     ax.loglog(t.index, t.input_part, "o-", color=c3, label="input-dependent share of the prediction")
     ax.loglog(t.index, t.offdiag_spread, "^--", color="0.4", label="spread of the normalized kernel")
     ax.set(xlabel="depth L", ylabel="share / spread", title="What depth removes")
-    ax.legend(fontsize="x-small")
+    ax.legend(fontsize=9)
     return fig
 
 

@@ -416,7 +416,7 @@ def plot_loss_curves(study: SGDStudy) -> Figure:
     ax.set(xlabel="epoch", ylabel=f"cross-entropy ({kind})",
            title=f"ReLU nets on {study.data}, width {study.width}, {study.updates:,} updates"
                  + (" (record)" if study.recorded else ""))
-    ax.legend(ncol=2, fontsize="small", framealpha=0.9)
+    ax.legend(ncol=2, fontsize=9, framealpha=0.9)
     return fig
 
 

@@ -349,12 +349,13 @@ def plot_gd_bounds(gd: GDStudy) -> Figure:
             :func:`table_gd_curves`.
 
     Returns:
-        The figure (4 x ceil(len/4) axes for more than 4 depths, else one per depth; unused ones hidden).
+        The figure, two panels per row (more would be shrunk below a readable size in the text column;
+        ``lib.book.plotting.COLUMN_INCHES``), one per depth; an unused one hidden.
     """
     depths = gd.depths
     curves = table_gd_curves(gd)
     nd = len(depths)
-    fig, axs = figure(ncols=min(nd, 4), nrows=(nd + 3) // 4, width=3.6, height=3.3, sharey=True)
+    fig, axs = figure(ncols=min(nd, 2), nrows=(nd + 1) // 2, width=3.6, height=3.0, sharey=True)
     for i, L in enumerate(depths):
         ax = axs.flat[i]
         c = curves[curves.depth == L]
@@ -363,11 +364,11 @@ def plot_gd_bounds(gd: GDStudy) -> Figure:
         ax.semilogy(c.step, c["1-eta lmin/2"], ":", label=r"$(1-\eta\lambda_{\min}/2)^t$")
         ax.semilogy(c.step, c["1-1/kappa"], "-.", label=r"$(1-1/\kappa)^t$")
         ax.set(title=f"depth L={L}, $\\kappa$={gd[L]['kappa']:.0f}", xlabel="GD step t", ylim=(1e-16, 2))
-        if i % 4 == 0:
+        if i % 2 == 0:
             ax.set_ylabel(r"$\mathcal{L}(w_t)/\mathcal{L}(w_0)$")
     for ax in list(axs.flat)[nd:]:
         ax.set_visible(False)
-    axs.flat[0].legend(loc="lower left", fontsize="x-small")
+    axs.flat[0].legend(loc="lower left", fontsize=9, framealpha=0.9)
     return fig
 
 

@@ -283,7 +283,7 @@ def plot_throughput(bench: BenchmarkRun) -> Figure:
     x = np.arange(len(tab))
     ax.bar(x - 0.2, tab.ours_gflops, 0.4, color=palette(len(METHODS))[0], label="ours (counted flops / time)")
     ax.bar(x + 0.2, tab.matmul_gflops, 0.4, color="0.6", label=r"plain float64 matmul $n\times m\times n$")
-    ax.set_xticks(x, lab, fontsize="small")
+    ax.set_xticks(x, lab, fontsize=9)
     ax.set(ylabel="GFLOP/s", title=f"Throughput, width {width}")
     top = np.nanmax(np.r_[tab.ours_gflops.to_numpy(float), tab.matmul_gflops.to_numpy(float), 1e-9])
     ax.set_ylim(0, 1.35 * top)  # headroom: the legend sits above the bars
