@@ -93,13 +93,13 @@ def test_claims_taking_other_verdicts_and_untestable_claims():
     by_id = {r.claim_id: r for r in rows}
     assert by_id["[LH] Remark 3.6"].status == "inconclusive"  # Thm 3.5's
     assert by_id["[LZB] Table 1"].status == "reproduced with caveat"  # the most severe of the three it summarizes
-    assert by_id["[LH] Sec 5(c)"].status == "not checked"
+    assert by_id["[LZB] Thm 3.1"].status == "not checked"
     table = report_table(rows, ROOT, ROOT / "_executed" / "book" / "report.ipynb")
-    assert "cannot be tested here: statement about generalization" in table
+    assert "cannot be tested here: a bound in tensor norms of any depth" in table
     assert "takes the verdict of {ref}`[LH] Thm 3.5 <report-lh-thm-3-5>` (inconclusive)" in table
     counts = claim_counts()
     assert sum(d["claims"] for d in counts.values()) == len(CLAIMS)
-    assert counts["LH"]["untestable"] >= 1 and counts["LH"]["testable"] > counts["LH"]["untestable"]
+    assert counts["LZB"]["untestable"] >= 1 and counts["LH"]["testable"] > counts["LH"]["untestable"]
 
 
 def test_provenance_labels_overrides_and_runs_outside_the_pipeline():
@@ -169,7 +169,7 @@ def test_rows_are_grouped_by_verdict_each_with_a_reason_derived_from_the_record(
     assert reason(by_id["[LH] Thm 3.5"]) == "depth is not enough"
     assert reason(by_id["[LH] Thm 2.3"]).startswith("agrees within the check's tolerance; its {ref}`erratum "
                                                     "<erratum-gradient-norm>`")
-    assert reason(by_id["[LH] Sec 5(c)"]).startswith("cannot be tested here: statement about generalization")
+    assert reason(by_id["[LZB] Thm 3.1"]).startswith("cannot be tested here: a bound in tensor norms of any depth")
     assert reason(by_id["[LH] Remark 3.6"]).startswith("takes the verdict of {ref}`[LH] Thm 3.5 <report-lh-thm-3-5>`")
     assert first_clause("a b (c; d): e. F g") == "a b" and first_clause("one. Two") == "one"
     assert first_clause("word " * 30, limit=20).endswith(" ...")  # a cut clause says so
