@@ -80,8 +80,9 @@ _REAL_FIG3 = ("the paper's real data sets are not shipped and nothing here downl
               "(data_file, a .npy or .npz file, data_key naming the array of an .npz, with \"file\" in datasets)")
 _PROOF = "a step of a proof whose conclusion is checked"
 _NOT_YET = "testable, but no chapter measures it yet"
-_ASSUMPTION_B = ("testable, but the depth bounds under Assumption B are not measured separately; the rates they "
-                 "refine are checked under [AAK] Thm 3.2 and Thm 3.4")
+_ASSUMPTION_B = ("testable with the paper's depth bounds under Assumption B, which are not stated here, so no rule "
+                 "is written; that one ReLU layer gives Assumption B is checked under [AAK] Sec 3.3, and the rates "
+                 "these bounds refine under [AAK] Thm 3.2, Cor 3.3, Thm 3.4 and Cor 3.5")
 
 #: Every claim the report lists, in paper order ([LH] by section, then [LZB], then [AAK], then the book's targets).
 CLAIMS: tuple[Claim, ...] = (
