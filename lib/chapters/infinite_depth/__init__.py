@@ -63,13 +63,14 @@ from lib.chapters.infinite_depth.relu_kappa import (THM43_RTOL, THM43_RULE, chec
                                                     KappaStudy, measure_kappa, paper_kappa_limit, plot_kappa,
                                                     relu_kappa_vs_depth, table_kappa_deepest)
 from lib.chapters.infinite_depth.spec import ACTIVATIONS, SPEC
-from lib.chapters.infinite_depth.aak_mu import (MU_ATOL, MU_DUAL_ATOL, MU_FLOOR, MU_SIGMAS, MU_TABLE, MuStudy,
+from lib.chapters.infinite_depth.aak_mu import (DUAL_STEP, MC_BATCHES, MU_ATOL, MU_DUAL_ATOL, MU_FLOOR, MU_SIGMAS,
+                                                MU_TABLE, MuStudy,
                                                 check_def31, check_lemma_c2, check_mu_table, measure_mu, table_mu)
 from lib.chapters.infinite_depth.aak_one_layer import (DELTA_MIN, H5_CONTROL, H5_PREMISE, LAMBDA_RTOL, OneLayerKernels,
                                                        check_assumption_b, check_thm_h1, check_thm_h5,
                                                        measure_one_layer_kernels)
 from lib.chapters.infinite_depth.aak_lengths import (D1_ACTIVATIONS, D1_TOL, D4_ACTIVATION, D4_AWAY, D6_ATOL,
-                                                     D6_CONTROL, D6_ODD, GAMMA_TOL, I1_MIN_RATIO, LENGTH_Q0,
+                                                     D6_CONTROL, D6_LENGTHS, D6_ODD, D6_RHOS, I1_NORMS, GAMMA_TOL, I1_MIN_RATIO, LENGTH_Q0,
                                                      RATIO_FLOOR, LengthMaps, NormReluLengths, OddCorrelations,
                                                      check_length_map, check_normrelu_lengths,
                                                      check_odd_correlations, check_shifted_relu, measure_length_maps,
@@ -120,13 +121,13 @@ __all__ = [
     "LEMMAS_E", "OneLayer", "measure_one_layer", "plot_one_layer", "figure_one_layer", "check_lemma_e", "SmallAngle",
     "measure_small_angle_embedding", "E6_MIN_SLOPE", "E6_FAIL_SLOPE", "check_lemma_e6",
     # aak_mu
-    "MU_TABLE", "MuStudy", "measure_mu", "table_mu", "MU_ATOL", "MU_DUAL_ATOL", "MU_SIGMAS", "MU_FLOOR", "check_def31",
+    "MU_TABLE", "MC_BATCHES", "DUAL_STEP", "MuStudy", "measure_mu", "table_mu", "MU_ATOL", "MU_DUAL_ATOL", "MU_SIGMAS", "MU_FLOOR", "check_def31",
     "check_lemma_c2", "check_mu_table",
     # aak_one_layer
     "H5_PREMISE", "H5_CONTROL", "OneLayerKernels", "measure_one_layer_kernels", "LAMBDA_RTOL", "DELTA_MIN",
     "check_thm_h1", "check_assumption_b", "check_thm_h5",
     # aak_lengths
-    "D1_ACTIVATIONS", "D4_ACTIVATION", "D6_ODD", "D6_CONTROL", "LENGTH_Q0", "LengthMaps", "measure_length_maps",
+    "D1_ACTIVATIONS", "D4_ACTIVATION", "D6_ODD", "D6_CONTROL", "D6_LENGTHS", "D6_RHOS", "I1_NORMS", "LENGTH_Q0", "LengthMaps", "measure_length_maps",
     "OddCorrelations", "measure_odd_correlations", "NormReluLengths", "measure_normrelu_lengths", "GAMMA_TOL",
     "RATIO_FLOOR", "D1_TOL", "D4_AWAY", "D6_ATOL", "I1_MIN_RATIO", "check_length_map", "check_shifted_relu",
     "check_odd_correlations", "check_normrelu_lengths",
