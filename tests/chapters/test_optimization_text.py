@@ -123,7 +123,7 @@ def test_sgd_glue_reads_the_studies():
     assert g["binomial_se"] == "0.7 points for the 1,000 test images of MNIST-5k"
     assert g["paper_table1"] == "95.98, 97.43, 97.57, 97.52, 97.39, 97.19 % at depths 1, 3, 6, 8, 10, 12"
     assert g["paper_updates"] == "about 60,000"
-    assert "no MNIST folder is given (papermill parameter idx_dir = None)" in g["idx_folders"]
+    assert "no MNIST folder is given (papermill parameter idx_dir not set)" in g["idx_folders"]
     two = OPT.sgd_glue(studies(sgd_study(), sgd_study("faces", 150, 50, 625, 2, batch=150), idx_dir="/data/mnist"))
     assert two["batch"] == "500 on MNIST-5k; 150 on faces" and two["sgd_m"] == "128"
     assert "faces has 150 training images, about 400 times fewer than MNIST's 60,000" in two["train_ratio"]

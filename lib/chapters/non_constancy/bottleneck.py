@@ -213,7 +213,7 @@ def check_bottleneck_hessian(h: HessianNorms) -> Check:
                 "inconclusive": UNCONVERGED}.get(status, ""),
         measured=f"At m={int(bt.width.iloc[0])} the Hessian norm is "
         + ", ".join(f"{v:.3g} (b={b})" for b, v in g.items())
-        + f": log-log slope {s:.2f} against b (the bound: -0.5 or steeper); power iteration converged: {conv}.")
+        + f": log-log slope {s:.2f} against b (the bound: -0.5 or steeper); power iteration converged: {'yes' if conv else 'no'}.")
 
 
 def check_bottleneck_hessian_width(h: HessianNorms) -> Check:
@@ -248,4 +248,4 @@ def check_bottleneck_hessian_width(h: HessianNorms) -> Check:
         measured=f"At b={int(bt.bottleneck.iloc[0])} the Hessian norm of the [m, b, m] net is "
         + ", ".join(f"{v:.3g} (m={w})" for w, v in g.items()) + f": log-log slope {s:.2f} against m, while the "
         f"one-hidden-layer linear-output net falls to {lin.iloc[-1]:.3g} at m={lin.index[-1]}; power iteration "
-        f"converged: {conv}.")
+        f"converged: {'yes' if conv else 'no'}.")

@@ -302,7 +302,7 @@ def check_architectures(more: LzbMore) -> Check:
     rows = tuple(hessian_row(f"Hessian norm, {names[a]}", "linear_hessian", slopes[a], over, st[a]) for a in names)
     return Check("[LZB] App G", status=status, caveat=caveat, rows=rows, measured=(
         f"Fitted slopes of the Hessian norm at initialization over width {over}: {slopes['cnn']:.2f} (1-D CNN) and "
-        f"{slopes['resnet']:.2f} (residual MLP); power iterations converged: {all(conv.values())}."))
+        f"{slopes['resnet']:.2f} (residual MLP); power iterations converged: {'yes' if all(conv.values()) else 'no'}."))
 
 
 def check_segment_bound(more: LzbMore) -> Check:

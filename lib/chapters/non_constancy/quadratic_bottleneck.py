@@ -140,4 +140,4 @@ def check_quadratic_bottleneck(h) -> Check:
         f"smallest Hessian norm over w_0 and {q[q.point != 'init'].point.nunique()} random point(s) at distance "
         f"R={h.ball_radius:g} is " + ", ".join(f"{v:.3g} (m={w})" for w, v in g.items())
         + f" (seed mean): log-log slope {s:.2f} against m (at w_0 alone: "
-        + ", ".join(f"{v:.3g}" for v in at0.to_numpy()) + f"); power iteration converged: {conv}.")
+        + ", ".join(f"{v:.3g}" for v in at0.to_numpy()) + f"); power iteration converged: {'yes' if conv else 'no'}.")

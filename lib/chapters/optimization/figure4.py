@@ -520,7 +520,7 @@ def sgd_glue(studies: SGDStudies) -> dict[str, str]:
               f"MNIST's {p['n_train']:,}" for st in studies if st.data not in MNIST_SETS + ("Fashion-MNIST",)]
     folders = "; ".join(
         f"the {name} IDX files are read from {folder} (papermill parameter {FOLDER_PARAMS[name]})" if folder is not None
-        else f"no {name} folder is given (papermill parameter {FOLDER_PARAMS[name]} = None)"
+        else f"no {name} folder is given (papermill parameter {FOLDER_PARAMS[name]} not set)"
         for name, folder in studies.folders.items())
     return dict(
         sgd_m=_across(studies, lambda st: str(st.width)), sgd_L=_across(studies, lambda st: ints(st.depths, ranges=False)),

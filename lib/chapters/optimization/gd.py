@@ -413,8 +413,8 @@ def _eq9(studies: tuple) -> Check:
         slowest=", ".join(f"{v:.4f}" for v in tabs[0][1]["(1-eta lmin)^2"]))
     measured = (
         f"kappa(K(w_0)) = {text['kappas']}{text['mean']} {_where(studies)}. Largest ratio of the measured loss to the paper's "
-        f"bound L0 (1 - eta lambda_min/2)^t over every step, depth and seed: {paper:.6g} (it holds: {paper_ok}); to "
-        f"the (1-1/kappa)^t form: {kap:.6g} (it holds: {kappa_ok}; at the last step {text['end']:.2g} times it, "
+        f"bound L0 (1 - eta lambda_min/2)^t over every step, depth and seed: {paper:.6g} (it holds: {'yes' if paper_ok else 'no'}); to "
+        f"the (1-1/kappa)^t form: {kap:.6g} (it holds: {'yes' if kappa_ok else 'no'}; at the last step {text['end']:.2g} times it, "
         f"median). Measured late per-step factors {text['meas']}{text['mean']} against those of GD on the model "
         f"linearized with the NTK at initialization {text['lin']}: largest relative gap in log {worst:.2f} (tolerance "
         f"{RATE_TOLERANCE}); the slowest mode (1-eta lambda_min)^2 = {text['slowest']} (seed {tabs[0][0]}). The bound "

@@ -55,7 +55,7 @@ SPEC = ChapterSpec("07_performance", dict(
     scale_lambda_min=Param("certified", P.choice(["auto", "exact", "certified", "bounds"]),
                            "full-data section: \"auto\", \"exact\", \"certified\" or \"bounds\" (see ntk_extremes)"),
     scale_shifts=Param(None, P.optional(P.float_list(positive=True)),
-                       "full-data section: None, or one certified shift per depth (one factorization, not two)"),
+                       "full-data section: null for no shifts, or one certified shift per depth (one factorization, not two)"),
     sgd_depths=Param([1], P.int_list(min_value=1), "SGD section: depths L (the paper profile: 1, 5, 10)"),
     sgd_width=Param(512, P.positive_int, "SGD section: hidden width m (the paper's)"),
     sgd_batch=Param(500, P.positive_int, "SGD section: SGD batch (the paper's)"),
