@@ -100,10 +100,8 @@ def _scale_note(records: list[dict], root: Path, from_doc: Path) -> str | None:
     """The full-data-scale note, from the committed records of chapter 7 (None when there are none)."""
     from lib.chapters.performance.recorded import recorded_scale
     from lib.chapters.performance.scale import depth_sentence
-    try:
-        sentence = depth_sentence(recorded_scale())
-    except (OSError, ValueError, KeyError):
-        return None
+    rec = recorded_scale()  # a broken record raises InputError naming its file: never a silently missing note
+    sentence = depth_sentence(rec) if len(rec) else ""
     if not sentence:
         return None
     return "\n".join([

@@ -33,3 +33,19 @@ def test_the_singular_synthetic_note_rests_on_the_papers_own_sizes():
 def test_the_full_data_note_reads_the_committed_records():
     md = notes_markdown([], ROOT, HERE)
     assert "(note-full-data-scale)=" in md and "At n = 60,000 the full-data" in md
+
+
+def test_without_records_there_is_no_full_data_note_and_a_broken_record_is_an_error(monkeypatch):
+    import pandas as pd
+    import pytest
+
+    import lib.chapters.performance.recorded as R
+    from lib.validation import InputError
+    monkeypatch.setattr(R, "recorded_scale", lambda *a, **k: pd.DataFrame())
+    assert "(note-full-data-scale)=" not in notes_markdown([], ROOT, HERE)
+
+    def broken(*a, **k):
+        raise InputError("the record notebooks/records/07_scale_x.json is not valid JSON")
+    monkeypatch.setattr(R, "recorded_scale", broken)
+    with pytest.raises(InputError, match="07_scale_x.json"):
+        notes_markdown([], ROOT, HERE)
