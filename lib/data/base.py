@@ -8,7 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
-from lib.validation import InputError
+from lib.validation import InputError, check_seed, positive_int
 
 __all__ = ["DataMissingError", "preprocess", "pixel_range_of", "scale_pixels", "fingerprint", "PIXEL_RANGES",
            "check_seed", "check_n", "subsample"]
@@ -24,28 +24,9 @@ class DataMissingError(FileNotFoundError):
 
 
 def check_n(n, name: str = "n") -> int:
-    """``n`` as an int if it is a positive integer, else one :class:`~lib.validation.InputError` naming ``name``."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise InputError(f"{name} must be a positive integer, got {n!r}")
-    return int(n)
-
-
-def check_seed(seed, name: str = "seed") -> int:
-    """Return ``seed`` if it is a non-negative integer (what numpy's generators accept).
-
-    Args:
-        seed: the seed of a draw or subsample.
-        name: the parameter's name in the message.
-
-    Returns:
-        ``int(seed)``.
-
-    Raises:
-        lib.validation.InputError: a negative, fractional, boolean or non-numeric seed.
-    """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InputError(f"{name} must be a non-negative integer, got {seed!r}")
-    return int(seed)
+    """``n`` as an int if it is a positive integer, else one :class:`~lib.validation.InputError` naming ``name``
+    (:func:`lib.validation.positive_int`)."""
+    return positive_int(n, name)
 
 
 def subsample(X: np.ndarray, y: np.ndarray, n: int | None, seed: int, source: str):

@@ -23,7 +23,7 @@ from scipy.linalg import blas
 
 from lib.data.pairs import pair_angles
 from lib.finite.mlp import MLP
-from lib.validation import InputError, InputTypeError, check_kernel_scale, positive_int
+from lib.validation import InputError, InputTypeError, as_data, check_int, check_kernel_scale, check_seed, positive_int
 
 __all__ = ["empirical_ntk", "ntk_with_layer_terms", "ntk_from_factors", "bias_ntk", "layer_factors", "resolve_layers",
            "pair_gradient_angles", "check_kernel", "gram_upper", "relu_depth_kernels", "SHARED_MAX_N"]
@@ -309,6 +309,12 @@ def _symmetrize(U: np.ndarray) -> np.ndarray:
     return K
 
 
+def _checked(K: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """``K`` after :func:`check_kernel` (overflow, or digits lost to underflow)."""
+    check_kernel(torch.from_numpy(K), torch.from_numpy(X))
+    return K
+
+
 def relu_depth_kernels(X, width: int, depths: Sequence[int], seed: int, first_layer: bool = False
                        ) -> Iterator[tuple[int, np.ndarray, np.ndarray | None, float]]:
     """The exact NTK of the ReLU :class:`lib.finite.mlp.MLP` of each depth in ``depths`` (seed ``seed``),
@@ -341,11 +347,16 @@ def relu_depth_kernels(X, width: int, depths: Sequence[int], seed: int, first_la
         lib.validation.InputError: n too large, or a network whose hidden weights are not those of the
             deepest one (the shared path would be wrong).
     """
-    X = np.asarray(X, dtype=np.float64)
+    X = as_data(X)
     n, d = X.shape
+    width, seed = positive_int(width, "width"), check_seed(seed)
+    if isinstance(depths, (str, bytes)) or not hasattr(depths, "__iter__"):
+        raise InputTypeError(f"depths must be a sequence of depths, got {depths!r}")
+    depths = [check_int(L, "depths", 0, meaning="numbers of hidden layers") for L in depths]
+    if not depths:
+        raise InputError("depths is empty: give at least one depth")
     if n > SHARED_MAX_N:
         raise InputError(f"relu_depth_kernels keeps {max(depths) + 1} n x n Gram matrices: n = {n} > {SHARED_MAX_N}")
-    depths = [int(L) for L in depths]
     t0 = time.perf_counter()
     Lmax = max(depths)
     deep = MLP(d, width, Lmax, activation="relu", seed=seed)
@@ -361,7 +372,7 @@ def relu_depth_kernels(X, width: int, depths: Sequence[int], seed: int, first_la
     for L in depths:
         t = time.perf_counter()
         if L == 0:
-            yield 0, _symmetrize(G[0]), None, shared + time.perf_counter() - t
+            yield 0, _checked(_symmetrize(G[0]), X), None, shared + time.perf_counter() - t
             continue
         net = MLP(d, width, L, activation="relu", seed=seed)
         for l in range(L):
@@ -379,4 +390,4 @@ def relu_depth_kernels(X, width: int, depths: Sequence[int], seed: int, first_la
                 K1 = _symmetrize(term)
             if l > 1:
                 D = s * gates[l - 2] * (D @ W[l - 1])
-        yield L, _symmetrize(U), K1, shared + time.perf_counter() - t
+        yield L, _checked(_symmetrize(U), X), K1, shared + time.perf_counter() - t

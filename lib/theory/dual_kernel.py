@@ -31,9 +31,9 @@ from numpy.polynomial import chebyshev as cheb
 from scipy.fft import dct
 
 from lib.activations import Activation, get_activation
-from lib.validation import InputError
+from lib.validation import InputError, real_array
 
-from ._common import check_angles
+from ._common import check_angles, check_variances
 from .quadrature import gaussian_rule, pair_expectations
 from .relu import arccos_kernel
 
@@ -183,10 +183,12 @@ def theta_table(activation: Activation, q: float = 1.0) -> ThetaTable:
 
 
 def _as_pairs(q1, q2, theta):
-    q1, q2, t = (np.asarray(v, dtype=float) for v in np.broadcast_arrays(q1, q2, theta))
-    if q1.size and (not np.all(np.isfinite(q1)) or not np.all(np.isfinite(q2)) or q1.min() <= 0 or q2.min() <= 0):
-        raise InputError("variances q1, q2 must be positive and finite")
-    return q1, q2, t
+    q1, q2 = check_variances(q1, "q1"), check_variances(q2, "q2")
+    try:
+        return tuple(np.asarray(v, dtype=float) for v in np.broadcast_arrays(q1, q2, real_array(theta, "theta")))
+    except ValueError:
+        raise InputError(f"q1, q2 and theta must broadcast to one shape, got shapes {q1.shape}, {q2.shape} and "
+                         f"{np.shape(theta)}") from None
 
 
 def _route(act: Activation, method: str, qs: np.ndarray) -> str:
@@ -218,7 +220,7 @@ def diagonal_expectations(activation: str | Activation, q: ArrayLike,
                           method: str = "auto") -> tuple[np.ndarray, np.ndarray]:
     """(E[s(u)^2], E[s'(u)^2]) for u ~ N(0, q), consistent with :func:`dual_expectations` at theta = 0."""
     act = get_activation(activation)
-    q = np.asarray(q, dtype=float)
+    q = check_variances(q, positive=False)
     route = _route(act, check_method(method), q)
     if route == "closed":
         return (q / 2.0, np.full_like(q, 0.5)) if act.name == "relu" else (q.copy(), np.ones_like(q))

@@ -16,7 +16,7 @@ from scipy.sparse.linalg import LinearOperator, eigsh, lobpcg
 
 from lib.finite.extremes.operator import EPS, MatrixFreeNTK
 from lib.progress import tqdm
-from lib.validation import InputError
+from lib.validation import InputError, check_int, check_seed, positive_int
 
 __all__ = ["AngleScan", "min_angle_scan", "lambda_max_bounds", "lambda_min_upper_bound"]
 
@@ -226,6 +226,8 @@ def lambda_min_upper_bound(op: MatrixFreeNTK, scan: AngleScan, sub_size: int = 2
     Returns:
         ``(upper_bound, S)``.
     """
+    sub_size, seed = positive_int(sub_size, "sub_size"), check_seed(seed)
+    check_int(refine_iters, "refine_iters", 0)
     idx = list(dict.fromkeys(int(i) for i in scan.top_pairs.ravel()))
     rest = max(0, min(sub_size, op.n) - len(idx))
     if rest:
