@@ -17,7 +17,7 @@ from scipy import linalg
 from scipy.linalg import LinAlgError, blas, cho_factor, cho_solve, lapack
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
-from lib.validation import InputError, ResolutionWarning, as_matrix, real_array
+from lib.validation import InputError, ResolutionWarning, as_matrix, check_real, real_array
 
 __all__ = [
     "Spectrum",
@@ -137,6 +137,7 @@ def extreme_eigenvalues(K, method: str = "auto", tol: float = 1e-10) -> Spectrum
     n = A.shape[0]
     if method not in ("auto", "eigh", "lanczos"):
         raise InputError(f"method must be 'auto', 'eigh' or 'lanczos', got {method!r}")
+    tol = check_real(tol, "tol", low=0.0, low_open=True)
     if method == "eigh" or (method == "auto" and n <= EIGH_LIMIT) or n < 3:
         return spectrum(A)
     lmax = float(eigsh(A, k=1, which="LA", tol=tol, return_eigenvectors=False)[0])
@@ -264,6 +265,7 @@ def fast_extremes(K: np.ndarray) -> tuple[float, float, float, bool]:
     Returns:
         ``(lambda_min, lambda_max, kappa, singular)``.
     """
+    K = as_matrix(K)
     n = K.shape[0]
     if n >= FAST_MIN_N:
         try:

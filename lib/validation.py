@@ -21,8 +21,8 @@ import numpy as np
 import torch
 
 __all__ = ["ShortTraceback", "InputError", "InputTypeError", "KernelOverflowError", "ResolutionWarning", "as_tensor", "check_device",
-           "check_dtype", "as_matrix", "as_data", "as_row", "real_array", "check_real", "check_int", "positive_int", "check_seed",
-           "check_seeds", "check_labels", "SEED_MAX", "HALF_DTYPES", "available_memory", "check_memory", "check_kernel_scale", "subnormal_scale"]
+           "check_dtype", "as_matrix", "as_data", "as_row", "real_tensor", "real_array", "check_real", "check_int", "positive_int", "check_seed",
+           "check_seeds", "derived_seed", "check_labels", "SEED_MAX", "HALF_DTYPES", "available_memory", "check_memory", "check_kernel_scale", "subnormal_scale"]
 
 
 class ShortTraceback:
@@ -57,7 +57,8 @@ class ResolutionWarning(UserWarning):
     below ~2e-8 rad computed from the kernel): the value is an upper bound, not exact."""
 
 
-def check_int(value, name: str, minimum: int = 0, maximum: int | None = None, meaning: str = "") -> int:
+def check_int(value, name: str, minimum: int = 0, maximum: int | None = None, meaning: str = "",
+              span: str = "") -> int:
     """Return ``value`` as an int if it is an integer in [minimum, maximum] (sizes, depths, orders, counts).
 
     A float is refused even when it is integral (2.0) and never truncated (2.7 is not 2); bools, strings, complex
@@ -69,6 +70,7 @@ def check_int(value, name: str, minimum: int = 0, maximum: int | None = None, me
         minimum: the smallest value allowed (0 for a depth, 1 for a width or a count).
         maximum: the largest value allowed, or None.
         meaning: what the integer counts, for the message (e.g. ``"number of hidden layers"``).
+        span: the range as the message writes it (default: from ``minimum`` and ``maximum``).
 
     Returns:
         ``int(value)``.
@@ -79,7 +81,7 @@ def check_int(value, name: str, minimum: int = 0, maximum: int | None = None, me
     """
     kind = {0: "a non-negative integer", 1: "a positive integer"}.get(minimum, f"an integer >= {minimum}")
     if maximum is not None:
-        kind = f"an integer in [{minimum}, {maximum}]"
+        kind = f"an integer in [{minimum}, {span or maximum}]"
     what = f"{name} must be {kind}" + (f" ({meaning})" if meaning else "")
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise InputTypeError(f"{what}, got {value!r}")
@@ -117,8 +119,18 @@ def check_seed(seed, name: str = "seed") -> int:
         InputTypeError: not an integer (a float, a bool, a string, None).
         InputError: negative, or above ``SEED_MAX`` (2**63 - 1).
     """
-    return check_int(seed, name, 0, SEED_MAX, "a seed; 2**63 - 1 is the largest that torch, numpy and an int64 "
-                                              "record all hold")
+    return check_int(seed, name, 0, SEED_MAX, "the range torch, numpy and an int64 record all hold", "2**63 - 1")
+
+
+def derived_seed(seed, offset: int) -> int:
+    """A seed derived from ``seed`` (checked by :func:`check_seed`) for a second stream: ``seed + offset``, wrapped
+    into [0, :data:`SEED_MAX`] (unchanged for every seed below ``SEED_MAX - offset``), so that the largest seed
+    still gives valid derived seeds.
+
+    Raises:
+        InputTypeError, InputError: ``seed`` is not a valid seed.
+    """
+    return (check_seed(seed) + int(offset)) % (SEED_MAX + 1)
 
 
 def check_seeds(seeds, name: str = "seeds", count: int | None = None) -> list[int]:
@@ -147,6 +159,8 @@ def check_labels(y, name: str = "y", n: int | None = None, classes: int | None =
         InputError: complex, NaN/inf, not 1-D, fractional, negative, too large, or not ``n`` of them.
     """
     v = real_array(y, name)
+    if n is not None:
+        n = check_int(n, "n", 0, meaning="the number of labels")
     if v.ndim != 1 or (n is not None and v.size != n):
         raise InputError(f"{name} must be {n if n is not None else 'a 1-D array of'} class labels, got shape {v.shape}")
     if np.any(v != np.round(v)) or (v.size and v.min() < 0):
@@ -177,7 +191,8 @@ def _outside(a: np.ndarray, low, high, low_open: bool, high_open: bool) -> np.nd
 
 
 def real_array(value, name: str, *, finite: bool = True, low: float | None = None, high: float | None = None,
-               low_open: bool = False, high_open: bool = False, complex_hint: str = "") -> np.ndarray:
+               low_open: bool = False, high_open: bool = False, complex_hint: str = "",
+               keep_dtype: bool = False) -> np.ndarray:
     """``value`` (an array, a nested list, a number or a torch tensor) as a float64 numpy array of real numbers.
 
     Complex values are refused unless every imaginary part is exactly zero (never silently dropped); strings,
@@ -189,6 +204,7 @@ def real_array(value, name: str, *, finite: bool = True, low: float | None = Non
         finite: refuse NaN and inf.
         low, high: the range the values must lie in (None: unbounded), closed unless ``low_open``/``high_open``.
         complex_hint: what to do instead, appended to the message refusing a complex value.
+        keep_dtype: return a real array in its own dtype (uint8 pixels stay uint8), not as float64.
 
     Returns:
         A float64 array (a copy only where a conversion needs one).
@@ -197,6 +213,8 @@ def real_array(value, name: str, *, finite: bool = True, low: float | None = Non
         InputTypeError: not real numbers.
         InputError: a non-zero imaginary part, NaN or inf, or a value outside the range.
     """
+    if isinstance(value, (bool, np.bool_)):  # an array of bools is 0/1 data; a lone True is a mistake
+        raise InputTypeError(f"{name} must be real numbers, got {value!r}")
     if isinstance(value, torch.Tensor):
         t = value.detach().cpu()
         if t.is_complex():
@@ -221,6 +239,8 @@ def real_array(value, name: str, *, finite: bool = True, low: float | None = Non
         A = A.real
     if A.dtype.kind not in "biuf":
         raise InputTypeError(f"{name} must be real numbers, got {type(value).__name__} of dtype {A.dtype}")
+    if keep_dtype and not finite and low is None and high is None:
+        return A
     with np.errstate(over="ignore"):
         A = np.asarray(A, dtype=np.float64)
     if finite and not np.all(np.isfinite(A)):
@@ -260,6 +280,19 @@ def check_real(value, name: str, *, low: float | None = None, high: float | None
     if A.ndim != 0:
         raise InputTypeError(f"{name} must be one real number, got an array of shape {A.shape}")
     return float(A.reshape(()))
+
+
+def real_tensor(t, name: str) -> torch.Tensor:
+    """Return ``t`` if it is a real (floating or integer) torch tensor: for the tensor-level helpers that run inside a
+    forward pass, where a copy would cost (an O(1) check).
+
+    Raises:
+        InputTypeError: not a tensor, or a complex or boolean one.
+    """
+    if not isinstance(t, torch.Tensor) or t.is_complex() or t.dtype == torch.bool:
+        what = f"a {t.dtype} tensor" if isinstance(t, torch.Tensor) else repr(t)[:60]
+        raise InputTypeError(f"{name} must be a real torch tensor, got {what}")
+    return t
 
 
 def _check_shape_2d(shape: tuple, name: str, in_dim: int | None) -> None:
@@ -318,7 +351,7 @@ def subnormal_scale(scale: float, dtype: torch.dtype | np.dtype = np.float64) ->
 
 
 def check_kernel_scale(nonfinite: int, diag_max: float, dtype: torch.dtype | np.dtype, what: str,
-                       hint: str) -> None:
+                       hint: str, input_scale: float = 0.0) -> None:
     """Refuse a kernel that overflowed (NaN/inf entries) or whose digits were lost to underflow.
 
     Underflow is judged by :func:`subnormal_scale` on the largest diagonal entry (which bounds every entry of a
@@ -330,6 +363,9 @@ def check_kernel_scale(nonfinite: int, diag_max: float, dtype: torch.dtype | np.
         dtype: the dtype the kernel was computed in.
         what: the kernel, for the message (e.g. ``"the NTK of MLP(...)"``).
         hint: what the input looks like / what to change, for the message.
+        input_scale: the largest absolute input entry: a zero kernel of non-zero inputs whose square is subnormal
+            underflowed (every entry rounded to 0); any other zero kernel (zero inputs, a net whose units are all
+            dead) is left to the spectrum's check.
 
     Raises:
         KernelOverflowError: (an InputError) overflow or underflow, with ``what`` and ``hint``.
@@ -337,6 +373,9 @@ def check_kernel_scale(nonfinite: int, diag_max: float, dtype: torch.dtype | np.
     fi = np.finfo(np.dtype(str(dtype).replace("torch.", "")))
     if nonfinite:
         raise KernelOverflowError(f"{what} has {nonfinite} NaN or inf entries: the computation overflowed; {hint}")
+    if diag_max == 0.0 and 0.0 < input_scale and input_scale * input_scale < float(fi.tiny):
+        raise KernelOverflowError(f"{what} is exactly zero for non-zero inputs: every entry underflowed (below "
+                                  f"{float(fi.smallest_subnormal):.1e}); {hint}")
     if subnormal_scale(diag_max, fi.dtype):
         raise KernelOverflowError(f"{what} has entries of at most {diag_max:.3g}, below the smallest normal number "
                                   f"of {fi.dtype} ({float(fi.tiny):.1e}): they are subnormal and their digits are "

@@ -8,7 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
-from lib.validation import InputError, check_seed, positive_int
+from lib.validation import InputError, check_seed, positive_int, real_array
 
 __all__ = ["DataMissingError", "preprocess", "pixel_range_of", "scale_pixels", "fingerprint", "PIXEL_RANGES",
            "check_seed", "check_n", "subsample"]
@@ -31,7 +31,8 @@ def check_n(n, name: str = "n") -> int:
 
 def subsample(X: np.ndarray, y: np.ndarray, n: int | None, seed: int, source: str):
     """n rows of (X, y) without replacement, seeded, in their original order (all rows if n is None)."""
-    check_seed(seed)
+    seed = check_seed(seed)
+    X, y = real_array(X, "X", finite=False, keep_dtype=True), real_array(y, "y", finite=False, keep_dtype=True)
     if n is None:
         return X, y
     n = check_n(n)
@@ -104,7 +105,7 @@ def preprocess(X, n: int | None = None, seed: int = 0, unit_norm: bool = False, 
     if scale is not None and (isinstance(scale, bool) or not isinstance(scale, (int, float, np.integer, np.floating))
                               or not math.isfinite(float(scale)) or float(scale) <= 0):
         raise InputError(f"scale must be a finite positive number (or None), got {scale!r}")
-    X = np.asarray(X, dtype=np.float64)
+    X = real_array(X, "X", finite=False)
     if X.ndim == 0 or X.size == 0:
         raise InputError(f"data are empty (shape {X.shape}): need at least one sample")
     X = X.reshape(len(X), -1)
@@ -129,7 +130,7 @@ def preprocess(X, n: int | None = None, seed: int = 0, unit_norm: bool = False, 
 
 def fingerprint(X) -> str:
     """A short SHA-256 of an array's shape, dtype and bytes (float64, C order): changes iff the data change."""
-    A = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
+    A = np.ascontiguousarray(real_array(X, "X", finite=False))
     h = hashlib.sha256(f"{A.shape}|float64|".encode())
     h.update(A.tobytes())
     return h.hexdigest()[:20]

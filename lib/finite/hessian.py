@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from lib.validation import InputError, as_row, as_tensor, check_real, check_seed, positive_int
+from lib.validation import InputError, as_row, as_tensor, check_real, check_seed, derived_seed, positive_int
 
 __all__ = ["HessianNorm", "hvp_operator", "power_iteration", "model_hessian_norm", "dense_model_hessian"]
 
@@ -117,7 +117,7 @@ def model_hessian_norm(model: nn.Module, X, outputs: list[int] | None = None, to
         outputs: output coordinates to include (default: all).
         tol, max_iter: power-iteration tolerance (relative change of the estimate) and cap.
     """
-    check_seed(seed)
+    seed = check_seed(seed)
     Xt = model.prepare(X) if hasattr(model, "prepare") else as_tensor(X)
     k = int(getattr(model, "out_dim", 1))
     outs = list(range(k)) if outputs is None else [int(o) for o in outputs]
@@ -128,7 +128,8 @@ def model_hessian_norm(model: nn.Module, X, outputs: list[int] | None = None, to
     for i in range(Xt.shape[0]):
         for c in outs:
             hvp, P = hvp_operator(model, Xt[i:i + 1], c)
-            val, it, ok = power_iteration(hvp, P, tol, max_iter, seed=seed + i, dtype=Xt.dtype, device=Xt.device)
+            val, it, ok = power_iteration(hvp, P, tol, max_iter, seed=derived_seed(seed, i), dtype=Xt.dtype,
+                                          device=Xt.device)
             norms[i, c] = val
             its, conv = max(its, it), conv and ok
     return HessianNorm(float(np.nanmax(norms)), norms, its, conv)

@@ -32,13 +32,14 @@ from dataclasses import dataclass
 import torch
 
 from lib.finite.mlp import MLP
-from lib.validation import InputError, as_row
+from lib.validation import InputError, as_row, real_tensor
 
 __all__ = ["second_derivative", "one_layer_hessian_norm", "TwoLayerBound", "two_layer_bound"]
 
 
 def second_derivative(activation, z: torch.Tensor) -> torch.Tensor:
     """sigma''(z) elementwise, by autograd on the activation's torch form (detached)."""
+    real_tensor(z, "z")
     with torch.enable_grad():
         zz = z.detach().clone().requires_grad_(True)
         (g,) = torch.autograd.grad(activation(zz).sum(), zz, create_graph=True)

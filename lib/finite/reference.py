@@ -50,6 +50,8 @@ def jacobian_ntk(model: torch.nn.Module, X, layers: Iterable[int] | str | None =
     ``layers`` selects trainable layers exactly as :func:`lib.finite.ntk.empirical_ntk` does.
     Returns float64 (n, n), or (n k, n k) indexed ``i * k + c`` for k outputs.
     """
+    if chunk_size is not None:
+        positive_int(chunk_size, "chunk_size")
     X, train, frozen, kwargs = _functional_setup(model, X, layers)
 
     def f_single(p, x):

@@ -26,7 +26,7 @@ from lib.progress import tqdm
 from lib.finite.wrapped import model_ntk
 from lib.spectra import relative_error
 from lib.validation import (InputError, as_matrix, check_int, check_labels, check_real, check_seed, positive_int,
-                            real_array)
+                            real_array, real_tensor)
 
 __all__ = ["square_loss", "cross_entropy", "LOSSES", "KernelTracker", "gd_train", "sgd_train",
            "lr_grid_search", "linearized_losses", "accuracy"]
@@ -46,6 +46,7 @@ def square_loss(pred: torch.Tensor, target: torch.Tensor, reduction: str = "sum"
 
 def cross_entropy(logits: torch.Tensor, labels: torch.Tensor, reduction: str = "mean") -> torch.Tensor:
     """Softmax cross-entropy of (n, k) logits against integer labels in 0..k-1."""
+    real_tensor(logits, "logits"), real_tensor(labels, "labels")
     if logits.ndim != 2:
         raise InputError(f"cross-entropy needs (n, k) logits (an MLP with out_dim=k), got shape {tuple(logits.shape)}")
     if labels.dtype not in (torch.int64, torch.int32) or labels.shape != logits.shape[:1]:
@@ -188,10 +189,13 @@ def sgd_train(model: torch.nn.Module, X, y, lr: float, epochs: int, batch_size: 
     lr = _check_lr(lr)
     positive_int(epochs, "epochs")
     positive_int(batch_size, "batch_size")
-    check_seed(seed)
+    seed = check_seed(seed)
     fn = _loss_fn(loss)
     Xt = model.prepare(X)
     yt = _targets(model, y, loss, Xt.shape[0])
+    if X_test is not None:  # checked before any training, not after it
+        X_test = model.prepare(X_test, "X_test")
+        check_labels(y_test, "y_test", n=X_test.shape[0])
     n = Xt.shape[0]
     params = [p for p in model.parameters() if p.requires_grad]
     gen = torch.Generator(device="cpu").manual_seed(seed)
@@ -229,7 +233,7 @@ def lr_grid_search(make_model: Callable[[], torch.nn.Module], X, y, lrs: Sequenc
     ``make_model()`` must return a fresh model (same seed every call, so that only the rate
     differs). A diverged run scores ``inf``. Returns (best lr, {lr: final training loss}).
     """
-    check_seed(seed)
+    seed = check_seed(seed)
     if isinstance(lrs, (str, bytes)) or not hasattr(lrs, "__len__") or not len(lrs):
         raise InputError(f"lrs must hold at least one learning rate, got {lrs!r}")
     for lr in lrs:

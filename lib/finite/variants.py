@@ -31,7 +31,7 @@ from torch import nn
 from lib.finite.mlp import MLP
 from lib.finite.ntk import bias_ntk, layer_factors, ntk_from_factors
 from lib.theory import relu_gradient_angle_weighted
-from lib.validation import InputError, InputTypeError, check_int, check_real, real_array
+from lib.validation import InputError, InputTypeError, check_int, check_real, derived_seed, real_array
 
 __all__ = ["VariantMLP", "layer_weights", "relu_weighted_gradient_angle"]
 
@@ -96,7 +96,7 @@ class VariantMLP(MLP):
             self.scales = tuple(s * r for s, r in zip(base, self.layer_mult))
         self.bias_mult = self.bias_std if parameterization == "ntk" else 1.0
         if self.bias_std > 0:
-            gen = torch.Generator(device="cpu").manual_seed(self.seed + 7_919)
+            gen = torch.Generator(device="cpu").manual_seed(derived_seed(self.seed, 7_919))
             init = 1.0 if parameterization == "ntk" else self.bias_std
             dims = (*self.hidden, self.out_dim)
             self.biases = nn.ParameterList(
@@ -141,8 +141,9 @@ def layer_weights(depth: int, layer_std=None, parameterization: str = "ntk", wid
     """
     if parameterization not in PARAMETERIZATIONS:
         raise InputError(f"parameterization must be one of {PARAMETERIZATIONS}, got {parameterization!r}")
-    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 0:
-        raise InputError(f"depth must be a non-negative integer, got {depth!r}")
+    depth = check_int(depth, "depth", 0, meaning="number of hidden layers")
+    if width is not None:
+        width = check_real(width, "width", low=0.0, low_open=True)
     w = np.array([s ** -2 for s in _positive_seq("layer_std", layer_std, depth + 1)])
     if parameterization == "standard":
         if width is None:
@@ -150,9 +151,7 @@ def layer_weights(depth: int, layer_std=None, parameterization: str = "ntk", wid
                 raise InputError("depth 0 has no hidden layer: the infinite-width standard weights are undefined")
             w[0] = 0.0
         else:
-            if not width > 0:
-                raise InputError(f"width must be positive, got {width!r}")
-            w[1:] *= float(width) / c
+            w[1:] *= width / c
     return w / w.sum()
 
 

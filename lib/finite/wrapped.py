@@ -31,7 +31,7 @@ from torch import nn
 from lib.activations import get_activation
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
-from lib.validation import InputError, InputTypeError, as_matrix
+from lib.validation import InputError, InputTypeError, as_matrix, real_tensor
 
 __all__ = ["OUTPUTS", "OutputWrapped", "swish", "swish_deriv", "output_jacobians", "wrapped_ntk", "model_ntk"]
 
@@ -50,7 +50,7 @@ def swish(z: torch.Tensor) -> torch.Tensor:
     Returns:
         swish(z), same shape.
     """
-    return _SWISH(z)
+    return _SWISH(real_tensor(z, "z"))
 
 
 def swish_deriv(z: torch.Tensor) -> torch.Tensor:
@@ -62,7 +62,7 @@ def swish_deriv(z: torch.Tensor) -> torch.Tensor:
     Returns:
         swish'(z), same shape.
     """
-    return _SWISH.deriv(z)
+    return _SWISH.deriv(real_tensor(z, "z"))
 
 
 class OutputWrapped(nn.Module):

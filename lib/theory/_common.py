@@ -50,7 +50,7 @@ def check_data(X: ArrayLike, name: str = "X") -> np.ndarray:
 
 def row_norms(X: np.ndarray, name: str = "X") -> np.ndarray:
     """Euclidean norms of the rows; a zero row raises ValueError (its angle to other inputs is undefined)."""
-    norms = np.linalg.norm(X, axis=1)
+    norms = np.linalg.norm(as_data(X, name=name), axis=1)
     if np.any(norms == 0.0):
         bad = np.flatnonzero(norms == 0.0)[:5].tolist()
         raise InputError(f"{name} has zero rows {bad}: the angle between a zero input and another input is "

@@ -23,7 +23,7 @@ from scipy import special
 
 from lib.activations import Activation, get_activation, normrelu_lambda
 from lib.spectra import spectrum
-from lib.validation import InputError, as_matrix, real_array
+from lib.validation import InputError, as_matrix, check_real, real_array
 
 from ._common import check_correlations, check_depth, check_variances
 from .dual_kernel import diagonal_expectations, dual_expectations
@@ -63,7 +63,8 @@ def normrelu_mu(b: float) -> float:
     Args:
         b: the shift, in :data:`lib.activations.NORMRELU_B_RANGE`.
     """
-    return 1.0 - (normrelu_lambda(b) * special.ndtr(-float(b))) ** 2
+    b = check_real(b, "b")
+    return 1.0 - (normrelu_lambda(b) * special.ndtr(-b)) ** 2
 
 
 #: The range [low, high] of squared lengths outside which :func:`length_map` stops following an iterate: a map that

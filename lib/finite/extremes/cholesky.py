@@ -78,6 +78,7 @@ def tiled_bytes(n: int, tile: int) -> int:
     Returns:
         ``8 * sum_{i >= j} b_i b_j`` (diagonal tiles stored whole).
     """
+    n, tile = positive_int(n, "n"), positive_int(tile, "tile")
     sizes = [min(tile, n - s) for s in range(0, n, tile)]
     tot = sum(sizes)
     return 8 * (tot * tot + sum(b * b for b in sizes)) // 2
@@ -96,8 +97,7 @@ class TiledCholesky:
     """
 
     def __init__(self, n: int, tile: int, device="cpu") -> None:
-        if n < 1 or tile < 1:
-            raise InputError(f"n and tile must be positive, got n={n}, tile={tile}")
+        n, tile = positive_int(n, "n"), positive_int(tile, "tile")
         self.n, self.tile, self.device = int(n), int(tile), torch.device(device)
         self.starts = list(range(0, self.n, self.tile))
         self.slices = [slice(s, min(s + self.tile, self.n)) for s in self.starts]
