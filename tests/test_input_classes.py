@@ -671,27 +671,34 @@ def _snapshot(folder) -> dict:
 
 @pytest.mark.parametrize("bad", [0, -3, 2.5, float("nan"), float("inf"), "a\nb", None, [1, "x"]], ids=repr)
 def test_the_spec_writer_refuses_every_default_its_checker_or_the_reader_refuses(tmp_path, bad):
-    """Every checker kind of lib.book.params, each with a default it refuses: nothing is written."""
+    """Every checker kind of lib.book.params with each value: a default the checker refuses, or one whose line would
+    not read back (NaN, inf, a newline), leaves the folder as it was; a good one is written."""
+    import ast
+
     from lib.book import params as P
     from lib.book.params import ParameterError
     from lib.book.spec import ChapterSpec, Param, write_cells
     src = tmp_path / "09_demo.py"
     src.write_text('# %% tags=["parameters"]\nprofile = "x"\n\n# %%\nprint(1)\n')
     checkers = dict(count=P.positive_int, sizes=P.int_list(min_value=1), rate=P.positive_float,
-                    name=P.text, rates=P.float_list(), flag=P.boolean)
+                    name=P.text, rates=P.float_list(), flag=P.boolean, seed=P.seed)
     for name, check in checkers.items():
         try:
             check(name, bad)
+            accepted = True
         except ParameterError:
-            pass
-        else:
-            if bad is not None and not isinstance(bad, str):
-                continue  # this checker takes the value (e.g. int_list takes 0 only as min_value allows)
-            if isinstance(bad, str) and "\n" not in bad:
-                continue
+            accepted = False
+        try:
+            writable = "\n" not in str(bad) and ast.literal_eval(repr(bad)) == bad
+        except (ValueError, SyntaxError):
+            writable = False
         spec = ChapterSpec("09_demo", dict(profile=Param("default", P.text, "profile"),
                                            **{name: Param(bad, check, "the value")}))
         before = _snapshot(tmp_path)
+        if accepted and writable:  # a good default of this checker: written, and read back
+            write_cells({src: spec})
+            assert f"{name} = {bad!r}" in src.read_text()
+            continue
         with pytest.raises(ParameterError, match=name):
             write_cells({src: spec})
         assert _snapshot(tmp_path) == before
@@ -780,3 +787,39 @@ def test_every_seed_parameter_of_a_chapter_refuses_what_the_generators_refuse(st
     with pytest.raises(ParameterError, match=name):
         chapter_spec(stem).config(**{name: bad})
     assert getattr(chapter_spec(stem).config(**{name: SEED_MAX}), name) == SEED_MAX
+
+
+#: good arguments of the chapter functions that take a seed, where the entry check does not come first
+CHAPTER_CALLS = {
+    "lib.chapters.optimization.gd.gd_data": lambda: dict(data="Gaussian", n=4),
+    "lib.chapters.optimization.gd.measure_gd": lambda: dict(data="Gaussian", n=4, depths=[1], width=8, steps=1),
+    "lib.chapters.optimization.sgd.mnist5k_split": lambda: {},
+    "lib.chapters.optimization.sgd.stratified_split": lambda: dict(y=np.arange(6) % 2, n_test=2),
+    "lib.chapters.optimization.sgd.train_test_split": lambda: dict(X=_unit_rows(6, 5), y=np.arange(6) % 2, n_test=2),
+}
+_SGD_SPLITS = ("lib/chapters/optimization/ belongs to branch i33-sgd: its splits hand the seed to numpy, which takes "
+               "2**64 and raises its own ValueError for -1")
+CHAPTER_OWNED_ELSEWHERE = {f"lib.chapters.optimization.sgd.{f}": _SGD_SPLITS
+                           for f in ("mnist5k_split", "stratified_split", "train_test_split")}
+
+
+def _chapter_seed_functions() -> list:
+    out = []
+    for home, fn in public_callables(("lib.chapters",)).items():
+        if "seed" in inspect.signature(fn).parameters:
+            mark = ([pytest.mark.xfail(strict=True, reason=CHAPTER_OWNED_ELSEWHERE[home])]
+                    if home in CHAPTER_OWNED_ELSEWHERE else [])
+            out.append(pytest.param(home, marks=mark, id=home.replace("lib.chapters.", "")))
+    return out
+
+
+@pytest.mark.parametrize("home", _chapter_seed_functions())
+def test_every_chapter_function_taking_a_seed_refuses_one_out_of_range_before_any_work(home):
+    """The chapters' public functions with a ``seed`` check it first (the other arguments are left None unless
+    CHAPTER_CALLS gives them): a seed out of range costs nothing and is named."""
+    fn = public_callables(("lib.chapters",))[home]
+    kw = CHAPTER_CALLS[home]() if home in CHAPTER_CALLS else {
+        n: None for n, p in inspect.signature(fn).parameters.items()
+        if p.default is inspect.Parameter.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+    for bad in (2**64, -1, 1.5, True):
+        refused(fn, {**kw, "seed": bad}, "seed")
