@@ -48,9 +48,10 @@ class InputClass:
 
 INPUT_CLASSES: tuple[InputClass, ...] = (
     InputClass(
-        "real", "complex numbers",
+        "real", "complex numbers, NaN and text where real numbers are meant",
         "silently dropped to their real part (only a kernel K was checked)",
-        "refused unless every imaginary part is exactly 0; so are strings, ragged lists and objects",
+        "refused, naming the parameter (a complex value only when an imaginary part is not 0: then it is the real "
+        "answer); so are strings, ragged lists and objects",
         "`lib.validation.real_array` (arrays), `check_real` (numbers), and on them `as_data` (X), `as_tensor`, "
         "`as_row` (one input x), `as_matrix` (a kernel K), `check_labels`",
         ("X", "x", "X1", "X2", "Z", "z", "K", "G", "A", "B", "theta", "theta_in", "rho", "q", "q0", "q1", "q2", "qi",

@@ -160,12 +160,13 @@ class ChapterSpec:
                 errors.append(str(exc))
         return out, errors
 
-    def validate(self, values: Mapping[str, Any]) -> Config:
+    def validate(self, values: Mapping[str, Any], display: bool = True) -> Config:
         """Check the chapter's parameters in ``values`` (a notebook passes ``locals()``).
 
         Every parameter of the spec must be in ``values``; other names are ignored (a notebook's
         namespace holds more). All problems are collected into one
-        :class:`~lib.book.params.ParameterError` naming each parameter.
+        :class:`~lib.book.params.ParameterError` naming each parameter. In a notebook kernel the
+        parameters table is shown, unless ``display`` is False.
         """
         missing = [k for k in self.params if k not in values]
         if missing:
@@ -177,7 +178,8 @@ class ChapterSpec:
         cfg = Config(spec=self, **out)
         for rule in self.joint:
             rule(cfg)
-        _display_in_notebook(cfg)
+        if display:
+            _display_in_notebook(cfg)
         return cfg
 
     def config(self, **overrides: Any) -> Config:
@@ -309,7 +311,7 @@ def _new_text(path: Path, spec: ChapterSpec) -> tuple[str, str]:
     if m is None:
         raise ParameterError(f"{path}: no cell tagged parameters")
     try:
-        spec.config()  # every default passes its own checker and the joint rules
+        spec.validate(spec.defaults(), display=False)  # every default passes its own checker and the joint rules
     except ParameterError as exc:
         lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
         raise ParameterError(f"{spec.chapter}: the spec's defaults are refused by its own checks: "
