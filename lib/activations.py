@@ -277,7 +277,7 @@ def scale_constant(activation: str | Activation) -> float:
 AAK_NORMRELU_LAMBDA = 1.0507
 
 
-#: the NormReLU shifts b with closed forms accurate to 3e-12 (tested against 400-digit evaluations): beyond
+#: the NormReLU shifts b with closed forms accurate to 3e-12 (tested against 400-digit evaluations); beyond
 #: ``|b|`` = 37 the density phi(b) leaves float64's normal range, and with it the mean (b < 0) or the variance
 #: (b > 0) of max(z, b)
 NORMRELU_B_RANGE = (-37.0, 37.0)

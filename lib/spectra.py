@@ -42,7 +42,7 @@ EPS = np.finfo(np.float64).eps
 EIGH_LIMIT = 8000
 #: a finite kappa is called trustworthy when lambda_min is known to this relative accuracy
 TRUST_REL_ERR = 1e-3
-#: float64's smallest normal number (2.2e-308): a kernel whose entries all lie below it is subnormal, its digits
+#: float64's smallest normal number (2.2e-308); a kernel whose entries all lie below it is subnormal, its digits
 #: are lost to underflow, and :func:`lib.validation.as_matrix` refuses it (:func:`lib.validation.subnormal_scale`);
 #: a kernel of normal floats, however small, is as accurate as any (LAPACK scales it internally)
 TINY_SCALE = float(np.finfo(np.float64).tiny)

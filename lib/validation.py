@@ -20,9 +20,10 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-__all__ = ["ShortTraceback", "InputError", "InputTypeError", "KernelOverflowError", "ResolutionWarning", "as_tensor", "check_device",
-           "check_dtype", "as_matrix", "as_data", "as_row", "real_tensor", "real_array", "check_real", "check_int", "positive_int", "check_seed",
-           "check_seeds", "derived_seed", "check_labels", "SEED_MAX", "HALF_DTYPES", "available_memory", "check_memory", "check_kernel_scale", "subnormal_scale"]
+__all__ = ["ShortTraceback", "InputError", "InputTypeError", "KernelOverflowError", "ResolutionWarning", "as_tensor",
+           "check_device", "check_dtype", "as_matrix", "as_data", "as_row", "real_tensor", "real_array",
+           "check_real", "check_int", "positive_int", "check_seed", "check_seeds", "derived_seed", "check_labels",
+           "SEED_MAX", "HALF_DTYPES", "available_memory", "check_memory", "check_kernel_scale", "subnormal_scale"]
 
 
 class ShortTraceback:
@@ -244,7 +245,8 @@ def real_array(value, name: str, *, finite: bool = True, low: float | None = Non
     with np.errstate(over="ignore"):
         A = np.asarray(A, dtype=np.float64)
     if finite and not np.all(np.isfinite(A)):
-        raise InputError(f"{name} contains NaN or inf values" if A.ndim else f"{name} must be a finite number (not NaN or inf), got {A}")
+        raise InputError(f"{name} contains NaN or inf values" if A.ndim else
+                         f"{name} must be a finite number (not NaN or inf), got {A}")
     if (low is not None or high is not None) and np.any(_outside(A, low, high, low_open, high_open)):
         span = _range_text(low, high, low_open, high_open)
         got = f"{A:g}" if A.ndim == 0 else f"values in [{np.nanmin(A):.6g}, {np.nanmax(A):.6g}]"
@@ -475,7 +477,7 @@ def as_tensor(X, in_dim: int | None = None, *, dtype=torch.float64, device="cpu"
     return t.to(dtype=dtype, device=device)
 
 
-#: dtypes whose kernels are refused: 11 (float16) or 8 (bfloat16) significant bits leave kappa and the smallest
+#: dtypes whose kernels are refused, as 11 (float16) or 8 (bfloat16) significant bits leave kappa and the smallest
 #: eigenvalue without a correct digit (the book computes kernels and eigenvalues in float64)
 HALF_DTYPES = (torch.float16, torch.bfloat16)
 

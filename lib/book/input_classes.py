@@ -46,6 +46,7 @@ class InputClass:
     params: tuple[str, ...] = ()
 
 
+#: the classes of bad input, in the order of the troubleshooting page
 INPUT_CLASSES: tuple[InputClass, ...] = (
     InputClass(
         "real", "complex numbers, NaN and text where real numbers are meant",

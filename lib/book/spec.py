@@ -207,7 +207,7 @@ class ChapterSpec:
     def parameters_cell(self) -> str:
         """The notebook's ``parameters`` cell: one ``name = literal  # doc`` line per parameter.
 
-        Each line is read back (:func:`ast.literal_eval`) and must give the default again, so a default that has
+        Each line is read back (``ast.literal_eval``) and must give the default again, so a default that has
         no literal (NaN, inf, an object) or that would break the line (a string holding a newline) is refused. The
         comments must not hold ``=`` or a line break (papermill's parser would then miss the line).
 

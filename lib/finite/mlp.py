@@ -40,8 +40,8 @@ class MLP(nn.Module):
     Raises:
         lib.validation.InputTypeError: (a TypeError) non-integer or bool ``in_dim``, ``width``,
             ``depth``, ``out_dim`` or ``seed``.
-        lib.validation.InputError: (a ValueError) non-positive sizes, negative ``depth``, a seed out of range, or weights
-            larger than the available memory (``MemAvailable`` of /proc/meminfo; estimated before
+        lib.validation.InputError: (a ValueError) non-positive sizes, negative ``depth``, a seed out of range,
+            or weights larger than the available memory (``MemAvailable`` of /proc/meminfo; estimated before
             anything is allocated, the message gives the estimate, the limit and ``width``).
 
     ``weights[l-1]`` is W^(l), of shape (m_l, m_{l-1}), l = 1..L+1.
