@@ -107,7 +107,9 @@ SEED_MAX = 2**63 - 1
 
 
 def check_seed(seed, name: str = "seed") -> int:
-    """Return ``seed`` as an int if every generator here accepts it: an integer in [0, :data:`~lib.validation.SEED_MAX`].
+    """Return ``seed`` as an int if every generator here accepts it.
+
+    That is an integer in [0, :data:`~lib.validation.SEED_MAX`].
 
     Args:
         seed: the seed of a weight draw, a subsample or a batch order.
