@@ -18,8 +18,13 @@
 #
 # A mistake in a parameter, a data file or a call should stop with one message that names the
 # parameter or file and what is wrong, never with a traceback from deep inside torch or numpy,
-# and never with a silently wrong number. The table below is not typed by hand: this page ran
-# every case when the book was built (`lib.book.bad_input`) and shows what it got. Errors of the
+# and never with a silently wrong number. Bad inputs come in classes, and each class is closed
+# where it enters the library, by one shared check that every public function taking such an
+# input calls; a property test drives every one of those functions with the class's inputs
+# (`tests/test_input_classes.py`, which finds the functions from their signatures, so a new
+# function is covered the day it is added). The first table lists the classes; the second runs
+# the cases. Neither is typed by hand: this page ran every case when the book was built
+# (`lib.book.bad_input`, `lib.book.input_classes`) and shows what it got. Errors of the
 # library are `lib.validation.InputError` (a `ValueError`; `InputTypeError` is also a `TypeError`),
 # data files that are missing raise `DataMissingError` (a `FileNotFoundError`), notebook
 # parameters raise `lib.book.params.ParameterError`, and the pipeline exits with code 2 and one
@@ -45,7 +50,8 @@
 # - **No number below its resolution is called exact.** A gradient angle computed from the kernel
 #   is resolved to about 4.2e-8 rad (sqrt(8 eps)); below that it comes with a `ResolutionWarning`
 #   and `ntk_extremes` says so in its accuracy sentence. A kernel that overflowed (NaN or inf) or
-#   underflowed (entries below 1e-292, the digits lost) is refused, never returned.
+#   underflowed (subnormal entries, below 2.2e-308: the digits lost) is refused, never returned; a
+#   kernel of normal floats, however small (the NTK of X * 1e-150), is computed exactly.
 #
 # Run through plain papermill instead, a bad parameter ends with papermill's own traceback of its
 # command-line frames (about 25 lines we cannot shorten) followed by one line from the notebook,
@@ -62,11 +68,16 @@ from IPython.display import Markdown, display
 from lib.book import bad_input as B
 from lib.book import params as P
 
+from lib.book.input_classes import classes_markdown
+
 cfg = P.validate(profile=(profile, P.text), pipeline=(pipeline, P.boolean))
+display(Markdown("**The classes of bad input**\n\n" + classes_markdown()))
+
+# %%
 scratch = B.scratch_dir()
-cases = B.library_cases(scratch) + (B.pipeline_cases(scratch) if cfg.pipeline else [])
+cases = B.library_cases(scratch) + B.class_cases(scratch) + (B.pipeline_cases(scratch) if cfg.pipeline else [])
 outcomes = B.run_cases(cases)
-display(Markdown(B.table_markdown(outcomes, tmp=scratch)))
+display(Markdown("**Every case, run when the book was built**\n\n" + B.table_markdown(outcomes, tmp=scratch)))
 
 # %%
 from lib.book.provenance import provenance_line

@@ -17,7 +17,7 @@ from scipy import linalg
 from scipy.linalg import LinAlgError, blas, cho_factor, cho_solve, lapack
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
-from lib.validation import InputError, ResolutionWarning, as_matrix
+from lib.validation import InputError, ResolutionWarning, as_matrix, check_real, real_array
 
 __all__ = [
     "Spectrum",
@@ -42,9 +42,10 @@ EPS = np.finfo(np.float64).eps
 EIGH_LIMIT = 8000
 #: a finite kappa is called trustworthy when lambda_min is known to this relative accuracy
 TRUST_REL_ERR = 1e-3
-#: below this scale (float64's smallest normal number over eps, about 1e-292) a kernel's entries were computed
-#: through subnormal products and its digits are lost to underflow: its spectrum is never called trustworthy
-TINY_SCALE = float(np.finfo(np.float64).tiny) / EPS
+#: float64's smallest normal number (2.2e-308); a kernel whose entries all lie below it is subnormal, its digits
+#: are lost to underflow, and :func:`lib.validation.as_matrix` refuses it (:func:`lib.validation.subnormal_scale`);
+#: a kernel of normal floats, however small, is as accurate as any (LAPACK scales it internally)
+TINY_SCALE = float(np.finfo(np.float64).tiny)
 #: an angle computed as arccos of a cosine from K is resolved only to about sqrt(8 eps) ~ 4.2e-8 rad; the
 #: cosine is rounded by a few ulps (~4 eps), and arccos(1 - 4 eps) = sqrt(8 eps); below it, a computed angle
 #: (0, or ~2e-8) says nothing about the true one
@@ -61,7 +62,7 @@ class Spectrum:
         singular: lambda_min <= n * eps * lambda_max (numerically rank-deficient).
         trustworthy: the finite kappa has relative error below ``TRUST_REL_ERR``
             (the eigensolver's absolute error is about n * eps * lambda_max, and never below n times the
-            smallest subnormal number), and lambda_max is above ``TINY_SCALE``.
+            smallest subnormal number).
         eigenvalues: all eigenvalues in ascending order, when a full decomposition was made.
         note: why the spectrum is not trustworthy (``""`` when it is, or when it is singular).
     """
@@ -76,38 +77,44 @@ class Spectrum:
     note: str = ""
 
 
-def _check_psd(lmin: float, lmax: float, n: int) -> None:
+def _check_psd(lmin: float, lmax: float, n: int, name: str = "K") -> None:
     """Raise if lmin is negative beyond rounding: the matrix is not positive semi-definite."""
     if lmin < -max(100.0 * n * EPS, math.sqrt(EPS)) * max(abs(lmax), abs(lmin)):
-        raise InputError(f"K is not positive semi-definite: it has the eigenvalue {lmin:.6g} < 0 beyond rounding "
-                         f"(lambda_max = {lmax:.6g}); a kernel (Gram) matrix has no negative eigenvalues")
+        raise InputError(f"{name} is not positive semi-definite: it has the eigenvalue {lmin:.6g} < 0 beyond "
+                         f"rounding (lambda_max = {lmax:.6g}); a kernel (Gram) matrix has no negative eigenvalues")
 
 
-def _classify(lmin: float, lmax: float, n: int, eigenvalues=None) -> Spectrum:
+def _classify(lmin: float, lmax: float, n: int, eigenvalues=None, name: str = "K") -> Spectrum:
     tol = n * EPS * max(lmax, 0.0)
-    _check_psd(lmin, lmax, n)
+    _check_psd(lmin, lmax, n, name)
     if lmax <= 0.0:
-        raise InputError("kernel has no positive eigenvalue (is it the zero matrix?)")
+        raise InputError(f"{name} has no positive eigenvalue (is it the zero matrix?)")
     singular = lmin <= tol
     kappa = math.inf if singular else lmax / lmin
     # the absolute error never falls below the subnormal spacing, whatever eps * lambda_max says
     err = max(tol, n * float(np.finfo(np.float64).smallest_subnormal))
     note = ""
-    if lmax < TINY_SCALE:
-        note = (f"lambda_max = {lmax:.3g} is below {TINY_SCALE:.1e} (float64's normal range over eps): the "
-                "entries of K lost digits to underflow; rescale K (or its inputs)")
-    elif not singular and err / lmin >= TRUST_REL_ERR:
+    if not singular and err / lmin >= TRUST_REL_ERR:
         note = (f"lambda_min = {lmin:.3g} is known only to about {err:.2g} (n eps lambda_max), a relative error "
                 f"above {TRUST_REL_ERR:g}")
     trust = (not singular) and not note
     return Spectrum(float(lmin), float(lmax), kappa, bool(singular), bool(trust), n, eigenvalues, note)
 
 
-def spectrum(K) -> Spectrum:
-    """Full eigendecomposition (``eigvalsh``, float64) with the singularity verdict of :class:`Spectrum`."""
-    A = as_matrix(K)
+def spectrum(K, name: str = "K") -> Spectrum:
+    """Full eigendecomposition (``eigvalsh``, float64) with the singularity verdict of :class:`Spectrum`.
+
+    Args:
+        K: a real symmetric positive semi-definite matrix (:func:`lib.validation.as_matrix`).
+        name: the argument's name, for messages.
+
+    Raises:
+        lib.validation.InputError: K is not a real symmetric finite matrix of normal floats, or has an eigenvalue
+            below 0 beyond rounding.
+    """
+    A = as_matrix(K, name)
     ev = linalg.eigvalsh(A, check_finite=False)
-    return _classify(ev[0], ev[-1], A.shape[0], ev)
+    return _classify(ev[0], ev[-1], A.shape[0], ev, name)
 
 
 def condition_number(K) -> float:
@@ -130,6 +137,7 @@ def extreme_eigenvalues(K, method: str = "auto", tol: float = 1e-10) -> Spectrum
     n = A.shape[0]
     if method not in ("auto", "eigh", "lanczos"):
         raise InputError(f"method must be 'auto', 'eigh' or 'lanczos', got {method!r}")
+    tol = check_real(tol, "tol", low=0.0, low_open=True)
     if method == "eigh" or (method == "auto" and n <= EIGH_LIMIT) or n < 3:
         return spectrum(A)
     lmax = float(eigsh(A, k=1, which="LA", tol=tol, return_eigenvectors=False)[0])
@@ -230,9 +238,10 @@ def relative_error(A, B) -> float:
 
 def fit_slope(x, y) -> float:
     """Least-squares slope of log y against log x: the exponent of a power law (e.g. the O(m^-1/2) rates)."""
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if x.size < 2 or np.any(x <= 0) or np.any(y <= 0):
-        raise InputError("fit_slope needs at least two points with positive x and y")
+    x, y = real_array(x, "x", low=0.0, low_open=True), real_array(y, "y", low=0.0, low_open=True)
+    if x.ndim != 1 or x.shape != y.shape or x.size < 2:
+        raise InputError(f"fit_slope needs two 1-D arrays of the same length, at least two points; got shapes "
+                         f"{x.shape} and {y.shape}")
     return float(np.polyfit(np.log(x), np.log(y), 1)[0])
 
 
@@ -256,6 +265,7 @@ def fast_extremes(K: np.ndarray) -> tuple[float, float, float, bool]:
     Returns:
         ``(lambda_min, lambda_max, kappa, singular)``.
     """
+    K = as_matrix(K)
     n = K.shape[0]
     if n >= FAST_MIN_N:
         try:

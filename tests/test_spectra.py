@@ -103,11 +103,16 @@ def test_indefinite_matrix_is_rejected_by_lanczos_path(rng):
         extreme_eigenvalues(Q @ np.diag(ev) @ Q.T, "lanczos")
 
 
-def test_a_subnormal_range_kernel_is_never_trustworthy():
+def test_a_kernel_of_normal_floats_is_exact_however_small_and_a_subnormal_one_is_refused():
+    from lib.validation import InputError
     ok = spectrum(np.diag([1.0, 2.0]))
     assert ok.trustworthy and ok.note == ""
-    tiny = spectrum(np.diag([1e-300, 2e-300]))  # counterfactual: the same matrix in the underflow range
-    assert not tiny.trustworthy and "underflow" in tiny.note and tiny.kappa == pytest.approx(2.0)
+    small = spectrum(np.diag([1e-300, 2e-300]))  # normal floats: LAPACK scales them, kappa is exact
+    assert small.trustworthy and small.kappa == pytest.approx(2.0, rel=1e-15)
+    edge = np.finfo(np.float64).tiny
+    assert spectrum(np.diag([edge, 2 * edge])).kappa == pytest.approx(2.0, rel=1e-15)
+    with pytest.raises(InputError, match="subnormal"):  # counterfactual: just below the normal range
+        spectrum(np.diag([edge / 4, edge / 2]))
 
 
 def test_condition_number_refuses_complex_strings_and_ragged_lists():

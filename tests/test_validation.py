@@ -34,15 +34,18 @@ def test_positive_int_refuses_zero_and_keeps_integers():
 def test_kernel_scale_refuses_overflow_and_underflow_not_ordinary_or_zero_kernels():
     with pytest.raises(InputError, match="3 NaN or inf entries"):
         check_kernel_scale(3, 1.0, torch.float64, "K", "rescale")
-    with pytest.raises(InputError, match="lost to underflow"):
-        check_kernel_scale(0, 1e-300, torch.float64, "K", "rescale")
+    tiny64, tiny32 = np.finfo(np.float64).tiny, np.finfo(np.float32).tiny
+    with pytest.raises(InputError, match="lost to underflow"):  # just below the smallest normal float64
+        check_kernel_scale(0, tiny64 * (1 - 2**-20), torch.float64, "K", "rescale")
     with pytest.raises(InputError, match="lost to underflow"):  # float32's range ends far earlier
-        check_kernel_scale(0, 1e-35, torch.float32, "K", "rescale")
-    check_kernel_scale(0, 1e-280, torch.float64, "K", "rescale")  # counterfactual: a small but normal kernel
+        check_kernel_scale(0, tiny32 * 0.5, torch.float32, "K", "rescale")
+    check_kernel_scale(0, tiny64, torch.float64, "K", "rescale")  # counterfactual: the smallest normal number
+    check_kernel_scale(0, 1e-300, torch.float64, "K", "rescale")  # a small but normal kernel (X * 1e-150)
+    check_kernel_scale(0, tiny32, torch.float32, "K", "rescale")
     check_kernel_scale(0, 0.0, torch.float64, "K", "rescale")  # an exact zero is left to the spectrum's check
 
 
-@pytest.mark.parametrize("K,match", [("abc", "numeric 2-D array"), ([[1, 2], [3]], "rows of different lengths"),
+@pytest.mark.parametrize("K,match", [("abc", "must be real numbers"), ([[1, 2], [3]], "rows of different lengths"),
                                      ([[2, 1j], [-1j, 2]], "complex with non-zero imaginary parts")])
 def test_as_matrix_refuses_strings_ragged_and_complex(K, match):
     with pytest.raises(InputError, match=match):

@@ -22,7 +22,8 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["Case", "Outcome", "library_cases", "pipeline_cases", "run_cases", "table_markdown", "scratch_dir"]
+__all__ = ["Case", "Outcome", "library_cases", "class_cases", "pipeline_cases", "run_cases", "table_markdown",
+           "scratch_dir"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class Case:
         call: the code a user would run, as shown in the table.
         run: runs the case; returns the result when it does not raise.
         expect_error: whether the right outcome is an error (False: a stated answer).
+        cls: the class of bad input it shows (a key of :data:`lib.book.input_classes.INPUT_CLASSES`), or ``""``.
     """
 
     where: str
@@ -42,6 +44,7 @@ class Case:
     call: str
     run: Callable[[], object]
     expect_error: bool = True
+    cls: str = ""
 
 
 @dataclass(frozen=True)
@@ -237,7 +240,7 @@ def library_cases(tmp: Path) -> list[Case]:
     return [
         Case("library", "unknown activation", 'MLP(5, 64, 2, activation="relux")',
              lambda: _mlp(activation="relux")),
-        Case("library", "negative width", "MLP(5, -64, 2)", lambda: _mlp(width=-64)),
+        Case("library", "negative width", "MLP(5, -64, 2)", lambda: _mlp(width=-64), cls="order"),
         Case("library", "float16 weights", "MLP(5, 64, 2, dtype=torch.float16)",
              lambda: _mlp(dtype=torch.float16)),
         Case("library", "weights larger than memory", "MLP(784, 10_000_000, 2)",
@@ -245,16 +248,16 @@ def library_cases(tmp: Path) -> list[Case]:
         Case("library", "CUDA asked for on a CPU machine", 'MLP(5, 64, 2, device="cuda")',
              lambda: _mlp(device="cuda") if not torch.cuda.is_available() else "CUDA is available here"),
         Case("library", "NaN in the data", "empirical_ntk(net, X) with X[0, 0] = nan",
-             lambda: _ntk_of(np.where(np.eye(4, 5) > 0, np.nan, 1.0))),
+             lambda: _ntk_of(np.where(np.eye(4, 5) > 0, np.nan, 1.0)), cls="real"),
         Case("library", "an indefinite 'kernel'", "condition_number([[1, 2], [2, 1]])",
              lambda: condition_number(np.array([[1.0, 2.0], [2.0, 1.0]]))),
         Case("library", "a singular kernel", "condition_number([[1, 1], [1, 1]])",
              lambda: f"kappa = {condition_number(np.ones((2, 2)))}; "
                      f"singular = {spectrum(np.ones((2, 2))).singular}", expect_error=False),
         Case("library", "angle outside [0, pi]", "theory.relu_cos_phi_asymptotic(10, 4.0)",
-             lambda: theory.relu_cos_phi_asymptotic(10, 4.0)),
+             lambda: theory.relu_cos_phi_asymptotic(10, 4.0), cls="order"),
         Case("library", "negative correlation bound", "theory.gershgorin_kappa_bound(3, -1)",
-             lambda: theory.gershgorin_kappa_bound(3, -1)),
+             lambda: theory.gershgorin_kappa_bound(3, -1), cls="order"),
         Case("library", "depth 10^7 of the ReLU NTK", "theory.relu_ntk(X, 10**7) on 3 points",
              lambda: "computed: Theta[0, 1] / Theta[0, 0] = "
                      f"{(lambda T: T[0, 1] / T[0, 0])(theory.relu_ntk(np.eye(3, 4) + 0.1, 10**7)):.6f}",
@@ -280,23 +283,23 @@ def library_cases(tmp: Path) -> list[Case]:
         Case("library", "inputs so large the kernel overflows", "empirical_ntk(net, X * 1e200)",
              lambda: _ntk_of(X * 1e200)),
         Case("library", "inputs in the subnormal range", "empirical_ntk(net, X * 1e-160)",
-             lambda: _ntk_of(X * 1e-160)),
+             lambda: _ntk_of(X * 1e-160), cls="underflow"),
         Case("library", "a NaN weight (a diverged training step)", "empirical_ntk(net, X), net.weights[1][0, 0] = nan",
              nan_weight),
         Case("library", "a fractional layer index", "empirical_ntk(net, X, layers=[1.7])",
-             lambda: empirical_ntk(_mlp(), X, layers=[1.7])),
+             lambda: empirical_ntk(_mlp(), X, layers=[1.7]), cls="order"),
         Case("library", "float16 after construction", "empirical_ntk(MLP(5, 64, 2).half(), X)",
              lambda: empirical_ntk(_mlp().half(), X)),
         Case("library", "block_size=None", "empirical_ntk(net, X, block_size=None)",
-             lambda: empirical_ntk(_mlp(), X, block_size=None)),
+             lambda: empirical_ntk(_mlp(), X, block_size=None), cls="order"),
         Case("library", "a zero block size", "ntk_extremes(net, X, block_size=0)",
-             lambda: ntk_extremes(_mlp(), X, block_size=0)),
+             lambda: ntk_extremes(_mlp(), X, block_size=0), cls="order"),
         Case("library", "Apple's GPU on a machine without it", 'MLP(5, 64, 2, device="mps")',
              lambda: _mlp(device="mps") if not torch.backends.mps.is_available() else "MPS is available here"),
         Case("library", "a complex Hermitian matrix", "condition_number([[2, 1j], [-1j, 2]])",
-             lambda: condition_number(np.array([[2, 1j], [-1j, 2]]))),
+             lambda: condition_number(np.array([[2, 1j], [-1j, 2]])), cls="real"),
         Case("library", "a ragged list", "condition_number([[1, 2], [3]])",
-             lambda: condition_number([[1, 2], [3]])),
+             lambda: condition_number([[1, 2], [3]]), cls="real"),
         Case("library", "an angle below the resolution", "min_pairwise_angle(K), inputs 1e-8 rad apart",
              _angle_below_resolution, expect_error=False),
         Case("data", "a NaN scale", 'load_dataset("synthetic", n=5, scale=nan)',
@@ -304,7 +307,7 @@ def library_cases(tmp: Path) -> list[Case]:
         Case("data", "a scale that overflows", 'load_dataset("synthetic", n=5, scale=1e308)',
              lambda: load_dataset("synthetic", n=5, scale=1e308)),
         Case("data", "a negative seed", 'load_dataset("synthetic", n=5, seed=-1)',
-             lambda: load_dataset("synthetic", n=5, seed=-1)),
+             lambda: load_dataset("synthetic", n=5, seed=-1), cls="seed"),
         Case("data", "zip magic then junk", "load_array(a .npz of b'PK\\x03\\x04' + junk)",
              lambda: load_array(_save(tmp, "junk.npz", raw=b"PK\x03\x04" + b"junk" * 50))),
         Case("data", "no path", "load_array(None)", lambda: load_array(None)),
@@ -316,6 +319,129 @@ def library_cases(tmp: Path) -> list[Case]:
              lambda: _reversed_record(tmp)),
         Case("records", "a truncated results file", "load_all(results/) (the report page)",
              lambda: _truncated_results(tmp)),
+    ]
+
+
+def _spec_write(tmp: Path, name: str, default) -> str:
+    """``lib.book.spec.write_cells`` on a scratch copy of chapter 01's notebook, one default made bad."""
+    from dataclasses import replace
+
+    from lib.book.params import ParameterError
+    from lib.book.pipeline import ROOT
+    from lib.book.spec import chapter_spec, write_cells
+    spec = chapter_spec("01_linear_baseline")
+    bad = replace(spec, params={**spec.params, name: replace(spec.params[name], default=default)})
+    nb = tmp / "spec" / "01_linear_baseline.py"
+    nb.parent.mkdir(parents=True, exist_ok=True)
+    nb.write_bytes((ROOT / "notebooks" / nb.name).read_bytes())
+    before = nb.read_bytes()
+    try:
+        write_cells({nb: bad})
+    except ParameterError as exc:
+        raise ParameterError(f"{exc} (the notebook is {'unchanged' if nb.read_bytes() == before else 'CHANGED'})")
+    return "written"
+
+
+def _kappa_ratio(scale: float) -> str:
+    """kappa of the NTK of X * scale over kappa of the NTK of X (the same network)."""
+    from lib.finite.ntk import empirical_ntk
+    from lib.spectra import condition_number
+    X = _unit_rows()
+    ratio = condition_number(_ntk_of(X * scale)) / condition_number(empirical_ntk(_mlp(), X))
+    return f"computed: kappa(X * {scale:g}) / kappa(X) = {ratio:.16f}"
+
+
+def _unit_rows() -> np.ndarray:
+    X = np.random.default_rng(0).standard_normal((6, 5))
+    return X / np.linalg.norm(X, axis=1, keepdims=True)
+
+
+def class_cases(tmp: Path) -> list[Case]:
+    """The cases of the classes of bad input closed in round 3 (:data:`lib.book.input_classes.INPUT_CLASSES`),
+    each aimed at a function the earlier cases did not name."""
+    import torch
+
+    from lib import theory
+    from lib.finite.archs import Conv1dNet, ResMLP
+    from lib.finite.batched_sgd import sgd_train_runs
+    from lib.finite.extremes import ntk_extremes
+    from lib.finite.hessian_bounds import one_layer_hessian_norm
+    from lib.finite.ntk import empirical_ntk
+    from lib.spectra import condition_number
+
+    X = _unit_rows()
+    y = np.arange(6) % 2
+    K = np.array([[2.0, 1.0], [1.0, 2.0]])
+    hermitian = np.array([[1, 0.6j, 0], [-0.6j, 1, 0], [0, 0, 1]])
+    indefinite = np.array([[1, 0.85, 0], [0.85, 1, 0.85], [0, 0.85, 1]])
+
+    def sgd(**kw):
+        args = dict(depth=1, width=8, lrs=[0.1], seeds=[0], epochs=1, batch_size=3, progress=False)
+        args.update(kw)
+        return sgd_train_runs(args.pop("X", X), y, **args)
+
+    return [
+        Case("library", "complex inputs (NumPy)", "empirical_ntk(net, X + 1j)", lambda: _ntk_of(X + 1j), cls="real"),
+        Case("library", "complex inputs (torch)", "empirical_ntk(net, torch.as_tensor(X + 1j))",
+             lambda: _ntk_of(torch.as_tensor(X + 1j)), cls="real"),
+        Case("library", "complex inputs, full-data spectra", "ntk_extremes(net, X + 1j)",
+             lambda: ntk_extremes(_mlp(), X + 1j, progress=False), cls="real"),
+        Case("library", "complex inputs, infinite width", "theory.relu_ntk(X + 1j, 2)",
+             lambda: theory.relu_ntk(X + 1j, 2), cls="real"),
+        Case("library", "complex inputs to batched SGD", "sgd_train_runs(X + 1j, y, ...)", lambda: sgd(X=X + 1j),
+             cls="real"),
+        Case("library", "a complex input to a Hessian bound", "one_layer_hessian_norm(MLP(5, 8, 1), x + 1j)",
+             lambda: one_layer_hessian_norm(_mlp(depth=1), X[0] + 1j), cls="real"),
+        Case("library", "a complex number with a zero imaginary part", "theory.aak_first_phase(0.5 + 0j, 0.1)",
+             lambda: f"computed: {theory.aak_first_phase(0.5 + 0j, 0.1)} (the same as for mu = 0.5: "
+                     f"{theory.aak_first_phase(0.5, 0.1)})", expect_error=False, cls="real"),
+        Case("library", "a seed above the generators' range", "MLP(5, 64, 2, seed=2**64)",
+             lambda: _mlp(seed=2**64), cls="seed"),
+        Case("library", "a seed below it", "MLP(5, 64, 2, seed=-2**63 - 1)", lambda: _mlp(seed=-2**63 - 1), cls="seed"),
+        Case("library", "a seed out of range, batched SGD", "sgd_train_runs(..., seeds=[2**64])",
+             lambda: sgd(seeds=[2**64]), cls="seed"),
+        Case("library", "a seed out of range, residual net", "ResMLP(5, 8, seed=2**64)",
+             lambda: ResMLP(5, 8, seed=2**64), cls="seed"),
+        Case("library", "the largest seed", "MLP(5, 64, 2, seed=2**63 - 1)",
+             lambda: f"computed: an MLP with seed {_mlp(seed=2**63 - 1).seed}", expect_error=False, cls="seed"),
+        Case("library", "a negative width of a residual net", "ResMLP(5, -3)", lambda: ResMLP(5, -3), cls="order"),
+        Case("library", "a zero width of a residual net", "ResMLP(5, 0)", lambda: ResMLP(5, 0), cls="order"),
+        Case("library", "a fractional width of a CNN", "Conv1dNet(5, 2.5)", lambda: Conv1dNet(5, 2.5), cls="order"),
+        Case("library", "a fractional depth", 'theory.length_map("relu", [1.0], 2.7)',
+             lambda: theory.length_map("relu", [1.0], 2.7), cls="order"),
+        Case("library", "a negative depth", 'theory.length_map("relu", [1.0], -1)',
+             lambda: theory.length_map("relu", [1.0], -1), cls="order"),
+        Case("library", "a NaN depth", 'theory.length_map("relu", [1.0], nan)',
+             lambda: theory.length_map("relu", [1.0], float("nan")), cls="order"),
+        Case("library", "a correlation above 1", 'theory.correlation_map("relu", rho=2.0, q1=1, q2=1)',
+             lambda: theory.correlation_map("relu", 2.0, 1.0, 1.0), cls="order"),
+        Case("library", "a NaN shift", "theory.normrelu_mu(nan)", lambda: theory.normrelu_mu(float("nan")),
+             cls="order"),
+        Case("library", "a subnormal eps", "theory.aak_depth_bound(0.5, 0.1, 10, eps=1e-310)",
+             lambda: f"computed: depth {theory.aak_depth_bound(0.5, 0.1, 10, 1e-310)}", expect_error=False,
+             cls="order"),
+        Case("library", "an infinite number of inputs", "theory.aak_depth_bound(0.5, 0.1, n=inf, eps=0.1)",
+             lambda: theory.aak_depth_bound(0.5, 0.1, float("inf"), 0.1), cls="order"),
+        Case("library", "a subnormal delta", "theory.aak_first_phase(0.5, delta=1e-320)",
+             lambda: f"computed: depth {theory.aak_first_phase(0.5, 1e-320)}", expect_error=False, cls="order"),
+        Case("library", "a bfloat16 kernel", "condition_number(torch.tensor(K, dtype=torch.bfloat16))",
+             lambda: condition_number(torch.tensor(K, dtype=torch.bfloat16)), cls="order"),
+        Case("library", "a complex Hermitian G to a certified bound", "theory.hadamard_power_bound(G, [0, 1])",
+             lambda: theory.hadamard_power_bound(hermitian, [0, 1]), cls="certified"),
+        Case("library", "an indefinite unit-diagonal G", "theory.hadamard_power_bound(G, [0, 1])",
+             lambda: theory.hadamard_power_bound(indefinite, [0, 1]), cls="certified"),
+        Case("library", "a NaN G", "theory.hadamard_power_bound([[1, nan], [nan, 1]], [0, 1])",
+             lambda: theory.hadamard_power_bound(np.array([[1, np.nan], [np.nan, 1]]), [0, 1]), cls="certified"),
+        Case("writer", "a default its own checker refuses", "python -m lib.book.spec --write, seeds = 0",
+             lambda: _spec_write(tmp, "seeds", 0), cls="writer"),
+        Case("writer", "a default holding a newline", 'python -m lib.book.spec --write, profile = "a\\nb"',
+             lambda: _spec_write(tmp, "profile", "a\nb"), cls="writer"),
+        Case("writer", "a NaN default", "python -m lib.book.spec --write, n_samples = nan",
+             lambda: _spec_write(tmp, "n_samples", float("nan")), cls="writer"),
+        Case("library", "small inputs whose kernel is normal floats", "empirical_ntk(net, X * 1e-150)",
+             lambda: _kappa_ratio(1e-150), expect_error=False, cls="underflow"),
+        Case("library", "a kernel of subnormal floats", "condition_number(K * 1e-318)",
+             lambda: condition_number(empirical_ntk(_mlp(), X) * 1e-318), cls="underflow"),
     ]
 
 
@@ -426,12 +552,15 @@ def table_markdown(outcomes: list[Outcome], tmp: str | Path | None = None) -> st
     Returns:
         A Markdown table.
     """
-    rows = ["| where | bad input | call | what it gets |", "|---|---|---|---|"]
+    from lib.book.input_classes import INPUT_CLASSES
+    titles = {c.key: c.title for c in INPUT_CLASSES}
+    rows = ["| where | class | bad input | call | what it gets |", "|---|---|---|---|---|"]
     for o in outcomes:
         got = f"**{o.error}**: {o.message}" if o.error else f"answer: {o.message}"
         if tmp is not None:
             got = got.replace(str(tmp), "<tmp>")
-        rows.append(f"| {o.case.where} | {o.case.what} | `{_cell(o.case.call, 80)}` | {_cell(got)} |")
+        rows.append(f"| {o.case.where} | {titles.get(o.case.cls, '')} | {o.case.what} | `{_cell(o.case.call, 80)}` | "
+                    f"{_cell(got)} |")
     return "\n".join(rows)
 
 

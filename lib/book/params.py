@@ -13,10 +13,10 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any, Callable, Iterable
 
-from lib.validation import ShortTraceback
+from lib.validation import InputError, ShortTraceback, check_seed
 
 __all__ = [
-    "ParameterError", "validate", "positive_int", "int_at_least", "nonneg_int", "positive_float", "unit_float",
+    "ParameterError", "validate", "positive_int", "int_at_least", "nonneg_int", "seed", "positive_float", "unit_float",
     "int_list", "float_list", "choice", "choices_list", "device_name", "boolean", "optional",
     "path_or_none", "text", "one_per",
 ]
@@ -55,6 +55,15 @@ def nonneg_int(name: str, v) -> int:
     if not _is_int(v) or v < 0:
         raise ParameterError(f"parameter {name!r} must be a non-negative integer, got {v!r}")
     return v
+
+
+def seed(name: str, v) -> int:
+    """A seed: an integer in [0, 2**63 - 1], the range every generator of the library takes
+    (:func:`lib.validation.check_seed`)."""
+    try:
+        return check_seed(v, f"parameter {name!r}")
+    except InputError as exc:
+        raise ParameterError(str(exc)) from None
 
 
 def positive_float(name: str, v) -> float:

@@ -13,8 +13,9 @@ field)::
 Everything else is derived from it:
 
 - the notebook's tagged ``parameters`` cell is plain literals for papermill, written by
-  :meth:`ChapterSpec.parameters_cell` (``python -m lib.book.spec --write`` rewrites the cells; the
-  test suite fails when a cell and its spec differ);
+  :meth:`ChapterSpec.parameters_cell` (``python -m lib.book.spec --write`` rewrites the cells, after
+  checking every spec's defaults and reading back what it would write: a bad default leaves every
+  notebook untouched and exits 2 with one message; the test suite fails when a cell and its spec differ);
 - the notebook validates with one call, ``cfg = SPEC.validate(locals())``;
 - tests build a configuration with ``SPEC.config(seeds=2)``, never a copy of the validate block;
 - each profile of ``notebooks/profiles/<chapter>.yaml`` is checked with :meth:`ChapterSpec.check_profile`.
@@ -22,8 +23,11 @@ Everything else is derived from it:
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
 import json
+import math
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -33,7 +37,7 @@ from typing import Any, Callable, Mapping
 
 from lib.book.params import Checker, ParameterError
 
-__all__ = ["Param", "ChapterSpec", "Config", "CHAPTER_PACKAGES", "chapter_spec", "main"]
+__all__ = ["Param", "ChapterSpec", "Config", "CHAPTER_PACKAGES", "chapter_spec", "write_cell", "write_cells", "main"]
 
 
 @dataclass(frozen=True)
@@ -156,12 +160,13 @@ class ChapterSpec:
                 errors.append(str(exc))
         return out, errors
 
-    def validate(self, values: Mapping[str, Any]) -> Config:
+    def validate(self, values: Mapping[str, Any], display: bool = True) -> Config:
         """Check the chapter's parameters in ``values`` (a notebook passes ``locals()``).
 
         Every parameter of the spec must be in ``values``; other names are ignored (a notebook's
         namespace holds more). All problems are collected into one
-        :class:`~lib.book.params.ParameterError` naming each parameter.
+        :class:`~lib.book.params.ParameterError` naming each parameter. In a notebook kernel the
+        parameters table is shown, unless ``display`` is False.
         """
         missing = [k for k in self.params if k not in values]
         if missing:
@@ -173,7 +178,8 @@ class ChapterSpec:
         cfg = Config(spec=self, **out)
         for rule in self.joint:
             rule(cfg)
-        _display_in_notebook(cfg)
+        if display:
+            _display_in_notebook(cfg)
         return cfg
 
     def config(self, **overrides: Any) -> Config:
@@ -201,15 +207,59 @@ class ChapterSpec:
     def parameters_cell(self) -> str:
         """The notebook's ``parameters`` cell: one ``name = literal  # doc`` line per parameter.
 
-        The comments must not hold ``=`` (papermill's parser would then miss the line).
+        Each line is read back (``ast.literal_eval``) and must give the default again, so a default that has
+        no literal (NaN, inf, an object) or that would break the line (a string holding a newline) is refused. The
+        comments must not hold ``=`` or a line break (papermill's parser would then miss the line).
+
+        Raises:
+            ParameterError: naming the chapter, the parameter and what is wrong.
         """
         lines = []
         for k, p in self.params.items():
-            if "=" in p.doc:
-                raise ValueError(f"{self.chapter}: the doc of {k!r} holds '=', which hides the line "
-                                 "from papermill; reword it")
-            lines.append(f"{k} = {_literal(p.default)}  # {p.doc}")
+            if "=" in p.doc or _breaks_line(p.doc):
+                raise ParameterError(f"{self.chapter}: the doc of {k!r} holds '=' or a line break, which hides "
+                                     "the line from papermill; reword it")
+            if _breaks_line(p.default):
+                raise ParameterError(f"{self.chapter}: the default of {k!r} holds a line break or another control "
+                                     f"character ({p.default!r}); a parameters cell has one line per parameter")
+            line = f"{k} = {_literal(p.default)}  # {p.doc}"
+            try:
+                back = ast.literal_eval(line.split(" = ", 1)[1].split("  # ", 1)[0])
+            except (ValueError, SyntaxError):
+                back = _UNREADABLE
+            if not _same(back, p.default):
+                raise ParameterError(f"{self.chapter}: the default of {k!r} ({p.default!r}) has no Python literal "
+                                     "that reads back as itself (NaN, inf or an object?); papermill could not "
+                                     "pass it")
+            lines.append(line)
         return "\n".join(lines)
+
+
+_UNREADABLE = object()
+
+
+def _breaks_line(v: Any) -> bool:
+    """Whether a value (or a string inside a list or dict) holds a line break or another control character."""
+    if isinstance(v, str):
+        return any(ord(c) < 32 or c in "\x7f\u2028\u2029\x85" for c in v)
+    if isinstance(v, (list, tuple)):
+        return any(_breaks_line(x) for x in v)
+    if isinstance(v, dict):
+        return any(_breaks_line(k) or _breaks_line(x) for k, x in v.items())
+    return False
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as parameter values: same types (True is not 1), floats compared as floats (NaN is never the same)."""
+    if isinstance(b, float) and not math.isfinite(b):
+        return False
+    if type(a) is not type(b):
+        return False
+    if isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in b)
+    return a == b
 
 
 def _literal(v: Any) -> str:
@@ -246,38 +296,94 @@ def chapter_spec(chapter: str) -> ChapterSpec | None:
 _CELL = re.compile(r"(# %% tags=\[\"parameters\"\]\n)(.*?)(\n\n# %%)", re.S)
 
 
-def write_cell(path: Path, spec: ChapterSpec) -> bool:
-    """Rewrite the ``parameters`` cell of a jupytext percent source from its spec; True if it changed."""
-    text = path.read_text(encoding="utf-8")
+def _new_text(path: Path, spec: ChapterSpec) -> tuple[str, str]:
+    """(current text, text with the parameters cell written from ``spec``), the spec and the result checked.
+
+    Raises:
+        ParameterError: a default fails its own checker (or a joint rule), has no literal that reads back, or
+            the new source is not valid Python; the notebook has no parameters cell or cannot be read.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ParameterError(f"{path}: cannot read the notebook source ({exc.strerror or exc})") from None
     m = _CELL.search(text)
     if m is None:
-        raise ValueError(f"{path}: no cell tagged parameters")
+        raise ParameterError(f"{path}: no cell tagged parameters")
+    try:
+        spec.validate(spec.defaults(), display=False)  # every default passes its own checker and the joint rules
+    except ParameterError as exc:
+        lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+        raise ParameterError(f"{spec.chapter}: the spec's defaults are refused by its own checks: "
+                             + " ".join(lines[:1] + ["; ".join(lines[1:])])) from None
     new = text[:m.start(2)] + spec.parameters_cell() + text[m.end(2):]
-    if new != text:
-        path.write_text(new, encoding="utf-8")
-    return new != text
+    try:
+        ast.parse(new, filename=str(path))
+    except SyntaxError as exc:
+        raise ParameterError(f"{path}: the rewritten source would not parse (line {exc.lineno}: {exc.msg})") from None
+    return text, new
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m lib.book.spec --write``: rewrite every notebook's parameters cell from its spec."""
+def write_cell(path: Path, spec: ChapterSpec) -> bool:
+    """Rewrite the ``parameters`` cell of a jupytext percent source from its spec; True if it changed.
+
+    The spec's defaults and the new source are checked first (:func:`write_cells`); the file is replaced in one
+    step (a temporary file renamed over it), so it is never left half written.
+
+    Raises:
+        ParameterError: see :func:`write_cells`; the file is then untouched.
+    """
+    return bool(write_cells({path: spec}))
+
+
+def write_cells(cells: Mapping[Path, ChapterSpec], write: bool = True) -> list[Path]:
+    """Check every spec and the source it would write, then (``write``) rewrite the cells that differ.
+
+    Nothing is written unless every notebook passes: a default refused by its own checker, a default with no
+    literal that reads back as itself (NaN, a string with a newline), or a rewritten source that does not parse
+    leaves every file as it was.
+
+    Args:
+        cells: notebook source -> the spec of its parameters cell.
+        write: rewrite the files (else only report which differ).
+
+    Returns:
+        The notebooks whose cell differs from its spec (rewritten when ``write``).
+
+    Raises:
+        ParameterError: one message naming the chapter, the parameter and the problem.
+    """
+    planned = {path: _new_text(path, spec) for path, spec in cells.items()}
+    changed = [path for path, (old, new) in planned.items() if old != new]
+    if write:
+        for path in changed:
+            tmp = path.with_name(f".{path.name}.tmp")
+            tmp.write_text(planned[path][1], encoding="utf-8")
+            os.replace(tmp, path)
+    return changed
+
+
+def main(argv: list[str] | None = None, root: Path | None = None) -> int:
+    """``python -m lib.book.spec --write``: rewrite every notebook's parameters cell from its spec.
+
+    Exit 0 when done (without ``--write`` the cells that differ from their spec are listed, nothing written); exit 2
+    with one ``error:`` line, every notebook untouched, when a spec's default is refused (see :func:`write_cells`).
+    """
     ap = argparse.ArgumentParser(prog="python -m lib.book.spec", description=main.__doc__)
     ap.add_argument("--write", action="store_true", help="rewrite the parameters cells (else only list differences)")
     args = ap.parse_args(argv)
-    root = Path(__file__).resolve().parents[2]
-    changed = 0
-    for stem in CHAPTER_PACKAGES:
-        spec = chapter_spec(stem)
-        if spec is None:
-            continue
-        path = root / "notebooks" / f"{stem}.py"
-        if args.write:
-            changed += write_cell(path, spec)
-        else:
-            m = _CELL.search(path.read_text(encoding="utf-8"))
-            if m is None or m.group(2) != spec.parameters_cell():
-                print(f"{path.name}: parameters cell differs from its spec")
-                changed += 1
-    print(f"{changed} cell(s) {'rewritten' if args.write else 'differ'}")
+    root = Path(__file__).resolve().parents[2] if root is None else Path(root)
+    cells = {root / "notebooks" / f"{stem}.py": spec for stem in CHAPTER_PACKAGES
+             if (spec := chapter_spec(stem)) is not None}
+    try:
+        changed = write_cells(cells, write=args.write)
+    except ParameterError as exc:
+        print(f"error: {exc} (no notebook was changed)", file=sys.stderr)
+        return 2
+    if not args.write:
+        for path in changed:
+            print(f"{path.name}: parameters cell differs from its spec")
+    print(f"{len(changed)} cell(s) {'rewritten' if args.write else 'differ'}")
     return 0
 
 

@@ -8,7 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
-from lib.validation import InputError
+from lib.validation import InputError, check_seed, positive_int, real_array
 
 __all__ = ["DataMissingError", "preprocess", "pixel_range_of", "scale_pixels", "fingerprint", "PIXEL_RANGES",
            "check_seed", "check_n", "subsample"]
@@ -24,33 +24,15 @@ class DataMissingError(FileNotFoundError):
 
 
 def check_n(n, name: str = "n") -> int:
-    """``n`` as an int if it is a positive integer, else one :class:`~lib.validation.InputError` naming ``name``."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise InputError(f"{name} must be a positive integer, got {n!r}")
-    return int(n)
-
-
-def check_seed(seed, name: str = "seed") -> int:
-    """Return ``seed`` if it is a non-negative integer (what numpy's generators accept).
-
-    Args:
-        seed: the seed of a draw or subsample.
-        name: the parameter's name in the message.
-
-    Returns:
-        ``int(seed)``.
-
-    Raises:
-        lib.validation.InputError: a negative, fractional, boolean or non-numeric seed.
-    """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InputError(f"{name} must be a non-negative integer, got {seed!r}")
-    return int(seed)
+    """``n`` as an int if it is a positive integer, else one :class:`~lib.validation.InputError` naming ``name``
+    (:func:`lib.validation.positive_int`)."""
+    return positive_int(n, name)
 
 
 def subsample(X: np.ndarray, y: np.ndarray, n: int | None, seed: int, source: str):
     """n rows of (X, y) without replacement, seeded, in their original order (all rows if n is None)."""
-    check_seed(seed)
+    seed = check_seed(seed)
+    X, y = real_array(X, "X", finite=False, keep_dtype=True), real_array(y, "y", finite=False, keep_dtype=True)
     if n is None:
         return X, y
     n = check_n(n)
@@ -123,7 +105,7 @@ def preprocess(X, n: int | None = None, seed: int = 0, unit_norm: bool = False, 
     if scale is not None and (isinstance(scale, bool) or not isinstance(scale, (int, float, np.integer, np.floating))
                               or not math.isfinite(float(scale)) or float(scale) <= 0):
         raise InputError(f"scale must be a finite positive number (or None), got {scale!r}")
-    X = np.asarray(X, dtype=np.float64)
+    X = real_array(X, "X", finite=False)
     if X.ndim == 0 or X.size == 0:
         raise InputError(f"data are empty (shape {X.shape}): need at least one sample")
     X = X.reshape(len(X), -1)
@@ -148,7 +130,7 @@ def preprocess(X, n: int | None = None, seed: int = 0, unit_norm: bool = False, 
 
 def fingerprint(X) -> str:
     """A short SHA-256 of an array's shape, dtype and bytes (float64, C order): changes iff the data change."""
-    A = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
+    A = np.ascontiguousarray(real_array(X, "X", finite=False))
     h = hashlib.sha256(f"{A.shape}|float64|".encode())
     h.update(A.tobytes())
     return h.hexdigest()[:20]

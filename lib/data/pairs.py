@@ -12,20 +12,15 @@ import math
 import numpy as np
 
 from lib.spectra import cosine_matrix
-from lib.validation import InputError, InputTypeError, as_matrix
+from lib.validation import InputError, as_matrix, check_int, check_seed, real_array
 
 __all__ = ["angle_pairs", "pair_cosines", "pair_angles"]
 
 
 def _check_angles(angles) -> np.ndarray:
-    try:
-        t = np.asarray(angles, dtype=np.float64).ravel()
-    except (TypeError, ValueError) as exc:
-        raise InputTypeError(f"angles must be numbers (radians), got {type(angles).__name__}") from exc
+    t = real_array(angles, "angles").ravel()
     if t.size == 0:
         raise InputError("angles is empty")
-    if not np.all(np.isfinite(t)):
-        raise InputError("angles contains NaN or inf")
     if t.min() < 0 or t.max() > math.pi:
         raise InputError(f"angles must lie in [0, pi] radians, got values in [{t.min():.6g}, {t.max():.6g}] "
                          "(did you pass degrees?)")
@@ -45,12 +40,12 @@ def angle_pairs(angles, d: int, seed: int = 0, norms: tuple[float, float] = (1.0
         norms: the norms of the two members of every pair (positive).
     """
     t = _check_angles(angles)
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
-        raise InputError(f"d must be an integer >= 2 (two orthogonal directions are needed), got {d!r}")
-    a, b = (float(v) for v in norms)
-    if not (a > 0 and b > 0 and math.isfinite(a) and math.isfinite(b)):
+    d = check_int(d, "d", 2, meaning="two orthogonal directions are needed")
+    nr = real_array(norms, "norms", low=0.0, low_open=True)
+    if nr.shape != (2,):
         raise InputError(f"norms must be two positive finite numbers, got {norms!r}")
-    rng = np.random.default_rng(seed)
+    a, b = float(nr[0]), float(nr[1])
+    rng = np.random.default_rng(check_seed(seed))
     G = rng.standard_normal((t.size, 2, d))
     u = G[:, 0] / np.linalg.norm(G[:, 0], axis=1, keepdims=True)
     v = G[:, 1] - np.sum(G[:, 1] * u, axis=1, keepdims=True) * u

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from lib.data.datasets import gaussian_data
+from lib.validation import derived_seed
 
 __all__ = ["synthetic_regression"]
 
@@ -31,7 +32,7 @@ def synthetic_regression(n: int, d: int, k: int = 3, seed: int = 0) -> dict:
         ``{"X": (n, d), "y": (n,), "y_soft": (n, k)}``, float64.
     """
     X = gaussian_data(n, d, seed=seed, unit_norm=True)
-    rng = np.random.default_rng(seed + 1)
+    rng = np.random.default_rng(derived_seed(seed, 1))
     u = rng.standard_normal(d)
     u /= np.linalg.norm(u)
     y = 0.5 * (1 + np.sin(3 * X @ u))

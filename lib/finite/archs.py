@@ -19,22 +19,22 @@ import torch.nn.functional as F
 from torch import nn
 
 from lib.activations import get_activation
-from lib.validation import InputError, as_tensor
+from lib.validation import InputError, as_tensor, check_int, check_seed, positive_int
 
 __all__ = ["Conv1dNet", "ResMLP"]
 
 
 def _weights(shapes, seed: int) -> nn.ParameterList:
-    gen = torch.Generator().manual_seed(int(seed))
+    gen = torch.Generator().manual_seed(check_seed(seed))
     return nn.ParameterList([nn.Parameter(torch.randn(*s, generator=gen, dtype=torch.float64)) for s in shapes])
 
 
 class _Net(nn.Module):
     out_dim = 1
 
-    def prepare(self, X) -> torch.Tensor:
-        """X as a float64 tensor of shape (n, d), validated."""
-        return as_tensor(X, self.in_dim, dtype=torch.float64, device="cpu")
+    def prepare(self, X, name: str = "X") -> torch.Tensor:
+        """X as a float64 tensor of shape (n, d), validated (:func:`lib.validation.as_tensor`)."""
+        return as_tensor(X, self.in_dim, dtype=torch.float64, device="cpu", name=name)
 
 
 class Conv1dNet(_Net):
@@ -53,9 +53,11 @@ class Conv1dNet(_Net):
 
     def __init__(self, in_dim: int, width: int, activation: str = "tanh", seed: int = 0, kernel_size: int = 3):
         super().__init__()
-        if kernel_size < 1 or kernel_size % 2 == 0 or kernel_size > in_dim:
+        in_dim, width = positive_int(in_dim, "in_dim"), positive_int(width, "width")
+        kernel_size = positive_int(kernel_size, "kernel_size")
+        if kernel_size % 2 == 0 or kernel_size > in_dim:
             raise InputError(f"kernel_size must be odd and at most in_dim = {in_dim}, got {kernel_size}")
-        self.in_dim, self.width, self.q = int(in_dim), int(width), int(kernel_size)
+        self.in_dim, self.width, self.q = in_dim, width, kernel_size
         self.activation = get_activation(activation)
         self.weights = _weights([(width, 1, kernel_size), (width, width, kernel_size), (width, in_dim)], seed)
 
@@ -85,9 +87,9 @@ class ResMLP(_Net):
 
     def __init__(self, in_dim: int, width: int, depth: int = 3, activation: str = "tanh", seed: int = 0):
         super().__init__()
-        if depth < 2:
-            raise InputError(f"depth must be at least 2 (one residual layer), got {depth}")
-        self.in_dim, self.width, self.depth = int(in_dim), int(width), int(depth)
+        in_dim, width = positive_int(in_dim, "in_dim"), positive_int(width, "width")
+        depth = check_int(depth, "depth", 2, meaning="hidden layers: one input layer and at least one residual layer")
+        self.in_dim, self.width, self.depth = in_dim, width, depth
         self.activation = get_activation(activation)
         self.weights = _weights([(width, in_dim)] + [(width, width)] * (depth - 1) + [(1, width)], seed)
 

@@ -26,7 +26,7 @@ from torch import nn
 from torch.func import functional_call, jacrev, vmap
 
 from lib.finite.mlp import MLP
-from lib.validation import InputError
+from lib.validation import InputError, as_data, as_matrix, check_int, check_seed, positive_int
 
 __all__ = ["AuthorsNet", "from_mlp", "authors_ntk", "authors_kappa", "authors_min_angle", "ntk_scale"]
 
@@ -44,11 +44,11 @@ class AuthorsNet(nn.Module):
         super().__init__()
         if activation not in ("relu", "linear"):
             raise InputError(f"activation must be 'relu' or 'linear', got {activation!r}")
-        if len(layer_sizes) < 2 or any(int(s) < 1 for s in layer_sizes):
+        if isinstance(layer_sizes, (str, bytes)) or not hasattr(layer_sizes, "__len__") or len(layer_sizes) < 2:
             raise InputError(f"layer_sizes must be at least [d, 1] with positive sizes, got {layer_sizes!r}")
-        self.layer_sizes = [int(s) for s in layer_sizes]
+        self.layer_sizes = [positive_int(s, f"layer_sizes[{i}]") for i, s in enumerate(layer_sizes)]
         self.activation = activation
-        gen = torch.Generator().manual_seed(int(seed))
+        gen = torch.Generator().manual_seed(check_seed(seed))
         self.linears = nn.ModuleList()
         for i in range(len(self.layer_sizes) - 1):
             lin = nn.Linear(self.layer_sizes[i], self.layer_sizes[i + 1], bias=False, dtype=torch.float64)
@@ -94,8 +94,8 @@ def authors_ntk(net: AuthorsNet, X1, X2=None) -> np.ndarray:
         float64 array (n1, n2) (their code returns K(X2, X1) blocks; the matrix is symmetric for X2 = X1).
     """
     params = {k: v.detach() for k, v in net.named_parameters()}
-    x1 = torch.as_tensor(np.asarray(X1, dtype=np.float64))
-    x2 = x1 if X2 is None else torch.as_tensor(np.asarray(X2, dtype=np.float64))
+    x1 = torch.from_numpy(as_data(X1, net.layer_sizes[0], "X1"))
+    x2 = x1 if X2 is None else torch.from_numpy(as_data(X2, net.layer_sizes[0], "X2"))
 
     def fnet_single(p, x):
         return functional_call(net, p, (x.unsqueeze(0),)).squeeze(0)
@@ -118,7 +118,7 @@ def authors_kappa(K) -> float:
     Returns:
         ``lambda[0] / lambda[-1]`` of the real parts sorted in decreasing order.
     """
-    lam = np.sort(np.real(np.linalg.eig(np.asarray(K))[0]))[::-1]
+    lam = np.sort(np.real(np.linalg.eig(as_matrix(K))[0]))[::-1]
     return float(lam[0] / lam[-1])
 
 
@@ -131,7 +131,7 @@ def authors_min_angle(K) -> float:
     Returns:
         The angle; 90 degrees if no cosine is positive (their running maximum starts at 0).
     """
-    K = np.array(K, dtype=np.float64)
+    K = as_matrix(K)
     d = np.sqrt(np.diag(K))
     C = K / d[:, None] / d[None, :]
     np.fill_diagonal(C, 0.0)
@@ -149,6 +149,7 @@ def ntk_scale(in_dim: int, depth: int, activation: str = "relu") -> float:
     Returns:
         The factor.
     """
+    in_dim, depth = positive_int(in_dim, "in_dim"), check_int(depth, "depth", 0, meaning="number of hidden layers")
     if activation not in ("relu", "linear"):
         raise InputError(f"activation must be 'relu' or 'linear', got {activation!r}")
     return 2.0 / in_dim if activation == "relu" or depth == 0 else 2.0 ** (depth + 1) / in_dim

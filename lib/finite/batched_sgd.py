@@ -28,7 +28,7 @@ import torch.nn.functional as F
 
 from lib.finite.mlp import MLP
 from lib.progress import tqdm
-from lib.validation import InputError, check_device
+from lib.validation import InputError, as_data, check_device, check_seeds
 
 __all__ = ["BatchedRuns", "sgd_train_runs", "LOSS_RECORDS", "DIVERGENCE_FACTOR"]
 
@@ -194,10 +194,7 @@ def sgd_train_runs(X, y, *, depth: int, width: int, lrs: Sequence[float], seeds:
            for v in lrs]
     if not lrs or not all(isinstance(v, float) and math.isfinite(v) and v > 0 for v in lrs):
         raise InputError(f"lrs must be a non-empty list of positive finite learning rates, got {list(lrs)!r}")
-    seeds = list(seeds)
-    if len(seeds) != len(lrs) or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0
-                                         for s in seeds):
-        raise InputError(f"seeds must be one non-negative integer per learning rate ({len(lrs)}), got {seeds!r}")
+    seeds = check_seeds(seeds, "seeds", count=len(lrs))
     if dtype not in ("float32", "float64"):
         raise InputError(f"dtype must be 'float32' or 'float64', got {dtype!r}")
     if loss_record not in LOSS_RECORDS:
@@ -206,18 +203,14 @@ def sgd_train_runs(X, y, *, depth: int, width: int, lrs: Sequence[float], seeds:
         raise InputError(f"divergence_factor must be a number above 1, got {divergence_factor!r}")
     dev = check_device(device)
     dt = getattr(torch, dtype)
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2 or len(X) == 0 or not np.isfinite(X).all():
-        raise InputError(f"X must be a finite (n, d) array with n >= 1, got shape {X.shape}")
+    X = as_data(X)
     n, d = X.shape
     labels_all = np.asarray(y) if y_test is None else np.r_[np.asarray(y).ravel(), np.asarray(y_test).ravel()]
     k = int(out_dim) if out_dim is not None else int(np.max(labels_all)) + 1
     Xt = torch.as_tensor(X, dtype=dt, device=dev)
     yt = _labels(y, n, k, "y", dev)
     if X_test is not None:
-        Xte_np = np.asarray(X_test, dtype=np.float64)
-        if Xte_np.ndim != 2 or Xte_np.shape[1] != d or not np.isfinite(Xte_np).all():
-            raise InputError(f"X_test must be a finite (n_test, {d}) array, got shape {Xte_np.shape}")
+        Xte_np = as_data(X_test, d, "X_test")
         Xte = torch.as_tensor(Xte_np, dtype=dt, device=dev)
         yte = _labels(y_test, len(Xte_np), k, "y_test", dev)
     bs = min(batch_size, n)

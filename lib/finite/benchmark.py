@@ -43,6 +43,7 @@ from lib.finite.fresh_process import (add_common_options, reset_rss_peak, rss_pe
                                       vm_size)
 from lib.finite.sgd_benchmark import main as sgd_main
 from lib.progress import tqdm
+from lib.validation import check_seed
 
 __all__ = ["run_method", "run_benchmark", "main"]
 
@@ -146,6 +147,7 @@ def run_method(method: str, n: int, width: int, depth: int, *, in_dim: int = 64,
     """
     if method not in METHODS:
         raise BenchmarkError(f"unknown method {method!r}; choose from {METHODS}")
+    seed = check_seed(seed)
     budget_b = memory_budget_mb * MB
     row = dict(method=method, n=n, width=width, depth=depth, in_dim=in_dim, variant="", chunk=None,
                flops=flop_count(method, n, in_dim, width, depth), status="skipped", reason="",
@@ -239,6 +241,7 @@ def run_benchmark(ns=(256, 512, 1024), width: int = 512, depths=(1, 5, 10), meth
             raise BenchmarkError(f"peer_sizes must be (n, depth) pairs, got {peer_sizes!r}") from None
     ns, width, depths, methods, in_dim, repeats = _check_args(
         ns, width, depths, methods, in_dim, repeats, time_budget, memory_budget_mb)
+    seed = check_seed(seed)
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 0:
         raise BenchmarkError(f"threads must be a non-negative integer (0: torch's default), got {threads!r}")
     load0 = os.getloadavg()[0]

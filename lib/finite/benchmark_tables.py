@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from lib.finite.cost_model import METHODS
+from lib.validation import check_int, positive_int
 
 __all__ = ["summary_table", "table_with_notes", "format_table", "target_row"]
 
@@ -94,6 +95,7 @@ def target_row(df: pd.DataFrame, n: int, depth: int) -> pd.Series | None:
     Returns:
         That row, or None if that size was not benchmarked.
     """
+    n, depth = positive_int(n, "n"), check_int(depth, "depth", 0, meaning="number of hidden layers")
     tab = summary_table(df)
     sel = tab[(tab.n == n) & (tab.depth == depth)]
     return sel.iloc[0] if len(sel) else None

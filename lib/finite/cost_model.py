@@ -6,18 +6,21 @@ computes NTKs by Jacobian contraction).
 """
 from __future__ import annotations
 
+from lib.validation import InputError, check_int, positive_int
+
 __all__ = ["METHODS", "BenchmarkError", "param_count", "flop_count", "memory_estimate", "ntk_vp_chunk"]
 
 #: The NTK methods the benchmark compares.
 METHODS = ("ours", "jacobian", "ntk_vp")
 
 
-class BenchmarkError(ValueError):
+class BenchmarkError(InputError):
     """Bad benchmark arguments."""
 
 
 def _dims(in_dim: int, width: int, depth: int) -> list[int]:
-    return [in_dim] + [width] * depth + [1]
+    in_dim, width = positive_int(in_dim, "in_dim"), positive_int(width, "width")
+    return [in_dim] + [width] * check_int(depth, "depth", 0, meaning="number of hidden layers") + [1]
 
 
 def param_count(in_dim: int, width: int, depth: int) -> int:
@@ -52,7 +55,7 @@ def flop_count(method: str, n: int, in_dim: int, width: int, depth: int) -> floa
     Returns:
         The operation count (float).
     """
-    P = param_count(in_dim, width, depth)
+    P, n = param_count(in_dim, width, depth), positive_int(n, "n")
     if method == "ours":
         grams = 2 * n * n * (in_dim + width * depth) + 2 * n * n * width * depth + 2 * n * n * depth
         return float(2 * n * P + 2 * n * (P - in_dim * (width if depth else 1)) + grams)
@@ -83,7 +86,9 @@ def memory_estimate(method: str, n: int, in_dim: int, width: int, depth: int,
     Returns:
         Bytes.
     """
-    P = param_count(in_dim, width, depth)
+    P, n = param_count(in_dim, width, depth), positive_int(n, "n")
+    if chunk is not None:
+        positive_int(chunk, "chunk")
     nm = n * max(width, in_dim) * (depth + 1)
     if method == "ours":
         return 8.0 * ((6 * depth + 4) * n * width + n * in_dim + 4 * n * n)
@@ -111,7 +116,7 @@ def ntk_vp_chunk(n: int, in_dim: int, width: int, depth: int, memory_budget: flo
     Returns:
         The chunk size (a power-of-two fraction of ``min(cap, n)``).
     """
-    c = min(cap, n)
+    c = min(positive_int(cap, "cap"), positive_int(n, "n"))
     while c > 1 and memory_estimate("ntk_vp", n, in_dim, width, depth, chunk=c) > memory_budget / 2:
         c //= 2
     return c

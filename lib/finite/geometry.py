@@ -6,7 +6,7 @@ import torch
 
 from lib.finite.mlp import MLP
 from lib.spectra import angle_matrix
-from lib.validation import InputError, as_tensor
+from lib.validation import InputError, as_tensor, real_array
 
 __all__ = ["gram", "layer_geometry", "input_angle"]
 
@@ -20,7 +20,9 @@ def gram(X) -> np.ndarray:
 
 def input_angle(x, z) -> float:
     """The angle (radians) between two input vectors."""
-    x, z = np.asarray(x, float).ravel(), np.asarray(z, float).ravel()
+    x, z = real_array(x, "x").ravel(), real_array(z, "z").ravel()
+    if x.shape != z.shape:
+        raise InputError(f"x and z must have the same length, got {x.size} and {z.size}")
     nx, nz = np.linalg.norm(x), np.linalg.norm(z)
     if nx == 0 or nz == 0:
         raise InputError("the angle to a zero vector is undefined")

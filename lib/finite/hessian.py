@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from lib.validation import InputError
+from lib.validation import InputError, as_row, as_tensor, check_real, check_seed, derived_seed, positive_int
 
 __all__ = ["HessianNorm", "hvp_operator", "power_iteration", "model_hessian_norm", "dense_model_hessian"]
 
@@ -61,11 +61,7 @@ def hvp_operator(model: nn.Module, x, output: int = 0):
     params = [p for p in model.parameters() if p.requires_grad]
     if not params:
         raise InputError("the model has no trainable parameters")
-    x = torch.as_tensor(x)
-    if x.ndim == 1:
-        x = x.unsqueeze(0)
-    if x.ndim != 2 or x.shape[0] != 1:
-        raise InputError(f"hvp_operator takes a single input of shape (d,) or (1, d), got {tuple(x.shape)}")
+    x = as_row(x, dtype=params[0].dtype, device=params[0].device)
     with torch.enable_grad():
         f = _scalar_output(model, x, output)
         grads = torch.autograd.grad(f, params, create_graph=True, allow_unused=True)
@@ -92,11 +88,9 @@ def power_iteration(matvec, dim: int, tol: float = 1e-6, max_iter: int = 500, se
     Stops when the estimate ||A v_t|| changes by at most ``tol`` relative to itself, or after
     ``max_iter`` products. A zero operator returns (0.0, 1, True).
     """
-    if not tol > 0:
-        raise InputError(f"tol must be positive, got {tol!r}")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
-        raise InputError(f"max_iter must be a positive integer, got {max_iter!r}")
-    gen = torch.Generator(device="cpu").manual_seed(seed)
+    check_real(tol, "tol", low=0.0, low_open=True)
+    positive_int(max_iter, "max_iter")
+    gen = torch.Generator(device="cpu").manual_seed(check_seed(seed))
     v = torch.randn(dim, generator=gen, dtype=dtype).to(device)
     v /= v.norm()
     est = 0.0
@@ -123,7 +117,8 @@ def model_hessian_norm(model: nn.Module, X, outputs: list[int] | None = None, to
         outputs: output coordinates to include (default: all).
         tol, max_iter: power-iteration tolerance (relative change of the estimate) and cap.
     """
-    Xt = model.prepare(X) if hasattr(model, "prepare") else torch.as_tensor(X, dtype=torch.float64)
+    seed = check_seed(seed)
+    Xt = model.prepare(X) if hasattr(model, "prepare") else as_tensor(X)
     k = int(getattr(model, "out_dim", 1))
     outs = list(range(k)) if outputs is None else [int(o) for o in outputs]
     if not outs or min(outs) < 0 or max(outs) >= k:
@@ -133,7 +128,8 @@ def model_hessian_norm(model: nn.Module, X, outputs: list[int] | None = None, to
     for i in range(Xt.shape[0]):
         for c in outs:
             hvp, P = hvp_operator(model, Xt[i:i + 1], c)
-            val, it, ok = power_iteration(hvp, P, tol, max_iter, seed=seed + i, dtype=Xt.dtype, device=Xt.device)
+            val, it, ok = power_iteration(hvp, P, tol, max_iter, seed=derived_seed(seed, i), dtype=Xt.dtype,
+                                          device=Xt.device)
             norms[i, c] = val
             its, conv = max(its, it), conv and ok
     return HessianNorm(float(np.nanmax(norms)), norms, its, conv)

@@ -29,17 +29,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import torch
 
 from lib.finite.mlp import MLP
-from lib.validation import InputError
+from lib.validation import InputError, as_row, real_tensor
 
 __all__ = ["second_derivative", "one_layer_hessian_norm", "TwoLayerBound", "two_layer_bound"]
 
 
 def second_derivative(activation, z: torch.Tensor) -> torch.Tensor:
     """sigma''(z) elementwise, by autograd on the activation's torch form (detached)."""
+    real_tensor(z, "z")
     with torch.enable_grad():
         zz = z.detach().clone().requires_grad_(True)
         (g,) = torch.autograd.grad(activation(zz).sum(), zz, create_graph=True)
@@ -63,7 +63,7 @@ def one_layer_hessian_norm(model: MLP, x) -> float:
         ``s1 max_k |v_k sigma''(w_k . x)| ||x||^2``, the largest of the neuron blocks' norms.
     """
     _check(model, 1)
-    xt = model.prepare(torch.as_tensor(x).reshape(1, -1))[0]
+    xt = model.prepare(as_row(x), name="x")[0]
     W1, v = model.weights[0].detach(), model.weights[1].detach()[0]
     s2 = second_derivative(model.activation, W1 @ xt)
     return float(model.scales[0] * (v * s2).abs().max() * (xt @ xt))
@@ -109,7 +109,7 @@ def two_layer_bound(model: MLP, x) -> TwoLayerBound:
     """
     _check(model, 2)
     act = model.activation
-    xt = model.prepare(torch.as_tensor(x).reshape(1, -1))[0]
+    xt = model.prepare(as_row(x), name="x")[0]
     W1, W2, v = (w.detach() for w in model.weights)
     v = v[0]
     s1, s2 = model.scales

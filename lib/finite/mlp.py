@@ -12,12 +12,12 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-import numpy as np
 import torch
 from torch import nn
 
 from lib.activations import Activation, get_activation
-from lib.validation import InputError, InputTypeError, as_tensor, check_device, check_dtype, check_memory
+from lib.validation import (InputError, as_tensor, check_device, check_dtype, check_int, check_memory, check_seed,
+                            positive_int)
 
 __all__ = ["MLP"]
 
@@ -32,7 +32,7 @@ class MLP(nn.Module):
         depth: number of hidden layers L >= 0 (0 = linear model).
         activation: a name from :data:`lib.activations.ACTIVATIONS` or an
             :class:`~lib.activations.Activation`; ``"linear"`` gives the linear network.
-        seed: seed of the N(0, 1) weight draw (a private generator; global RNG untouched).
+        seed: seed of the N(0, 1) weight draw, in [0, 2**63 - 1] (a private generator; global RNG untouched).
         dtype, device: of the weights. ``dtype`` must be torch.float32 or torch.float64 (ValueError
             otherwise); ``device`` may be ``"cpu"`` or an available CUDA device.
         out_dim: output width (1 gives outputs of shape (n,)).
@@ -40,8 +40,8 @@ class MLP(nn.Module):
     Raises:
         lib.validation.InputTypeError: (a TypeError) non-integer or bool ``in_dim``, ``width``,
             ``depth``, ``out_dim`` or ``seed``.
-        lib.validation.InputError: (a ValueError) non-positive sizes, negative ``depth``, or weights
-            larger than the available memory (``MemAvailable`` of /proc/meminfo; estimated before
+        lib.validation.InputError: (a ValueError) non-positive sizes, negative ``depth``, a seed out of range,
+            or weights larger than the available memory (``MemAvailable`` of /proc/meminfo; estimated before
             anything is allocated, the message gives the estimate, the limit and ``width``).
 
     ``weights[l-1]`` is W^(l), of shape (m_l, m_{l-1}), l = 1..L+1.
@@ -63,8 +63,7 @@ class MLP(nn.Module):
         check_dtype(dtype)
         self.activation = get_activation(activation)
         self.device_ = check_device(device)
-        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
-            raise InputTypeError(f"seed must be an integer, got {seed!r}")
+        seed = check_seed(seed)
         self.in_dim = int(in_dim)
         self.hidden = tuple(widths)
         self.depth = len(widths)
@@ -99,14 +98,18 @@ class MLP(nn.Module):
         return (f"in_dim={self.in_dim}, hidden={list(self.hidden)}, out_dim={self.out_dim}, "
                 f"activation={self.activation.name}, seed={self.seed}")
 
-    def prepare(self, X) -> torch.Tensor:
-        """Validate X (shape (n, in_dim), finite) and move it to this model's dtype and device.
+    def prepare(self, X, name: str = "X") -> torch.Tensor:
+        """Validate X (shape (n, in_dim), real, finite) and move it to this model's dtype and device.
+
+        Args:
+            X: the inputs.
+            name: the parameter's name, for the message.
 
         Raises:
             lib.validation.InputError: bad X, or weights no longer float32/float64 (e.g. after ``.half()``).
         """
         check_dtype(self.dtype, "the MLP's weight dtype (changed after construction, e.g. by .half()?)")
-        return as_tensor(X, self.in_dim, dtype=self.dtype, device=self.device_)
+        return as_tensor(X, self.in_dim, dtype=self.dtype, device=self.device_, name=name)
 
     def check_weights(self) -> None:
         """Refuse weights that are not all float32/float64 of one dtype, or not finite.
@@ -163,26 +166,16 @@ class MLP(nn.Module):
 
 
 def _check_shape(in_dim, width, depth, out_dim) -> list[int]:
-    def _pos_int(name, v):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise InputTypeError(f"{name} must be a positive integer, got {v!r}")
-        if v < 1:
-            raise InputError(f"{name} must be a positive integer, got {v}")
-        return int(v)
-
-    _pos_int("in_dim", in_dim)
-    _pos_int("out_dim", out_dim)
+    positive_int(in_dim, "in_dim")
+    positive_int(out_dim, "out_dim")
     if depth is not None:
-        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)):
-            raise InputTypeError(f"depth must be a non-negative integer, got {depth!r}")
-        if depth < 0:
-            raise InputError(f"depth must be a non-negative integer (number of hidden layers), got {depth}")
+        check_int(depth, "depth", 0, meaning="number of hidden layers")
     if isinstance(width, (list, tuple)):
-        widths = [_pos_int("width", w) for w in width]
+        widths = [positive_int(w, "width") for w in width]
         if depth is not None and depth != len(widths):
             raise InputError(f"depth={depth} does not match the {len(widths)} widths given")
         return widths
-    w = _pos_int("width", width)
+    w = positive_int(width, "width")
     if depth is None:
         raise InputError("depth is required when width is a single integer")
     return [w] * int(depth)

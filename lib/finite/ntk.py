@@ -23,7 +23,8 @@ from scipy.linalg import blas
 
 from lib.data.pairs import pair_angles
 from lib.finite.mlp import MLP
-from lib.validation import InputError, InputTypeError, check_kernel_scale, positive_int
+from lib.validation import (InputError, InputTypeError, as_data, check_int, check_kernel_scale, check_real, check_seed,
+                            positive_int, real_array, real_tensor)
 
 __all__ = ["empirical_ntk", "ntk_with_layer_terms", "ntk_from_factors", "bias_ntk", "layer_factors", "resolve_layers",
            "pair_gradient_angles", "check_kernel", "gram_upper", "relu_depth_kernels", "SHARED_MAX_N"]
@@ -148,15 +149,30 @@ def check_kernel(K: torch.Tensor, X: torch.Tensor, what: str = "the empirical NT
     Raises:
         lib.validation.InputError: see :func:`lib.validation.check_kernel_scale`.
     """
+    real_tensor(K, "K"), real_tensor(X, "X")
     check_kernel_scale(int((~torch.isfinite(K)).sum()), float(K.diagonal().abs().max()), K.dtype, what,
                        f"the inputs have max |x| = {float(X.abs().max()):.3g} (the kernel scales like |x|^2 "
-                       "for ReLU): rescale X, e.g. load it with unit_norm=True")
+                       "for ReLU): rescale X, e.g. load it with unit_norm=True", float(X.abs().max()))
 
 
 def _put(Kv: torch.Tensor, I: slice, J: slice, c: int, c2: int, blk: torch.Tensor) -> None:
     Kv[I, c, J, c2] = blk
     if J != I:
         Kv[J, c2, I, c] = blk.T
+
+
+def _check_factors(A, D) -> None:
+    """The factors of :func:`layer_factors`: A a list of L + 1 real tensors, D one list of L real tensors per output."""
+    if not isinstance(A, (list, tuple)) or not A or not isinstance(D, (list, tuple)) or not D:
+        raise InputTypeError("A and D must be the lists of factors that layer_factors returns")
+    for a in A:
+        real_tensor(a, "A")
+    for Dc in D:
+        if not isinstance(Dc, (list, tuple)) or len(Dc) != len(A) - 1:
+            raise InputError(f"D must hold, per output, one factor per hidden layer ({len(A) - 1}); "
+                             "use the D of layer_factors")
+        for t in Dc:
+            real_tensor(t, "D")
 
 
 def ntk_from_factors(A: list[torch.Tensor], D: list[list[torch.Tensor]], layers: Iterable[int] | str | None = None,
@@ -171,6 +187,7 @@ def ntk_from_factors(A: list[torch.Tensor], D: list[list[torch.Tensor]], layers:
     Returns:
         float64 array of shape (n k, n k) (k outputs, index ``i * k + c``).
     """
+    _check_factors(A, D)
     L = len(A) - 1
     K, _ = _assemble(A, D, _resolve(L + 1, L, layers), block_size)
     return K.cpu().numpy().astype(np.float64, copy=False)
@@ -189,6 +206,8 @@ def bias_ntk(A: list[torch.Tensor], D: list[list[torch.Tensor]], bias_scale: flo
     Returns:
         float64 array of shape (n, n), to be added to the weight kernel (:func:`ntk_from_factors`).
     """
+    _check_factors(A, D)
+    bias_scale = check_real(bias_scale, "bias_scale")
     if len(D) != 1:
         raise InputError(f"bias_ntk supports scalar-output networks only, got {len(D)} outputs")
     n = A[0].shape[0]
@@ -299,13 +318,19 @@ def gram_upper(A: np.ndarray) -> np.ndarray:
     Returns:
         (n, n) array.
     """
-    return blas.dsyrk(1.0, np.asarray(A, dtype=np.float64), lower=0)
+    return blas.dsyrk(1.0, real_array(A, "A"), lower=0)
 
 
 def _symmetrize(U: np.ndarray) -> np.ndarray:
     K = np.array(U, order="C")
     il = np.tril_indices(K.shape[0], -1)
     K[il] = K.T[il]
+    return K
+
+
+def _checked(K: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """``K`` after :func:`check_kernel` (overflow, or digits lost to underflow)."""
+    check_kernel(torch.from_numpy(K), torch.from_numpy(X))
     return K
 
 
@@ -341,11 +366,16 @@ def relu_depth_kernels(X, width: int, depths: Sequence[int], seed: int, first_la
         lib.validation.InputError: n too large, or a network whose hidden weights are not those of the
             deepest one (the shared path would be wrong).
     """
-    X = np.asarray(X, dtype=np.float64)
+    X = as_data(X)
     n, d = X.shape
+    width, seed = positive_int(width, "width"), check_seed(seed)
+    if isinstance(depths, (str, bytes)) or not hasattr(depths, "__iter__"):
+        raise InputTypeError(f"depths must be a sequence of depths, got {depths!r}")
+    depths = [check_int(L, "depths", 0, meaning="numbers of hidden layers") for L in depths]
+    if not depths:
+        raise InputError("depths is empty: give at least one depth")
     if n > SHARED_MAX_N:
         raise InputError(f"relu_depth_kernels keeps {max(depths) + 1} n x n Gram matrices: n = {n} > {SHARED_MAX_N}")
-    depths = [int(L) for L in depths]
     t0 = time.perf_counter()
     Lmax = max(depths)
     deep = MLP(d, width, Lmax, activation="relu", seed=seed)
@@ -361,7 +391,7 @@ def relu_depth_kernels(X, width: int, depths: Sequence[int], seed: int, first_la
     for L in depths:
         t = time.perf_counter()
         if L == 0:
-            yield 0, _symmetrize(G[0]), None, shared + time.perf_counter() - t
+            yield 0, _checked(_symmetrize(G[0]), X), None, shared + time.perf_counter() - t
             continue
         net = MLP(d, width, L, activation="relu", seed=seed)
         for l in range(L):
@@ -379,4 +409,4 @@ def relu_depth_kernels(X, width: int, depths: Sequence[int], seed: int, first_la
                 K1 = _symmetrize(term)
             if l > 1:
                 D = s * gates[l - 2] * (D @ W[l - 1])
-        yield L, _symmetrize(U), K1, shared + time.perf_counter() - t
+        yield L, _checked(_symmetrize(U), X), K1, shared + time.perf_counter() - t

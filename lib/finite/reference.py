@@ -16,7 +16,7 @@ from torch.func import functional_call, jacrev, jvp, vjp, vmap
 
 from lib.finite.mlp import MLP
 from lib.finite.ntk import check_kernel, resolve_layers
-from lib.validation import InputError
+from lib.validation import InputError, as_tensor, positive_int
 
 __all__ = ["jacobian_ntk", "ntk_vp"]
 
@@ -34,7 +34,7 @@ def _functional_setup(model: torch.nn.Module, X, layers):
     """Validated X, trainable and frozen parameter dicts, and forward kwargs for ``functional_call``."""
     if isinstance(model, MLP):
         model.check_weights()
-    X = model.prepare(X) if isinstance(model, MLP) else torch.as_tensor(X, dtype=torch.float64)
+    X = model.prepare(X) if hasattr(model, "prepare") else as_tensor(X)
     names = _param_names(model, layers)
     params = {n: p.detach() for n, p in model.named_parameters()}
     train = {n: params[n] for n in names}
@@ -50,6 +50,8 @@ def jacobian_ntk(model: torch.nn.Module, X, layers: Iterable[int] | str | None =
     ``layers`` selects trainable layers exactly as :func:`lib.finite.ntk.empirical_ntk` does.
     Returns float64 (n, n), or (n k, n k) indexed ``i * k + c`` for k outputs.
     """
+    if chunk_size is not None:
+        positive_int(chunk_size, "chunk_size")
     X, train, frozen, kwargs = _functional_setup(model, X, layers)
 
     def f_single(p, x):
@@ -76,9 +78,8 @@ def ntk_vp(model: torch.nn.Module, X, layers: Iterable[int] | str | None = None,
     ``layers`` selects trainable layers as in :func:`lib.finite.ntk.empirical_ntk`. Returns float64
     (n, n), or (n k, n k) indexed ``i * k + c`` for k outputs.
     """
-    if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, int)
-                                   or chunk_size < 1):
-        raise InputError(f"chunk_size must be a positive integer or None, got {chunk_size!r}")
+    if chunk_size is not None:
+        positive_int(chunk_size, "chunk_size")
     X, train, frozen, kwargs = _functional_setup(model, X, layers)
 
     def f_all(p):

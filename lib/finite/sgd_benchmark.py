@@ -42,7 +42,7 @@ from lib.finite.batched_sgd import sgd_train_runs
 from lib.finite.cost_model import BenchmarkError
 from lib.finite.fresh_process import add_common_options, reset_rss_peak, rss_peak, serve_worker, spawn_worker
 from lib.progress import tqdm
-from lib.validation import InputError, check_device
+from lib.validation import InputError, check_device, positive_int
 
 __all__ = ["SGD_DEPTHS", "GRID_RUNS", "N_TRAIN", "IN_DIM", "OUT_DIM", "SGD_LR", "TIMED_UPDATES", "sgd_update_flops",
            "run_sgd_case", "run_sgd_benchmark", "sgd_line", "SGD_COLUMNS", "format_sgd_table", "main"]
@@ -79,6 +79,8 @@ def sgd_update_flops(batch: int, in_dim: int, width: int, depth: int, out_dim: i
     Returns:
         The flop count.
     """
+    batch, in_dim, width = positive_int(batch, "batch"), positive_int(in_dim, "in_dim"), positive_int(width, "width")
+    depth, out_dim = positive_int(depth, "depth"), positive_int(out_dim, "out_dim")
     dims = [in_dim] + [width] * depth + [out_dim]
     P = sum(a * b for a, b in zip(dims[:-1], dims[1:]))
     return 6.0 * batch * P - 2.0 * batch * in_dim * width

@@ -23,8 +23,10 @@ import torch
 import torch.nn.functional as F
 from lib.progress import tqdm
 
-from lib.spectra import relative_error
 from lib.finite.wrapped import model_ntk
+from lib.spectra import relative_error
+from lib.validation import (InputError, as_matrix, check_int, check_labels, check_real, check_seed, positive_int,
+                            real_array, real_tensor)
 
 __all__ = ["square_loss", "cross_entropy", "LOSSES", "KernelTracker", "gd_train", "sgd_train",
            "lr_grid_search", "linearized_losses", "accuracy"]
@@ -33,23 +35,24 @@ __all__ = ["square_loss", "cross_entropy", "LOSSES", "KernelTracker", "gd_train"
 def square_loss(pred: torch.Tensor, target: torch.Tensor, reduction: str = "sum") -> torch.Tensor:
     """1/2 sum (pred - target)^2 (``reduction="sum"``) or its mean over samples (``"mean"``)."""
     if pred.shape != target.shape:
-        raise ValueError(f"prediction shape {tuple(pred.shape)} differs from target shape {tuple(target.shape)}")
+        raise InputError(f"prediction shape {tuple(pred.shape)} differs from target shape {tuple(target.shape)}")
     total = 0.5 * ((pred - target) ** 2).sum()
     if reduction == "sum":
         return total
     if reduction == "mean":
         return total / pred.shape[0]
-    raise ValueError(f"reduction must be 'sum' or 'mean', got {reduction!r}")
+    raise InputError(f"reduction must be 'sum' or 'mean', got {reduction!r}")
 
 
 def cross_entropy(logits: torch.Tensor, labels: torch.Tensor, reduction: str = "mean") -> torch.Tensor:
     """Softmax cross-entropy of (n, k) logits against integer labels in 0..k-1."""
+    real_tensor(logits, "logits"), real_tensor(labels, "labels")
     if logits.ndim != 2:
-        raise ValueError(f"cross-entropy needs (n, k) logits (an MLP with out_dim=k), got shape {tuple(logits.shape)}")
+        raise InputError(f"cross-entropy needs (n, k) logits (an MLP with out_dim=k), got shape {tuple(logits.shape)}")
     if labels.dtype not in (torch.int64, torch.int32) or labels.shape != logits.shape[:1]:
-        raise ValueError(f"labels must be n={logits.shape[0]} integers, got {labels.dtype} of shape {tuple(labels.shape)}")
+        raise InputError(f"labels must be n={logits.shape[0]} integers, got {labels.dtype} of shape {tuple(labels.shape)}")
     if int(labels.min()) < 0 or int(labels.max()) >= logits.shape[1]:
-        raise ValueError(f"labels must lie in 0..{logits.shape[1] - 1}, got range {int(labels.min())}..{int(labels.max())}")
+        raise InputError(f"labels must lie in 0..{logits.shape[1] - 1}, got range {int(labels.min())}..{int(labels.max())}")
     return F.cross_entropy(logits, labels.long(), reduction=reduction)
 
 
@@ -58,25 +61,21 @@ LOSSES: dict[str, Callable] = {"square": square_loss, "ce": cross_entropy}
 
 def _loss_fn(loss: str) -> Callable:
     if loss not in LOSSES:
-        raise ValueError(f"loss must be one of {sorted(LOSSES)}, got {loss!r}")
+        raise InputError(f"loss must be one of {sorted(LOSSES)}, got {loss!r}")
     return LOSSES[loss]
 
 
 def _check_lr(lr) -> float:
-    if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not math.isfinite(lr) or lr <= 0:
-        raise ValueError(f"learning rate must be a positive finite number, got {lr!r}")
-    return float(lr)
+    return check_real(lr, "lr (the learning rate)", low=0.0, low_open=True)
 
 
 def _targets(model, y, loss: str, n: int) -> torch.Tensor:
     if loss == "ce":
-        t = torch.as_tensor(np.asarray(y)).long()
+        t = torch.from_numpy(check_labels(y, "y"))
     else:
-        t = torch.as_tensor(np.asarray(y, dtype=np.float64), dtype=model.dtype)
-        if not torch.isfinite(t).all():
-            raise ValueError("targets y contain NaN or inf values")
-    if t.shape[0] != n:
-        raise ValueError(f"X has {n} rows but y has {t.shape[0]}")
+        t = torch.from_numpy(real_array(y, "y")).to(model.dtype)
+    if t.ndim == 0 or t.shape[0] != n:
+        raise InputError(f"X has {n} rows but y has {t.shape[0]}")
     return t
 
 
@@ -100,10 +99,8 @@ class KernelTracker:
     K0: np.ndarray | None = None
 
     def __post_init__(self):
-        if isinstance(self.every, bool) or not isinstance(self.every, int) or self.every < 1:
-            raise ValueError(f"every must be a positive integer, got {self.every!r}")
-        if isinstance(self.null_dim, bool) or not isinstance(self.null_dim, int) or self.null_dim < 0:
-            raise ValueError(f"null_dim must be a non-negative integer, got {self.null_dim!r}")
+        positive_int(self.every, "every")
+        check_int(self.null_dim, "null_dim", 0)
 
     def __call__(self, model, step: int, last: bool = False) -> None:
         if step % self.every and not last:
@@ -114,7 +111,7 @@ class KernelTracker:
         if self.K0 is None:
             self.K0 = K
         if self.null_dim >= K.shape[0]:
-            raise ValueError(f"null_dim={self.null_dim} leaves no eigenvalue of a {K.shape[0]}x{K.shape[0]} kernel")
+            raise InputError(f"null_dim={self.null_dim} leaves no eigenvalue of a {K.shape[0]}x{K.shape[0]} kernel")
         self.steps.append(step)
         self.changes.append(relative_error(K, self.K0))
         self.lambda_min.append(float(np.linalg.eigvalsh(K)[self.null_dim]))
@@ -140,8 +137,9 @@ def gd_train(model: torch.nn.Module, X, y, lr: float, steps: int, loss: str = "s
         dict with ``loss`` (array of L(w_t), t = 0..T), ``steps`` (T) and ``converged``.
     """
     lr = _check_lr(lr)
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"steps must be a positive integer, got {steps!r}")
+    positive_int(steps, "steps")
+    if rel_tol is not None:
+        check_real(rel_tol, "rel_tol", low=0.0)
     fn = _loss_fn(loss)
     Xt = model.prepare(X)
     yt = _targets(model, y, loss, Xt.shape[0])
@@ -176,7 +174,7 @@ def accuracy(model: torch.nn.Module, X, labels) -> float:
     """Fraction of rows whose arg-max output equals the label."""
     with torch.no_grad():
         out = model(model.prepare(X))
-    lab = torch.as_tensor(np.asarray(labels)).long()
+    lab = torch.from_numpy(check_labels(labels, "labels", n=out.shape[0])).to(out.device)
     return float((out.argmax(dim=1) == lab).double().mean())
 
 
@@ -189,12 +187,15 @@ def sgd_train(model: torch.nn.Module, X, y, lr: float, epochs: int, batch_size: 
     ``test_acc`` (final test accuracy, for ``loss="ce"``).
     """
     lr = _check_lr(lr)
-    for name, v in (("epochs", epochs), ("batch_size", batch_size)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise ValueError(f"{name} must be a positive integer, got {v!r}")
+    positive_int(epochs, "epochs")
+    positive_int(batch_size, "batch_size")
+    seed = check_seed(seed)
     fn = _loss_fn(loss)
     Xt = model.prepare(X)
     yt = _targets(model, y, loss, Xt.shape[0])
+    if X_test is not None:  # checked before any training, not after it
+        X_test = model.prepare(X_test, "X_test")
+        check_labels(y_test, "y_test", n=X_test.shape[0])
     n = Xt.shape[0]
     params = [p for p in model.parameters() if p.requires_grad]
     gen = torch.Generator(device="cpu").manual_seed(seed)
@@ -232,8 +233,11 @@ def lr_grid_search(make_model: Callable[[], torch.nn.Module], X, y, lrs: Sequenc
     ``make_model()`` must return a fresh model (same seed every call, so that only the rate
     differs). A diverged run scores ``inf``. Returns (best lr, {lr: final training loss}).
     """
-    if not lrs:
-        raise ValueError("lrs must hold at least one learning rate")
+    seed = check_seed(seed)
+    if isinstance(lrs, (str, bytes)) or not hasattr(lrs, "__len__") or not len(lrs):
+        raise InputError(f"lrs must hold at least one learning rate, got {lrs!r}")
+    for lr in lrs:
+        _check_lr(lr)
     scores = {}
     for lr in lrs:
         res = sgd_train(make_model(), X, y, lr, epochs, batch_size, seed, loss, progress=progress,
@@ -248,10 +252,11 @@ def lr_grid_search(make_model: Callable[[], torch.nn.Module], X, y, lrs: Sequenc
 
 def linearized_losses(K, r0, lr: float, steps: int) -> np.ndarray:
     """Loss 1/2 ||(I - lr K)^t r0||^2 for t = 0..steps: GD on the linearized model ([LH] Sec. 5)."""
-    K = np.asarray(K, dtype=np.float64)
-    r0 = np.asarray(r0, dtype=np.float64).reshape(-1)
+    K = as_matrix(K)
+    r0 = real_array(r0, "r0").reshape(-1)
+    lr, steps = _check_lr(lr), check_int(steps, "steps", 0)
     if K.shape != (r0.size, r0.size):
-        raise ValueError(f"K has shape {K.shape} but the residual has {r0.size} entries")
+        raise InputError(f"K has shape {K.shape} but the residual has {r0.size} entries")
     lam, U = np.linalg.eigh(K)
     c2 = (U.T @ r0) ** 2
     t = np.arange(steps + 1)[:, None]

@@ -22,7 +22,6 @@ product delta^(k) a^(k-1)^T. With a positively homogeneous activation (ReLU) and
 """
 from __future__ import annotations
 
-import math
 from typing import Sequence
 
 import numpy as np
@@ -32,7 +31,7 @@ from torch import nn
 from lib.finite.mlp import MLP
 from lib.finite.ntk import bias_ntk, layer_factors, ntk_from_factors
 from lib.theory import relu_gradient_angle_weighted
-from lib.validation import InputError
+from lib.validation import InputError, InputTypeError, check_int, check_real, derived_seed, real_array
 
 __all__ = ["VariantMLP", "layer_weights", "relu_weighted_gradient_angle"]
 
@@ -42,14 +41,14 @@ PARAMETERIZATIONS = ("ntk", "standard")
 def _positive_seq(name: str, v, length: int) -> tuple[float, ...]:
     if v is None:
         return (1.0,) * length
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
-        v = [v] * length
-    vals = [float(x) for x in v]
-    if len(vals) != length:
-        raise InputError(f"{name} needs {length} values (one per layer), got {len(vals)}")
-    if not all(math.isfinite(x) and x > 0 for x in vals):
-        raise InputError(f"{name} must be positive finite numbers, got {vals}")
-    return tuple(vals)
+    if isinstance(v, bool):
+        raise InputTypeError(f"{name} must be a positive number or one per layer, got {v!r}")
+    vals = real_array(v, name, low=0.0, low_open=True)
+    if vals.ndim == 0:
+        vals = np.full(length, float(vals))
+    if vals.shape != (length,):
+        raise InputError(f"{name} needs {length} values (one per layer), got shape {vals.shape}")
+    return tuple(float(x) for x in vals)
 
 
 class VariantMLP(MLP):
@@ -76,9 +75,7 @@ class VariantMLP(MLP):
         super().__init__(in_dim, width, depth, activation, seed=seed, dtype=dtype, device=device)
         if parameterization not in PARAMETERIZATIONS:
             raise InputError(f"parameterization must be one of {PARAMETERIZATIONS}, got {parameterization!r}")
-        if isinstance(bias_std, bool) or not isinstance(bias_std, (int, float)) or not (
-                math.isfinite(bias_std) and bias_std >= 0):
-            raise InputError(f"bias_std must be a non-negative finite number, got {bias_std!r}")
+        bias_std = check_real(bias_std, "bias_std", low=0.0)
         L = self.depth
         self.parameterization = parameterization
         self.layer_std = _positive_seq("layer_std", layer_std, L + 1)
@@ -99,7 +96,7 @@ class VariantMLP(MLP):
             self.scales = tuple(s * r for s, r in zip(base, self.layer_mult))
         self.bias_mult = self.bias_std if parameterization == "ntk" else 1.0
         if self.bias_std > 0:
-            gen = torch.Generator(device="cpu").manual_seed(self.seed + 7_919)
+            gen = torch.Generator(device="cpu").manual_seed(derived_seed(self.seed, 7_919))
             init = 1.0 if parameterization == "ntk" else self.bias_std
             dims = (*self.hidden, self.out_dim)
             self.biases = nn.ParameterList(
@@ -144,8 +141,9 @@ def layer_weights(depth: int, layer_std=None, parameterization: str = "ntk", wid
     """
     if parameterization not in PARAMETERIZATIONS:
         raise InputError(f"parameterization must be one of {PARAMETERIZATIONS}, got {parameterization!r}")
-    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 0:
-        raise InputError(f"depth must be a non-negative integer, got {depth!r}")
+    depth = check_int(depth, "depth", 0, meaning="number of hidden layers")
+    if width is not None:
+        width = check_real(width, "width", low=0.0, low_open=True)
     w = np.array([s ** -2 for s in _positive_seq("layer_std", layer_std, depth + 1)])
     if parameterization == "standard":
         if width is None:
@@ -153,9 +151,7 @@ def layer_weights(depth: int, layer_std=None, parameterization: str = "ntk", wid
                 raise InputError("depth 0 has no hidden layer: the infinite-width standard weights are undefined")
             w[0] = 0.0
         else:
-            if not width > 0:
-                raise InputError(f"width must be positive, got {width!r}")
-            w[1:] *= float(width) / c
+            w[1:] *= width / c
     return w / w.sum()
 
 
@@ -165,7 +161,8 @@ def relu_weighted_gradient_angle(theta_in, depth: int, weights) -> np.ndarray:
     A thin wrapper of :func:`lib.theory.relu_gradient_angle_weighted` ([LH] Lemma 3.1 with weighted layer
     kernels); pass :func:`layer_weights` for a :class:`VariantMLP`.
     """
-    w = np.asarray(weights, dtype=float)
-    if w.shape != (depth + 1,) or np.any(w < 0) or not w.sum() > 0:
+    depth = check_int(depth, "depth", 0, meaning="number of hidden layers")
+    w = real_array(weights, "weights", low=0.0)
+    if w.shape != (depth + 1,) or not w.sum() > 0:
         raise InputError(f"weights must be {depth + 1} non-negative numbers with a positive sum, got {weights!r}")
     return relu_gradient_angle_weighted(theta_in, depth, w)

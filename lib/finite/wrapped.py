@@ -31,7 +31,7 @@ from torch import nn
 from lib.activations import get_activation
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
-from lib.validation import InputError, InputTypeError
+from lib.validation import InputError, InputTypeError, as_matrix, real_tensor
 
 __all__ = ["OUTPUTS", "OutputWrapped", "swish", "swish_deriv", "output_jacobians", "wrapped_ntk", "model_ntk"]
 
@@ -50,7 +50,7 @@ def swish(z: torch.Tensor) -> torch.Tensor:
     Returns:
         swish(z), same shape.
     """
-    return _SWISH(z)
+    return _SWISH(real_tensor(z, "z"))
 
 
 def swish_deriv(z: torch.Tensor) -> torch.Tensor:
@@ -62,7 +62,7 @@ def swish_deriv(z: torch.Tensor) -> torch.Tensor:
     Returns:
         swish'(z), same shape.
     """
-    return _SWISH.deriv(z)
+    return _SWISH.deriv(real_tensor(z, "z"))
 
 
 class OutputWrapped(nn.Module):
@@ -98,8 +98,9 @@ class OutputWrapped(nn.Module):
     dtype = property(lambda self: self.net.dtype)
     depth = property(lambda self: self.net.depth)
 
-    def prepare(self, X) -> torch.Tensor:
-        return self.net.prepare(X)
+    def prepare(self, X, name: str = "X") -> torch.Tensor:
+        """X validated for the base MLP (:meth:`lib.finite.mlp.MLP.prepare`)."""
+        return self.net.prepare(X, name)
 
     def extra_repr(self) -> str:
         return f"output={self.output}, center={self.center}"
@@ -141,7 +142,7 @@ def wrapped_ntk(model: OutputWrapped, X, base_kernel: np.ndarray | None = None) 
     if not isinstance(model, OutputWrapped):
         raise InputTypeError(f"wrapped_ntk needs an OutputWrapped model, got {type(model).__name__}")
     Xt = model.prepare(X)
-    K = empirical_ntk(model.net, Xt) if base_kernel is None else np.asarray(base_kernel, dtype=np.float64)
+    K = empirical_ntk(model.net, Xt) if base_kernel is None else as_matrix(base_kernel, "base_kernel")
     n, k = Xt.shape[0], model.out_dim
     if K.shape != (n * k, n * k):
         raise InputError(f"base kernel has shape {K.shape}, expected {(n * k, n * k)} for n={n}, k={k}")

@@ -6,64 +6,51 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lib.validation import InputError, InputTypeError
+from lib.validation import InputError, as_data, check_int, real_array
 
-__all__ = ["check_depth", "check_count", "check_angles", "check_data", "input_angles", "row_norms"]
+__all__ = ["check_depth", "check_count", "check_angles", "check_correlations", "check_variances", "check_data",
+           "input_angles", "row_norms"]
 
 
 def check_depth(depth, name: str = "depth") -> int:
-    """Return ``depth`` as an int >= 0; TypeError for non-integers, ValueError for negatives."""
-    if isinstance(depth, (bool, np.bool_)) or not isinstance(depth, (int, np.integer)):
-        raise InputTypeError(f"{name} must be a non-negative integer (number of hidden layers), got {depth!r}")
-    if depth < 0:
-        raise InputError(f"{name} must be a non-negative integer (number of hidden layers), got {depth}")
-    return int(depth)
+    """Return ``depth`` as an int >= 0 (:func:`lib.validation.check_int`; a float such as 2.7 is refused, never
+    truncated)."""
+    return check_int(depth, name, 0, meaning="number of hidden layers")
 
 
 def check_count(n, name: str = "n") -> int:
-    """Return ``n`` as an int >= 1 (a number of inputs); TypeError for non-integers, ValueError for n <= 0."""
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
-        raise InputTypeError(f"{name} must be a positive integer (number of inputs), got {n!r}")
-    if n < 1:
-        raise InputError(f"{name} must be a positive integer (number of inputs), got {n}")
-    return int(n)
+    """Return ``n`` as an int >= 1, a number of inputs (:func:`lib.validation.check_int`)."""
+    return check_int(n, name, 1, meaning="number of inputs")
 
 
 def check_angles(theta: ArrayLike, name: str = "theta_in") -> np.ndarray:
-    """Validate angles in radians: finite floats in [0, pi] (values within 1e-12 of the ends are clipped)."""
-    try:
-        arr = np.asarray(theta, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InputTypeError(f"{name} must be a float or an array of floats (radians), got {type(theta).__name__}") from exc
-    if arr.size and not np.all(np.isfinite(arr)):
-        raise InputError(f"{name} contains NaN or inf values")
+    """Validate angles in radians: finite reals in [0, pi] (values within 1e-12 of the ends are clipped)."""
+    arr = real_array(theta, name)
     if arr.size and (arr.min() < -1e-12 or arr.max() > math.pi + 1e-12):
         raise InputError(f"{name} must lie in [0, pi] radians, got values in [{arr.min():.6g}, {arr.max():.6g}] "
                          "(did you pass degrees?)")
     return np.clip(arr, 0.0, math.pi)
 
 
+def check_correlations(rho: ArrayLike, name: str = "rho") -> np.ndarray:
+    """Validate correlations: finite reals in [-1, 1] (values within 1e-12 of the ends are clipped to them)."""
+    return np.clip(real_array(rho, name, low=-1.0 - 1e-12, high=1.0 + 1e-12), -1.0, 1.0)
+
+
+def check_variances(q: ArrayLike, name: str = "q", positive: bool = True) -> np.ndarray:
+    """Validate variances (squared lengths): finite reals, positive (or non-negative with ``positive=False``)."""
+    return real_array(q, name, low=0.0, low_open=positive)
+
+
 def check_data(X: ArrayLike, name: str = "X") -> np.ndarray:
-    """Validate a data matrix of shape (n, d): numeric, 2-D, non-empty, finite; returned as float64."""
-    if hasattr(X, "detach"):  # torch tensor
-        X = X.detach().cpu().numpy()
-    try:
-        A = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InputTypeError(f"{name} must be a numeric array of shape (n, d), got {type(X).__name__}") from exc
-    if A.ndim != 2:
-        raise InputError(f"{name} must have shape (n, d), got shape {A.shape}")
-    if A.shape[0] == 0 or A.shape[1] == 0:
-        raise InputError(f"{name} is empty (shape {A.shape})")
-    if not np.all(np.isfinite(A)):
-        rows = np.flatnonzero(~np.all(np.isfinite(A), axis=1))[:5].tolist()
-        raise InputError(f"{name} contains NaN or inf values (first bad rows: {rows})")
-    return A
+    """Validate a data matrix of shape (n, d): real, 2-D, non-empty, finite; returned as float64
+    (:func:`lib.validation.as_data`)."""
+    return as_data(X, name=name)
 
 
 def row_norms(X: np.ndarray, name: str = "X") -> np.ndarray:
     """Euclidean norms of the rows; a zero row raises ValueError (its angle to other inputs is undefined)."""
-    norms = np.linalg.norm(X, axis=1)
+    norms = np.linalg.norm(as_data(X, name=name), axis=1)
     if np.any(norms == 0.0):
         bad = np.flatnonzero(norms == 0.0)[:5].tolist()
         raise InputError(f"{name} has zero rows {bad}: the angle between a zero input and another input is "

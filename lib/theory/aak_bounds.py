@@ -22,19 +22,28 @@ threshold 1/2, Gershgorin's theorem):
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
-from lib.validation import InputError
+from lib.validation import InputError, check_int, check_real
 
 __all__ = ["aak_first_phase", "aak_depth_bound"]
 
 
 def _check(mu: float, delta: float) -> tuple[float, float]:
-    mu, delta = float(mu), float(delta)
-    if not 0.0 < mu <= 1.0:
-        raise InputError(f"mu must lie in (0, 1] (a non-linear normalized activation, [AAK] Lemma C.2), got {mu}")
-    if not 0.0 < delta <= 1.0:
-        raise InputError(f"delta must lie in (0, 1] (Assumption A: |<x_i, x_j>| <= 1 - delta), got {delta}")
-    return mu, delta
+    # mu in (0, 1]: a non-linear normalized activation ([AAK] Lemma C.2); delta in (0, 1]: Assumption A,
+    # |<x_i, x_j>| <= 1 - delta
+    return (check_real(mu, "mu", low=0.0, high=1.0, low_open=True),
+            check_real(delta, "delta", low=0.0, high=1.0, low_open=True))
+
+
+def _log1p_half(mu: float) -> Fraction:
+    """log(1 + mu/2) as an exact fraction of its float64 value (mu/2 itself below 1e-15: log1p(x) = x to 1e-16)."""
+    return Fraction(mu) / 2 if mu < 2e-15 else Fraction(math.log1p(mu / 2.0))
+
+
+def _ceil_ratio(num: float, den: Fraction) -> int:
+    """ceil(num / den) for num >= 0, exactly (a tiny mu makes the quotient overflow a float)."""
+    return math.ceil(Fraction(num) / den)
 
 
 def aak_first_phase(mu: float, delta: float) -> int:
@@ -50,7 +59,7 @@ def aak_first_phase(mu: float, delta: float) -> int:
     mu, delta = _check(mu, delta)
     if delta >= 0.5:
         return 0
-    return math.ceil(math.log(1.0 / (2.0 * delta)) / math.log1p(mu / 2.0))
+    return _ceil_ratio(-math.log(2.0) - math.log(delta), _log1p_half(mu))  # log(1/(2 delta)), delta may be subnormal
 
 
 def aak_depth_bound(mu: float, delta: float, n: int, eps: float, kernel: str = "nngp") -> int:
@@ -68,15 +77,14 @@ def aak_depth_bound(mu: float, delta: float, n: int, eps: float, kernel: str = "
         t = eps / ((2 + eps)(n - 1)) (see the module's docstring for the derivation from the paper's proofs).
     """
     mu, delta = _check(mu, delta)
-    if isinstance(n, bool) or int(n) != n or n < 2:
-        raise InputError(f"n must be an integer >= 2, got {n!r}")
-    eps = float(eps)
-    if not (math.isfinite(eps) and eps > 0):
-        raise InputError(f"eps must be a positive number, got {eps}")
+    n = check_int(n, "n", 2, meaning="the number of inputs")
+    eps = check_real(eps, "eps", low=0.0, low_open=True)
     if kernel not in ("nngp", "ntk"):
         raise InputError(f"kernel must be 'nngp' or 'ntk', got {kernel!r}")
-    t = eps / ((2.0 + eps) * (int(n) - 1))
+    # log(1/t) = log(2 + eps) + log(n - 1) - log(eps), summed as logs: t itself underflows for a tiny eps
+    log_inv_t = math.log(2.0 + eps) + math.log(n - 1) - math.log(eps)
     L0 = aak_first_phase(mu, delta)
+    mu_half = Fraction(mu) / 2  # (2/mu) x = x / (mu/2), exactly: 2/mu overflows for a subnormal mu
     if kernel == "nngp":
-        return L0 + max(0, math.ceil(2.0 / mu * math.log(1.0 / (2.0 * t))))
-    return 2 * (L0 + max(0, math.ceil(2.0 / mu * math.log(1.0 / t))))
+        return L0 + max(0, _ceil_ratio(max(log_inv_t - math.log(2.0), 0.0), mu_half))
+    return 2 * (L0 + max(0, _ceil_ratio(max(log_inv_t, 0.0), mu_half)))

@@ -23,9 +23,9 @@ from numpy.typing import ArrayLike
 
 from lib import activations
 from lib.activations import Activation, get_activation
-from lib.validation import InputError
+from lib.validation import check_int
 
-from ._common import check_angles
+from ._common import check_angles, check_correlations
 from .dual_kernel import dual_expectations
 from .quadrature import gaussian_rule
 
@@ -124,8 +124,7 @@ def hermite_coefficients(activation: str | Activation, n_terms: int = 64, normal
     split at the kinks; accurate to ~1e-14 up to degree ~300.
     """
     act = get_activation(activation)
-    if isinstance(n_terms, bool) or not isinstance(n_terms, (int, np.integer)) or not 1 <= n_terms <= 400:
-        raise InputError(f"n_terms must be an integer in 1..400, got {n_terms!r}")
+    n_terms = check_int(n_terms, "n_terms", 1, 400)
     z, w = _rule(act, T=14.0, h=0.2)
     s = act.np_fn(z)
     if normalize:
@@ -135,10 +134,7 @@ def hermite_coefficients(activation: str | Activation, n_terms: int = 64, normal
 
 
 def _check_rho(rho: ArrayLike) -> np.ndarray:
-    r = np.asarray(rho, dtype=float)
-    if r.size and (not np.all(np.isfinite(r)) or np.abs(r).max() > 1.0 + 1e-12):
-        raise InputError("rho must be finite correlations in [-1, 1]")
-    return np.clip(r, -1.0, 1.0)
+    return check_correlations(rho)
 
 
 def dual_activation(activation: str | Activation, rho: ArrayLike, method: str = "auto") -> np.ndarray:

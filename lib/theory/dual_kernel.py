@@ -31,9 +31,9 @@ from numpy.polynomial import chebyshev as cheb
 from scipy.fft import dct
 
 from lib.activations import Activation, get_activation
-from lib.validation import InputError
+from lib.validation import InputError, check_real, positive_int, real_array
 
-from ._common import check_angles
+from ._common import check_angles, check_variances
 from .quadrature import gaussian_rule, pair_expectations
 from .relu import arccos_kernel
 
@@ -122,7 +122,8 @@ class ThetaTable:
     """
 
     def __init__(self, activation: Activation, q: float = 1.0, tol: float = 1e-13, max_degree: int = 512):
-        self.activation, self.q = activation, float(q)
+        self.activation, self.q = activation, check_real(q, "q", low=0.0, low_open=True)
+        tol, max_degree = check_real(tol, "tol", low=0.0, low_open=True), positive_int(max_degree, "max_degree")
         M, vals = 32, None
         while True:
             x = np.cos(np.pi * np.arange(M + 1) / M)
@@ -173,6 +174,7 @@ _TABLES: dict[Activation, list[ThetaTable]] = {}
 
 def theta_table(activation: Activation, q: float = 1.0) -> ThetaTable:
     """Cached :class:`ThetaTable` of ``activation`` at variance q (reused for ``|q' - q| <= 1e-13 q``)."""
+    q = check_real(q, "q", low=0.0, low_open=True)
     tables = _TABLES.setdefault(activation, [])
     for t in tables:
         if abs(t.q - q) <= _Q_REL_TOL * q:
@@ -182,11 +184,13 @@ def theta_table(activation: Activation, q: float = 1.0) -> ThetaTable:
     return t
 
 
-def _as_pairs(q1, q2, theta):
-    q1, q2, t = (np.asarray(v, dtype=float) for v in np.broadcast_arrays(q1, q2, theta))
-    if q1.size and (not np.all(np.isfinite(q1)) or not np.all(np.isfinite(q2)) or q1.min() <= 0 or q2.min() <= 0):
-        raise InputError("variances q1, q2 must be positive and finite")
-    return q1, q2, t
+def _as_pairs(q1, q2, theta, names: tuple[str, str] = ("q1", "q2")):
+    q1, q2 = check_variances(q1, names[0]), check_variances(q2, names[1])
+    try:
+        return tuple(np.asarray(v, dtype=float) for v in np.broadcast_arrays(q1, q2, real_array(theta, "theta")))
+    except ValueError:
+        raise InputError(f"q1, q2 and theta must broadcast to one shape, got shapes {q1.shape}, {q2.shape} and "
+                         f"{np.shape(theta)}") from None
 
 
 def _route(act: Activation, method: str, qs: np.ndarray) -> str:
@@ -218,7 +222,7 @@ def diagonal_expectations(activation: str | Activation, q: ArrayLike,
                           method: str = "auto") -> tuple[np.ndarray, np.ndarray]:
     """(E[s(u)^2], E[s'(u)^2]) for u ~ N(0, q), consistent with :func:`dual_expectations` at theta = 0."""
     act = get_activation(activation)
-    q = np.asarray(q, dtype=float)
+    q = check_variances(q, positive=False)
     route = _route(act, check_method(method), q)
     if route == "closed":
         return (q / 2.0, np.full_like(q, 0.5)) if act.name == "relu" else (q.copy(), np.ones_like(q))
@@ -241,7 +245,7 @@ def layer_map(activation: str | Activation, theta: ArrayLike, qi: ArrayLike, qj:
     """
     act = get_activation(activation)
     check_angles(theta, "theta")  # validation only: values within 1e-12 of [0, pi] pass unchanged
-    q1, q2, t = _as_pairs(qi, qj, theta)
+    q1, q2, t = _as_pairs(qi, qj, theta, ("qi", "qj"))
     route = _route(act, check_method(method), np.concatenate([q1.ravel(), q2.ravel()]))
     if route == "closed":
         raise InputError("layer_map is for the quadrature routes; relu/linear closed forms live in recursion")

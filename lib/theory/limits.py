@@ -29,7 +29,7 @@ from numpy.typing import ArrayLike
 from scipy.optimize import brentq
 
 from lib.activations import Activation, get_activation
-from lib.validation import InputError, InputTypeError
+from lib.validation import InputError, check_real, real_array
 
 from ._common import check_angles, check_count, check_depth
 from .dual import coefficient_of_nonlinearity, gaussian_moments
@@ -70,12 +70,7 @@ def relu_cos_phi_asymptotic(depth: ArrayLike, theta_in: ArrayLike | None = None)
         ValueError: for depth < 1 or not finite, theta_in NaN, outside [0, pi] or 0 (parallel inputs keep
             phi = 0; the correction 3 pi / (4 theta_in L) diverges).
     """
-    try:
-        L = np.asarray(depth, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise InputTypeError(f"depth must be a number or an array of numbers, got {type(depth).__name__}") from exc
-    if L.size and (not np.all(np.isfinite(L)) or np.any(L < 1)):
-        raise InputError(f"the asymptotic form needs finite depth >= 1, got {depth!r}")
+    L = real_array(depth, "depth", low=1.0)  # the asymptotic form needs L >= 1
     out = 0.25 + 0.375 * np.log(L) / L
     if theta_in is not None:
         t = check_angles(theta_in, "theta_in")
@@ -168,9 +163,7 @@ def aak_correlation_bound(activation: str | Activation, delta0: float, depth: in
     """
     L = check_depth(depth)
     mu = coefficient_of_nonlinearity(activation)
-    d = float(delta0)
-    if not 0.0 <= d <= 1.0:
-        raise InputError(f"delta0 must lie in [0, 1], got {delta0}")
+    d = check_real(delta0, "delta0", low=0.0, high=1.0)
     out = np.empty(L + 1)
     out[0] = d
     for l in range(1, L + 1):
@@ -195,12 +188,7 @@ def gershgorin_kappa_bound(n: int, delta: ArrayLike) -> np.ndarray:
         ValueError: naming ``n`` for n <= 0, naming ``delta`` for negative, NaN or infinite values.
     """
     n = check_count(n, "n")
-    try:
-        delta = np.asarray(delta, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise InputTypeError(f"delta must be a number or an array of numbers, got {type(delta).__name__}") from exc
-    if delta.size and (not np.all(np.isfinite(delta)) or delta.min() < 0.0):
-        raise InputError(f"delta must be finite and >= 0 (a bound on |off-diagonal entries|), got {delta!r}")
+    delta = real_array(delta, "delta", low=0.0)  # a bound on |off-diagonal entries|
     d = (n - 1) * delta
     with np.errstate(divide="ignore"):
         return np.where(d < 1.0, (1.0 + d) / (1.0 - d), np.inf)

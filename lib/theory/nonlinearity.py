@@ -22,8 +22,10 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from lib.activations import Activation, get_activation, normrelu_lambda
-from lib.validation import InputError
+from lib.spectra import spectrum
+from lib.validation import InputError, as_matrix, check_real, real_array
 
+from ._common import check_correlations, check_depth, check_variances
 from .dual_kernel import diagonal_expectations, dual_expectations
 
 __all__ = ["MU_CLOSED_FORMS", "mu_closed_form", "normrelu_mu", "LENGTH_RANGE", "length_map", "correlation_map",
@@ -56,7 +58,12 @@ def mu_closed_form(name: str) -> float:
 
 def normrelu_mu(b: float) -> float:
     """[AAK] App. C.4: NormReLU's mu = 1 - lambda_b^2 (1 - Phi(b))^2 (E[z max(z, b)] = P(z > b) by Stein's lemma),
-    with lambda_b of :func:`lib.activations.normrelu_lambda`."""
+    with lambda_b of :func:`lib.activations.normrelu_lambda`.
+
+    Args:
+        b: the shift, in :data:`lib.activations.NORMRELU_B_RANGE`.
+    """
+    b = check_real(b, "b")
     return 1.0 - (normrelu_lambda(b) * special.ndtr(-b)) ** 2
 
 
@@ -81,13 +88,14 @@ def length_map(activation: str | Activation, q0: ArrayLike, depth: int) -> np.nd
         Array (depth + 1, len(q0)).
     """
     act = get_activation(activation)
-    q = np.atleast_1d(np.asarray(q0, dtype=float)).copy()
-    if q.size == 0 or np.any(~np.isfinite(q)) or np.any(q <= 0):
-        raise InputError("q0 must be positive, finite squared lengths")
-    out = np.full((int(depth) + 1, q.size), np.nan)
+    depth = check_depth(depth)
+    q = np.atleast_1d(check_variances(q0, "q0")).astype(float).ravel()
+    if q.size == 0:
+        raise InputError("q0 is empty: give at least one squared length")
+    out = np.full((depth + 1, q.size), np.nan)
     out[0] = q
     alive = np.ones(q.size, bool)
-    for l in range(1, int(depth) + 1):
+    for l in range(1, depth + 1):
         if alive.any():
             q[alive] = act.c * diagonal_expectations(act, q[alive], "direct")[0]
             out[l, alive] = q[alive]
@@ -99,8 +107,8 @@ def correlation_map(activation: str | Activation, rho: ArrayLike, q1: ArrayLike,
     """The correlation of s(u), s(v) for (u, v) centred Gaussian with variances q1, q2 and correlation rho
     ([AAK] App. D.2): E[s(u) s(v)] / sqrt(E[s(u)^2] E[s(v)^2]), by per-pair quadrature."""
     act = get_activation(activation)
-    r, a, b = (np.asarray(v, dtype=float) for v in np.broadcast_arrays(rho, q1, q2))
-    ess, _ = dual_expectations(act, np.arccos(np.clip(r, -1.0, 1.0)), a, b, "direct")
+    r, a, b = check_correlations(rho), check_variances(q1, "q1"), check_variances(q2, "q2")
+    ess, _ = dual_expectations(act, np.arccos(r), a, b, "direct")
     return ess / np.sqrt(diagonal_expectations(act, a, "direct")[0] * diagonal_expectations(act, b, "direct")[0])
 
 
@@ -110,19 +118,28 @@ def hadamard_power_bound(G: ArrayLike, coefficients: ArrayLike) -> float:
     ``lambda_min >= sum_k c_k max(0, 1 - max_i sum_{j != i} |G_ij|^k)`` (Schur product theorem and Gershgorin; see the
     module docstring). Terms beyond ``len(coefficients)`` are left out, which keeps it a lower bound.
 
+    The bound certifies only what its premises give, so it checks them and refuses what it cannot certify: a
+    complex G (a Hermitian G's Hadamard powers are not those of a real one), NaN or inf, a G that is not symmetric,
+    not unit-diagonal or not positive semi-definite beyond rounding (the Schur product theorem needs G PSD: for an
+    indefinite G the powers, and the bound, say nothing), and coefficients that are not finite and non-negative.
+
     Args:
-        G: symmetric, unit diagonal, positive semi-definite (a Gram matrix of unit vectors).
-        coefficients: c_0, c_1, ... (non-negative; for a dual kernel E[s(u) s(v)] the squared Hermite coefficients).
+        G: real, symmetric, unit diagonal, positive semi-definite (a Gram matrix of unit vectors).
+        coefficients: c_0, c_1, ... (finite, non-negative; for a dual kernel E[s(u) s(v)] the squared Hermite
+            coefficients).
 
     Returns:
         The bound (0 when no power is diagonally dominant).
+
+    Raises:
+        lib.validation.InputError: a premise fails, naming ``G`` or ``coefficients``.
     """
-    G = np.asarray(G, dtype=float)
-    c = np.asarray(coefficients, dtype=float)
-    if G.ndim != 2 or G.shape[0] != G.shape[1] or not np.allclose(np.diag(G), 1.0, atol=1e-12):
-        raise InputError("G must be a square matrix with unit diagonal")
-    if np.any(c < 0):
-        raise InputError("coefficients must be non-negative")
+    G = as_matrix(G, "G")
+    c = real_array(coefficients, "coefficients", low=0.0).ravel()
+    if not np.allclose(np.diag(G), 1.0, rtol=0.0, atol=1e-12):
+        raise InputError("G must have a unit diagonal (a Gram matrix of unit vectors), got diagonal entries in "
+                         f"[{np.diag(G).min():.6g}, {np.diag(G).max():.6g}]")
+    spectrum(G, "G")  # refuses a G with an eigenvalue below 0 beyond rounding
     A = np.abs(G - np.diag(np.diag(G)))
     total, Ak = 0.0, np.ones_like(A)
     for k in range(1, c.size):  # k = 0: c_0 11^T is only positive semi-definite, it adds nothing to the bound

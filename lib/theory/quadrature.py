@@ -26,7 +26,7 @@ from typing import Callable
 
 import numpy as np
 
-from lib.validation import InputError
+from lib.validation import InputError, real_array
 
 __all__ = ["gaussian_rule", "pair_expectations", "T_MAX"]
 
@@ -146,7 +146,13 @@ def pair_expectations(
     q ~ 1 (tested against arc-cosine closed forms and 300-point Gauss-Hermite). Cost: about
     ((18/h + 2K + K^2) n_nodes)^2 evaluations per pair for K kinks (~1-3 ms).
     """
-    arrs = np.broadcast_arrays(q1, q2, theta, *(scales if scales is not None else ()))
+    q1, q2 = real_array(q1, "q1", low=0.0, low_open=True), real_array(q2, "q2", low=0.0, low_open=True)
+    theta = real_array(theta, "theta")
+    try:
+        arrs = np.broadcast_arrays(q1, q2, theta, *(scales if scales is not None else ()))
+    except ValueError:
+        raise InputError(f"q1, q2, theta (and scales) must broadcast to one shape, got {q1.shape}, {q2.shape}, "
+                         f"{theta.shape}") from None
     arrs = [np.asarray(x, dtype=float).ravel() for x in arrs]
     shape = np.broadcast(q1, q2, theta).shape
     q1, q2, theta = arrs[:3]

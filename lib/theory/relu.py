@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lib.progress import tqdm
-from lib.validation import InputError
+from lib.validation import InputError, real_array
 
 from ._common import check_angles, check_data, check_depth, input_angles, row_norms
 from ._relu_tail import Z_TAIL, fatou, fatou_inverse, relu_tail
@@ -294,8 +294,8 @@ def relu_gradient_angle_weighted(theta_in: ArrayLike, depth: int, layer_weights:
     """
     z = check_angles(theta_in)
     L = check_depth(depth)
-    w = np.asarray(layer_weights, dtype=float)
-    if w.shape != (L + 1,) or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+    w = real_array(layer_weights, "layer_weights", low=0.0)
+    if w.shape != (L + 1,) or w.sum() <= 0:
         raise InputError(f"layer_weights must be {L + 1} finite non-negative numbers (one per weight matrix), "
                          f"not all zero; got shape {w.shape}")
     ang = relu_embedding_angles(z, L)

@@ -11,7 +11,7 @@ from lib.book import bad_input as B
 @pytest.fixture(scope="module")
 def library_outcomes(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("bad")
-    return B.run_cases(B.library_cases(tmp)), tmp
+    return B.run_cases(B.library_cases(tmp) + B.class_cases(tmp)), tmp
 
 
 def test_every_library_bad_input_gets_an_own_error_naming_the_problem(library_outcomes):
@@ -87,3 +87,38 @@ def test_round_2_cases_name_the_parameter_file_or_resolution(library_outcomes):
     assert "kappa_low" in msg["a reversed kappa interval in notebooks/records/"]
     assert "01_linear_baseline.json" in msg["a truncated results file"]
 
+
+
+def test_every_class_of_bad_input_has_cases_on_the_page_and_a_row_in_the_classes_table(library_outcomes):
+    from lib.book.input_classes import INPUT_CLASSES, classes_markdown
+    outcomes, _ = library_outcomes
+    shown = {o.case.cls for o in outcomes}
+    assert {c.key for c in INPUT_CLASSES} <= shown
+    table = classes_markdown()
+    assert table.count("\n") == len(INPUT_CLASSES) + 1 and all(c.title in table for c in INPUT_CLASSES)
+
+
+def test_round_3_cases_are_refused_naming_the_parameter_or_computed_right(library_outcomes):
+    import math
+
+    from lib import theory
+    outcomes, _ = library_outcomes
+    msg = {o.case.what: o.message for o in outcomes if o.case.cls}
+    for what in ("complex inputs (NumPy)", "complex inputs (torch)", "complex inputs, full-data spectra",
+                 "complex inputs, infinite width", "complex inputs to batched SGD"):
+        assert msg[what].startswith("X is complex"), what
+    assert msg["a complex input to a Hessian bound"].startswith("x is complex")
+    assert "seed must be an integer in [0, 2**63 - 1]" in msg["a seed above the generators' range"]
+    assert "seeds[0]" in msg["a seed out of range, batched SGD"]
+    assert msg["the largest seed"] == f"computed: an MLP with seed {2**63 - 1}"
+    assert "width" in msg["a zero width of a residual net"] and "width" in msg["a fractional width of a CNN"]
+    assert all("depth" in msg[w] for w in ("a fractional depth", "a negative depth", "a NaN depth"))
+    assert "rho must be in [-1, 1]" in msg["a correlation above 1"] and "b must be" in msg["a NaN shift"]
+    assert msg["a subnormal eps"] == f"computed: depth {theory.aak_depth_bound(0.5, 0.1, 10, 1e-310)}"
+    assert msg["a subnormal delta"] == f"computed: depth {math.ceil(-math.log(2e-320) / math.log1p(0.25))}"
+    assert "bfloat16" in msg["a bfloat16 kernel"] and "n must be" in msg["an infinite number of inputs"]
+    assert "not positive semi-definite" in msg["an indefinite unit-diagonal G"]
+    assert all(msg[w].endswith("(the notebook is unchanged)") for w in
+               ("a default its own checker refuses", "a default holding a newline", "a NaN default"))
+    ratio = float(msg["small inputs whose kernel is normal floats"].rsplit("=", 1)[1])
+    assert abs(ratio - 1) < 1e-13 and "subnormal" in msg["a kernel of subnormal floats"]

@@ -30,7 +30,7 @@ from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 from lib.progress import tqdm
 from lib.spectra import angle_matrix
-from lib.validation import InputError
+from lib.validation import InputError, check_seed
 
 __all__ = ["REAL_DATA", "SIMILAR_DEG", "SMALL_DEG", "MIN_SMALL_PAIRS", "RealPairs", "load_real", "measure_real_pairs", "table_real_pairs",
            "plot_real_pairs", "figure_real_pairs", "check_real_pairs", "GAIN_PASS", "GAIN_FAIL", "SHARE_PASS"]
@@ -76,6 +76,7 @@ def load_real(data: str, n: int, seed: int = 0) -> np.ndarray:
     Raises:
         lib.validation.InputError: unknown ``data`` (naming ``real_data``) or bad ``n``.
     """
+    seed = check_seed(seed)
     if data == "digits":
         return load_digits_subset(n, seed=seed, unit_norm=True)
     if data == "faces":

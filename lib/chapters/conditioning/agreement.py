@@ -16,6 +16,7 @@ from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 from lib.progress import tqdm
 from lib.spectra import condition_number, min_pairwise_angle
+from lib.validation import check_seed
 
 __all__ = ["AuthorsAgreement", "measure_authors_agreement", "check_authors_agreement", "table_authors_agreement",
            "KERNEL_RTOL", "ANGLE_ATOL"]
@@ -70,6 +71,7 @@ def measure_authors_agreement(data: dict, depths: Sequence[int], width: int, n: 
         recipe on their kernel; scale-free), ``kappa_rel_err`` (NaN where ours is infinite),
         ``angle_ours``, ``angle_theirs`` (rad), ``angle_err``.
     """
+    seed = check_seed(seed)
     rows, depths = [], sorted(set(int(L) for L in depths))
     jobs = [(ds, int(L), act) for ds in data for L in depths for act in ("relu", "linear")]
     for ds, L, act in tqdm(jobs, desc="authors' code", disable=not progress):

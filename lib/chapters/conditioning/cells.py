@@ -25,7 +25,7 @@ from lib.finite.extremes import ntk_extremes
 from lib.finite.mlp import MLP
 from lib.finite.ntk import SHARED_MAX_N, empirical_ntk, ntk_with_layer_terms, relu_depth_kernels
 from lib.spectra import fast_extremes, min_pairwise_angle
-from lib.validation import InputError
+from lib.validation import InputError, check_seed
 
 __all__ = ["CELL_VERSION", "ACTIVATIONS", "FULL_METHODS", "DENSE_MAX", "authors_partition", "mean_kappa",
            "batch_kappas", "kernel_kappa", "spectrum_fields", "FULL_FIELDS", "batch_only_fields", "linear_features", "full_and_first_layer_ntk", "ntk_cell",
@@ -58,6 +58,7 @@ def authors_partition(n: int, batch_size: int, seed: int) -> list[np.ndarray]:
     Returns:
         The index arrays of the batches, in order.
     """
+    seed = check_seed(seed)
     if batch_size < 1:
         raise InputError(f"batch_size must be positive, got {batch_size}")
     perm = np.random.default_rng(seed).permutation(n)

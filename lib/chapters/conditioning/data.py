@@ -12,7 +12,7 @@ from lib.book.plotting import palette
 from lib.data.datasets import DATASETS, DataMissingError, IDX_DATASETS, load_dataset
 from lib.data.mnist5k import MNIST5K_SHAPE
 from lib.spectra import extreme_eigenvalues
-from lib.validation import InputError
+from lib.validation import InputError, check_seed
 
 __all__ = ["DATASET_NAMES", "LABELS", "sets_text", "ChapterData", "load_datasets", "load_data", "colors", "table_datasets",
            "small_batch_sets", "pixel_range_param", "n_mnist5k_param", "first_layer_sets", "large_full_seeds"]
@@ -117,6 +117,7 @@ def load_datasets(names: Sequence[str], *, n_synthetic: int, d_synthetic: int = 
     Raises:
         lib.validation.InputError: ``n_mnist5k`` above 5,000 (named).
     """
+    seed = check_seed(seed)
     if "mnist_5k" in names and n_mnist5k is not None and not 1 <= int(n_mnist5k) <= MNIST5K_SHAPE[0]:
         raise InputError(f"n_mnist5k must be between 1 and {MNIST5K_SHAPE[0]} (the images of MNIST-5k) or None "
                          f"for all of them, got {n_mnist5k}")

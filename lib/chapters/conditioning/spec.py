@@ -33,7 +33,7 @@ SPEC = ChapterSpec("03_conditioning", dict(
     data_file=Param(None, P.path_or_none, 'your own .npy or .npz array, used when "file" is in datasets'),
     data_key=Param(None, P.optional(P.text), "name of the array inside an .npz file"),
     unit_norm=Param(False, P.boolean, "rescale every input to unit norm"),
-    data_seed=Param(0, P.nonneg_int, "seed of the synthetic draw and of the subsamples"),
+    data_seed=Param(0, P.seed, "seed of the synthetic draw and of the subsamples"),
     depths=Param(list(range(11)), P.int_list(min_value=0, min_len=2), "depths L (number of hidden layers)"),
     width=Param(512, P.positive_int, "hidden width m, as in the paper"),
     seeds=Param(5, P.positive_int, "weight draws (and batch partitions) per cell, as in the paper"),

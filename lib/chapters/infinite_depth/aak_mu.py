@@ -19,6 +19,7 @@ from lib import theory
 from lib.activations import ACTIVATIONS, Activation, aak_activation, normalized
 from lib.book.results import Check
 from lib.chapters.infinite_depth.numerics import deviation_text, not_checked
+from lib.validation import check_seed
 
 __all__ = ["MU_TABLE", "MC_BATCHES", "DUAL_STEP", "MuStudy", "measure_mu", "table_mu", "MU_ATOL", "MU_DUAL_ATOL", "MU_SIGMAS", "MU_FLOOR",
            "check_def31", "check_lemma_c2", "check_mu_table"]
@@ -95,6 +96,7 @@ def measure_mu(cfg, samples: int = 1_000_000, seed: int = 0) -> MuStudy:
     Returns:
         A :class:`lib.chapters.infinite_depth.aak_mu.MuStudy`.
     """
+    seed = check_seed(seed)
     b = ACTIVATIONS["normrelu"].kinks[0]
     names = list(MU_TABLE) + [a for a in cfg.aak_activations if a not in MU_TABLE]
     rows = []

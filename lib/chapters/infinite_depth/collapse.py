@@ -20,6 +20,7 @@ from lib.chapters.infinite_depth.numerics import LEGEND_PT, DEG, NO_EXPERIMENT, 
 from lib.data.pairs import angle_pairs
 from lib.finite.geometry import layer_geometry
 from lib.finite.mlp import MLP
+from lib.validation import check_seed
 
 __all__ = ["g_iterates", "collapse_profile", "finite_collapse", "G_MC_DEG", "G_MC_SAMPLES", "g_monte_carlo", "Collapse",
            "measure_collapse", "plot_collapse", "figure_collapse", "G_MC_SIGMAS", "COLLAPSE_TOL", "check_g_plot",
@@ -114,6 +115,7 @@ def g_monte_carlo(z_deg, samples: int = G_MC_SAMPLES, seed: int = 0) -> pd.DataF
         Columns z (radians), cos_mc, se (its standard error), g_mc (arccos of cos_mc, radians) and g_se (its
         standard error by the delta method), one row per angle.
     """
+    seed = check_seed(seed)
     rng = np.random.default_rng(seed)
     rows = []
     for zd in z_deg:

@@ -20,6 +20,7 @@ from lib.book.plotting import figure, palette
 from lib.book.results import Check
 from lib.chapters.infinite_depth.aak_kernels import activation_rates
 from lib.chapters.infinite_depth.numerics import LEGEND_PT, ChapterFigure, deviation_text, not_checked
+from lib.validation import check_seed
 
 __all__ = ["DualStudy", "measure_dual", "plot_dual", "figure_dual", "DUAL_ATOL", "check_dual_bound", "Moments",
            "measure_moments", "NORMRELU_SIGMAS", "check_normrelu"]
@@ -173,6 +174,7 @@ def measure_moments(name: str = "normrelu", samples: int = 2_000_000, seed: int 
     Returns:
         The :class:`lib.chapters.infinite_depth.dual_activation.Moments`.
     """
+    seed = check_seed(seed)
     import torch
     act = get_activation(name)
     g = torch.Generator().manual_seed(seed)

@@ -9,6 +9,7 @@ import numpy as np
 
 from lib.book.params import ParameterError
 from lib.data.datasets import gaussian_data, load_digits_subset
+from lib.validation import check_seed
 
 __all__ = ["load_data"]
 
@@ -34,6 +35,7 @@ def load_data(n_samples: int, n_over: int, d_over: int, seed: int = 0) -> tuple[
         lib.book.params.ParameterError: ``n_over <= d_over``, or the digits chosen have a singular Gram
             matrix (more than 64 of them, or linearly dependent images), naming the parameter.
     """
+    seed = check_seed(seed)
     errors = []
     if n_over <= d_over:
         errors.append(f"parameter 'n_over' ({n_over}) must exceed 'd_over' ({d_over}): that section shows the "

@@ -23,6 +23,7 @@ from lib.finite.ntk import empirical_ntk
 from lib.finite.training import gd_train
 from lib.progress import tqdm
 from lib.spectra import extreme_eigenvalues
+from lib.validation import check_seed, derived_seed
 
 __all__ = ["W0_ONLY", "ball_models", "trained_copy", "measure_ball_hessian", "measure_kernel_scale", "ball_sup",
            "ball_reduce", "ball_words"]
@@ -76,7 +77,8 @@ def ball_models(model, radius: float, points: int, seed: int, trained=None) -> l
         ``(label, distance from w_0, model)`` triples; the trained point is listed whatever its distance (the
         checks keep it only inside the ball).
     """
-    gen = torch.Generator().manual_seed(10_000 + int(seed))
+    seed = check_seed(seed)
+    gen = torch.Generator().manual_seed(derived_seed(seed, 10_000))
     out = [("init", 0.0, model)]
     for j in range(points):
         net = copy.deepcopy(model)

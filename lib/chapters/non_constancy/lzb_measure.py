@@ -26,6 +26,7 @@ from lib.finite.training import gd_train
 from lib.finite.variants import VariantMLP
 from lib.progress import tqdm
 from lib.spectra import extreme_eigenvalues
+from lib.validation import check_seed
 
 __all__ = ["one_layer_row", "two_layer_rows", "lecun_row", "arch_row", "segment_rows", "LzbMore",
            "measure_lzb_more", "SEGMENT_POINTS"]
@@ -48,6 +49,7 @@ def one_layer_row(X, width: int, seed: int, activation: str, tol: float, max_ite
     relative to ||H u||: 0 for a block-diagonal H), ``kernel_norm`` (||K_W||_2 on the rows of X), ``iterations``,
     ``converged``.
     """
+    seed = check_seed(seed)
     net = MLP(X.shape[1], width, 1, activation=activation, seed=seed)
     net.weights[1].requires_grad_(False)
     h = model_hessian_norm(net, X, tol=tol, max_iter=max_iter, seed=seed)
@@ -70,6 +72,7 @@ def one_layer_row(X, width: int, seed: int, activation: str, tol: float, max_ite
 def two_layer_rows(X, width: int, seed: int, activation: str, tol: float, max_iter: int) -> list[dict]:
     """[LZB] Prop 3.1 on one [m, m] net with its output layer fixed: per input, the Hessian norm in (W1, W2) by
     power iteration and the right side of Eq 17 (:func:`lib.finite.hessian_bounds.two_layer_bound`)."""
+    seed = check_seed(seed)
     net = MLP(X.shape[1], [width, width], activation=activation, seed=seed)
     net.weights[2].requires_grad_(False)
     h = model_hessian_norm(net, X, tol=tol, max_iter=max_iter, seed=seed)
@@ -96,6 +99,7 @@ def lecun_row(data: dict, width: int, seed: int, activation: str, tol: float, ma
     ``move_lecun`` (||w_T - w_0||_2 after the same number of steps, ``steps``); ``factor`` = m / c_s, LeCun's factor
     of a layer of fan-in m.
     """
+    seed = check_seed(seed)
     X, y = data["X"], data["y"]
     row, conv = dict(width=int(width), seed=int(seed)), True
     for version in ("full", "common"):
@@ -124,6 +128,7 @@ def lecun_row(data: dict, width: int, seed: int, activation: str, tol: float, ma
 def arch_row(X, arch: str, width: int, seed: int, activation: str, tol: float, max_iter: int) -> dict:
     """[LZB] App. G: the Hessian norm at initialization of a :class:`~lib.finite.archs.Conv1dNet` (``"cnn"``,
     width = channels) or a :class:`~lib.finite.archs.ResMLP` (``"resnet"``), max over the rows of X."""
+    seed = check_seed(seed)
     net = (Conv1dNet if arch == "cnn" else ResMLP)(X.shape[1], width, activation=activation, seed=seed)
     h = model_hessian_norm(net, X, tol=tol, max_iter=max_iter, seed=seed)
     return dict(arch=arch, width=int(width), seed=int(seed), hess_norm=h.norm, iterations=h.iterations,
@@ -156,6 +161,7 @@ def segment_rows(data: dict, arch: str, width: int, seed: int, activation: str, 
     ``dK`` = ``|K_ij(w_T) - K_ij(w_0)|`` and ``bound`` = ``R (eps_i ||g_j(w_T)|| + eps_j ||g_i(w_0)||)``, with
     R = ||w_T - w_0||, g the gradients and eps_i the largest Hessian norm of f_i at the :data:`~lib.chapters.non_constancy.lzb_measure.SEGMENT_POINTS`
     of the segment [w_0, w_T]; ``converged`` (every power iteration), ``R``, ``eps`` (max over inputs)."""
+    seed = check_seed(seed)
     X = data["X"]
     model, base = build(arch, X.shape[1], width, seed, activation)
     params = [p for p in model.parameters() if p.requires_grad]

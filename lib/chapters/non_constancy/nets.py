@@ -30,6 +30,7 @@ from lib.finite.ntk import empirical_ntk
 from lib.finite.training import KernelTracker, gd_train
 from lib.finite.wrapped import OutputWrapped
 from lib.spectra import extreme_eigenvalues
+from lib.validation import check_seed
 
 __all__ = ["ARCHS", "SUP_DERIV", "NONLINEAR", "LZB_DEPARTURE", "NetSetting", "check_parameters",
            "describe_data", "build", "gd_step", "flat_weights", "train_tracked"]
@@ -122,6 +123,7 @@ def build(arch: str, d: int, width: int, seed: int, activation: str = "tanh", k:
     Returns:
         (model, base MLP); for a linear output both are the same net.
     """
+    seed = check_seed(seed)
     if arch == "linear":
         net = MLP(d, width, 1, activation=activation, seed=seed)
         return net, net
@@ -190,6 +192,7 @@ def train_tracked(arch: str, data: dict, width: int, seed: int, activation: str 
     Returns:
         The dict described above.
     """
+    seed = check_seed(seed)
     X = data["X"]
     y = data["y_soft"] if arch == "softmax" else data["y"]
     k = data["y_soft"].shape[1]

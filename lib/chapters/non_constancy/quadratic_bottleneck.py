@@ -28,7 +28,7 @@ from lib.chapters.non_constancy.rules import UNCONVERGED, flat_status
 from lib.finite.hessian import model_hessian_norm
 from lib.progress import tqdm
 from lib.spectra import fit_slope
-from lib.validation import as_tensor
+from lib.validation import as_tensor, check_seed
 
 __all__ = ["QuadraticBottleneck", "measure_quadratic_bottleneck", "check_quadratic_bottleneck"]
 
@@ -45,6 +45,7 @@ class QuadraticBottleneck(nn.Module):
     """
 
     def __init__(self, d: int, m: int, b: int, seed: int = 0) -> None:
+        seed = check_seed(seed)
         super().__init__()
         gen = torch.Generator().manual_seed(int(seed))
         shapes = ((m, d), (b, m), (m, b), (1, m))

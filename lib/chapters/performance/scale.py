@@ -19,7 +19,7 @@ from lib.book.wording import ints
 from lib.chapters.performance.benchmark import describe_device, paper_profile
 from lib.finite.extremes import tiled_bytes
 from lib.finite.extremes.bench import run_scale_case
-from lib.validation import InputError
+from lib.validation import InputError, check_seed
 
 __all__ = ["SCALE_VERSION", "MNIST_N", "SCALE_TILE", "LAMBDA_MIN_MODES", "ScaleRun", "measure_scale",
            "measure_scale_cases", "table_scale", "depth_sentence", "scale_text", "glue_scale"]
@@ -106,6 +106,7 @@ def measure_scale_cases(ns, depths, *, width: int, in_dim: int, lambda_min: str,
     Returns:
         One row per case (the dict of :func:`lib.finite.extremes.bench.scale_case`).
     """
+    seed = check_seed(seed)
     if shifts is not None and len(shifts) != len(depths):
         raise InputError(f"shifts must give one shift per depth ({len(depths)} depths), got {len(shifts)}")
     rows = []

@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 
 import torch
 
-from lib.validation import InputError
+from lib.validation import InputError, check_int, check_real, check_seed, positive_int
 
 __all__ = ["scale_case", "run_scale_case", "main"]
 
@@ -62,6 +62,7 @@ def scale_case(n: int, depth: int, width: int = 512, in_dim: int = 784, seed: in
     from lib.validation import available_memory
     from lib.finite.mlp import MLP
 
+    _check_case(n, depth, width, in_dim, seed, tile, shift)
     load0 = os.getloadavg()[0]
     note = ""
     if lambda_min == "certified":
@@ -92,6 +93,16 @@ def scale_case(n: int, depth: int, width: int = 512, in_dim: int = 784, seed: in
     return out
 
 
+def _check_case(n, depth, width, in_dim, seed, tile, shift) -> None:
+    """The sizes, seed, tile and shift of a case, checked before any work (or any process) starts."""
+    for name, v in (("n", n), ("width", width), ("in_dim", in_dim), ("tile", tile)):
+        positive_int(v, name)
+    check_int(depth, "depth", 0, meaning="number of hidden layers")
+    check_seed(seed)
+    if shift is not None:
+        check_real(shift, "shift", low=0.0)
+
+
 def run_scale_case(n: int, depth: int, width: int = 512, in_dim: int = 784, seed: int = 0,
                    method: str = "matrix_free", lambda_min: str = "auto", device: str = "cpu", tile: int = 2048,
                    shift: float | None = None, fresh_process: bool = True, progress: bool = True) -> dict:
@@ -109,6 +120,7 @@ def run_scale_case(n: int, depth: int, width: int = 512, in_dim: int = 784, seed
     Raises:
         lib.validation.InputError: the case failed; the message quotes the worker's last error line.
     """
+    _check_case(n, depth, width, in_dim, seed, tile, shift)
     if not fresh_process:
         return scale_case(n, depth, width, in_dim, seed, method, lambda_min, device, tile, shift, progress)
     cmd = [sys.executable, "-m", "lib.finite.extremes.bench", "--n", str(n), "--depth", str(depth), "--width",

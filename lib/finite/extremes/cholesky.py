@@ -49,7 +49,7 @@ from scipy.sparse.linalg import LinearOperator, eigsh
 
 from lib.finite.extremes.operator import MatrixFreeNTK
 from lib.progress import tqdm
-from lib.validation import InputError, available_memory
+from lib.validation import InputError, available_memory, check_real, positive_int
 
 __all__ = ["TiledCholesky", "CertifiedLambdaMin", "lambda_min_lower_bound", "rounding_constants",
            "tiled_bytes", "UNIT_ROUNDOFF", "TILE_MEM_FRACTION"]
@@ -78,6 +78,7 @@ def tiled_bytes(n: int, tile: int) -> int:
     Returns:
         ``8 * sum_{i >= j} b_i b_j`` (diagonal tiles stored whole).
     """
+    n, tile = positive_int(n, "n"), positive_int(tile, "tile")
     sizes = [min(tile, n - s) for s in range(0, n, tile)]
     tot = sum(sizes)
     return 8 * (tot * tot + sum(b * b for b in sizes)) // 2
@@ -96,8 +97,7 @@ class TiledCholesky:
     """
 
     def __init__(self, n: int, tile: int, device="cpu") -> None:
-        if n < 1 or tile < 1:
-            raise InputError(f"n and tile must be positive, got n={n}, tile={tile}")
+        n, tile = positive_int(n, "n"), positive_int(tile, "tile")
         self.n, self.tile, self.device = int(n), int(tile), torch.device(device)
         self.starts = list(range(0, self.n, self.tile))
         self.slices = [slice(s, min(s + self.tile, self.n)) for s in self.starts]
@@ -331,12 +331,12 @@ def lambda_min_lower_bound(op: MatrixFreeNTK, tile: int = 2048, delta: float = 1
     Raises:
         lib.validation.InputError: bad ``tile``, ``delta`` or ``shift``, or the tiles do not fit in memory.
     """
-    if tile < 1:
-        raise InputError(f"tile must be a positive integer, got {tile}")
-    if not 0 < delta < 1:
-        raise InputError(f"delta must lie in (0, 1), got {delta}")
-    if shift is not None and not (math.isfinite(shift) and shift >= 0):
-        raise InputError(f"shift must be a finite non-negative number, got {shift}")
+    positive_int(tile, "tile")
+    positive_int(max_tries, "max_tries")
+    check_real(delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True)
+    check_real(tol, "tol", low=0.0, low_open=True)
+    if shift is not None:
+        shift = check_real(shift, "shift", low=0.0)
     n = op.n
     nbytes = _check_memory(n, tile, op.device)
     rc = rounding_constants(op)

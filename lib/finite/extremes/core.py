@@ -16,7 +16,7 @@ from lib.finite.extremes.operator import EPS, ntk_operator
 from lib.finite.extremes.scan import lambda_max_bounds, lambda_min_upper_bound, min_angle_scan
 from lib.finite.mlp import MLP
 from lib.spectra import ANGLE_RESOLUTION, extreme_eigenvalues, warn_below_resolution
-from lib.validation import InputError, InputTypeError, available_memory, positive_int
+from lib.validation import InputError, available_memory, check_int, check_real, positive_int
 
 __all__ = ["NTKExtremes", "ntk_extremes", "DENSE_LIMIT", "CERTIFY_LIMIT"]
 
@@ -93,19 +93,11 @@ def _check_arguments(**kw) -> None:
     """One message naming the argument for every integer/number option of :func:`ntk_extremes`."""
     for name in ("block_size", "chunk_size", "top_pairs", "sub_size", "tile"):
         positive_int(kw[name], name)
-    r = kw["refine_iters"]
-    if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or r < 0:
-        raise InputError(f"refine_iters must be a non-negative integer, got {r!r}")
+    check_int(kw["refine_iters"], "refine_iters", 0)
     for name in ("tol", "delta"):
-        v = kw[name]
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.floating, np.integer)):
-            raise InputTypeError(f"{name} must be a positive number, got {v!r}")
-        if not (0 < float(v) < 1):
-            raise InputError(f"{name} must lie in (0, 1), got {v!r}")
-    shift = kw["shift"]
-    if shift is not None and (isinstance(shift, bool) or not isinstance(shift, (int, float, np.floating, np.integer))
-                              or not math.isfinite(float(shift)) or float(shift) < 0):
-        raise InputError(f"shift must be None or a finite number >= 0, got {shift!r}")
+        check_real(kw[name], name, low=0.0, high=1.0, low_open=True, high_open=True)
+    if kw["shift"] is not None:
+        check_real(kw["shift"], "shift", low=0.0)
 
 
 def _cache_key(model: MLP, X) -> str:

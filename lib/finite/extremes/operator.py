@@ -37,7 +37,7 @@ class MatrixFreeNTK:
         self.terms = terms
         self.n = int(terms[0][1].shape[0])
         self.device = terms[0][1].device
-        self.chunk_size = int(chunk_size)
+        self.chunk_size = positive_int(chunk_size, "chunk_size")
         diag = torch.zeros(self.n, dtype=torch.float64, device=self.device)
         for Dm, Am in terms:
             a2 = Am.square().sum(1)
@@ -147,7 +147,7 @@ def _check_scale(op: "MatrixFreeNTK", X: torch.Tensor) -> None:
     check_kernel_scale(int((~torch.isfinite(op.diag)).sum()), float(op.diag.abs().max()), torch.float64,
                        "the NTK (its diagonal)",
                        f"the inputs have max |x| = {float(X.abs().max()):.3g} (the kernel scales like |x|^2 for "
-                       "ReLU): rescale X, e.g. to unit norm")
+                       "ReLU): rescale X, e.g. to unit norm", float(X.abs().max()))
 
 
 def ntk_operator(model: MLP, X, device=None, chunk_size: int = 4096) -> MatrixFreeNTK:

@@ -16,7 +16,7 @@ from scipy.sparse.linalg import LinearOperator, eigsh, lobpcg
 
 from lib.finite.extremes.operator import EPS, MatrixFreeNTK
 from lib.progress import tqdm
-from lib.validation import InputError
+from lib.validation import InputError, check_int, check_real, check_seed, positive_int
 
 __all__ = ["AngleScan", "min_angle_scan", "lambda_max_bounds", "lambda_min_upper_bound"]
 
@@ -81,8 +81,7 @@ def min_angle_scan(op: MatrixFreeNTK, block_size: int = 2048, top: int = 64, cac
     n, dev = op.n, op.device
     if n < 2:
         raise InputError("the minimum pairwise angle needs at least two samples")
-    if block_size < 1 or top < 1:
-        raise InputError("block_size and top must be positive")
+    block_size, top = positive_int(block_size, "block_size"), positive_int(top, "top")
     d = op.diag
     if bool((d <= 0).any()):
         bad = torch.nonzero(d <= 0).flatten()[:5].tolist()
@@ -167,6 +166,9 @@ def lambda_max_bounds(op: MatrixFreeNTK, scan: AngleScan | None = None, tol: flo
     Returns:
         ``(theta, low, high, n_products)``.
     """
+    check_real(tol, "tol", low=0.0, low_open=True)
+    if maxiter is not None:
+        positive_int(maxiter, "maxiter")
     n = op.n
     bar = tqdm(desc="Lanczos lambda_max (products)", disable=None if progress else True)
     count = [0]
@@ -226,6 +228,8 @@ def lambda_min_upper_bound(op: MatrixFreeNTK, scan: AngleScan, sub_size: int = 2
     Returns:
         ``(upper_bound, S)``.
     """
+    sub_size, seed = positive_int(sub_size, "sub_size"), check_seed(seed)
+    check_int(refine_iters, "refine_iters", 0)
     idx = list(dict.fromkeys(int(i) for i in scan.top_pairs.ravel()))
     rest = max(0, min(sub_size, op.n) - len(idx))
     if rest:
