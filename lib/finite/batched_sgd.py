@@ -20,11 +20,10 @@ or float64 with ``dtype="float64"``). ``precision="bf16"`` is mixed precision: t
 their update, the loss and the softmax stay float32, while every matrix product (forward, and both
 products of the backward pass) runs in bfloat16 with float32 accumulation, on CPU (AMX) or CUDA alike.
 It is the arithmetic of ``torch.autocast(dtype=torch.bfloat16)`` written out by hand, so that the
-casts and the elementwise work around the products are paid once (:func:`sgd_train_runs`' notes):
-the weights are cast once per update with the layer scale folded in, the ReLU is applied in place
-in bfloat16, its derivative is one fused masking of the incoming gradient, and the learning rate
-multiplies only the (R, B, classes) output gradient. The final training and test accuracies are always
-evaluated in the weights' own dtype.
+casts and the elementwise work around the products are paid once: the master weights are cast once per
+update (no layer scale to apply, below), the ReLU is applied in place in bfloat16, its derivative is one
+fused masking of the incoming gradient, and the learning rate multiplies only the (R, B, classes) output
+gradient. The final training and test accuracies are always evaluated in the weights' own dtype.
 
 **The network as computed.** [LH] Eq. 1 scales each hidden layer: a_l = s relu(W_l a_{l-1}) with
 s = sqrt(2 / m). By positive homogeneity this is a_l = relu(V_l a_{l-1}) with V_l = s W_l, so the
