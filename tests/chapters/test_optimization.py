@@ -81,7 +81,7 @@ def test_table_gd_rates():
 DIGITS = dict(data="digits", n_train=1297, batch=500, epochs=50)   # 150 updates
 
 
-def make_study(order=1, depths=(1, 6, 12), seeds=3, acc=(0.95, 0.97, 0.96), lrs=(0.5, 1.0, 2.0), chosen=1.0,
+def make_study(order=1, depths=(1, 6, 12), seeds=3, acc=(0.95, 0.97, 0.96), lrs=(0.5, 2 ** -0.5, 1.0, 2 ** 0.5, 2.0), chosen=1.0,
                protocol=PAPER, spread=0.02, base=0.95, step=0.02) -> OPT.SGDStudy:
     """Loss curves that decay faster with depth (order=1) or slower (order=-1); accuracies ``acc`` by depth."""
     rows = []
@@ -307,7 +307,7 @@ def test_fig4_always_means_every_pair_within_the_seed_noise():
     zigzag = falling + np.where(np.arange(10) % 3 == 1, 1.0, 0.0)
     c = OPT.check_depth_speed(loss_study(zigzag))
     tab = OPT.depth_pairs(OPT.late_loss_table(loss_study(zigzag)))
-    assert tab.significant.sum() > 0 and c.status == "reproduced with caveat" and "significantly inverted" in c.caveat
+    assert tab.significant.sum() > 0 and c.status == "not reproduced" and "inverted beyond the seed spread" in c.caveat
     assert OPT.check_depth_speed(loss_study(falling[::-1])).status == "not reproduced"
 
 
@@ -317,7 +317,7 @@ def test_fig4_an_inversion_is_judged_against_its_standard_error():
     a_edge = 0.1 / (2 * np.sqrt(2 / 3))
     inside = OPT.check_depth_speed(loss_study(means, sds=a_edge * 1.01))
     outside = OPT.check_depth_speed(loss_study(means, sds=a_edge * 0.99))
-    assert inside.status == "reproduced" and outside.status == "reproduced with caveat"
+    assert inside.status == "reproduced" and outside.status == "not reproduced"
 
 
 def test_fig4_spearman_threshold_is_the_boundary():
@@ -326,8 +326,8 @@ def test_fig4_spearman_threshold_is_the_boundary():
     tab = OPT.late_loss_table(loss_study(means, sds=0.5))
     assert OPT.depth_pairs(tab).significant.sum() == 0
     assert OPT.check_depth_speed(loss_study(means, sds=0.5)).status == "reproduced"  # rho = -0.8
-    flat = [0.0, -3.0, 0.1, -3.1]   # rho = -0.4
-    assert OPT.check_depth_speed(loss_study(flat, sds=2.0)).status == "reproduced with caveat"
+    weak = [0.0, -3.0, 0.1, -3.1]   # rho = -0.4; the ends apart beyond their small spread, the middle noisy
+    assert OPT.check_depth_speed(loss_study(weak, sds=(0.01, 10.0, 10.0, 0.01))).status == "reproduced with caveat"
 
 
 def test_fig4_on_mnist5k_is_decisive_and_names_the_subset():
@@ -345,7 +345,7 @@ def test_table1_locates_the_peak():
     assert OPT.check_accuracy(acc_study(paper)).status == "reproduced"
     late_peak = {1: 0.95, 3: 0.96, 6: 0.965, 8: 0.97, 10: 0.975, 12: 0.96}   # peak at 10, fall only at 12
     c = OPT.check_accuracy(acc_study(late_peak))
-    assert c.status == "reproduced with caveat" and "the peak is at depth 6" in c.caveat
+    assert c.status == "reproduced with caveat" and "the peak is not at depth 6" in c.caveat
     tied = {**paper, 8: paper[6] + 0.0005}   # depth 8 best, within the seed spread of depth 6
     assert OPT.check_accuracy(acc_study(tied)).status == "reproduced"
     assert OPT.check_accuracy(acc_study({1: 0.98, 6: 0.97, 12: 0.96})).status == "not reproduced"

