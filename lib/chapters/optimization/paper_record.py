@@ -394,8 +394,9 @@ def _where(rec: dict) -> str:
     out = []
     for p in rec["provenance"]:
         d = p["recorded"]
-        out.append(f"`{p['command']}` (commit `{p['commit']}`, recorded {d[0]}"
-                   + (f" to {d[-1]}, {len(d)} pieces" if len(d) > 1 else "") + ")")
+        span = d[0] if d[0] == d[-1] else f"{d[0]} to {d[-1]}"
+        out.append(f"`{p['command']}` (commit `{p['commit']}`, recorded {span}"
+                   + (f", {len(d)} pieces" if len(d) > 1 else "") + ")")
     return "; ".join(out)
 
 
@@ -641,11 +642,11 @@ def record_glue(case: RecordCase, prefix: str = "rec") -> dict[str, str]:
               f"its initial loss, is excluded), and trains {p['seeds']} seeds for the {p['epochs']} epochs. Chosen "
               f"rates: {chosen}")
     minutes = (rec["seconds"]["search"] + rec["seconds"]["final"]) / 60  # compute time of its cells, cached or not
-    partial = (f" **It is partial**: {rec['missing']}; the verdicts below judge what it holds, as inconclusive, and "
-               f"the missing pieces are written by {record_commands(case.data)}." if rec["missing"] else "")
+    partial = (f". **It is partial**: {rec['missing']}; the verdicts below judge what it holds, as inconclusive, and "
+               f"the missing pieces are written by {record_commands(case.data)}" if rec["missing"] else "")
     if case.mode == "read":
-        source = (f"**a record, not re-run by this build**: its pieces took {minutes:.0f} minutes of compute on "
-                  f"{rec['cores']} CPU cores ({rec['cpu']}), too long for a book build, so they were run by "
+        source = (f"**a record, not re-run by this build**: it took {minutes:.0f} minutes of compute on "
+                  f"{rec['cores']} CPU cores ({rec['cpu']}), too long for a book build, so it was run by "
                   f"{_where(rec)} and committed to `notebooks/records/`" + partial)
     else:
         source = f"computed by this build ({minutes:.0f} minutes, sgd_record = \"compute\")" + partial
