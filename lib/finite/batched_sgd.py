@@ -263,6 +263,10 @@ def sgd_train_runs(X, y, *, depth: int, width: int, lrs: Sequence[float], seeds:
     t0 = time.perf_counter()
     depth, width = _positive_int("depth", depth), _positive_int("width", width)
     epochs, batch_size = _positive_int("epochs", epochs), _positive_int("batch_size", batch_size)
+    if precision not in PRECISIONS:
+        raise InputError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+    if precision == "bf16" and dtype != "float32":
+        raise InputError(f"precision 'bf16' keeps float32 master weights: dtype must be 'float32', got {dtype!r}")
     lrs = [float(v) if not isinstance(v, bool) and isinstance(v, (int, float, np.floating, np.integer)) else v
            for v in lrs]
     if not lrs or not all(isinstance(v, float) and math.isfinite(v) and v > 0 for v in lrs):
@@ -273,17 +277,12 @@ def sgd_train_runs(X, y, *, depth: int, width: int, lrs: Sequence[float], seeds:
         raise InputError(f"seeds must be one non-negative integer per learning rate ({len(lrs)}), got {seeds!r}")
     if dtype not in ("float32", "float64"):
         raise InputError(f"dtype must be 'float32' or 'float64', got {dtype!r}")
-    if precision not in PRECISIONS:
-        raise InputError(f"precision must be one of {PRECISIONS}, got {precision!r}")
-    if precision == "bf16" and dtype != "float32":
-        raise InputError(f"precision 'bf16' keeps float32 master weights: dtype must be 'float32', got {dtype!r}")
     if loss_record not in LOSS_RECORDS:
         raise InputError(f"loss_record must be one of {LOSS_RECORDS}, got {loss_record!r}")
     if not (isinstance(divergence_factor, (int, float)) and divergence_factor > 1):
         raise InputError(f"divergence_factor must be a number above 1, got {divergence_factor!r}")
     dev = check_device(device)
     dt = getattr(torch, dtype)
-    cdt = torch.bfloat16 if precision == "bf16" else dt  # the dtype of the matrix products
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or len(X) == 0 or not np.isfinite(X).all():
         raise InputError(f"X must be a finite (n, d) array with n >= 1, got shape {X.shape}")
@@ -291,7 +290,6 @@ def sgd_train_runs(X, y, *, depth: int, width: int, lrs: Sequence[float], seeds:
     labels_all = np.asarray(y) if y_test is None else np.r_[np.asarray(y).ravel(), np.asarray(y_test).ravel()]
     k = int(out_dim) if out_dim is not None else int(np.max(labels_all)) + 1
     Xt = torch.as_tensor(X, dtype=dt, device=dev)
-    Xc = Xt.to(cdt)  # the training set as the products read it (the same tensor in "fp32")
     yt = _labels(y, n, k, "y", dev)
     if X_test is not None:
         Xte_np = np.asarray(X_test, dtype=np.float64)
@@ -301,6 +299,8 @@ def sgd_train_runs(X, y, *, depth: int, width: int, lrs: Sequence[float], seeds:
         yte = _labels(y_test, len(Xte_np), k, "y_test", dev)
     bs = min(batch_size, n)
     R = len(lrs)
+    cdt = torch.bfloat16 if precision == "bf16" else dt  # the dtype of the matrix products
+    Xc = Xt.to(cdt)  # the training set as the products read it (the same tensor in "fp32")
 
     nets = [MLP(d, width, depth, activation="relu", seed=int(s), dtype=dt, device=dev, out_dim=k) for s in seeds]
     scale = nets[0].scales[0]
