@@ -288,7 +288,7 @@ def sgd_train_runs(X, y, *, depth: int, width: int, lrs: Sequence[float], seeds:
         raise InputError(f"X must be a finite (n, d) array with n >= 1, got shape {X.shape}")
     n, d = X.shape
     labels_all = np.asarray(y) if y_test is None else np.r_[np.asarray(y).ravel(), np.asarray(y_test).ravel()]
-    k = int(out_dim) if out_dim is not None else int(np.max(labels_all)) + 1
+    k = _positive_int("out_dim", out_dim) if out_dim is not None else int(np.max(labels_all)) + 1
     Xt = torch.as_tensor(X, dtype=dt, device=dev)
     yt = _labels(y, n, k, "y", dev)
     if X_test is not None:

@@ -314,3 +314,23 @@ def test_stratified_split_is_balanced_and_seeded():
     assert np.bincount(uneven[OPT.stratified_split(uneven, 5)[1]]).tolist() == [4, 1]
     with pytest.raises(InputError, match="n_test"):
         OPT.stratified_split(y, 0)
+
+
+@pytest.mark.parametrize("split,kw", [(OPT.stratified_split, dict(y=np.arange(6) % 2, n_test=2)),
+                                      (OPT.train_test_split, dict(X=np.eye(6), y=np.arange(6) % 2, n_test=2)),
+                                      (OPT.mnist5k_split, {}), (OPT.mnist_split, {})])
+@pytest.mark.parametrize("seed", [-1, 1.5, True])
+def test_the_splits_refuse_a_bad_seed_first(split, kw, seed, monkeypatch):
+    monkeypatch.setattr("lib.chapters.optimization.sgd.load_mnist", lambda *a, **k: pytest.fail("loaded first"))
+    monkeypatch.setattr("lib.chapters.optimization.sgd.load_mnist_5k", lambda *a, **k: pytest.fail("loaded first"))
+    with pytest.raises(InputError, match="seed"):
+        split(**kw, seed=seed)
+
+
+def test_out_dim_is_a_positive_integer():
+    from lib.finite.batched_sgd import sgd_train_runs
+    X, y = np.eye(6), np.arange(6) % 2
+    for bad in (2.5, True, 0):
+        with pytest.raises(InputError, match="out_dim"):
+            sgd_train_runs(X, y, depth=1, width=4, lrs=[1.0], seeds=[0], epochs=1, batch_size=3, out_dim=bad,
+                           progress=False)

