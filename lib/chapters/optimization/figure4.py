@@ -181,11 +181,11 @@ def bf16_margin(tab: pd.DataFrame, pairs: pd.DataFrame, rho: float) -> tuple[boo
 
     Every depth's mean log10 late loss may move by up to :data:`~lib.chapters.optimization.figure4.BF16_SHIFT`
     (delta), so a pair's difference by up to 2 delta. The pair statements (inverted, faster, apart, the ends) keep
-    their truth if no pair's |difference| lies within 2 delta of its threshold (twice its standard error). The
+    their truth if no pair's absolute difference lies within 2 delta of its threshold (twice its standard error). The
     Spearman order keeps its side of :data:`~lib.chapters.optimization.figure4.SPEED_RHO` if rho is farther from it
     than the most the ranks can move: depth i's rank moves by at most c_i, the number of other depths whose means lie
-    within 2 delta of its own, so sum d_i^2 moves by at most sum(2 |d_i| c_i + c_i^2) and rho by 6 times that over
-    n (n^2 - 1); with two depths, rho is a sign, kept if the two means are more than 2 delta apart.
+    within 2 delta of its own, so ``sum d_i^2`` moves by at most ``sum(2 abs(d_i) c_i + c_i^2)`` and rho by 6 times
+    that over ``n (n^2 - 1)``; with two depths, rho is a sign, kept if the two means are more than 2 delta apart.
 
     Args:
         tab: :func:`late_loss_table` output.
