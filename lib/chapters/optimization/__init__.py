@@ -11,32 +11,38 @@ One job per module, the public names re-exported here (``from lib.chapters impor
   every (depth, rate, seed) cell cached), and how a run deviates from that protocol.
 - :mod:`lib.chapters.optimization.figure4`: their figures, verdicts (each with the rows it judged),
   the "paper vs this book" table of [LH] Table 1, the setting lines and the prose values.
-- :mod:`lib.chapters.optimization.paper_record`: [LH] Figure 4 / Table 1 on MNIST-5k under the paper's
-  protocol, the case too slow for a book build: ``python -m lib.chapters.optimization --record`` writes it to
-  ``notebooks/records/``, the chapter reads it.
+- :mod:`lib.chapters.optimization.paper_record`: [LH] Figure 4 / Table 1 on all of MNIST (and on MNIST-5k) under
+  the paper's protocol, the case too slow for a book build: ``python -m lib.chapters.optimization --record``
+  writes it to ``notebooks/records/`` piece by piece, the chapter reads it, whole or partial.
+- :mod:`lib.chapters.optimization.record_files`: the record's files, each piece and the whole checked as data.
 - :mod:`lib.chapters.optimization.deep_kernel`: [LH] Sec. 5(c), kernel regression with the infinite-width ReLU
   NTK at growing depth (held-out accuracy toward chance).
 """
 from __future__ import annotations
 
-from lib.chapters.optimization.figure4 import (LOSS_FLOOR, PAPER_TABLE1, SE_MULTIPLE, SPEED_RHO, accuracy_table,
-                                               check_accuracy, check_depth_speed, depth_pairs, late_loss_table,
-                                               plot_accuracy, plot_loss_curves, sgd_glue, sgd_setting,
+from lib.chapters.optimization.figure4 import (BF16_NOTE, LOSS_FLOOR, PAPER_TABLE1, SE_MULTIPLE, SPEED_RHO,
+                                               accuracy_table, check_accuracy, check_depth_speed, depth_pairs,
+                                               late_loss_table, plot_accuracy, plot_loss_curves, sgd_glue, sgd_setting,
                                                table1_statements, table_loss_curves, table_table1_vs_paper)
 from lib.chapters.optimization.gd import (BOUND_RTOL, GD_DATA, RATE_TOLERANCE, WORST_CASE_CLAIMS, GDSeeds, GDStudy,
                                           check_relu_vs_linear, check_worst_case, faces_regression, gd_data, gd_glue,
                                           gd_setting, late_rate, measure_gd, measure_gd_seeds, plot_gd_bounds,
                                           table_gd_curves, table_gd_rates, table_gd_seeds)
-from lib.chapters.optimization.paper_record import (FIG4_DEPTHS, PAPER_SGD, RECORD_DIR, RECORD_NAME, RECORD_PART,
+from lib.chapters.optimization.paper_record import (DATA_NAMES, FIG4_DEPTHS, PAPER_SGD, PAPER_SGD_5K, PROTOCOLS,
+                                                    RECORD_DIR, RECORD_FOLDERS, RECORD_NAME, RECORD_PARTS,
                                                     TABLE1_DEPTHS, PaperSGDProtocol, RecordCase, main,
-                                                    measure_sgd_case, read_sgd_record, record_glue, record_sgd_case,
-                                                    record_studies, sgd_record_case, sgd_record_cell)
+                                                    measure_sgd_case, read_sgd_record, record_commands, record_data,
+                                                    record_glue, record_studies, sgd_record_case, sgd_record_cell)
+from lib.chapters.optimization.record_files import (assemble_pieces, check_record, missing_text, read_piece,
+                                                    read_single_record, run_piece_name, search_piece_name,
+                                                    write_piece)
 from lib.chapters.optimization.sgd import (FOLDER_PARAMS, LATE_FRACTION, MNIST_SETS, PAPER_DATA, PAPER_PROTOCOL,
-                                           SGD_DATA, TEST_CAP, SGDStudies, SGDStudy, data_deviations, deviation_levels,
-                                           diverged_on_the_way, edge_rates, late_loss, measure_sgd_depths,
-                                           measure_sgd_studies, measure_sgd_study, mnist5k_split, protocol_deviations,
-                                           rate_score, sgd_summary, stratified_split, table_lr_grid, train_test_split,
-                                           updates_per_epoch)
+                                           RATE_STEP, RATE_STEP_TOL, SGD_DATA, TEST_CAP, SGDStudies, SGDStudy,
+                                           coarse_rates, data_deviations, deviation_levels, diverged_on_the_way,
+                                           edge_rates, late_loss, measure_sgd_depths, measure_sgd_studies,
+                                           measure_sgd_study, mnist5k_split, mnist_split, protocol_deviations,
+                                           rate_gaps, rate_score, sgd_summary, stratified_split, table_lr_grid,
+                                           train_test_split, updates_per_epoch)
 from lib.chapters.optimization.spec import SPEC
 from lib.chapters.optimization.deep_kernel import (CHANCE_MARGIN, KR_DEEP, KR_RIDGE, KR_SE_MULTIPLE, DeepKernel,
                                                    check_sec5c, deep_kernel_table, figure_deep_kernel,
@@ -51,18 +57,21 @@ __all__ = [
     "WORST_CASE_CLAIMS", "check_relu_vs_linear", "faces_regression", "gd_setting", "gd_glue",
     # sgd
     "PAPER_PROTOCOL", "LATE_FRACTION", "SGD_DATA", "MNIST_SETS", "PAPER_DATA", "FOLDER_PARAMS", "TEST_CAP",
-    "train_test_split", "stratified_split", "mnist5k_split", "late_loss", "diverged_on_the_way", "rate_score",
-    "updates_per_epoch", "measure_sgd_depths",
+    "RATE_STEP", "RATE_STEP_TOL", "train_test_split", "stratified_split", "mnist5k_split", "mnist_split", "late_loss",
+    "diverged_on_the_way", "rate_score", "updates_per_epoch", "rate_gaps", "coarse_rates", "measure_sgd_depths",
     "SGDStudy", "measure_sgd_study", "SGDStudies", "measure_sgd_studies", "edge_rates", "deviation_levels",
     "protocol_deviations", "data_deviations", "sgd_summary", "table_lr_grid",
     # figure4
-    "PAPER_TABLE1", "SPEED_RHO", "SE_MULTIPLE", "LOSS_FLOOR", "late_loss_table", "depth_pairs", "check_depth_speed",
+    "PAPER_TABLE1", "SPEED_RHO", "SE_MULTIPLE", "BF16_NOTE", "LOSS_FLOOR", "late_loss_table", "depth_pairs", "check_depth_speed",
     "accuracy_table", "table1_statements", "check_accuracy", "table_table1_vs_paper", "table_loss_curves",
     "plot_loss_curves", "plot_accuracy", "sgd_setting", "sgd_glue",
     # paper_record
-    "PaperSGDProtocol", "PAPER_SGD", "RECORD_DIR", "RECORD_NAME", "RECORD_PART", "FIG4_DEPTHS", "TABLE1_DEPTHS",
-    "sgd_record_cell", "measure_sgd_case", "record_sgd_case", "read_sgd_record", "record_studies", "RecordCase",
-    "sgd_record_case", "record_glue", "main",
+    "PaperSGDProtocol", "PAPER_SGD", "PAPER_SGD_5K", "PROTOCOLS", "RECORD_DIR", "RECORD_NAME", "RECORD_FOLDERS",
+    "RECORD_PARTS", "DATA_NAMES", "FIG4_DEPTHS", "TABLE1_DEPTHS", "record_data", "sgd_record_cell", "measure_sgd_case",
+    "read_sgd_record", "record_studies", "RecordCase", "sgd_record_case", "record_commands", "record_glue", "main",
+    # record_files
+    "search_piece_name", "run_piece_name", "write_piece", "read_piece", "assemble_pieces", "read_single_record",
+    "check_record", "missing_text",
     # deep_kernel ([LH] Sec. 5(c))
     "DeepKernel", "measure_deep_kernel", "deep_kernel_table", "plot_deep_kernel", "figure_deep_kernel", "check_sec5c",
     "KR_RIDGE", "CHANCE_MARGIN", "KR_SE_MULTIPLE", "KR_DEEP",

