@@ -25,13 +25,6 @@ from lib.validation import SEED_MAX, InputError
 
 CLASSES = {c.key: c for c in INPUT_CLASSES}
 
-#: cases in files another branch owns: they pass once its fixes merge (strict: the lead removes them then)
-OWNED_ELSEWHERE = {
-    ("lib.finite.batched_sgd.sgd_train_runs", "out_dim"):
-        "lib/finite/batched_sgd.py belongs to branch i33-sgd: out_dim is read as int(out_dim) there",
-}
-
-
 def _unit_rows(n: int, d: int, seed: int = 0) -> np.ndarray:
     X = np.random.default_rng(seed).standard_normal((n, d))
     return X / np.linalg.norm(X, axis=1, keepdims=True)
@@ -327,10 +320,8 @@ def refused(fn, kwargs: dict, param: str) -> str:
 
 
 def cases(key: str) -> list:
-    """(function, parameter) pairs of a class; those in files another branch owns are strict xfails."""
-    return [pytest.param(home, p, marks=pytest.mark.xfail(strict=True, reason=OWNED_ELSEWHERE[home, p]))
-            if (home, p) in OWNED_ELSEWHERE else (home, p)
-            for home, params in takers(CLASSES[key]).items() for p in params]
+    """(function, parameter) pairs of a class."""
+    return [(home, p) for home, params in takers(CLASSES[key]).items() for p in params]
 
 
 def same(a, b) -> bool:
@@ -797,19 +788,13 @@ CHAPTER_CALLS = {
     "lib.chapters.optimization.sgd.stratified_split": lambda: dict(y=np.arange(6) % 2, n_test=2),
     "lib.chapters.optimization.sgd.train_test_split": lambda: dict(X=_unit_rows(6, 5), y=np.arange(6) % 2, n_test=2),
 }
-_SGD_SPLITS = ("lib/chapters/optimization/ belongs to branch i33-sgd: its splits hand the seed to numpy, which takes "
-               "2**64 and raises its own ValueError for -1")
-CHAPTER_OWNED_ELSEWHERE = {f"lib.chapters.optimization.sgd.{f}": _SGD_SPLITS
-                           for f in ("mnist5k_split", "stratified_split", "train_test_split")}
 
 
 def _chapter_seed_functions() -> list:
     out = []
     for home, fn in public_callables(("lib.chapters",)).items():
         if "seed" in inspect.signature(fn).parameters:
-            mark = ([pytest.mark.xfail(strict=True, reason=CHAPTER_OWNED_ELSEWHERE[home])]
-                    if home in CHAPTER_OWNED_ELSEWHERE else [])
-            out.append(pytest.param(home, marks=mark, id=home.replace("lib.chapters.", "")))
+            out.append(pytest.param(home, id=home.replace("lib.chapters.", "")))
     return out
 
 

@@ -27,7 +27,7 @@ import numpy as np
 from lib.book.cache import result_checksum
 from lib.book.wording import ints
 from lib.finite.batched_sgd import PRECISIONS
-from lib.validation import InputError
+from lib.validation import InputError, check_int, check_seed
 
 __all__ = ["PROTOCOL_FIELDS", "RERUN", "search_piece_name", "run_piece_name", "write_piece", "read_piece",
            "assemble_pieces", "read_single_record", "check_record", "missing_text"]
@@ -49,7 +49,8 @@ def search_piece_name(depth: int) -> str:
 
 def run_piece_name(depth: int, seed: int) -> str:
     """File name of the run piece of ``depth`` and ``seed``."""
-    return f"run_depth{int(depth):02d}_seed{int(seed)}.json"
+    seed = check_seed(seed)
+    return f"run_depth{check_int(depth, 'depth', minimum=1):02d}_seed{seed}.json"
 
 
 class _Fields:
