@@ -23,11 +23,12 @@ from lib.book.sweep import run_sweep
 from lib.chapters.conditioning.summary import ConditioningSweep
 from lib.finite.extremes import ntk_extremes
 from lib.finite.mlp import MLP
-from lib.finite.ntk import SHARED_MAX_N, empirical_ntk, ntk_with_layer_terms, relu_depth_kernels
+from lib.finite.ntk import (SHARED_MAX_N, empirical_ntk, ntk_with_layer_terms, relu_depth_batch_kernels,
+                            relu_depth_kernels)
 from lib.spectra import fast_extremes, min_pairwise_angle
 from lib.validation import InputError
 
-__all__ = ["CELL_VERSION", "ACTIVATIONS", "FULL_METHODS", "DENSE_MAX", "authors_partition", "mean_kappa",
+__all__ = ["CELL_VERSION", "ACTIVATIONS", "FULL_METHODS", "DENSE_MAX", "authors_partition", "first_batches", "mean_kappa",
            "batch_kappas", "kernel_kappa", "spectrum_fields", "FULL_FIELDS", "batch_only_fields", "linear_features", "full_and_first_layer_ntk", "ntk_cell",
            "conditioning_cells", "measure_conditioning", "dense_measurements", "relu_depths_cell",
            "sweep_cell", "expand_cells"]
@@ -62,6 +63,27 @@ def authors_partition(n: int, batch_size: int, seed: int) -> list[np.ndarray]:
         raise InputError(f"batch_size must be positive, got {batch_size}")
     perm = np.random.default_rng(seed).permutation(n)
     return [perm[i:i + batch_size] for i in range(0, n, batch_size)]
+
+
+def first_batches(batches: Sequence[np.ndarray], limit: int | None) -> list[np.ndarray]:
+    """The first ``limit`` batches of a partition (:func:`authors_partition`), or all of them (``limit`` None).
+
+    A batch-only cell with ``batches`` in its parameters reads this many batches of its seed's partition: the
+    mean over them estimates the authors' mean over all the batches ([LH] Sec. 4.1) at a fraction of the cost
+    (the partial last batch, if any, is the last to be taken).
+
+    Args:
+        batches: the partition, in order.
+        limit: batches kept (a positive integer), or None for all.
+
+    Returns:
+        The batches kept.
+    """
+    if limit is None:
+        return list(batches)
+    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
+        raise InputError(f"batches must be a positive integer (batches per seed) or None, got {limit!r}")
+    return list(batches[:int(limit)])
 
 
 def mean_kappa(values: Iterable[float]) -> float:
@@ -265,9 +287,11 @@ def ntk_cell(params: dict, X: np.ndarray) -> dict:
     batches = authors_partition(n, int(params["batch_size"]), seed)
     out = {"n": int(n), "d": int(d), "batch_size": int(params["batch_size"])}
     if not params.get("full", True):  # the authors' protocol only: batch kernels, nothing n x n
-        if act == "linear" or L == 0:
-            F = linear_features(net, X)
-            kernels = (F[b] @ F[b].T for b in batches)
+        batches = first_batches(batches, params.get("batches"))
+        if act == "linear" or L == 0:  # features of the rows of the batches used only, batch after batch
+            F = linear_features(net, X[np.concatenate(batches)])
+            ends = np.cumsum([len(b) for b in batches])
+            kernels = (F[e - len(b):e] @ F[e - len(b):e].T for b, e in zip(batches, ends))
         else:
             kernels = (empirical_ntk(net, X[b]) for b in batches)
         out.update(batch_only_fields(kernels, len(batches)))
@@ -320,7 +344,7 @@ def relu_depths_cell(params: dict, X: np.ndarray) -> dict:
     seed = int(params["seed"])
     batches = authors_partition(n, int(params["batch_size"]), seed)
     if not params.get("full", True):
-        return {"rows": _relu_batch_only_rows(params, X, batches)}
+        return {"rows": _relu_batch_only_rows(params, X, first_batches(batches, params.get("batches")))}
     small = authors_partition(n, int(params["small_batch"]), seed) if params.get("small_batch") else None
     rows = []
     for L, K, K1, secs in relu_depth_kernels(X, int(params["width"]), params["depths"], seed,
@@ -340,8 +364,8 @@ def _relu_batch_only_rows(params: dict, X: np.ndarray, batches: Sequence[np.ndar
     depths = [int(L) for L in params["depths"]]
     kernels: dict[int, list[np.ndarray]] = {L: [] for L in depths}
     secs = dict.fromkeys(depths, 0.0)
-    for b in batches:
-        for L, K, _, t in relu_depth_kernels(X[b], int(params["width"]), depths, int(params["seed"])):
+    for _, per_depth in relu_depth_batch_kernels(X, batches, int(params["width"]), depths, int(params["seed"])):
+        for L, K, _, t in per_depth:
             kernels[L].append(K)
             secs[L] += t
     rows = []
