@@ -157,7 +157,11 @@ def test_a_reduced_run_passes_with_its_caveat_and_never_fails(tmp_path):
     # a record of the whole protocol decides, whatever the reduced build says
     full = _record(tmp_path, FALLS, LINEAR, seeds=5, name="full")
     assert C.checks_figure3_mnist(bad, full)[1].status == "reproduced"
-    assert "record" in C.glue_mnist_figure3(bad, full, 4)["mnist_judged"]
+    g = C.glue_mnist_figure3(bad, full, 4)
+    assert "record" in g["mnist_judged"] and "reduced" not in g["mnist_judged"]
+    assert g["mnist_build"].startswith("this build read the first 4 of the 118 batches of each seed's partition "
+                                       "(the parameter mnist_batches, now 4; None reads all)")
+    assert "read all 118 batches of each of its 5 seeds" in g["mnist_record"]
     # a build of the whole protocol stands for itself
     assert C.checks_figure3_mnist(full, up := _record(tmp_path, FALLS[:1] + FALLS[1:][::-1], LINEAR, seeds=5,
                                                       name="up2"))[1].status == "reproduced"

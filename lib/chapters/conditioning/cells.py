@@ -29,13 +29,13 @@ from lib.spectra import fast_extremes, min_pairwise_angle
 from lib.validation import InputError
 
 __all__ = ["CELL_VERSION", "ACTIVATIONS", "FULL_METHODS", "DENSE_MAX", "authors_partition", "first_batches", "mean_kappa",
-           "batch_kappas", "kernel_kappa", "spectrum_fields", "FULL_FIELDS", "batch_only_fields", "linear_features", "full_and_first_layer_ntk", "ntk_cell",
+           "batch_kappas", "kernel_kappa", "spectrum_fields", "FULL_FIELDS", "batch_only_fields", "linear_gram", "linear_features", "full_and_first_layer_ntk", "ntk_cell",
            "conditioning_cells", "measure_conditioning", "dense_measurements", "relu_depths_cell",
            "sweep_cell", "expand_cells"]
 
 #: bump when :func:`ntk_cell` changes what it computes (old cache cells stop matching; it also renews the
 #: infinite-width cells, whose own version is :data:`lib.chapters.conditioning.theory_cells.THEORY_VERSION`)
-CELL_VERSION = "5"
+CELL_VERSION = "6"
 ACTIVATIONS = ("relu", "linear")
 #: how the full-data kappa and angle are computed; dense kernel, :func:`lib.finite.extremes.ntk_extremes`,
 #: or ``"auto"`` (dense up to :data:`~lib.chapters.conditioning.cells.DENSE_MAX` samples)
@@ -140,11 +140,28 @@ def batch_only_fields(batch_kernels: Iterable[np.ndarray], n_batches: int) -> di
             **{f: math.nan for f in FULL_FIELDS}, "singular": False, "interval": False, "full": False}
 
 
+def linear_gram(net: MLP) -> np.ndarray:
+    """Q = K(I_d, I_d), the NTK of a linear network on the d unit vectors, symmetrized ([LH] Cor 2.4).
+
+    A linear network's gradient is linear in x, so its NTK is K(x, y) = x^T Q y at any width and depth.
+
+    Args:
+        net: a scalar-output MLP with the linear activation (or of depth 0).
+
+    Returns:
+        float64 array (d, d).
+    """
+    if net.activation.name != "linear" and net.depth > 0:
+        raise InputError("linear_gram (and linear_features) needs a linear network")
+    Q = empirical_ntk(net, np.eye(net.in_dim))
+    return (Q + Q.T) / 2
+
+
 def linear_features(net: MLP, X) -> np.ndarray:
     """Features F (n x d) with F F^T = the NTK of a linear network ([LH] Cor 2.4: rank <= d at any width).
 
     A linear network's gradient is linear in x, so K(x, y) = x^T Q y with Q = K(I_d, I_d), the NTK on
-    the unit vectors; F = X Q^(1/2).
+    the unit vectors (:func:`linear_gram`); F = X Q^(1/2).
 
     Args:
         net: a scalar-output MLP with the linear activation.
@@ -153,11 +170,7 @@ def linear_features(net: MLP, X) -> np.ndarray:
     Returns:
         float64 array (n, d).
     """
-    if net.activation.name != "linear" and net.depth > 0:
-        raise InputError("linear_features needs a linear network")
-    d = net.in_dim
-    Q = empirical_ntk(net, np.eye(d))
-    w, V = np.linalg.eigh((Q + Q.T) / 2)
+    w, V = np.linalg.eigh(linear_gram(net))
     return np.asarray(X, dtype=np.float64) @ (V * np.sqrt(np.clip(w, 0.0, None)))
 
 
@@ -288,10 +301,9 @@ def ntk_cell(params: dict, X: np.ndarray) -> dict:
     out = {"n": int(n), "d": int(d), "batch_size": int(params["batch_size"])}
     if not params.get("full", True):  # the authors' protocol only: batch kernels, nothing n x n
         batches = first_batches(batches, params.get("batches"))
-        if act == "linear" or L == 0:  # features of the rows of the batches used only, batch after batch
-            F = linear_features(net, X[np.concatenate(batches)])
-            ends = np.cumsum([len(b) for b in batches])
-            kernels = (F[e - len(b):e] @ F[e - len(b):e].T for b, e in zip(batches, ends))
+        if act == "linear" or L == 0:  # K_b = X_b Q X_b^T batch after batch: nothing n x d, no eigh of Q
+            Q = linear_gram(net)
+            kernels = ((lambda P: (P + P.T) / 2)(X[b] @ Q @ X[b].T) for b in batches)
         else:
             kernels = (empirical_ntk(net, X[b]) for b in batches)
         out.update(batch_only_fields(kernels, len(batches)))

@@ -575,9 +575,9 @@ def glue_mnist_figure3(build: MnistFigure3 | None, record: MnistFigure3 | None, 
     if build is None:
         b = "this build did not measure it (the parameter mnist_batches is 0)"
     else:
-        b = (f"this build read {partition_text(MNIST_N, build.sweep.batch_size, build.batches).split(', ', 1)[1]} "
-             f"of each seed's partition (the parameter mnist_batches, now {mnist_batches}; None reads all), "
-             f"{build.compute_seconds / 60:.1f} min of recorded compute")
+        read = ("all" if build.full else f"the first {build.batches}") + f" of the {build.partition} batches"
+        b = (f"this build read {read} of each seed's partition (the parameter mnist_batches, now {mnist_batches}; "
+             f"None reads all), {build.compute_seconds / 60:.1f} min of recorded compute")
     if record is None:
         r = (f"there is no record yet: `{RECORD_COMMAND}` writes notebooks/records/{RECORD_NAME} (every batch, "
              "every seed and depth), and this page then shows it")

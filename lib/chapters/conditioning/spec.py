@@ -38,7 +38,7 @@ SPEC = ChapterSpec("03_conditioning", dict(
     width=Param(512, P.positive_int, "hidden width m, as in the paper"),
     seeds=Param(5, P.positive_int, "weight draws (and batch partitions) per cell, as in the paper"),
     batch_size=Param(512, P.int_at_least(2), "the authors' batch size"),
-    mnist_batches=Param(4, P.optional(P.nonneg_int),
+    mnist_batches=Param(2, P.optional(P.nonneg_int),
                         "Figure 3 on all 60,000 MNIST images: batches per seed (None: all 118, the record's; 0: none)"),
     small_batch=Param(40, P.optional(P.int_at_least(2)),
                       "batches below rank G where a finite kappa_0 is needed (digits: rank 61), None skips"),
