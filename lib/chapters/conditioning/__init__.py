@@ -40,7 +40,7 @@ from lib.chapters.conditioning.data import (DATASET_NAMES, LABELS, sets_text, Ch
 from lib.chapters.conditioning.cells import (CELL_VERSION, ACTIVATIONS, FULL_METHODS, DENSE_MAX, authors_partition,
                                              first_batches,
                                              mean_kappa, batch_kappas, kernel_kappa, spectrum_fields, FULL_FIELDS,
-                                             batch_only_fields, linear_gram, linear_features, full_and_first_layer_ntk, ntk_cell,
+                                             batch_only_fields, batch_measures, batch_fields_of, linear_gram, linear_features, full_and_first_layer_ntk, ntk_cell,
                                              conditioning_cells, measure_conditioning, dense_measurements,
                                              relu_depths_cell, sweep_cell, expand_cells)
 from lib.chapters.conditioning.summary import (ConditioningSweep, summarize, monotone_violations, batching_sentence,
@@ -78,7 +78,8 @@ __all__ = [
     "DATASET_NAMES", "LABELS", "sets_text", "ChapterData", "load_datasets", "load_data", "colors", "table_datasets",
     "small_batch_sets", "pixel_range_param", "n_mnist5k_param", "first_layer_sets", "large_full_seeds",
     "CELL_VERSION", "ACTIVATIONS", "FULL_METHODS", "DENSE_MAX", "authors_partition", "first_batches", "mean_kappa", "batch_kappas",
-    "kernel_kappa", "spectrum_fields", "FULL_FIELDS", "batch_only_fields", "linear_gram", "linear_features",
+    "kernel_kappa", "spectrum_fields", "FULL_FIELDS", "batch_only_fields", "batch_measures",
+    "batch_fields_of", "linear_gram", "linear_features",
     "full_and_first_layer_ntk", "ntk_cell", "conditioning_cells", "measure_conditioning", "dense_measurements",
     "relu_depths_cell", "sweep_cell", "expand_cells", "ConditioningSweep", "summarize", "monotone_violations",
     "batching_sentence", "batching_note", "full_data_reductions", "table_measured", "table_cell_times", "cost_note",

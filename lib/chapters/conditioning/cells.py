@@ -29,7 +29,8 @@ from lib.spectra import fast_extremes, min_pairwise_angle
 from lib.validation import InputError
 
 __all__ = ["CELL_VERSION", "ACTIVATIONS", "FULL_METHODS", "DENSE_MAX", "authors_partition", "first_batches", "mean_kappa",
-           "batch_kappas", "kernel_kappa", "spectrum_fields", "FULL_FIELDS", "batch_only_fields", "linear_gram", "linear_features", "full_and_first_layer_ntk", "ntk_cell",
+           "batch_kappas", "kernel_kappa", "spectrum_fields", "FULL_FIELDS", "batch_only_fields", "batch_measures",
+           "batch_fields_of", "linear_gram", "linear_features", "full_and_first_layer_ntk", "ntk_cell",
            "conditioning_cells", "measure_conditioning", "dense_measurements", "relu_depths_cell",
            "sweep_cell", "expand_cells"]
 
@@ -130,12 +131,29 @@ def batch_only_fields(batch_kernels: Iterable[np.ndarray], n_batches: int) -> di
         ``kappa_batch`` (mean over the batches, inf as soon as one is singular), ``n_batches``,
         ``min_angle_batch``, and the full-data fields as NaN.
     """
-    kappas, angles = [], []
-    for Kb in batch_kernels:
-        kappas.append(kernel_kappa(Kb))
-        angles.append(min_pairwise_angle(Kb) if Kb.shape[0] > 1 else np.nan)
-    if len(kappas) != n_batches:
-        raise InputError(f"batch_only_fields got {len(kappas)} batch kernels for {n_batches} batches")
+    return batch_fields_of([batch_measures(Kb) for Kb in batch_kernels], n_batches)
+
+
+def batch_measures(Kb: np.ndarray) -> tuple[float, float]:
+    """What a batch-only cell reads off one batch's NTK ([LH] Sec. 4.1): its kappa (inf when singular) and its
+    smallest pairwise gradient angle (NaN for a batch of one)."""
+    return kernel_kappa(Kb), (min_pairwise_angle(Kb) if Kb.shape[0] > 1 else np.nan)
+
+
+def batch_fields_of(measures: Sequence[tuple[float, float]], n_batches: int) -> dict:
+    """The fields of :func:`batch_only_fields` from the :func:`batch_measures` of each batch, in order (so that the
+    batch kernels need not be kept: one at a time is measured and dropped).
+
+    Args:
+        measures: ``(kappa, angle)`` per batch.
+        n_batches: the number of batches (checked against the measures given).
+
+    Returns:
+        The fields of :func:`batch_only_fields`.
+    """
+    if len(measures) != n_batches:
+        raise InputError(f"batch_only_fields got {len(measures)} batch kernels for {n_batches} batches")
+    kappas, angles = [k for k, _ in measures], [a for _, a in measures]
     return {"kappa_batch": mean_kappa(kappas), "n_batches": int(n_batches), "min_angle_batch": float(np.mean(angles)),
             **{f: math.nan for f in FULL_FIELDS}, "singular": False, "interval": False, "full": False}
 
@@ -371,21 +389,22 @@ def relu_depths_cell(params: dict, X: np.ndarray) -> dict:
 
 
 def _relu_batch_only_rows(params: dict, X: np.ndarray, batches: Sequence[np.ndarray]) -> list[dict]:
-    """The rows of a batch-only :func:`relu_depths_cell`: per depth, :func:`batch_only_fields` of its batch kernels."""
+    """The rows of a batch-only :func:`relu_depths_cell`: per depth, :func:`batch_only_fields` of its batch kernels,
+    each kernel measured as soon as it is computed and dropped (118 batches x 11 depths would hold 2.7 GB)."""
     n, d = X.shape
     depths = [int(L) for L in params["depths"]]
-    kernels: dict[int, list[np.ndarray]] = {L: [] for L in depths}
+    measures: dict[int, list[tuple[float, float]]] = {L: [] for L in depths}
     secs = dict.fromkeys(depths, 0.0)
     for _, per_depth in relu_depth_batch_kernels(X, batches, int(params["width"]), depths, int(params["seed"])):
         for L, K, _, t in per_depth:
-            kernels[L].append(K)
-            secs[L] += t
+            t0 = time.perf_counter()
+            measures[L].append(batch_measures(K))
+            secs[L] += t + time.perf_counter() - t0
     rows = []
     for L in depths:
-        t = time.perf_counter()
         row = {"depth": L, "n": int(n), "d": int(d), "batch_size": int(params["batch_size"]),
-               **batch_only_fields(kernels.pop(L), len(batches))}
-        row["seconds"] = secs[L] + time.perf_counter() - t
+               **batch_fields_of(measures.pop(L), len(batches))}
+        row["seconds"] = secs[L]
         rows.append({k: _scalar(v) for k, v in row.items()})
     return rows
 
