@@ -197,8 +197,10 @@ for check in (fig3 := conditioning.checks_figure3(sweep)):
 # {glue:text}`mnist_partition`. It takes the $\kappa$ of each batch's NTK (all layers trained), the mean
 # over the batches, then the mean over the seeds. The same protocol runs here on the same images
 # (`lib.chapters.conditioning.mnist_figure3`), for the ReLU and the linear network of each depth, in
-# float64: {glue:text}`mnist_build`; and {glue:text}`mnist_record`. The verdicts below read
-# {glue:text}`mnist_judged`. The smallest gradient angle over all 60,000 images (the authors' `min_angle.py`,
+# float64, every batch of every seed and depth once, by `python -m lib.chapters.conditioning --record`
+# (about half an hour on 2 quiet cores; each finished cell is cached, so a stopped run resumes), which
+# writes the record this page shows. Here {glue:text}`mnist_build`; and {glue:text}`mnist_record`. The
+# verdicts below read {glue:text}`mnist_judged`. The smallest gradient angle over all 60,000 images (the authors' `min_angle.py`,
 # from the 60,000 x 60,000 kernel) is not measured here: chapter 7 records it, with a certified $\kappa$ of the
 # full-data NTK, at depths 1 and 10 ({ref}`sec-perf-mnist-records`).
 

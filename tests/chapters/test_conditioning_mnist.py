@@ -18,8 +18,8 @@ def test_the_authors_partition_of_60000_images():
     parts = C.authors_partition(60000, 512, 3)
     assert len(parts) == 118 and [len(b) for b in parts[-2:]] == [512, 96]
     assert np.array_equal(np.sort(np.concatenate(parts)), np.arange(60000))
-    assert C.partition_text() == "118 batches (117 of 512 and a last one of 96, kept as their DataLoader keeps it), " \
-                                 "all of them"
+    assert C.partition_text() == "118 batches (117 of 512 and a last one of 96, kept as their DataLoader keeps it)"
+    assert C.partition_text(batches=118).endswith("keeps it), all of them read")
     assert C.partition_text(batches=4).endswith("the first 4 of them read")
     assert [len(b) for b in C.first_batches(parts, 2)] == [512, 512] and len(C.first_batches(parts, None)) == 118
     for bad in (0, -1, 1.5, True, "2"):
@@ -173,6 +173,7 @@ def test_nothing_measured_is_not_checked_and_names_the_command(tmp_path):
         assert c.status == "not checked" and "python -m lib.chapters.conditioning --record" in c.caveat
     g = C.glue_mnist_figure3(None, None, 0)
     assert "mnist_batches is 0" in g["mnist_build"] and "no record yet" in g["mnist_record"]
+    assert not any("--" in v or "`" in v for v in g.values())  # plain text: smartquotes would turn -- into a dash
 
 
 def test_an_infinite_kappa_is_drawn_and_tabled_as_infinite(tmp_path):

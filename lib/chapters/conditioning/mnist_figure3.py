@@ -95,14 +95,16 @@ def partition_text(n: int = MNIST_N, batch_size: int = 512, batches: int | None 
         batches: batches read per seed (None: all).
 
     Returns:
-        e.g. ``"118 batches (117 of 512 and a last one of 96, kept as their DataLoader keeps it), all of them"``.
+        e.g. ``"118 batches (117 of 512 and a last one of 96, kept as their DataLoader keeps it)"``, then
+        ``", all of them read"`` or ``", the first 4 of them read"`` when ``batches`` is given.
     """
     total = -(-n // batch_size)
     last = n - (total - 1) * batch_size
     cut = (f"{total - 1} of {batch_size} and a last one of {last}, kept as their DataLoader keeps it"
            if last < batch_size else f"all of {batch_size}")
-    used = "all of them" if batches is None or batches >= total else f"the first {batches} of them read"
-    return f"{total} batches ({cut}), {used}"
+    if batches is None:
+        return f"{total} batches ({cut})"
+    return f"{total} batches ({cut}), " + ("all of them read" if batches >= total else f"the first {batches} of them read")
 
 
 @dataclass(frozen=True, eq=False)
@@ -138,7 +140,7 @@ class MnistFigure3:
 
     @property
     def protocol(self) -> AuthorsFigure3:
-        """Its protocol's values, comparable with :data:`AUTHORS_FIG3`."""
+        """Its protocol's values, comparable with :data:`~lib.chapters.conditioning.mnist_figure3.AUTHORS_FIG3`."""
         s = self.sweep
         return AuthorsFigure3(tuple(s.depths), int(s.width), int(s.seeds), int(s.batch_size),
                               None if self.full else int(self.batches))
@@ -393,7 +395,8 @@ def read_mnist_record(record_dir: Path = RECORD_DIR) -> MnistFigure3 | None:
 
 
 def mnist_figure3_deviations(res: MnistFigure3) -> list[str]:
-    """Every way a result departs from the authors' protocol on MNIST (:data:`AUTHORS_FIG3`), in words."""
+    """Every way a result departs from the authors' protocol on MNIST, in words
+    (:data:`~lib.chapters.conditioning.mnist_figure3.AUTHORS_FIG3`)."""
     p, a, dev = res.protocol, AUTHORS_FIG3, []
     if not res.full:
         dev.append(f"{res.batches} of the {res.partition} batches of each seed's partition (the authors: all)")
@@ -528,7 +531,7 @@ def setting_figure3_mnist(results: Sequence[MnistFigure3], profile: str) -> str:
     for r in results:
         s = r.sweep
         dev = mnist_figure3_deviations(r)
-        src = (f"the record ({r.command}; commit {r.commit}, {r.recorded})" if r.source == "record"
+        src = (f"the record (notebooks/records/{RECORD_NAME}, commit {r.commit}, {r.recorded})" if r.source == "record"
                else f"this build ({profile_text(profile)})")
         parts.append(f"{src}: width m = {s.width}, depths L = {ints(s.depths)}, {s.seeds} seeds, per seed "
                      f"{partition_text(MNIST_N, s.batch_size, r.batches)}; "
@@ -579,13 +582,12 @@ def glue_mnist_figure3(build: MnistFigure3 | None, record: MnistFigure3 | None, 
         b = (f"this build read {read} of each seed's partition (the parameter mnist_batches, now {mnist_batches}; "
              f"None reads all), {build.compute_seconds / 60:.1f} min of recorded compute")
     if record is None:
-        r = (f"there is no record yet: `{RECORD_COMMAND}` writes notebooks/records/{RECORD_NAME} (every batch, "
-             "every seed and depth), and this page then shows it")
+        r = f"there is no record yet (notebooks/records/{RECORD_NAME}), so this page shows this build's run alone"
     else:
         lo, hi = (f"{v:.1f}" if isinstance(v, (int, float)) else "?" for v in record.load) if record.load else ("?",) * 2
         r = (f"the record notebooks/records/{RECORD_NAME} read all {record.partition} batches of each of its "
              f"{record.sweep.seeds} seeds ({record.compute_seconds / 60:.0f} min of compute on 2 cores at load "
-             f"{lo} to {hi}; `{record.command}`, commit {record.commit}, {record.recorded})")
+             f"{lo} to {hi}; commit {record.commit}, {record.recorded})")
     j = ("nothing (neither was measured)" if judged is None else
          f"the {'record' if judged.source == 'record' else 'numbers of this build'}"
          + ("" if not mnist_figure3_deviations(judged) else

@@ -122,7 +122,7 @@ def check_record(row, path: Path) -> dict:
 
 def _cross_check(row: dict, path: Path, redo: str) -> None:
     """Each field of a record against the others: its data, ``singular``, the lambda_min interval, and kappa's
-    ends as quotients of the eigenvalue bounds (:data:`RECORD_RTOL`)."""
+    ends as quotients of the eigenvalue bounds (:data:`~lib.chapters.performance.recorded.RECORD_RTOL`)."""
     def bad(why: str):
         raise InputError(f"the record {path}: {why}; {redo}")
 
@@ -286,7 +286,8 @@ MNIST_RECORD_DEPTHS = (1, 10)
 
 
 def missing_mnist(rec: pd.DataFrame, scale: ScaleRun | None = None) -> list[int]:
-    """The depths of :data:`MNIST_RECORD_DEPTHS` with no MNIST case at n = 60,000, neither recorded nor computed.
+    """The depths of :data:`~lib.chapters.performance.recorded.MNIST_RECORD_DEPTHS` with no MNIST case at
+    n = 60,000, neither recorded nor computed.
 
     Args:
         rec: :func:`recorded_scale`.
@@ -326,7 +327,8 @@ def recorded_text(rec: pd.DataFrame, scale: ScaleRun | None = None) -> str:
         A paragraph saying that these rows were not computed by this build, then the stage-by-stage
         bullets and the depth comparison of :func:`lib.chapters.performance.scale.scale_text`, one line per
         record with its data, command, commit and date, and a paragraph naming the MNIST cases of
-        :data:`MNIST_RECORD_DEPTHS` at n = 60,000 that are neither recorded nor computed, with their commands.
+        :data:`~lib.chapters.performance.recorded.MNIST_RECORD_DEPTHS` at n = 60,000 that are neither recorded
+        nor computed, with their commands.
         Without records: one sentence saying so, and that paragraph.
     """
     from lib.chapters.performance.scale import scale_text

@@ -41,7 +41,7 @@ def scale_inputs(data: str, n: int, in_dim: int, seed: int = 0):
     """The n inputs of a case ([LH] Sec. 4.1): Gaussian N(0, I_d), or MNIST's training images.
 
     Args:
-        data: ``"gaussian"`` or ``"mnist"`` (:data:`SCALE_DATA`).
+        data: ``"gaussian"`` or ``"mnist"`` (:data:`~lib.finite.extremes.bench.SCALE_DATA`).
         n: number of inputs (MNIST: at most 60,000; all of them, in order, at 60,000, else n drawn with ``seed``).
         in_dim: input dimension d (MNIST: 784).
         seed: seed of the draw.
