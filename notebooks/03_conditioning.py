@@ -205,21 +205,16 @@ for check in (fig3 := conditioning.checks_figure3(sweep)):
 # full-data NTK, at depths 1 and 10 ({ref}`sec-perf-mnist-records`).
 
 # %% tags=["remove-stderr"]
-mnist = (conditioning.measure_mnist_figure3(cfg.depths, cfg.width, cfg.seeds, batch_size=cfg.batch_size,
-                                            batches=cfg.mnist_batches, device=cfg.device, scheduler=cfg.dask_scheduler,
-                                            threads=cfg.threads) if cfg.mnist_batches != 0 else None)
-mnist_record = conditioning.read_mnist_record()
-mnist_shown = [r for r in (mnist_record, mnist) if r is not None]
+mnist = conditioning.measure_mnist_section(cfg)
 
 # %% tags=["hide-input"]
-rec.figure(conditioning.plot_mnist_figure3(mnist_shown), "fig-figure3-mnist", conditioning.CAPTION_FIGURE3_MNIST,
-           conditioning.plot_mnist_figure3, conditioning.measure_mnist_figure3,
-           conditioning.setting_figure3_mnist(mnist_shown, cfg.profile))
-conditioning.table_mnist_figure3(mnist_shown).style.format("{:.4g}")
+rec.figure(conditioning.plot_mnist_figure3(mnist), "fig-figure3-mnist", conditioning.CAPTION_FIGURE3_MNIST,
+           conditioning.plot_mnist_figure3, conditioning.measure_mnist_section,
+           conditioning.setting_figure3_mnist(mnist, cfg.profile))
+conditioning.table_mnist_figure3(mnist).style.format("{:.4g}")
 
 # %%
-for check in (fig3_mnist := conditioning.checks_figure3_mnist(mnist, mnist_record)):
-    rec(check, "sec-figure3-mnist")
+rec(fig3_mnist := conditioning.checks_figure3_mnist(mnist), "sec-figure3-mnist")
 
 # %% [markdown]
 # ### Paper vs this book
@@ -400,8 +395,7 @@ display(Markdown(conditioning.cost_note(sweep, cfg.profile)), conditioning.table
 conditioning.table_measured(sweep).style.format("{:.4g}")
 
 # %% tags=["remove-cell"]
-for name, text in (conditioning.glue_values(cfg, sweep, agree, t2)
-                   | conditioning.glue_mnist_figure3(mnist, mnist_record, cfg.mnist_batches)).items():
+for name, text in (conditioning.glue_values(cfg, sweep, agree, t2) | conditioning.glue_mnist_figure3(mnist)).items():
     glue(name, text, display=False)
 
 # %% tags=["hide-input"]

@@ -258,8 +258,7 @@ recorded = performance.recorded_scale(exclude=scale)
 display(Markdown(performance.recorded_text(recorded, scale)), performance.recorded_table(recorded))
 
 # %% tags=["hide-input"] mystnb={"markdown_format": "myst"}
-mnist_rank = performance.mnist_rank()
-Markdown(performance.linear_text(performance.MNIST_N, 784, mnist_rank))
+Markdown(performance.linear_text(performance.MNIST_N, 784, performance.mnist_rank()))
 
 # %% [markdown]
 # ## Training speed: one SGD run at a time against a batched grid
@@ -297,6 +296,6 @@ Markdown(performance.sgd_text(sgd))
 
 # %% tags=["hide-input"]
 for name, text in (performance.glue_values(bench, scale, sgd)
-                   | {"mnist_full_data": performance.intro_text(performance.recorded_scale(), mnist_rank)}).items():
+                   | {"mnist_full_data": performance.intro_text(performance.recorded_scale(), performance.mnist_rank())}).items():
     glue(name, text, display=False)
 rec.provenance()

