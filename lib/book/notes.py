@@ -107,7 +107,7 @@ def _scale_note(records: list[dict], root: Path, from_doc: Path) -> str | None:
     return "\n".join([
         "(note-full-data-scale)=", "::::{admonition} At MNIST's size, on the full data", ":class: note", "",
         "The committed records of chapter 7 (`notebooks/records/`) hold the full-data $\\kappa$ of a ReLU "
-        "network on Gaussian inputs of MNIST's shape, as certified intervals. " + sentence, "",
+        "network at MNIST's size, as certified intervals, on the inputs each names. " + sentence, "",
         "**The verdict on [LH] Figure 3's trend, measured on the full data at this build's sizes:**", "",
         _carried(records, "[LH] Fig 3", "kappa decreases with depth (full data)", root, from_doc), "::::", ""])
 

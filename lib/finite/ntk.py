@@ -27,7 +27,8 @@ from lib.validation import (InputError, InputTypeError, as_data, check_int, chec
                             positive_int, real_array, real_tensor)
 
 __all__ = ["empirical_ntk", "ntk_with_layer_terms", "ntk_from_factors", "bias_ntk", "layer_factors", "resolve_layers",
-           "pair_gradient_angles", "check_kernel", "gram_upper", "relu_depth_kernels", "SHARED_MAX_N"]
+           "pair_gradient_angles", "check_kernel", "gram_upper", "relu_depth_kernels", "relu_depth_batch_kernels",
+           "SHARED_MAX_N"]
 
 
 def _resolve(n_layers: int, depth: int, layers: Iterable[int] | str | None) -> list[int]:
@@ -334,6 +335,18 @@ def _checked(K: np.ndarray, X: np.ndarray) -> np.ndarray:
     return K
 
 
+def _depth_kernel_args(X, width, depths, seed) -> tuple[np.ndarray, int, list[int], int]:
+    """The checked arguments of :func:`relu_depth_kernels` and :func:`relu_depth_batch_kernels`."""
+    X = as_data(X)
+    width, seed = positive_int(width, "width"), check_seed(seed)
+    if isinstance(depths, (str, bytes)) or not hasattr(depths, "__iter__"):
+        raise InputTypeError(f"depths must be a sequence of depths, got {depths!r}")
+    depths = [check_int(L, "depths", 0, meaning="numbers of hidden layers") for L in depths]
+    if not depths:
+        raise InputError("depths is empty: give at least one depth")
+    return X, width, depths, seed
+
+
 def relu_depth_kernels(X, width: int, depths: Sequence[int], seed: int, first_layer: bool = False
                        ) -> Iterator[tuple[int, np.ndarray, np.ndarray | None, float]]:
     """The exact NTK of the ReLU :class:`lib.finite.mlp.MLP` of each depth in ``depths`` (seed ``seed``),
@@ -360,45 +373,87 @@ def relu_depth_kernels(X, width: int, depths: Sequence[int], seed: int, first_la
 
     Yields:
         ``(L, K, K_1, seconds)`` per depth in the order given; ``seconds`` is the time of that depth's
-        kernel plus its share of the embeddings.
+        kernel plus its share of the embeddings (and of drawing the networks).
 
     Raises:
         lib.validation.InputError: n too large, or a network whose hidden weights are not those of the
             deepest one (the shared path would be wrong).
     """
-    X = as_data(X)
-    n, d = X.shape
-    width, seed = positive_int(width, "width"), check_seed(seed)
-    if isinstance(depths, (str, bytes)) or not hasattr(depths, "__iter__"):
-        raise InputTypeError(f"depths must be a sequence of depths, got {depths!r}")
-    depths = [check_int(L, "depths", 0, meaning="numbers of hidden layers") for L in depths]
-    if not depths:
-        raise InputError("depths is empty: give at least one depth")
-    if n > SHARED_MAX_N:
-        raise InputError(f"relu_depth_kernels keeps {max(depths) + 1} n x n Gram matrices: n = {n} > {SHARED_MAX_N}")
+    X, width, depths, seed = _depth_kernel_args(X, width, depths, seed)
     t0 = time.perf_counter()
+    nets = _relu_depth_weights(X.shape[1], width, depths, seed)
+    yield from _relu_kernels_of(X, nets, depths, first_layer, time.perf_counter() - t0)
+
+
+def relu_depth_batch_kernels(X, batches: Sequence[np.ndarray], width: int, depths: Sequence[int], seed: int
+                             ) -> Iterator[tuple[int, list[tuple[int, np.ndarray, None, float]]]]:
+    """:func:`relu_depth_kernels` of each batch ``X[b]`` in turn, the networks of every depth drawn once.
+
+    The NTK of a batch is the kernel of its rows; the networks are those of the seed whatever the batch, so
+    they are drawn (and checked to share their hidden layers) once, not once per batch ([LH] Sec. 4.1: the
+    authors' protocol reads the kernels of many batches of one network).
+
+    Args:
+        X: inputs (n, d).
+        batches: index arrays of the batches, each of at most :data:`SHARED_MAX_N` rows.
+        width: hidden width m.
+        depths: depths L >= 0.
+        seed: weight seed.
+
+    Yields:
+        ``(i, kernels)`` per batch ``i`` in order, ``kernels`` the list of ``(L, K, None, seconds)`` of
+        :func:`relu_depth_kernels` on ``X[batches[i]]`` (the time of drawing the networks goes to the first batch).
+    """
+    X, width, depths, seed = _depth_kernel_args(X, width, depths, seed)
+    t0 = time.perf_counter()
+    nets = _relu_depth_weights(X.shape[1], width, depths, seed)
+    drawn = time.perf_counter() - t0
+    for i, b in enumerate(batches):
+        yield i, list(_relu_kernels_of(X[b], nets, depths, False, drawn if i == 0 else 0.0))
+
+
+def _relu_depth_weights(d: int, width: int, depths: list[int], seed: int) -> tuple[list, dict]:
+    """The hidden weights W_1..W_Lmax of the deepest ReLU network of ``seed`` (numpy) and each depth's output
+    vector, each depth's network checked to share the deepest one's hidden layers."""
     Lmax = max(depths)
     deep = MLP(d, width, Lmax, activation="relu", seed=seed)
     W = [w.detach().cpu().numpy() for w in deep.weights[:Lmax]]
-    s = math.sqrt(2.0 / width)
-    A, gates = [X], []
-    for l in range(Lmax):
-        H = A[-1] @ W[l].T
-        gates.append(H > 0)
-        A.append(s * np.maximum(H, 0.0))
-    G = [gram_upper(a) for a in A]
-    shared = (time.perf_counter() - t0) / max(len(depths), 1)
+    out = {}
     for L in depths:
-        t = time.perf_counter()
         if L == 0:
-            yield 0, _checked(_symmetrize(G[0]), X), None, shared + time.perf_counter() - t
             continue
         net = MLP(d, width, L, activation="relu", seed=seed)
         for l in range(L):
             if not torch.equal(net.weights[l].detach().cpu(), deep.weights[l].detach().cpu()):
                 raise InputError(f"the depth-{L} network of seed {seed} does not share layer {l + 1} with the "
                                  f"depth-{Lmax} one")
-        v = net.weights[L].detach().cpu().numpy()[0]
+        out[L] = net.weights[L].detach().cpu().numpy()[0]
+    return W, out
+
+
+def _relu_kernels_of(X: np.ndarray, nets: tuple[list, dict], depths: list[int], first_layer: bool, drawn: float
+                     ) -> Iterator[tuple[int, np.ndarray, np.ndarray | None, float]]:
+    """The kernels of :func:`relu_depth_kernels` on X, from the weights of :func:`_relu_depth_weights`."""
+    n = X.shape[0]
+    if n > SHARED_MAX_N:
+        raise InputError(f"relu_depth_kernels keeps {max(depths) + 1} n x n Gram matrices: n = {n} > {SHARED_MAX_N}")
+    W, outs = nets
+    t0 = time.perf_counter()
+    width = W[0].shape[0] if W else 1
+    s = math.sqrt(2.0 / width)
+    A, gates = [X], []
+    for l in range(max(depths)):
+        H = A[-1] @ W[l].T
+        gates.append(H > 0)
+        A.append(s * np.maximum(H, 0.0))
+    G = [gram_upper(a) for a in A]
+    shared = (drawn + time.perf_counter() - t0) / max(len(depths), 1)
+    for L in depths:
+        t = time.perf_counter()
+        if L == 0:
+            yield 0, _checked(_symmetrize(G[0]), X), None, shared + time.perf_counter() - t
+            continue
+        v = outs[L]
         D = s * gates[L - 1] * v[None, :]
         U = G[L].copy(order="F")
         K1 = None

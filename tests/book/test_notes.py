@@ -32,7 +32,7 @@ def test_the_singular_synthetic_note_rests_on_the_papers_own_sizes():
 
 def test_the_full_data_note_reads_the_committed_records():
     md = notes_markdown([], ROOT, HERE)
-    assert "(note-full-data-scale)=" in md and "At n = 60,000 the full-data" in md
+    assert "(note-full-data-scale)=" in md and "On Gaussian inputs of MNIST's shape, at n = 60,000, the full-data" in md
 
 
 def test_without_records_there_is_no_full_data_note_and_a_broken_record_is_an_error(monkeypatch):

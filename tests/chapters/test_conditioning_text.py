@@ -91,7 +91,8 @@ def test_figure_settings_state_the_run_and_its_departures_from_the_paper():
     f1 = C.setting_figure3(sweep, "smoke")
     assert "synthetic (n = 60, d = 5)" in f1 and "faces (n = 40, d = 625)" in f1 and "m = 64" in f1
     assert "depths L = 0, 1, 2, 4" in f1 and "2 seeds" in f1 and "batches of 20" in f1 and "profile smoke" in f1
-    assert "Deviation" in f1 and "(the paper: 512)" in f1 and "MNIST, Fashion-MNIST absent" in f1
+    assert "Deviation" in f1 and "(the paper: 512)" in f1 and "Fashion-MNIST absent (its IDX files needed)" in f1
+    assert "all 60,000 MNIST images are not in this figure: the next section runs the authors' protocol" in f1
     assert "finite κ₀: digits, faces (batches of 30 on digits)" in C.setting_first_layer(sweep, "smoke")
     s4 = C.setting_two_sample(t2, "smoke")
     assert "0.05, 0.3 rad" in s4 and "m = 256" in s4 and "depths L = 0, 1, 2, 4" in s4

@@ -117,3 +117,81 @@ def test_command_line_refuses_an_unavailable_device(capsys):
     with pytest.raises(SystemExit) as exc:
         performance.recorded.main(["--depth", "1", "--n", "10", "--device", "cuda"])
     assert exc.value.code == 2 and "CUDA is not available" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- the data of a case, and conflicts
+def test_two_records_of_one_case_are_a_conflict_naming_both_files(recorded, tmp_path):
+    _, records, _ = recorded
+    src = records / "07_scale_n80_depth1.json"
+    for p in records.glob("*.json"):
+        (tmp_path / p.name).write_text(p.read_text())
+    assert len(performance.recorded_scale(tmp_path)) == 2  # counterfactual: one record per case
+    (tmp_path / "07_scale_n80_depth1_copy.json").write_text(src.read_text())
+    with pytest.raises(InputError, match=f"the records {tmp_path / '07_scale_n80_depth1.json'} and "
+                                         f"{tmp_path / '07_scale_n80_depth1_copy.json'} are two records of one case "
+                                         r"\(Gaussian inputs, n = 80, depth 1\): a conflict"):
+        performance.recorded_scale(tmp_path)
+    # a second record of the case with other numbers (kappa [1, 2]) is no less a conflict
+    row = json.loads(src.read_text())
+    row.update(lambda_max=2.0, lambda_max_low=2.0, lambda_max_high=2.0, lambda_min=1.0, lambda_min_low=1.0,
+               lambda_min_high=1.0, kappa_low=2.0, kappa_high=2.0, lambda_min_mode="exact")
+    (tmp_path / "07_scale_n80_depth1_copy.json").write_text(json.dumps(row))
+    with pytest.raises(InputError, match="two records of one case"):
+        performance.recorded_scale(tmp_path)
+    # the same n and depth on other data is another case: both are listed, each with its data
+    row["data"], row["in_dim"] = "mnist", 784
+    (tmp_path / "07_scale_n80_depth1_copy.json").write_text(json.dumps(row))
+    rec = performance.recorded_scale(tmp_path)
+    assert list(zip(rec.data, rec.depth)) == [("gaussian", 1), ("gaussian", 2), ("mnist", 1)]
+    assert list(performance.table_scale(rec)["data"]) == ["Gaussian", "Gaussian", "MNIST"]
+
+
+def test_an_mnist_case_is_recorded_with_its_data_and_the_missing_ones_are_named(tmp_path):
+    kw = dict(width=16, in_dim=784, tile=64, record_dir=tmp_path / "records", cache_dir=tmp_path / "cache")
+    row = performance.record_scale_case(60, 1, data="mnist", **kw)
+    assert row["data"] == "mnist" and "--data mnist" in row["command"]
+    assert (tmp_path / "records" / "07_scale_mnist_n60_depth1.json").is_file()
+    rec = performance.recorded_scale(tmp_path / "records")
+    assert list(rec.data) == ["mnist"] and list(rec.file) == ["07_scale_mnist_n60_depth1.json"]
+    text = performance.recorded_text(rec)
+    assert "- MNIST, n = 60, depth 1" in text and "Not yet recorded: the real MNIST images at n = 60,000, depths 1 " \
+        "and 10" in text
+    for L in (1, 10):
+        assert f"`python -m lib.chapters.performance --data mnist --n 60000 --depth {L}`" in text
+    # the same inputs as load_dataset gives (a seeded draw of n of the 60,000): its smallest angle is theirs
+    from lib.finite.extremes.bench import scale_inputs
+    from lib.data.datasets import load_dataset
+    import numpy as np
+    np.testing.assert_array_equal(scale_inputs("mnist", 60, 784, 0), load_dataset("mnist", n=60, seed=0))
+    with pytest.raises(InputError, match="in_dim must be 784 for MNIST"):
+        scale_inputs("mnist", 60, 10, 0)
+
+
+def test_a_recorded_mnist_case_at_60000_is_not_missing_and_the_intro_states_it():
+    import pandas as pd
+    rows = pd.DataFrame([dict(data="mnist", n=60000, depth=L, kappa_low=k, kappa_high=1.01 * k, min_angle=0.5,
+                              seconds=2400.0, peak_gib=15.6, cpus=2, recorded="2026-11-28 10:00 UTC")
+                         for L, k in ((1, 3.0e5), (10, 2.0e4))])
+    assert performance.missing_mnist(rows) == []
+    assert performance.missing_mnist(rows[rows.depth == 1]) == [10]
+    text = performance.intro_text(rows, 713)
+    assert "at depth 1 its κ lies in [300,000, 303,000], certified" in text
+    assert "rank X = 713 ≤ 784 < 60,000" in text and "infinite (singular)" in text and "Not yet" not in text
+    assert "depth 10." in performance.intro_text(rows[rows.depth == 1], None)
+    assert "$" not in text and "`" not in text  # plain text: the introduction pastes it as it is
+
+
+def test_the_linear_networks_kappa_is_infinite_with_its_rank():
+    import numpy as np
+    X = np.random.default_rng(0).standard_normal((50, 8))
+    assert performance.linear_rank(X) == 8
+    assert performance.linear_rank(np.hstack([X, X[:, :1]])) == 8  # a repeated pixel adds no rank
+    assert "**infinite**" in performance.linear_text(50, 9, 8) and "rank at most rank $X$ = 8" in \
+        performance.linear_text(50, 9, 8)
+    assert "infinite" not in performance.linear_text(8, 9, 8)  # n <= rank: not implied
+
+
+def test_command_line_refuses_mnist_at_another_shape(capsys):
+    with pytest.raises(SystemExit) as exc:
+        performance.recorded.main(["--data", "mnist", "--depth", "1", "--in-dim", "10"])
+    assert exc.value.code == 2 and "--data mnist needs --in-dim 784" in capsys.readouterr().err

@@ -79,12 +79,18 @@ def test_not_checked_when_ours_did_not_run():
 GOOD = dict(n=2, depth=0, width=1, in_dim=1, min_angle=0.0, lambda_max=1.0, lambda_max_low=1.0,
             lambda_max_high=1.0, kappa_low=1.0, kappa_high=math.inf, lambda_min_mode="certified", seconds=0.0,
             peak_gib=0.0, load_start=0.0, load_end=0.0, cpus=1, command="python -m x", commit="abc",
-            recorded="now", date="today", t_angle_scan=0.0, shift=None)
+            recorded="now", date="today", t_angle_scan=0.0, shift=None, lambda_min_low=0.0, lambda_min=1.0,
+            lambda_min_high=1.0, singular=False)
+#: a consistent exact record: kappa = lambda_max / lambda_min = 2
+EXACT = dict(GOOD, lambda_min_mode="exact", lambda_max=2.0, lambda_max_low=2.0, lambda_max_high=2.0, kappa_low=2.0,
+             kappa_high=2.0, lambda_min_low=1.0)
 
 
 def test_a_record_at_every_lower_edge_is_accepted():
     assert REC.check_record(copy.deepcopy(GOOD), Path("r.json")) == GOOD
-    assert REC.check_record(dict(GOOD, min_angle=math.pi, kappa_low=None, kappa_high=None), Path("r.json"))
+    assert REC.check_record(dict(GOOD, min_angle=math.pi, kappa_low=None, kappa_high=None, singular=True),
+                            Path("r.json"))
+    assert REC.check_record(copy.deepcopy(EXACT), Path("r.json"))
 
 
 @pytest.mark.parametrize("field,value", [
@@ -99,11 +105,48 @@ def test_a_record_just_past_an_edge_is_refused(field, value):
 
 
 def test_a_reversed_kappa_interval_is_refused_and_an_equal_one_accepted():
-    assert REC.check_record(dict(GOOD, kappa_low=2.0, kappa_high=2.0), Path("r.json"))
+    assert REC.check_record(copy.deepcopy(EXACT), Path("r.json"))
     with pytest.raises(InputError, match="reversed"):
-        REC.check_record(dict(GOOD, kappa_low=2.0, kappa_high=2.0 * IN), Path("r.json"))
+        REC.check_record(dict(EXACT, kappa_high=2.0 * IN), Path("r.json"))
     with pytest.raises(InputError, match="not an object"):
         REC.check_record([GOOD], Path("r.json"))
+
+
+# ---------------------------------------------------------------- a record's fields against each other
+@pytest.mark.parametrize("change,match", [
+    (dict(lambda_min_low=-5.0), r"lambda_min_low = -5.0 < 0 with singular: false"),
+    (dict(lambda_min_low=-1e-300), ".* < 0 with singular: false"),
+    (dict(singular="no"), "field 'singular' must be true or false"),
+    (dict(singular=True), r"a singular kernel has kappa = infinity"),
+    (dict(lambda_min_low=2.0), r"lambda_min_low <= lambda_min <= lambda_min_high fails"),
+    (dict(lambda_min=1.0 * OUT), r"lambda_min_low <= lambda_min <= lambda_min_high fails"),
+    (dict(lambda_min_high=None), "the lambda_min interval .* has a missing end"),
+    (dict(lambda_min_high=math.nan), "field 'lambda_min_high' must be a finite number or null"),
+    (dict(lambda_min_high=1.5, lambda_min=1.5, kappa_low=1.0), "lambda_min_high = 1.5 exceeds lambda_max_high"),
+    (dict(kappa_low=1.0 * OUT), r"field 'kappa_low' = .* does not follow from its eigenvalues"),
+    (dict(kappa_high=1e6), r"field 'kappa_high' = 1000000.0 does not follow"),
+    (dict(data="cifar"), "field 'data' must be one of"),
+    (dict(data="mnist"), "an MNIST case has in_dim 784"),
+])
+def test_a_record_whose_fields_contradict_each_other_is_refused(change, match):
+    with pytest.raises(InputError, match=f"the record r.json: {match}"):
+        REC.check_record(dict(GOOD, **change), Path("r.json"))
+
+
+def test_the_cross_checks_hold_at_their_edges():
+    """Counterparts: the same fields, consistent, are accepted (a negative lower bound of a singular kernel; kappa
+    within the relative tolerance of its quotient; an exact point; MNIST at 784 pixels)."""
+    ok = [dict(GOOD, lambda_min_low=-1.0, singular=True, kappa_low=None, kappa_high=None),
+          dict(GOOD, kappa_low=1.0 * (1 + REC.RECORD_RTOL / 2)),
+          dict(GOOD, kappa_high=None), dict(EXACT), dict(GOOD, data="mnist", in_dim=784, n=60000),
+          dict(GOOD, lambda_min_low=0.5, kappa_high=2.0)]
+    for row in ok:
+        assert REC.check_record(row, Path("r.json")) is row
+    with pytest.raises(InputError, match="does not follow"):
+        REC.check_record(dict(GOOD, kappa_low=1.0 * (1 + 2 * REC.RECORD_RTOL)), Path("r.json"))
+    with pytest.raises(InputError, match="does not follow"):
+        REC.check_record(dict(EXACT, kappa_low=2.0 * (1 + 2 * REC.RECORD_RTOL), kappa_high=2.0 * (1 + 2 * REC.RECORD_RTOL)),
+                         Path("r.json"))
 
 
 # ---------------------------------------------------------------- the verdict texts, pinned

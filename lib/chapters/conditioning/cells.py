@@ -23,18 +23,20 @@ from lib.book.sweep import run_sweep
 from lib.chapters.conditioning.summary import ConditioningSweep
 from lib.finite.extremes import ntk_extremes
 from lib.finite.mlp import MLP
-from lib.finite.ntk import SHARED_MAX_N, empirical_ntk, ntk_with_layer_terms, relu_depth_kernels
+from lib.finite.ntk import (SHARED_MAX_N, empirical_ntk, ntk_with_layer_terms, relu_depth_batch_kernels,
+                            relu_depth_kernels)
 from lib.spectra import fast_extremes, min_pairwise_angle
 from lib.validation import InputError, check_seed
 
-__all__ = ["CELL_VERSION", "ACTIVATIONS", "FULL_METHODS", "DENSE_MAX", "authors_partition", "mean_kappa",
-           "batch_kappas", "kernel_kappa", "spectrum_fields", "FULL_FIELDS", "batch_only_fields", "linear_features", "full_and_first_layer_ntk", "ntk_cell",
+__all__ = ["CELL_VERSION", "ACTIVATIONS", "FULL_METHODS", "DENSE_MAX", "authors_partition", "first_batches", "mean_kappa",
+           "batch_kappas", "kernel_kappa", "spectrum_fields", "FULL_FIELDS", "batch_only_fields", "batch_measures",
+           "batch_fields_of", "linear_gram", "linear_features", "full_and_first_layer_ntk", "ntk_cell",
            "conditioning_cells", "measure_conditioning", "dense_measurements", "relu_depths_cell",
            "sweep_cell", "expand_cells"]
 
 #: bump when :func:`ntk_cell` changes what it computes (old cache cells stop matching; it also renews the
 #: infinite-width cells, whose own version is :data:`lib.chapters.conditioning.theory_cells.THEORY_VERSION`)
-CELL_VERSION = "5"
+CELL_VERSION = "6"
 ACTIVATIONS = ("relu", "linear")
 #: how the full-data kappa and angle are computed; dense kernel, :func:`lib.finite.extremes.ntk_extremes`,
 #: or ``"auto"`` (dense up to :data:`~lib.chapters.conditioning.cells.DENSE_MAX` samples)
@@ -63,6 +65,27 @@ def authors_partition(n: int, batch_size: int, seed: int) -> list[np.ndarray]:
         raise InputError(f"batch_size must be positive, got {batch_size}")
     perm = np.random.default_rng(seed).permutation(n)
     return [perm[i:i + batch_size] for i in range(0, n, batch_size)]
+
+
+def first_batches(batches: Sequence[np.ndarray], limit: int | None) -> list[np.ndarray]:
+    """The first ``limit`` batches of a partition (:func:`authors_partition`), or all of them (``limit`` None).
+
+    A batch-only cell with ``batches`` in its parameters reads this many batches of its seed's partition: the
+    mean over them estimates the authors' mean over all the batches ([LH] Sec. 4.1) at a fraction of the cost
+    (the partial last batch, if any, is the last to be taken).
+
+    Args:
+        batches: the partition, in order.
+        limit: batches kept (a positive integer), or None for all.
+
+    Returns:
+        The batches kept.
+    """
+    if limit is None:
+        return list(batches)
+    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
+        raise InputError(f"batches must be a positive integer (batches per seed) or None, got {limit!r}")
+    return list(batches[:int(limit)])
 
 
 def mean_kappa(values: Iterable[float]) -> float:
@@ -109,21 +132,55 @@ def batch_only_fields(batch_kernels: Iterable[np.ndarray], n_batches: int) -> di
         ``kappa_batch`` (mean over the batches, inf as soon as one is singular), ``n_batches``,
         ``min_angle_batch``, and the full-data fields as NaN.
     """
-    kappas, angles = [], []
-    for Kb in batch_kernels:
-        kappas.append(kernel_kappa(Kb))
-        angles.append(min_pairwise_angle(Kb) if Kb.shape[0] > 1 else np.nan)
-    if len(kappas) != n_batches:
-        raise InputError(f"batch_only_fields got {len(kappas)} batch kernels for {n_batches} batches")
+    return batch_fields_of([batch_measures(Kb) for Kb in batch_kernels], n_batches)
+
+
+def batch_measures(Kb: np.ndarray) -> tuple[float, float]:
+    """What a batch-only cell reads off one batch's NTK ([LH] Sec. 4.1): its kappa (inf when singular) and its
+    smallest pairwise gradient angle (NaN for a batch of one)."""
+    return kernel_kappa(Kb), (min_pairwise_angle(Kb) if Kb.shape[0] > 1 else np.nan)
+
+
+def batch_fields_of(measures: Sequence[tuple[float, float]], n_batches: int) -> dict:
+    """The fields of :func:`batch_only_fields` from the :func:`batch_measures` of each batch, in order (so that the
+    batch kernels need not be kept: one at a time is measured and dropped).
+
+    Args:
+        measures: ``(kappa, angle)`` per batch.
+        n_batches: the number of batches (checked against the measures given).
+
+    Returns:
+        The fields of :func:`batch_only_fields`.
+    """
+    if len(measures) != n_batches:
+        raise InputError(f"batch_only_fields got {len(measures)} batch kernels for {n_batches} batches")
+    kappas, angles = [k for k, _ in measures], [a for _, a in measures]
     return {"kappa_batch": mean_kappa(kappas), "n_batches": int(n_batches), "min_angle_batch": float(np.mean(angles)),
             **{f: math.nan for f in FULL_FIELDS}, "singular": False, "interval": False, "full": False}
+
+
+def linear_gram(net: MLP) -> np.ndarray:
+    """Q = K(I_d, I_d), the NTK of a linear network on the d unit vectors, symmetrized ([LH] Cor 2.4).
+
+    A linear network's gradient is linear in x, so its NTK is K(x, y) = x^T Q y at any width and depth.
+
+    Args:
+        net: a scalar-output MLP with the linear activation (or of depth 0).
+
+    Returns:
+        float64 array (d, d).
+    """
+    if net.activation.name != "linear" and net.depth > 0:
+        raise InputError("linear_gram (and linear_features) needs a linear network")
+    Q = empirical_ntk(net, np.eye(net.in_dim))
+    return (Q + Q.T) / 2
 
 
 def linear_features(net: MLP, X) -> np.ndarray:
     """Features F (n x d) with F F^T = the NTK of a linear network ([LH] Cor 2.4: rank <= d at any width).
 
     A linear network's gradient is linear in x, so K(x, y) = x^T Q y with Q = K(I_d, I_d), the NTK on
-    the unit vectors; F = X Q^(1/2).
+    the unit vectors (:func:`linear_gram`); F = X Q^(1/2).
 
     Args:
         net: a scalar-output MLP with the linear activation.
@@ -132,11 +189,7 @@ def linear_features(net: MLP, X) -> np.ndarray:
     Returns:
         float64 array (n, d).
     """
-    if net.activation.name != "linear" and net.depth > 0:
-        raise InputError("linear_features needs a linear network")
-    d = net.in_dim
-    Q = empirical_ntk(net, np.eye(d))
-    w, V = np.linalg.eigh((Q + Q.T) / 2)
+    w, V = np.linalg.eigh(linear_gram(net))
     return np.asarray(X, dtype=np.float64) @ (V * np.sqrt(np.clip(w, 0.0, None)))
 
 
@@ -266,9 +319,10 @@ def ntk_cell(params: dict, X: np.ndarray) -> dict:
     batches = authors_partition(n, int(params["batch_size"]), seed)
     out = {"n": int(n), "d": int(d), "batch_size": int(params["batch_size"])}
     if not params.get("full", True):  # the authors' protocol only: batch kernels, nothing n x n
-        if act == "linear" or L == 0:
-            F = linear_features(net, X)
-            kernels = (F[b] @ F[b].T for b in batches)
+        batches = first_batches(batches, params.get("batches"))
+        if act == "linear" or L == 0:  # K_b = X_b Q X_b^T batch after batch: nothing n x d, no eigh of Q
+            Q = linear_gram(net)
+            kernels = ((lambda P: (P + P.T) / 2)(X[b] @ Q @ X[b].T) for b in batches)
         else:
             kernels = (empirical_ntk(net, X[b]) for b in batches)
         out.update(batch_only_fields(kernels, len(batches)))
@@ -321,7 +375,7 @@ def relu_depths_cell(params: dict, X: np.ndarray) -> dict:
     seed = int(params["seed"])
     batches = authors_partition(n, int(params["batch_size"]), seed)
     if not params.get("full", True):
-        return {"rows": _relu_batch_only_rows(params, X, batches)}
+        return {"rows": _relu_batch_only_rows(params, X, first_batches(batches, params.get("batches")))}
     small = authors_partition(n, int(params["small_batch"]), seed) if params.get("small_batch") else None
     rows = []
     for L, K, K1, secs in relu_depth_kernels(X, int(params["width"]), params["depths"], seed,
@@ -336,21 +390,22 @@ def relu_depths_cell(params: dict, X: np.ndarray) -> dict:
 
 
 def _relu_batch_only_rows(params: dict, X: np.ndarray, batches: Sequence[np.ndarray]) -> list[dict]:
-    """The rows of a batch-only :func:`relu_depths_cell`: per depth, :func:`batch_only_fields` of its batch kernels."""
+    """The rows of a batch-only :func:`relu_depths_cell`: per depth, :func:`batch_only_fields` of its batch kernels,
+    each kernel measured as soon as it is computed and dropped (118 batches x 11 depths would hold 2.7 GB)."""
     n, d = X.shape
     depths = [int(L) for L in params["depths"]]
-    kernels: dict[int, list[np.ndarray]] = {L: [] for L in depths}
+    measures: dict[int, list[tuple[float, float]]] = {L: [] for L in depths}
     secs = dict.fromkeys(depths, 0.0)
-    for b in batches:
-        for L, K, _, t in relu_depth_kernels(X[b], int(params["width"]), depths, int(params["seed"])):
-            kernels[L].append(K)
-            secs[L] += t
+    for _, per_depth in relu_depth_batch_kernels(X, batches, int(params["width"]), depths, int(params["seed"])):
+        for L, K, _, t in per_depth:
+            t0 = time.perf_counter()
+            measures[L].append(batch_measures(K))
+            secs[L] += t + time.perf_counter() - t0
     rows = []
     for L in depths:
-        t = time.perf_counter()
         row = {"depth": L, "n": int(n), "d": int(d), "batch_size": int(params["batch_size"]),
-               **batch_only_fields(kernels.pop(L), len(batches))}
-        row["seconds"] = secs[L] + time.perf_counter() - t
+               **batch_fields_of(measures.pop(L), len(batches))}
+        row["seconds"] = secs[L]
         rows.append({k: _scalar(v) for k, v in row.items()})
     return rows
 

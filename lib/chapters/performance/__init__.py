@@ -14,8 +14,9 @@ The modules, one job each:
   (:mod:`lib.finite.extremes`), its table and text;
 * :mod:`~lib.chapters.performance.sgd` -- the SGD speed benchmark (one training run at a time against a
   batched grid of runs, :mod:`lib.finite.sgd_benchmark`), its table and sentence;
-* :mod:`~lib.chapters.performance.recorded` -- the record of the n = 60,000 cases, too slow for a
-  book build, written once by its command line and shown as a record.
+* :mod:`~lib.chapters.performance.recorded` -- the record of the n = 60,000 cases (Gaussian inputs and the real
+  MNIST images), too slow for a book build, written once by its command line and shown as a record; the
+  linear network's infinite kappa with its rank; the introduction's paragraph on the full-data kappa.
 
 ``measure_*`` run the measurements (the chapter-level ones take the validated parameters,
 ``measure_*(cfg)``), ``plot_*`` draw the figures and ``figure_*`` add their captions and settings for
@@ -32,11 +33,13 @@ from lib.chapters.performance.benchmark import (LABELS, PAPER_SETTING, Benchmark
                                                 measure_benchmark, notes_markdown, paper_profile, plot_throughput,
                                                 plot_time_memory, summary_table, table_benchmark, table_memory,
                                                 table_time, table_with_notes, target_row)
-from lib.chapters.performance.recorded import (RECORD_DIR, RECORD_FIELDS, check_record, main, record_path,
+from lib.chapters.performance.recorded import (MNIST_RECORD_DEPTHS, RECORD_DIR, RECORD_FIELDS, RECORD_RTOL,
+                                               check_record, intro_text, linear_rank, linear_text, main,
+                                               missing_mnist, mnist_rank, record_command, record_path,
                                                record_scale_case, recorded_scale, recorded_table, recorded_text)
-from lib.chapters.performance.scale import (LAMBDA_MIN_MODES, MNIST_N, SCALE_TILE, SCALE_VERSION, ScaleRun,
-                                            depth_sentence, glue_scale, measure_scale, measure_scale_cases,
-                                            scale_text, table_scale)
+from lib.chapters.performance.scale import (DATA_LABELS, DATA_WORDS, LAMBDA_MIN_MODES, MNIST_N, SCALE_TILE,
+                                            SCALE_VERSION, ScaleRun, data_label, depth_sentence, glue_scale,
+                                            measure_scale, measure_scale_cases, scale_text, table_scale)
 from lib.chapters.performance.sgd import (SgdRun, describe_sgd_sizes, glue_sgd, measure_sgd_benchmark, sgd_text,
                                           table_sgd)
 from lib.chapters.performance.spec import SPEC
@@ -57,10 +60,11 @@ __all__ = [
     "check_throughput", "paper_cost_text", "glue_targets", "glue_values",
     # scale
     "SCALE_VERSION", "MNIST_N", "SCALE_TILE", "LAMBDA_MIN_MODES", "ScaleRun", "measure_scale", "measure_scale_cases",
-    "table_scale", "depth_sentence", "scale_text", "glue_scale",
+    "table_scale", "depth_sentence", "scale_text", "glue_scale", "DATA_LABELS", "DATA_WORDS", "data_label",
     # sgd
     "SgdRun", "measure_sgd_benchmark", "table_sgd", "sgd_text", "describe_sgd_sizes", "glue_sgd",
     # recorded
-    "RECORD_DIR", "RECORD_FIELDS", "record_path", "record_scale_case", "check_record", "recorded_scale",
-    "recorded_text", "recorded_table", "main",
+    "RECORD_DIR", "RECORD_FIELDS", "RECORD_RTOL", "MNIST_RECORD_DEPTHS", "record_path", "record_command",
+    "record_scale_case", "check_record", "recorded_scale", "missing_mnist", "recorded_text", "recorded_table",
+    "linear_rank", "mnist_rank", "linear_text", "intro_text", "main",
 ]

@@ -18,14 +18,18 @@ from lib.book.provenance import profile_text
 from lib.book.wording import ints
 from lib.chapters.performance.benchmark import describe_device, paper_profile
 from lib.finite.extremes import tiled_bytes
-from lib.finite.extremes.bench import run_scale_case
+from lib.finite.extremes.bench import SCALE_DATA, run_scale_case
 from lib.validation import InputError, check_seed
 
-__all__ = ["SCALE_VERSION", "MNIST_N", "SCALE_TILE", "LAMBDA_MIN_MODES", "ScaleRun", "measure_scale",
+__all__ = ["SCALE_VERSION", "MNIST_N", "DATA_LABELS", "DATA_WORDS", "data_label", "SCALE_TILE", "LAMBDA_MIN_MODES", "ScaleRun", "measure_scale",
            "measure_scale_cases", "table_scale", "depth_sentence", "scale_text", "glue_scale"]
 
 #: the number of MNIST training images, the size of [LH] Sec. 4's full-data question
 MNIST_N = 60000
+#: short names of a case's inputs (table column ``data``)
+DATA_LABELS = {"gaussian": "Gaussian", "mnist": "MNIST"}
+#: the inputs in words (sentences)
+DATA_WORDS = {"gaussian": "Gaussian inputs of MNIST's shape", "mnist": "the real MNIST training images"}
 #: default tile edge of the certified factorization (:func:`lib.chapters.performance.scale.measure_scale_cases`)
 SCALE_TILE = 2048
 
@@ -40,6 +44,7 @@ class ScaleRun:
     Attributes:
         frame: one row per case (:func:`measure_scale_cases`).
         ns: numbers of inputs n.
+        data: the inputs, ``"gaussian"`` or ``"mnist"`` (:data:`lib.finite.extremes.bench.SCALE_DATA`).
         depths: depths L.
         width: hidden width m.
         in_dim: input dimension d.
@@ -58,6 +63,7 @@ class ScaleRun:
     shifts: tuple | None = None
     device: str = "cpu"
     profile: str = ""
+    data: str = "gaussian"
 
 
 def measure_scale(cfg) -> ScaleRun:
@@ -67,24 +73,26 @@ def measure_scale(cfg) -> ScaleRun:
     Args:
         cfg: the chapter's validated parameters (:data:`lib.chapters.performance.spec.SPEC`): ``scale_ns``,
             ``scale_depths``, ``scale_width``, ``scale_in_dim``, ``scale_lambda_min``, ``scale_shifts``,
-            ``device``, ``profile``.
+            ``scale_data``, ``device``, ``profile``.
 
     Returns:
         :class:`ScaleRun`.
     """
     frame = measure_scale_cases(cfg.scale_ns, cfg.scale_depths, width=cfg.scale_width, in_dim=cfg.scale_in_dim,
-                                lambda_min=cfg.scale_lambda_min, shifts=cfg.scale_shifts, device=cfg.device)
+                                lambda_min=cfg.scale_lambda_min, shifts=cfg.scale_shifts, device=cfg.device,
+                                data=cfg.scale_data)
     return ScaleRun(frame, tuple(cfg.scale_ns), tuple(cfg.scale_depths), int(cfg.scale_width), int(cfg.scale_in_dim),
                     cfg.scale_lambda_min, None if cfg.scale_shifts is None else tuple(cfg.scale_shifts), cfg.device,
-                    cfg.profile)
+                    cfg.profile, cfg.scale_data)
 
 
 def measure_scale_cases(ns, depths, *, width: int, in_dim: int, lambda_min: str, seed: int = 0, device: str = "cpu",
-                  tile: int = SCALE_TILE, shifts=None, cache_dir=None) -> pd.DataFrame:
+                        tile: int = SCALE_TILE, shifts=None, cache_dir=None, data: str = "gaussian") -> pd.DataFrame:
     """Full-data extreme spectra and min angle ([LH] Sec. 4, 4.1) at every (n, depth), one fresh process each.
 
     Each case is :func:`lib.finite.extremes.bench.run_scale_case` (ReLU MLP of [LH] Eq. (1) on n inputs
-    from N(0, I_d), :func:`lib.finite.extremes.ntk_extremes` with ``method="matrix_free"``), cached with
+    from N(0, I_d) or MNIST's training images, :func:`lib.finite.extremes.ntk_extremes` with
+    ``method="matrix_free"``), cached with
     :func:`lib.book.cache.cached_call`: an interrupted run resumes from the finished cases, and a cached
     case keeps the timings and the date of the run that measured it.
 
@@ -102,11 +110,15 @@ def measure_scale_cases(ns, depths, *, width: int, in_dim: int, lambda_min: str,
             ``depths``: each case certifies ``lambda_min >= shift`` minus rounding with one factorization
             (half the time at large n; the upper end of lambda_min is then the sub-block bound).
         cache_dir: overrides the sweep cache directory.
+        data: the inputs, ``"gaussian"`` or ``"mnist"`` (:func:`lib.finite.extremes.bench.scale_inputs`).
 
     Returns:
-        One row per case (the dict of :func:`lib.finite.extremes.bench.scale_case`).
+        One row per case (the dict of :func:`lib.finite.extremes.bench.scale_case`; ``data`` filled in for
+        Gaussian cases cached before it was recorded).
     """
     seed = check_seed(seed)
+    if data not in SCALE_DATA:
+        raise InputError(f"data must be one of {SCALE_DATA}, got {data!r}")
     if shifts is not None and len(shifts) != len(depths):
         raise InputError(f"shifts must give one shift per depth ({len(depths)} depths), got {len(shifts)}")
     rows = []
@@ -116,8 +128,11 @@ def measure_scale_cases(ns, depths, *, width: int, in_dim: int, lambda_min: str,
                        seed=int(seed), device=str(device), tile=int(tile))
             if shifts is not None:
                 key["shift"] = float(shifts[i])
-            rows.append(cached_call("07_performance_scale", key, lambda k=key: run_scale_case(**k, progress=False),
-                                    version=SCALE_VERSION, cache_dir=cache_dir))
+            if data != "gaussian":  # absent for Gaussian inputs: their cached cases keep their keys
+                key["data"] = data
+            row = cached_call("07_performance_scale", key, lambda k=key: run_scale_case(**k, progress=False),
+                              version=SCALE_VERSION, cache_dir=cache_dir)
+            rows.append({"data": data, **row})
     return pd.DataFrame(rows)
 
 
@@ -138,6 +153,12 @@ def _width(lo, hi) -> str:
     return "unbounded" if hi is None or not np.isfinite(hi) else f"{hi / lo - 1:.2g}"
 
 
+def data_label(data: str) -> str:
+    """How the tables and sentences name a case's inputs: ``"Gaussian"`` or ``"MNIST"`` (rows without the field,
+    written before it was recorded, are Gaussian)."""
+    return DATA_LABELS.get(data if isinstance(data, str) else "gaussian", str(data))
+
+
 def table_scale(df: pd.DataFrame) -> pd.DataFrame:
     """The "Full-data spectra" table: min angle, lambda_max with its certified error, kappa interval, cost.
 
@@ -145,12 +166,13 @@ def table_scale(df: pd.DataFrame) -> pd.DataFrame:
         df: rows of :func:`lib.chapters.performance.scale.measure_scale_cases`.
 
     Returns:
-        One text row per case: n, depth, how lambda_min was bounded, min angle (rad), lambda_max, its
+        One text row per case: its data (Gaussian or MNIST), n, depth, how lambda_min was bounded, min angle (rad), lambda_max, its
         certified relative error ``(high - low) / lambda_max``, the kappa interval, its relative width
         ``high / low - 1``, seconds, peak resident memory (GiB).
     """
+    data = df["data"] if "data" in df else ["gaussian"] * len(df)
     out = pd.DataFrame({
-        "n": df.n, "depth": df.depth, "lambda_min": df.lambda_min_mode,
+        "data": [data_label(d) for d in data], "n": df.n, "depth": df.depth, "lambda_min": df.lambda_min_mode,
         "min angle (rad)": [f"{a:.6f}" for a in df.min_angle],
         "lambda_max": [f"{v:.6g}" for v in df.lambda_max],
         "lambda_max rel. error bound": [f"{(h - lo) / v:.1e}" for v, lo, h in
@@ -169,12 +191,13 @@ def depth_sentence(rec: pd.DataFrame) -> str:
         rec: rows of :func:`lib.chapters.performance.scale.measure_scale_cases` (or of the records).
 
     Returns:
-        One sentence per n with two or more depths whose kappa intervals are finite: kappa falls (the
-        deeper interval lies wholly below), rises (wholly above) or is undecided (they overlap);
-        ``""`` when no n has two such depths.
+        One sentence per (data, n) with two or more depths whose kappa intervals are finite, naming the data:
+        kappa falls (the deeper interval lies wholly below), rises (wholly above) or is undecided (they overlap);
+        ``""`` when no (data, n) has two such depths.
     """
     out = []
-    for n, g in rec.groupby("n"):
+    rec = rec.assign(data=rec["data"].fillna("gaussian") if "data" in rec else "gaussian")
+    for (data, n), g in rec.groupby(["data", "n"]):
         g = g[[lo is not None and hi is not None and np.isfinite(lo) and np.isfinite(hi)
                for lo, hi in zip(g.kappa_low, g.kappa_high)]].sort_values("depth")
         if len(g) < 2:
@@ -183,7 +206,7 @@ def depth_sentence(rec: pd.DataFrame) -> str:
         how = ("falls with depth: the deeper interval lies wholly below" if b.kappa_high < a.kappa_low else
                "rises with depth: the deeper interval lies wholly above" if b.kappa_low > a.kappa_high else
                "is not decided: the two intervals overlap")
-        out.append(f"At n = {int(n):,} the full-data $\\kappa$ lies in [{a.kappa_low:.4g}, {a.kappa_high:.4g}] at "
+        out.append(f"On {DATA_WORDS.get(data, data)}, at n = {int(n):,}, the full-data $\\kappa$ lies in [{a.kappa_low:.4g}, {a.kappa_high:.4g}] at "
                    f"depth {int(a.depth)} and in [{b.kappa_low:.4g}, {b.kappa_high:.4g}] at depth {int(b.depth)}, "
                    f"so it {how}. ([LH] Figure 3 plots $\\kappa$ on batches of 512, where it falls with depth; "
                    "chapter 3 shows both ways of measuring.)")
@@ -213,7 +236,7 @@ def scale_text(df: pd.DataFrame) -> str:
                f"{_width(r.kappa_low, r.kappa_high)}; $\\lambda_{{\\min}}$ {r.lambda_min_mode}{given}{note}, "
                f"{_secs(lmin)} s)")
         rel = (r.lambda_max_high - r.lambda_max_low) / r.lambda_max
-        lines.append(f"- n = {r.n:,}, depth {r.depth}: exact min angle {r.min_angle:.4f} rad in {_secs(scan)} s, "
+        lines.append(f"- {data_label(getattr(r, 'data', 'gaussian'))}, n = {r.n:,}, depth {r.depth}: exact min angle {r.min_angle:.4f} rad in {_secs(scan)} s, "
                      f"$\\lambda_{{\\max}}$ = {r.lambda_max:.6g} (certified to {rel:.0e} relative) in {_secs(lmax)} s; "
                      f"{kap}; {_secs(r.seconds)} s in all, peak memory {r.peak_gib:.2g} GiB (finished {r.date}, "
                      f"load average {r.load_start:.1f} to {r.load_end:.1f} on {r.cpus} cores).")
@@ -267,12 +290,18 @@ def glue_scale(scale: ScaleRun) -> dict[str, str]:
         ``mnist_tiles``.
     """
     paper_scale = paper_profile().get("scale_ns")
-    caption = (f"Setting: n = {ints(scale.ns, ranges=False)} inputs from N(0, I_d), d = {scale.in_dim} (seed 0 for "
-               f"data and weights); ReLU MLP of width m = {scale.width}, depths L = "
+    if scale.data == "mnist":
+        inputs = (f"MNIST training images (d = 784; pixels 2q/255 - 1 as the authors map them; all {MNIST_N:,} at n = "
+                  f"{MNIST_N:,}, else n drawn with seed 0; seed 0 for the weights)")
+        data_dev = ""
+    else:
+        inputs = f"inputs from N(0, I_d), d = {scale.in_dim} (seed 0 for data and weights)"
+        data_dev = "; the inputs here are Gaussian of MNIST's shape, not MNIST images"
+    caption = (f"Setting: n = {ints(scale.ns, ranges=False)} {inputs}; ReLU MLP of width m = {scale.width}, depths L = "
                f"{ints(scale.depths, ranges=False)}, float64 on {describe_device(scale.device)}; lambda_min mode "
                f"{LAMBDA_MIN_MODES[scale.lambda_min]}{_shifts(scale)}; {profile_text(scale.profile)}. Deviation: the "
-               f"paper computed its NTKs on an A100 GPU in batches of 512 inputs, not on the full {MNIST_N:,}; the "
-               "inputs here are Gaussian of MNIST's shape, not MNIST images.")
+               f"paper computed its NTKs on an A100 GPU in batches of 512 inputs, not on the full {MNIST_N:,}"
+               f"{data_dev}.")
     return {"scale_caption": caption,
             "scale_sizes": f"n = {ints(scale.ns, ranges=False)}, depths {ints(scale.depths, ranges=False)}, width "
                            f"{scale.width}, lambda_min mode {scale.lambda_min}",

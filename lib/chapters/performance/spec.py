@@ -18,6 +18,13 @@ def _one_shift_per_depth(cfg) -> None:
     P.one_per(cfg, "scale_shifts", "scale_depths")
 
 
+def _mnist_has_784_pixels(cfg) -> None:
+    """MNIST's images have 784 pixels: ``scale_in_dim`` must be 784 when ``scale_data`` is ``"mnist"``."""
+    if cfg.scale_data == "mnist" and cfg.scale_in_dim != 784:
+        raise P.ParameterError(f"parameter 'scale_in_dim' must be 784 with scale_data = \"mnist\" (MNIST's images "
+                               f"have 784 pixels), got {cfg.scale_in_dim}")
+
+
 def _ours_is_timed(cfg) -> None:
     """Every ratio is taken against our method, so ``methods`` must include it."""
     if "ours" not in cfg.methods:
@@ -51,6 +58,8 @@ SPEC = ChapterSpec("07_performance", dict(
                    "full-data section: numbers of inputs n (the paper profile: 60000, MNIST's size)"),
     scale_depths=Param([1, 10], P.int_list(min_value=0), "full-data section: depths L"),
     scale_width=Param(512, P.positive_int, "full-data section: hidden width m"),
+    scale_data=Param("mnist", P.choice(["mnist", "gaussian"]),
+                     "full-data section: the inputs, \"mnist\" (MNIST's training images) or \"gaussian\" (N(0, I_d))"),
     scale_in_dim=Param(784, P.positive_int, "full-data section: input dimension d (784: MNIST's shape)"),
     scale_lambda_min=Param("certified", P.choice(["auto", "exact", "certified", "bounds"]),
                            "full-data section: \"auto\", \"exact\", \"certified\" or \"bounds\" (see ntk_extremes)"),
@@ -61,4 +70,4 @@ SPEC = ChapterSpec("07_performance", dict(
     sgd_batch=Param(500, P.positive_int, "SGD section: SGD batch (the paper's)"),
     sgd_runs=Param(9, P.int_at_least(2), "SGD section: runs of the batched grid (chapter 06's rate search: 9 rates)"),
     sgd_n_train=Param(1000, P.positive_int, "SGD section: training inputs (the paper profile: 5000, MNIST-5k's size)"),
-), joint=(_one_shift_per_depth, _ours_is_timed))
+), joint=(_one_shift_per_depth, _ours_is_timed, _mnist_has_784_pixels))
