@@ -176,31 +176,17 @@ studies = optimization.measure_sgd_studies(cfg.sgd_data, cfg.sgd_depths, cfg.see
                                            idx_dir=cfg.idx_dir, fashion_dir=cfg.fashion_dir)
 
 
-def speed_results(speed, name, section, src):
-    # [LH] Figure 4 on `speed`: the loss curves, the rate search and the verdict
-    rec.figure(optimization.plot_loss_curves(speed), f"fig-{name}-loss", setting=optimization.sgd_setting(speed),
-               drawn_by=optimization.plot_loss_curves, data=optimization.table_loss_curves(speed), data_from=src,
-               caption=f"[LH] Figure 4 on {speed.name}: training loss against epoch by depth (seed mean and range).")
-    display(optimization.table_lr_grid(speed))
-    rec(optimization.check_depth_speed(speed), section)
-
-
-def accuracy_results(acc, name, section, src):
-    # [LH] Table 1 on `acc`: accuracy by depth, the paper against this book, and the verdict
-    rec.figure(optimization.plot_accuracy(acc), f"fig-{name}-accuracy", data=optimization.accuracy_table(acc),
-               drawn_by=optimization.plot_accuracy, data_from=src, setting=optimization.sgd_setting(acc, table=True),
-               caption=f"[LH] Table 1 on {acc.name}: held-out accuracy by depth (seed mean and sd) beside the paper's.")
-    # a Styler: no cell is cut short
-    display(optimization.table_table1_vs_paper(table1 := optimization.check_accuracy(acc)).style.hide(axis="index"))
-    rec(table1, section)
-
-
-def record_results(case, name, section):
-    # a record, whole or partial: each part it can show (a partial record's verdicts say what it lacks)
-    if case.figure4 is not None:
-        speed_results(case.figure4, name, section, optimization.measure_sgd_case)
-    if case.table1 is not None:
-        accuracy_results(case.table1, name, section, optimization.measure_sgd_case)
+def sgd_results(speed, acc, name, section, src):
+    # [LH] Figure 4 (loss curves, rate search, verdict) and Table 1 (accuracy, paper against book, verdict);
+    # a part a partial record lacks is None (its verdicts say what it lacks)
+    if speed is not None:
+        rec.figure(**optimization.figure_loss_curves(speed, name, src))
+        display(optimization.table_lr_grid(speed))
+        rec(optimization.check_depth_speed(speed), section)
+    if acc is not None:
+        rec.figure(**optimization.figure_accuracy(acc, name, src))
+        display(optimization.table_table1_vs_paper(table1 := optimization.check_accuracy(acc)).style.hide(axis="index"))
+        rec(table1, section)
 
 
 # %% [markdown]
@@ -220,8 +206,7 @@ def record_results(case, name, section):
 
 # %%
 for study in studies:
-    speed_results(study, f"opt-{study.data.lower()}", "sec-opt-sgd", optimization.measure_sgd_study)
-    accuracy_results(study, f"opt-{study.data.lower()}", "sec-opt-sgd", optimization.measure_sgd_study)
+    sgd_results(study, study, f"opt-{study.data.lower()}", "sec-opt-sgd", optimization.measure_sgd_study)
 
 # %% [markdown]
 # **How this setting differs from the argument of Sec. 5.** The worst-case rates of the first
@@ -266,7 +251,7 @@ rec(optimization.check_sec5c(deep), "sec-opt-deep-kernel")
 
 # %%
 mnist_case = optimization.sgd_record_case("read", data="mnist")
-record_results(mnist_case, "opt-mnist", "sec-opt-record-mnist")
+sgd_results(mnist_case.figure4, mnist_case.table1, "opt-mnist", "sec-opt-record-mnist", optimization.measure_sgd_case)
 
 # %% [markdown]
 # (sec-opt-record)=
@@ -279,7 +264,7 @@ record_results(mnist_case, "opt-mnist", "sec-opt-record-mnist")
 
 # %%
 case = optimization.sgd_record_case(cfg.sgd_record, data="mnist_5k", device=cfg.device)
-record_results(case, "opt-record", "sec-opt-record")
+sgd_results(case.figure4, case.table1, "opt-record", "sec-opt-record", optimization.measure_sgd_case)
 
 # %% tags=["hide-input"]
 for k, v in (optimization.gd_glue(gds, relu) | optimization.sgd_glue(studies) | optimization.record_glue(case)

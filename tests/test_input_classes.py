@@ -77,7 +77,8 @@ GENERIC = {
 
 #: what a zero imaginary part must leave equal, where a result also holds what differs run to run (timings)
 TIMING = ("seconds", "timings", "load_start", "load_end", "t_")
-PROJECT = {"lib.finite.ntk.relu_depth_kernels": lambda out: [row[:3] for row in out]}
+PROJECT = {"lib.finite.ntk.relu_depth_kernels": lambda out: [row[:3] for row in out],
+           "lib.finite.ntk.relu_depth_batch_kernels": lambda out: [(i, [row[:3] for row in ks]) for i, ks in out]}
 
 #: (function, parameter) pairs whose input is a tensor of a given dtype, not a number: a complex one is refused
 #: even with zero imaginary parts (there is no real answer to compare with)
@@ -123,6 +124,7 @@ CALLS = {
     "lib.finite.cost_model.ntk_vp_chunk": lambda: dict(n=4, in_dim=5, width=8, depth=2, memory_budget=2**30),
     "lib.finite.cost_model.param_count": lambda: dict(in_dim=5, width=8, depth=2),
     "lib.finite.extremes.bench.run_scale_case": None,
+    "lib.finite.extremes.bench.scale_inputs": lambda: dict(data="gaussian", n=4, in_dim=5, seed=0),
     "lib.finite.extremes.bench.scale_case": lambda: dict(n=6, depth=1, width=8, in_dim=5, seed=0,
                                                          method="matrix_free", lambda_min="bounds", shift=None),
     "lib.finite.extremes.cholesky.TiledCholesky": lambda: dict(n=6, tile=4),
@@ -148,6 +150,8 @@ CALLS = {
     "lib.finite.ntk.empirical_ntk": lambda: dict(model=_mlp(), X=_unit_rows(4, 5), block_size=2, chunk_size=3),
     "lib.finite.ntk.gram_upper": lambda: dict(A=_unit_rows(4, 5)),
     "lib.finite.ntk.ntk_from_factors": lambda: dict(A=_factors()[0], D=_factors()[1], block_size=2),
+    "lib.finite.ntk.relu_depth_batch_kernels": lambda: dict(X=_unit_rows(6, 5), batches=[np.arange(3), np.arange(3, 6)],
+                                                            width=8, depths=[0, 1, 2], seed=0),
     "lib.finite.ntk.relu_depth_kernels": lambda: dict(X=_unit_rows(4, 5), width=8, depths=[0, 1, 2], seed=0),
     "lib.finite.reference.jacobian_ntk": lambda: dict(model=_mlp(), X=_unit_rows(3, 5), chunk_size=2),
     "lib.finite.reference.ntk_vp": lambda: dict(model=_mlp(), X=_unit_rows(3, 5), chunk_size=2),

@@ -400,11 +400,29 @@ def relu_depth_batch_kernels(X, batches: Sequence[np.ndarray], width: int, depth
         depths: depths L >= 0.
         seed: weight seed.
 
-    Yields:
-        ``(i, kernels)`` per batch ``i`` in order, ``kernels`` the list of ``(L, K, None, seconds)`` of
+    Returns:
+        an iterator of ``(i, kernels)`` per batch ``i`` in order (the arguments checked at the call), ``kernels`` the list of ``(L, K, None, seconds)`` of
         :func:`relu_depth_kernels` on ``X[batches[i]]`` (the time of drawing the networks goes to the first batch).
     """
     X, width, depths, seed = _depth_kernel_args(X, width, depths, seed)
+    batches = [_batch_index(b, i, X.shape[0]) for i, b in enumerate(batches)]
+    return _batch_kernels(X, batches, width, depths, seed)
+
+
+def _batch_index(b, i: int, n: int) -> np.ndarray:
+    """Batch ``i`` of :func:`relu_depth_batch_kernels` as an index array into n rows, or one message naming it."""
+    arr = np.asarray(b)
+    if arr.ndim != 1 or arr.size == 0 or arr.dtype.kind not in "iu":
+        raise InputError(f"batches[{i}] must be a non-empty 1-d array of row indices, got {arr.dtype} of "
+                         f"shape {arr.shape}")
+    if arr.min() < 0 or arr.max() >= n:
+        raise InputError(f"batches[{i}] indexes rows {arr.min()}..{arr.max()} of X, which has {n} rows")
+    return arr
+
+
+def _batch_kernels(X: np.ndarray, batches: list[np.ndarray], width: int, depths: list[int], seed: int
+                   ) -> Iterator[tuple[int, list[tuple[int, np.ndarray, None, float]]]]:
+    """The generator of :func:`relu_depth_batch_kernels`, its arguments checked."""
     t0 = time.perf_counter()
     nets = _relu_depth_weights(X.shape[1], width, depths, seed)
     drawn = time.perf_counter() - t0

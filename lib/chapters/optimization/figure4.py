@@ -29,7 +29,8 @@ from lib.validation import InputError
 
 __all__ = ["PAPER_TABLE1", "SPEED_RHO", "SE_MULTIPLE", "BF16_SHIFT", "BF16_NOTE", "LOSS_FLOOR", "bf16_margin", "late_loss_table", "depth_pairs",
            "check_depth_speed", "accuracy_table", "table1_statements", "check_accuracy", "table_table1_vs_paper",
-           "table_loss_curves", "plot_loss_curves", "plot_accuracy", "sgd_setting", "sgd_glue"]
+           "table_loss_curves", "plot_loss_curves", "plot_accuracy", "sgd_setting", "figure_loss_curves",
+           "figure_accuracy", "sgd_glue"]
 
 #: Test accuracy (%) on MNIST by depth, [LH] Table 1.
 PAPER_TABLE1 = {1: 95.98, 3: 97.43, 6: 97.57, 8: 97.52, 10: 97.39, 12: 97.19}
@@ -242,7 +243,7 @@ def check_depth_speed(study: SGDStudy) -> Check:
     within the noise). Reversing the values (the deeper net slower wherever it was faster) turns every
     significant fall into a significant inversion: an agreeing curve reversed contradicts, a flat one stays
     inconclusive; "always" is one-sided, so a curve between reversed contradicts as soon as it had one
-    significant fall. The level then follows the protocol (:func:`_verdict`): agree -> "reproduced",
+    significant fall. The level then follows the protocol (``_verdict``): agree -> "reproduced",
     contradict -> "not reproduced", between -> "reproduced with caveat" on MNIST (or MNIST-5k) at the paper's
     500 epochs; "inconclusive" below the paper's budget (fewer epochs or seeds, another batch, a rate at the
     grid's edge, a diverged run, a partial record); on other data at the paper's budget, agreement is
@@ -637,6 +638,29 @@ def sgd_setting(study: SGDStudy, table: bool = False) -> str:
             f"nets without biases of width m = {study.width}, depths L = {ints(study.depths)}, {study.seeds} seeds per "
             f"depth; cross-entropy, mini-batch SGD; {search}{source}. Paper: {_paper_setting(table)}. Deviations: "
             + ("; ".join(devs) if devs else "none (the paper's protocol)") + ".")
+
+
+def figure_loss_curves(study: SGDStudy, name: str, data_from) -> dict:
+    """The keyword arguments of :meth:`lib.book.results.Recorder.figure` for ``fig-<name>-loss`` ([LH] Figure 4 on
+    ``study``, :func:`plot_loss_curves`): figure, label, caption, sources, data and the setting line.
+
+    Args:
+        study: a study (:func:`lib.chapters.optimization.sgd.measure_sgd_study`, or one of a record).
+        name: the label's middle part (``"opt-mnist"``).
+        data_from: the function that measured the study (the figure's source).
+    """
+    return dict(fig=plot_loss_curves(study), label=f"fig-{name}-loss", setting=sgd_setting(study),
+                drawn_by=plot_loss_curves, data=table_loss_curves(study), data_from=data_from,
+                caption=f"[LH] Figure 4 on {study.name}: training loss against epoch by depth (seed mean and range).")
+
+
+def figure_accuracy(study: SGDStudy, name: str, data_from) -> dict:
+    """The keyword arguments of :meth:`lib.book.results.Recorder.figure` for ``fig-<name>-accuracy`` ([LH] Table 1
+    on ``study``, :func:`plot_accuracy`); arguments as :func:`figure_loss_curves`."""
+    return dict(fig=plot_accuracy(study), label=f"fig-{name}-accuracy", data=accuracy_table(study),
+                drawn_by=plot_accuracy, data_from=data_from, setting=sgd_setting(study, table=True),
+                caption=f"[LH] Table 1 on {study.name}: held-out accuracy by depth (seed mean and sd) beside the "
+                        "paper's.")
 
 
 def _across(studies: SGDStudies, text) -> str:

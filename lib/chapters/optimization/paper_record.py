@@ -10,8 +10,8 @@ This module runs that protocol as a case too slow for a book build, and commits 
     python -m lib.chapters.optimization --record --depths 1 3 --seeds 0   # some pieces
     python -m lib.chapters.optimization --record --data mnist_5k          # the 5,000-image subset
 
-What runs (:class:`PaperSGDProtocol` holds every value, one comment each; :data:`PAPER_SGD` is MNIST,
-:data:`PAPER_SGD_5K` MNIST-5k):
+What runs (:class:`PaperSGDProtocol` holds every value, one comment each; :data:`~lib.chapters.optimization.paper_record.PAPER_SGD` is MNIST,
+:data:`~lib.chapters.optimization.paper_record.PAPER_SGD_5K` MNIST-5k):
 
 - the authors' network exactly: their ``NN`` scales each layer by sqrt(2 / fan-in), the output
   included; by positive homogeneity it equals :class:`lib.finite.mlp.MLP` (the same N(0, 1)
@@ -88,7 +88,7 @@ TABLE1_DEPTHS = (1, 3, 6, 8, 10, 12)
 
 
 class PaperSGDProtocol(NamedTuple):
-    """The protocol of [LH] Figure 4 / Table 1 as recorded (defaults: all of MNIST, :data:`PAPER_SGD`)."""
+    """The protocol of [LH] Figure 4 / Table 1 as recorded (defaults: all of MNIST, :data:`~lib.chapters.optimization.paper_record.PAPER_SGD`)."""
 
     depths: tuple = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12)  # Figure 4's depths 1-10 and Table 1's 12
     width: int = 512                 # hidden width m (the paper's)
@@ -360,8 +360,8 @@ def _assemble(pieces, p: PaperSGDProtocol) -> dict:
 def read_sgd_record(data: str = "mnist_5k", record_dir: Path = RECORD_DIR) -> dict | None:
     """The record of ``data`` in ``record_dir``, checked as data, or None when there is none ([LH] Figure 4, Table 1).
 
-    The pieces' folder (:data:`RECORD_FOLDERS`) is read when it holds any; MNIST-5k's single file
-    (:data:`RECORD_NAME`) otherwise. Both at once are two records of one case: refused, naming both.
+    The pieces' folder (:data:`~lib.chapters.optimization.paper_record.RECORD_FOLDERS`) is read when it holds any; MNIST-5k's single file
+    (:data:`~lib.chapters.optimization.paper_record.RECORD_NAME`) otherwise. Both at once are two records of one case: refused, naming both.
 
     Args:
         data: ``"mnist"`` or ``"mnist_5k"``.
@@ -409,7 +409,7 @@ def record_studies(rec: dict) -> dict[str, SGDStudy]:
     Returns:
         ``{"Figure 4": SGDStudy, "Table 1": SGDStudy}`` on the record's data, each with its protocol,
         ``search_epochs``, ``loss_record``, ``precision``, the part of the claims it settles
-        (:data:`RECORD_PARTS`), for a record read from disk where it came from (``recorded``), and for a
+        (:data:`~lib.chapters.optimization.paper_record.RECORD_PARTS`), for a record read from disk where it came from (``recorded``), and for a
         partial record what it lacks (``missing``). Only depths with a run enter; a part with fewer than two such
         depths (Table 1: without depth 6, a shallower and a deeper one) is left out.
     """

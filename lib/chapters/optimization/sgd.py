@@ -60,7 +60,7 @@ FOLDER_PARAMS = {"MNIST": "idx_dir", "Fashion-MNIST": "fashion_dir"}
 
 DTYPES = ("float32", "float64")
 
-#: The finest step the rate search must reach next to each chosen rate before [LH] Figure 4 is judged: a factor
+#: The finest step the rate search must reach next to each chosen rate before [LH] Figure 4 is judged, a factor
 #: sqrt 2 (a grid of powers of 2 is refined by the two rates a factor sqrt 2 from the best one).
 RATE_STEP = math.sqrt(2.0)
 

@@ -56,6 +56,7 @@ def scale_inputs(data: str, n: int, in_dim: int, seed: int = 0):
     from lib.data.mnist import MNIST_SPLITS
     if data not in SCALE_DATA:
         raise InputError(f"data must be one of {SCALE_DATA}, got {data!r}")
+    n, in_dim, seed = positive_int(n, "n"), positive_int(in_dim, "in_dim"), check_seed(seed)
     if data == "gaussian":
         return gaussian_data(n, in_dim, seed=seed)
     if in_dim != 784:
