@@ -60,7 +60,74 @@ class PipelineError(RuntimeError):
 
 
 class PipelineInterrupted(RuntimeError):
-    """The run was stopped by Ctrl-C (SIGINT); the notebook's kernel was killed."""
+    """The run was stopped by Ctrl-C (SIGINT) or ``kill PID`` (SIGTERM); the running kernels were killed.
+
+    Attributes:
+        signum: the signal that stopped the run; the exit code is ``128 + signum`` (130, 143).
+    """
+
+    def __init__(self, message: str, signum: int = signal.SIGINT):
+        super().__init__(message)
+        self.signum = int(signum)
+
+
+class DuplicateKeyError(yaml.constructor.ConstructorError):
+    """A YAML mapping gives one key twice (PyYAML would silently keep the last value).
+
+    Attributes:
+        key: the repeated key.
+        lines: the 1-based lines of its first and second appearance.
+    """
+
+    def __init__(self, key, lines: tuple[int, int]):
+        self.key, self.lines = key, lines
+        where = f"lines {lines[0]} and {lines[1]}" if lines[0] != lines[1] else f"both on line {lines[0]}"
+        super().__init__(problem=f"key {key!r} is given twice ({where}); YAML would silently keep the last "
+                                 "value, so remove one")
+
+    def __str__(self) -> str:
+        return self.problem
+
+
+class UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing a mapping that gives a key twice (:class:`DuplicateKeyError`).
+
+    A merge key (``<<: *base``) may still be overridden by a key written beside it, as YAML allows.
+    """
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            seen: dict = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=deep)
+                line = key_node.start_mark.line + 1
+                try:
+                    if key in seen:
+                        raise DuplicateKeyError(key, (seen[key], line))
+                    seen[key] = line
+                except TypeError:  # an unhashable key: the base class refuses it
+                    continue
+        return super().construct_mapping(node, deep=deep)
+
+
+def load_yaml(text: str):
+    """Read YAML text as :func:`yaml.safe_load` does, but refuse a mapping that repeats a key.
+
+    Every profile file and every ``-p`` value is read with it.
+
+    Args:
+        text: the YAML text.
+
+    Returns:
+        The Python value.
+
+    Raises:
+        DuplicateKeyError: a key appears twice in one mapping (its name and both lines in the message).
+        yaml.YAMLError: the text is not valid YAML.
+    """
+    return yaml.load(text, Loader=UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
 
 
 def notebook_sources(root: Path = ROOT) -> list[Path]:
@@ -120,7 +187,8 @@ def load_profiles(root: Path = ROOT, stems: list[str] | None = None) -> dict:
         The profiles.
 
     Raises:
-        PipelineError: one line naming the file: not UTF-8, not valid YAML, a top level that is not a
+        PipelineError: one line naming the file: not UTF-8, not valid YAML, a key given twice in one
+            mapping (two ``smoke:`` blocks, or ``seeds`` twice in one profile), a top level that is not a
             mapping of profile names, or a profile that is not a mapping of parameter names to values.
     """
     out: dict = {}
@@ -128,7 +196,9 @@ def load_profiles(root: Path = ROOT, stems: list[str] | None = None) -> dict:
         if stems is not None and path.stem not in stems:
             continue
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            data = load_yaml(path.read_text(encoding="utf-8"))
+        except DuplicateKeyError as exc:
+            raise PipelineError(f"{path}: {exc}") from None
         except UnicodeDecodeError as exc:
             raise PipelineError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") \
                 from None
@@ -419,7 +489,7 @@ def parse_overrides(pairs: list[list[str]]) -> dict:
             raise PipelineError(f"-p profile {raw}: choose the profile with --profile {raw}, not -p (an override of "
                                 "'profile' would run one profile's values and record another's name)")
         try:
-            out[name] = yaml.safe_load(raw)
+            out[name] = load_yaml(raw)
         except yaml.YAMLError as exc:
             raise PipelineError(f"cannot read the value of parameter {name!r}: {raw!r} ({exc})") from None
     return out

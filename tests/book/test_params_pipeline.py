@@ -301,6 +301,38 @@ def test_a_damaged_profile_is_one_message_naming_its_file(tmp_path, text, match)
     assert main(["--root", str(root), "--only", "09", "--list"]) == 0
 
 
+@pytest.mark.parametrize("text,key,where", [
+    ("smoke:\n  n: 2\n  n: 3\n", "n", "lines 2 and 3"),                   # one parameter twice
+    ("smoke:\n  n: 2\npaper:\n  n: 9\nsmoke:\n  n: 3\n", "smoke", "lines 1 and 5"),  # two smoke: blocks
+    ("smoke: {n: 2, n: 3}\n", "n", "both on line 1"),                      # a flow mapping
+])
+def test_a_profile_with_a_repeated_key_is_refused_naming_file_and_key(tmp_path, monkeypatch, capsys, text, key,
+                                                                       where):
+    from lib.book.pipeline import PipelineError, load_profiles
+    root = demo_root(tmp_path)
+    prof = root / "notebooks" / "profiles" / "09_demo.yaml"
+    prof.write_text(text)
+    with pytest.raises(PipelineError) as exc:
+        load_profiles(root)
+    msg = str(exc.value)
+    assert msg.startswith(f"{prof}: key {key!r} is given twice ({where})") and "\n" not in msg
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(root / "results"))
+    assert main(["--root", str(root), "--profile", "smoke", "--only", "09"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"error: {msg}"
+    assert not (root / "results" / "09_demo.json").exists() and not executed_path(root / "notebooks" / "09_demo.py", root).exists()
+    # counterfactual: the same keys once each are read, and a merge key may be overridden beside it
+    prof.write_text("base: &b {n: 2}\nsmoke:\n  <<: *b\n  n: 3\n")
+    assert load_profiles(root)["smoke"] == {"09_demo": {"n": 3}}
+
+
+def test_a_p_value_with_a_repeated_key_is_refused():
+    from lib.book.pipeline import PipelineError, parse_overrides
+    with pytest.raises(PipelineError, match=r"parameter 'cfg'.*key 'a' is given twice"):
+        parse_overrides([["cfg", "{a: 1, a: 2}"]])
+    assert parse_overrides([["cfg", "{a: 1, b: 2}"]]) == {"cfg": {"a": 1, "b": 2}}
+
+
 def test_a_chapter_being_run_is_not_run_twice(tmp_path, monkeypatch, capsys):
     import fcntl
 
