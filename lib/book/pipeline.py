@@ -34,7 +34,7 @@ last run first, each kernel with the BLAS/OpenMP threads shared out (1 each on 2
 terminal lines prefixed with its chapter (``[03] ...``); the book's pages, which read every chapter's
 verdicts, run after them. A run ends by printing its wall time, each notebook's seconds and the
 same-run float32 matmul rate (:mod:`lib.book.machine`), so that times of different machines compare;
-``--html`` then builds the book with as many Sphinx processes (:mod:`lib.book.html`).
+``--html`` then builds the book (:mod:`lib.book.html`).
 
 A chapter never runs twice at once: a second pipeline asked to run a chapter that is running stops with
 exit code 2 (a lock ``<results>/.<chapter>.lock``), so its verdict file never mixes two runs. Ctrl-C, or
@@ -511,9 +511,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                     help="override one parameter (VALUE parsed as YAML); repeatable")
     ap.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
-                    help=f"notebooks run at once, and Sphinx processes of --html (default: {default_jobs()} here, "
-                         "the cores up to 2); --jobs 1 runs one at a time")
-    ap.add_argument("--html", action="store_true", help="then build the HTML book (lib.book.html)")
+                    help=f"notebooks run at once (default: {default_jobs()} here, the cores up to 2); --jobs 1 runs "
+                         "one at a time")
+    ap.add_argument("--html", action="store_true", help="then build the HTML book (python -m lib.book.html)")
+    ap.add_argument("--html-jobs", type=_positive_int, default=1, metavar="N",
+                    help="Sphinx processes of --html (default 1; see lib.book.html)")
     ap.add_argument("--list", action="store_true", help="list notebooks and their parameters, run nothing")
     ap.add_argument("--stage-pages", action="store_true",
                     help="only link the Markdown pages of book/ into _executed/ (done by every run)")
@@ -541,8 +543,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"all {len(plan)} notebook(s) done in {time.perf_counter() - started:.1f} s "
                       f"({_jobs_note(jobs, plan)}); per notebook: {_times_note(times)}", flush=True)
             if args.html:
-                html_seconds = build_book(root, jobs)
-                print(f"HTML built in {html_seconds:.1f} s (Sphinx with {jobs} process(es))", flush=True)
+                html_seconds = build_book(root, args.html_jobs)
+                print(f"HTML built in {html_seconds:.1f} s ({args.html_jobs} Sphinx process(es))", flush=True)
             if plan or args.html:
                 print(f"wall time {time.perf_counter() - started:.1f} s; {matmul_note(rate_before)}", flush=True)
     except PipelineError as exc:
