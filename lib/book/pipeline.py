@@ -66,7 +66,7 @@ from pathlib import Path
 import yaml
 
 from lib.book.console import LineRelay
-from lib.book.kernels import KERNEL_ARGUMENTS, kernel_manager_class, kill_kernels
+from lib.book.kernels import KERNEL_ARGUMENTS, die_with_parent, kernel_manager_class, kill_kernels
 from lib.book.machine import MATMUL_SHAPE, default_jobs, matmul_threads, measure_matmul_rate, usable_cores
 from lib.book.params import path_or_none
 from lib.book.spec import chapter_spec
@@ -923,6 +923,9 @@ def _run_at_once(tasks: list[Task], at_once: int, run_one):
             running.pop(task.src).join()
             if exc is not None:
                 errors.append(exc)
+                if running:
+                    print(f"{task.src.stem} stopped with an error; the notebooks still running finish first "
+                          "(Ctrl-C stops them)", file=sys.stderr, flush=True)
             else:
                 yield task, seconds
     except KeyboardInterrupt as exc:
@@ -966,14 +969,15 @@ def matmul_note(before: float | None) -> str:
 
 
 def build_book(root: Path, jobs: int) -> float:
-    """Build the HTML book (``python -m lib.book.html``) in a child process; return its seconds.
+    """Build the HTML book (``python -m lib.book.html``) with ``jobs`` Sphinx processes, in a child process
+    that is stopped with the pipeline (Ctrl-C, SIGTERM, or SIGKILL of the pipeline); return its seconds.
 
     Raises:
         PipelineError: the build failed (its own output is on the terminal).
     """
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "lib.book.html", "--root", str(root), "--jobs", str(jobs)],
-                            cwd=root)
+                            cwd=root, preexec_fn=die_with_parent)
     try:
         code = proc.wait()
     except KeyboardInterrupt:

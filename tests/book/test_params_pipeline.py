@@ -397,7 +397,23 @@ def restore_sigint():
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def start_sleeper(tmp_path, sigint_ignored_here=False, busy=False):
+@pytest.fixture
+def start_sleeper(tmp_path):
+    """Start a pipeline running a kernel that sleeps: ``start_sleeper(...)`` -> (process, kernel pid, root).
+    A pipeline a failed test leaves running is killed at teardown (its kernel dies with it)."""
+    started = []
+
+    def start(sigint_ignored_here=False, busy=False):
+        return sleeper_pipeline(tmp_path, sigint_ignored_here, busy, started)
+
+    yield start
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+
+
+def sleeper_pipeline(tmp_path, sigint_ignored_here, busy, started):
     """A pipeline running a kernel that sleeps: (process, kernel pid, root). With ``sigint_ignored_here``
     the pipeline is started as from a background job (SIGINT ignored in this process while it starts)."""
     import signal
@@ -415,6 +431,7 @@ def start_sleeper(tmp_path, sigint_ignored_here=False, busy=False):
     finally:
         if sigint_ignored_here:
             signal.signal(signal.SIGINT, before)
+    started.append(proc)
     t0 = time.time()
     while not mark.exists() and time.time() - t0 < 600 and proc.poll() is None:
         time.sleep(0.2)
@@ -453,28 +470,28 @@ def assert_stopped_cleanly(root: Path, kernel: int):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("sigint_ignored_here", [False, True], ids=["foreground", "background-job"])
-def test_ctrl_c_stops_the_pipeline_within_seconds(tmp_path, sigint_ignored_here):
+def test_ctrl_c_stops_the_pipeline_within_seconds(start_sleeper, sigint_ignored_here):
     import signal
     import time
-    proc, kernel, root = start_sleeper(tmp_path, sigint_ignored_here)
+    proc, kernel, root = start_sleeper(sigint_ignored_here)
     proc.send_signal(signal.SIGINT)
     t1 = time.time()
-    rc = proc.wait(timeout=120)
+    rc = proc.wait(timeout=60)
     assert rc == 130 and time.time() - t1 < 60
     assert "interrupted: 08_sleeper.py interrupted (Ctrl-C)" in proc.stderr.read()
     assert_stopped_cleanly(root, kernel)
 
 
 @pytest.mark.slow
-def test_sigterm_stops_the_pipeline_as_ctrl_c_does(tmp_path):
+def test_sigterm_stops_the_pipeline_as_ctrl_c_does(start_sleeper):
     """``kill PID`` (how a run in the background is stopped): the kernel killed, the lock released, the
     finished cache cell kept, exit code 143 and one line saying so."""
     import signal
     import time
-    proc, kernel, root = start_sleeper(tmp_path)
+    proc, kernel, root = start_sleeper()
     proc.send_signal(signal.SIGTERM)
     t1 = time.time()
-    rc = proc.wait(timeout=120)
+    rc = proc.wait(timeout=60)
     err = proc.stderr.read()
     assert rc == 143 and time.time() - t1 < 60, err
     assert "interrupted: 08_sleeper.py interrupted (SIGTERM): its kernel was stopped" in err
@@ -483,12 +500,12 @@ def test_sigterm_stops_the_pipeline_as_ctrl_c_does(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_kernel_dies_with_a_killed_pipeline(tmp_path):
+def test_the_kernel_dies_with_a_killed_pipeline(start_sleeper):
     """SIGKILL leaves the pipeline no cleanup: the kernel must not live on as an orphan, also while a
     cell holds the interpreter lock (ipykernel's own parent poll, a thread, then never runs)."""
     import signal
     import time
-    proc, kernel, root = start_sleeper(tmp_path, busy=True)
+    proc, kernel, root = start_sleeper(busy=True)
     assert not gone(kernel)  # counterfactual: it runs while the pipeline does
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
