@@ -45,7 +45,7 @@ def strip_ansi(text: str) -> str:
 class LineRelay:
     """Read what one kernel writes and print it on ``out``, one prefixed line at a time.
 
-    Use as a context manager: :attr:`fd` is the descriptor to give the kernel as its stdout and
+    Use as a context manager: ``fd`` is the descriptor to give the kernel as its stdout and
     stderr; on exit the relay prints what is left and stops.
 
     Args:
