@@ -5,6 +5,11 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PROFILE ?= default
+# JOBS=1 runs one notebook at a time (default: the cores, up to 2); HTML_JOBS=2 builds the HTML with 2 Sphinx
+# processes (default 1: no faster on 2 cores, see lib/book/html.py)
+JOBS   ?=
+HTML_JOBS ?= 1
+JOBSARG = $(if $(JOBS),--jobs $(JOBS))
 STAMP  := $(VENV)/.installed
 
 .PHONY: book notebooks html pdf test mutate setup clean
@@ -20,13 +25,16 @@ $(STAMP): requirements.txt requirements-data.txt pyproject.toml
 	touch $(STAMP)
 
 notebooks: $(STAMP)
-	$(PY) -m lib.book.pipeline --profile $(PROFILE)
+	$(PY) -m lib.book.pipeline --profile $(PROFILE) $(JOBSARG)
 
+# jupyter-book build . -W -n --keep-going, able to use Sphinx's parallel jobs (lib/book/html.py)
 html: $(STAMP)
 	$(PY) -m lib.book.pipeline --stage-pages
-	$(VENV)/bin/jupyter-book build . -W -n --keep-going
+	$(PY) -m lib.book.html --jobs $(HTML_JOBS)
 
-book: notebooks html
+# one command, so that its last line gives the wall time of the whole build and the same-run matmul rate
+book: $(STAMP)
+	$(PY) -m lib.book.pipeline --profile $(PROFILE) --html --html-jobs $(HTML_JOBS) $(JOBSARG)
 	@echo "Open _build/html/index.html"
 
 # the whole book as one PDF (headless Chromium prints each page, pypdf merges them; offline).

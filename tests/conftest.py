@@ -41,6 +41,12 @@ def copy_sources(dest: Path) -> Path:
     return dest
 
 
+@pytest.fixture
+def source_copy(tmp_path):
+    """A scratch copy of the book's sources (lib, notebooks, book, configuration), as the build sees them."""
+    return copy_sources(tmp_path)
+
+
 def run(cmd, cwd, env=None, timeout=1800):
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 
@@ -51,6 +57,6 @@ def smoke_book(tmp_path_factory):
     root = copy_sources(tmp_path_factory.mktemp("book"))
     env = dict(os.environ, NTK_RESULTS_DIR=str(root / "results"), NTK_CACHE_DIR=str(root / ".cache"))
     pipe = run([sys.executable, "-m", "lib.book.pipeline", "--profile", "smoke", "--root", str(root)], root, env)
-    jb = Path(sys.executable).parent / "jupyter-book"
-    book = run([str(jb), "build", ".", "-W", "-n", "--keep-going"], root, env) if pipe.returncode == 0 else None
+    # `make html`: jupyter-book build . -W -n --keep-going with Sphinx's parallel jobs
+    book = run([sys.executable, "-m", "lib.book.html", "--root", str(root)], root, env) if pipe.returncode == 0 else None
     return root, pipe, book

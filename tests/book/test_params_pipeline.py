@@ -1,5 +1,6 @@
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -301,6 +302,38 @@ def test_a_damaged_profile_is_one_message_naming_its_file(tmp_path, text, match)
     assert main(["--root", str(root), "--only", "09", "--list"]) == 0
 
 
+@pytest.mark.parametrize("text,key,where", [
+    ("smoke:\n  n: 2\n  n: 3\n", "n", "lines 2 and 3"),                   # one parameter twice
+    ("smoke:\n  n: 2\npaper:\n  n: 9\nsmoke:\n  n: 3\n", "smoke", "lines 1 and 5"),  # two smoke: blocks
+    ("smoke: {n: 2, n: 3}\n", "n", "both on line 1"),                      # a flow mapping
+])
+def test_a_profile_with_a_repeated_key_is_refused_naming_file_and_key(tmp_path, monkeypatch, capsys, text, key,
+                                                                       where):
+    from lib.book.pipeline import PipelineError, load_profiles
+    root = demo_root(tmp_path)
+    prof = root / "notebooks" / "profiles" / "09_demo.yaml"
+    prof.write_text(text)
+    with pytest.raises(PipelineError) as exc:
+        load_profiles(root)
+    msg = str(exc.value)
+    assert msg.startswith(f"{prof}: key {key!r} is given twice ({where})") and "\n" not in msg
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(root / "results"))
+    assert main(["--root", str(root), "--profile", "smoke", "--only", "09"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"error: {msg}"
+    assert not (root / "results" / "09_demo.json").exists() and not executed_path(root / "notebooks" / "09_demo.py", root).exists()
+    # counterfactual: the same keys once each are read, and a merge key may be overridden beside it
+    prof.write_text("base: &b {n: 2}\nsmoke:\n  <<: *b\n  n: 3\n")
+    assert load_profiles(root)["smoke"] == {"09_demo": {"n": 3}}
+
+
+def test_a_p_value_with_a_repeated_key_is_refused():
+    from lib.book.pipeline import PipelineError, parse_overrides
+    with pytest.raises(PipelineError, match=r"parameter 'cfg'.*key 'a' is given twice"):
+        parse_overrides([["cfg", "{a: 1, a: 2}"]])
+    assert parse_overrides([["cfg", "{a: 1, b: 2}"]]) == {"cfg": {"a": 1, "b": 2}}
+
+
 def test_a_chapter_being_run_is_not_run_twice(tmp_path, monkeypatch, capsys):
     import fcntl
 
@@ -343,34 +376,337 @@ def test_an_unwritable_results_directory_stops_before_running(tmp_path, monkeypa
 
 SLEEPER = """# %% tags=["parameters"]
 profile = "default"  # parameter profile
+busy = False  # hold the interpreter lock (one long C call) instead of sleeping
 
 # %%
 import os, pathlib, time
+from lib.book.cache import cached_call
+cached_call("08_sleeper", {"cell": 1}, lambda: 42)  # a finished cache cell, kept when the run is stopped
 pathlib.Path(os.environ["SLEEPER_MARK"]).write_text(str(os.getpid()))
+if busy:
+    sum(range(10 ** 13))  # never lets ipykernel's parent-poll thread run
 time.sleep(600)
 """
 
 
-@pytest.mark.slow
-def test_ctrl_c_stops_the_pipeline_within_seconds(tmp_path):
+def restore_sigint():
+    """In the child before it starts: SIGINT back to its default. A job started in the background of a
+    non-interactive shell (``( make test & )``, CI runners, nohup) inherits SIGINT as ignored, and so
+    would the pipeline this test starts, which then never sees the signal."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.fixture
+def start_sleeper(tmp_path):
+    """Start a pipeline running a kernel that sleeps: ``start_sleeper(...)`` -> (process, kernel pid, root).
+    A pipeline a failed test leaves running is killed at teardown (its kernel dies with it)."""
+    started = []
+
+    def start(sigint_ignored_here=False, busy=False):
+        return sleeper_pipeline(tmp_path, sigint_ignored_here, busy, started)
+
+    yield start
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+
+
+def sleeper_pipeline(tmp_path, sigint_ignored_here, busy, started):
+    """A pipeline running a kernel that sleeps: (process, kernel pid, root). With ``sigint_ignored_here``
+    the pipeline is started as from a background job (SIGINT ignored in this process while it starts)."""
     import signal
     import time
     root = demo_root(tmp_path)
     (root / "notebooks" / "08_sleeper.py").write_text(SLEEPER)
     mark = tmp_path / "kernel.pid"
-    env = dict(os.environ, NTK_RESULTS_DIR=str(root / "results"), SLEEPER_MARK=str(mark))
-    proc = subprocess.Popen([sys.executable, "-m", "lib.book.pipeline", "--root", str(root), "--only", "08"],
-                            cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
+    env = dict(os.environ, NTK_RESULTS_DIR=str(root / "results"), NTK_CACHE_DIR=str(root / ".cache"),
+               SLEEPER_MARK=str(mark))
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN) if sigint_ignored_here else None
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "lib.book.pipeline", "--root", str(root), "--only", "08",
+                                 "-p", "busy", json.dumps(busy)],
+                                cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True, preexec_fn=restore_sigint)
+    finally:
+        if sigint_ignored_here:
+            signal.signal(signal.SIGINT, before)
+    started.append(proc)
     t0 = time.time()
     while not mark.exists() and time.time() - t0 < 600 and proc.poll() is None:
         time.sleep(0.2)
     assert mark.exists(), proc.stderr.read()
-    kernel = int(mark.read_text())
+    time.sleep(0.2)  # the pid is written
+    return proc, int(mark.read_text()), root
+
+
+def gone(pid: int) -> bool:
+    """The process has ended (or is a zombie awaiting its reaper)."""
+    stat = Path(f"/proc/{pid}/stat")
+    try:
+        return stat.read_text().split(")")[-1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def assert_stopped_cleanly(root: Path, kernel: int):
+    """The kernel is gone, the chapter lock is free and names no holder, the finished cache cell is kept."""
+    import fcntl
+    import time
+
+    from lib.book.cache import cell_key, read_record
+    t0 = time.time()
+    while not gone(kernel) and time.time() - t0 < 10:
+        time.sleep(0.1)
+    assert gone(kernel), "the kernel outlived the pipeline"
+    lock = root / "results" / ".08_sleeper.lock"
+    with open(lock, "a+") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises if still held
+        fh.seek(0)
+        assert fh.read() == ""
+    cells = list((root / ".cache" / "sweeps" / "08_sleeper").glob("*.json"))
+    assert len(cells) == 1 and read_record(cells[0], cells[0].stem, "08_sleeper")["result"]["value"] == 42
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sigint_ignored_here", [False, True], ids=["foreground", "background-job"])
+def test_ctrl_c_stops_the_pipeline_within_seconds(start_sleeper, sigint_ignored_here):
+    import signal
+    import time
+    proc, kernel, root = start_sleeper(sigint_ignored_here)
     proc.send_signal(signal.SIGINT)
     t1 = time.time()
-    rc = proc.wait(timeout=120)
+    rc = proc.wait(timeout=60)
     assert rc == 130 and time.time() - t1 < 60
     assert "interrupted: 08_sleeper.py interrupted (Ctrl-C)" in proc.stderr.read()
-    time.sleep(1)
-    stat = Path(f"/proc/{kernel}/stat")  # the kernel is gone too (or a zombie awaiting its reaper)
-    assert not stat.exists() or stat.read_text().split(")")[-1].split()[0] == "Z"
+    assert_stopped_cleanly(root, kernel)
+
+
+@pytest.mark.slow
+def test_sigterm_stops_the_pipeline_as_ctrl_c_does(start_sleeper):
+    """``kill PID`` (how a run in the background is stopped): the kernel killed, the lock released, the
+    finished cache cell kept, exit code 143 and one line saying so."""
+    import signal
+    import time
+    proc, kernel, root = start_sleeper()
+    proc.send_signal(signal.SIGTERM)
+    t1 = time.time()
+    rc = proc.wait(timeout=60)
+    err = proc.stderr.read()
+    assert rc == 143 and time.time() - t1 < 60, err
+    assert "interrupted: 08_sleeper.py interrupted (SIGTERM): its kernel was stopped" in err
+    assert "Traceback" not in err
+    assert_stopped_cleanly(root, kernel)
+
+
+@pytest.mark.slow
+def test_the_kernel_dies_with_a_killed_pipeline(start_sleeper):
+    """SIGKILL leaves the pipeline no cleanup: the kernel must not live on as an orphan, also while a
+    cell holds the interpreter lock (ipykernel's own parent poll, a thread, then never runs)."""
+    import signal
+    import time
+    proc, kernel, root = start_sleeper(busy=True)
+    assert not gone(kernel)  # counterfactual: it runs while the pipeline does
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    t0 = time.time()
+    while not gone(kernel) and time.time() - t0 < 10:
+        time.sleep(0.05)
+    assert gone(kernel) and time.time() - t0 < 1.0, "the kernel outlived a killed pipeline"
+
+
+# ---- notebooks that run at once --------------------------------------------------------------------------
+
+PAIR = """# %% tags=["parameters"]
+profile = "default"  # parameter profile
+me = "{me}"  # this notebook
+other = "{other}"  # the notebook that may run beside it
+wait = 0.0  # seconds to wait for the other to start
+
+# %%
+import os, pathlib, time
+import torch
+here = pathlib.Path(os.environ["PAIR_DIR"])
+(here / f"{{me}}.start").write_text(repr(time.time()))
+t0 = time.time()
+while wait and not (here / f"{{other}}.start").exists() and time.time() - t0 < wait:
+    time.sleep(0.05)
+print("saw other", (here / f"{{other}}.start").exists())
+print("threads", os.environ.get("OMP_NUM_THREADS"), torch.get_num_threads())
+os.write(2, f"{{me}} said this on fd 2\\n".encode())
+(here / f"{{me}}.end").write_text(repr(time.time()))
+"""
+
+AFTER = """# %% tags=["parameters"]
+profile = "default"  # parameter profile
+
+# %%
+import os, pathlib
+here = pathlib.Path(os.environ["PAIR_DIR"])
+print("chapters ended before this page", all((here / f"{s}.end").exists() for s in ("a", "b")))
+"""
+
+
+def pair_root(tmp_path: Path) -> Path:
+    root = demo_root(tmp_path)
+    (root / "notebooks" / "05_a.py").write_text(PAIR.format(me="a", other="b"))
+    (root / "notebooks" / "06_b.py").write_text(PAIR.format(me="b", other="a"))
+    (root / "book" / "after.py").write_text(AFTER)
+    for stem in ("05_a", "06_b"):  # under "smoke" each waits for the other to start
+        (root / "notebooks" / "profiles" / f"{stem}.yaml").write_text("smoke:\n  wait: 60\n")
+    return root
+
+
+def printed(root: Path, stem: str, folder: str = "notebooks") -> str:
+    nb = json.loads((root / EXECUTED / folder / f"{stem}.ipynb").read_text())
+    return "".join("".join(o.get("text", "")) for c in nb["cells"] for o in c.get("outputs", [])
+                   if o.get("name") == "stdout")
+
+
+@pytest.mark.parametrize("jobs", [2, 1])
+def test_chapters_run_two_at_a_time_then_the_pages(tmp_path, monkeypatch, capsys, jobs):
+    from lib.book.machine import usable_cores
+    from lib.book.pipeline import threads_per_kernel
+    root = pair_root(tmp_path)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(root / "results"))
+    monkeypatch.setenv("PAIR_DIR", str(marks))
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        monkeypatch.delenv(var, raising=False)
+    profile = "smoke" if jobs == 2 else "default"
+    assert main(["--root", str(root), "--only", "05", "06", "after", "--jobs", str(jobs), "--profile", profile]) == 0
+    out, err = capsys.readouterr()
+    start = {s: float((marks / f"{s}.start").read_text()) for s in "ab"}
+    end = {s: float((marks / f"{s}.end").read_text()) for s in "ab"}
+    overlap = max(start.values()) < min(end.values())
+    assert "chapters ended before this page True" in printed(root, "after", "book")
+    if jobs == 2:
+        assert overlap and "saw other True" in printed(root, "05_a") and "saw other True" in printed(root, "06_b")
+        n = threads_per_kernel(2)
+        assert n == max(1, usable_cores() // 2)
+        assert f"threads {n} {n}" in printed(root, "05_a")
+        # the kernels' own output reaches the terminal one line at a time, named by its chapter
+        assert "[05] a said this on fd 2" in err and "[06] b said this on fd 2" in err
+        assert "2 at a time" in out and "05_a done in" in out
+    else:  # counterfactual: one at a time, the libraries' own thread counts
+        assert not overlap and "saw other False" in printed(root, "05_a")
+        assert "threads None" in printed(root, "05_a")
+        assert "one at a time" in out
+    assert "per notebook: " in out and re.search(r"wall time [\d.]+ s; float32 matmul 500x512x512: \d+ GFLOP/s at the "
+                                                 r"start, \d+ GFLOP/s at the end", out)
+
+
+def run_in_terminal(cmd: list[str], env: dict, timeout: float = 300) -> tuple[int, str]:
+    """Run ``cmd`` with a pseudo-terminal as its stdin, stdout and stderr, as a person at a terminal
+    would; return its exit code and everything it wrote there."""
+    import pty
+    import select
+    import time
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=ROOT, start_new_session=True)
+    os.close(slave)
+    chunks, t0 = [], time.time()
+    try:
+        while time.time() - t0 < timeout:
+            ready, _, _ = select.select([master], [], [], 1.0)
+            if ready:
+                try:
+                    data = os.read(master, 65536)
+                except OSError:  # EIO: the process and its children closed the terminal
+                    break
+                if not data:
+                    break
+                chunks.append(data)
+            elif proc.poll() is not None:
+                break
+    finally:
+        os.close(master)
+    return proc.wait(timeout=60), b"".join(chunks).decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_progress_bars_are_drawn_on_the_terminal_and_never_in_a_page(tmp_path, jobs):
+    """A run at a terminal, outside pytest: each lib.progress bar is drawn on the terminal (prefixed with its
+    chapter when two run at once) and nothing of it reaches the executed notebook."""
+    root = demo_root(tmp_path)
+    for stem in ("06_bars", "07_bars"):
+        (root / "notebooks" / f"{stem}.py").write_text(BARS)
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
+    env.update(NTK_RESULTS_DIR=str(root / "results"), COLUMNS="100")
+    code, screen = run_in_terminal([sys.executable, "-m", "lib.book.pipeline", "--root", str(root), "--only", "06",
+                                    "07", "--jobs", str(jobs)], env)
+    assert code == 0, screen
+    bars = re.findall(r"^(.*)demo-bar: 100%", screen.replace("\r", "\n"), re.M)
+    assert len(bars) >= 2, screen
+    if jobs == 2:
+        assert {b.strip() for b in bars} >= {"[06]", "[07]"}, screen
+    for stem in ("06_bars", "07_bars"):
+        nb = json.loads(executed_path(root / "notebooks" / f"{stem}.py", root).read_text())
+        assert "demo-bar" not in json.dumps([c.get("outputs", []) for c in nb["cells"]])
+
+
+# ---- paths the user gives are taken from where the command was run --------------------------------------
+
+RECORDS = """# %% tags=["parameters"]
+profile = "default"  # parameter profile
+
+# %%
+from lib.book.cache import cached_call
+from lib.book.results import verdict
+cached_call("09_rel", {"cell": 1}, lambda: 7)
+verdict("09_rel", "[LH] Thm 2.3", status="reproduced", measured="recorded from the notebooks folder")
+"""
+
+READS = """# %% tags=["parameters"]
+profile = "default"  # parameter profile
+
+# %%
+from lib.book.results import load_all
+for row in load_all():
+    print("report row:", row["claim_id"], row["status"])
+"""
+
+
+def test_relative_results_and_cache_folders_are_taken_from_where_the_command_ran(tmp_path, monkeypatch, capsys):
+    root = demo_root(tmp_path / "repo")
+    (root / "notebooks" / "09_rel.py").write_text(RECORDS)
+    (root / "book" / "report.py").write_text(READS)
+    here = tmp_path / "elsewhere"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    monkeypatch.setenv("NTK_RESULTS_DIR", "relres")
+    monkeypatch.setenv("NTK_CACHE_DIR", "relcache")
+    assert main(["--root", str(root), "--only", "09_rel", "report"]) == 0, capsys.readouterr().err
+    assert (here / "relres" / "09_rel.json").exists(), "the verdicts are where the user asked"
+    assert list((here / "relcache" / "sweeps" / "09_rel").glob("*.json")), "and so is the cache"
+    assert (here / "relres" / ".09_rel.lock").exists()
+    strays = [p for p in tmp_path.rglob("relres")] + [p for p in tmp_path.rglob("relcache")]
+    assert strays == [here / "relres", here / "relcache"], "nothing under the notebooks' or pages' folders"
+    assert "report row: [LH] Thm 2.3 reproduced" in printed(root, "report", "book")
+    assert os.environ["NTK_RESULTS_DIR"] == "relres", "the caller's environment is left as it was"
+
+
+def test_a_relative_root_is_taken_from_where_the_command_ran(tmp_path, monkeypatch):
+    root = demo_root(tmp_path / "repo")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("NTK_RESULTS_DIR", raising=False)
+    assert main(["--root", "repo", "--only", "09"]) == 0
+    assert executed_path(root / "notebooks" / "09_demo.py", root).exists()
+    assert (root / "results" / ".09_demo.lock").exists()
+
+
+def test_a_path_parameter_given_with_p_is_made_absolute_before_the_kernel_starts(tmp_path):
+    from lib.book.pipeline import absolute_overrides, absolute_path, path_parameters
+    ch03 = ROOT / "notebooks" / "03_conditioning.py"
+    assert {"data_file", "idx_dir"} <= path_parameters(ch03)
+    assert "seeds" not in path_parameters(ch03)
+    out = absolute_overrides(ch03, {"data_file": "my/x.npy", "idx_dir": "~/mnist", "seeds": 2, "datasets": ["file"]},
+                             cwd=tmp_path)
+    assert out == {"data_file": str(tmp_path / "my" / "x.npy"), "idx_dir": str(Path.home() / "mnist"), "seeds": 2,
+                   "datasets": ["file"]}
+    assert absolute_overrides(ch03, {"data_file": "/abs/x.npy"}, tmp_path) == {"data_file": "/abs/x.npy"}
+    assert absolute_overrides(ch03, {"data_file": None}, tmp_path) == {"data_file": None}  # the checker decides
+    # a notebook without a spec (a book page) has no path parameters: its values are passed as given
+    assert absolute_overrides(ROOT / "book" / "report.py", {"data_file": "x.npy"}, tmp_path) == {"data_file": "x.npy"}
+    assert absolute_path("a/../b", tmp_path) == tmp_path / "b"
