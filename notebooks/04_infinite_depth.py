@@ -246,6 +246,7 @@ rec.figure(**infinite_depth.figure_uncentred(unc, cfg.profile))
 # %%
 rec(infinite_depth.check_uncentred_rate(unc), "sec-aak-uncentred")
 
+# %% [markdown]
 # (sec-aak-more)=
 # ## More of [AAK]: the table of mu, one ReLU layer, other activations
 # **The coefficient of non-linearity.** [AAK] Def 3.1 sets $\mu = 1 - (\mathbb E[z\sigma(z)])^2$ for a normalized
