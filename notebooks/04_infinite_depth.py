@@ -264,8 +264,12 @@ rec(infinite_depth.check_uncentred_rate(unc), "sec-aak-uncentred")
 # Gershgorin; `lib.theory.hadamard_power_bound`).
 #
 # **Other lengths.** For inputs not of unit length, Thm D.1 makes the length map converge for activations that are
-# convex on $(-\infty, 0]$, concave on $[0, \infty)$ and 0 at 0 (panel (d), solid), while App. D.4's ReLU shifted to
-# $\max(z - 0.1, 0)$, monotone as well, drives every length away from 1 (dashed). Lemma D.6: an odd activation never
+# twice differentiable, non-decreasing, 0 at 0, convex on $(-\infty, 0]$ and concave on $[0, \infty)$ (panel (d),
+# solid). Its premises are measured on each activation of App. D.4's list (standard and leaky ReLU, SELU, the centred
+# sigmoid, tanh, arctan): only the last three are twice differentiable, and the theorem is judged on them. App. D.4
+# also says the norm convergence holds for the whole list, differentiability being "only for convenience"; that
+# statement is judged on its own, and positively homogeneous ReLUs keep every length (their length map is the
+# identity). App. D.4's ReLU shifted to $\max(z - 0.1, 0)$, monotone as well, drives every length away from 1 (dashed). Lemma D.6: an odd activation never
 # increases $|\rho|$, whatever the lengths (panel (e); the normalized ReLU, not odd, does). Thm I.1: NormReLU's
 # correlations still decay for inputs of norms 0.5 to 2, at the rate of unit inputs once the lengths settle (panel (f)).
 
@@ -278,7 +282,8 @@ display(infinite_depth.table_mu(more.mu))
 for check in (infinite_depth.check_def31(more.mu), infinite_depth.check_lemma_c2(more.mu),
               infinite_depth.check_mu_table(more.mu), infinite_depth.check_thm_h1(more.one_layer),
               infinite_depth.check_assumption_b(more.one_layer), infinite_depth.check_thm_h5(more.one_layer),
-              infinite_depth.check_length_map(more.lengths), infinite_depth.check_shifted_relu(more.lengths),
+              infinite_depth.check_length_map(more.lengths), infinite_depth.check_d4_list(more.lengths),
+              infinite_depth.check_shifted_relu(more.lengths),
               infinite_depth.check_odd_correlations(more.odd), infinite_depth.check_normrelu_lengths(more.normrelu)):
     rec(check, "sec-aak-more")
 

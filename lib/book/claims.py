@@ -374,11 +374,15 @@ CLAIMS: tuple[Claim, ...] = (
           "non-zero odd coefficients and the inputs satisfy Assumption A, the kernel matrix of a one-hidden-layer "
           "network, $E_w[\\sigma(w \\cdot x_i)\\sigma(w \\cdot x_j)]$, is non-singular.", "App. H",
           checked_by=("infinite_depth.check_thm_h5",)),
-    Claim("[AAK] Thm D.1", "For a non-decreasing activation with $\\sigma(0) = 0$, concave on $[0, \\infty)$ and convex "
-          "on $(-\\infty, 0]$ (App. D.4 names standard and leaky ReLU, SELU, sigmoid, tanh, arctan), the length map "
-          "$q \\mapsto c_\\sigma E[\\sigma(\\sqrt q z)^2]$ brings the squared length of every representation to its "
-          "fixed point 1 at a geometric rate set by $\\sigma$: $|q^{(l)} - 1| \\le \\gamma^l |q^{(0)} - 1|$.",
+    Claim("[AAK] Thm D.1", "For a twice-differentiable non-decreasing activation with $\\sigma(0) = 0$, concave on "
+          "$[0, \\infty)$ and convex on $(-\\infty, 0]$, the length map $q \\mapsto c_\\sigma E[\\sigma(\\sqrt q z)^2]$ "
+          "brings the squared length of every representation to its fixed point 1 at a geometric rate set by $\\sigma$: "
+          "$|q^{(l)} - 1| \\le \\gamma^l |q^{(0)} - 1|$ with $\\gamma < 1$ (Remark D.2).",
           "App. D.1", checked_by=("infinite_depth.check_length_map",)),
+    Claim("[AAK] App D.4(list)", "The norm convergence of Thm D.1 holds more generally than for odd functions: it "
+          "requires a convex-concave activation that is 0 at 0, which most activations used in practice satisfy "
+          "(\"for eg. standard/leaky ReLU, SeLU, sigmoid, tanh, arctan\"); the assumption of differentiability is only "
+          "for convenience.", "App. D.4", checked_by=("infinite_depth.check_d4_list",)),
     Claim("[AAK] App D.4", "Monotonicity alone does not make the length map converge to its fixed point (as Poole et "
           "al. 2016 informally suggest): ReLU with a little shift is monotone and a counterexample.", "App. D.4",
           checked_by=("infinite_depth.check_shifted_relu",)),

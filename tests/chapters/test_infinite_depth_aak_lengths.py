@@ -22,7 +22,15 @@ def test_the_thresholds_are_the_documented_ones():
         assert getattr(D, name) == value, name
 
 
-def maps(*acts, depth=10):
+def premises(*names, outside=()):
+    """A premise table: every name meets Thm D.1's premises except those in ``outside`` (not twice differentiable)."""
+    return pd.DataFrame([dict(activation=a, s0=0.0, min_slope=0.0, concavity=0.0, convexity=0.0,
+                              jump1=0.9 if a in outside else 0.0, jump2=0.0, zero_at_0=True, nondecreasing=True,
+                              convex_concave=True, twice_differentiable=a not in outside, premise=a not in outside)
+                         for a in names])
+
+
+def maps(*acts, depth=10, outside=()):
     """acts: (name, role, per-layer factor g on q - 1, or a callable (q0, l) -> q)."""
     rows = []
     for name, role, g in acts:
@@ -30,55 +38,103 @@ def maps(*acts, depth=10):
             for l in range(depth + 1):
                 q = g(q0, l) if callable(g) else 1 + (q0 - 1) * g ** l
                 rows.append(dict(activation=name, role=role, q0=q0, depth=l, q=q))
-    return A.LengthMaps(pd.DataFrame(rows), Q0, depth)
+    listed = [a for a, role, _ in acts if role == A.D4_ROLE_LIST]
+    return A.LengthMaps(pd.DataFrame(rows), premises(*listed, outside=outside), Q0, depth)
 
 
-def test_length_map_holds_fails_caveat_inconclusive_and_vacuous():
-    fast = ("tanh", "Thm D.1", 0.1)
+L, S = A.D4_ROLE_LIST, A.D4_ROLE_SHIFT
+
+
+def test_d1_premises_are_measured():
+    p = A.d1_premises(("relu", "leaky_relu", "selu", "tanh", "arctan", "sigmoid_centred", "shifted_relu", "relu2",
+                       "gelu")).set_index("activation")
+    assert list(p.index[p.premise]) == ["tanh", "arctan", "sigmoid_centred"]
+    assert not p.loc[["relu", "leaky_relu", "selu"]].twice_differentiable.any()          # a kink of s' at 0
+    assert p.loc[["relu", "leaky_relu", "selu"]].convex_concave.all()                   # but convex-concave, 0 at 0
+    assert p.loc["leaky_relu"].jump1 == pytest.approx(1 - 0.1) and p.loc["selu"].jump1 > 0.7
+    assert not p.loc["shifted_relu"].convex_concave             # s' steps up at 0.1 > 0: not concave on [0, inf)
+    assert not p.loc["relu2"].twice_differentiable and p.loc["relu2"].jump2 == pytest.approx(2, rel=1e-3)
+    assert not p.loc["gelu"].nondecreasing and not p.loc["gelu"].convex_concave
+    assert (p.loc[["tanh", "arctan", "sigmoid_centred"], ["jump1", "jump2"]] < IN * A.PREMISE_TOL).all().all()
+
+
+def test_length_map_judges_the_activations_that_meet_the_premises():
+    fast = ("tanh", L, 0.1)
     assert A.check_length_map(maps(fast)).status == "reproduced"
-    assert A.check_length_map(maps(fast, ("selu", "Thm D.1", 1 + OUT * A.GAMMA_TOL))).status == "not reproduced"
-    kept = A.check_length_map(maps(fast, ("leaky_relu", "Thm D.1", 1 + IN * A.GAMMA_TOL)))
-    assert kept.status == "reproduced with caveat" and "leaky_relu keeps every length" in kept.caveat
-    assert A.check_length_map(maps(fast, ("x", "Thm D.1", 1 - IN * A.GAMMA_TOL))).status == "reproduced with caveat"
-    # contracting but not at the fixed point yet: deeper needed
-    slow = A.check_length_map(maps(fast, ("selu", "Thm D.1", 0.5), depth=10))
-    assert slow.status == "inconclusive" and "deeper needed" in slow.caveat
-    # the final deviation just inside / outside D1_TOL (1.5 * 0.5^l at l = 10 is 1.5e-3; scaled here)
+    # a length moved away from 1, or kept (gamma = 1: no convergence, which Remark D.2's gamma < 1 excludes)
+    assert A.check_length_map(maps(fast, ("arctan", L, 1 + OUT * A.GAMMA_TOL))).status == "not reproduced"
+    assert A.check_length_map(maps(fast, ("arctan", L, 1 + IN * A.GAMMA_TOL))).status == "not reproduced"
+    assert A.check_length_map(maps(fast, ("arctan", L, 1 - IN * A.GAMMA_TOL))).status == "not reproduced"
+    # contracting just beyond GAMMA_TOL below 1, not at the fixed point yet: deeper needed
+    near = A.check_length_map(maps(fast, ("arctan", L, 1 - OUT * A.GAMMA_TOL)))
+    assert near.status == "inconclusive" and "deeper needed" in near.caveat
+    slow = A.check_length_map(maps(fast, ("arctan", L, 0.5), depth=10))
+    assert slow.status == "inconclusive" and "arctan still converge" in slow.caveat
+    # the final deviation just inside / outside D1_TOL
     at = lambda dev: (lambda q0, l: 1 + (q0 - 1) * (0.5 ** l if l < 10 else dev / 1.0))  # noqa: E731
-    assert A.check_length_map(maps(fast, ("s", "Thm D.1", at(IN * A.D1_TOL)))).status == "reproduced"
-    assert A.check_length_map(maps(fast, ("s", "Thm D.1", at(OUT * A.D1_TOL)))).status == "inconclusive"
+    assert A.check_length_map(maps(fast, ("s", L, at(IN * A.D1_TOL)))).status == "reproduced"
+    assert A.check_length_map(maps(fast, ("s", L, at(OUT * A.D1_TOL)))).status == "inconclusive"
     # deviations at or below RATIO_FLOOR enter no ratio: a rounding-level wiggle is not a failure
     def tail(dev):
         return lambda q0, l: 1 + (q0 - 1) * 0.1 ** l if l < 7 else 1 + dev(l)
     wiggle = tail(lambda l: IN * A.RATIO_FLOOR * (1.0 if l % 2 else 0.5))   # ratio 2 from a denominator at the floor
-    assert A.check_length_map(maps(fast, ("w", "Thm D.1", wiggle))).status == "reproduced"
+    assert A.check_length_map(maps(fast, ("w", L, wiggle))).status == "reproduced"
     grow = tail(lambda l: OUT * A.RATIO_FLOOR * 1.01 ** (l - 7))            # ratio 1.01 above the floor
-    assert A.check_length_map(maps(fast, ("w", "Thm D.1", grow))).status == "not reproduced"
+    assert A.check_length_map(maps(fast, ("w", L, grow))).status == "not reproduced"
     # every start already at the fixed point: no ratio, nothing moved
-    assert A.check_length_map(maps(fast, ("flat", "Thm D.1", lambda q0, l: 1.0))).status == "reproduced"
-    assert A.check_length_map(maps(("shifted_relu", "App D.4", 2.0))).status == "not checked"
+    assert A.check_length_map(maps(fast, ("flat", L, lambda q0, l: 1.0))).status == "reproduced"
+
+
+def test_length_map_outside_the_premises_is_reported_never_judged():
+    # leaky ReLU keeps every length, but it is not twice differentiable: outside the theorem, not a failure
+    c = A.check_length_map(maps(("tanh", L, 0.1), ("leaky_relu", L, 1.0), outside=("leaky_relu",)))
+    assert c.status == "reproduced" and "Outside the theorem: leaky_relu: not twice differentiable" in c.measured
+    assert "leaky_relu" not in c.measured.split("Outside")[0]
+    none = A.check_length_map(maps(("leaky_relu", L, 1.0), ("relu", L, 1.0), outside=("leaky_relu", "relu")))
+    assert none.status == "not checked" and none.caveat.startswith("outside the theorem")
+    assert A.check_length_map(maps(("shifted_relu", S, 2.0))).status == "not checked"
+
+
+def test_d4_list_rule():
+    listed = [("tanh", L, 0.1), ("selu", L, 0.2)]
+    assert A.check_d4_list(maps(*listed)).status == "reproduced"
+    kept = A.check_d4_list(maps(*listed, ("leaky_relu", L, 1.0), outside=("leaky_relu",)))
+    assert kept.status == "not reproduced" and "Note on the paper: leaky_relu is on the list" in kept.measured
+    assert [r["holds"] for r in kept.rows] == [True, True, False]
+    # the list is judged whatever the premises of Thm D.1: an identity map fails it just inside GAMMA_TOL of 1
+    assert A.check_d4_list(maps(*listed, ("relu", L, 1 + IN * A.GAMMA_TOL))).status == "not reproduced"
+    away = A.check_d4_list(maps(*listed, ("x", L, 1 + OUT * A.GAMMA_TOL)))
+    assert away.status == "not reproduced" and "Note on the paper" not in away.measured
+    slow = A.check_d4_list(maps(*listed, ("x", L, 1 - OUT * A.GAMMA_TOL)))
+    assert slow.status == "inconclusive" and "deeper needed" in slow.caveat
+    assert A.check_d4_list(maps(("shifted_relu", S, 2.0))).status == "not checked"
 
 
 def test_shifted_relu_counterexample_rule():
-    assert A.check_shifted_relu(maps(("shifted_relu", "App D.4", 1.2))).status == "reproduced"
+    assert A.check_shifted_relu(maps(("shifted_relu", S, 1.2))).status == "reproduced"
     # a start whose deviation grew by just under / over D4_AWAY at the deepest layer
     g_in, g_out = (IN * A.D4_AWAY) ** 0.1, (OUT * A.D4_AWAY) ** 0.1
-    assert A.check_shifted_relu(maps(("s", "App D.4", g_in))).status == "inconclusive"
-    assert A.check_shifted_relu(maps(("s", "App D.4", g_out))).status == "reproduced"
+    assert A.check_shifted_relu(maps(("s", S, g_in))).status == "inconclusive"
+    assert A.check_shifted_relu(maps(("s", S, g_out))).status == "reproduced"
     # a collapse out of the range counts as moved away
     gone = lambda q0, l: math.nan if l > 3 else q0 * 0.1 ** l  # noqa: E731
-    c = A.check_shifted_relu(maps(("s", "App D.4", gone)))
+    c = A.check_shifted_relu(maps(("s", S, gone)))
     assert c.status == "reproduced" and "left [1e-08, 10000]" in c.measured
     # the map converges after all: no counterexample
-    assert A.check_shifted_relu(maps(("s", "App D.4", 0.1))).status == "not reproduced"
-    assert A.check_shifted_relu(maps(("tanh", "Thm D.1", 0.1))).status == "not checked"
+    assert A.check_shifted_relu(maps(("s", S, 0.1))).status == "not reproduced"
+    assert A.check_shifted_relu(maps(("tanh", L, 0.1))).status == "not checked"
 
 
 def test_length_maps_real():
     lm = A.measure_length_maps(D.SPEC.config(aak_length_depth=60))
-    assert set(lm.frame.activation) == {*A.D1_ACTIVATIONS, A.D4_ACTIVATION}
+    assert set(lm.frame.activation) == {*A.D4_LIST, A.D4_ACTIVATION}
     c = A.check_length_map(lm)
-    assert c.status == "reproduced with caveat" and c.caveat.startswith("leaky_relu keeps every length"), c.measured
+    assert c.status == "reproduced", c.measured
+    assert "Activations meeting the premises: sigmoid_centred, tanh, arctan" in c.measured
+    for a in ("relu", "leaky_relu", "selu"):
+        assert f"{a}: not twice differentiable" in c.measured
+    lst = A.check_d4_list(lm)
+    assert lst.status == "not reproduced" and "Note on the paper: relu, leaky_relu are on the list" in lst.measured
     assert A.check_shifted_relu(lm).status == "reproduced"
 
 
@@ -134,3 +190,27 @@ def test_normrelu_lengths_real_and_relu_counterfactual():
     relu = A.check_normrelu_lengths(A.measure_normrelu_lengths(cfg, "relu"))   # uncentred: correlations go to 1
     assert relu.status == "not checked" and "do not decay" in relu.measured
     assert nl.mu == pytest.approx(0.01586, abs=1e-5)
+
+
+def _kinked(name, jump1=0.0, jump2=0.0, s0=0.0, slope=1.0):
+    """An activation 0 at 0 (plus s0), with s' stepping by jump1 and s'' by jump2 at 0 (both upward on the left)."""
+    from lib.activations import Activation
+
+    def f(z):
+        z = np.asarray(z, dtype=float)
+        return s0 + np.where(z > 0, slope * z, (slope - jump1) * z - 0.5 * jump2 * z ** 2)
+
+    def d(z):
+        z = np.asarray(z, dtype=float)
+        return np.where(z > 0, slope, slope - jump1 - jump2 * z)
+    return Activation(name, lambda t: t, f, d, c=1.0, kinks=(0.0,))
+
+
+def test_d1_premise_thresholds():
+    tol = A.PREMISE_TOL
+    p = A.d1_premises([_kinked("in1", jump1=IN * tol), _kinked("out1", jump1=OUT * tol),
+                       _kinked("in2", jump2=IN * tol), _kinked("out2", jump2=OUT * tol),
+                       _kinked("s0in", s0=IN * tol), _kinked("s0out", s0=OUT * tol)]).set_index("activation")
+    assert p.twice_differentiable.to_dict() == dict(in1=True, out1=False, in2=True, out2=False, s0in=True, s0out=True)
+    assert p.zero_at_0.to_dict() == dict(in1=True, out1=True, in2=True, out2=True, s0in=True, s0out=False)
+    assert list(p.index[p.premise]) == ["in1", "in2", "s0in"]

@@ -58,7 +58,7 @@ from lib.chapters.infinite_depth.gradient_angle import (PAPER_PHI_LIMIT_DEG, PHI
 from lib.chapters.infinite_depth.lengths import LENGTH_SHRINK, LENGTH_TOL, Lengths, check_lengths, measure_lengths
 from lib.chapters.infinite_depth.numerics import (DEG, LEGEND_PT, NO_EXPERIMENT, ChapterFigure, decay_slope, deviation_text,
                                                   fit_rate, log_depths, max_offdiagonal, nearest_depth, not_checked,
-                                                  prose_values, unit_diagonal)
+                                                  outside_theorem, prose_values, unit_diagonal)
 from lib.chapters.infinite_depth.relu_kappa import (THM43_RTOL, THM43_RULE, check_thm43, figure_kappa_depth, finite_kappa,
                                                     KappaStudy, measure_kappa, paper_kappa_limit, plot_kappa,
                                                     relu_kappa_vs_depth, table_kappa_deepest)
@@ -69,10 +69,12 @@ from lib.chapters.infinite_depth.aak_mu import (DUAL_STEP, MC_BATCHES, MU_ATOL, 
 from lib.chapters.infinite_depth.aak_one_layer import (DELTA_MIN, H5_CONTROL, H5_PREMISE, LAMBDA_RTOL, OneLayerKernels,
                                                        check_assumption_b, check_thm_h1, check_thm_h5,
                                                        measure_one_layer_kernels)
-from lib.chapters.infinite_depth.aak_lengths import (D1_ACTIVATIONS, D1_TOL, D4_ACTIVATION, D4_AWAY, D6_ATOL,
-                                                     D6_CONTROL, D6_LENGTHS, D6_ODD, D6_RHOS, I1_NORMS, GAMMA_TOL, I1_MIN_RATIO, LENGTH_Q0,
-                                                     RATIO_FLOOR, LengthMaps, NormReluLengths, OddCorrelations,
-                                                     check_length_map, check_normrelu_lengths,
+from lib.chapters.infinite_depth.aak_lengths import (D1_TOL, D4_ACTIVATION, D4_AWAY, D4_LIST, D4_ROLE_LIST,
+                                                     D4_ROLE_SHIFT, D6_ATOL, D6_CONTROL, D6_LENGTHS, D6_ODD, D6_RHOS,
+                                                     I1_NORMS, GAMMA_TOL, I1_MIN_RATIO, LENGTH_Q0, PREMISE_GRID,
+                                                     PREMISE_TOL, RATIO_FLOOR, LengthMaps, NormReluLengths,
+                                                     OddCorrelations, check_d4_list, check_length_map,
+                                                     check_normrelu_lengths, d1_premises, length_outcomes,
                                                      check_odd_correlations, check_shifted_relu, measure_length_maps,
                                                      measure_normrelu_lengths, measure_odd_correlations)
 from lib.chapters.infinite_depth.aak_more import AakMore, figure_aak_more, measure_aak_more, plot_aak_more
@@ -95,7 +97,7 @@ __all__ = [
     "ACTIVATIONS", "SPEC",
     # numerics
     "DEG", "LEGEND_PT", "NO_EXPERIMENT", "log_depths", "fit_rate", "decay_slope", "deviation_text", "unit_diagonal",
-    "max_offdiagonal", "nearest_depth", "not_checked", "ChapterFigure", "prose_values",
+    "max_offdiagonal", "nearest_depth", "not_checked", "outside_theorem", "ChapterFigure", "prose_values",
     # collapse
     "g_iterates", "collapse_profile", "finite_collapse", "G_MC_DEG", "G_MC_SAMPLES", "g_monte_carlo", "Collapse",
     "measure_collapse", "plot_collapse", "figure_collapse", "G_MC_SIGMAS", "COLLAPSE_TOL", "check_g_plot",
@@ -127,7 +129,8 @@ __all__ = [
     "H5_PREMISE", "H5_CONTROL", "OneLayerKernels", "measure_one_layer_kernels", "LAMBDA_RTOL", "DELTA_MIN",
     "check_thm_h1", "check_assumption_b", "check_thm_h5",
     # aak_lengths
-    "D1_ACTIVATIONS", "D4_ACTIVATION", "D6_ODD", "D6_CONTROL", "D6_LENGTHS", "D6_RHOS", "I1_NORMS", "LENGTH_Q0", "LengthMaps", "measure_length_maps",
+    "D4_LIST", "D4_ACTIVATION", "D4_ROLE_LIST", "D4_ROLE_SHIFT", "PREMISE_TOL", "PREMISE_GRID", "d1_premises",
+    "length_outcomes", "check_d4_list", "D6_ODD", "D6_CONTROL", "D6_LENGTHS", "D6_RHOS", "I1_NORMS", "LENGTH_Q0", "LengthMaps", "measure_length_maps",
     "OddCorrelations", "measure_odd_correlations", "NormReluLengths", "measure_normrelu_lengths", "GAMMA_TOL",
     "RATIO_FLOOR", "D1_TOL", "D4_AWAY", "D6_ATOL", "I1_MIN_RATIO", "check_length_map", "check_shifted_relu",
     "check_odd_correlations", "check_normrelu_lengths",

@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 from lib import theory
 from lib.activations import aak_activation
 from lib.book.plotting import figure, palette
-from lib.chapters.infinite_depth.aak_lengths import (D6_CONTROL, LengthMaps, NormReluLengths, OddCorrelations,
+from lib.chapters.infinite_depth.aak_lengths import (D4_ROLE_SHIFT, D6_CONTROL, LengthMaps, NormReluLengths, OddCorrelations,
                                                      measure_length_maps, measure_normrelu_lengths,
                                                      measure_odd_correlations)
 from lib.chapters.infinite_depth.aak_mu import MuStudy, measure_mu
@@ -136,7 +136,7 @@ def plot_aak_more(st: AakMore) -> Figure:
         s = lm[lm.activation == a]
         for j, q0 in enumerate((min(st.lengths.q0), max(st.lengths.q0))):
             t = s[s.q0 == q0]
-            ax.semilogy(t.depth, t.q, "--" if (t.role == "App D.4").all() else "-", color=c,
+            ax.semilogy(t.depth, t.q, "--" if (t.role == D4_ROLE_SHIFT).all() else "-", color=c,
                         label=a if j == 0 else None)
     ax.set(xlabel="layer l", ylabel=r"squared length $q^{(l)}$", ylim=(1e-8, 1e4),
            title="(d) length map: Thm D.1, App. D.4 (dashed)")

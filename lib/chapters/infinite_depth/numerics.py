@@ -19,7 +19,7 @@ from lib.book.wording import floats, ints, words
 
 __all__ = ["DEG", "LEGEND_PT", "NO_EXPERIMENT",
            "log_depths", "fit_rate", "decay_slope", "deviation_text", "unit_diagonal",
-           "max_offdiagonal", "nearest_depth", "not_checked", "ChapterFigure", "prose_values"]
+           "max_offdiagonal", "nearest_depth", "not_checked", "outside_theorem", "ChapterFigure", "prose_values"]
 
 
 #: degrees per radian
@@ -124,6 +124,21 @@ def nearest_depth(depths, target: float) -> int:
     deepest, where the checks compare a gap with its value a decade earlier)."""
     depths = np.asarray(depths)
     return int(depths[np.argmin(np.abs(depths - target))])
+
+
+def outside_theorem(claim_id: str, measured: str, why: str, part: str = "") -> Check:
+    """The verdict "not checked" of a check whose data all lie outside the theorem's premises (never a pass).
+
+    Args:
+        claim_id: the registry id of the claim.
+        measured: what the run has instead, in one sentence.
+        why: which premise fails (the caveat reads "outside the theorem: <why>").
+        part: the part of the claim, if the check records one.
+
+    Returns:
+        The :class:`lib.book.results.Check`.
+    """
+    return Check(claim_id, status="not checked", part=part, measured=measured, caveat=f"outside the theorem: {why}")
 
 
 def not_checked(claim_id: str, measured: str, why: str, part: str = "") -> Check:
