@@ -37,21 +37,72 @@ def h5(prem=1e-3, ctrl=1e-17, delta=0.04):
                  row("hermite2", "control", ctrl, delta=delta, rank_bound=15))
 
 
-def test_h1_holds_fails_thresholds_and_vacuous():
-    c = O.check_thm_h1(study(row(), row(data="digits", n=100, d=64)))
-    assert c.status == "reproduced" and len(c.rows) == 2 and all(r["holds"] for r in c.rows)
-    assert "certified lower bound" in c.measured and "100 digits" in c.measured
-    assert O.check_thm_h1(study(row(ratio=OUT * R))).status == "reproduced"
-    assert O.check_thm_h1(study(row(ratio=IN * R))).status == "not reproduced"       # singular kernel
-    # below the certified bound: the numerics are wrong
-    assert O.check_thm_h1(study(row(ratio=1e-3, bound=1.01e-3))).status == "not reproduced"
+def finite(shares, data="digits", n=100, delta=0.02, bound=1e-4, seeds=10):
+    """Thm H.1 at finite width: at width m, round(share * seeds) seeds above the bound (the others below)."""
+    rows = []
+    for m, share in shares.items():
+        k = round(share * seeds)
+        rows += [dict(data=data, n=n, delta=delta, width=m, seed=s, lam_min=bound * (2.0 if s < k else 0.5),
+                      bound=bound, lam_inf=10 * bound) for s in range(seeds)]
+    return rows
+
+
+def h1(*sets, seeds=10):
+    return O.OneLayerKernels(pd.DataFrame([row()]), 100, 20, 5, pd.DataFrame([r for rows in sets for r in rows]), seeds)
+
+
+def test_h1_at_finite_width_holds_fails_caveat_inconclusive():
+    ok = O.check_thm_h1(h1(finite({64: 0.0, 128: 0.1, 256: 1.0, 1024: 1.0}), finite({64: 1.0, 256: 1.0}, "Gaussian", 20)))
+    assert ok.status == "reproduced" and len(ok.rows) == 2 and all(r["holds"] for r in ok.rows)
+    assert "0% (m = 64), 10% (m = 128), 100% (m = 256)" in ok.measured and "median lambda_min is 0.500" not in ok.measured
+    # widths below n are not judged: a high share there does not count against the largest width
+    assert O.check_thm_h1(h1(finite({64: 1.0, 128: 0.9, 256: 0.9}))).status == "reproduced"
+    # with high probability at the largest width, though a smaller judged width had more: a caveat (seed noise)
+    noisy = O.check_thm_h1(h1(finite({128: 1.0, 256: 0.9})))
+    assert noisy.status == "reproduced with caveat" and "a smaller width had more" in noisy.caveat
+    # the bound in most draws only
+    most = O.check_thm_h1(h1(finite({128: 0.2, 256: 0.6})))
+    assert most.status == "reproduced with caveat" and "not yet 90%" in most.caveat
+    # fewer than half, still rising: the width the theorem needs is not reached
+    rising = O.check_thm_h1(h1(finite({128: 0.1, 256: 0.4})))
+    assert rising.status == "inconclusive" and "still rises" in rising.caveat and rising.rows[0]["holds"] is None
+    # fewer than half and not rising: more width does not bring the bound
+    assert O.check_thm_h1(h1(finite({128: 0.4, 256: 0.4}))).status == "not reproduced"
+    assert O.check_thm_h1(h1(finite({128: 0.4, 256: 0.3}))).status == "not reproduced"
     # one failing data set fails the claim
-    assert O.check_thm_h1(study(row(), row(data="digits", ratio=1e-16))).status == "not reproduced"
-    # Assumption A fails (a repeated point): the data set is not judged; alone, not checked
-    assert O.check_thm_h1(study(row(), row(data="digits", ratio=0.0, delta=IN * O.DELTA_MIN))).status == "reproduced"
-    nc = O.check_thm_h1(study(row(delta=0.0)))
+    assert O.check_thm_h1(h1(finite({256: 1.0}), finite({256: 0.0}, "Gaussian", 20))).status == "not reproduced"
+    # every width below n: nothing judged
+    low = O.check_thm_h1(h1(finite({32: 0.0, 64: 0.0})))
+    assert low.status == "inconclusive" and "every width is below n = 100" in low.caveat
+
+
+def test_h1_thresholds_just_inside_and_outside():
+    """The shares at H1_HIGH_PROB and H1_MOST x 0.99 / x 1.01 (1,000 seeds, so that 0.1% is one seed)."""
+    def share(v):
+        return O.check_thm_h1(h1(finite({128: 0.0, 256: v}, seeds=1000), seeds=1000)).status
+    assert share(OUT * O.H1_HIGH_PROB) == "reproduced"
+    assert share(IN * O.H1_HIGH_PROB) == "reproduced with caveat"
+    assert share(OUT * O.H1_MOST) == "reproduced with caveat"
+    assert share(IN * O.H1_MOST) == "inconclusive"      # rising from 0
+    # lambda_min at the bound counts as above it; just below does not
+    rows = finite({256: 1.0})
+    rows[0]["lam_min"] = rows[0]["bound"] * IN
+    assert O.check_thm_h1(h1(rows)).status == "reproduced"       # 9 of 10 = H1_HIGH_PROB
+    rows[1]["lam_min"] = rows[1]["bound"]
+    assert O.check_thm_h1(h1(rows)).status == "reproduced"
+    rows[1]["lam_min"] = rows[1]["bound"] * IN
+    assert O.check_thm_h1(h1(rows)).status == "reproduced with caveat"
+
+
+def test_h1_outside_its_premise_or_vacuous_is_not_checked():
+    assert O.check_thm_h1(h1()).status == "not checked"                                    # nothing ran
+    nc = O.check_thm_h1(h1(finite({256: 1.0}, delta=IN * O.DELTA_MIN)))
     assert nc.status == "not checked" and "Assumption A" in nc.caveat
-    assert O.check_thm_h1(study(row(ratio=1e-16, delta=OUT * O.DELTA_MIN))).status == "not reproduced"
+    assert O.check_thm_h1(h1(finite({256: 1.0}, delta=OUT * O.DELTA_MIN))).status == "reproduced"
+    # Assumption A fails on one data set: that one is not judged
+    assert O.check_thm_h1(h1(finite({256: 1.0}), finite({256: 0.0}, "Gaussian", 20, delta=0.0))).status == "reproduced"
+    zero = O.check_thm_h1(h1(finite({256: 1.0}, bound=0.0)))
+    assert zero.status == "not checked" and "vacuous" in zero.caveat
 
 
 def test_assumption_b_turns_singular_inputs_and_is_vacuous_otherwise():
@@ -91,3 +142,7 @@ def test_measure_on_small_data():
     assert g.loc["hermite2", "lam_min"] / g.loc["hermite2", "lam_max"] < 1e-12       # rank 6 < 12 points
     for check in (O.check_thm_h1, O.check_assumption_b, O.check_thm_h5):
         assert check(st).status == "reproduced", check.__name__
+    fw = st.finite
+    assert set(fw.width) == set(D.SPEC.config().aak_h1_widths) and st.seeds == D.SPEC.config().aak_h1_seeds
+    wide = fw[(fw.data == "digits") & (fw.width == fw.width.max())]
+    assert ((wide.lam_min - wide.lam_inf).abs() < 0.1 * wide.lam_inf).all()   # concentrates on the infinite width
