@@ -330,17 +330,20 @@ CLAIMS: tuple[Claim, ...] = (
           "$[0, \\infty)$ (like tanh), inputs of non-unit length reach the fixed point of the length map and "
           "their correlations shrink after enough layers.", "Sec. 3.5",
           checked_by=("infinite_depth.check_lengths",)),
-    Claim("[AAK] Thm 4.1", "Training only the top layer by gradient descent on the square loss reaches an "
-          "$\\epsilon$-suboptimal point in a number of steps proportional to the top-layer kernel's condition "
-          "number times $\\log(1/\\epsilon)$, at large enough width.", "Sec. 4.1",
+    Claim("[AAK] Thm 4.1", "At a depth where the top-layer kernel's condition number is a constant (of order "
+          "$\\log(n)/\\mu$ layers) and for a width $m$ at least a polynomial, with a $C$-bounded activation, training only the "
+          "top layer by gradient descent on the square loss with an appropriate step finds an $\\epsilon$-suboptimal point "
+          "in $O(\\log(1/\\epsilon))$ steps, with high probability over the initialization.", "Sec. 4.1",
           checked_by=("infinite_depth.check_aak_training",)),
-    Claim("[AAK] Thm 4.2", "Training all layers by gradient descent reaches an $\\epsilon$-suboptimal point in "
-          "a number of iterations proportional to the NTK condition number times $\\log(1/\\epsilon)$, at "
-          "large enough width.", "Sec. 4.2", checked_by=("infinite_depth.check_aak_training",)),
-    Claim("[AAK] Thm E.3", "Training only the top layer by stochastic gradient descent on the square loss also "
-          "reaches an $\\epsilon$-suboptimal point in a number of passes over the data proportional to the top-layer "
-          "kernel's condition number times $\\log(1/\\epsilon)$, at large enough width (the SGD version of "
-          "Thm 4.1).", "App. E", checked_by=("infinite_depth.check_aak_training",)),
+    Claim("[AAK] Thm 4.2", "For a smooth, bounded activation with bounded derivatives, at a depth where the NTK's "
+          "condition number is a constant and a width that is a large enough constant (depending on $n$, $L$ and "
+          "$\\epsilon$; the NTK then stays close to its initial value), gradient descent on all layers finds an "
+          "$\\epsilon$-suboptimal point in $O(\\log(1/\\epsilon))$ iterations, with high probability.", "Sec. 4.2",
+          checked_by=("infinite_depth.check_aak_training",)),
+    Claim("[AAK] Thm E.3", "With the depth and width of Thm E.2 (the appendix form of Thm 4.1), stochastic gradient "
+          "descent on the top layer finds a point that is $\\epsilon$-suboptimal in expectation in "
+          "$O(\\log(1/\\epsilon))$ passes over the data, with high probability over the initialization.", "App. E",
+          checked_by=("infinite_depth.check_aak_training",)),
     Claim("[AAK] Sec 7", "NormReLU $\\lambda_b(\\max(x, b) - c_b)$ is a normalized activation for every $b$; "
           "the paper's choice has $\\lambda_b \\approx 1.0507$.", "Sec. 7",
           checked_by=("infinite_depth.check_normrelu", "infinite_depth.check_normrelu_family"),
@@ -368,7 +371,8 @@ CLAIMS: tuple[Claim, ...] = (
           "one-layer ReLU features $\\phi(x) = m^{-1/2}(\\sigma(w_r \\cdot x))_{r \\le m}$, $w_r \\sim N(0, I_d)$ "
           "i.i.d., there is a universal constant $C$ such that for $m$ larger than $C$ times a polynomial in $n$ and "
           "$1/\\delta$, with high probability the Gram matrix $\\Phi^\\top\\Phi$ of the features has its smallest "
-          "eigenvalue bounded below by a positive quantity that depends on $n$ and $\\delta$.", "App. H",
+          "eigenvalue bounded below by a positive quantity that depends on $n$ and $\\delta$ (a finite-width statement: "
+          "tested at widths $m$ over weight draws).", "App. H",
           checked_by=("infinite_depth.check_thm_h1",)),
     Claim("[AAK] Thm H.5", "If the Hermite expansion of $\\sigma$ has infinitely many non-zero even and infinitely many "
           "non-zero odd coefficients and the inputs satisfy Assumption A, the kernel matrix of a one-hidden-layer "

@@ -24,7 +24,8 @@ rates, and runs the finite-width comparisons. The modules, one job each:
 * :mod:`~lib.chapters.infinite_depth.aak_depth_bound` -- [AAK] Cor 3.3, 3.5: the depth for kappa <= 1 + eps;
 * :mod:`~lib.chapters.infinite_depth.uncentred` -- [AAK] Thm 3.10 with rho* < 1: the exponential rate;
 * :mod:`~lib.chapters.infinite_depth.normrelu_family` -- [AAK] Sec 7: NormReLU for every b, lambda_b from SELU;
-* :mod:`~lib.chapters.infinite_depth.aak_training` -- [AAK] Thm 4.1, 4.2, E.3: steps to eps against kappa.
+* :mod:`~lib.chapters.infinite_depth.aak_training` -- [AAK] Thm 4.1, 4.2, E.3: steps to eps past the depth where
+  kappa is a constant, at a width where the finite kernel inherits it.
 
 ``measure_*`` measure and return a frozen result that carries the settings it was measured with, ``plot_*``
 draw a result and each ``figure_*`` (a :class:`~lib.chapters.infinite_depth.numerics.ChapterFigure`) declares
@@ -81,9 +82,10 @@ from lib.chapters.infinite_depth.aak_more import AakMore, figure_aak_more, measu
 # [AAK] Cor 3.3/3.5 depth bound, Thm 3.10 with rho* < 1, Sec 7 for every b, Thm 4.1/4.2/E.3 training (issue 26)
 from lib.chapters.infinite_depth.aak_depth_bound import (DEPTH_BOUND_EPS, check_depth_bound, measured_depth,
                                                          table_depth_bound)
-from lib.chapters.infinite_depth.aak_training import (GD_RATIO_MAX, LAZY_TOL, SGD_CHUNK, SGD_RATIO_MAX, TRAIN_EPS,
-                                                      TRAIN_MODES, AakTraining, check_aak_training,
-                                                      figure_aak_training, measure_aak_training, plot_aak_training)
+from lib.chapters.infinite_depth.aak_training import (GD_RATIO_MAX, KAPPA_CONSTANT, LAZY_TOL, SGD_CHUNK,
+                                                      SGD_RATIO_MAX, STEP_GROWTH, TRAIN_EPS, TRAIN_MODES, WIDTH_RTOL,
+                                                      AakTraining, check_aak_training, figure_aak_training,
+                                                      measure_aak_training, plot_aak_training, training_premises)
 from lib.chapters.infinite_depth.normrelu_family import (NORMRELU_B_GRID, NORMRELU_QUAD_TOL, PAPER_LAMBDA_DIGITS,
                                                          NormReluFamily, check_normrelu_family, figure_normrelu_family,
                                                          measure_normrelu_family, plot_normrelu_family)
@@ -143,5 +145,6 @@ __all__ = [
     "NORMRELU_B_GRID", "NormReluFamily", "measure_normrelu_family", "plot_normrelu_family", "figure_normrelu_family",
     "NORMRELU_QUAD_TOL", "PAPER_LAMBDA_DIGITS", "check_normrelu_family",
     "TRAIN_EPS", "TRAIN_MODES", "AakTraining", "measure_aak_training", "plot_aak_training", "figure_aak_training",
-    "SGD_CHUNK", "GD_RATIO_MAX", "SGD_RATIO_MAX", "LAZY_TOL", "check_aak_training",
+    "SGD_CHUNK", "GD_RATIO_MAX", "SGD_RATIO_MAX", "KAPPA_CONSTANT", "WIDTH_RTOL", "STEP_GROWTH", "LAZY_TOL",
+    "training_premises", "check_aak_training",
 ]

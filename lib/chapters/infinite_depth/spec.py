@@ -50,5 +50,8 @@ SPEC = ChapterSpec("04_infinite_depth", dict(
     uncentred_depth=Param(400, P.positive_int, "deepest L of the [AAK] Thm 3.10 correlations of uncentred activations"),
     aak_train_activation=Param("norm_gelu", P.choice(ACTIVATIONS), "activation of the [AAK] Sec. 4 training check"),
     aak_train_width=Param(512, P.positive_int, "width of the [AAK] Sec. 4 training check"),
-    aak_train_depths=Param([1, 2, 4, 8], P.int_list(min_value=1), "depths of the [AAK] Sec. 4 training check"),
+    aak_train_depths=Param([1, 2, 4, 8, 16], P.int_list(min_value=1),
+                           "depths of the [AAK] Sec. 4 training check (kappa reaches a constant from about 16 on)"),
+    aak_train_widths=Param([128, 512, 1024], P.int_list(min_value=1),
+                           "widths of the [AAK] Sec. 4 check of the finite kernel's kappa against the infinite one"),
 ))
