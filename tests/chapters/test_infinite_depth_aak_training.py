@@ -118,3 +118,23 @@ def test_on_a_real_case():
         assert c.status == "inconclusive" and "wider needed" in c.caveat, c.measured
     fig = T.figure_aak_training(tr, "smoke")
     assert isinstance(fig["fig"], Figure) and len(fig["data"]) == 6 and "width 64 at depths 1, 16" in fig["setting"]
+
+
+def test_all_layer_training_outside_the_activation_premise_is_not_judged(monkeypatch):
+    assert T.smooth_premise("norm_gelu")[0] and T.smooth_premise("norm_tanh")[0]
+    assert not T.smooth_premise("norm_relu")[0]                   # a kink: s' not Lipschitz
+    assert not T.smooth_premise("relu2")[0]
+    tr = training("all GD", SHALLOW, run(16, 10), run(32, 12))
+    out = T.check_aak_training(T.AakTraining(tr.frame, tr.widths, "norm_relu", 20, 512, [128], [1, 16, 32], 1e-3, 0),
+                               "all GD")
+    assert out.status == "not checked" and out.caveat.startswith("outside the theorem") and "kinks at 0" in out.measured
+    # the top layer's theorems ask nothing of the kind: the same data are judged there
+    top = training("top GD", SHALLOW, run(16, 10), run(32, 12))
+    assert T.check_aak_training(T.AakTraining(top.frame, top.widths, "norm_relu", 20, 512, [128], [1, 16, 32], 1e-3, 0),
+                                "top GD").status == "reproduced"
+    # SMOOTH_MAX just inside / outside: s = a z^2 / 2 has s'' = a on the grid (and s' = 10 a at z = 10)
+    from lib.activations import Activation
+    for a, ok in ((IN * T.SMOOTH_MAX / 10, True), (OUT * T.SMOOTH_MAX / 10, False)):
+        act = Activation("q", lambda t: t, lambda z, a=a: a * z ** 2 / 2, lambda z, a=a: a * z, c=1.0)
+        monkeypatch.setattr(T, "get_activation", lambda name, act=act: act)
+        assert T.smooth_premise("q")[0] is ok

@@ -83,9 +83,10 @@ from lib.chapters.infinite_depth.aak_more import AakMore, figure_aak_more, measu
 from lib.chapters.infinite_depth.aak_depth_bound import (DEPTH_BOUND_EPS, check_depth_bound, measured_depth,
                                                          table_depth_bound)
 from lib.chapters.infinite_depth.aak_training import (GD_RATIO_MAX, KAPPA_CONSTANT, LAZY_TOL, SGD_CHUNK,
-                                                      SGD_RATIO_MAX, STEP_GROWTH, TRAIN_EPS, TRAIN_MODES, WIDTH_RTOL,
-                                                      AakTraining, check_aak_training, figure_aak_training,
-                                                      measure_aak_training, plot_aak_training, training_premises)
+                                                      SGD_RATIO_MAX, SMOOTH_GRID, SMOOTH_MAX, STEP_GROWTH, TRAIN_EPS,
+                                                      TRAIN_MODES, WIDTH_RTOL, AakTraining, check_aak_training,
+                                                      figure_aak_training, measure_aak_training, plot_aak_training,
+                                                      smooth_premise, training_premises)
 from lib.chapters.infinite_depth.normrelu_family import (NORMRELU_B_GRID, NORMRELU_QUAD_TOL, PAPER_LAMBDA_DIGITS,
                                                          NormReluFamily, check_normrelu_family, figure_normrelu_family,
                                                          measure_normrelu_family, plot_normrelu_family)
@@ -146,5 +147,5 @@ __all__ = [
     "NORMRELU_QUAD_TOL", "PAPER_LAMBDA_DIGITS", "check_normrelu_family",
     "TRAIN_EPS", "TRAIN_MODES", "AakTraining", "measure_aak_training", "plot_aak_training", "figure_aak_training",
     "SGD_CHUNK", "GD_RATIO_MAX", "SGD_RATIO_MAX", "KAPPA_CONSTANT", "WIDTH_RTOL", "STEP_GROWTH", "LAZY_TOL",
-    "training_premises", "check_aak_training",
+    "SMOOTH_GRID", "SMOOTH_MAX", "smooth_premise", "training_premises", "check_aak_training",
 ]

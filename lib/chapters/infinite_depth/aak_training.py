@@ -21,10 +21,11 @@ import torch
 from matplotlib.figure import Figure
 
 from lib import theory
+from lib.activations import get_activation
 from lib.book.plotting import figure, palette
 from lib.book.sweep import torch_threads
 from lib.book.results import Check
-from lib.chapters.infinite_depth.numerics import LEGEND_PT, ChapterFigure, not_checked
+from lib.chapters.infinite_depth.numerics import LEGEND_PT, ChapterFigure, not_checked, outside_theorem
 from lib.data.datasets import load_digits_subset
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
@@ -34,7 +35,8 @@ from lib.spectra import extreme_eigenvalues, relative_error
 
 __all__ = ["TRAIN_EPS", "TRAIN_MODES", "AakTraining", "measure_aak_training", "plot_aak_training",
            "figure_aak_training", "SGD_CHUNK", "GD_RATIO_MAX", "SGD_RATIO_MAX", "KAPPA_CONSTANT", "WIDTH_RTOL",
-           "STEP_GROWTH", "LAZY_TOL", "training_premises", "check_aak_training"]
+           "STEP_GROWTH", "LAZY_TOL", "SMOOTH_GRID", "SMOOTH_MAX", "smooth_premise", "training_premises",
+           "check_aak_training"]
 
 #: eps of the check: training stops at L(w_t) <= eps L(w_0) (the minimum is 0: the nets interpolate n < width
 #: points), so an eps-suboptimal point in the paper's sense, relative to the initial loss; log(1/eps) = 6.9.
@@ -69,6 +71,14 @@ WIDTH_RTOL = 0.5
 #: "Bounded as the depth grows": past the threshold, the steps (SGD: epochs) at every deeper judged depth are at most
 #: this many times those at the shallowest judged depth. A count that doubles with depth is not a constant.
 STEP_GROWTH = 2.0
+
+#: The grid on which Thm 4.2's premise on the activation is read (Thm E.5, Lee et al. 2019 Thm G.4: |s(0)| finite,
+#: s' bounded and Lipschitz); beyond |z| = 10 the pre-activations of a normalized network have Gaussian weight below
+#: 1e-23.
+SMOOTH_GRID = np.linspace(-10.0, 10.0, 2001)
+#: The largest ``|s'|`` and ``|s''|`` on that grid that count as bounded: the normalized smooth activations stay below 3
+#: (norm_gelu: 1.9 and 1.4), while s = z^2 (s' = 2z reaches 20) or e^z (e^10) do not.
+SMOOTH_MAX = 10.0
 
 #: The width premise of all-layer training (Thm 4.2 rests on the NTK staying close to its initial value, Lee et al.
 #: 2019): the relative change ``||K_T - K_0||_F / ||K_0||_F`` of the NTK over training at most 0.1; a depth whose
@@ -224,6 +234,26 @@ def _train_depth(cfg, X, y, L: int, hist, rows: list) -> None:
                          converged=conv, bound=kappa * math.log(1.0 / eps), kernel_change=change))
 
 
+def smooth_premise(activation: str) -> tuple[bool, str]:
+    """[AAK] Thm 4.2's premise on the activation, in the precise form of Thm E.5 (Lee et al. 2019 Thm G.4): s has no
+    kink, and ``|s'|``, ``|s''|`` are at most :data:`~lib.chapters.infinite_depth.aak_training.SMOOTH_MAX` on
+    :data:`~lib.chapters.infinite_depth.aak_training.SMOOTH_GRID` (s' bounded and Lipschitz).
+
+    Args:
+        activation: a registry name.
+
+    Returns:
+        (whether the premise holds, the measured values in words).
+    """
+    act = get_activation(activation)
+    d = np.asarray(act.np_deriv(SMOOTH_GRID), dtype=float)
+    h = SMOOTH_GRID[1] - SMOOTH_GRID[0]
+    d2 = np.abs(np.diff(d)) / h
+    ok = not act.kinks and float(np.max(np.abs(d))) <= SMOOTH_MAX and float(np.max(d2)) <= SMOOTH_MAX
+    return bool(ok), (f"{activation}: " + (f"kinks at {', '.join(f'{k:g}' for k in act.kinks)}; " if act.kinks else "")
+                      + f"largest |s'| {np.max(np.abs(d)):.3g}, |s''| {np.max(d2):.3g} on [-10, 10]")
+
+
 def training_premises(tr: AakTraining, mode: str) -> pd.DataFrame:
     """The rows of one training with the theorems' premises read on them.
 
@@ -308,7 +338,8 @@ def check_aak_training(tr: AakTraining, mode: str) -> Check:
     suboptimal point in O(log(1/eps)) iterations." The proofs: Lemma E.1 transfers the infinite-width conditioning to
     the finite kernel; for all layers, the NTK must stay close to its initial value (Lee et al. 2019).
 
-    Premises, per depth (:func:`training_premises`): the infinite-width kappa at most
+    Premises: for all layers, the activation (:func:`smooth_premise`: no kink, s' bounded and Lipschitz; else
+    "not checked", outside the theorem); per depth (:func:`training_premises`): the infinite-width kappa at most
     :data:`~lib.chapters.infinite_depth.aak_training.KAPPA_CONSTANT` (depth); the training width's kappa within
     :data:`~lib.chapters.infinite_depth.aak_training.WIDTH_RTOL` of it and, for all layers, the NTK's move at most
     :data:`~lib.chapters.infinite_depth.aak_training.LAZY_TOL` (width). Depths that miss one are reported, not judged.
@@ -339,6 +370,11 @@ def check_aak_training(tr: AakTraining, mode: str) -> Check:
     f = f[np.isfinite(f.kappa)]
     if f.empty:
         return not_checked(cid, "Every kernel of the run is singular.", "the kernel at initialization is singular")
+    if mode == "all GD":
+        smooth, words = smooth_premise(tr.activation)
+        if not smooth:
+            return outside_theorem(cid, f"The trained activation is not smooth with a bounded, Lipschitz derivative "
+                                   f"({words}).", "Thm 4.2 asks for a smooth activation with bounded derivatives")
     unit = "epochs" if mode == "top SGD" else "steps"
     judged = f[f.judged]
     first = judged.steps.iloc[0] if len(judged) else math.nan
