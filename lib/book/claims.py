@@ -80,9 +80,10 @@ _REAL_FIG3 = ("the paper's real data sets are not shipped and nothing here downl
               "(data_file, a .npy or .npz file, data_key naming the array of an .npz, with \"file\" in datasets)")
 _PROOF = "a step of a proof whose conclusion is checked"
 _NOT_YET = "testable, but no chapter measures it yet"
-_ASSUMPTION_B = ("testable with the paper's depth bounds under Assumption B, which are not stated here, so no rule "
-                 "is written; that one ReLU layer gives Assumption B is checked under [AAK] Sec 3.3, and the rates "
-                 "these bounds refine under [AAK] Thm 3.2, Cor 3.3, Thm 3.4 and Cor 3.5")
+_COR_B = ("the corollary's condition-number bound under Assumption B is lost from the text this book has, and its proof "
+          "(\"using Theorem 3.2 (part 2) and the bound ...\", then two cases on the depth) does not fix it, so the book "
+          "cannot quote what it would test; the smallest eigenvalue it rests on is checked under Thm 3.6 / 3.8, and "
+          "the condition numbers under Assumption A under Cor 3.3 / 3.5")
 
 #: Every claim the report lists, in paper order ([LH] by section, then [LZB], then [AAK], then the book's targets).
 CLAIMS: tuple[Claim, ...] = (
@@ -310,15 +311,19 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("[AAK] Cor 3.5", "Under Assumption A the NTK condition number tends to 1 exponentially fast in "
           "depth: it is at most $1 + \\epsilon$ once the depth is of order $\\log(n/\\epsilon)$ over $\\mu$.",
           "Sec. 3.2", checked_by=("infinite_depth.check_depth_bound",)),
-    Claim("[AAK] Thm 3.6", "Under the stronger Assumption B (the unit-norm inputs' Gram matrix has $\\lambda_{\\min} \\ge \\delta$), "
-          "the top-layer kernel's smallest eigenvalue is close to 1 at a smaller depth than Thm 3.2 needs.",
-          "Sec. 3.3", note=_ASSUMPTION_B),
-    Claim("[AAK] Cor 3.7", "Under Assumption B the top-layer kernel condition number is close to 1 at a "
-          "depth that grows more slowly with $n$.", "Sec. 3.3", note=_ASSUMPTION_B),
-    Claim("[AAK] Thm 3.8", "Under Assumption B the NTK's smallest normalized eigenvalue is close to 1 at a "
-          "smaller depth than Thm 3.4 needs.", "Sec. 3.3", note=_ASSUMPTION_B),
-    Claim("[AAK] Cor 3.9", "Under Assumption B the NTK condition number is close to 1 at a depth that grows "
-          "more slowly with $n$.", "Sec. 3.3", note=_ASSUMPTION_B),
+    Claim("[AAK] Thm 3.6", "Under the stronger Assumption B (the unit-norm inputs' Gram matrix has $\\lambda_{\\min} \\ge "
+          "\\delta$), the top-layer kernel's smallest eigenvalue is at least $1 - f_L(1 - \\delta)$, $f_L$ the $L$-fold "
+          "dual activation (this book's reading of the lost formula from its proof: Lemma C.8 and $f_L(1) = 1$), a "
+          "stronger version of Thm 3.2 without its factor $n$.", "Sec. 3.3",
+          checked_by=("infinite_depth.check_assumption_b_bound",)),
+    Claim("[AAK] Cor 3.7", "Under Assumption B the top-layer kernel's condition number is bounded as in Cor 3.3, "
+          "with the sharper smallest eigenvalue of Thm 3.6.", "Sec. 3.3", untestable=_COR_B),
+    Claim("[AAK] Thm 3.8", "Under Assumption B the normalized NTK's smallest eigenvalue is at least "
+          "$1 - f_L(1 - \\delta)$, $f_L$ the NTK's $L$-layer correlation map (this book's reading of the lost formula from "
+          "its proof, Thm C.16 part 2), a stronger version of Thm 3.4.", "Sec. 3.3",
+          checked_by=("infinite_depth.check_assumption_b_bound",)),
+    Claim("[AAK] Cor 3.9", "Under Assumption B the NTK condition number is bounded as in Cor 3.5, with the sharper "
+          "smallest eigenvalue of Thm 3.8.", "Sec. 3.3", untestable=_COR_B),
     Claim("[AAK] Thm 3.10", "For an uncentred non-affine activation (like ReLU), top-layer correlations "
           "converge exponentially to a fixed point $\\rho^* > 0$ instead of 0, so the kernels do not become "
           "perfectly conditioned.", "Sec. 3.4",

@@ -79,6 +79,8 @@ from lib.chapters.infinite_depth.aak_lengths import (D1_TOL, D4_ACTIVATION, D4_A
                                                      check_odd_correlations, check_shifted_relu, measure_length_maps,
                                                      measure_normrelu_lengths, measure_odd_correlations)
 from lib.chapters.infinite_depth.aak_more import AakMore, figure_aak_more, measure_aak_more, plot_aak_more
+from lib.chapters.infinite_depth.aak_assumption_b import (B_DELTA_MIN, B_EPS, B_RTOL, check_assumption_b_bound,
+                                                          pair_correlations, table_assumption_b)
 # [AAK] Cor 3.3/3.5 depth bound, Thm 3.10 with rho* < 1, Sec 7 for every b, Thm 4.1/4.2/E.3 training (issue 26)
 from lib.chapters.infinite_depth.aak_depth_bound import (DEPTH_BOUND_EPS, check_depth_bound, measured_depth,
                                                          table_depth_bound)
@@ -139,6 +141,8 @@ __all__ = [
     "check_odd_correlations", "check_normrelu_lengths",
     # aak_more
     "AakMore", "measure_aak_more", "plot_aak_more", "figure_aak_more",
+    # aak_assumption_b
+    "B_DELTA_MIN", "B_RTOL", "B_EPS", "pair_correlations", "table_assumption_b", "check_assumption_b_bound",
     # aak_depth_bound, uncentred, normrelu_family, aak_training (issue 26)
     "DEPTH_BOUND_EPS", "measured_depth", "table_depth_bound", "check_depth_bound",
     "UNCENTRED_CASES", "UNCENTRED_STARTS", "Uncentred", "measure_uncentred", "plot_uncentred", "figure_uncentred",
