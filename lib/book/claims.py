@@ -229,9 +229,16 @@ CLAIMS: tuple[Claim, ...] = (
           "(Prop 3.1 for two hidden layers).", "Sec. 3",
           untestable="a bound in tensor norms of any depth; the book computes them exactly for two hidden layers "
                      "only ([LZB] Prop 3.1, checked), and checks the consequence, Thm 3.2"),
-    Claim("[LZB] Lemma 3.1", "With a linear output layer, the backward vectors have $\\infty$-norm "
-          "$\\tilde O(1/\\sqrt{m})$ in a ball of fixed radius, with high probability.", "Sec. 3",
-          checked_by=("non_constancy.check_backward",)),
+    Claim("[LZB] Lemma 3.1", "For a fully connected network with a linear output layer, at any point of a ball of fixed "
+          "radius around the initialization and with high probability, the spectral norms of each layer's first "
+          "derivatives are $Q_L = O(1)$, the $(2,2,1)$-norms of its second-derivative tensors are $Q_{2,2,1} = O(1)$, "
+          "and the backward vectors have $\\infty$-norm $Q_\\infty = \\tilde O(1/\\sqrt{m})$.", "Sec. 3",
+          checked_by=("non_constancy.check_backward", "non_constancy.check_lemma31_bounded"),
+          parts=(("backward vectors", "the backward vectors have $\\infty$-norm $\\tilde O(1/\\sqrt{m})$ in the ball"),
+                 ("first derivatives", "$Q_L$, the spectral norms of $\\partial\\alpha^{(l)}/\\partial w^{(l)}$ and "
+                  "$\\partial\\alpha^{(l)}/\\partial\\alpha^{(l-1)}$, is $O(1)$ in the ball"),
+                 ("(2,2,1)-norms", "$Q_{2,2,1}$, the $(2,2,1)$-norms of the layers' second-derivative tensors, is "
+                  "$O(1)$ in the ball"))),
     Claim("[LZB] Thm 3.2", "A wide network with a linear output layer has Hessian spectral norm "
           "$\\tilde O(1/\\sqrt{m})$ in a ball of fixed radius around the initialization (transition to "
           "linearity), while the tangent kernel is $O(1)$.", "Sec. 3",

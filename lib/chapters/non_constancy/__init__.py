@@ -33,8 +33,8 @@ with the rows they judged), ``table_*`` format its tables; the public names are 
 """
 from __future__ import annotations
 
-from lib.chapters.non_constancy.backward import (BackwardNorms, check_backward, measure_backward,
-                                                 measure_backward_norms)
+from lib.chapters.non_constancy.backward import (LEMMA31_PARTS, BackwardNorms, check_backward,
+                                                 check_lemma31_bounded, measure_backward, measure_backward_norms)
 from lib.chapters.non_constancy.bottleneck import (check_bottleneck, check_bottleneck_hessian,
                                                    check_bottleneck_hessian_width, figure_bottleneck,
                                                    figure_bottleneck_hessian, kernel_change_by_bottleneck,
@@ -95,7 +95,8 @@ __all__ = [
     # hessian_width
     "hessian_by_width", "plot_hessian", "figure_hessian", "check_hessian", "check_nonlinear_hessian",
     # backward
-    "BackwardNorms", "measure_backward", "measure_backward_norms", "check_backward",
+    "BackwardNorms", "measure_backward", "measure_backward_norms", "LEMMA31_PARTS", "check_backward",
+    "check_lemma31_bounded",
     # convergence
     "PL_BINDING", "PL_RTOL", "SLOPE_MIN", "output_premise", "pl_rate", "pl_guarantee", "plot_kernel_paths", "figure_kernel_paths",
     "plot_convergence", "figure_convergence", "check_convergence",
@@ -117,7 +118,7 @@ from lib.chapters.non_constancy.nets import flat_weights, gd_step  # noqa: E402
 from lib.chapters.non_constancy.quadratic_bottleneck import (QuadraticBottleneck,  # noqa: E402
                                                              check_quadratic_bottleneck,
                                                              measure_quadratic_bottleneck)
-from lib.chapters.non_constancy.rules import band_status  # noqa: E402
+from lib.chapters.non_constancy.rules import band_status, bounded_status  # noqa: E402
 
 __all__ += [
     # ball
@@ -127,5 +128,5 @@ __all__ += [
     "QuadraticBottleneck", "measure_quadratic_bottleneck", "check_quadratic_bottleneck",
     # checks and helpers added to existing modules
     "check_kernel_scale", "check_weight_max_move", "EXP_RATIO_MIN", "RATE_MIN_STEPS", "late_rates",
-    "check_convergence_rate", "gd_step", "flat_weights", "band_status",
+    "check_convergence_rate", "gd_step", "flat_weights", "band_status", "bounded_status",
 ]

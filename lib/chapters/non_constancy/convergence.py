@@ -17,9 +17,9 @@ __all__ = ["PL_BINDING", "PL_RTOL", "EXP_RATIO_MIN", "RATE_MIN_STEPS", "SLOPE_MI
            "plot_kernel_paths", "figure_kernel_paths", "plot_convergence", "figure_convergence", "check_convergence",
            "check_convergence_rate"]
 
-#: The PL premise binds when its guarantee promises at least this over the runs' step budget; q^max_steps <= 1/2,
+#: The proof's PL guarantee binds when it promises at least this over the runs' step budget; q^max_steps <= 1/2,
 #: at least one halving of the loss. A weaker guarantee says nothing about a run to the stopping tolerance (1e-3
-#: of L(0) is ten halvings): the premise is then vacuous on the data.
+#: of L(0) is ten halvings): it is then vacuous on the data.
 PL_BINDING = 0.5
 #: The loss breaks the guarantee when it is above q^t by more than this fraction at some step; mu is the smallest
 #: eigenvalue of the kernels tracked every few steps (it may dip lower between two of them), and beta is the
@@ -33,6 +33,14 @@ PL_RTOL = 0.1
 EXP_RATIO_MIN = 0.85
 #: The fewest GD steps a run needs for its late-phase rates: two windows of at least two steps each in its second half.
 RATE_MIN_STEPS = 8
+#: [LZB] Thm 5.1's premise, "the derivative of the activation function is separated from zero", read as: the smallest
+#: slope of the output function met along the path (:class:`~lib.chapters.non_constancy.nets.OutputSlopeTracker`) is
+#: at least this fraction of its largest slope (:data:`~lib.chapters.non_constancy.nets.SUP_DERIV`). The wrapped
+#: kernel J K J^T then keeps at least 1% of the base kernel's smallest eigenvalue relative to its largest. Softmax's
+#: Jacobian is singular (0) whatever the path; swish' vanishes at z = -1.28 and on the negative tail, and the
+#: chapter's swish paths dip to 0.0001-0.004 of the sup in their first 25 steps and end near 0.05 (one output on the
+#: negative tail), far from the threshold either way.
+SLOPE_MIN = 0.1
 
 
 def late_rates(loss) -> tuple[float, float]:
@@ -147,6 +155,8 @@ def plot_convergence(runs: KernelRuns) -> Figure:
         axs[0, 0].semilogy(t, r.loss / r.loss[0], color=c, label=f"{runs.names[a]} ($\\Delta_K$={r.delta_K:.2g})")
         axs[0, 0].semilogy(t, pl_guarantee(r, runs.lr_scale), ":", color=c)
         axs[0, 1].plot(r.kernel_steps, r.lambda_min / r.lambda_min[0], color=c, label=runs.names[a])
+        slope = np.maximum(np.asarray(r.output_slope) / SUP_DERIV[a], 1e-18)
+        axs[0, 1].plot(np.arange(len(slope)), slope, "--", color=c)
     axs[0, 0].axhline(runs.rel_tol, color="0.4", ls="--", lw=1, label="stopping tolerance")
     axs[0, 0].plot([], [], ":", color="0.3", label=r"PL guarantee $q^t$, $q = 1-\eta\mu(2-\eta\beta)$")
     axs[0, 0].set(xlabel="GD step t", ylabel=r"$\mathcal{L}(w_t)/\mathcal{L}(w_0)$",
@@ -154,8 +164,11 @@ def plot_convergence(runs: KernelRuns) -> Figure:
                   xscale="symlog")  # runs of 20 and of 4,000 steps on one axis, none squashed against t = 0
     handles, labels = axs[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=9)
-    axs[0, 1].set(xlabel="GD step t", ylabel=r"$\lambda_{\min}(K_t)/\lambda_{\min}(K_0)$", xscale="symlog",
-                  yscale="log", title=r"Smallest kernel eigenvalue")
+    axs[0, 1].plot([], [], "--", color="0.3", label=r"smallest $|\phi'|/\sup|\phi'|$ on the inputs")
+    axs[0, 1].axhline(SLOPE_MIN, color="0.4", ls=":", lw=1)
+    axs[0, 1].set(xlabel="GD step t", ylabel=r"$\lambda_{\min}(K_t)/\lambda_{\min}(K_0)$ (solid)", xscale="symlog",
+                  yscale="log", title=r"Smallest kernel eigenvalue, output slope")
+    axs[0, 1].legend(fontsize=9)
     return fig
 
 
@@ -163,19 +176,14 @@ def figure_convergence(runs: KernelRuns) -> dict:
     """Figure 5.6, :func:`plot_convergence` of ``runs``: the arguments of :meth:`lib.book.results.Recorder.figure`."""
     caption = ("Left: relative training loss against the GD step for the widest nets (seed 0) and the PL guarantee "
                r"$q^t$, $q = 1-\eta\mu(2-\eta\beta)$, with $\mu$ the smallest kernel eigenvalue met along the path "
-               r"and $\eta\beta$ the step factor. Right: that eigenvalue along training.")
+               r"and $\eta\beta$ the step factor. Right: that eigenvalue along training (solid) and the smallest slope "
+               r"of the output function on the inputs, relative to its sup (dashed; dotted: the premise's 0.1).")
     setting = runs.setting(f"the widest nets (m = {max(runs.widths):,}), seed 0", runs.gd,
                            "[LZB] have no experiment for Thm 5.1.")
     return dict(fig=plot_convergence(runs), label="fig-moving-kernel-convergence", drawn_by=plot_convergence,
                 data_from=(train_tracked, KernelTracker, OutputSlopeTracker), caption=caption, setting=setting)
 
 
-#: [LZB] Thm 5.1's premise, "the derivative of the activation function is separated from zero", read as: the smallest
-#: slope of the output function met along the path (:class:`~lib.chapters.non_constancy.nets.OutputSlopeTracker`) is
-#: at least this fraction of its largest slope (:data:`~lib.chapters.non_constancy.nets.SUP_DERIV`). The wrapped
-#: kernel J K J^T then keeps at least 1% of the base kernel's smallest eigenvalue relative to its largest; swish on the
-#: chapter's targets stays near 0.45 of its sup, while softmax's Jacobian is singular (0) whatever the path.
-SLOPE_MIN = 0.1
 
 
 def output_premise(runs: KernelRuns) -> pd.DataFrame:
