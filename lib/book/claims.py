@@ -292,8 +292,9 @@ CLAIMS: tuple[Claim, ...] = (
           "$\\partial f/\\partial\\alpha^{(2)}$ (Eq 17).", "Sec. 3.2",
           checked_by=("non_constancy.check_two_layer_bound",)),
     Claim("[LZB] App A", "A different parameterization (e.g. LeCun's, $w \\sim N(0, 1/m)$ with no $1/\\sqrt{m}$ factor "
-          "in the layers) rescales the tangent kernel and the Hessian spectral norm by the same factor, so their "
-          "ratio, and the conclusions, do not change.", "App. A",
+          "in the layers) only rescales the tangent kernel and the Hessian spectral norm of the network (every layer "
+          "trained) by the same factor, so their ratio keeps the same and $\\|H\\| = \\tilde O(1/\\sqrt{m})\\|K\\|$ still "
+          "holds: the conclusions do not change.", "App. A",
           checked_by=("non_constancy.check_parameterization",)),
     Claim("[LZB] Eq 41", "Under LeCun's parameterization the Euclidean norm of the parameter change is rescaled too: "
           "it is $1/\\sqrt{m}$ times the NTK parameterization's.", "App. A",

@@ -90,3 +90,16 @@ def test_a_failing_control_is_inconclusive():
     power = 1.0 / (1.0 + np.arange(1501))
     assert status(NC.EXP_RATIO_MIN * 0.99, power).status == "inconclusive"  # even a power law is not judged
     assert status(NC.EXP_RATIO_MIN * 1.01, power).status == "not reproduced"
+
+
+def test_the_control_counts_from_rate_min_steps_on():
+    """A widest linear-output run of exactly RATE_MIN_STEPS steps is a control; one step fewer is not."""
+    def status(steps):
+        runs = F.make_runs()
+        df = runs.df.copy()
+        lin = (df.width == max(runs.widths)) & (df.arch == "linear")
+        slow = 1.0 / (1.0 + np.arange(steps + 1)) ** 3     # a power law: ratio below EXP_RATIO_MIN
+        df.loc[lin, "loss"] = df[lin].apply(lambda r: slow, axis=1)
+        return NC.check_convergence_rate(replace(runs, df=df))
+    assert status(NC.RATE_MIN_STEPS).status == "inconclusive"
+    assert status(NC.RATE_MIN_STEPS - 1).status == "reproduced"
