@@ -242,13 +242,15 @@ conditioning.table_authors_agreement(agree)
 # positive semi-definite matrix, so no network can violate it: the points below stay under the dashed
 # lines by construction, and a violation would be an error of our measurement (the angle and the
 # eigenvalues come from different code), never a finding against the paper. What can fail is what
-# [LH] Sec. 4 takes from the proposition, recorded as a second part: that the *smallest angle* is what
+# [LH] Sec. 4 takes from the proposition, its own claim ("a good data angle separation ... is a necessary condition
+# such that the condition number is not too large"): that the *smallest angle* is what
 # sets $\lambda_{\min}$, so that the better separation of Sec. 3 means better conditioning. If that is so,
 # across the cells of the sweep (data sets, depths, seeds) $\lambda_{\min}/\max_i K_{ii}$ rises with
 # $\phi_{\min}^2$; if something else set $\lambda_{\min}$ (a near rank deficiency of the data, say), it would
 # not follow the angle. That part reads Spearman's rank correlation over the non-singular ReLU cells
 # (reproduced from $\rho \ge 0.5$ with one-sided $p < 0.05$; not reproduced for $\rho \le 0$); its verdict
-# does not touch the bound's. Every non-singular cell of the sweep is one point below.
+# is the row of [LH] Sec 4 in the report and does not touch the proposition's. Every non-singular cell of the
+# sweep is one point below.
 
 # %% tags=["hide-input"]
 rec.figure(conditioning.plot_prop41(sweep), "fig-prop41", conditioning.CAPTION_PROP41, conditioning.plot_prop41,

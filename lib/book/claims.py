@@ -148,6 +148,11 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("[LH] Prop 4.1", "If two rows of a full-row-rank $B$ are at a small angle $\\phi$ and every row norm "
           "is in $[c, C]$, then $\\lambda_{min}(BB^T) = O(\\phi^2)$ and $\\kappa(BB^T) = \\Omega(1/\\phi^2)$.",
           "Sec. 4", checked_by=("conditioning.check_prop41",)),
+    Claim("[LH] Sec 4", "Sec. 4's reading of Prop 4.1: \"a good data angle separation in the model gradient features, "
+          "i.e. $\\phi$ not too small, is a necessary condition such that the condition number is not too large\"; as "
+          "ReLU separates similar samples, \"it is expected that the NTK condition number will decrease\". Across "
+          "networks and data, the smallest gradient angle orders $\\lambda_{min}$.", "Sec. 4",
+          checked_by=("conditioning.check_prop41_ordering",)),
     Claim("[LH] Thm 4.2", "With only the first layer trainable, at infinite width and for non-degenerate data, "
           "the ReLU NTK has $\\lambda_{min} > \\lambda_{min}$ of the linear network's NTK, "
           "$\\kappa < \\bar\\kappa$, and $\\kappa$ strictly decreases with depth.",

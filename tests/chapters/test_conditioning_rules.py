@@ -110,9 +110,10 @@ def test_prop41_bound_is_not_failed_when_the_smallest_angle_does_not_order_lambd
     bound = C.check_prop41(sweep)
     assert bound.status == "reproduced" and "holds in 20/20" in bound.measured
     order = C.check_prop41_ordering(sweep)
-    assert order.status == "not reproduced" and order.part == C.PROP41_ORDERING
+    assert order.status == "not reproduced" and order.claim_id == "[LH] Sec 4" and order.part == ""
     assert order.rows[0]["holds"] is False and "rho = -" in order.measured
-    assert [c.part for c in C.checks_prop41(sweep)] == [C.PROP41_BOUND, C.PROP41_ORDERING]
+    assert [(c.claim_id, c.part) for c in C.checks_prop41(sweep)] == [("[LH] Prop 4.1", C.PROP41_BOUND),
+                                                                      ("[LH] Sec 4", "")]
 
 
 @pytest.mark.parametrize("factor, status", [(0.5, "reproduced"), (2.0, "inconclusive")])
@@ -171,7 +172,7 @@ def test_ordering_reproduced_on_a_perfect_order_and_ignores_the_linear_cells():
     anti_linear = _ranked(np.arange(10)[::-1], activation="linear").frame
     c = C.check_prop41_ordering(_ranked(np.arange(n), extra=(anti_linear,)))
     assert c.status == "reproduced" and c.rows[0]["holds"] is True and f"Across {n} non-singular ReLU" in c.measured
-    _formed(c, C.PROP41_ORDERING)
+    _formed(c, "")
     zero = _p41([0.4], [0.0]).frame  # a cell with lambda_min = 0 that is not flagged singular: no log, left out
     c = C.check_prop41_ordering(_ranked(np.arange(n), extra=(zero,)))
     assert c.status == "reproduced" and f"Across {n} non-singular ReLU" in c.measured
@@ -183,13 +184,13 @@ def test_ordering_at_exactly_the_rho_threshold_is_reproduced():
         perm[i], perm[j] = perm[j], perm[i]
     r = spearmanr(np.arange(15), perm, alternative="greater")
     assert r.statistic == C.PROP41_RHO and r.pvalue < C.PROP41_ALPHA
-    assert _formed(C.check_prop41_ordering(_ranked(perm)), C.PROP41_ORDERING).status == "reproduced"
+    assert _formed(C.check_prop41_ordering(_ranked(perm)), "").status == "reproduced"
 
 
 def test_ordering_min_cells_boundary():
     c = C.check_prop41_ordering(_ranked(np.arange(C.PROP41_MIN_CELLS - 1)))
     assert c.status == "inconclusive" and "fewer than" in c.caveat and c.rows[0]["holds"] is None
-    _formed(c, C.PROP41_ORDERING)
+    _formed(c, "")
     assert C.check_prop41_ordering(_ranked(np.arange(C.PROP41_MIN_CELLS))).status == "reproduced"
 
 
@@ -197,7 +198,7 @@ def test_ordering_not_reproduced_at_rho_zero_and_below():
     perm = next(p for p in itertools.permutations(range(7))
                 if sum((i - v) ** 2 for i, v in enumerate(p)) == 7 * (7 ** 2 - 1) // 6)  # rho exactly 0
     assert spearmanr(np.arange(7), perm).statistic == pytest.approx(0.0, abs=1e-12)
-    c = _formed(C.check_prop41_ordering(_ranked(perm)), C.PROP41_ORDERING)
+    c = _formed(C.check_prop41_ordering(_ranked(perm)), "")
     assert c.status == "not reproduced" and c.rows[0]["holds"] is False and "Spearman ρ = " in c.rows[0]["this book"]
     assert C.check_prop41_ordering(_ranked(np.arange(12)[::-1])).status == "not reproduced"
 
@@ -205,10 +206,10 @@ def test_ordering_not_reproduced_at_rho_zero_and_below():
 def test_ordering_alpha_boundary():
     a, r = C.PROP41_ALPHA, C.PROP41_RHO
     inside, rho, p = _find(lambda rho, p: rho >= r and a / 2 < p < a, range(9, 20))
-    c = _formed(C.check_prop41_ordering(_ranked(inside)), C.PROP41_ORDERING)
+    c = _formed(C.check_prop41_ordering(_ranked(inside)), "")
     assert c.status == "reproduced" and "Spearman ρ = " in c.rows[0]["this book"], (rho, p)
     outside, rho, p = _find(lambda rho, p: rho >= r and a <= p < 2 * a, range(6, 14))
-    c = _formed(C.check_prop41_ordering(_ranked(outside)), C.PROP41_ORDERING)
+    c = _formed(C.check_prop41_ordering(_ranked(outside)), "")
     assert c.status == "inconclusive" and "not significant" in c.caveat and c.rows[0]["holds"] is None, (rho, p)
     assert "Spearman ρ = " in c.rows[0]["this book"]
 
@@ -216,7 +217,7 @@ def test_ordering_alpha_boundary():
 def test_ordering_rho_boundary_and_the_caveat_level():
     a, r = C.PROP41_ALPHA, C.PROP41_RHO
     weak, rho, p = _find(lambda rho, p: 0.9 * r <= rho < r and p < a / 10, range(40, 80, 5))
-    c = _formed(C.check_prop41_ordering(_ranked(weak)), C.PROP41_ORDERING)
+    c = _formed(C.check_prop41_ordering(_ranked(weak)), "")
     assert c.status == "reproduced with caveat" and "weak rank correlation" in c.caveat, (rho, p)
     assert "Spearman ρ = " in c.rows[0]["this book"]
     assert c.rows[0]["holds"] is True
@@ -226,7 +227,7 @@ def test_ordering_rho_boundary_and_the_caveat_level():
 
 def test_ordering_inconclusive_on_cells_that_do_not_vary_or_contradict_the_bound():
     same = _p41(np.full(8, 0.3), 1e-4 * (1.0 + np.arange(8)))
-    c = _formed(C.check_prop41_ordering(same), C.PROP41_ORDERING)
+    c = _formed(C.check_prop41_ordering(same), "")
     assert c.status == "inconclusive" and "do not vary" in c.caveat
     flat_lmin = _p41(ANG, np.full(len(ANG), 1e-4))  # the angles vary, lambda_min does not
     c = C.check_prop41_ordering(flat_lmin)
@@ -234,7 +235,7 @@ def test_ordering_inconclusive_on_cells_that_do_not_vary_or_contradict_the_bound
     bad = _ranked(np.arange(10)).frame.copy()
     bad.loc[0, "lambda_min"] = 1.0  # above (1 - cos phi) max K_ii: a measurement error
     c = _formed(C.check_prop41_ordering(C.ConditioningSweep(pd.DataFrame(), ("s",), (0, 1), 512, frame=bad)),
-                C.PROP41_ORDERING)
+                "")
     assert c.status == "inconclusive" and "measurement error" in c.caveat
 
 

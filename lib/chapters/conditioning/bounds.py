@@ -1,4 +1,4 @@
-"""Chapter 03: [LH] Prop 4.1 (a small angle bounds lambda_min: the bound, and Sec. 4's ordering reading) and
+"""Chapter 03: [LH] Prop 4.1 (a small angle bounds lambda_min), Sec. 4's reading of it (the angle orders lambda_min) and
 Thm 4.2 (first-layer NTK: lambda_min >= lambda_min(G), kappa < kappa_0, strictly decreasing in depth)."""
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from lib.chapters.conditioning.data import LABELS, colors, sets_text
 from lib.chapters.conditioning.summary import ConditioningSweep, full_data_reductions, monotone_violations
 from lib.chapters.conditioning.theory_cells import TheoryResult
 
-__all__ = ["PROP41_RTOL", "PROP41_MIN_CELLS", "PROP41_RHO", "PROP41_ALPHA", "PROP41_BOUND", "PROP41_ORDERING",
+__all__ = ["PROP41_RTOL", "PROP41_MIN_CELLS", "PROP41_RHO", "PROP41_ALPHA", "PROP41_BOUND",
            "prop41_bound", "plot_prop41", "CAPTION_PROP41", "setting_prop41", "check_prop41", "check_prop41_ordering",
            "checks_prop41", "FirstLayerTable", "table_first_layer", "plot_first_layer", "CAPTION_FIRST_LAYER",
            "setting_first_layer", "check_first_layer", "FIRST_LAYER_RTOL", "FIRST_LAYER_LMIN_TOL"]
@@ -108,9 +108,6 @@ PROP41_RHO = 0.5
 PROP41_ALPHA = 0.05
 #: The part of [LH] Prop 4.1 that is the proposition itself, the per-cell upper bound.
 PROP41_BOUND = "bound"
-#: The part that is Sec. 4's reading of it (not a statement of the proposition); across cells, the smallest angle
-#: is what sets lambda_min. Its "not reproduced" is fair, and leaves the bound part as it is.
-PROP41_ORDERING = "Sec. 4 reading: the smallest angle orders lambda_min"
 
 
 def setting_prop41(sweep: ConditioningSweep, profile: str) -> str:
@@ -197,14 +194,17 @@ def check_prop41(sweep: ConditioningSweep) -> Check:
 
 
 def check_prop41_ordering(sweep: ConditioningSweep, alpha: float = PROP41_ALPHA) -> Check:
-    """Sec. 4's reading of [LH] Prop 4.1: across cells, the smallest gradient angle is what sets lambda_min.
+    """[LH] Sec. 4's reading of Prop 4.1: across cells, the smallest gradient angle is what sets lambda_min.
 
-    Not a statement of the proposition (an upper bound, :func:`check_prop41`) but what Sec. 4 takes from it:
-    that the *smallest angle* makes the NTK ill-conditioned, so larger angles (Sec. 3) mean a smaller kappa
+    The paper, after the proposition: "Therefore, a good data angle separation in the model gradient features, i.e.
+    phi not too small, is a necessary condition such that the condition number is not too large. As is shown in the
+    last section, the ReLU nonlinearity makes the samples more separated ... Hence, it is expected that the NTK
+    condition number will decrease in the presence of the ReLU nonlinearity." Not a statement of the proposition
+    (an upper bound, :func:`check_prop41`) but what Sec. 4 takes from it, so it is its own registry row ("[LH] Sec
+    4"): that the *smallest angle* makes the NTK ill-conditioned, so larger angles (Sec. 3) mean a smaller kappa
     (Figure 3). Across the non-singular ReLU cells (data sets, depths, seeds pooled) that predicts a positive
     rank correlation between log phi_min^2 and log(lambda_min / max K_ii); if lambda_min were set by something
-    else (e.g. a near rank deficiency of the data), it would not follow the angle. Recorded as its own part
-    (:data:`~lib.chapters.conditioning.bounds.PROP41_ORDERING`): its "not reproduced" does not touch the bound.
+    else (e.g. a near rank deficiency of the data), it would not follow the angle.
 
     Rule, on Spearman's rho with its one-sided p-value (t approximation): measured angles and eigenvalues that
     violate the bound of :func:`check_prop41` (a measurement error), fewer than :data:`~lib.chapters.conditioning.bounds.PROP41_MIN_CELLS`
@@ -218,7 +218,7 @@ def check_prop41_ordering(sweep: ConditioningSweep, alpha: float = PROP41_ALPHA)
         alpha: one-sided significance level of the rank correlation (:data:`~lib.chapters.conditioning.bounds.PROP41_ALPHA`).
 
     Returns:
-        The check (part :data:`~lib.chapters.conditioning.bounds.PROP41_ORDERING`), with one judged row.
+        The check of "[LH] Sec 4", with one judged row.
     """
     from scipy.stats import spearmanr
 
@@ -226,14 +226,13 @@ def check_prop41_ordering(sweep: ConditioningSweep, alpha: float = PROP41_ALPHA)
     relu = fin[(fin.activation == "relu") & (fin.lmin_rel > 0)]  # with the bound, lambda_min > 0 means phi_min > 0
     n = len(relu)
     statement = "log(λ_min/max K_ii) rises with log φ_min² across the non-singular ReLU cells"
-    paper = "the smallest angle sets λ_min (Sec. 4's reading of Prop 4.1)"
+    paper = "a good angle separation is necessary for a small κ: the smallest angle sets λ_min"
     rule = (f"Spearman ρ ≥ {PROP41_RHO} with one-sided p < {alpha:g}; ρ > 0 with p < {alpha:g}: caveat; ρ ≤ 0: "
             f"not reproduced; fewer than {PROP41_MIN_CELLS} cells: inconclusive")
 
     def out(status, measured, caveat="", shown=None, holds=None):
         row = {"statement": statement, "paper": paper, "this book": shown or measured, "rule": rule, "holds": holds}
-        return Check("[LH] Prop 4.1", status=status, part=PROP41_ORDERING, measured=measured, caveat=caveat,
-                     rows=(row,))
+        return Check("[LH] Sec 4", status=status, measured=measured, caveat=caveat, rows=(row,))
 
     if bad_l.any() or bad_k.any():
         return out("inconclusive", f"The Prop 4.1 bound fails in {int((bad_l | bad_k).sum())} of {len(fin)} "
@@ -263,8 +262,8 @@ def check_prop41_ordering(sweep: ConditioningSweep, alpha: float = PROP41_ALPHA)
 
 
 def checks_prop41(sweep: ConditioningSweep) -> list[Check]:
-    """The two checks of [LH] Prop 4.1, in the order the chapter records them: the bound (:func:`check_prop41`)
-    and Sec. 4's reading that the smallest angle orders lambda_min (:func:`check_prop41_ordering`)."""
+    """The checks of [LH] Prop 4.1 and of Sec. 4's reading of it, in the order the chapter records them: the bound
+    (:func:`check_prop41`) and that the smallest angle orders lambda_min (:func:`check_prop41_ordering`)."""
     return [check_prop41(sweep), check_prop41_ordering(sweep)]
 
 
