@@ -156,7 +156,12 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("[LH] Thm 4.2", "With only the first layer trainable, at infinite width and for non-degenerate data, "
           "the ReLU NTK has $\\lambda_{min} > \\lambda_{min}$ of the linear network's NTK, "
           "$\\kappa < \\bar\\kappa$, and $\\kappa$ strictly decreases with depth.",
-          "Sec. 4", checked_by=("conditioning.check_first_layer",)),
+          "Sec. 4", checked_by=("conditioning.check_first_layer", "conditioning.check_first_layer_width"),
+          parts=(("infinite width", "at infinite width, $\\lambda_{min}(K_L) \\ge \\lambda_{min}(G)$, "
+                  "$\\kappa(K_L) < \\kappa_0$ and $\\kappa(K_L)$ strictly decreasing in depth (the theorem)"),
+                 ("width m", "this book's finite-width statement: the width-$m$ first-layer NTK follows the theorem up "
+                  "to its seed-to-seed noise; a departure beyond it is a finite-width effect the theorem does not "
+                  "cover"))),
     Claim("[LH] Thm 4.3", "For unit-norm, pairwise non-parallel inputs, in the infinite-width-then-depth limit "
           "the NTK condition number tends to $(n+3)/3$.", "Sec. 4", checked_by=("infinite_depth.check_thm43",)),
     Claim("[LH] Fig 3", "At initialization (width 512, depths 0 to 10, 5 seeds), ReLU networks have a larger "

@@ -52,7 +52,8 @@ from lib.chapters.conditioning.agreement import (AuthorsAgreement, measure_autho
 from lib.chapters.conditioning.bounds import (PROP41_RTOL, PROP41_MIN_CELLS, PROP41_RHO, PROP41_ALPHA, PROP41_BOUND,
                                               prop41_bound, plot_prop41, CAPTION_PROP41,
                                               setting_prop41, check_prop41, check_prop41_ordering, checks_prop41,
-                                              FIRST_LAYER_RTOL, FIRST_LAYER_LMIN_TOL, FirstLayerTable,
+                                              FIRST_LAYER_RTOL, FIRST_LAYER_LMIN_TOL, FIRST_LAYER_SIGMAS,
+                                              FirstLayerTable, check_first_layer_width,
                                               table_first_layer, plot_first_layer, CAPTION_FIRST_LAYER,
                                               setting_first_layer, check_first_layer)
 from lib.chapters.conditioning.two_sample import (TwoSample, measure_two_sample, plot_two_sample, CAPTION_TWO_SAMPLE,
@@ -79,7 +80,7 @@ __all__ = [
     "table_authors_agreement", "KERNEL_RTOL", "ANGLE_ATOL", "PROP41_RTOL", "PROP41_MIN_CELLS", "PROP41_RHO",
     "PROP41_ALPHA", "PROP41_BOUND", "prop41_bound", "plot_prop41", "CAPTION_PROP41",
     "setting_prop41", "check_prop41", "check_prop41_ordering", "checks_prop41", "FIRST_LAYER_RTOL",
-    "FIRST_LAYER_LMIN_TOL", "FirstLayerTable", "table_first_layer",
+    "FIRST_LAYER_LMIN_TOL", "FIRST_LAYER_SIGMAS", "check_first_layer_width", "FirstLayerTable", "table_first_layer",
     "plot_first_layer", "CAPTION_FIRST_LAYER", "setting_first_layer", "check_first_layer", "TwoSample",
     "measure_two_sample", "plot_two_sample", "CAPTION_TWO_SAMPLE", "setting_two_sample", "check_two_sample",
     "TWO_SAMPLE_RTOL",
