@@ -254,7 +254,9 @@ def check_length_map(lm: LengthMaps) -> Check:
     if bad:
         status = "not reproduced"
     elif slow:
-        status, caveat = "inconclusive", f"{', '.join(slow)} still converge at depth {lm.depth}: deeper needed"
+        status = "inconclusive"
+        caveat = (f"{', '.join(slow)} still {'converges' if len(slow) == 1 else 'converge'} at depth {lm.depth}: "
+                  "deeper needed")
     else:
         status = "reproduced"
     return Check(
@@ -296,7 +298,9 @@ def check_d4_list(lm: LengthMaps) -> Check:
     if bad:
         status = "not reproduced"
     elif slow:
-        status, caveat = "inconclusive", f"{', '.join(slow)} still converge at depth {lm.depth}: deeper needed"
+        status = "inconclusive"
+        caveat = (f"{', '.join(slow)} still {'converges' if len(slow) == 1 else 'converge'} at depth {lm.depth}: "
+                  "deeper needed")
     else:
         status = "reproduced"
     words = {"away": "moves away from 1", "kept": "keeps every length (the identity map)", "slow": "still converging",
