@@ -267,7 +267,7 @@ def check_parameterization(more: LzbMore) -> Check:
                   f"against m/c_s for the others, and ||H|| / ||K|| changes by r = {r.min():.2f} to {r.max():.2f}; but "
                   f"r does not depend on m (slope {s:.2f}), so the rate of ||H|| / ||K|| in m, the conclusion, is unchanged")
     elif status == "reproduced with caveat":
-        caveat = f"r = (||H||/||K||)_LeCun / (||H||/||K||)_NTK drifts with m (slope {s:.2f})"
+        caveat = f"the ratio r = (||H||/||K||)_LeCun / (||H||/||K||)_NTK drifts with m (slope {s:.2f})"
     row = {"statement": "every layer trained: (||H||/||K||)_LeCun / (||H||/||K||)_NTK against m",
            "paper": "1 (the same factor), so the conclusions do not change",
            "this book": f"{r.min():.2f} to {r.max():.2f} over m = {widths}, slope {s:.2f}",
