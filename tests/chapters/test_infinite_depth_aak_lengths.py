@@ -1,4 +1,5 @@
-"""Chapter 04, :mod:`lib.chapters.infinite_depth.aak_lengths`: [AAK] Thm D.1, App. D.4, Lemma D.6, Thm I.1.
+"""Chapter 04, :mod:`lib.chapters.infinite_depth.aak_length_map` and :mod:`~lib.chapters.infinite_depth.aak_lengths`:
+[AAK] Thm D.1, App. D.4, Lemma D.6, Thm I.1.
 
 Constructed results fed to the real checks (holds, fails, caveat, inconclusive, vacuous premises, every threshold
 just inside and just outside), and small real measurements, with their counterfactuals.
@@ -10,6 +11,7 @@ import pandas as pd
 import pytest
 
 from lib.chapters import infinite_depth as D
+from lib.chapters.infinite_depth import aak_length_map as M
 from lib.chapters.infinite_depth import aak_lengths as A
 
 DOCUMENTED = dict(RATIO_FLOOR=1e-6, GAMMA_TOL=1e-6, D1_TOL=1e-6, D4_AWAY=2.0, D6_ATOL=1e-10, I1_MIN_RATIO=0.8)
@@ -38,15 +40,15 @@ def maps(*acts, depth=10, outside=()):
             for l in range(depth + 1):
                 q = g(q0, l) if callable(g) else 1 + (q0 - 1) * g ** l
                 rows.append(dict(activation=name, role=role, q0=q0, depth=l, q=q))
-    listed = [a for a, role, _ in acts if role == A.D4_ROLE_LIST]
-    return A.LengthMaps(pd.DataFrame(rows), premises(*listed, outside=outside), Q0, depth)
+    listed = [a for a, role, _ in acts if role == M.D4_ROLE_LIST]
+    return M.LengthMaps(pd.DataFrame(rows), premises(*listed, outside=outside), Q0, depth)
 
 
-L, S = A.D4_ROLE_LIST, A.D4_ROLE_SHIFT
+L, S = M.D4_ROLE_LIST, M.D4_ROLE_SHIFT
 
 
 def test_d1_premises_are_measured():
-    p = A.d1_premises(("relu", "leaky_relu", "selu", "tanh", "arctan", "sigmoid_centred", "shifted_relu", "relu2",
+    p = M.d1_premises(("relu", "leaky_relu", "selu", "tanh", "arctan", "sigmoid_centred", "shifted_relu", "relu2",
                        "gelu")).set_index("activation")
     assert list(p.index[p.premise]) == ["tanh", "arctan", "sigmoid_centred"]
     assert not p.loc[["relu", "leaky_relu", "selu"]].twice_differentiable.any()          # a kink of s' at 0
@@ -55,87 +57,87 @@ def test_d1_premises_are_measured():
     assert not p.loc["shifted_relu"].convex_concave             # s' steps up at 0.1 > 0: not concave on [0, inf)
     assert not p.loc["relu2"].twice_differentiable and p.loc["relu2"].jump2 == pytest.approx(2, rel=1e-3)
     assert not p.loc["gelu"].nondecreasing and not p.loc["gelu"].convex_concave
-    assert (p.loc[["tanh", "arctan", "sigmoid_centred"], ["jump1", "jump2"]] < IN * A.PREMISE_TOL).all().all()
+    assert (p.loc[["tanh", "arctan", "sigmoid_centred"], ["jump1", "jump2"]] < IN * M.PREMISE_TOL).all().all()
 
 
 def test_length_map_judges_the_activations_that_meet_the_premises():
     fast = ("tanh", L, 0.1)
-    assert A.check_length_map(maps(fast)).status == "reproduced"
+    assert M.check_length_map(maps(fast)).status == "reproduced"
     # a length moved away from 1, or kept (gamma = 1: no convergence, which Remark D.2's gamma < 1 excludes)
-    assert A.check_length_map(maps(fast, ("arctan", L, 1 + OUT * A.GAMMA_TOL))).status == "not reproduced"
-    assert A.check_length_map(maps(fast, ("arctan", L, 1 + IN * A.GAMMA_TOL))).status == "not reproduced"
-    assert A.check_length_map(maps(fast, ("arctan", L, 1 - IN * A.GAMMA_TOL))).status == "not reproduced"
+    assert M.check_length_map(maps(fast, ("arctan", L, 1 + OUT * M.GAMMA_TOL))).status == "not reproduced"
+    assert M.check_length_map(maps(fast, ("arctan", L, 1 + IN * M.GAMMA_TOL))).status == "not reproduced"
+    assert M.check_length_map(maps(fast, ("arctan", L, 1 - IN * M.GAMMA_TOL))).status == "not reproduced"
     # contracting just beyond GAMMA_TOL below 1, not at the fixed point yet: deeper needed
-    near = A.check_length_map(maps(fast, ("arctan", L, 1 - OUT * A.GAMMA_TOL)))
+    near = M.check_length_map(maps(fast, ("arctan", L, 1 - OUT * M.GAMMA_TOL)))
     assert near.status == "inconclusive" and "deeper needed" in near.caveat
-    slow = A.check_length_map(maps(fast, ("arctan", L, 0.5), depth=10))
+    slow = M.check_length_map(maps(fast, ("arctan", L, 0.5), depth=10))
     assert slow.status == "inconclusive" and "arctan still converge" in slow.caveat
     # the final deviation just inside / outside D1_TOL
     at = lambda dev: (lambda q0, l: 1 + (q0 - 1) * (0.5 ** l if l < 10 else dev / 1.0))  # noqa: E731
-    assert A.check_length_map(maps(fast, ("s", L, at(IN * A.D1_TOL)))).status == "reproduced"
-    assert A.check_length_map(maps(fast, ("s", L, at(OUT * A.D1_TOL)))).status == "inconclusive"
+    assert M.check_length_map(maps(fast, ("s", L, at(IN * M.D1_TOL)))).status == "reproduced"
+    assert M.check_length_map(maps(fast, ("s", L, at(OUT * M.D1_TOL)))).status == "inconclusive"
     # deviations at or below RATIO_FLOOR enter no ratio: a rounding-level wiggle is not a failure
     def tail(dev):
         return lambda q0, l: 1 + (q0 - 1) * 0.1 ** l if l < 7 else 1 + dev(l)
-    wiggle = tail(lambda l: IN * A.RATIO_FLOOR * (1.0 if l % 2 else 0.5))   # ratio 2 from a denominator at the floor
-    assert A.check_length_map(maps(fast, ("w", L, wiggle))).status == "reproduced"
-    grow = tail(lambda l: OUT * A.RATIO_FLOOR * 1.01 ** (l - 7))            # ratio 1.01 above the floor
-    assert A.check_length_map(maps(fast, ("w", L, grow))).status == "not reproduced"
+    wiggle = tail(lambda l: IN * M.RATIO_FLOOR * (1.0 if l % 2 else 0.5))   # ratio 2 from a denominator at the floor
+    assert M.check_length_map(maps(fast, ("w", L, wiggle))).status == "reproduced"
+    grow = tail(lambda l: OUT * M.RATIO_FLOOR * 1.01 ** (l - 7))            # ratio 1.01 above the floor
+    assert M.check_length_map(maps(fast, ("w", L, grow))).status == "not reproduced"
     # every start already at the fixed point: no ratio, nothing moved
-    assert A.check_length_map(maps(fast, ("flat", L, lambda q0, l: 1.0))).status == "reproduced"
+    assert M.check_length_map(maps(fast, ("flat", L, lambda q0, l: 1.0))).status == "reproduced"
 
 
 def test_length_map_outside_the_premises_is_reported_never_judged():
     # leaky ReLU keeps every length, but it is not twice differentiable: outside the theorem, not a failure
-    c = A.check_length_map(maps(("tanh", L, 0.1), ("leaky_relu", L, 1.0), outside=("leaky_relu",)))
+    c = M.check_length_map(maps(("tanh", L, 0.1), ("leaky_relu", L, 1.0), outside=("leaky_relu",)))
     assert c.status == "reproduced" and "Outside the theorem: leaky_relu: not twice differentiable" in c.measured
     assert "leaky_relu" not in c.measured.split("Outside")[0]
-    none = A.check_length_map(maps(("leaky_relu", L, 1.0), ("relu", L, 1.0), outside=("leaky_relu", "relu")))
+    none = M.check_length_map(maps(("leaky_relu", L, 1.0), ("relu", L, 1.0), outside=("leaky_relu", "relu")))
     assert none.status == "not checked" and none.caveat.startswith("outside the theorem")
-    assert A.check_length_map(maps(("shifted_relu", S, 2.0))).status == "not checked"
+    assert M.check_length_map(maps(("shifted_relu", S, 2.0))).status == "not checked"
 
 
 def test_d4_list_rule():
     listed = [("tanh", L, 0.1), ("selu", L, 0.2)]
-    assert A.check_d4_list(maps(*listed)).status == "reproduced"
-    kept = A.check_d4_list(maps(*listed, ("leaky_relu", L, 1.0), outside=("leaky_relu",)))
+    assert M.check_d4_list(maps(*listed)).status == "reproduced"
+    kept = M.check_d4_list(maps(*listed, ("leaky_relu", L, 1.0), outside=("leaky_relu",)))
     assert kept.status == "not reproduced" and "Note on the paper: leaky_relu is on the list" in kept.measured
     assert [r["holds"] for r in kept.rows] == [True, True, False]
     # the list is judged whatever the premises of Thm D.1: an identity map fails it just inside GAMMA_TOL of 1
-    assert A.check_d4_list(maps(*listed, ("relu", L, 1 + IN * A.GAMMA_TOL))).status == "not reproduced"
-    away = A.check_d4_list(maps(*listed, ("x", L, 1 + OUT * A.GAMMA_TOL)))
+    assert M.check_d4_list(maps(*listed, ("relu", L, 1 + IN * M.GAMMA_TOL))).status == "not reproduced"
+    away = M.check_d4_list(maps(*listed, ("x", L, 1 + OUT * M.GAMMA_TOL)))
     assert away.status == "not reproduced" and "Note on the paper" not in away.measured
-    slow = A.check_d4_list(maps(*listed, ("x", L, 1 - OUT * A.GAMMA_TOL)))
+    slow = M.check_d4_list(maps(*listed, ("x", L, 1 - OUT * M.GAMMA_TOL)))
     assert slow.status == "inconclusive" and "deeper needed" in slow.caveat
-    assert A.check_d4_list(maps(("shifted_relu", S, 2.0))).status == "not checked"
+    assert M.check_d4_list(maps(("shifted_relu", S, 2.0))).status == "not checked"
 
 
 def test_shifted_relu_counterexample_rule():
-    assert A.check_shifted_relu(maps(("shifted_relu", S, 1.2))).status == "reproduced"
+    assert M.check_shifted_relu(maps(("shifted_relu", S, 1.2))).status == "reproduced"
     # a start whose deviation grew by just under / over D4_AWAY at the deepest layer
-    g_in, g_out = (IN * A.D4_AWAY) ** 0.1, (OUT * A.D4_AWAY) ** 0.1
-    assert A.check_shifted_relu(maps(("s", S, g_in))).status == "inconclusive"
-    assert A.check_shifted_relu(maps(("s", S, g_out))).status == "reproduced"
+    g_in, g_out = (IN * M.D4_AWAY) ** 0.1, (OUT * M.D4_AWAY) ** 0.1
+    assert M.check_shifted_relu(maps(("s", S, g_in))).status == "inconclusive"
+    assert M.check_shifted_relu(maps(("s", S, g_out))).status == "reproduced"
     # a collapse out of the range counts as moved away
     gone = lambda q0, l: math.nan if l > 3 else q0 * 0.1 ** l  # noqa: E731
-    c = A.check_shifted_relu(maps(("s", S, gone)))
+    c = M.check_shifted_relu(maps(("s", S, gone)))
     assert c.status == "reproduced" and "left [1e-08, 10000]" in c.measured
     # the map converges after all: no counterexample
-    assert A.check_shifted_relu(maps(("s", S, 0.1))).status == "not reproduced"
-    assert A.check_shifted_relu(maps(("tanh", L, 0.1))).status == "not checked"
+    assert M.check_shifted_relu(maps(("s", S, 0.1))).status == "not reproduced"
+    assert M.check_shifted_relu(maps(("tanh", L, 0.1))).status == "not checked"
 
 
 def test_length_maps_real():
-    lm = A.measure_length_maps(D.SPEC.config(aak_length_depth=60))
-    assert set(lm.frame.activation) == {*A.D4_LIST, A.D4_ACTIVATION}
-    c = A.check_length_map(lm)
+    lm = M.measure_length_maps(D.SPEC.config(aak_length_depth=60))
+    assert set(lm.frame.activation) == {*M.D4_LIST, M.D4_ACTIVATION}
+    c = M.check_length_map(lm)
     assert c.status == "reproduced", c.measured
     assert "Activations meeting the premises: sigmoid_centred, tanh, arctan" in c.measured
     for a in ("relu", "leaky_relu", "selu"):
         assert f"{a}: not twice differentiable" in c.measured
-    lst = A.check_d4_list(lm)
+    lst = M.check_d4_list(lm)
     assert lst.status == "not reproduced" and "Note on the paper: relu, leaky_relu are on the list" in lst.measured
-    assert A.check_shifted_relu(lm).status == "reproduced"
+    assert M.check_shifted_relu(lm).status == "reproduced"
 
 
 def odd(excess_odd=0.0, excess_ctrl=0.3, odd_names=("tanh",)):
@@ -207,8 +209,8 @@ def _kinked(name, jump1=0.0, jump2=0.0, s0=0.0, slope=1.0):
 
 
 def test_d1_premise_thresholds():
-    tol = A.PREMISE_TOL
-    p = A.d1_premises([_kinked("in1", jump1=IN * tol), _kinked("out1", jump1=OUT * tol),
+    tol = M.PREMISE_TOL
+    p = M.d1_premises([_kinked("in1", jump1=IN * tol), _kinked("out1", jump1=OUT * tol),
                        _kinked("in2", jump2=IN * tol), _kinked("out2", jump2=OUT * tol),
                        _kinked("s0in", s0=IN * tol), _kinked("s0out", s0=OUT * tol)]).set_index("activation")
     assert p.twice_differentiable.to_dict() == dict(in1=True, out1=False, in2=True, out2=False, s0in=True, s0out=True)

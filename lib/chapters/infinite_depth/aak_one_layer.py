@@ -194,7 +194,7 @@ def check_thm_h1(st: OneLayerKernels) -> Check:
     with high probability, once m is large enough.
 
     The paper: "Let x_1, ..., x_n be a set of vectors in R^d such that each x_i is a unit length vector and for each
-    i != j, it holds that |<x_i, x_j>| <= 1 - delta. Let w_1, ..., w_m be vectors drawn i.i.d. from N(0, I) and consider
+    i != j, it holds that ``|<x_i, x_j>|`` <= 1 - delta. Let w_1, ..., w_m be vectors drawn i.i.d. from N(0, I) and consider
     the feature mapping phi(x) = m^(-1/2) (sigma(w_r . x))_r where sigma is the (un-normalized) relu activation. Let
     Phi be the corresponding data matrix ... There exists a universal constant C, such that if m >= C poly(n, 1/delta),
     then w.p. at least 1 - (small), we have that lambda_min(Phi^T Phi) >= (a positive quantity depending on n and
