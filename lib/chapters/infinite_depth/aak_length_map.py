@@ -183,6 +183,19 @@ def length_outcomes(frame: pd.DataFrame) -> dict[str, tuple[str, float, float]]:
     return out
 
 
+def _convergence_status(res: dict, depth: int) -> tuple[str, str]:
+    """The status of "every length converges to 1" from :func:`length_outcomes`: "not reproduced" if one moves away
+    or is kept, "inconclusive" (deeper needed) if one still contracts at ``depth``, else "reproduced"; and the
+    caveat."""
+    if any(o in ("away", "kept") for o, _, _ in res.values()):
+        return "not reproduced", ""
+    slow = [a for a, (o, _, _) in res.items() if o == "slow"]
+    if slow:
+        return "inconclusive", (f"{', '.join(slow)} still {'converges' if len(slow) == 1 else 'converge'} at depth "
+                                f"{depth}: deeper needed")
+    return "reproduced", ""
+
+
 def _outcome_text(res: dict) -> str:
     return "; ".join(f"{a} {g:.6g} and {deviation_text(d, 1e-12)}" for a, (_, g, d) in res.items())
 
@@ -226,17 +239,7 @@ def check_length_map(lm: LengthMaps) -> Check:
         return outside_theorem("[AAK] Thm D.1", "No activation of the run meets Thm D.1's premises." + out_txt,
                                "no activation is twice differentiable, non-decreasing, 0 at 0 and convex-concave")
     res = length_outcomes(f)
-    bad = [a for a, (o, _, _) in res.items() if o in ("away", "kept")]
-    slow = [a for a, (o, _, _) in res.items() if o == "slow"]
-    caveat = ""
-    if bad:
-        status = "not reproduced"
-    elif slow:
-        status = "inconclusive"
-        caveat = (f"{', '.join(slow)} still {'converges' if len(slow) == 1 else 'converge'} at depth {lm.depth}: "
-                  "deeper needed")
-    else:
-        status = "reproduced"
+    status, caveat = _convergence_status(res, lm.depth)
     return Check(
         "[AAK] Thm D.1", status=status, caveat=caveat,
         measured=f"Activations meeting the premises: {', '.join(res)}. Length map from the squared lengths "
@@ -271,16 +274,7 @@ def check_d4_list(lm: LengthMaps) -> Check:
         return not_checked("[AAK] App D.4(list)", "No activation of App. D.4's list ran.", "no listed activation")
     res = length_outcomes(f)
     bad = [a for a, (o, _, _) in res.items() if o in ("away", "kept")]
-    slow = [a for a, (o, _, _) in res.items() if o == "slow"]
-    caveat = ""
-    if bad:
-        status = "not reproduced"
-    elif slow:
-        status = "inconclusive"
-        caveat = (f"{', '.join(slow)} still {'converges' if len(slow) == 1 else 'converge'} at depth {lm.depth}: "
-                  "deeper needed")
-    else:
-        status = "reproduced"
+    status, caveat = _convergence_status(res, lm.depth)
     words = {"away": "moves away from 1", "kept": "keeps every length (the identity map)", "slow": "still converging",
              "converged": "at 1"}
     rows = tuple(dict(statement=f"{a}: the length map from q0 = {min(lm.q0):g} to {max(lm.q0):g}",

@@ -138,23 +138,24 @@ def outside_theorem(claim_id: str, measured: str, why: str, part: str = "") -> C
     Returns:
         The :class:`lib.book.results.Check`.
     """
-    return Check(claim_id, status="not checked", part=part, measured=measured, caveat=f"outside the theorem: {why}")
+    return not_checked(claim_id, measured, why, part, reason="outside the theorem")
 
 
-def not_checked(claim_id: str, measured: str, why: str, part: str = "") -> Check:
+def not_checked(claim_id: str, measured: str, why: str, part: str = "",
+                reason: str = "not testable on this data") -> Check:
     """The verdict "not checked" of a check whose premise the run does not meet.
 
     Args:
         claim_id: the registry id of the claim.
         measured: what the run has instead, in one sentence.
-        why: what is missing (the caveat reads "not testable on this data: <why>").
+        why: what is missing (the caveat reads "<reason>: <why>").
         part: the part of the claim, if the check records one.
+        reason: the kind of reason, "not testable on this data" (the default) or "outside the theorem".
 
     Returns:
         The :class:`lib.book.results.Check`.
     """
-    return Check(claim_id, status="not checked", part=part, measured=measured,
-                 caveat=f"not testable on this data: {why}")
+    return Check(claim_id, status="not checked", part=part, measured=measured, caveat=f"{reason}: {why}")
 
 
 #: The sentence of a figure's setting for a statement of infinite-width theory ([LH] App. A, Thm 3.5, 4.3).

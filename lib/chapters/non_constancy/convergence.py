@@ -205,8 +205,21 @@ def output_premise(runs: KernelRuns) -> pd.DataFrame:
     return wide
 
 
-def _outside_words(out: pd.DataFrame) -> str:
-    return "; ".join(f"{a}: smallest slope {v.slope.min():.2g} of its sup" for a, v in out.groupby("arch", sort=False))
+def _premise_split(runs: KernelRuns, part: str) -> tuple[pd.DataFrame, str, Check | None]:
+    """The widest non-linear-output nets that meet Thm 5.1's premise (:func:`output_premise`), the clause that names
+    those outside it, and the "not checked" verdict of ``part`` when none meets it (else None)."""
+    wide = output_premise(runs)
+    inside, outside = wide[wide.premise], wide[~wide.premise]
+    out_txt = (" Outside the theorem (the output's derivative is not separated from zero): " + "; ".join(
+        f"{a}: smallest slope {v.slope.min():.2g} of its sup" for a, v in outside.groupby("arch", sort=False)) + "."
+        if len(outside) else "")
+    if len(inside):
+        return inside, out_txt, None
+    return inside, out_txt, Check(
+        "[LZB] Thm 5.1", status="not checked", part=part,
+        measured=f"At m={max(runs.widths)}, no non-linear-output net meets the premise." + out_txt,
+        caveat=f"outside the theorem: the output function's smallest slope along the path is below {SLOPE_MIN:g} of "
+               "its sup on every net")
 
 
 def check_convergence(runs: KernelRuns) -> Check:
@@ -241,16 +254,10 @@ def check_convergence(runs: KernelRuns) -> Check:
         The check (part "PL guarantee").
     """
     part = "PL guarantee"
-    wide = output_premise(runs)
     wmax = max(runs.widths)
-    inside, outside = wide[wide.premise], wide[~wide.premise]
-    out_txt = (f" Outside the theorem (the output's derivative is not separated from zero): {_outside_words(outside)}."
-               if len(outside) else "")
-    if inside.empty:
-        return Check("[LZB] Thm 5.1", status="not checked", part=part,
-                     measured=f"At m={wmax}, no non-linear-output net meets the premise." + out_txt,
-                     caveat=f"outside the theorem: the output function's smallest slope along the path is below "
-                            f"{SLOPE_MIN:g} of its sup on every net")
+    inside, out_txt, outside_check = _premise_split(runs, part)
+    if outside_check is not None:
+        return outside_check
     nets = list(inside.itertuples())
     budget = {r.Index: pl_rate(r, runs.lr_scale) ** runs.max_steps for r in nets}
     binding = [r for r in nets if budget[r.Index] <= PL_BINDING]
@@ -311,16 +318,10 @@ def check_convergence_rate(runs: KernelRuns) -> Check:
         The check (part "exponential rate").
     """
     part = "exponential rate"
-    wide = output_premise(runs)
     wmax = max(runs.widths)
-    inside, outside = wide[wide.premise], wide[~wide.premise]
-    out_txt = (f" Outside the theorem (the output's derivative is not separated from zero): {_outside_words(outside)}."
-               if len(outside) else "")
-    if inside.empty:
-        return Check("[LZB] Thm 5.1", status="not checked", part=part,
-                     measured=f"At m={wmax}, no non-linear-output net meets the premise." + out_txt,
-                     caveat=f"outside the theorem: the output function's smallest slope along the path is below "
-                            f"{SLOPE_MIN:g} of its sup on every net")
+    inside, out_txt, outside_check = _premise_split(runs, part)
+    if outside_check is not None:
+        return outside_check
     nets = [r for r in inside.itertuples() if len(r.loss) - 1 >= RATE_MIN_STEPS]
     if not nets:
         return Check("[LZB] Thm 5.1", status="inconclusive", part=part,
