@@ -579,3 +579,11 @@ def test_the_thresholds_are_the_documented_values():
     assert (C.KERNEL_RTOL, C.ANGLE_ATOL) == (1e-10, 1e-6)
     assert (C.THEORY_TOL_SQRT_M, C.THEORY_LOOSE_SQRT_M) == (5.0, 15.0)
     assert C.TWO_SAMPLE_RTOL == 1e-12
+
+
+def test_thm42_width_m_equal_seed_means_are_no_departure():
+    """A seed mean equal to the previous depth's does not rise, one equal to kappa_0 is not below it."""
+    flat = C.check_first_layer_width(_t42(fw=(40.0, 40.0, 12.0), se=math.nan))
+    assert flat.status == "reproduced" and flat.rows[0]["holds"] is True
+    at = C.check_first_layer_width(_t42(kappa0=50.0, fw=(50.0, 40.0, 12.0), se=math.nan))
+    assert at.status == "inconclusive" and ">= kappa_0 at L=1" in at.caveat

@@ -71,3 +71,10 @@ def test_the_lemma_c8_bound_on_a_real_study():
     assert (tab.lmin >= tab.bound_b - B.B_RTOL).all() and (tab.bound_b.diff().dropna() > -1e-12).any()
     for kind in ("nngp", "ntk"):
         assert B.check_assumption_b_bound(st, kind).status in ("reproduced", "reproduced with caveat")
+
+
+def test_the_bound_at_equality_and_a_bound_exactly_as_strong_as_thm_32s():
+    st = study(slack=-B.B_RTOL, at=20)           # lambda_min exactly B_RTOL below the bound: still within rounding
+    assert B.check_assumption_b_bound(st, "nngp").status == "reproduced"
+    tab = B.table_assumption_b(study())
+    assert (tab.bound_b >= tab.bound_a).any()

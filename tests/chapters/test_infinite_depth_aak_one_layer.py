@@ -146,3 +146,10 @@ def test_measure_on_small_data():
     assert set(fw.width) == set(D.SPEC.config().aak_h1_widths) and st.seeds == D.SPEC.config().aak_h1_seeds
     wide = fw[(fw.data == "digits") & (fw.width == fw.width.max())]
     assert ((wide.lam_min - wide.lam_inf).abs() < 0.1 * wide.lam_inf).all()   # concentrates on the infinite width
+
+
+def test_h1_a_width_equal_to_n_is_judged():
+    """m = n is not below the theorem's condition (rank m = n is possible): its share counts."""
+    c = O.check_thm_h1(h1(finite({99: 1.0, 100: 0.0})))
+    assert c.status == "not reproduced" and "0% (m = 100)" in c.rows[0]["this book"]
+    assert O.check_thm_h1(h1(finite({100: 1.0}))).status == "reproduced"

@@ -138,3 +138,12 @@ def test_all_layer_training_outside_the_activation_premise_is_not_judged(monkeyp
         act = Activation("q", lambda t: t, lambda z, a=a: a * z ** 2 / 2, lambda z, a=a: a * z, c=1.0)
         monkeypatch.setattr(T, "get_activation", lambda name, act=act: act)
         assert T.smooth_premise("q")[0] is ok
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_every_limit_at_equality(mode):
+    """Each premise and the growth rule hold at their value exactly (<=, not <)."""
+    assert check(mode, SHALLOW, run(16, 100), run(32, int(T.STEP_GROWTH * 100))).status == "reproduced"
+    assert check(mode, run(16, 10, kappa_inf=T.KAPPA_CONSTANT), run(32, 12)).status == "reproduced"
+    assert check(mode, run(16, 10, kappa=1.5 * (1 + T.WIDTH_RTOL)), run(32, 12)).status == "reproduced"
+    assert check(mode, run(16, 10, change=T.LAZY_TOL), run(32, 12)).status == "reproduced"
