@@ -219,6 +219,9 @@ def _wording_context(node: ast.AST, parent: ast.AST | None, field: str | None,
         return True
     if isinstance(node, ast.keyword) and _wording_keyword(node, parent, names):
         return True
+    if isinstance(node, ast.keyword) and node.arg is None and isinstance(node.value, ast.Dict) and node.value.keys \
+            and all(isinstance(k, ast.Constant) and k.value in WORDING_FIELDS for k in node.value.keys):
+        return True                                 # dict(..., **{"this book": ...})
     if isinstance(parent, ast.Call) and field == "args" and node in parent.args:
         params = _nested_params(parent, names)   # out(status, measured): a positional wording parameter
         i = parent.args.index(node)

@@ -103,6 +103,10 @@ def _check(body: str) -> str:
     ('left_out = ", and " + str(n_nodiag) if n_nodiag else ""', 'left_out = ", and " + str(n_nodiag) if n_nodiag else "XXXX"'),
     ('left_out = ", and " + str(n_nodiag) if n_nodiag else ""', 'left_out = ", and " + str(n_nodiag) if not n_nodiag else ""'),
     ('lines.append(name)', 'lines.append(None)'),
+    # a text field passed as **{"this book": ...} to dict(...), dropped or changed
+    ('row = dict(statement="s", **{"this book": f"{m}"}, holds=True)', 'row = dict(statement="s", holds=True)'),
+    ('row = dict(statement="s", **{"this book": f"{m}"}, holds=True)',
+     'row = dict(statement="s", **{"this book": None}, holds=True)'),
 ])
 def test_a_survivor_that_cannot_change_a_status_is_wording(old, new):
     body = ("lines, caveat, part, rows = [], '', 'p', ()\nstatus = 'reproduced' if searched else 'inconclusive'\n"
@@ -127,6 +131,8 @@ def test_a_survivor_that_cannot_change_a_status_is_wording(old, new):
     ('status, caveat = "not reproduced", ""', 'status, caveat = "XXnot reproducedXX", ""'),
     # the status itself set to None
     ('status, caveat = "not reproduced", ""', 'status, caveat = None, ""'),
+    # a dict unpacked into a row that carries a judgement is not wording
+    ('row = dict(statement="s", **{"holds": ok})', 'row = dict(statement="s")'),
 ])
 def test_a_survivor_that_can_change_a_status_is_not_wording(old, new):
     body = ("flat, ok = True, False\n{}\nstatus = locals().get('status', 'reproduced')\ncaveats = locals().get('caveats', [])\n"
