@@ -181,6 +181,11 @@ def _target_names(target: ast.AST) -> list[ast.AST]:
 
 
 def _wording_target(target: ast.AST, names: frozenset) -> bool:
+    """A target that receives wording only: a wording name, ``_`` inside a tuple, or a tuple of those with at least
+    one wording name (``_, _, what, kernel = ...``)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return (all(_wording_target(e, names) or (isinstance(e, ast.Name) and e.id == "_") for e in target.elts)
+                and any(_wording_target(e, names) for e in target.elts))
     return isinstance(target, ast.Name) and target.id in names
 
 
@@ -190,17 +195,26 @@ class Wording(frozenset):
     of a call of it (``out(status, shown=...)``) is wording when that parameter is a wording variable."""
     nested: dict = {}   # name -> parameters in order
     returns: frozenset = frozenset()   # the positions of the function's returned tuple that reach wording only
+    callees: dict = {}  # a function of the package -> (its parameters in order, those that reach wording only)
 
     @classmethod
-    def of(cls, names, nested=None, returns=frozenset()) -> "Wording":
+    def of(cls, names, nested=None, returns=frozenset(), callees=None) -> "Wording":
         w = cls(names)
         w.nested = dict(nested or {})
         w.returns = frozenset(returns)
+        w.callees = dict(callees or {})
         return w
 
 
+def _callee(call: ast.AST | None, names: frozenset) -> tuple[list, frozenset]:
+    """(parameters, wording parameters) of the package function ``call`` calls (:func:`wording_params`), if any."""
+    f = getattr(call, "func", None)
+    name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+    return getattr(names, "callees", {}).get(name, ([], frozenset()))
+
+
 def _wording_keyword(node: ast.keyword, parent: ast.AST | None, names: frozenset) -> bool:
-    if node.arg in WORDING_FIELDS:
+    if node.arg in WORDING_FIELDS or node.arg in _callee(parent, names)[1]:
         return True
     return node.arg in _nested_params(parent, names) and node.arg in names
 
@@ -227,9 +241,12 @@ def _wording_context(node: ast.AST, parent: ast.AST | None, field: str | None,
         i = parent.args.index(node)
         if i < len(params) and params[i] in names:
             return True
-    if isinstance(parent, ast.Dict) and field == "values":
-        key = parent.keys[parent.values.index(node)] if node in parent.values else None
-        return isinstance(key, ast.Constant) and key.value in WORDING_FIELDS
+        params, wording = _callee(parent, names)  # not_checked(cid, measured, why): a package function's
+        if i < len(params) and params[i] in wording:
+            return True
+    if isinstance(parent, ast.Dict) and field in ("values", "keys"):
+        key = node if field == "keys" else (parent.keys[parent.values.index(node)] if node in parent.values else None)
+        return isinstance(key, ast.Constant) and key.value in WORDING_FIELDS     # a text field's value, or its key
     if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         return all(_wording_target(t, names) for t in targets)
@@ -239,6 +256,8 @@ def _wording_context(node: ast.AST, parent: ast.AST | None, field: str | None,
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
         f = node.value.func   # lines.append(...) on a wording list
         return isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in names
+    if isinstance(node, ast.FunctionDef) and node.name in names:
+        return True                                 # a nested helper whose every call writes wording
     if isinstance(parent, ast.arguments) and field in ("defaults", "kw_defaults"):
         return getattr(node, "_wording_default", False)
     return False
@@ -288,12 +307,16 @@ def _in_wording(node: ast.AST, parents: dict, names: frozenset) -> bool:
     return False
 
 
-def wording_locals(func: ast.FunctionDef, returns: frozenset = frozenset()) -> frozenset:
+def wording_locals(func: ast.FunctionDef, returns: frozenset = frozenset(), callees: dict | None = None,
+                   params: bool = False) -> frozenset:
     """The local variables of ``func`` whose value reaches wording only: assigned (not a loop or comprehension
-    variable, not a parameter of ``func``; parameters of nested functions count) and read only in wording contexts
+    variable, not a parameter of ``func``; parameters of nested functions, and nested functions, count) and read only
+    in wording contexts
     (an f-string, a text field, the value of another wording variable, ``lines.append(...)`` on one), at least
     once. Found as the largest such set (a fixed point), together with :data:`WORDING_FIELDS`. ``returns``: the
-    positions of the tuple ``func`` returns that reach wording only (:func:`wording_returns`)."""
+    positions of the tuple ``func`` returns that reach wording only (:func:`wording_returns`); ``callees``: the
+    package's functions and their wording parameters (:func:`wording_params`); ``params``: count ``func``'s own
+    parameters as candidates too (to find its wording parameters)."""
     own = {a.arg for a in func.args.posonlyargs + func.args.args + func.args.kwonlyargs}
     own |= {a.arg for a in (func.args.vararg, func.args.kwarg) if a is not None}
     assigned, other, nested = set(), set(), {}
@@ -309,12 +332,15 @@ def wording_locals(func: ast.FunctionDef, returns: frozenset = frozenset()) -> f
         elif isinstance(node, ast.FunctionDef) and node is not func:
             args = node.args
             nested[node.name] = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+            assigned.add(node.name)
     assigned |= {p for params in nested.values() for p in params}
     loads = [n for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
-    names = (set(assigned) - other - own) & {n.id for n in loads}  # a variable never read is not known to be wording
+    names = (set(assigned) - other - (set() if params else own)) & {n.id for n in loads}
+    if params:
+        names |= own & {n.id for n in loads}        # a parameter never read is not known to be wording
     parents = _parents(func)
     while True:
-        current = Wording.of(names | WORDING_FIELDS, nested, returns)
+        current = Wording.of(names | WORDING_FIELDS, nested, returns, callees)
         _annotate(func, current)
         bad = {n.id for n in loads if n.id in names and not _in_wording(n, parents, current)}
         if not bad:
@@ -357,7 +383,7 @@ def _differences(a: ast.AST, b: ast.AST, parent=None, field=None, wording=False,
     return out or [wording]
 
 
-def wording_only(original: str, mutant: str, returns: frozenset = frozenset()) -> bool:
+def wording_only(original: str, mutant: str, returns: frozenset = frozenset(), callees: dict | None = None) -> bool:
     """True if a mutant (the source of the mutated function) differs from the original function only in
     wording, so it can change what a verdict says but never its status.
 
@@ -369,14 +395,16 @@ def wording_only(original: str, mutant: str, returns: frozenset = frozenset()) -
     function, and the judged rows of a ``Check`` dropped or replaced by ``None`` (:data:`DROPPABLE_FIELDS`). A
     mutant of a string that is not prose (a column name, a status, an architecture such as ``"linear"``), of a
     row's ``holds=``, or of any logic can change what a rule reads, so it is *not* wording-only. ``returns``: the
-    positions of the tuple the function returns that reach wording only at every call (:func:`wording_returns`).
+    positions of the tuple the function returns that reach wording only at every call (:func:`wording_returns`);
+    ``callees``: the package's functions with their wording parameters (:func:`wording_params`), so that an argument
+    passed to one (``not_checked(cid, measured, why)``) is wording.
     """
     try:
         a, b = ast.parse(textwrap.dedent(original)), ast.parse(textwrap.dedent(mutant))
     except SyntaxError:
         return False
     funcs = [n for n in a.body if isinstance(n, ast.FunctionDef)]
-    names = wording_locals(funcs[0], returns) if len(funcs) == 1 else WORDING_FIELDS
+    names = wording_locals(funcs[0], returns, callees) if len(funcs) == 1 else WORDING_FIELDS
     _annotate(a, names)
     diffs = _differences(a, b, names=names)
     return bool(diffs) and all(diffs)
@@ -400,6 +428,27 @@ def _package_trees(root: Path, package: str) -> dict[Path, ast.Module]:
             for path in sorted((root / "lib" / "chapters" / package).glob("*.py"))}
 
 
+def wording_params(root: Path, package: str) -> dict[str, tuple[list, frozenset]]:
+    """For each module-level function of the chapter package: its parameters in order, and those whose value reaches
+    wording only in its body (every use in a text field, :func:`wording_locals` with the parameters as candidates),
+    e.g. ``measured`` and ``why`` of ``not_checked(claim_id, measured, why)``. An argument passed to such a parameter
+    is wording where the function is called.
+
+    Returns:
+        Function name -> (parameters, wording parameters).
+    """
+    funcs = [n for tree in _package_trees(root, package).values() for n in tree.body if isinstance(n, ast.FunctionDef)]
+    out: dict = {}
+    while True:     # a parameter passed on to another function's wording parameter is wording too: a fixed point
+        new = {}
+        for fn in funcs:
+            own = [a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs]
+            new[fn.name] = (own, frozenset(set(own) & wording_locals(fn, callees=out, params=True)))
+        if new == out:
+            return out
+        out = new
+
+
 def wording_returns(root: Path, package: str) -> dict[str, frozenset]:
     """For each function of the chapter package that returns a tuple, the positions of that tuple that reach
     wording only: at every call of it in the package the tuple is unpacked (``slopes, conv, words = f(...)``) and
@@ -411,6 +460,7 @@ def wording_returns(root: Path, package: str) -> dict[str, frozenset]:
     """
     trees = _package_trees(root, package)
     funcs = [n for tree in trees.values() for n in tree.body if isinstance(n, ast.FunctionDef)]
+    callees = wording_params(root, package)
     out = {}
     for g in funcs:
         sizes = {len(r.value.elts) for r in ast.walk(g) if isinstance(r, ast.Return) and isinstance(r.value, ast.Tuple)}
@@ -419,7 +469,7 @@ def wording_returns(root: Path, package: str) -> dict[str, frozenset]:
             continue
         positions = set(range(sizes.pop()))
         for call, fn in calls:
-            names = wording_locals(fn)
+            names = wording_locals(fn, callees=callees)
             target = next((n.targets[0] for n in ast.walk(fn) if isinstance(n, ast.Assign) and n.value is call
                            and len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple)), None)
             if target is None:
@@ -443,6 +493,7 @@ def wording_functions(root: Path, package: str, scope: dict[str, list[str]]) -> 
     """
     trees = _package_trees(root, package)
     returns = wording_returns(root, package)
+    callees = wording_params(root, package)
     out = set()
     for file, names in scope.items():
         module = file[:-3].replace("/", ".")
@@ -450,13 +501,15 @@ def wording_functions(root: Path, package: str, scope: dict[str, list[str]]) -> 
             if name.startswith("check_"):
                 continue
             calls = [c for tree in trees.values() for c in _calls_of(tree, name)]
-            if calls and all(_call_in_wording(call, fn, returns.get(fn.name, frozenset())) for call, fn in calls):
+            if calls and all(_call_in_wording(call, fn, returns.get(fn.name, frozenset()), callees)
+                             for call, fn in calls):
                 out.add(f"{module}.{name}")
     return out
 
 
-def _call_in_wording(call: ast.Call, fn: ast.FunctionDef, returns: frozenset = frozenset()) -> bool:
-    names = wording_locals(fn, returns)
+def _call_in_wording(call: ast.Call, fn: ast.FunctionDef, returns: frozenset = frozenset(),
+                     callees: dict | None = None) -> bool:
+    names = wording_locals(fn, returns, callees)
     _annotate(fn, names)
     return _in_wording(call, _parents(fn), names)
 
@@ -546,11 +599,13 @@ def run(root: Path, chapters: list[str] | None, max_children: int | None, mutmut
         wording, status = [], []
         words = wording_functions(work, s.package, s.functions)
         returns = wording_returns(work, s.package)
+        callees = wording_params(work, s.package)
         for name in survived:
             orig, mutant = mutant_sources(work, name)
             diff = "".join(difflib.unified_diff(orig.splitlines(True), mutant.splitlines(True), n=0))
             func = mutant_function(name)
-            only_words = func in words or wording_only(orig, mutant, returns.get(func.rpartition(".")[2], frozenset()))
+            only_words = func in words or wording_only(orig, mutant, returns.get(func.rpartition(".")[2], frozenset()),
+                                                       callees)
             (wording if only_words else status).append({"name": name, "diff": _diff_lines(diff)})
         capable = len(killed) + len(status)
         report["chapters"][s.number] = dict(

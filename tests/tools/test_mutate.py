@@ -107,6 +107,8 @@ def _check(body: str) -> str:
     ('row = dict(statement="s", **{"this book": f"{m}"}, holds=True)', 'row = dict(statement="s", holds=True)'),
     ('row = dict(statement="s", **{"this book": f"{m}"}, holds=True)',
      'row = dict(statement="s", **{"this book": None}, holds=True)'),
+    # a text field's key renamed in a row
+    ('row = {"statement": f"{m}", "holds": True}', 'row = {"XXstatementXX": f"{m}", "holds": True}'),
 ])
 def test_a_survivor_that_cannot_change_a_status_is_wording(old, new):
     body = ("lines, caveat, part, rows = [], '', 'p', ()\nstatus = 'reproduced' if searched else 'inconclusive'\n"
@@ -200,3 +202,47 @@ def test_a_returned_clause_that_every_caller_sends_to_wording_is_wording(tmp_pat
     assert mutate.wording_only(helper, mutant, frozenset({3}))
     assert not mutate.wording_only(helper, mutant)                                  # without the callers' reading
     assert not mutate.wording_only(helper, helper.replace("searched = h > 0", "searched = h >= 0"), frozenset({3}))
+
+
+def test_a_nested_helper_and_a_tuple_with_discards_that_feed_wording_only():
+    src = textwrap.dedent('''
+        def f(frame, mode):
+            _, _, what, kernel = next(m for m in MODES if m[0] == mode)
+            status = "reproduced" if frame.ok else "not reproduced"
+
+            def words(x):
+                return "judged" if x.judged else "not judged"
+            rows = tuple(dict(statement=what, **{"this book": words(x)}, holds=x.ok) for x in frame)
+            return Check("c", status=status, rows=rows, measured=f"{kernel}")
+    ''')
+    for old, new in (('m[0] == mode', 'm[0] != mode'), ('"judged" if x.judged', '"judged" if not x.judged')):
+        assert mutate.wording_only(src, src.replace(old, new)), old
+    assert not mutate.wording_only(src, src.replace("holds=x.ok", "holds=not x.ok"))
+    assert not mutate.wording_only(src, src.replace('if frame.ok', 'if not frame.ok'))
+
+
+def test_an_argument_to_a_wording_parameter_of_a_package_function_is_wording(tmp_path):
+    """not_checked(claim_id, measured, why, part): the message and the reason reach the Check's text only, so a mutant
+    that changes or drops them where it is called changes wording only; the claim id is not wording."""
+    pkg = tmp_path / "lib" / "chapters" / "demo"
+    pkg.mkdir(parents=True)
+    (pkg / "numerics.py").write_text(
+        "def not_checked(claim_id, measured, why, part='', reason='not testable'):\n"
+        "    return Check(claim_id, status='not checked', part=part, measured=measured, caveat=f'{reason}: {why}')\n\n"
+        "def outside(claim_id, measured, why, part=''):\n"
+        "    return not_checked(claim_id, measured, why, part, reason='outside the theorem')\n\n"
+        "def status_of(res, depth):\n"
+        "    return ('inconclusive', f'deeper than {depth} needed') if res else ('reproduced', '')\n")
+    callees = mutate.wording_params(tmp_path, "demo")
+    assert callees["not_checked"][1] == {"measured", "why", "part", "reason"}
+    assert callees["outside"][1] == {"measured", "why", "part"}          # passed on to not_checked's: a fixed point
+    assert callees["status_of"][1] == {"depth"}
+    src = ("def f(st):\n    if st.empty:\n        return outside('[X] Thm 1', 'empty', 'none', 'p')\n"
+           "    status, caveat = status_of(st.res, st.depth)\n    return Check('[X] Thm 1', status=status, caveat=caveat)\n")
+    for old, new in (("'empty', 'none', 'p')", "None, 'no premise', 'p')"),
+                     ("'empty', 'none', 'p')", "'nothing ran', 'no premise')"),
+                     ("status_of(st.res, st.depth)", "status_of(st.res, None)")):
+        assert mutate.wording_only(src, src.replace(old, new), callees=callees), new
+        assert not mutate.wording_only(src, src.replace(old, new)), new        # without the callees' reading
+    assert not mutate.wording_only(src, src.replace("outside('[X] Thm 1'", "outside('XX'"), callees=callees)
+    assert not mutate.wording_only(src, src.replace("status_of(st.res,", "status_of(None,"), callees=callees)
