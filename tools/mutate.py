@@ -34,6 +34,7 @@ import ast
 import difflib
 import functools
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -164,12 +165,16 @@ WORDING_FIELDS = frozenset({"measured", "caveat", "rule", "statement", "paper", 
 DROPPABLE_FIELDS = frozenset({"rows"})
 
 
+#: A claim id of the registry ("[LH] Prop 4.1"): it has a space but names a claim, it is not prose.
+CLAIM_ID = re.compile(r"^\[[A-Za-z]+\] \S")
+
+
 def _is_prose(node: ast.AST) -> bool:
     """A string a reader reads (an f-string, or a literal with a space), not a key, status or name: a verdict
-    (:data:`lib.book.results.VERDICTS`, "not reproduced" has a space too) is never prose."""
+    (:data:`lib.book.results.VERDICTS`, "not reproduced" has a space too) or a claim id is never prose."""
     return isinstance(node, ast.JoinedStr) or (
         isinstance(node, ast.Constant) and isinstance(node.value, str) and " " in node.value
-        and node.value not in VERDICTS)
+        and node.value not in VERDICTS and not CLAIM_ID.match(node.value))
 
 
 def _is_none(node: ast.AST | None) -> bool:
