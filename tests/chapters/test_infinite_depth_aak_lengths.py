@@ -216,3 +216,103 @@ def test_d1_premise_thresholds():
     assert p.twice_differentiable.to_dict() == dict(in1=True, out1=False, in2=True, out2=False, s0in=True, s0out=True)
     assert p.zero_at_0.to_dict() == dict(in1=True, out1=True, in2=True, out2=True, s0in=True, s0out=False)
     assert list(p.index[p.premise]) == ["in1", "in2", "s0in"]
+
+
+# ---- every comparison at its value exactly (the constant set to the measured value), and the values the rules read
+
+def test_normrelu_lengths_at_equality_and_the_rows_read(monkeypatch):
+    base = lengths()
+    slope, _, _ = D.decay_slope(base.frame.depth, base.frame.max_corr, floor=1e-300)
+    unit, _, _ = D.decay_slope(base.frame.depth, base.frame.max_corr_unit, floor=1e-300)
+    monkeypatch.setattr(A, "I1_MIN_RATIO", slope / unit)
+    assert A.check_normrelu_lengths(base).status == "reproduced"          # r >= I1_MIN_RATIO at equality
+    monkeypatch.undo()
+    # a correlation at 1 - 1e-12 exactly counts as parallel
+    at = lengths(start=1 - 1e-12)
+    assert A.check_normrelu_lengths(at).status == "not checked"
+    # the last layer is read (not the second or the one before the last): a rise at the very end
+    f = lengths().frame.copy()
+    f.loc[f.index[-1], "max_corr"] = f.max_corr.iloc[0]
+    bad = A.check_normrelu_lengths(A.NormReluLengths(f, "normrelu", (0.5, 1.0, 2.0), 20, 0.0159))
+    assert bad.status == "not reproduced"
+    # values below 1e-12 still enter the slope (the floor is 1e-300): a fast decay to 1e-40
+    fast = lengths(slope=-5.0, unit=-5.0)
+    c = A.check_normrelu_lengths(fast)
+    assert c.status == "reproduced" and "-5 against -5" in c.measured
+    # unit-length correlations that fall by exactly 1e-9 relative are not a decay; a slope of exactly 0 neither
+    g = lengths().frame.copy()
+    g["max_corr_unit"] = g.max_corr_unit.iloc[0]
+    g.loc[g.index[-1], "max_corr_unit"] = g.max_corr_unit.iloc[0] * (1 - 1e-9)
+    assert A.check_normrelu_lengths(A.NormReluLengths(g, "normrelu", (0.5, 1.0, 2.0), 20, 0.0159)).status \
+        == "not checked"
+    g["max_corr_unit"] = np.r_[0.6, np.linspace(0.1, 0.3, len(g) - 1)]  # lower at the end, but rising: slope > 0
+    assert D.decay_slope(g.depth, g.max_corr_unit)[0] > 0
+    assert A.check_normrelu_lengths(A.NormReluLengths(g, "normrelu", (0.5, 1.0, 2.0), 20, 0.0159)).status \
+        == "not checked"
+
+
+def test_normrelu_lengths_equal_ends_do_not_decay():
+    f = lengths().frame.copy()
+    f.loc[f.index[-1], "max_corr"] = f.max_corr.iloc[0]                   # last == first: no decay
+    assert A.check_normrelu_lengths(A.NormReluLengths(f, "normrelu", (0.5, 1.0, 2.0), 20, 0.0159)).status \
+        == "not reproduced"
+
+
+def test_odd_correlations_at_equality_and_in_order(monkeypatch):
+    oc = odd(0.25 + 1e-3)
+    ex = float(oc.frame.assign(e=lambda d: d.rho_next.abs() - d.rho.abs()).query("odd").e.max())
+    monkeypatch.setattr(A, "D6_ATOL", ex)
+    assert A.check_odd_correlations(oc).status == "reproduced"
+    monkeypatch.undo()
+    c = A.check_odd_correlations(odd(odd_names=("tanh", "arctan")))
+    assert c.measured.index("tanh") < c.measured.index("arctan")          # the activations in their given order
+
+
+def test_length_outcomes_at_each_limit(monkeypatch):
+    """GAMMA_TOL = 0.5 and D1_TOL = 0.5 (set here) with deviations whose ratios are exact in floating point."""
+    monkeypatch.setattr(M, "GAMMA_TOL", 0.5)
+    monkeypatch.setattr(M, "D1_TOL", 0.5)
+
+    def one(*qs):
+        return M.length_outcomes(pd.DataFrame([dict(activation="a", role=L, q0=qs[0], depth=l, q=q)
+                                               for l, q in enumerate(qs)]))["a"][0]
+    assert one(3.0, 4.0) == "kept"          # ratio 1.5 = 1 + GAMMA_TOL: not away
+    assert one(3.0, 4.5) == "away"          # 1.75
+    assert one(3.0, 2.0) == "kept"          # ratio 0.5 = 1 - GAMMA_TOL: kept
+    assert one(3.0, 1.75) == "slow"         # ratio 0.375, |q - 1| = 0.75 > D1_TOL
+    assert one(3.0, 1.5) == "converged"     # ratio 0.25, last |q - 1| = 0.5 = D1_TOL exactly
+
+
+def test_length_map_ratios_are_silent_and_read_the_last_layer():
+    import warnings
+    flat = maps(("tanh", L, lambda q0, l: 1.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                 # no division warnings from deviations at 0
+        assert M.check_length_map(flat).status == "reproduced"
+        gone = maps(("tanh", L, lambda q0, l: math.nan if l == 10 else 1 + (q0 - 1) * 0.1 ** l))
+        c = M.check_length_map(gone)                   # the deepest layer left the range: not at the fixed point
+        assert c.status == "inconclusive" and "inf" in c.measured
+
+
+
+def test_a_deviation_at_the_ratio_floor_enters_no_ratio(monkeypatch):
+    floor = (1.0 + 1e-3) - 1.0
+    monkeypatch.setattr(M, "RATIO_FLOOR", floor)
+    at = maps(("tanh", L, lambda q0, l: 1 + (q0 - 1) * 0.1 ** l if l < 9 else (1.0 + 1e-3 if l == 9 else 1.0 + 0.1)))
+    assert M.check_length_map(at).status == "inconclusive"     # 1e-3 -> 0.1 is no ratio: still away from 1 at the end
+
+
+def test_shifted_relu_reads_each_start_and_its_limits(monkeypatch):
+    # only the start q0 = 0.5 (deviation 0.5) grows, by a factor just above D4_AWAY: growth is |q - 1| / |q0 - 1|
+    g = M.D4_AWAY * OUT
+    grow = maps(("s", S, lambda q0, l: 1 + (q0 - 1) * (g ** (l / 10) if q0 < 1 else 0.5 ** l)))
+    c = M.check_shifted_relu(grow)
+    assert c.status == "reproduced" and "from q0 = 0.5." in c.measured and "at layer 10" in c.measured
+    # a growth of exactly D4_AWAY: q0 = 2 -> 3
+    exact = maps(("s", S, lambda q0, l: q0 if l < 10 else (3.0 if q0 == 2.0 else 1.0)))
+    assert M.check_shifted_relu(exact).status == "reproduced"
+    # every start within D1_TOL of 1 exactly (the constant set to the measured deviation): the map converges
+    dev = (1.0 + 2e-6) - 1.0
+    monkeypatch.setattr(M, "D1_TOL", dev)
+    settle = maps(("s", S, lambda q0, l: q0 if l < 10 else 1.0 + 2e-6))
+    assert M.check_shifted_relu(settle).status == "not reproduced"

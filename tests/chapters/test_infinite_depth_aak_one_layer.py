@@ -153,3 +153,49 @@ def test_h1_a_width_equal_to_n_is_judged():
     c = O.check_thm_h1(h1(finite({99: 1.0, 100: 0.0})))
     assert c.status == "not reproduced" and "0% (m = 100)" in c.rows[0]["this book"]
     assert O.check_thm_h1(h1(finite({100: 1.0}))).status == "reproduced"
+
+
+def test_h1_rows_order_worst_data_set_and_every_limit_at_equality():
+    two = O.check_thm_h1(h1(finite({256: 1.0}, "digits"), finite({256: 1.0}, "Gaussian", 20)))
+    assert [r["statement"].split(" ")[0] for r in two.rows] == ["digits", "Gaussian"]     # in the data's order
+    # one data set not reproduced, another inconclusive: not reproduced decides (the order of severity, not the alphabet)
+    mix = O.check_thm_h1(h1(finite({128: 0.4, 256: 0.4}), finite({32: 0.0, 64: 0.0}, "Gaussian", n=100)))
+    assert mix.status == "not reproduced" and [r["holds"] for r in mix.rows] == [False, None]
+    # exactly half the draws above the bound at the largest width: "most" of them (a caveat)
+    assert O.check_thm_h1(h1(finite({128: 0.0, 256: O.H1_MOST}))).status == "reproduced with caveat"
+    # delta exactly DELTA_MIN: Assumption A fails
+    assert O.check_thm_h1(h1(finite({256: 1.0}, delta=O.DELTA_MIN))).status == "not checked"
+
+
+def _scaled(activation, role, ratio, lam_max, **kw):
+    """A row whose lambda_min / lambda_max is ``ratio`` with lambda_max != 1 (a product would read another number)."""
+    r = row(activation, role, ratio * lam_max, **kw)
+    r["lam_max"] = lam_max
+    return r
+
+
+def test_ratios_are_ratios_and_limits_are_inclusive():
+    # H.5: a premise activation at lambda_min / lambda_max = R exactly is singular; with lambda_max = 0.5 just above R
+    # it is not (lambda_min * lambda_max would be below R)
+    assert O.check_thm_h5(study(_scaled("exp", "premise", R, 1.0), row("hermite2", "control", 1e-17, rank_bound=15))).status \
+        == "not reproduced"
+    assert O.check_thm_h5(study(_scaled("exp", "premise", OUT * R, 0.5), row("hermite2", "control", 1e-17, rank_bound=15))).status \
+        == "reproduced"
+    # the control at R exactly is singular (it tells); with lambda_max = 2 just above R it is not
+    assert O.check_thm_h5(study(row("exp", "premise", 1e-3), row("hermite2", "control", R, rank_bound=15))).status == "reproduced"
+    assert O.check_thm_h5(study(row("exp", "premise", 1e-3), _scaled("hermite2", "control", IN * R, 2.0, rank_bound=15))).status \
+        == "reproduced"
+    assert O.check_thm_h5(study(row("exp", "premise", 1e-3), _scaled("hermite2", "control", OUT * R, 0.5, rank_bound=15))).status \
+        == "inconclusive"
+    # Sec 3.3: an input Gram matrix at R exactly is singular (to turn); the representations at R exactly are not
+    # turned; lambda_max != 1 on both sides
+    assert O.check_assumption_b(study(row(input_ratio=R))).status == "reproduced"
+    assert O.check_assumption_b(study(row(ratio=R))).status == "not reproduced"
+    b = row(ratio=OUT * R * 0.5)
+    b.update(lam_max=0.5, input_min=IN * R * 2.0, input_max=2.0)
+    assert O.check_assumption_b(study(b)).status == "reproduced"
+    c = row()
+    c.update(input_min=OUT * R * 0.5, input_max=0.5)
+    assert O.check_assumption_b(study(c)).status == "not checked"
+    # H.5 and Sec 3.3 judge no data set whose delta is DELTA_MIN exactly
+    assert O.check_thm_h5(h5(delta=O.DELTA_MIN)).status == "not checked"

@@ -2,6 +2,7 @@
 past the depth where kappa is a constant, at a width where the finite kernel inherits it)."""
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.figure import Figure
@@ -147,3 +148,28 @@ def test_every_limit_at_equality(mode):
     assert check(mode, run(16, 10, kappa_inf=T.KAPPA_CONSTANT), run(32, 12)).status == "reproduced"
     assert check(mode, run(16, 10, kappa=1.5 * (1 + T.WIDTH_RTOL)), run(32, 12)).status == "reproduced"
     assert check(mode, run(16, 10, change=T.LAZY_TOL), run(32, 12)).status == "reproduced"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_rows_judge_convergence_and_growth(mode):
+    late = check(mode, SHALLOW, run(16, 10), run(32, 12, converged=False))
+    assert [r["holds"] for r in late.rows] == [None, True, False]
+    grown = check(mode, SHALLOW, run(16, 100), run(32, int(T.STEP_GROWTH * 100) + 1))
+    assert [r["holds"] for r in grown.rows] == [None, True, False]
+    at = check(mode, SHALLOW, run(16, 100), run(32, int(T.STEP_GROWTH * 100)))
+    assert [r["holds"] for r in at.rows] == [None, True, True]
+    assert "not judged: kappa_inf 400 > 2" in late.rows[0]["this book"]
+
+
+def test_smooth_premise_reads_the_second_derivative(monkeypatch):
+    """s = sin(k z) / k: s' stays within 1, s'' reaches k; k just above / below SMOOTH_MAX, and s' = 10 exactly."""
+    from lib.activations import Activation
+    for k, ok in ((T.SMOOTH_MAX * 1.1, False), (T.SMOOTH_MAX * 0.9, True)):
+        act = Activation("w", lambda t: t, lambda z, k=k: np.sin(k * np.asarray(z)) / k,
+                         lambda z, k=k: np.cos(k * np.asarray(z)), c=1.0)
+        monkeypatch.setattr(T, "get_activation", lambda name, act=act: act)
+        assert T.smooth_premise("w")[0] is ok, k
+    act = Activation("w", lambda t: t, lambda z: T.SMOOTH_MAX * np.asarray(z),
+                     lambda z: np.full_like(np.asarray(z, dtype=float), T.SMOOTH_MAX), c=1.0)
+    monkeypatch.setattr(T, "get_activation", lambda name: act)
+    assert T.smooth_premise("w")[0] is True                     # |s'| = SMOOTH_MAX exactly is bounded by it

@@ -685,3 +685,16 @@ if __name__ == "__main__":   # print the table of sentences (after a deliberate 
         c = CASES[name]()
         print(f"    {name!r}: {(c.status, c.part, c.caveat, c.measured)!r},")
     print("}")
+
+
+def test_the_limits_of_thm43_and_thm35_at_equality(monkeypatch):
+    """Each rule's constant set to the value its data give: the comparison must include it."""
+    k = kappa_study(1.05, 1.05)
+    worst = float(np.abs(RK.table_kappa_deepest(k).ratio - 1).max())
+    monkeypatch.setattr(RK, "THM43_RTOL", worst)
+    c = RK.check_thm43(k)
+    assert c.status == "not reproduced" and c.rows[0]["holds"] is False        # within means strictly within
+    monkeypatch.undo()
+    # Thm 3.5: a gap with a log-log slope of exactly 0 over the last decade does not fall
+    flat = phi_profile(a1=(5.0, 0.0))
+    assert GA.check_thm35(flat).status == "not reproduced"
