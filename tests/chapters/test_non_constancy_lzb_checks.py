@@ -201,3 +201,20 @@ def test_measurement_on_a_tiny_real_case():
     assert lec["move_lecun"] * np.sqrt(lec["factor"]) == pytest.approx(lec["move_ntk"], rel=1e-8)
     seg = segment_rows(data, "linear", 6, 0, n_hessian=2, **hk, lr_scale=1.0, max_steps=30, rel_tol=1e-3)
     assert all(r["dK"] <= r["bound"] for r in seg)
+
+
+def test_parameterization_two_widths_suffice_and_the_same_factor_at_equality(monkeypatch):
+    two = _more(lecun=_more().lecun.iloc[:2].copy())
+    assert L.check_parameterization(two).status == "reproduced"
+    monkeypatch.setattr(L, "RESCALE_RTOL", 0.5)     # r - 1 = 0.5 exactly: the same factor within it
+    assert L.check_parameterization(_full_ratio(lambda w: 1.5)).status == "reproduced"
+
+
+def test_segment_bound_reads_every_moved_net_and_the_slack_at_equality():
+    m = _more()
+    m.segment["R"] = [0.5, 3.0]                     # a net that moved less than 1 is still a moved net
+    m.segment.loc[0, "dK"] = 1.5 * m.segment.loc[0, "bound"]
+    assert L.check_segment_bound(m).status == "not reproduced"
+    m = _more()
+    m.segment.loc[1, "dK"] = (1 + L.SEGMENT_SLACK) * m.segment.loc[1, "bound"]     # bound 0.5: the ratio is exact
+    assert L.check_segment_bound(m).status == "reproduced with caveat"

@@ -259,7 +259,7 @@ def check_parameterization(more: LzbMore) -> Check:
                      measured=f"Every layer trained, m = {widths}: r = " + ", ".join(f"{v:.2f}" for v in r) + ". " + ident)
     same = bool(((r - 1).abs() <= RESCALE_RTOL).all())
     s = fit_slope(r.index, r.to_numpy())
-    status = "reproduced" if same else band_status(s)
+    status = band_status(s)
     caveat = ""
     if not same and status == "reproduced":
         status = "reproduced with caveat"
