@@ -587,3 +587,20 @@ def test_thm42_width_m_equal_seed_means_are_no_departure():
     assert flat.status == "reproduced" and flat.rows[0]["holds"] is True
     at = C.check_first_layer_width(_t42(kappa0=50.0, fw=(50.0, 40.0, 12.0), se=math.nan))
     assert at.status == "inconclusive" and ">= kappa_0 at L=1" in at.caveat
+
+
+def test_thm42_width_m_reads_each_depth_its_own_noise_and_old_cells():
+    # a rise at the last step is read; its noise is that of the two depths around it (not the first one's)
+    last = C.check_first_layer_width(_t42(fw=(40.0, 30.0, 35.0), se=(10.0, 0.1, 0.1)))
+    assert last.status == "reproduced with caveat" and "rises at L=3" in last.caveat
+    # an excess over kappa_0 against 2 standard errors of that depth: 0.5 here, so 1.0
+    over = C.check_first_layer_width(_t42(kappa0=50.0, fw=(52.0, 40.0, 12.0), se=0.5))
+    assert over.status == "reproduced with caveat"
+    # a rise exactly at its noise is noise: 2 * hypot(0.5, 0) = 1.0
+    edge = C.check_first_layer_width(_t42(fw=(40.0, 41.0, 12.0), se=(0.5, 0.0, 0.0)))
+    assert edge.status == "reproduced" and edge.rows[0]["holds"] is True
+    # a row cached before the spread was recorded (no fw_se): departures cannot be told from noise
+    t = _t42(fw=(40.0, 41.0, 12.0))
+    table = t.table.drop(columns="fw_se")
+    old = C.check_first_layer_width(C.FirstLayerTable(table, t.names, t.depths, t.width))
+    assert old.status == "inconclusive" and "noise not measured" in old.rows[0]["this book"]
