@@ -178,6 +178,7 @@ class OutputSlopeTracker:
     def __init__(self, X) -> None:
         self.X = X
         self.values: list[float] = []
+        self.f0 = None   # the base outputs at the first step: a centred output's reference, computed once
 
     def __call__(self, model, step: int, last: bool = False) -> None:
         if last and len(self.values) > step:
@@ -186,7 +187,10 @@ class OutputSlopeTracker:
             self.values.append(1.0)
             return
         with torch.no_grad():
-            J = output_jacobians(model.output, model.base_output(model.prepare(self.X)))
+            f = model.net(model.prepare(self.X))
+            if self.f0 is None:
+                self.f0 = model.base_output(model.prepare(self.X)) - f if model.center else torch.zeros_like(f)
+            J = output_jacobians(model.output, f + self.f0)
         self.values.append(float(torch.linalg.svdvals(J)[:, -1].min()))
 
 
