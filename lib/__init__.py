@@ -25,7 +25,8 @@ Result                                    Checked by (``lib.chapters.``...)
 [LH] Fig 3 (kappa and angle vs depth)     ``conditioning.check_figure3``, ``conditioning.check_figure3_angle``, ``conditioning.check_figure3_kappa``, ``conditioning.check_theory_prediction``
 [LH] Fig 3 (the authors' code, scaled)    ``conditioning.check_authors_agreement`` (their NTK = (2/d) ours)
 [LH] Prop 4.1 (small angle -> large k)    ``conditioning.check_prop41``
-[LH] Thm 4.2 (first-layer NTK)            ``conditioning.check_first_layer``
+[LH] Sec 4 (the angle orders lambda_min)  ``conditioning.check_prop41_ordering``
+[LH] Thm 4.2 (first-layer NTK)            ``conditioning.check_first_layer`` (infinite width), ``conditioning.check_first_layer_width`` (width m)
 [LH] Lemma E.4 (gates contract G)         ``conditioning.check_lemma_e4`` (both extreme eigenvalues, infinite width)
 [LH] Fig 3 (angle grows with depth)       ``conditioning.check_figure3_angle_depth`` (against the seed spread)
 [LH] Thm F.1 (two samples)                ``conditioning.check_two_sample``
@@ -41,7 +42,7 @@ Result                                    Checked by (``lib.chapters.``...)
 [LH] Sec 5(c) (deep NTK ~ random guess)   ``optimization.check_sec5c`` (kernel regression with the infinite-width NTK, depths to 1e6)
 [LZB] Prop 2.2, Eq 2 (linear model)       ``non_constancy.check_linear_model``, ``non_constancy.check_weight_change``
 [LZB] Thm 3.2, Rem 3.5 (Hessian, kernel)  ``non_constancy.check_hessian``, ``non_constancy.check_linear_kernel``
-[LZB] Lemma 3.1 (backward vectors)        ``non_constancy.check_backward``
+[LZB] Lemma 3.1 (Q_inf, Q_L, Q_221)       ``non_constancy.check_backward``, ``non_constancy.check_lemma31_bounded``
 [LZB] Eq 29, Fig 1 (non-linear output)    ``non_constancy.check_nonlinear_hessian``, ``non_constancy.check_nonlinear_kernel``
 [LZB] Thm 3.3, 4.1, Fig 2 (bottleneck)    ``non_constancy.check_bottleneck_hessian``, ``non_constancy.check_bottleneck_hessian_width``, ``non_constancy.check_bottleneck``
 [LZB] Thm 5.1 (fast GD, moving kernel)    ``non_constancy.check_convergence``
@@ -60,12 +61,13 @@ Result                                    Checked by (``lib.chapters.``...)
 [AAK] Sec. 7 (normalized ReLU)            ``infinite_depth.check_normrelu`` (Monte Carlo of the torch function)
 [AAK] Def 3.1, Lemma C.2, App C.4 (mu)    ``infinite_depth.check_def31``, ``infinite_depth.check_lemma_c2``, ``infinite_depth.check_mu_table``
 [AAK] Sec 3.3, Thm H.1, H.5 (one layer)   ``infinite_depth.check_assumption_b``, ``infinite_depth.check_thm_h1``, ``infinite_depth.check_thm_h5``
-[AAK] Thm D.1, App D.4 (length map)       ``infinite_depth.check_length_map``, ``infinite_depth.check_shifted_relu``
+[AAK] Thm D.1, App D.4 (length map)       ``infinite_depth.check_length_map``, ``infinite_depth.check_d4_list``, ``infinite_depth.check_shifted_relu``
 [AAK] Lemma D.6, Thm I.1 (other lengths)  ``infinite_depth.check_odd_correlations``, ``infinite_depth.check_normrelu_lengths``
 [AAK] Cor 3.3, 3.5 (depth for 1 + eps)    ``infinite_depth.check_depth_bound`` (measured depth <= the paper's bound)
+[AAK] Thm 3.6, 3.8 (Assumption B)         ``infinite_depth.check_assumption_b_bound`` (lambda_min >= 1 - f_L(1 - delta))
 [AAK] Thm 3.10 (rho* < 1, rate)           ``infinite_depth.check_uncentred_rate`` (slope against log s_hat'(rho*))
 [AAK] Sec. 7 (every b, lambda_b)          ``infinite_depth.check_normrelu_family`` (quadrature; SELU's lambda)
-[AAK] Thm 4.1, 4.2, E.3 (training)        ``infinite_depth.check_aak_training`` (steps / (kappa log(1/eps)))
+[AAK] Thm 4.1, 4.2, E.3 (training)        ``infinite_depth.check_aak_training`` (steps bounded in depth where kappa_inf <= 2)
 Our engine (speed, memory, throughput)    ``performance.check_speedup``, ``performance.check_memory``, ``performance.check_throughput``
 Full-data kappa and angle (n = 60,000)    ``performance.measure_scale`` (:func:`lib.finite.extremes.ntk_extremes`, also ``lib.ntk_extremes``)
 ========================================  ===================================================================

@@ -9,10 +9,14 @@ guard dropped) that changes a status must fail a test. This script runs `mutmut
   call by name (``rule(...)``, ``rules.decay_status(...)``); found by reading the code (:func:`verdict_functions`),
   so a new check is in scope the day it is written. Measurement, tables and figures are not mutated.
 * **Tests.** Each chapter's mutants run against that chapter's tests (``tests/chapters/test_<package>*.py``).
-* **Score.** A surviving mutant that only changes the wording of a sentence (it differs from the original
-  only inside string literals that are prose: they contain a space, or are f-strings) cannot change a
-  status; it is listed, not counted (:func:`wording_only`). Every other mutant can change a status. The
-  score is killed / (killed + status-capable survivors); ``make mutate`` fails below :data:`MIN_SCORE`.
+* **Score.** A surviving mutant that only changes the wording of a verdict cannot change a status; it is
+  listed, not counted. Wording is what a reader reads and no rule reads (:func:`wording_only`): prose strings
+  (f-strings, literals with a space), the text fields of a ``Check`` and of its judged rows (``measured=``,
+  ``caveat=``, ``part=``, ...), the local variables whose value reaches those fields only (found by following
+  each variable to its uses, :func:`wording_locals`), the ``rows=`` of a ``Check`` dropped or set to ``None``,
+  and every mutant of a function whose result reaches wording only at each of its calls
+  (:func:`wording_functions`). Every other mutant can change a status. The score is killed / (killed +
+  status-capable survivors); ``make mutate`` fails below :data:`MIN_SCORE`.
 
 mutmut runs in a scratch copy (``build/mutate/``), never in the work tree. The report is written to
 ``build/mutate/report.md`` and ``report.json``.
@@ -30,12 +34,15 @@ import ast
 import difflib
 import functools
 import json
+import re
 import shutil
 import subprocess
 import sys
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from lib.book.results import VERDICTS
 
 #: The share of status-capable mutants the tests must kill (issue 25: "at least 95%").
 MIN_SCORE = 0.95
@@ -149,37 +156,212 @@ def verdict_functions(root: Path, package: str) -> dict[str, list[str]]:
     return out
 
 
-#: What a reader reads but no rule reads: the text fields of a Check and of the rows it judged, and the
-#: local variables the verdict sentence is assembled in. A mutant confined to them changes wording only.
-WORDING_FIELDS = frozenset({"measured", "caveat", "rule", "statement", "paper", "this book", "note", "text"})
+#: What a reader reads but no rule reads: the text fields of a Check and of the rows it judged (and the part label,
+#: which names the part a verdict belongs to), and the local variables the verdict sentence is assembled in. A
+#: mutant confined to them changes wording only.
+WORDING_FIELDS = frozenset({"measured", "caveat", "rule", "statement", "paper", "this book", "note", "text", "part"})
+#: Fields whose value a mutant may drop or replace by ``None`` without changing a status: the judged rows a table
+#: shows (:attr:`lib.book.results.Check.rows`). A mutant *inside* them (a row's ``holds``) is not wording.
+DROPPABLE_FIELDS = frozenset({"rows"})
+
+
+#: A claim id of the registry ("[LH] Prop 4.1"): it has a space but names a claim, it is not prose.
+CLAIM_ID = re.compile(r"^\[[A-Za-z]+\] \S")
 
 
 def _is_prose(node: ast.AST) -> bool:
-    """A string a reader reads (an f-string, or a literal with a space), not a key, status or name."""
+    """A string a reader reads (an f-string, or a literal with a space), not a key, status or name: a verdict
+    (:data:`lib.book.results.VERDICTS`, "not reproduced" has a space too) or a claim id is never prose."""
     return isinstance(node, ast.JoinedStr) or (
-        isinstance(node, ast.Constant) and isinstance(node.value, str) and " " in node.value)
+        isinstance(node, ast.Constant) and isinstance(node.value, str) and " " in node.value
+        and node.value not in VERDICTS and not CLAIM_ID.match(node.value))
 
 
-def _wording_context(node: ast.AST, parent: ast.AST | None, field: str | None) -> bool:
-    """True if ``node``, a child of ``parent`` (in ``parent.field``), is wording by where it sits."""
+def _is_none(node: ast.AST | None) -> bool:
+    return node is None or (isinstance(node, ast.Constant) and node.value is None)
+
+
+def _target_names(target: ast.AST) -> list[ast.AST]:
+    return list(target.elts) if isinstance(target, (ast.Tuple, ast.List)) else [target]
+
+
+def _wording_target(target: ast.AST, names: frozenset) -> bool:
+    """A target that receives wording only: a wording name, ``_`` inside a tuple, or a tuple of those with at least
+    one wording name (``_, _, what, kernel = ...``)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return (all(_wording_target(e, names) or (isinstance(e, ast.Name) and e.id == "_") for e in target.elts)
+                and any(_wording_target(e, names) for e in target.elts))
+    return isinstance(target, ast.Name) and target.id in names
+
+
+class Wording(frozenset):
+    """The wording variables of a function (:data:`WORDING_FIELDS` and its locals that reach wording only,
+    :func:`wording_locals`); ``nested`` maps each nested function to its parameters, so that a keyword argument
+    of a call of it (``out(status, shown=...)``) is wording when that parameter is a wording variable."""
+    nested: dict = {}   # name -> parameters in order
+    returns: frozenset = frozenset()   # the positions of the function's returned tuple that reach wording only
+    callees: dict = {}  # a function of the package -> (its parameters in order, those that reach wording only)
+
+    @classmethod
+    def of(cls, names, nested=None, returns=frozenset(), callees=None) -> "Wording":
+        w = cls(names)
+        w.nested = dict(nested or {})
+        w.returns = frozenset(returns)
+        w.callees = dict(callees or {})
+        return w
+
+
+def _callee(call: ast.AST | None, names: frozenset) -> tuple[list, frozenset]:
+    """(parameters, wording parameters) of the package function ``call`` calls (:func:`wording_params`), if any."""
+    f = getattr(call, "func", None)
+    name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+    return getattr(names, "callees", {}).get(name, ([], frozenset()))
+
+
+def _wording_keyword(node: ast.keyword, parent: ast.AST | None, names: frozenset) -> bool:
+    if node.arg in WORDING_FIELDS or node.arg in _callee(parent, names)[1]:
+        return True
+    return node.arg in _nested_params(parent, names) and node.arg in names
+
+
+def _nested_params(call: ast.AST | None, names: frozenset) -> list[str]:
+    """The parameters of the nested function ``call`` calls (empty if it calls anything else)."""
+    f = getattr(call, "func", None)
+    return list(getattr(names, "nested", {}).get(f.id, ())) if isinstance(f, ast.Name) else []
+
+
+def _wording_context(node: ast.AST, parent: ast.AST | None, field: str | None,
+                     names: frozenset = WORDING_FIELDS) -> bool:
+    """True if ``node``, a child of ``parent`` (in ``parent.field``), is wording by where it sits; ``names`` are the
+    wording variables (a :class:`Wording`, or :data:`WORDING_FIELDS`)."""
     if _is_prose(node):
         return True
-    if isinstance(node, ast.keyword) and node.arg in WORDING_FIELDS:
+    if isinstance(node, ast.keyword) and _wording_keyword(node, parent, names):
         return True
-    if isinstance(parent, ast.Dict) and field == "values":
-        key = parent.keys[parent.values.index(node)] if node in parent.values else None
-        return isinstance(key, ast.Constant) and key.value in WORDING_FIELDS
+    if isinstance(node, ast.keyword) and node.arg is None and isinstance(node.value, ast.Dict) and node.value.keys \
+            and all(isinstance(k, ast.Constant) and k.value in WORDING_FIELDS for k in node.value.keys):
+        return True                                 # dict(..., **{"this book": ...})
+    if isinstance(parent, ast.Call) and field == "args" and node in parent.args:
+        params = _nested_params(parent, names)   # out(status, measured): a positional wording parameter
+        i = parent.args.index(node)
+        if i < len(params) and params[i] in names:
+            return True
+        params, wording = _callee(parent, names)  # not_checked(cid, measured, why): a package function's
+        if i < len(params) and params[i] in wording:
+            return True
+    if isinstance(parent, ast.Dict) and field in ("values", "keys"):
+        key = node if field == "keys" else (parent.keys[parent.values.index(node)] if node in parent.values else None)
+        return isinstance(key, ast.Constant) and key.value in WORDING_FIELDS     # a text field's value, or its key
     if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        return all(isinstance(t, ast.Name) and t.id in WORDING_FIELDS for t in targets)
+        return all(_wording_target(t, names) for t in targets)
+    if isinstance(parent, (ast.Tuple, ast.List)) and field == "elts":
+        # status, caveat = "inconclusive", "..." : the element assigned to a wording name
+        return bool(getattr(parent, "_wording_elts", None)) and node in parent._wording_elts
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        f = node.value.func   # lines.append(...) on a wording list
+        return isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in names
+    if isinstance(node, ast.FunctionDef) and node.name in names:
+        return True                                 # a nested helper whose every call writes wording
+    if isinstance(parent, ast.arguments) and field in ("defaults", "kw_defaults"):
+        return getattr(node, "_wording_default", False)
     return False
 
 
-def _differences(a: ast.AST, b: ast.AST, parent=None, field=None, wording=False) -> list[bool]:
+def _annotate(tree: ast.AST, names: frozenset) -> None:
+    """Mark the places :func:`_wording_context` reads from their parent: the value elements of a tuple assignment
+    that go to wording names, the elements of a returned tuple that reach wording only at every call
+    (:func:`wording_returns`), and the defaults of the wording parameters of a nested function."""
+    returns = getattr(names, "returns", frozenset())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple):
+            node.value._wording_elts = [e for i, e in enumerate(node.value.elts) if i in returns]
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, (ast.Tuple, ast.List)):
+            targets = _target_names(node.targets[0])
+            if len(targets) == len(node.value.elts) and len(targets) > 1:
+                node.value._wording_elts = [v for t, v in zip(targets, node.value.elts) if _wording_target(t, names)]
+        if isinstance(node, ast.arguments):
+            pos = node.posonlyargs + node.args
+            for a, d in zip(pos[len(pos) - len(node.defaults):], node.defaults):
+                d._wording_default = a.arg in names
+            for a, d in zip(node.kwonlyargs, node.kw_defaults):
+                if d is not None:
+                    d._wording_default = a.arg in names
+
+
+def _parents(tree: ast.AST) -> dict[int, tuple[ast.AST, str]]:
+    out = {}
+    for node in ast.walk(tree):
+        for name, value in ast.iter_fields(node):
+            for child in (value if isinstance(value, list) else [value]):
+                if isinstance(child, ast.AST):
+                    out[id(child)] = (node, name)
+    return out
+
+
+def _in_wording(node: ast.AST, parents: dict, names: frozenset) -> bool:
+    """Whether ``node`` lies in a wording context (:func:`_wording_context`) below its statement."""
+    child = node
+    while id(child) in parents:
+        parent, field = parents[id(child)]
+        if _wording_context(child, parent, field, names):
+            return True
+        if isinstance(child, ast.stmt):
+            return False
+        child = parent
+    return False
+
+
+def wording_locals(func: ast.FunctionDef, returns: frozenset = frozenset(), callees: dict | None = None,
+                   params: bool = False) -> frozenset:
+    """The local variables of ``func`` whose value reaches wording only: assigned (not a loop or comprehension
+    variable, not a parameter of ``func``; parameters of nested functions, and nested functions, count) and read only
+    in wording contexts
+    (an f-string, a text field, the value of another wording variable, ``lines.append(...)`` on one), at least
+    once. Found as the largest such set (a fixed point), together with :data:`WORDING_FIELDS`. ``returns``: the
+    positions of the tuple ``func`` returns that reach wording only (:func:`wording_returns`); ``callees``: the
+    package's functions and their wording parameters (:func:`wording_params`); ``params``: count ``func``'s own
+    parameters as candidates too (to find its wording parameters)."""
+    own = {a.arg for a in func.args.posonlyargs + func.args.args + func.args.kwonlyargs}
+    own |= {a.arg for a in (func.args.vararg, func.args.kwarg) if a is not None}
+    assigned, other, nested = set(), set(), {}
+    for node in ast.walk(func):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                for e in _target_names(t):
+                    (assigned if isinstance(e, ast.Name) else other).add(getattr(e, "id", None))
+        elif isinstance(node, (ast.For, ast.comprehension, ast.With, ast.NamedExpr)):
+            for t in ast.walk(getattr(node, "target", None) or getattr(node, "optional_vars", None) or node):
+                if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store):
+                    other.add(t.id)
+        elif isinstance(node, ast.FunctionDef) and node is not func:
+            args = node.args
+            nested[node.name] = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+            assigned.add(node.name)
+    assigned |= {p for params in nested.values() for p in params}
+    loads = [n for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    names = (set(assigned) - other - (set() if params else own)) & {n.id for n in loads}
+    if params:
+        names |= own & {n.id for n in loads}        # a parameter never read is not known to be wording
+    parents = _parents(func)
+    while True:
+        current = Wording.of(names | WORDING_FIELDS, nested, returns, callees)
+        _annotate(func, current)
+        bad = {n.id for n in loads if n.id in names and not _in_wording(n, parents, current)}
+        if not bad:
+            return current
+        names -= bad
+
+
+def _differences(a: ast.AST, b: ast.AST, parent=None, field=None, wording=False,
+                 names: frozenset = WORDING_FIELDS) -> list[bool]:
     """Walk two ASTs in step; for each smallest place where they differ, whether it lies in wording."""
     if ast.dump(a) == ast.dump(b):
         return []
-    wording = wording or _wording_context(a, parent, field)
+    wording = wording or _wording_context(a, parent, field, names)
+    if isinstance(a, ast.keyword) and isinstance(b, ast.keyword) and a.arg == b.arg in DROPPABLE_FIELDS \
+            and _is_none(b.value):
+        return [True]                                       # rows=None: a table loses its rows, no status moves
     if type(a) is not type(b):
         return [wording]
     out: list[bool] = []
@@ -190,36 +372,151 @@ def _differences(a: ast.AST, b: ast.AST, parent=None, field=None, wording=False)
                 # an element dropped or added: wording only if every unmatched element is wording
                 extra = [x for x in va if not any(ast.dump(x) == ast.dump(y) for y in vb)] + \
                         [y for y in vb if not any(ast.dump(y) == ast.dump(x) for x in va)]
-                out += [wording or all(isinstance(x, ast.AST) and _wording_context(x, a, name) for x in extra)]
+                out += [wording or all(isinstance(x, ast.AST) and (
+                    _wording_context(x, a, name, names)
+                    or (isinstance(x, ast.keyword) and x.arg in DROPPABLE_FIELDS)) for x in extra)]
                 continue
             for xa, xb in zip(va, vb):
                 if isinstance(xa, ast.AST):
-                    out += _differences(xa, xb, a, name, wording)
+                    out += _differences(xa, xb, a, name, wording, names)
                 elif xa != xb:
                     out.append(wording)
         elif isinstance(va, ast.AST) and isinstance(vb, ast.AST):
-            out += _differences(va, vb, a, name, wording)
+            out += _differences(va, vb, a, name, wording, names)
         elif va != vb:
             out.append(wording)
     return out or [wording]
 
 
-def wording_only(original: str, mutant: str) -> bool:
+def wording_only(original: str, mutant: str, returns: frozenset = frozenset(), callees: dict | None = None) -> bool:
     """True if a mutant (the source of the mutated function) differs from the original function only in
     wording, so it can change what a verdict says but never its status.
 
     Wording is a prose string (an f-string or a literal with a space), a text field of a ``Check`` or of a
-    judged row (:data:`WORDING_FIELDS`: ``measured=``, ``caveat=``, ``rule=``, ``"this book"``, ...), or an
-    assignment to a local variable of that name. A mutant of a string that is not prose (a column name, a
-    status, an architecture such as ``"linear"``), of ``holds=``, or of any logic can change what a rule
-    reads, so it is *not* wording-only.
+    judged row (:data:`WORDING_FIELDS`: ``measured=``, ``caveat=``, ``part=``, ``rule=``, ``"this book"``, ...), an
+    assignment to a local variable of that name or to a local whose value reaches wording only
+    (:func:`wording_locals`, e.g. ``left_out`` or ``shown`` assembled into ``measured``), the matching element of
+    a tuple assignment (``status, caveat = "inconclusive", ""``), the default of such a parameter of a nested
+    function, and the judged rows of a ``Check`` dropped or replaced by ``None`` (:data:`DROPPABLE_FIELDS`). A
+    mutant of a string that is not prose (a column name, a status, an architecture such as ``"linear"``), of a
+    row's ``holds=``, or of any logic can change what a rule reads, so it is *not* wording-only. ``returns``: the
+    positions of the tuple the function returns that reach wording only at every call (:func:`wording_returns`);
+    ``callees``: the package's functions with their wording parameters (:func:`wording_params`), so that an argument
+    passed to one (``not_checked(cid, measured, why)``) is wording.
     """
     try:
         a, b = ast.parse(textwrap.dedent(original)), ast.parse(textwrap.dedent(mutant))
     except SyntaxError:
         return False
-    diffs = _differences(a, b)
+    funcs = [n for n in a.body if isinstance(n, ast.FunctionDef)]
+    names = wording_locals(funcs[0], returns, callees) if len(funcs) == 1 else WORDING_FIELDS
+    _annotate(a, names)
+    diffs = _differences(a, b, names=names)
     return bool(diffs) and all(diffs)
+
+
+def _calls_of(tree: ast.AST, name: str) -> list[tuple[ast.Call, ast.FunctionDef]]:
+    """The calls of ``name`` (as ``name(...)`` or ``module.name(...)``) in the module-level functions of ``tree``,
+    with the function each lies in."""
+    out = []
+    for fn in (n for n in tree.body if isinstance(n, ast.FunctionDef)):
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Call):
+                f = node.func
+                if (isinstance(f, ast.Name) and f.id == name) or (isinstance(f, ast.Attribute) and f.attr == name):
+                    out.append((node, fn))
+    return out
+
+
+def _package_trees(root: Path, package: str) -> dict[Path, ast.Module]:
+    return {path: ast.parse(path.read_text(), filename=str(path))
+            for path in sorted((root / "lib" / "chapters" / package).glob("*.py"))}
+
+
+def wording_params(root: Path, package: str) -> dict[str, tuple[list, frozenset]]:
+    """For each module-level function of the chapter package: its parameters in order, and those whose value reaches
+    wording only in its body (every use in a text field, :func:`wording_locals` with the parameters as candidates),
+    e.g. ``measured`` and ``why`` of ``not_checked(claim_id, measured, why)``. An argument passed to such a parameter
+    is wording where the function is called.
+
+    Returns:
+        Function name -> (parameters, wording parameters).
+    """
+    funcs = [n for tree in _package_trees(root, package).values() for n in tree.body if isinstance(n, ast.FunctionDef)]
+    out: dict = {}
+    while True:     # a parameter passed on to another function's wording parameter is wording too: a fixed point
+        new = {}
+        for fn in funcs:
+            own = [a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs]
+            new[fn.name] = (own, frozenset(set(own) & wording_locals(fn, callees=out, params=True)))
+        if new == out:
+            return out
+        out = new
+
+
+def wording_returns(root: Path, package: str) -> dict[str, frozenset]:
+    """For each function of the chapter package that returns a tuple, the positions of that tuple that reach
+    wording only: at every call of it in the package the tuple is unpacked (``slopes, conv, words = f(...)``) and
+    that position goes to ``_`` or to a wording variable of the caller (:func:`wording_locals`), e.g. a clause of
+    ``measured`` returned beside the numbers a rule reads.
+
+    Returns:
+        Function name -> positions (functions with none are left out).
+    """
+    trees = _package_trees(root, package)
+    funcs = [n for tree in trees.values() for n in tree.body if isinstance(n, ast.FunctionDef)]
+    callees = wording_params(root, package)
+    out = {}
+    for g in funcs:
+        sizes = {len(r.value.elts) for r in ast.walk(g) if isinstance(r, ast.Return) and isinstance(r.value, ast.Tuple)}
+        calls = [c for tree in trees.values() for c in _calls_of(tree, g.name)]
+        if len(sizes) != 1 or not calls:
+            continue
+        positions = set(range(sizes.pop()))
+        for call, fn in calls:
+            names = wording_locals(fn, callees=callees)
+            target = next((n.targets[0] for n in ast.walk(fn) if isinstance(n, ast.Assign) and n.value is call
+                           and len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple)), None)
+            if target is None:
+                positions.clear()
+                break
+            positions &= {i for i, e in enumerate(target.elts)
+                          if isinstance(e, ast.Name) and (e.id == "_" or e.id in names)}
+        if positions:
+            out[g.name] = frozenset(positions)
+    return out
+
+
+def wording_functions(root: Path, package: str, scope: dict[str, list[str]]) -> set[str]:
+    """The functions in ``scope`` (:func:`verdict_functions`) whose result reaches wording only: every call of it in
+    the chapter package lies in a wording context of the calling function (:func:`wording_locals`), e.g. a helper
+    that writes a clause of ``measured``. Every mutant of such a function changes wording only. ``check_*``
+    functions (their result is the verdict) and functions never called in the package are not among them.
+
+    Returns:
+        ``"module.function"`` names (module as a dotted path).
+    """
+    trees = _package_trees(root, package)
+    returns = wording_returns(root, package)
+    callees = wording_params(root, package)
+    out = set()
+    for file, names in scope.items():
+        module = file[:-3].replace("/", ".")
+        for name in names:
+            if name.startswith("check_"):
+                continue
+            calls = [c for tree in trees.values() for c in _calls_of(tree, name)]
+            if calls and all(_call_in_wording(call, fn, returns.get(fn.name, frozenset()), callees)
+                             for call, fn in calls):
+                out.add(f"{module}.{name}")
+    return out
+
+
+def _call_in_wording(call: ast.Call, fn: ast.FunctionDef, returns: frozenset = frozenset(),
+                     callees: dict | None = None) -> bool:
+    names = wording_locals(fn, returns, callees)
+    _annotate(fn, names)
+    return _in_wording(call, _parents(fn), names)
 
 
 def _setup_cfg(scopes: list[ChapterScope], work: Path) -> str:
@@ -251,6 +548,14 @@ def _mutated_functions(path: Path) -> dict[str, str]:
     lines = src.splitlines(True)
     return {n.name: "".join(lines[n.lineno - 1:n.end_lineno]) for n in ast.parse(src).body
             if isinstance(n, ast.FunctionDef)}
+
+
+def mutant_function(name: str) -> str:
+    """The function a mutant of mutmut belongs to, ``"module.function"`` (``lib.chapters.x.mod.x_f__mutmut_3`` ->
+    ``lib.chapters.x.mod.f``)."""
+    mangled, _, _ = name.partition("__mutmut_")
+    module, _, func = mangled.rpartition(".")
+    return f"{module}.{func[2:] if func.startswith('x_') else func}"
 
 
 def mutant_sources(work: Path, name: str) -> tuple[str, str]:
@@ -297,10 +602,16 @@ def run(root: Path, chapters: list[str] | None, max_children: int | None, mutmut
         survived = sorted(k for k, v in mine.items() if v in SURVIVED_CODES | NO_TESTS_CODES)
         other = sorted(k for k, v in mine.items() if k not in killed and k not in survived)
         wording, status = [], []
+        words = wording_functions(work, s.package, s.functions)
+        returns = wording_returns(work, s.package)
+        callees = wording_params(work, s.package)
         for name in survived:
             orig, mutant = mutant_sources(work, name)
             diff = "".join(difflib.unified_diff(orig.splitlines(True), mutant.splitlines(True), n=0))
-            (wording if wording_only(orig, mutant) else status).append({"name": name, "diff": _diff_lines(diff)})
+            func = mutant_function(name)
+            only_words = func in words or wording_only(orig, mutant, returns.get(func.rpartition(".")[2], frozenset()),
+                                                       callees)
+            (wording if only_words else status).append({"name": name, "diff": _diff_lines(diff)})
         capable = len(killed) + len(status)
         report["chapters"][s.number] = dict(
             package=s.package, functions=s.functions, mutants=len(mine), killed=len(killed),

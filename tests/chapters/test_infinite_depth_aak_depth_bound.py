@@ -140,3 +140,35 @@ def test_on_the_real_depth_study():
     assert (tab.measured <= tab.bound).all()
     for kind in ("nngp", "ntk"):
         assert B.check_depth_bound(st, kind).status == "reproduced"
+
+
+def test_the_table_lists_each_statement_with_the_values_read():
+    """The table is shown in the chapter: every column carries what the check read (the margin at depth 0, the
+    deepest depth, whether the bound lies within the depths computed), for every centred activation in order."""
+    deep = bound(0.01) + 5
+    kk = study(profile(1, 1.0001, deep)).kk
+    kk.loc[kk.depth == 1, "max_abs_corr_nngp"] = 0.5          # only depth 0 sets the inputs' margin
+    rel = kk.assign(activation="r")                             # an uncentred activation first: skipped, not the end
+    st = study(profile(1, 1.0001, deep))
+    facts = {"r": activation_rates("relu"), "a": st.facts["a"]}
+    st2 = AakDepth(pd.concat([rel, kk], ignore_index=True), pd.DataFrame(), facts, {}, pd.DataFrame(), ["r", "a"], N,
+                   deep, 32, [1], 1)
+    tab = B.table_depth_bound(st2, ("nngp",))
+    assert list(tab.columns) == ["kernel", "activation", "mu", "delta", "eps", "bound", "measured", "deepest", "tested",
+                                 "holds"]
+    assert list(tab.kernel) == ["nngp"] * 3 and list(tab.activation) == ["a"] * 3
+    assert tab["delta"].iloc[0] == pytest.approx(DELTA) and tab.mu.iloc[0] == MU and tab.deepest.iloc[0] == deep
+    assert tab.tested.all() and list(tab.eps) == list(D.DEPTH_BOUND_EPS)
+    # a bound exactly at the deepest depth lies within the depths computed
+    b = bound(0.5)
+    at = B.table_depth_bound(study(np.full(b + 1, 1.6)), ("nngp",))
+    assert bool(at[at.eps == 0.5].tested.iloc[0]) and at[at.eps == 0.5].holds.iloc[0] is False
+    # a margin of 0 (a repeated input) makes no bound: infinite, untested
+    zero = study(profile(1, 1.0001, deep))
+    zero.kk["max_abs_corr_nngp"] = 1.0
+    t0 = B.table_depth_bound(zero, ("nngp",))
+    assert (t0.bound == math.inf).all() and not t0.tested.any()
+
+
+def test_measured_depth_at_equality():
+    assert B.measured_depth([0, 1, 2], [3.0, 1.5, 1.5], 0.5) == 1     # kappa = 1 + eps exactly counts as reached

@@ -75,3 +75,23 @@ def test_lambda_b_increases_with_b():
     lam = np.array([normrelu_constants(b)[1] for b in np.linspace(-6, 3, 50)])
     assert (np.diff(lam) > 0).all() and 1 < lam[0] < 1.0001 and math.isclose(normrelu_constants(0.0)[1],
                                                                                 1 / math.sqrt(0.5 - 1 / (2 * math.pi)))
+
+
+def test_every_limit_at_equality_and_the_rows_judged(monkeypatch):
+    c = N.check_normrelu_family(family())
+    assert [r["holds"] for r in c.rows] == [True, True]
+    assert [r["holds"] for r in N.check_normrelu_family(family(mean=TOL * OUT)).rows] == [False, True]
+    assert [r["holds"] for r in N.check_normrelu_family(family(second=1 + TOL * OUT)).rows] == [False, True]
+    assert [r["holds"] for r in N.check_normrelu_family(family(lam_star=SELU_LAMBDA + TOL * OUT)).rows] == [True, False]
+    assert [r["holds"] for r in N.check_normrelu_family(family(lam=1.0507 + 1e-4)).rows] == [True, False]
+    # each deviation equal to the tolerance (set to the measured deviation) still holds
+    for kw, dev in ((dict(mean=1e-9), 1e-9), (dict(second=1 + 1e-9), (1 + 1e-9) - 1),
+                    (dict(lam_star=SELU_LAMBDA + 1e-9), abs((SELU_LAMBDA + 1e-9) - SELU_LAMBDA))):
+        monkeypatch.setattr(N, "NORMRELU_QUAD_TOL", dev)
+        c = N.check_normrelu_family(family(**kw))
+        assert c.status == "reproduced" and all(r["holds"] for r in c.rows), kw
+    monkeypatch.undo()
+    # SELU's lambda exactly half a unit of the last digit from the paper's (digits 0: 0.5 from 1.0)
+    monkeypatch.setattr(N, "PAPER_LAMBDA_DIGITS", 0)
+    monkeypatch.setattr(N, "AAK_NORMRELU_LAMBDA", 1.0)
+    assert N.check_normrelu_family(family(lam=1.5)).status == "reproduced"

@@ -662,10 +662,10 @@ WORDING = {  # noqa: E501 (sentences)
     'thm35 far 1e100': ('inconclusive', '', 'depth 100,000 is not enough: some gaps still shrink, but too slowly to tell the limit from a nearby value', 'At L = 100,000, phi lies within 1 deg of 75.52 deg for input angles 1 of the input angles [0.001, 1.0] deg. Gap at L = 100,000 and its log-log slope over the last decade: 0.001 deg: 5 deg (slope -0.01); 1 deg: 0.01 deg (slope -1.00) (log L / L has local slope just above -1); input angle 0.001 deg comes within 1 deg at a depth beyond 1e100. The slow pairs are the small input angles: the approach starts only once L theta_in is of order 1.'),
     'thm35 bad': ('not reproduced', '', '', 'At L = 100,000, phi lies within 1 deg of 75.52 deg for none of the input angles [1.0] deg. Gap at L = 100,000 and its log-log slope over the last decade: 1 deg: 5 deg (slope 0.04, not shrinking) (log L / L has local slope just above -1); input angle 1 deg comes within 1 deg at no depth (its gap does not shrink). The slow pairs are the small input angles: the approach starts only once L theta_in is of order 1.'),
     'thm35 reached': ('reproduced', '', '', 'At L = 100,000, phi lies within 1 deg of 75.52 deg for input angles 1, 90 of the input angles [1.0, 90.0] deg. Gap at L = 100,000 and its log-log slope over the last decade: 1 deg: 0.01 deg (slope -1.00); 90 deg: 0.001 deg (slope -0.90) (log L / L has local slope just above -1). The slow pairs are the small input angles: the approach starts only once L theta_in is of order 1.'),
-    'g plot': ('reproduced', '', '', 'Figure 4.1 (left) draws g from lib.theory on 181 angles: increasing and below the identity for z > 0: True; g(180 deg) = 90.0000 deg (antipodal inputs become orthogonal after one ReLU layer). One random layer measured by Monte Carlo: g(30 deg) = 28.01 +- 0.057 deg (plotted 28.26), g(90 deg) = 71.32 +- 0.057 deg (plotted 71.44), g(150 deg) = 89.04 +- 0.057 deg (plotted 89.15); the largest difference of the cosines is 2.0 standard errors (allowed 5).'),
+    'g plot': ('reproduced', '', '', 'Figure 4.1 (left) draws g from lib.theory on 181 angles: increasing and below the identity for z > 0: yes; g(180 deg) = 90.0000 deg (antipodal inputs become orthogonal after one ReLU layer). One random layer measured by Monte Carlo: g(30 deg) = 28.01 +- 0.057 deg (plotted 28.26), g(90 deg) = 71.32 +- 0.057 deg (plotted 71.44), g(150 deg) = 89.04 +- 0.057 deg (plotted 89.15); the largest difference of the cosines is 2.0 standard errors (allowed 5).'),
     'g plot shown': ('not checked', '', 'not testable on this data: only the closed form is drawn, with no measurement beside it', 'Figure 4.1 (left) draws g from lib.theory on 181 angles; nothing measured beside it.'),
-    'prop a1': ('reproduced', '', '', 'On the grid g is increasing and below the identity for z > 0: True; the largest g^l over the grid at l = 5 is 47.082 deg; at l = 100000 every embedding angle is at most 1.00e-04 rad.'),
-    'thm a2': ('reproduced', '', '', 'theta^(l) strictly decreasing on the sampled layers: True. At l = 100000 it is at most 1.00e-04 rad over input angles [28.6] deg, and l theta^(l) / (3 pi) lies in [1.0610, 1.0610] (-> 1: collapse like 3 pi / l). Finite width 64 follows within 0.91 deg rms on layers 0..10.'),
+    'prop a1': ('reproduced', '', '', 'On the grid g is increasing and below the identity for z > 0: yes; the largest g^l over the grid at l = 5 is 47.082 deg; at l = 100000 every embedding angle is at most 1.00e-04 rad.'),
+    'thm a2': ('reproduced', '', '', 'theta^(l) strictly decreasing on the sampled layers: yes. At l = 100000 it is at most 1.00e-04 rad over input angles [28.6] deg, and l theta^(l) / (3 pi) lies in [1.0610, 1.0610] (-> 1: collapse like 3 pi / l). Finite width 64 follows within 0.91 deg rms on layers 0..10.'),
     'dual': ('reproduced', '', '', 'Largest excess |s_hat| - bound over 3 correlations in [-0.999, 0.999]: a0 1e-12, a1 3e-11 (the bound holds up to quadrature rounding, with equality at rho = 0 and 1).'),
     'dual none': ('not checked', '', 'not testable on this data: no centred activation in the run', 'No centred activation in this run.'),
     'normrelu': ('reproduced', "the networks' NormReLU", '', 'Monte Carlo of normrelu(b=-1.59078) on N(0, 1): E[s] = 3.95e-04 +- 7.1e-04, E[s^2] = 0.99972 +- 9.1e-04. Its coefficient of non-linearity is mu = 0.01586: NormReLU is nearly linear, so its decorrelation is slow.'),
@@ -685,3 +685,16 @@ if __name__ == "__main__":   # print the table of sentences (after a deliberate 
         c = CASES[name]()
         print(f"    {name!r}: {(c.status, c.part, c.caveat, c.measured)!r},")
     print("}")
+
+
+def test_the_limits_of_thm43_and_thm35_at_equality(monkeypatch):
+    """Each rule's constant set to the value its data give: the comparison must include it."""
+    k = kappa_study(1.05, 1.05)
+    worst = float(np.abs(RK.table_kappa_deepest(k).ratio - 1).max())
+    monkeypatch.setattr(RK, "THM43_RTOL", worst)
+    c = RK.check_thm43(k)
+    assert c.status == "not reproduced" and c.rows[0]["holds"] is False        # within means strictly within
+    monkeypatch.undo()
+    # Thm 3.5: a gap with a log-log slope of exactly 0 over the last decade does not fall
+    flat = phi_profile(a1=(5.0, 0.0))
+    assert GA.check_thm35(flat).status == "not reproduced"

@@ -81,3 +81,23 @@ def test_on_a_real_case():
     fig = U.figure_uncentred(st, "smoke")
     assert isinstance(fig["fig"], Figure) and set(fig["data"].columns) >= {"rho", "gap", "rho_star"}
     assert "starting correlations -0.9, 0, 0.9" in fig["setting"]
+
+
+def test_the_limits_at_equality_and_the_rows_judged(monkeypatch):
+    st = study((0.5, 0.5, 1.1))
+    r = float((st.facts.fitted / st.facts.predicted).iloc[0])
+    monkeypatch.setattr(U, "UNCENTRED_NO_DECAY", r)
+    assert U.check_uncentred_rate(st).status == "reproduced with caveat"          # r = NO_DECAY exactly: a decay
+    monkeypatch.undo()
+    st = study((1.05, 0.5, 1.1))
+    q = (st.facts.fitted / st.facts.predicted - 1).abs()
+    monkeypatch.setattr(U, "UNCENTRED_RTOL", float(q.iloc[0]))
+    c = U.check_uncentred_rate(st)
+    assert c.status == "reproduced" and c.rows[0]["holds"] is True               # |r - 1| = RTOL exactly
+    monkeypatch.undo()
+    ok = U.check_uncentred_rate(study((1.0, 0.5, 1.1)))
+    assert ok.rows[0]["holds"] is True
+    one = U.check_uncentred_rate(study((1.0, 1.0, 1.1)))
+    assert one.rows[0]["holds"] is False                                         # rho* = 1: not below it
+    far = U.check_uncentred_rate(study((1.5, 0.5, 1.1)))
+    assert far.rows[0]["holds"] is False

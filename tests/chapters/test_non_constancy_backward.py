@@ -87,3 +87,56 @@ def test_check_backward_at_w0_only_names_the_ball_it_left_out():
     assert NC.check_backward(_norms(-0.5, 0.0, -0.5, ball=False)).status == "not reproduced"
     slow = NC.check_backward(_norms(-0.5, -0.2, -0.5, ball=False))
     assert slow.status == "reproduced with caveat" and "more slowly" in slow.caveat
+
+
+def _q(col, *slopes, widths=(32, 128, 512), ball=True):
+    """Backward norms falling like m^(-1/2) and the quantity ``col`` growing like (m/32)^slope per layer."""
+    b = _norms(*([-0.5] * len(slopes)), widths=widths, ball=ball)
+    f = b.frame.copy()
+    f["q_l"], f["q_221"] = 1.0, 1.0
+    for l, sl in enumerate(slopes):
+        rows = f.layer == l + 1
+        f.loc[rows, col] = f.loc[rows, "inf_norm"] / f.loc[rows, "inf_norm"] * (f.loc[rows, "width"] / 32) ** sl
+    return NC.BackwardNorms(f, tuple(widths), 2, ball_radius=10.0, q_max_width=max(widths))
+
+
+@pytest.mark.parametrize("quantity, col", [("Q_L", "q_l"), ("Q_221", "q_221")])
+def test_lemma31_bounded_quantities_hold_fail_and_their_boundaries(quantity, col):
+    ok = NC.check_lemma31_bounded(_q(col, 0.0, 0.0, 0.0), quantity)
+    assert ok.claim_id == "[LZB] Lemma 3.1" and ok.status == "reproduced" and ok.part == NC.LEMMA31_PARTS[quantity][0]
+    assert NC.check_lemma31_bounded(_q(col, 0.0, -0.5, 0.0), quantity).status == "reproduced"   # a decay is bounded
+    assert NC.check_lemma31_bounded(_q(col, 0.0, 0.5, 0.0), quantity).status == "not reproduced"
+    # the least favourable layer, at FLAT and -VANISHING x 0.99 / x 1.01
+    assert NC.check_lemma31_bounded(_q(col, 0.0, NC.FLAT * 0.99, 0.0), quantity).status == "reproduced"
+    drift = NC.check_lemma31_bounded(_q(col, 0.0, NC.FLAT * 1.01, 0.0), quantity)
+    assert drift.status == "reproduced with caveat" and "drifts upwards" in drift.caveat
+    assert NC.check_lemma31_bounded(_q(col, -NC.VANISHING * 0.99, 0.0, 0.0), quantity).status == "reproduced with caveat"
+    assert NC.check_lemma31_bounded(_q(col, -NC.VANISHING * 1.01, 0.0, 0.0), quantity).status == "not reproduced"
+    # w_0 only: capped at a caveat, the statement is about the ball
+    w0 = NC.check_lemma31_bounded(_q(col, 0.0, 0.0, ball=False), quantity)
+    assert w0.status == "reproduced with caveat" and w0.caveat == NC.W0_ONLY
+    # fewer than two widths measured (the rest above q_max_width): inconclusive
+    one = _q(col, 0.0, 0.0)
+    f = one.frame.copy()
+    f.loc[f.width > 32, col] = float("nan")
+    inc = NC.check_lemma31_bounded(NC.BackwardNorms(f, one.widths, 2, ball_radius=10.0, q_max_width=32), quantity)
+    assert inc.status == "inconclusive" and "fewer than two widths at or below m = 32" in inc.caveat
+
+
+def test_bounded_status_thresholds():
+    assert NC.bounded_status(-1.0) == "reproduced" and NC.bounded_status(NC.FLAT * 0.99) == "reproduced"
+    assert NC.bounded_status(NC.FLAT) == "reproduced with caveat"
+    assert NC.bounded_status(-NC.VANISHING * 0.99) == "reproduced with caveat"
+    assert NC.bounded_status(-NC.VANISHING) == "not reproduced"
+
+
+def test_lemma31_quantities_on_real_nets_and_the_bottleneck():
+    cfg = non_constancy.SPEC.config(n_samples=4, d=5, k=2, n_hessian=2, widths=[32, 128, 512], seeds=1,
+                                    ball_widths=[32, 128], ball_points=1, lemma31_max_width=128)
+    b = non_constancy.measure_backward(cfg)
+    assert b.q_max_width == 128 and b.frame[b.frame.width == 512].q_l.isna().all()
+    assert b.frame[b.frame.width <= 128][["q_l", "q_221"]].notna().all().all()
+    for q in ("Q_L", "Q_221"):
+        c = non_constancy.check_lemma31_bounded(b, q)
+        assert c.status == "reproduced", c.measured
+        assert "over m = 32..128" in c.measured

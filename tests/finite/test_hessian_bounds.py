@@ -8,7 +8,7 @@ from scipy.optimize import minimize
 
 from lib.finite.archs import Conv1dNet, ResMLP
 from lib.finite.hessian import dense_model_hessian, model_hessian_norm
-from lib.finite.hessian_bounds import one_layer_hessian_norm, second_derivative, two_layer_bound
+from lib.finite.hessian_bounds import layer_norms, one_layer_hessian_norm, second_derivative, two_layer_bound
 from lib.finite.mlp import MLP
 from lib.validation import InputError
 
@@ -98,3 +98,46 @@ def test_conv_net_is_a_circular_convolution_and_resmlp_has_skips():
         Conv1dNet(6, 4, kernel_size=2)
     with pytest.raises(InputError):
         ResMLP(6, 4, depth=1)
+
+
+@pytest.mark.parametrize("m", [16, 320])      # the dense eigensolver below 300 units, Lanczos above
+def test_layer_norms_at_two_layers_are_the_terms_of_eq17(m):
+    net = MLP(4, [m, m], activation="tanh", seed=1)
+    x = np.random.default_rng(2).standard_normal(4)
+    ln, tb = layer_norms(net, x), two_layer_bound(net, x)
+    assert ln.t_ww[0] == pytest.approx(tb.t11) and ln.jac_w[0] == pytest.approx(tb.j1)
+    assert ln.t_ww[1] == pytest.approx(tb.t2ww) and ln.t_aa[1] == pytest.approx(tb.t2aa, rel=1e-5)
+    assert ln.t_aw[1] == pytest.approx(tb.t2aw, rel=1e-5)
+    assert ln.backward_inf == pytest.approx([tb.b1, tb.b2])
+    assert np.isnan(ln.jac_a[0]) and np.isnan(ln.t_aa[0]) and ln.q_221 == pytest.approx(max(tb.t11, tb.t2ww, tb.t2aa,
+                                                                                            tb.t2aw), rel=1e-5)
+
+
+def test_layer_norms_first_derivatives_and_backward_vectors_by_autograd():
+    """Depth 3: dalpha^(l)/dalpha^(l-1) and dalpha^(l)/dW^(l) as explicit Jacobians, df/dalpha^(l) by autograd."""
+    net = MLP(3, [7, 6, 5], activation="tanh", seed=0)
+    x = torch.tensor([0.3, -0.8, 0.5], dtype=torch.float64)
+    ln = layer_norms(net, x.numpy())
+    W = [w.detach() for w in net.weights]
+    s = (1.0, *net.scales)
+    alphas = [x]
+    for l in range(3):
+        alphas.append(torch.tanh(s[l] * (W[l] @ alphas[-1])))
+    for l in range(3):
+        Jw = torch.autograd.functional.jacobian(lambda V, l=l: torch.tanh(s[l] * (V @ alphas[l])), W[l])
+        assert ln.jac_w[l] == pytest.approx(float(torch.linalg.matrix_norm(Jw.reshape(Jw.shape[0], -1), 2)))
+        if l:
+            Ja = torch.autograd.functional.jacobian(lambda a, l=l: torch.tanh(s[l] * (W[l] @ a)), alphas[l])
+            assert ln.jac_a[l] == pytest.approx(float(torch.linalg.matrix_norm(Ja, 2)))
+
+    def f_from(l):
+        def f(a):
+            for k in range(l, 3):
+                a = torch.tanh(s[k] * (W[k] @ a))
+            return s[3] * (W[3][0] @ a)
+        return f
+    for l in range(3):
+        g = torch.autograd.functional.jacobian(f_from(l + 1), alphas[l + 1])
+        assert ln.backward_inf[l] == pytest.approx(float(g.abs().max()))
+    with pytest.raises(InputError, match="scalar-output MLP"):
+        layer_norms(MLP(3, 5, 0, seed=0), x.numpy())

@@ -1,5 +1,7 @@
 """tools/mutate.py: which functions are the verdict logic, and which surviving mutants only change wording."""
+import ast
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -79,3 +81,168 @@ def test_an_identical_or_unparsable_mutant_is_never_wording_only():
 def test_an_unknown_chapter_is_named(tmp_path):
     with pytest.raises(SystemExit, match="--chapter: unknown chapter"):
         mutate.run(Path(__file__).resolve().parents[2], ["99"], None, "mutmut")
+
+
+# ---- the survivors of a chapter 05 run that cannot change a status, and which the classifier must see
+
+def _check(body: str) -> str:
+    return "def f(bw, radius, searched):\n" + textwrap.indent(body, "    ")
+
+
+@pytest.mark.parametrize("old, new", [
+    # the part label: which part a verdict belongs to, not its status
+    ('return Check("c", status=status, measured=m, part="PL guarantee")',
+     'return Check("c", status=status, measured=m)'),
+    ('return Check("c", status=status, measured=m, part=part)', 'return Check("c", status=status, measured=m, part=None)'),
+    # the judged rows dropped or emptied: a table loses its rows, the status stays
+    ('return Check("c", status=status, rows=rows)', 'return Check("c", status=status, rows=None)'),
+    ('return Check("c", status=status, rows=rows)', 'return Check("c", status=status)'),
+    # caveat text in a tuple assignment
+    ('status, caveat = "not reproduced", ""', 'status, caveat = "not reproduced", "XXXX"'),
+    # a local assembled into measured only
+    ('left_out = ", and " + str(n_nodiag) if n_nodiag else ""', 'left_out = ", and " + str(n_nodiag) if n_nodiag else "XXXX"'),
+    ('left_out = ", and " + str(n_nodiag) if n_nodiag else ""', 'left_out = ", and " + str(n_nodiag) if not n_nodiag else ""'),
+    ('lines.append(name)', 'lines.append(None)'),
+    # a text field passed as **{"this book": ...} to dict(...), dropped or changed
+    ('row = dict(statement="s", **{"this book": f"{m}"}, holds=True)', 'row = dict(statement="s", holds=True)'),
+    ('row = dict(statement="s", **{"this book": f"{m}"}, holds=True)',
+     'row = dict(statement="s", **{"this book": None}, holds=True)'),
+    # a text field's key renamed in a row
+    ('row = {"statement": f"{m}", "holds": True}', 'row = {"XXstatementXX": f"{m}", "holds": True}'),
+])
+def test_a_survivor_that_cannot_change_a_status_is_wording(old, new):
+    body = ("lines, caveat, part, rows = [], '', 'p', ()\nstatus = 'reproduced' if searched else 'inconclusive'\n"
+            "name, n_nodiag, m = 'x', 3, 'y'\n{}\nm = f'{{left_out}} {{lines}}'\n"
+            "return Check('c', status=status, measured=m, caveat=caveat, part=part, rows=rows)\n")
+    lines = ["left_out = ''", "lines.append(name)"]
+    orig = _check(body.format(old if old not in lines else old) + "")
+    mut = _check(body.format(new))
+    if "left_out" not in old:
+        orig = orig.replace("m = f'{left_out}", "m = f'{left_out}", 1)
+        orig = orig.replace("\nm = f'", "\nleft_out = ''\nm = f'", 1)
+        mut = mut.replace("\nm = f'", "\nleft_out = ''\nm = f'", 1)
+    assert mutate.wording_only(orig, mut), (orig, mut)
+
+
+@pytest.mark.parametrize("old, new", [
+    # a local that a rule reads as well as the sentence is logic
+    ('caveats = ["x"] if flat else []', 'caveats = ["x"] if not flat else []'),
+    # a row's holds inside the rows, not the rows dropped
+    ('rows = (dict(statement="s", holds=ok),)', 'rows = (dict(statement="s", holds=not ok),)'),
+    # the status element of a tuple assignment
+    ('status, caveat = "not reproduced", ""', 'status, caveat = "XXnot reproducedXX", ""'),
+    # the status itself set to None
+    ('status, caveat = "not reproduced", ""', 'status, caveat = None, ""'),
+    # a dict unpacked into a row that carries a judgement is not wording
+    ('row = dict(statement="s", **{"holds": ok})', 'row = dict(statement="s")'),
+])
+def test_a_survivor_that_can_change_a_status_is_not_wording(old, new):
+    body = ("flat, ok = True, False\n{}\nstatus = locals().get('status', 'reproduced')\ncaveats = locals().get('caveats', [])\n"
+            "if caveats:\n    status = 'reproduced with caveat'\nreturn Check('c', status=status, rows=locals().get('rows'))\n")
+    assert not mutate.wording_only(_check(body.format(old)), _check(body.format(new)))
+
+
+def test_wording_locals_follow_each_variable_to_its_uses():
+    tree = ast.parse(textwrap.dedent('''
+        def check(frame):
+            left_out = " (3 left out)" if len(frame) else ""
+            shown = f"{len(frame)} cells"
+            caveats = []
+            if frame.empty:
+                caveats.append("empty")
+            lines = []
+            for r in frame:
+                lines.append(f"{r}")
+            def out(status, measured, caveat="", shown=None):
+                return Check("c", status=status, measured=measured, caveat=caveat, rows=({"this book": shown},))
+            status = "reproduced with caveat" if caveats else "reproduced"
+            return out(status, "; ".join(lines) + left_out, shown=shown)
+    ''')).body[0]
+    names = mutate.wording_locals(tree)
+    assert {"left_out", "shown", "lines"} <= names
+    assert not {"caveats", "status", "frame", "r", "out"} & names
+
+
+def test_a_function_whose_result_reaches_wording_only_is_all_wording(tmp_path):
+    pkg = tmp_path / "lib" / "chapters" / "demo"
+    pkg.mkdir(parents=True)
+    (pkg / "ball.py").write_text(
+        "def ball_words(bw, radius, searched):\n    return 'in the ball' if searched else 'at w_0'\n\n"
+        "def ball_reduce(bw, radius):\n    return bw, radius > 0\n")
+    (pkg / "backward.py").write_text(
+        "from .ball import ball_reduce, ball_words\n\n"
+        "def check_backward(bw):\n    sup, searched = ball_reduce(bw, 1.0)\n"
+        "    status = 'reproduced' if searched else 'reproduced with caveat'\n"
+        "    return Check('c', status=status, measured=f'largest entry, {ball_words(bw, 1.0, searched)}')\n")
+    scope = mutate.verdict_functions(tmp_path, "demo")
+    assert scope["lib/chapters/demo/ball.py"] == ["ball_reduce", "ball_words"]
+    words = mutate.wording_functions(tmp_path, "demo", scope)
+    assert words == {"lib.chapters.demo.ball.ball_words"}
+    assert mutate.mutant_function("lib.chapters.demo.ball.x_ball_words__mutmut_7") == "lib.chapters.demo.ball.ball_words"
+
+
+def test_a_returned_clause_that_every_caller_sends_to_wording_is_wording(tmp_path):
+    """The ``ball_words`` survivors: a helper returns (slopes, converged, searched, words) and each check puts
+    ``words`` into ``measured`` only, or discards it; a mutant of that clause changes wording only."""
+    pkg = tmp_path / "lib" / "chapters" / "demo"
+    pkg.mkdir(parents=True)
+    helper = ("def _ball_slopes(h, how='max'):\n    searched = h > 0\n"
+              "    return {'a': -0.5}, True, searched, ball_words(h, searched)\n")
+    (pkg / "hw.py").write_text(
+        "def ball_words(h, searched):\n    return 'in the ball' if searched else 'at w_0'\n\n" + helper +
+        "\ndef check_hessian(h):\n    slopes, conv, searched, words = _ball_slopes(h)\n"
+        "    status = 'reproduced' if conv and searched else 'inconclusive'\n"
+        "    return Check('c', status=status, measured=f'slopes {slopes}, {words}')\n\n"
+        "def check_min(h):\n    inf, _, _, _ = _ball_slopes(h, how='min')\n"
+        "    return Check('c', status='reproduced' if inf else 'not reproduced')\n")
+    assert mutate.wording_returns(tmp_path, "demo") == {"_ball_slopes": frozenset({3})}
+    scope = mutate.verdict_functions(tmp_path, "demo")
+    assert "lib.chapters.demo.hw.ball_words" in mutate.wording_functions(tmp_path, "demo", scope)
+    mutant = helper.replace("ball_words(h, searched)", "ball_words(h, None)")
+    assert mutate.wording_only(helper, mutant, frozenset({3}))
+    assert not mutate.wording_only(helper, mutant)                                  # without the callers' reading
+    assert not mutate.wording_only(helper, helper.replace("searched = h > 0", "searched = h >= 0"), frozenset({3}))
+
+
+def test_a_nested_helper_and_a_tuple_with_discards_that_feed_wording_only():
+    src = textwrap.dedent('''
+        def f(frame, mode):
+            _, _, what, kernel = next(m for m in MODES if m[0] == mode)
+            status = "reproduced" if frame.ok else "not reproduced"
+
+            def words(x):
+                return "judged" if x.judged else "not judged"
+            rows = tuple(dict(statement=what, **{"this book": words(x)}, holds=x.ok) for x in frame)
+            return Check("c", status=status, rows=rows, measured=f"{kernel}")
+    ''')
+    for old, new in (('m[0] == mode', 'm[0] != mode'), ('"judged" if x.judged', '"judged" if not x.judged')):
+        assert mutate.wording_only(src, src.replace(old, new)), old
+    assert not mutate.wording_only(src, src.replace("holds=x.ok", "holds=not x.ok"))
+    assert not mutate.wording_only(src, src.replace('if frame.ok', 'if not frame.ok'))
+
+
+def test_an_argument_to_a_wording_parameter_of_a_package_function_is_wording(tmp_path):
+    """not_checked(claim_id, measured, why, part): the message and the reason reach the Check's text only, so a mutant
+    that changes or drops them where it is called changes wording only; the claim id is not wording."""
+    pkg = tmp_path / "lib" / "chapters" / "demo"
+    pkg.mkdir(parents=True)
+    (pkg / "numerics.py").write_text(
+        "def not_checked(claim_id, measured, why, part='', reason='not testable'):\n"
+        "    return Check(claim_id, status='not checked', part=part, measured=measured, caveat=f'{reason}: {why}')\n\n"
+        "def outside(claim_id, measured, why, part=''):\n"
+        "    return not_checked(claim_id, measured, why, part, reason='outside the theorem')\n\n"
+        "def status_of(res, depth):\n"
+        "    return ('inconclusive', f'deeper than {depth} needed') if res else ('reproduced', '')\n")
+    callees = mutate.wording_params(tmp_path, "demo")
+    assert callees["not_checked"][1] == {"measured", "why", "part", "reason"}
+    assert callees["outside"][1] == {"measured", "why", "part"}          # passed on to not_checked's: a fixed point
+    assert callees["status_of"][1] == {"depth"}
+    src = ("def f(st):\n    if st.empty:\n        return outside('[X] Thm 1', 'empty', 'none', 'p')\n"
+           "    status, caveat = status_of(st.res, st.depth)\n    return Check('[X] Thm 1', status=status, caveat=caveat)\n")
+    for old, new in (("'empty', 'none', 'p')", "None, 'no premise', 'p')"),
+                     ("'empty', 'none', 'p')", "'nothing ran', 'no premise')"),
+                     ("status_of(st.res, st.depth)", "status_of(st.res, None)")):
+        assert mutate.wording_only(src, src.replace(old, new), callees=callees), new
+        assert not mutate.wording_only(src, src.replace(old, new)), new        # without the callees' reading
+    assert not mutate.wording_only(src, src.replace("outside('[X] Thm 1'", "outside('XX'"), callees=callees)
+    assert not mutate.wording_only(src, src.replace("status_of(st.res,", "status_of(None,"), callees=callees)

@@ -17,7 +17,7 @@ over seeds; the min angle on the full set) and (b) the full-data kappa and angle
   glued into the prose;
 * :mod:`~lib.chapters.conditioning.figure3` -- Figure 3 both ways, its setting and its checks (each returns
   the rows it judged: the "paper vs this book" table is :func:`lib.book.wording.paper_vs_book` of them);
-* :mod:`~lib.chapters.conditioning.bounds` -- Prop 4.1 (its bound, and Sec. 4's reading that the smallest angle
+* :mod:`~lib.chapters.conditioning.bounds` -- Prop 4.1 (its bound, and Sec. 4's reading, its own row, that the smallest angle
   orders lambda_min) and Thm 4.2;
 * :mod:`~lib.chapters.conditioning.two_sample` -- App. F (Thm F.1);
 * :mod:`~lib.chapters.conditioning.theory_cmp` -- finite width against the infinite-width prediction;
@@ -53,9 +53,10 @@ from lib.chapters.conditioning.figure3 import (PROTOCOLS, PAPER_FIGURE3, plot_fi
 from lib.chapters.conditioning.agreement import (AuthorsAgreement, measure_authors_agreement, check_authors_agreement,
                                                  table_authors_agreement, KERNEL_RTOL, ANGLE_ATOL)
 from lib.chapters.conditioning.bounds import (PROP41_RTOL, PROP41_MIN_CELLS, PROP41_RHO, PROP41_ALPHA, PROP41_BOUND,
-                                              PROP41_ORDERING, prop41_bound, plot_prop41, CAPTION_PROP41,
+                                              prop41_bound, plot_prop41, CAPTION_PROP41,
                                               setting_prop41, check_prop41, check_prop41_ordering, checks_prop41,
-                                              FIRST_LAYER_RTOL, FIRST_LAYER_LMIN_TOL, FirstLayerTable,
+                                              FIRST_LAYER_RTOL, FIRST_LAYER_LMIN_TOL, FIRST_LAYER_SIGMAS,
+                                              FirstLayerTable, check_first_layer_width,
                                               table_first_layer, plot_first_layer, CAPTION_FIRST_LAYER,
                                               setting_first_layer, check_first_layer)
 from lib.chapters.conditioning.two_sample import (TwoSample, measure_two_sample, plot_two_sample, CAPTION_TWO_SAMPLE,
@@ -88,9 +89,9 @@ __all__ = [
     "CAPTION_FIGURE3", "figure3_deviations", "setting_figure3", "check_figure3_angle", "check_figure3_kappa",
     "check_figure3", "checks_figure3", "AuthorsAgreement", "measure_authors_agreement", "check_authors_agreement",
     "table_authors_agreement", "KERNEL_RTOL", "ANGLE_ATOL", "PROP41_RTOL", "PROP41_MIN_CELLS", "PROP41_RHO",
-    "PROP41_ALPHA", "PROP41_BOUND", "PROP41_ORDERING", "prop41_bound", "plot_prop41", "CAPTION_PROP41",
+    "PROP41_ALPHA", "PROP41_BOUND", "prop41_bound", "plot_prop41", "CAPTION_PROP41",
     "setting_prop41", "check_prop41", "check_prop41_ordering", "checks_prop41", "FIRST_LAYER_RTOL",
-    "FIRST_LAYER_LMIN_TOL", "FirstLayerTable", "table_first_layer",
+    "FIRST_LAYER_LMIN_TOL", "FIRST_LAYER_SIGMAS", "check_first_layer_width", "FirstLayerTable", "table_first_layer",
     "plot_first_layer", "CAPTION_FIRST_LAYER", "setting_first_layer", "check_first_layer", "TwoSample",
     "measure_two_sample", "plot_two_sample", "CAPTION_TWO_SAMPLE", "setting_two_sample", "check_two_sample",
     "TWO_SAMPLE_RTOL",

@@ -19,12 +19,16 @@ rates, and runs the finite-width comparisons. The modules, one job each:
 * :mod:`~lib.chapters.infinite_depth.app_e` -- [LH] App. E: one random layer (Lemmas E.1-E.3) and Lemma E.6;
 * :mod:`~lib.chapters.infinite_depth.aak_mu` -- [AAK] Def 3.1, Lemma C.2, App. C.4: mu measured three ways;
 * :mod:`~lib.chapters.infinite_depth.aak_one_layer` -- [AAK] Sec 3.3, Thm H.1, H.5: one layer's kernel;
-* :mod:`~lib.chapters.infinite_depth.aak_lengths` -- [AAK] Thm D.1, App. D.4, Lemma D.6, Thm I.1: other lengths;
+* :mod:`~lib.chapters.infinite_depth.aak_length_map` -- [AAK] Thm D.1 (its premises measured), App. D.4's list and
+  its counterexample: the length map;
+* :mod:`~lib.chapters.infinite_depth.aak_lengths` -- [AAK] Lemma D.6, Thm I.1: correlations at other lengths;
 * :mod:`~lib.chapters.infinite_depth.aak_more` -- the study and figure of the section "More of [AAK]";
 * :mod:`~lib.chapters.infinite_depth.aak_depth_bound` -- [AAK] Cor 3.3, 3.5: the depth for kappa <= 1 + eps;
 * :mod:`~lib.chapters.infinite_depth.uncentred` -- [AAK] Thm 3.10 with rho* < 1: the exponential rate;
 * :mod:`~lib.chapters.infinite_depth.normrelu_family` -- [AAK] Sec 7: NormReLU for every b, lambda_b from SELU;
-* :mod:`~lib.chapters.infinite_depth.aak_training` -- [AAK] Thm 4.1, 4.2, E.3: steps to eps against kappa.
+* :mod:`~lib.chapters.infinite_depth.aak_training_runs`, :mod:`~lib.chapters.infinite_depth.aak_training` -- [AAK]
+  Thm 4.1, 4.2, E.3: steps to eps past the depth where kappa is a constant, at a width where the finite kernel
+  inherits it (the trainings, then their premises, figure and verdicts).
 
 ``measure_*`` measure and return a frozen result that carries the settings it was measured with, ``plot_*``
 draw a result and each ``figure_*`` (a :class:`~lib.chapters.infinite_depth.numerics.ChapterFigure`) declares
@@ -58,7 +62,7 @@ from lib.chapters.infinite_depth.gradient_angle import (PAPER_PHI_LIMIT_DEG, PHI
 from lib.chapters.infinite_depth.lengths import LENGTH_SHRINK, LENGTH_TOL, Lengths, check_lengths, measure_lengths
 from lib.chapters.infinite_depth.numerics import (DEG, LEGEND_PT, NO_EXPERIMENT, ChapterFigure, decay_slope, deviation_text,
                                                   fit_rate, log_depths, max_offdiagonal, nearest_depth, not_checked,
-                                                  prose_values, unit_diagonal)
+                                                  outside_theorem, prose_values, unit_diagonal)
 from lib.chapters.infinite_depth.relu_kappa import (THM43_RTOL, THM43_RULE, check_thm43, figure_kappa_depth, finite_kappa,
                                                     KappaStudy, measure_kappa, paper_kappa_limit, plot_kappa,
                                                     relu_kappa_vs_depth, table_kappa_deepest)
@@ -66,22 +70,29 @@ from lib.chapters.infinite_depth.spec import ACTIVATIONS, SPEC
 from lib.chapters.infinite_depth.aak_mu import (DUAL_STEP, MC_BATCHES, MU_ATOL, MU_DUAL_ATOL, MU_FLOOR, MU_SIGMAS,
                                                 MU_TABLE, MuStudy,
                                                 check_def31, check_lemma_c2, check_mu_table, measure_mu, table_mu)
-from lib.chapters.infinite_depth.aak_one_layer import (DELTA_MIN, H5_CONTROL, H5_PREMISE, LAMBDA_RTOL, OneLayerKernels,
-                                                       check_assumption_b, check_thm_h1, check_thm_h5,
-                                                       measure_one_layer_kernels)
-from lib.chapters.infinite_depth.aak_lengths import (D1_ACTIVATIONS, D1_TOL, D4_ACTIVATION, D4_AWAY, D6_ATOL,
-                                                     D6_CONTROL, D6_LENGTHS, D6_ODD, D6_RHOS, I1_NORMS, GAMMA_TOL, I1_MIN_RATIO, LENGTH_Q0,
-                                                     RATIO_FLOOR, LengthMaps, NormReluLengths, OddCorrelations,
-                                                     check_length_map, check_normrelu_lengths,
-                                                     check_odd_correlations, check_shifted_relu, measure_length_maps,
+from lib.chapters.infinite_depth.aak_one_layer import (DELTA_MIN, H1_HIGH_PROB, H1_MOST, H5_CONTROL, H5_PREMISE,
+                                                       LAMBDA_RTOL, OneLayerKernels, check_assumption_b, check_thm_h1,
+                                                       check_thm_h5, measure_h1_widths, measure_one_layer_kernels)
+from lib.chapters.infinite_depth.aak_length_map import (D1_TOL, D4_ACTIVATION, D4_AWAY, D4_LIST, D4_ROLE_LIST,
+                                                        D4_ROLE_SHIFT, GAMMA_TOL, LENGTH_Q0, PREMISE_GRID, PREMISE_TOL,
+                                                        RATIO_FLOOR, LengthMaps, check_d4_list, check_length_map,
+                                                        check_shifted_relu, d1_premises, length_outcomes,
+                                                        measure_length_maps)
+from lib.chapters.infinite_depth.aak_lengths import (D6_ATOL, D6_CONTROL, D6_LENGTHS, D6_ODD, D6_RHOS, I1_MIN_RATIO,
+                                                     I1_NORMS, NormReluLengths, OddCorrelations,
+                                                     check_normrelu_lengths, check_odd_correlations,
                                                      measure_normrelu_lengths, measure_odd_correlations)
 from lib.chapters.infinite_depth.aak_more import AakMore, figure_aak_more, measure_aak_more, plot_aak_more
+from lib.chapters.infinite_depth.aak_assumption_b import (B_DELTA_MIN, B_EPS, B_RTOL, check_assumption_b_bound,
+                                                          pair_correlations, table_assumption_b)
 # [AAK] Cor 3.3/3.5 depth bound, Thm 3.10 with rho* < 1, Sec 7 for every b, Thm 4.1/4.2/E.3 training (issue 26)
 from lib.chapters.infinite_depth.aak_depth_bound import (DEPTH_BOUND_EPS, check_depth_bound, measured_depth,
                                                          table_depth_bound)
-from lib.chapters.infinite_depth.aak_training import (GD_RATIO_MAX, LAZY_TOL, SGD_CHUNK, SGD_RATIO_MAX, TRAIN_EPS,
-                                                      TRAIN_MODES, AakTraining, check_aak_training,
-                                                      figure_aak_training, measure_aak_training, plot_aak_training)
+from lib.chapters.infinite_depth.aak_training import (LAZY_TOL, SMOOTH_GRID, SMOOTH_MAX, STEP_GROWTH, WIDTH_RTOL,
+                                                      check_aak_training, figure_aak_training, plot_aak_training,
+                                                      smooth_premise, training_premises)
+from lib.chapters.infinite_depth.aak_training_runs import (GD_RATIO_MAX, KAPPA_CONSTANT, SGD_CHUNK, SGD_RATIO_MAX,
+                                                           TRAIN_EPS, TRAIN_MODES, AakTraining, measure_aak_training)
 from lib.chapters.infinite_depth.normrelu_family import (NORMRELU_B_GRID, NORMRELU_QUAD_TOL, PAPER_LAMBDA_DIGITS,
                                                          NormReluFamily, check_normrelu_family, figure_normrelu_family,
                                                          measure_normrelu_family, plot_normrelu_family)
@@ -95,7 +106,7 @@ __all__ = [
     "ACTIVATIONS", "SPEC",
     # numerics
     "DEG", "LEGEND_PT", "NO_EXPERIMENT", "log_depths", "fit_rate", "decay_slope", "deviation_text", "unit_diagonal",
-    "max_offdiagonal", "nearest_depth", "not_checked", "ChapterFigure", "prose_values",
+    "max_offdiagonal", "nearest_depth", "not_checked", "outside_theorem", "ChapterFigure", "prose_values",
     # collapse
     "g_iterates", "collapse_profile", "finite_collapse", "G_MC_DEG", "G_MC_SAMPLES", "g_monte_carlo", "Collapse",
     "measure_collapse", "plot_collapse", "figure_collapse", "G_MC_SIGMAS", "COLLAPSE_TOL", "check_g_plot",
@@ -124,15 +135,19 @@ __all__ = [
     "MU_TABLE", "MC_BATCHES", "DUAL_STEP", "MuStudy", "measure_mu", "table_mu", "MU_ATOL", "MU_DUAL_ATOL", "MU_SIGMAS", "MU_FLOOR", "check_def31",
     "check_lemma_c2", "check_mu_table",
     # aak_one_layer
-    "H5_PREMISE", "H5_CONTROL", "OneLayerKernels", "measure_one_layer_kernels", "LAMBDA_RTOL", "DELTA_MIN",
+    "H5_PREMISE", "H5_CONTROL", "OneLayerKernels", "measure_one_layer_kernels", "measure_h1_widths", "LAMBDA_RTOL",
+    "DELTA_MIN", "H1_HIGH_PROB", "H1_MOST",
     "check_thm_h1", "check_assumption_b", "check_thm_h5",
     # aak_lengths
-    "D1_ACTIVATIONS", "D4_ACTIVATION", "D6_ODD", "D6_CONTROL", "D6_LENGTHS", "D6_RHOS", "I1_NORMS", "LENGTH_Q0", "LengthMaps", "measure_length_maps",
+    "D4_LIST", "D4_ACTIVATION", "D4_ROLE_LIST", "D4_ROLE_SHIFT", "PREMISE_TOL", "PREMISE_GRID", "d1_premises",
+    "length_outcomes", "check_d4_list", "D6_ODD", "D6_CONTROL", "D6_LENGTHS", "D6_RHOS", "I1_NORMS", "LENGTH_Q0", "LengthMaps", "measure_length_maps",
     "OddCorrelations", "measure_odd_correlations", "NormReluLengths", "measure_normrelu_lengths", "GAMMA_TOL",
     "RATIO_FLOOR", "D1_TOL", "D4_AWAY", "D6_ATOL", "I1_MIN_RATIO", "check_length_map", "check_shifted_relu",
     "check_odd_correlations", "check_normrelu_lengths",
     # aak_more
     "AakMore", "measure_aak_more", "plot_aak_more", "figure_aak_more",
+    # aak_assumption_b
+    "B_DELTA_MIN", "B_RTOL", "B_EPS", "pair_correlations", "table_assumption_b", "check_assumption_b_bound",
     # aak_depth_bound, uncentred, normrelu_family, aak_training (issue 26)
     "DEPTH_BOUND_EPS", "measured_depth", "table_depth_bound", "check_depth_bound",
     "UNCENTRED_CASES", "UNCENTRED_STARTS", "Uncentred", "measure_uncentred", "plot_uncentred", "figure_uncentred",
@@ -140,5 +155,6 @@ __all__ = [
     "NORMRELU_B_GRID", "NormReluFamily", "measure_normrelu_family", "plot_normrelu_family", "figure_normrelu_family",
     "NORMRELU_QUAD_TOL", "PAPER_LAMBDA_DIGITS", "check_normrelu_family",
     "TRAIN_EPS", "TRAIN_MODES", "AakTraining", "measure_aak_training", "plot_aak_training", "figure_aak_training",
-    "SGD_CHUNK", "GD_RATIO_MAX", "SGD_RATIO_MAX", "LAZY_TOL", "check_aak_training",
+    "SGD_CHUNK", "GD_RATIO_MAX", "SGD_RATIO_MAX", "KAPPA_CONSTANT", "WIDTH_RTOL", "STEP_GROWTH", "LAZY_TOL",
+    "SMOOTH_GRID", "SMOOTH_MAX", "smooth_premise", "training_premises", "check_aak_training",
 ]

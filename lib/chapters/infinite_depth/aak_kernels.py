@@ -28,7 +28,7 @@ def kernel_kappa_vs_depth(X, activation: str, max_depth: int) -> pd.DataFrame:
     Kernels Sigma^(L) and Theta^(L) from :func:`lib.theory.layer_kernels` (one pass for all depths).
     Columns activation, depth, kappa_nngp, kappa_ntk, max_abs_corr_nngp, max_abs_corr_ntk (largest
     ``|off-diagonal|`` of the normalized kernels), kappa_nngp_cos, kappa_ntk_cos (condition numbers of the
-    normalized kernels). If the recursion overflows (an unstable variance map such as relu2's q -> q^2
+    normalized kernels), lmin_nngp_cos, lmin_ntk_cos (their smallest eigenvalues). If the recursion overflows (an unstable variance map such as relu2's q -> q^2
     amplifies rounding errors doubly exponentially), the depth is halved until it does not, and the frame
     stops there.
 
@@ -54,9 +54,11 @@ def kernel_kappa_vs_depth(X, activation: str, max_depth: int) -> pd.DataFrame:
         row = dict(activation=activation, depth=L)
         for kind, K in (("nngp", hist.sigma[L]), ("ntk", hist.theta[L])):
             C = unit_diagonal(K)
+            sc = extreme_eigenvalues(C)  # unit diagonal: angles only
             row[f"kappa_{kind}"] = extreme_eigenvalues(K).kappa
             row[f"max_abs_corr_{kind}"] = max_offdiagonal(C)
-            row[f"kappa_{kind}_cos"] = extreme_eigenvalues(C).kappa  # unit diagonal: angles only
+            row[f"kappa_{kind}_cos"] = sc.kappa
+            row[f"lmin_{kind}_cos"] = float(sc.lambda_min)
         rows.append(row)
     return pd.DataFrame(rows)
 

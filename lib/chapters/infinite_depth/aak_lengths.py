@@ -1,12 +1,11 @@
-"""[AAK] App. D and I: inputs that are not of unit length.
+"""[AAK] App. D and I: correlations of inputs that are not of unit length.
 
-* Thm D.1 and App. D.4: the length map q -> c_s E[s(sqrt(q) z)^2] of convex-concave activations (leaky ReLU, SELU,
-  the centred sigmoid, tanh, arctan) against ReLU shifted to max(z - s, 0), monotone but a counterexample
-  (``measure_length_maps``, :func:`lib.theory.length_map`);
 * Lemma D.6: one layer of an odd activation never increases ``|rho|``, whatever the lengths
   (``measure_odd_correlations``, :func:`lib.theory.correlation_map`);
 * Thm I.1 and Remark I.2: NormReLU's correlations decay for inputs of lengths 0.5 to 2 as for unit inputs
   (``measure_normrelu_lengths``, :func:`lib.theory.layer_kernels`).
+
+The length map of App. D.1 and D.4 is :mod:`~lib.chapters.infinite_depth.aak_length_map`.
 """
 from __future__ import annotations
 
@@ -22,25 +21,14 @@ from lib.book.results import Check
 from lib.chapters.infinite_depth.numerics import decay_slope, deviation_text, not_checked, unit_diagonal
 from lib.data.datasets import load_digits_subset
 
-__all__ = ["D1_ACTIVATIONS", "D4_ACTIVATION", "D6_ODD", "D6_CONTROL", "LENGTH_Q0", "LengthMaps", "measure_length_maps",
-           "OddCorrelations", "measure_odd_correlations", "NormReluLengths", "measure_normrelu_lengths",
-           "GAMMA_TOL", "RATIO_FLOOR", "D1_TOL", "D4_AWAY", "D6_ATOL", "I1_MIN_RATIO", "D6_LENGTHS", "D6_RHOS", "I1_NORMS",
-           "check_length_map", "check_shifted_relu", "check_odd_correlations", "check_normrelu_lengths"]
-
-#: Activations of [AAK] App. D.4's list that meet Thm D.1's premise (non-decreasing, 0 at 0, concave on [0, inf),
-#: convex on (-inf, 0]); sigmoid enters centred, sigmoid(z) - 1/2, since sigmoid(0) = 1/2.
-D1_ACTIVATIONS = ("leaky_relu", "selu", "sigmoid_centred", "tanh", "arctan")
-
-#: App. D.4's counterexample: ReLU shifted to max(z - s, 0), monotone but convex on [0, inf) near s.
-D4_ACTIVATION = "shifted_relu"
+__all__ = ["D6_ODD", "D6_CONTROL", "OddCorrelations", "measure_odd_correlations", "NormReluLengths",
+           "measure_normrelu_lengths", "D6_ATOL", "I1_MIN_RATIO", "D6_LENGTHS", "D6_RHOS", "I1_NORMS",
+           "check_odd_correlations", "check_normrelu_lengths"]
 
 #: Odd activations of Lemma D.6.
 D6_ODD = ("tanh", "arctan", "sigmoid_centred")
 #: The control of Lemma D.6, centred at unit length but not odd.
 D6_CONTROL = "norm_relu"
-
-#: Starting squared lengths of the length map (norms 0.5 to 2, as in the chapter's Thm 3.11 study).
-LENGTH_Q0 = (0.25, 0.5, 0.9, 1.1, 2.0, 4.0)
 
 #: The pairs of squared lengths of Lemma D.6's grid.
 D6_LENGTHS = ((0.25, 0.25), (0.25, 1.0), (0.25, 4.0), (1.0, 4.0), (4.0, 4.0))
@@ -49,159 +37,6 @@ D6_RHOS = (-0.9, -0.6, -0.3, 0.0, 0.3, 0.6, 0.9)
 
 #: Norms of the three digits of the NormReLU study (Thm I.1).
 I1_NORMS = (0.5, 1.0, 2.0)
-
-
-
-@dataclass(frozen=True, eq=False)
-class LengthMaps:
-    """Iterates of the length map ([AAK] Thm D.1, App. D.4), with their settings.
-
-    Attributes:
-        frame: columns activation, role (``"Thm D.1"`` or ``"App D.4"``), q0, depth, q (NaN once the iterate
-            left :data:`~lib.theory.nonlinearity.LENGTH_RANGE`: it collapsed or blew up).
-        q0: the starting squared lengths.
-        depth: the deepest layer.
-    """
-
-    frame: pd.DataFrame
-    q0: tuple
-    depth: int
-
-
-def measure_length_maps(cfg) -> LengthMaps:
-    """The length map of Thm D.1's activations and of App. D.4's shifted ReLU from the squared lengths
-    :data:`~lib.chapters.infinite_depth.aak_lengths.LENGTH_Q0`.
-
-    Args:
-        cfg: the chapter's parameters (:data:`lib.chapters.infinite_depth.spec.SPEC`); read: ``aak_length_depth``.
-
-    Returns:
-        A :class:`lib.chapters.infinite_depth.aak_lengths.LengthMaps`.
-    """
-    depth = int(cfg.aak_length_depth)
-    frames = []
-    for name, role in (*((a, "Thm D.1") for a in D1_ACTIVATIONS), (D4_ACTIVATION, "App D.4")):
-        q = theory.length_map(aak_activation(name), LENGTH_Q0, depth)
-        frames.append(pd.DataFrame({"activation": name, "role": role,
-                                    "q0": np.tile(LENGTH_Q0, depth + 1), "depth": np.repeat(np.arange(depth + 1),
-                                                                                            len(LENGTH_Q0)),
-                                    "q": q.ravel()}))
-    return LengthMaps(pd.concat(frames, ignore_index=True), LENGTH_Q0, depth)
-
-
-#: Deviations ``|q - 1|`` at or below this enter no ratio ``|q^(l+1) - 1| / |q^(l) - 1|``: the quadrature is exact to about
-#: 1e-13, so a ratio of deviations above 1e-6 is exact to 1e-7, below :data:`~lib.chapters.infinite_depth.aak_lengths.GAMMA_TOL`.
-RATIO_FLOOR = 1e-6
-
-#: A per-layer ratio ``|q^(l+1) - 1| / |q^(l) - 1|`` above 1 + GAMMA_TOL moves a length away from 1 (Thm D.1 fails);
-#: one within GAMMA_TOL of 1 keeps it (a positively homogeneous activation: q -> q exactly). 1e-6 is ten times the
-#: ratio's error above :data:`~lib.chapters.infinite_depth.aak_lengths.RATIO_FLOOR`, and the contracting activations here have ratios below 0.97.
-GAMMA_TOL = 1e-6
-
-#: ``|q^(L) - 1|`` at the deepest layer at or below this counts as at the fixed point (the contraction is geometric, so
-#: 100 layers reach it from every start here), as in the chapter's Thm 3.11 check.
-D1_TOL = 1e-6
-
-#: App. D.4: a start whose deviation from 1 grew by this factor at the deepest layer (or that collapsed to 0 or blew
-#: up) shows the length map pushing lengths away from its fixed point; geometric divergence multiplies the deviation
-#: by 1.13 per layer for the shift 0.1, so 100 layers go far beyond 2, while a converging map shrinks it.
-D4_AWAY = 2.0
-
-
-def _ratios(sub: pd.DataFrame) -> tuple[float, float]:
-    """(largest per-layer ratio of deviations above the floor, largest final deviation) of one activation."""
-    piv = sub.pivot(index="depth", columns="q0", values="q").to_numpy()
-    dev = np.abs(piv - 1.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = np.where(dev[:-1] > RATIO_FLOOR, dev[1:] / dev[:-1], np.nan)
-    gamma = float(np.nanmax(r)) if np.isfinite(r).any() else math.nan
-    return gamma, float(np.nanmax(dev[-1])) if np.isfinite(dev[-1]).any() else math.inf
-
-
-def check_length_map(lm: LengthMaps) -> Check:
-    """[AAK] Thm D.1: for a non-decreasing activation, 0 at 0, concave on [0, inf) and convex on (-inf, 0], the length
-    map brings every squared length to 1 geometrically, ``|q^(l) - 1| <= gamma^l |q^(0) - 1|``.
-
-    Measurement: per activation of :data:`~lib.chapters.infinite_depth.aak_lengths.D1_ACTIVATIONS`, the largest
-    per-layer ratio ``gamma_hat = |q^(l+1) - 1| / |q^(l) - 1|`` over every start and layer (deviations above
-    :data:`~lib.chapters.infinite_depth.aak_lengths.RATIO_FLOOR`) and the largest ``|q^(L) - 1|`` at the deepest layer.
-    Rule: "not reproduced" if some gamma_hat > 1 + :data:`~lib.chapters.infinite_depth.aak_lengths.GAMMA_TOL` (a
-    length moved away from 1); "inconclusive" if some activation contracts (gamma_hat < 1 - GAMMA_TOL) but is not
-    within :data:`~lib.chapters.infinite_depth.aak_lengths.D1_TOL` of 1 at the deepest layer (deeper needed);
-    "reproduced with caveat" if some activation keeps every length (gamma_hat within GAMMA_TOL of 1: leaky ReLU is
-    positively homogeneous, so its length map is the identity and gamma = 1, which the premise allows but which is no
-    convergence); "reproduced" otherwise; "not checked" without an activation of the premise.
-
-    Args:
-        lm: the data of :func:`lib.chapters.infinite_depth.aak_lengths.measure_length_maps`.
-
-    Returns:
-        The verdict.
-    """
-    f = lm.frame[lm.frame.role == "Thm D.1"]
-    if f.empty:
-        return not_checked("[AAK] Thm D.1", "No convex-concave activation in this run.", "no activation of the premise")
-    res = {a: _ratios(f[f.activation == a]) for a in f.activation.unique()}
-    away = [a for a, (g, _) in res.items() if g > 1 + GAMMA_TOL]   # NaN: every start at 1 already, nothing moved
-    kept = [a for a, (g, _) in res.items() if 1 - GAMMA_TOL <= g <= 1 + GAMMA_TOL]
-    slow = [a for a, (g, d) in res.items() if g < 1 - GAMMA_TOL and d > D1_TOL]
-    caveat = ""
-    if away:
-        status = "not reproduced"
-    elif slow:
-        status, caveat = "inconclusive", (f"{', '.join(slow)} still converge at depth {lm.depth}: deeper needed")
-    elif kept:
-        status = "reproduced with caveat"
-        caveat = (f"{', '.join(kept)} {'keeps' if len(kept) == 1 else 'keep'} every length (gamma = 1: positively "
-                  "homogeneous, the length map is the identity); the bound holds but there is no convergence")
-    else:
-        status = "reproduced"
-    return Check(
-        "[AAK] Thm D.1", status=status, caveat=caveat,
-        measured=f"Length map from the squared lengths {', '.join(f'{q:g}' for q in lm.q0)} over {lm.depth} layers; "
-        "largest per-layer ratio |q' - 1| / |q - 1| and largest |q - 1| at the deepest layer: " + "; ".join(
-            f"{a} {g:.6g} and {deviation_text(d, 1e-12)}" for a, (g, d) in res.items()) + ".")
-
-
-def check_shifted_relu(lm: LengthMaps) -> Check:
-    """[AAK] App. D.4: monotonicity alone does not make the length map converge; ReLU with a little shift is a
-    counterexample.
-
-    Measurement: the length map of max(z - s, 0) (s = :data:`lib.activations.SHIFTED_RELU_SHIFT`, c_s so that q = 1
-    is a fixed point) from the starts :data:`~lib.chapters.infinite_depth.aak_lengths.LENGTH_Q0`; per start the
-    growth ``|q^(last) - 1| / |q^(0) - 1|`` at the last finite iterate (leaving :data:`~lib.theory.nonlinearity.LENGTH_RANGE`, a
-    collapse or a blow-up, counts as moved away). Rule: "reproduced" (the counterexample stands) if some start's deviation grew by at least
-    :data:`~lib.chapters.infinite_depth.aak_lengths.D4_AWAY` (2); "not reproduced" if every start ends within
-    :data:`~lib.chapters.infinite_depth.aak_lengths.D1_TOL` of 1 (the map converges after all); "inconclusive"
-    otherwise (deeper needed); "not checked" without the shifted ReLU.
-
-    Args:
-        lm: the data of :func:`lib.chapters.infinite_depth.aak_lengths.measure_length_maps`.
-
-    Returns:
-        The verdict.
-    """
-    f = lm.frame[lm.frame.role == "App D.4"]
-    if f.empty:
-        return not_checked("[AAK] App D.4", "The shifted ReLU is not in this run.", "no counterexample ran")
-    piv = f.pivot(index="depth", columns="q0", values="q")
-    out = {}
-    for q0 in piv.columns:
-        s = piv[q0].dropna()
-        gone = len(s) < len(piv)
-        last = float(s.iloc[-1])
-        out[q0] = (last, int(s.index[-1]), gone, math.inf if gone else abs(last - 1) / abs(q0 - 1))
-    grow = [q0 for q0, v in out.items() if v[3] >= D4_AWAY]
-    settled = all(abs(v[0] - 1) <= D1_TOL and not v[2] for v in out.values())
-    status = "reproduced" if grow else ("not reproduced" if settled else "inconclusive")
-    return Check(
-        "[AAK] App D.4", status=status,
-        caveat="" if status != "inconclusive" else f"neither diverged nor converged within {lm.depth} layers",
-        measured=f"Length map of the monotone {f.activation.iloc[0]} (max(z - s, 0)): " + "; ".join(
-            f"q0 = {q0:g} -> {v[0]:.3g} at layer {v[1]}" + (f" (left [{theory.LENGTH_RANGE[0]:g}, {theory.LENGTH_RANGE[1]:g}])" if v[2] else "")
-            for q0, v in out.items()) + (f"; the lengths leave the fixed point 1 from q0 = "
-                                         f"{', '.join(f'{q:g}' for q in grow)}" if grow else "") + ".")
-
 
 @dataclass(frozen=True, eq=False)
 class OddCorrelations:

@@ -2,7 +2,8 @@
 
 ``measure_aak_more`` runs the measurements of :mod:`~lib.chapters.infinite_depth.aak_mu` (Def 3.1, Lemma C.2,
 App. C.4), :mod:`~lib.chapters.infinite_depth.aak_one_layer` (Sec 3.3, Thm H.1, H.5) and
-:mod:`~lib.chapters.infinite_depth.aak_lengths` (Thm D.1, App. D.4, Lemma D.6, Thm I.1); ``plot_aak_more`` draws
+:mod:`~lib.chapters.infinite_depth.aak_length_map` (Thm D.1, App. D.4) and
+:mod:`~lib.chapters.infinite_depth.aak_lengths` (Lemma D.6, Thm I.1); ``plot_aak_more`` draws
 them in the six panels of the figure "fig-aak-more" (``figure_aak_more``), whose data is one long table.
 """
 from __future__ import annotations
@@ -16,9 +17,9 @@ from matplotlib.figure import Figure
 from lib import theory
 from lib.activations import aak_activation
 from lib.book.plotting import figure, palette
-from lib.chapters.infinite_depth.aak_lengths import (D6_CONTROL, LengthMaps, NormReluLengths, OddCorrelations,
-                                                     measure_length_maps, measure_normrelu_lengths,
-                                                     measure_odd_correlations)
+from lib.chapters.infinite_depth.aak_length_map import D4_ROLE_SHIFT, LengthMaps, measure_length_maps
+from lib.chapters.infinite_depth.aak_lengths import (D6_CONTROL, NormReluLengths, OddCorrelations,
+                                                     measure_normrelu_lengths, measure_odd_correlations)
 from lib.chapters.infinite_depth.aak_mu import MuStudy, measure_mu
 from lib.chapters.infinite_depth.aak_one_layer import H5_CONTROL, H5_PREMISE, OneLayerKernels, measure_one_layer_kernels
 from lib.chapters.infinite_depth.numerics import LEGEND_PT, ChapterFigure
@@ -39,7 +40,7 @@ class AakMore:
     Attributes:
         mu: :class:`~lib.chapters.infinite_depth.aak_mu.MuStudy` ([AAK] Def 3.1, Lemma C.2, App. C.4).
         one_layer: :class:`~lib.chapters.infinite_depth.aak_one_layer.OneLayerKernels` (Sec 3.3, Thm H.1, H.5).
-        lengths: :class:`~lib.chapters.infinite_depth.aak_lengths.LengthMaps` (Thm D.1, App. D.4).
+        lengths: :class:`~lib.chapters.infinite_depth.aak_length_map.LengthMaps` (Thm D.1, App. D.4).
         odd: :class:`~lib.chapters.infinite_depth.aak_lengths.OddCorrelations` (Lemma D.6).
         normrelu: :class:`~lib.chapters.infinite_depth.aak_lengths.NormReluLengths` (Thm I.1, Remark I.2).
         digits_n: digits of the one-layer study.
@@ -136,7 +137,7 @@ def plot_aak_more(st: AakMore) -> Figure:
         s = lm[lm.activation == a]
         for j, q0 in enumerate((min(st.lengths.q0), max(st.lengths.q0))):
             t = s[s.q0 == q0]
-            ax.semilogy(t.depth, t.q, "--" if (t.role == "App D.4").all() else "-", color=c,
+            ax.semilogy(t.depth, t.q, "--" if (t.role == D4_ROLE_SHIFT).all() else "-", color=c,
                         label=a if j == 0 else None)
     ax.set(xlabel="layer l", ylabel=r"squared length $q^{(l)}$", ylim=(1e-8, 1e4),
            title="(d) length map: Thm D.1, App. D.4 (dashed)")

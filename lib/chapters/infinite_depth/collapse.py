@@ -283,7 +283,7 @@ def check_g_plot(c: Collapse) -> Check:
     agree = bool((z_sc <= G_MC_SIGMAS).all())
     return Check(
         "[LH] Fig 5", status="reproduced" if mono_g and agree else "not reproduced",
-        measured=f"{plotted}: increasing and below the identity for z > 0: {mono_g}; g(180 deg) = "
+        measured=f"{plotted}: increasing and below the identity for z > 0: {'yes' if mono_g else 'no'}; g(180 deg) = "
         f"{DEG * float(gz.g_l.iloc[-1]):.4f} deg (antipodal inputs become orthogonal after one ReLU layer). One random "
         "layer measured by Monte Carlo: " + ", ".join(
             f"g({DEG * r.z:g} deg) = {DEG * r.g_mc:.2f} +- {DEG * r.g_se:.2g} deg (plotted {DEG * gp:.2f})"
@@ -308,7 +308,7 @@ def check_prop_a1(c: Collapse) -> Check:
     last = c.coll[c.coll.l == c.coll.l.max()]
     return Check(
         "[LH] Prop A.1", status="reproduced" if mono_g and last.theta_l.max() < COLLAPSE_TOL else "not reproduced",
-        measured=f"On the grid g is increasing and below the identity for z > 0: {mono_g}; the largest g^l over the grid at "
+        measured=f"On the grid g is increasing and below the identity for z > 0: {'yes' if mono_g else 'no'}; the largest g^l over the grid at "
         f"l = {max(c.g_levels)} is {DEG * float(c.gi[c.gi.l == max(c.g_levels)].g_l.max()):.3f} deg; at l = "
         f"{int(c.coll.l.max())} every embedding angle is at most {last.theta_l.max():.2e} rad.")
 
@@ -335,7 +335,7 @@ def check_thm_a2(c: Collapse) -> Check:
     dec = bool(coll.groupby("theta_in").theta_l.apply(lambda v: bool((np.diff(v.to_numpy()) < 0).all())).all())
     return Check(
         "[LH] Thm A.2", status="reproduced" if dec and last.theta_l.max() < COLLAPSE_TOL else "not reproduced",
-        measured=f"theta^(l) strictly decreasing on the sampled layers: {dec}. At l = {int(coll.l.max())} it is at most "
+        measured=f"theta^(l) strictly decreasing on the sampled layers: {'yes' if dec else 'no'}. At l = {int(coll.l.max())} it is at most "
         f"{last.theta_l.max():.2e} rad over input angles {c.angles_deg} deg, and l theta^(l) / (3 pi) lies in "
         f"[{lt.min():.4f}, {lt.max():.4f}] (-> 1: collapse like 3 pi / l). Finite width {c.fw_width} follows within "
         f"{fw_err:.2f} deg rms on layers 0..{c.fw_depth}.")

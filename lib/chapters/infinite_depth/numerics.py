@@ -19,7 +19,7 @@ from lib.book.wording import floats, ints, words
 
 __all__ = ["DEG", "LEGEND_PT", "NO_EXPERIMENT",
            "log_depths", "fit_rate", "decay_slope", "deviation_text", "unit_diagonal",
-           "max_offdiagonal", "nearest_depth", "not_checked", "ChapterFigure", "prose_values"]
+           "max_offdiagonal", "nearest_depth", "not_checked", "outside_theorem", "ChapterFigure", "prose_values"]
 
 
 #: degrees per radian
@@ -126,20 +126,36 @@ def nearest_depth(depths, target: float) -> int:
     return int(depths[np.argmin(np.abs(depths - target))])
 
 
-def not_checked(claim_id: str, measured: str, why: str, part: str = "") -> Check:
-    """The verdict "not checked" of a check whose premise the run does not meet.
+def outside_theorem(claim_id: str, measured: str, why: str, part: str = "") -> Check:
+    """The verdict "not checked" of a check whose data all lie outside the theorem's premises (never a pass).
 
     Args:
         claim_id: the registry id of the claim.
         measured: what the run has instead, in one sentence.
-        why: what is missing (the caveat reads "not testable on this data: <why>").
+        why: which premise fails (the caveat reads "outside the theorem: <why>").
         part: the part of the claim, if the check records one.
 
     Returns:
         The :class:`lib.book.results.Check`.
     """
-    return Check(claim_id, status="not checked", part=part, measured=measured,
-                 caveat=f"not testable on this data: {why}")
+    return not_checked(claim_id, measured, why, part, reason="outside the theorem")
+
+
+def not_checked(claim_id: str, measured: str, why: str, part: str = "",
+                reason: str = "not testable on this data") -> Check:
+    """The verdict "not checked" of a check whose premise the run does not meet.
+
+    Args:
+        claim_id: the registry id of the claim.
+        measured: what the run has instead, in one sentence.
+        why: what is missing (the caveat reads "<reason>: <why>").
+        part: the part of the claim, if the check records one.
+        reason: the kind of reason, "not testable on this data" (the default) or "outside the theorem".
+
+    Returns:
+        The :class:`lib.book.results.Check`.
+    """
+    return Check(claim_id, status="not checked", part=part, measured=measured, caveat=f"{reason}: {why}")
 
 
 #: The sentence of a figure's setting for a statement of infinite-width theory ([LH] App. A, Thm 3.5, 4.3).

@@ -42,10 +42,16 @@ SPEC = ChapterSpec("04_infinite_depth", dict(
     device=Param("cpu", P.device_name, '"cpu" or "cuda"'),
     aak_one_layer_n=Param(100, P.int_at_least(2), "digits of the one-ReLU-layer check of [AAK] Thm H.1 (more than 61 "
                           "makes their Gram matrix singular)"),
+    aak_h1_widths=Param([64, 128, 256, 1024, 4096], P.int_list(min_value=1),
+                        "widths m of the one-ReLU-layer features of [AAK] Thm H.1 at finite width"),
+    aak_h1_seeds=Param(10, P.positive_int, "weight draws per width of [AAK] Thm H.1 at finite width"),
     aak_length_depth=Param(100, P.positive_int, "deepest layer of the [AAK] length-map and NormReLU-length studies "
                            "(App. D, I)"),
     uncentred_depth=Param(400, P.positive_int, "deepest L of the [AAK] Thm 3.10 correlations of uncentred activations"),
     aak_train_activation=Param("norm_gelu", P.choice(ACTIVATIONS), "activation of the [AAK] Sec. 4 training check"),
     aak_train_width=Param(512, P.positive_int, "width of the [AAK] Sec. 4 training check"),
-    aak_train_depths=Param([1, 2, 4, 8], P.int_list(min_value=1), "depths of the [AAK] Sec. 4 training check"),
+    aak_train_depths=Param([1, 2, 4, 8, 16], P.int_list(min_value=1),
+                           "depths of the [AAK] Sec. 4 training check (kappa reaches a constant from about 16 on)"),
+    aak_train_widths=Param([128, 512, 1024], P.int_list(min_value=1),
+                           "widths of the [AAK] Sec. 4 check of the finite kernel's kappa against the infinite one"),
 ))

@@ -33,15 +33,15 @@ with the rows they judged), ``table_*`` format its tables; the public names are 
 """
 from __future__ import annotations
 
-from lib.chapters.non_constancy.backward import (BackwardNorms, check_backward, measure_backward,
-                                                 measure_backward_norms)
+from lib.chapters.non_constancy.backward import (LEMMA31_PARTS, BackwardNorms, check_backward,
+                                                 check_lemma31_bounded, measure_backward, measure_backward_norms)
 from lib.chapters.non_constancy.bottleneck import (check_bottleneck, check_bottleneck_hessian,
                                                    check_bottleneck_hessian_width, figure_bottleneck,
                                                    figure_bottleneck_hessian, kernel_change_by_bottleneck,
                                                    plot_bottleneck, plot_bottleneck_hessian)
-from lib.chapters.non_constancy.convergence import (PL_BINDING, PL_RTOL, check_convergence, figure_convergence,
-                                                    figure_kernel_paths, pl_guarantee, pl_rate, plot_convergence,
-                                                    plot_kernel_paths)
+from lib.chapters.non_constancy.convergence import (PL_BINDING, PL_RTOL, SLOPE_MIN, check_convergence,
+                                                    figure_convergence, figure_kernel_paths, output_premise,
+                                                    pl_guarantee, pl_rate, plot_convergence, plot_kernel_paths)
 from lib.chapters.non_constancy.hessian_norms import (HessianNorms, hessian_summary, measure_bottleneck_hessian,
                                                       measure_hessian_by_width, measure_hessian_norms)
 from lib.chapters.non_constancy.hessian_width import (check_hessian, check_nonlinear_hessian, figure_hessian,
@@ -54,8 +54,9 @@ from lib.chapters.non_constancy.kernel_width import (CONSTANT_KERNEL_TOL, MOVING
                                                      check_nonlinear_kernel, check_weight_change,
                                                      figure_width_trend, kernel_change_by_width, plot_width_trend,
                                                      width_slopes)
-from lib.chapters.non_constancy.nets import (ARCHS, LZB_DEPARTURE, NONLINEAR, SUP_DERIV, NetSetting, build,
-                                             check_parameters, describe_data, train_tracked)
+from lib.chapters.non_constancy.nets import (ARCHS, LZB_DEPARTURE, NONLINEAR, SUP_DERIV, NetSetting,
+                                             OutputSlopeTracker, build, check_parameters, describe_data,
+                                             train_tracked)
 from lib.chapters.non_constancy.rules import (BOUND_EXPONENT, DECAY_RULE, FLAT, PAPER_EXPONENTS, SLOPE_NOISE,
                                               UNCONVERGED, VANISHING, decay_status, flat_status, hessian_row, is_flat,
                                               hessian_slope_status, holds, slope_row, steeper_note,
@@ -72,7 +73,7 @@ __all__ = [
     "SPEC",
     # nets
     "ARCHS", "SUP_DERIV", "NONLINEAR", "LZB_DEPARTURE", "NetSetting", "check_parameters",
-    "describe_data", "build", "train_tracked",
+    "describe_data", "build", "OutputSlopeTracker", "train_tracked",
     # kernel_runs
     "measure_width_nets", "measure_bottleneck_nets", "measure_linear_model", "KernelRuns", "measure_kernel_runs",
     "run_summary", "table_width_means", "glue_values",
@@ -94,9 +95,10 @@ __all__ = [
     # hessian_width
     "hessian_by_width", "plot_hessian", "figure_hessian", "check_hessian", "check_nonlinear_hessian",
     # backward
-    "BackwardNorms", "measure_backward", "measure_backward_norms", "check_backward",
+    "BackwardNorms", "measure_backward", "measure_backward_norms", "LEMMA31_PARTS", "check_backward",
+    "check_lemma31_bounded",
     # convergence
-    "PL_BINDING", "PL_RTOL", "pl_rate", "pl_guarantee", "plot_kernel_paths", "figure_kernel_paths",
+    "PL_BINDING", "PL_RTOL", "SLOPE_MIN", "output_premise", "pl_rate", "pl_guarantee", "plot_kernel_paths", "figure_kernel_paths",
     "plot_convergence", "figure_convergence", "check_convergence",
     # lzb_measure, lzb_checks
     "LzbMore", "measure_lzb_more", "plot_lzb_more", "figure_lzb_more", "table_kernel_path", "check_one_hidden_layer",
@@ -116,7 +118,7 @@ from lib.chapters.non_constancy.nets import flat_weights, gd_step  # noqa: E402
 from lib.chapters.non_constancy.quadratic_bottleneck import (QuadraticBottleneck,  # noqa: E402
                                                              check_quadratic_bottleneck,
                                                              measure_quadratic_bottleneck)
-from lib.chapters.non_constancy.rules import band_status  # noqa: E402
+from lib.chapters.non_constancy.rules import band_status, bounded_status  # noqa: E402
 
 __all__ += [
     # ball
@@ -126,5 +128,5 @@ __all__ += [
     "QuadraticBottleneck", "measure_quadratic_bottleneck", "check_quadratic_bottleneck",
     # checks and helpers added to existing modules
     "check_kernel_scale", "check_weight_max_move", "EXP_RATIO_MIN", "RATE_MIN_STEPS", "late_rates",
-    "check_convergence_rate", "gd_step", "flat_weights", "band_status",
+    "check_convergence_rate", "gd_step", "flat_weights", "band_status", "bounded_status",
 ]

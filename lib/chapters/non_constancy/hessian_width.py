@@ -145,7 +145,7 @@ def check_hessian(h: HessianNorms) -> Check:
         measured=f"Fitted slope of the linear-output Hessian norm ({words}) against m: {s:.2f} over "
         f"{_over(h, searched)} (at w_0 alone: {at0['linear']:.2f} over m = {h.widths[0]:,} to {h.widths[-1]:,}; the "
         f"O~ allows logarithmic factors, which flatten a slope fitted over this range); power iteration converged "
-        f"for every linear-output net: {conv}.")
+        f"for every linear-output net: {'yes' if conv else 'no'}.")
 
 
 def check_kernel_scale(h: HessianNorms) -> Check:
@@ -217,4 +217,4 @@ def check_nonlinear_hessian(h: HessianNorms) -> Check:
         f"{h.widths[-1]:,}: {at0['swish']:.2f} (swish), {at0['softmax']:.2f} (softmax), against {at0['linear']:.2f} "
         f"for the linear output; at m={h.widths[-1]} the norms at w_0 are "
         + ", ".join(f"{hw.loc[a]['mean'].iloc[-1]:.3g} ({a})" for a in ("swish", "softmax", "linear"))
-        + f"; power iteration converged for every non-linear-output net: {conv}.")
+        + f"; power iteration converged for every non-linear-output net: {'yes' if conv else 'no'}.")

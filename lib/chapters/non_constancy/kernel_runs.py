@@ -26,7 +26,7 @@ def _sweep(runs: list[dict], data: dict, desc: str, **common) -> pd.DataFrame:
     for r in tqdm(runs, desc=desc, leave=False):
         key = dict(r, **common, X=data["X"], y=data["y"], ys=data["y_soft"])
         rows.append(cached_call("05_non_constancy", key, lambda r=r: train_tracked(data=data, **r, **common),
-                                version="3"))
+                                version="4"))
     return pd.DataFrame(rows)
 
 

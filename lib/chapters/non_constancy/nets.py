@@ -28,12 +28,12 @@ from lib.book.provenance import profile_text
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 from lib.finite.training import KernelTracker, gd_train
-from lib.finite.wrapped import OutputWrapped
+from lib.finite.wrapped import OutputWrapped, output_jacobians
 from lib.spectra import extreme_eigenvalues
 from lib.validation import check_seed
 
 __all__ = ["ARCHS", "SUP_DERIV", "NONLINEAR", "LZB_DEPARTURE", "NetSetting", "check_parameters",
-           "describe_data", "build", "gd_step", "flat_weights", "train_tracked"]
+           "describe_data", "build", "gd_step", "flat_weights", "OutputSlopeTracker", "train_tracked"]
 
 
 #: The architectures compared; linear output, swish output, softmax output, bottleneck, and the linear model.
@@ -165,6 +165,37 @@ def flat_weights(model) -> torch.Tensor:
     return torch.cat([p.detach().reshape(-1).clone() for p in model.parameters()])
 
 
+class OutputSlopeTracker:
+    """GD callback recording, at every step, the smallest slope of the output function met on the training inputs:
+    ``min_i sigma_min(J_phi(f(x_i)))``, J_phi the Jacobian of phi at the base outputs (``|phi'(f(x_i))|`` for swish; for
+    softmax, whose Jacobian diag(p) - p p^T annihilates the all-ones direction, 0), 1 for a linear output. It is
+    [LZB] Thm 5.1's premise, "the derivative of the activation function is separated from zero", read along the
+    path GD takes.
+
+    Attributes:
+        X: the training inputs.
+        values: one value per step, in order.
+    """
+
+    def __init__(self, X) -> None:
+        self.X = X
+        self.values: list[float] = []
+        self.f0 = None   # the base outputs at the first step: a centred output's reference, computed once
+
+    def __call__(self, model, step: int, last: bool = False) -> None:
+        if last and len(self.values) > step:
+            return
+        if not isinstance(model, OutputWrapped):
+            self.values.append(1.0)
+            return
+        with torch.no_grad():
+            f = model.net(model.prepare(self.X))
+            if self.f0 is None:
+                self.f0 = model.base_output(model.prepare(self.X)) - f if model.center else torch.zeros_like(f)
+            J = output_jacobians(model.output, f + self.f0)
+        self.values.append(float(torch.linalg.svdvals(J)[:, -1].min()))
+
+
 def train_tracked(arch: str, data: dict, width: int, seed: int, activation: str = "tanh",
                   bottleneck: int | None = None, max_steps: int = 3000, rel_tol: float = 1e-4,
                   track_every: int = 10, lr_scale: float = 1.0) -> dict:
@@ -173,9 +204,10 @@ def train_tracked(arch: str, data: dict, width: int, seed: int, activation: str 
     Returns a dict: ``delta_K`` (max_t ||K_t - K_0||_F / ||K_0||_F), ``kernel_steps``/``kernel_change``
     (the tracked curve), ``loss`` (per step), ``steps``, ``converged``, ``lr``, ``weight_move``
     (||w_T - w_0||_2), ``weight_max`` (``max_i |w_T,i - w_0,i|``, the largest move of one weight),
-    ``weight_max_layers`` (the same per weight matrix, input layer first) and ``lambda_min`` (the PL constant:
+    ``weight_max_layers`` (the same per weight matrix, input layer first), ``lambda_min`` (the PL constant:
     smallest non-trivial eigenvalue of the model's kernel at each tracked step, see
-    :class:`lib.finite.training.KernelTracker`).
+    :class:`lib.finite.training.KernelTracker`) and ``output_slope`` (the smallest slope of the output function on
+    the inputs at every step, :class:`OutputSlopeTracker`: [LZB] Thm 5.1's premise).
 
     Args:
         arch: one of :data:`~lib.chapters.non_constancy.nets.ARCHS`.
@@ -200,11 +232,18 @@ def train_tracked(arch: str, data: dict, width: int, seed: int, activation: str 
     lr = gd_step(arch, base, X, lr_scale)
     w0 = [p.detach().clone() for p in model.parameters()]
     tracker = KernelTracker(X, every=track_every, null_dim=X.shape[0] if arch == "softmax" else 0)
-    res = gd_train(model, X, y, lr, max_steps, "square", rel_tol=rel_tol, callback=tracker, progress=False)
+    slopes = OutputSlopeTracker(X)
+
+    def both(m, t, last=False):
+        tracker(m, t, last=last)
+        slopes(m, t, last=last)
+
+    res = gd_train(model, X, y, lr, max_steps, "square", rel_tol=rel_tol, callback=both, progress=False)
     moves = [(p.detach() - p0).reshape(-1) for p, p0 in zip(model.parameters(), w0)]
     layer_max = [float(v.abs().max()) for v in moves]
     return dict(arch=arch, width=width, bottleneck=bottleneck, seed=seed, delta_K=tracker.max_change,
                 kernel_steps=np.asarray(tracker.steps), kernel_change=np.asarray(tracker.changes),
                 loss=res["loss"], steps=res["steps"], converged=res["converged"], lr=lr,
                 weight_move=float(torch.cat(moves).norm()), weight_max=max(layer_max),
-                weight_max_layers=np.asarray(layer_max), lambda_min=np.asarray(tracker.lambda_min))
+                weight_max_layers=np.asarray(layer_max), lambda_min=np.asarray(tracker.lambda_min),
+                output_slope=np.asarray(slopes.values))

@@ -16,7 +16,7 @@ from lib.book.wording import paper_vs_book
 
 __all__ = ["FLAT", "BOUND_EXPONENT", "SLOPE_NOISE", "VANISHING", "DECAY_RULE", "PAPER_EXPONENTS", "decay_status",
            "steeper_note", "hessian_slope_status", "UNCONVERGED", "is_flat", "flat_status", "holds", "slope_row",
-           "hessian_row", "table_paper_vs_book", "band_status"]
+           "hessian_row", "table_paper_vs_book", "band_status", "bounded_status"]
 
 
 #: A log-log slope within this of zero is flat (width-independent); a decaying quantity of the chapter falls
@@ -131,6 +131,21 @@ def band_status(s: float) -> str:
         The status.
     """
     return "reproduced" if is_flat(s) else "not reproduced" if abs(s) >= -VANISHING else "reproduced with caveat"
+
+
+def bounded_status(s: float) -> str:
+    """A quantity bounded by O(1) in the width ([LZB] Lemma 3.1's first derivatives and (2,2,1)-norms), read as the
+    upper bound it is: "reproduced" when it does not grow (slope below :data:`~lib.chapters.non_constancy.rules.FLAT`;
+    a decay agrees with a bound), "not reproduced" when it grows like a power of m (slope ``-VANISHING`` = 0.3 or
+    more, as steep as the decay rule's reproduced slopes), "reproduced with caveat" between (a drift upwards).
+
+    Args:
+        s: the fitted log-log slope.
+
+    Returns:
+        The status.
+    """
+    return "reproduced" if s < FLAT else "not reproduced" if s >= -VANISHING else "reproduced with caveat"
 
 
 def holds(status: str) -> bool | None:

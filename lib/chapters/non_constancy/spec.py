@@ -44,4 +44,6 @@ SPEC = ChapterSpec("05_non_constancy", dict(
     ball_points=Param(2, P.positive_int, "random points at distance R searched per net (with w_0 and the GD end)"),
     ball_widths=Param([32, 128, 512], P.int_list(min_value=1, min_len=2), "widths m at which the ball is searched"),
     ball_seeds=Param(1, P.positive_int, "weight draws per width searched in the ball"),
+    lemma31_max_width=Param(512, P.positive_int, "largest width at which [LZB] Lemma 3.1's first-derivative and "
+                            "(2,2,1)-norms are computed (Lanczos on m x m operators per layer and input)"),
 ), joint=(_joint,))

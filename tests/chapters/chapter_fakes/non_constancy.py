@@ -19,12 +19,14 @@ def _path(level, steps, lr=0.5, lam0=1.0, lam_end=0.5):
 
 def make_runs(lin_slope=-0.5, nl_slope=0.0, nl_level=0.5, b_slope=-0.5, nl_converged=True, nl_steps=150,
               lin_steps=100, seeds=2, lm_change=0.0, move_slope=0.0, nl_loss_rate=0.9, nl_lam_end=0.5,
-              lr_scale=1.8, max_move_slope=-0.5) -> NC.KernelRuns:
+              lr_scale=1.8, max_move_slope=-0.5, nl_out_slope=0.45) -> NC.KernelRuns:
     """Delta_K = c m^slope per arch, with small seed noise; a bottleneck sweep with Delta_K = b^b_slope.
 
     The non-linear nets' loss falls like nl_loss_rate^t while their smallest kernel eigenvalue goes from 1 to
     ``nl_lam_end`` (a number, or a dict by arch); with lr 0.5 and ``lr_scale`` 1.8 the PL guarantee is 0.95^t. The
-    largest move of one weight is 0.5 (m/20)^max_move_slope (and 0.8 times that for the second weight matrix)."""
+    largest move of one weight is 0.5 (m/20)^max_move_slope (and 0.8 times that for the second weight matrix). The
+    output function's smallest slope along the path is ``nl_out_slope`` (a number, or a dict by arch) times its sup,
+    [LZB] Thm 5.1's premise (1 for a linear output)."""
     rows, rows_b = [], []
     for s in range(seeds):
         noise = 1 + 0.01 * s
@@ -34,10 +36,13 @@ def make_runs(lin_slope=-0.5, nl_slope=0.0, nl_level=0.5, b_slope=-0.5, nl_conve
                                           ("softmax", nl_level * 1.2 * (m / 20) ** nl_slope, nl_steps, nl_converged)):
                 if arch == "linear":
                     path = _path(dk, steps)
+                    path["output_slope"] = np.ones(steps + 1)
                 else:
                     end = nl_lam_end.get(arch, 0.5) if isinstance(nl_lam_end, dict) else nl_lam_end
                     path = _path(dk, steps, lam_end=end)
                     path["loss"] = nl_loss_rate ** np.arange(steps + 1)
+                    frac = nl_out_slope.get(arch, 0.45) if isinstance(nl_out_slope, dict) else nl_out_slope
+                    path["output_slope"] = np.full(steps + 1, frac * NC.SUP_DERIV[arch])
                 wmax = 0.5 * (m / 20) ** max_move_slope * noise
                 rows.append(dict(arch=arch, width=m, bottleneck=None, seed=s, delta_K=dk * noise, steps=steps,
                                  converged=conv, weight_move=(m / 20) ** move_slope * noise, weight_max=wmax,
