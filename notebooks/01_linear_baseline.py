@@ -50,7 +50,6 @@ distance_seeds = 5  # weight draws of Remark 3.4 (a significance test needs seve
 device = "cpu"  # 'cpu' or 'cuda'
 
 # %%
-from myst_nb import glue
 
 from lib.book.results import Recorder
 from lib.book.wording import paper_vs_book
@@ -183,8 +182,7 @@ rec.figure(**linear_baseline.figure_distances(dist, cfg.profile))
 
 # %%
 rec(linear_baseline.check_distances(dist), "sec-remark-3-4")
-for name, text in linear_baseline.prose_values(df, df_over, dist).items():
-    glue(name, text, display=False)
+rec.glue(linear_baseline.prose_values(df, df_over, dist))
 
 # %% tags=["hide-input"]
 rec.provenance()

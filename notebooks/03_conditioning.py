@@ -77,7 +77,6 @@ device = "cpu"  # "cpu" or "cuda"
 
 # %% tags=["remove-stderr"]
 from IPython.display import Markdown, display
-from myst_nb import glue
 
 from lib.book.results import Recorder
 from lib.book.wording import paper_vs_book
@@ -401,8 +400,7 @@ display(Markdown(conditioning.cost_note(sweep, cfg.profile)), conditioning.table
 conditioning.table_measured(sweep).style.format("{:.4g}")
 
 # %% tags=["remove-cell"]
-for name, text in (conditioning.glue_values(cfg, sweep, agree, t2) | conditioning.glue_mnist_figure3(mnist)).items():
-    glue(name, text, display=False)
+rec.glue(conditioning.glue_values(cfg, sweep, agree, t2) | conditioning.glue_mnist_figure3(mnist))
 
 # %% tags=["hide-input"]
 rec.provenance()

@@ -66,7 +66,6 @@ aak_train_depths = [1, 2, 4, 8, 16]  # depths of the [AAK] Sec. 4 training check
 aak_train_widths = [128, 512, 1024]  # widths of the [AAK] Sec. 4 check of the finite kernel's kappa against the infinite one
 
 # %%
-from myst_nb import glue
 
 from lib.book import results, wording
 from lib.chapters import infinite_depth
@@ -358,6 +357,5 @@ for lemma in infinite_depth.LEMMAS_E:
 rec(infinite_depth.check_lemma_e6(infinite_depth.measure_small_angle_embedding()), "sec-one-layer")
 
 # %% tags=["hide-input"]
-for name, text in infinite_depth.prose_values(coll, prof, kap, aak, one).items():  # the numbers the prose shows
-    glue(name, text, display=False)
+rec.glue(infinite_depth.prose_values(coll, prof, kap, aak, one))  # the numbers the prose shows
 rec.provenance()

@@ -67,7 +67,6 @@ lemma31_max_width = 512  # largest width at which [LZB] Lemma 3.1's first-deriva
 
 # %%
 from IPython.display import Markdown
-from myst_nb import glue
 
 from lib.book.results import Recorder
 from lib.chapters import non_constancy
@@ -94,8 +93,7 @@ rec = Recorder(cfg)
 
 # %% tags=["hide-input"]
 runs, hess = non_constancy.measure_kernel_runs(cfg), non_constancy.measure_hessian_norms(cfg)
-for name, text in non_constancy.glue_values(runs, hess).items():
-    glue(name, text, display=False)
+rec.glue(non_constancy.glue_values(runs, hess))
 non_constancy.table_width_means(runs)
 
 # %% [markdown]
@@ -186,7 +184,7 @@ rec(non_constancy.check_nonlinear_hessian(hess), "sec-hessian-width")
 
 # %%
 backward = non_constancy.measure_backward(cfg)
-glue("lemma31_max_width", f"{backward.q_max_width:,}", display=False)
+rec.glue({"lemma31_max_width": f"{backward.q_max_width:,}"})
 rec([non_constancy.check_backward(backward), non_constancy.check_lemma31_bounded(backward, "Q_L"),
      non_constancy.check_lemma31_bounded(backward, "Q_221")], "sec-hessian-width")
 

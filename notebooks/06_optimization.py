@@ -70,7 +70,6 @@ kr_splits = 5  # random train/held-out splits of the kernel regression
 # %%
 import torch
 from IPython.display import display
-from myst_nb import glue
 
 from lib.book.results import Recorder
 from lib.chapters import optimization
@@ -267,7 +266,6 @@ case = optimization.sgd_record_case(cfg.sgd_record, data="mnist_5k", device=cfg.
 sgd_results(case.figure4, case.table1, "opt-record", "sec-opt-record", optimization.measure_sgd_case)
 
 # %% tags=["hide-input"]
-for k, v in (optimization.gd_glue(gds, relu) | optimization.sgd_glue(studies) | optimization.record_glue(case)
-             | optimization.record_glue(mnist_case, "mnist")).items():
-    glue(k, v, display=False)
+rec.glue(optimization.gd_glue(gds, relu) | optimization.sgd_glue(studies) | optimization.record_glue(case)
+         | optimization.record_glue(mnist_case, "mnist"))
 rec.provenance()

@@ -75,7 +75,6 @@ sgd_n_train = 1000  # SGD section: training inputs (the paper profile: 5000, MNI
 
 # %%
 from IPython.display import Markdown, display
-from myst_nb import glue
 
 from lib.book.results import Recorder
 from lib.chapters import performance
@@ -295,7 +294,6 @@ performance.table_sgd(sgd).style.hide(axis="index")
 Markdown(performance.sgd_text(sgd))
 
 # %% tags=["hide-input"]
-for name, text in (performance.glue_values(bench, scale, sgd)
-                   | {"mnist_full_data": performance.intro_text(performance.recorded_scale(), performance.mnist_rank())}).items():
-    glue(name, text, display=False)
+rec.glue(performance.glue_values(bench, scale, sgd)
+         | {"mnist_full_data": performance.intro_text(performance.recorded_scale(), performance.mnist_rank())})
 rec.provenance()

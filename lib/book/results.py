@@ -308,6 +308,18 @@ class Recorder:
         display(Markdown(text))
         return None
 
+    def glue(self, values: dict[str, str]) -> None:
+        """Glue each text the chapter's prose shows (``{glue:text}`name```), as ``myst_nb.glue(name, text,
+        display=False)``; without display (tests) nothing is glued."""
+        bad = sorted(repr(k) for k in values if not isinstance(k, str))
+        if bad:
+            raise TypeError(f"Recorder.glue takes names that are text, got {', '.join(bad)}")
+        if not self.display:
+            return
+        from myst_nb import glue
+        for name, text in values.items():
+            glue(name, text, display=False)
+
     def figure(self, fig, label: str, caption: str, drawn_by, data_from=(), setting: str = "",
                data=None) -> None:
         """Show and register a figure of this chapter (:meth:`lib.book.figures.Figures.show`); its number is

@@ -47,3 +47,20 @@ def test_recorder_refuses_anything_but_checks(tmp_path, monkeypatch):
     for bad in ([], ["reproduced"], "reproduced"):
         with pytest.raises(TypeError, match="Recorder"):
             rec(bad, "sec-x")
+
+
+def test_recorder_glue_glues_each_text_by_name_and_refuses_a_name_that_is_not_text(monkeypatch):
+    import myst_nb
+    glued = []
+    monkeypatch.setattr(myst_nb, "glue", lambda name, text, display: glued.append((name, text, display)))
+    cfg = ChapterSpec("01_linear_baseline", dict(profile=Param("default", P.text, "p"))).config()
+    Recorder(cfg, display=True).glue({"a": "1", "b": "two"})
+    assert glued == [("a", "1", False), ("b", "two", False)]
+    Recorder(cfg, display=False).glue({"c": "3"})
+    assert len(glued) == 2
+    try:
+        Recorder(cfg, display=False).glue({1: "x"})
+    except TypeError as exc:
+        assert "1" in str(exc) and "names" in str(exc)
+    else:
+        raise AssertionError("a name that is not text was glued")
