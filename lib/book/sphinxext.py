@@ -29,7 +29,7 @@ from docutils.statemachine import StringList
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
 
-__all__ = ["public_modules", "LibApi", "drop_thebe_scripts", "setup", "PARALLEL_SAFE_UNDECLARED", "declare_parallel_safe",
+__all__ = ["public_modules", "LibApi", "drop_thebe_scripts", "keep_value_docs_as_prose", "setup", "PARALLEL_SAFE_UNDECLARED", "declare_parallel_safe",
            "COLLECT_EVERY", "freeze_read_objects", "collect_now_and_then", "unfreeze"]
 
 
@@ -92,12 +92,38 @@ def drop_thebe_scripts(app, pagename, templatename, context, doctree) -> None:
     context["script_files"] = keep
 
 
+def keep_value_docs_as_prose(app, what: str, name: str, obj, options, lines: list[str]) -> None:
+    """``autodoc-process-docstring`` handler, run after napoleon's: a constant's or attribute's description
+    stays prose.
+
+    Napoleon reads the first line of a ``data`` or ``attribute`` docstring as ``type: description`` wherever it
+    has a colon, so "The parts of [LZB] Lemma 3.1 the checks record: (label, ...)" became a type field
+    ``[LZB] Lemma 3.1 ...`` (an unresolved ``LZB`` target, and a wrong type shown). The line napoleon split
+    is joined again and its ``:type:`` field dropped; types belong in annotations here, never in that line.
+    """
+    if what not in ("data", "attribute"):
+        return
+    typed = [i for i, line in enumerate(lines) if line.startswith(":type: ")]
+    if not typed:
+        return
+    i = typed[-1]
+    head = lines[i][len(":type: "):]
+    del lines[i]
+    if i > 0 and not lines[i - 1].strip():
+        del lines[i - 1]
+    if lines and lines[0].strip():
+        lines[0] = f"{head}: {lines[0]}"
+    else:
+        lines[:1] = [f"{head}:"]
+
+
 def setup(app) -> dict:
     """Register ``{lib-api}`` and the thebe-script filter."""
     app.add_directive("lib-api", LibApi)
     app.connect("html-page-context", drop_thebe_scripts)
     app.connect("builder-inited", declare_parallel_safe)
     app.connect("env-updated", freeze_read_objects)
+    app.connect("autodoc-process-docstring", keep_value_docs_as_prose, priority=600)  # after napoleon's (500)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 

@@ -75,7 +75,7 @@ def training_premises(tr: AakTraining, mode: str) -> pd.DataFrame:
     the width premise), ``judged`` (both, and a finite kappa).
 
     Args:
-        tr: the data of :func:`measure_aak_training`.
+        tr: the data of :func:`lib.chapters.infinite_depth.aak_training_runs.measure_aak_training`.
         mode: ``"top GD"``, ``"top SGD"`` or ``"all GD"``.
 
     Returns:
@@ -95,7 +95,7 @@ def plot_aak_training(tr: AakTraining) -> Figure:
     finite-width kappa's distance from the infinite-width one against width at the depths past the threshold (right).
 
     Args:
-        tr: the data of :func:`lib.chapters.infinite_depth.aak_training.measure_aak_training`.
+        tr: the data of :func:`lib.chapters.infinite_depth.aak_training_runs.measure_aak_training`.
 
     Returns:
         A figure with two axes, a legend below each.
@@ -170,7 +170,7 @@ def check_aak_training(tr: AakTraining, mode: str) -> Check:
     The widths at which the finite kappa comes within WIDTH_RTOL of the infinite one (``tr.widths``) are reported.
 
     Args:
-        tr: the data of :func:`lib.chapters.infinite_depth.aak_training.measure_aak_training`.
+        tr: the data of :func:`lib.chapters.infinite_depth.aak_training_runs.measure_aak_training`.
         mode: ``"top GD"``, ``"top SGD"`` or ``"all GD"``.
 
     Returns:

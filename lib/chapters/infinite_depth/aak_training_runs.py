@@ -132,14 +132,14 @@ def measure_aak_training(cfg) -> AakTraining:
     Data: ``aak_n`` unit-norm digits, targets y ~ N(0, 1) (seed 0); networks :class:`lib.finite.mlp.MLP` of width
     ``aak_train_width`` with ``aak_train_activation``, one weight draw (seed 0). Step sizes: 1/lambda_max of the
     kernel at initialization for GD (the sum square loss of :func:`lib.finite.training.gd_train`), 1/max_i K_ii for
-    SGD with batch 1. The step limit is :func:`_cap` (twice the count the step size guarantees for a quadratic).
+    SGD with batch 1. The step limit is ``_cap`` (twice the count the step size guarantees for a quadratic).
 
     Args:
         cfg: the chapter's parameters (:data:`lib.chapters.infinite_depth.spec.SPEC`); read: ``aak_n``,
             ``aak_train_activation``, ``aak_train_width``, ``aak_train_widths``, ``aak_train_depths``, ``device``.
 
     Returns:
-        An :class:`lib.chapters.infinite_depth.aak_training.AakTraining`.
+        An :class:`lib.chapters.infinite_depth.aak_training_runs.AakTraining`.
     """
     X = load_digits_subset(cfg.aak_n, seed=1, unit_norm=True)
     y = np.random.default_rng(0).standard_normal(X.shape[0])
