@@ -93,7 +93,7 @@ def drop_thebe_scripts(app, pagename, templatename, context, doctree) -> None:
 
 
 def keep_value_docs_as_prose(app, what: str, name: str, obj, options, lines: list[str]) -> None:
-    """``autodoc-process-docstring`` handler, run after napoleon's: a constant's or attribute's description
+    """``autodoc-process-docstring`` handler, run after napoleon's: a constant's, attribute's or property's description
     stays prose.
 
     Napoleon reads the first line of a ``data`` or ``attribute`` docstring as ``type: description`` wherever it
@@ -101,7 +101,7 @@ def keep_value_docs_as_prose(app, what: str, name: str, obj, options, lines: lis
     ``[LZB] Lemma 3.1 ...`` (an unresolved ``LZB`` target, and a wrong type shown). The line napoleon split
     is joined again and its ``:type:`` field dropped; types belong in annotations here, never in that line.
     """
-    if what not in ("data", "attribute"):
+    if what not in ("data", "attribute", "property"):
         return
     typed = [i for i, line in enumerate(lines) if line.startswith(":type: ")]
     if not typed:

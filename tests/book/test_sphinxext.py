@@ -16,7 +16,7 @@ def test_without_the_handler_napoleon_makes_the_first_clause_a_type():
 
 
 def test_a_constants_or_attributes_description_stays_prose():
-    for what in ("data", "attribute"):
+    for what in ("data", "attribute", "property"):
         lines = _napoleon([LINE, "second line"], what).splitlines()
         keep_value_docs_as_prose(None, what, "lib.x.PARTS", None, {}, lines)
         assert lines == [LINE, "second line"]
