@@ -37,10 +37,10 @@ D4_ROLE_LIST, D4_ROLE_SHIFT = "App D.4 list", "App D.4"
 LENGTH_Q0 = (0.25, 0.5, 0.9, 1.1, 2.0, 4.0)
 
 #: The premises of Thm D.1 are read on the grid z = -6..6 (step 0.01, with the activation's kinks and 0): beyond
-#: |z| = 6 the Gaussian weight of the length map is below 1e-8.
+#: ``|z| = 6`` the Gaussian weight of the length map is below 1e-8.
 PREMISE_GRID = np.union1d(np.round(np.linspace(-6.0, 6.0, 1201), 12), [0.0])
 
-#: A premise counts as met up to this: |s(0)|, -min s', the wrong-signed s'' and the jumps of s' and s'' at a point
+#: A premise counts as met up to this: ``|s(0)|``, -min s', the wrong-signed s'' and the jumps of s' and s'' at a point
 #: (one-sided differences with steps 1e-5, exact to about 3e-5 for a smooth s) are at most 1e-3, while the
 #: activations that break one break it by 0.1 or more (leaky ReLU's s' jumps by 0.9, SELU's by 0.71, a ReLU^2's s''
 #: by 2).

@@ -32,8 +32,8 @@ WIDTH_RTOL = 0.5
 #: this many times those at the shallowest judged depth. A count that doubles with depth is not a constant.
 STEP_GROWTH = 2.0
 
-#: The grid on which Thm 4.2's premise on the activation is read (Thm E.5, Lee et al. 2019 Thm G.4: |s(0)| finite,
-#: s' bounded and Lipschitz); beyond |z| = 10 the pre-activations of a normalized network have Gaussian weight below
+#: The grid on which Thm 4.2's premise on the activation is read (Thm E.5, Lee et al. 2019 Thm G.4: ``|s(0)|`` finite,
+#: s' bounded and Lipschitz); beyond ``|z| = 10`` the pre-activations of a normalized network have Gaussian weight below
 #: 1e-23.
 SMOOTH_GRID = np.linspace(-10.0, 10.0, 2001)
 #: The largest ``|s'|`` and ``|s''|`` on that grid that count as bounded: the normalized smooth activations stay below 3
