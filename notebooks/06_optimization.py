@@ -92,12 +92,8 @@ torch.set_num_threads(1)
 # %% tags=["hide-input"]
 gds = optimization.measure_gd_seeds("Gaussian", cfg.gd_samples, cfg.gd_depths, cfg.gd_width, cfg.gd_steps,
                                     dim=cfg.gd_dim, seeds=cfg.gd_seeds)
-gd = gds[0]  # the figure and the table draw the first weight seed; the verdicts judge every seed
-rec.figure(optimization.plot_gd_bounds(gd), "fig-opt-gd-bounds", data=optimization.table_gd_curves(gd),
-           drawn_by=optimization.plot_gd_bounds, data_from=optimization.measure_gd,
-           setting=optimization.gd_setting(gds),
-           caption="Relative GD loss against the step by depth, with the worst-case bounds and the linearized model.")
-optimization.table_gd_rates(gd).round(5)
+rec.figure(**optimization.figure_gd_bounds(gds))  # the figure and the table draw the first weight seed
+optimization.table_gd_rates(gds[0]).round(5)
 
 # %% [markdown]
 # The table gives, per depth (first weight seed), $\kappa(K(w_0))$, the measured per-step contraction

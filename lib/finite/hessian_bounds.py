@@ -211,7 +211,7 @@ def layer_norms(model: MLP, x) -> LayerNorms:
     if not isinstance(model, MLP) or model.out_dim != 1 or model.depth < 1:
         raise InputError(f"expected a scalar-output MLP with at least one hidden layer, got {model!r}")
     act = model.activation
-    alpha = model.prepare(torch.as_tensor(x).reshape(1, -1))[0].detach()
+    alpha = model.prepare(as_row(x), name="x")[0].detach()
     Ws = [w.detach() for w in model.weights]
     scales = (1.0, *model.scales)
     zs, alphas = [], [alpha]

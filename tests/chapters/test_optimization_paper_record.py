@@ -199,6 +199,14 @@ def test_not_json_and_missing(tmp_path):
     assert case.studies == {} and case.figure4 is None
     src = PR.record_glue(case, "mnist")["mnist_source"]
     assert "missing" in src and "`python -m lib.chapters.optimization --record --seeds 0`" in src
+    g = PR.record_glue(case, "mnist")  # no record: the declared protocol, nothing measured
+    assert g["mnist_data"].startswith("all of MNIST") and "60,000 training images" in g["mnist_data"]
+    assert g["mnist_protocol"].startswith("width 512, cross-entropy, plain SGD with batch 500, 500 epochs, 3 seeds")
+    assert "bfloat16" in g["mnist_protocol"] and "refined" in g["mnist_search"]
+    assert g["mnist_search"].endswith("Chosen rates: none yet (no record)")
+    assert g["mnist_deviations"] == "No deviation is judged yet: nothing is measured."
+    g5 = PR.record_glue(PR.sgd_record_case("read", data="mnist_5k", record_dir=tmp_path / "none"))
+    assert "1,000 of them held out" in g5["rec_data"] and "4,000 for training" in g5["rec_data"]
     with pytest.raises(InputError, match="sgd_record must be"):
         PR.sgd_record_case("write")
     with pytest.raises(InputError, match="data must be one of"):

@@ -26,7 +26,8 @@ from lib.chapters.optimization.figure4 import (BF16_NOTE, LOSS_FLOOR, PAPER_TABL
                                                figure_loss_curves, figure_accuracy,
                                                table1_statements, table_loss_curves, table_table1_vs_paper)
 from lib.chapters.optimization.gd import (BOUND_RTOL, GD_DATA, RATE_TOLERANCE, WORST_CASE_CLAIMS, GDSeeds, GDStudy,
-                                          check_relu_vs_linear, check_worst_case, faces_regression, gd_data, gd_glue,
+                                          check_relu_vs_linear, check_worst_case, faces_regression, figure_gd_bounds, gd_data,
+                                          gd_glue,
                                           gd_setting, late_rate, measure_gd, measure_gd_seeds, plot_gd_bounds,
                                           table_gd_curves, table_gd_rates, table_gd_seeds)
 from lib.chapters.optimization.paper_record import (DATA_NAMES, FIG4_DEPTHS, PAPER_SGD, PAPER_SGD_5K, PROTOCOLS,
@@ -55,7 +56,7 @@ __all__ = [
     # gd
     "GD_DATA", "GDStudy", "GDSeeds", "gd_data", "measure_gd", "measure_gd_seeds", "late_rate", "table_gd_rates",
     "table_gd_seeds", "table_gd_curves", "plot_gd_bounds", "check_worst_case", "RATE_TOLERANCE", "BOUND_RTOL",
-    "WORST_CASE_CLAIMS", "check_relu_vs_linear", "faces_regression", "gd_setting", "gd_glue",
+    "WORST_CASE_CLAIMS", "check_relu_vs_linear", "faces_regression", "gd_setting", "figure_gd_bounds", "gd_glue",
     # sgd
     "PAPER_PROTOCOL", "LATE_FRACTION", "SGD_DATA", "MNIST_SETS", "PAPER_DATA", "FOLDER_PARAMS", "TEST_CAP",
     "RATE_STEP", "RATE_STEP_TOL", "train_test_split", "stratified_split", "mnist5k_split", "mnist_split", "late_loss",

