@@ -165,6 +165,15 @@ async () => {
              for (let e = t.parentElement; e && e.tagName !== 'MAIN'; e = e.parentElement) {
                if (['auto', 'scroll'].includes(getComputedStyle(e).overflowX)) return false; }
              return true; }).length,
+    // a verdict sentence ("Verdict (...): status." in bold, its caveat in italics right after) with any other
+    // emphasis: a star of its text read as Markdown (rho* made half a sentence italic)
+    verdictEmphasis: Array.from(document.querySelectorAll('main p')).filter(p => {
+             const head = p.firstElementChild;
+             if (!head || head.tagName !== 'STRONG' || !/^Verdict\\b/.test(head.textContent)) return false;
+             let caveat = head.nextSibling;  // the caveat: an <em> after the bold verdict, nothing but space between
+             while (caveat && caveat.nodeType === Node.TEXT_NODE && !caveat.textContent.trim()) caveat = caveat.nextSibling;
+             return Array.from(p.querySelectorAll('em')).some(e => e !== caveat); })
+             .map(p => p.textContent.slice(0, 80)),
     // a table cell whose rendered text breaks inside a number or a word ("0.015/9", "activati/on"): each text
     // node laid out on several lines is read character by character for where its lines start
     brokenTokens: (() => {
@@ -284,6 +293,7 @@ def visit(browser, base: str, url: str, screenshot: Path | None = None) -> list[
                 problems.append(f"table cell(s) reading {sorted(set(info['rawCells']))} (write yes/no, —, ∞)")
             if info["wideTables"]:
                 problems.append(f"{info['wideTables']} table(s) wider than their column")
+            problems += [f"emphasis inside a verdict sentence: {t!r}" for t in info["verdictEmphasis"]]
             if info["brokenTokens"]:
                 problems.append(f"{len(info['brokenTokens'])} table cell line(s) broken inside a number or word "
                                 f"(the line break marked /): {info['brokenTokens'][:6]}")
@@ -323,8 +333,8 @@ def test_every_page_loads_cleanly_in_chromium(browser, server, html_dir):
 def test_browser_check_catches_a_broken_page(browser, tmp_path):
     """The checks themselves: a missing image, a console error, an external request, untypeset
     math, a figure shrunk to a quarter of its size, and on a book page a Python repr, raw nan/True cells, a
-    table wider than its column, a cell broken inside a number and an image whose alt text is a file path are
-    all reported."""
+    table wider than its column, a cell broken inside a number, emphasis inside a verdict sentence (but not its
+    caveat) and an image whose alt text is a file path are all reported."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -338,6 +348,8 @@ def test_browser_check_catches_a_broken_page(browser, tmp_path):
         '<img src="figures/fig-no-data.png" alt="a figure without its data"><p>kappa is nan here</p>'
         '<p>&lt;IPython.core.display.Markdown object&gt;</p>'
         '<div style="width: 100px"><table style="width: 300px"><tr><td>nan</td><td>True</td></tr></table></div>'
+        '<p><strong>Verdict (x): reproduced.</strong> <em>A caveat.</em> Fine here.</p>'
+        '<p><strong>Verdict (y): reproduced.</strong> For ReLU rho<em>= 0.43, log|rho</em>| falls.</p>'
         '<div style="width: 30px"><table><tr><td style="overflow-wrap: anywhere">0.01594 activation</td></tr></table></div>'
         '<script>console.error("boom")</script><img src="https://example.invalid/x.png" alt="x"></main></body></html>')
 
@@ -350,7 +362,8 @@ def test_browser_check_catches_a_broken_page(browser, tmp_path):
                      "table cell(s) reading ['True', 'nan']", "1 table(s) wider than their column",
                      "an image without meaningful alt text: 'figures/wide.png'",
                      "figure fig-no-data has no link to its data (fig-no-data.csv)",
-                     "1 'nan' word(s) in the text", "broken inside a number or word"):
+                     "1 'nan' word(s) in the text", "broken inside a number or word",
+                     "emphasis inside a verdict sentence: 'Verdict (y)"):
         assert expected in problems, f"{expected!r} not reported in:\n{problems}"
 
 
