@@ -53,8 +53,8 @@ def grid_rows(rows: list[ClaimRow]) -> dict[str, list[ClaimRow]]:
 
 
 def grid_levels(rows: list[ClaimRow]) -> dict[str, int]:
-    """How many cells of the grid have each verdict level, for the levels present only (in :data:`VERDICTS`
-    order): the legend and the alt text name no level that no cell has."""
+    """How many cells of the grid have each verdict level, for the levels present only (in the order of
+    :data:`~lib.book.results.VERDICTS`): the legend and the alt text name no level that no cell has."""
     shown = [r.status for items in grid_rows(rows).values() for r in items]
     return {v: shown.count(v) for v in VERDICTS if v in shown}
 

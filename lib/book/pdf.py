@@ -38,10 +38,10 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Iterator, Sequence
 
-__all__ = ["PdfBuildError", "TocPage", "Heading", "OutlineEntry", "API_PAGES", "PRINT_CSS", "toc_pages", "page_title",
+__all__ = ["PdfBuildError", "TocPage", "PageHeading", "OutlineEntry", "API_PAGES", "PRINT_CSS", "toc_pages", "page_title",
            "book_metadata", "outline_entries", "chromium_path", "serve_directory", "merge_pdfs", "build_pdf", "main"]
 
-#: The pages of the API reference, by docname or file stem: left out of the book's PDF unless asked for.
+#: The pages of the API reference (by docname or file stem), left out of the book's PDF unless asked for.
 API_PAGES = ("api",)
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -163,7 +163,7 @@ class TocPage:
 
 
 @dataclass(frozen=True)
-class Heading:
+class PageHeading:
     """A section or a figure inside a book page: its title, its level below the page's title (1 = a
     section, 2 = a subsection, ...; 0 = a figure, one level below the section it is in) and the id of
     the HTML element it starts at."""
@@ -304,7 +304,7 @@ def _heading_title(text: str, figure: bool = False, limit: int = 80) -> str:
 
 
 def outline_entries(pages: Sequence[TocPage],
-                    headings: Sequence[Sequence[Heading]] | None = None) -> list[OutlineEntry]:
+                    headings: Sequence[Sequence[PageHeading]] | None = None) -> list[OutlineEntry]:
     """The PDF's bookmarks: one per page (its title, at its level), preceded by one for each part
     caption, which opens the part's first page, at the level above its pages; under each page, one
     per section (at its level below the page) and per figure (one level below its section), at its
@@ -358,9 +358,9 @@ def serve_directory(directory: Path) -> Iterator[str]:
 
 
 def _print_pages(pages: Sequence[TocPage], html_dir: Path, *, expand: bool = True,
-                 progress: bool = True) -> tuple[list[bytes], str, list[str], list[list[Heading]]]:
+                 progress: bool = True) -> tuple[list[bytes], str, list[str], list[list[PageHeading]]]:
     """Each page printed by Chromium: the PDFs, the server's base URL, warnings, and each page's sections
-    and figures (:class:`Heading`)."""
+    and figures (:class:`PageHeading`)."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -372,7 +372,7 @@ def _print_pages(pages: Sequence[TocPage], html_dir: Path, *, expand: bool = Tru
 
     pdfs: list[bytes] = []
     warnings: list[str] = []
-    headings: list[list[Heading]] = []
+    headings: list[list[PageHeading]] = []
     with serve_directory(html_dir) as base, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_FLAGS)
         try:
@@ -405,7 +405,7 @@ def _print_pages(pages: Sequence[TocPage], html_dir: Path, *, expand: bool = Tru
                     warnings.append(f"{rel}: {info['mathErrors']} math expression(s) typeset to an error")
                 for src in info["broken"]:
                     warnings.append(f"{rel}: image did not load: {src}")
-                headings.append([Heading(h["text"], int(h["level"]), h["anchor"]) for h in info["outline"]
+                headings.append([PageHeading(h["text"], int(h["level"]), h["anchor"]) for h in info["outline"]
                                  if " ".join(h["text"].split())])
                 page.emulate_media(media="print")
                 page.evaluate(FIT_JS)
@@ -420,7 +420,7 @@ def _print_pages(pages: Sequence[TocPage], html_dir: Path, *, expand: bool = Tru
 
 def merge_pdfs(pdfs: Sequence[bytes], pages: Sequence[TocPage], out: Path, *,
                base: str | None = None, html_dir: Path | None = None,
-               headings: Sequence[Sequence[Heading]] | None = None,
+               headings: Sequence[Sequence[PageHeading]] | None = None,
                metadata: dict[str, str] | None = None) -> Path:
     """Merge the printed pages (one PDF each, in the order of ``pages``) into ``out``, with the
     bookmarks of :func:`outline_entries` (a section's or figure's at its anchor, when Chromium kept the

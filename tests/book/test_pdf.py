@@ -77,8 +77,8 @@ def test_outline_has_one_entry_per_page_under_its_part():
 def test_sections_and_figures_are_bookmarked_under_their_page():
     pages = [P.TocPage("r", Path("r.html"), "Root"),
              P.TocPage("a", Path("a.html"), "Chapter A", "Part 1", 1)]
-    heads = [[], [P.Heading("1.1 Setup", 1, "sec-setup"), P.Heading("Figure 1.1. Curves (Eq. 7) at depth 3. More.", 0, "fig-a"),
-                  P.Heading("A detail", 3, "sec-detail"), P.Heading("1.2 Next", 1, "sec-next")]]
+    heads = [[], [P.PageHeading("1.1 Setup", 1, "sec-setup"), P.PageHeading("Figure 1.1. Curves (Eq. 7) at depth 3. More.", 0, "fig-a"),
+                  P.PageHeading("A detail", 3, "sec-detail"), P.PageHeading("1.2 Next", 1, "sec-next")]]
     assert P.outline_entries(pages, heads) == [
         P.OutlineEntry("Root", 0, 0),
         P.OutlineEntry("Part 1", 1, 0), P.OutlineEntry("Chapter A", 1, 1),
@@ -111,7 +111,7 @@ def _fake_print(monkeypatch):
             buf = io.BytesIO()
             w.write(buf)
             blank.append(buf.getvalue())
-        return blank, None, [], [[P.Heading("A section", 1, "sec-a")] for _ in pages]
+        return blank, None, [], [[P.PageHeading("A section", 1, "sec-a")] for _ in pages]
 
     monkeypatch.setattr(P, "_print_pages", fake)
     return asked
