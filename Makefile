@@ -37,10 +37,11 @@ book: $(STAMP)
 	$(PY) -m lib.book.pipeline --profile $(PROFILE) --html --html-jobs $(HTML_JOBS) $(JOBSARG)
 	@echo "Open _build/html/index.html"
 
-# the whole book as one PDF (headless Chromium prints each page, pypdf merges them; offline).
+# the book as one PDF, without the API reference (headless Chromium prints each page, pypdf merges them;
+# offline). API=1 also prints the API reference on its own, _build/pdf/api.pdf.
 # Needs the built book: make book (or make html) first.
 pdf: $(STAMP)
-	$(PY) -m lib.book.pdf --html _build/html --out _build/pdf/book.pdf
+	$(PY) -m lib.book.pdf --html _build/html --out _build/pdf/book.pdf $(if $(API),--api-out _build/pdf/api.pdf)
 
 test: $(STAMP)
 	$(VENV)/bin/pytest -ra

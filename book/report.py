@@ -119,10 +119,10 @@ glue("not_reproduced_ids", "; ".join(r.claim_id for r in kinds["paper"] if r.sta
 
 # %%
 from lib.book.figures import load_figures
-from lib.book.overview import GRID_ALT, save_overview
+from lib.book.overview import grid_alt, save_overview
 
 grid_png, map_md = save_overview(rows, load_figures(chapters), ROOT, HERE)
-display(Markdown(f"![{GRID_ALT}]({grid_png.relative_to(HERE.parent).as_posix()})"))
+display(Markdown(f"![{grid_alt(rows)}]({grid_png.relative_to(HERE.parent).as_posix()})"))
 
 # %% [markdown]
 # ## The table

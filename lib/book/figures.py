@@ -31,6 +31,8 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Iterable
 
+from lib.book.sentences import cut_at_word, find_top_level, first_sentence
+
 __all__ = ["SETTING_TITLE_CHARS", "FigureError", "Figures", "qualified_name", "figures_dir", "alt_text", "rerun_command", "load_figures"]
 
 
@@ -141,7 +143,8 @@ class Figures:
         return number
 
     def fold_setting(self, setting: str, number: str) -> str:
-        """The setting folded in a dropdown titled by its first clause; a deviation already stated under an
+        """The setting folded in a dropdown titled by its first clause (up to its first sentence's end or ``;``,
+        outside brackets and math; :mod:`lib.book.sentences`); a deviation already stated under an
         earlier figure of the chapter is referred to, not repeated (deviations are stated once per chapter)."""
         body = " ".join(setting.split())
         head, sep, dev = body.partition(" Deviation")
@@ -150,9 +153,11 @@ class Figures:
             first = self._deviations.setdefault(key, number)
             body = head + (f" Deviation{dev}" if first == number else f" Deviations: as under Figure {first}.")
         title = re.sub(r"^Setting:\s*", "", body)
-        title = re.split(r";|(?<=[a-z0-9)])\.\s", title, maxsplit=1)[0].strip()
+        title = first_sentence(title)
+        stop = find_top_level(";", title)
+        title = (title[:stop.start()] if stop else title).strip().rstrip(".")
         if len(title) > SETTING_TITLE_CHARS:
-            title = title[:SETTING_TITLE_CHARS].rsplit(" ", 1)[0] + " …"
+            title = cut_at_word(title, SETTING_TITLE_CHARS) + " …"
         return f":::{{dropdown}} Setting: {title}\n{body}\n:::"
 
     @staticmethod
@@ -189,8 +194,9 @@ def _plain_math(tex: str) -> str:
 
 
 def alt_text(caption: str) -> str:
-    """The alt text of a figure: its caption's first sentence, math written as plain text."""
-    first = re.split(r"(?<=[a-z0-9)\]$])\.\s", caption.strip(), maxsplit=1)[0].rstrip(".")
+    """The alt text of a figure: its caption's first sentence (:func:`lib.book.sentences.first_sentence`: never
+    cut at "App." or inside parentheses), math written as plain text."""
+    first = first_sentence(" ".join(caption.split())).rstrip(".")
     plain = re.sub(r"\$([^$]*)\$", lambda m: _plain_math(m.group(1)), first)
     return " ".join(plain.replace("[", "(").replace("]", ")").split())
 

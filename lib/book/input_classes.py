@@ -60,9 +60,9 @@ INPUT_CLASSES: tuple[InputClass, ...] = (
          "delta", "delta0", "mu", "eps", "b", "a", "shift", "norms", "layer_std", "layer_mult", "bias_std", "lr")),
     InputClass(
         "seed", "seeds outside the generators' range",
-        "torch's 'Overflow when unpacking long long' (2**64, -2**63 - 1), or a negative seed taken by one function "
-        "and refused by another",
-        "one range for every function that takes a seed: integers in [0, 2**63 - 1] (what torch, numpy and an "
+        "torch's 'Overflow when unpacking long long' (`2**64`, `-2**63 - 1`), or a negative seed taken by one "
+        "function and refused by another",
+        "one range for every function that takes a seed: integers in [0, `2**63 - 1`] (what torch, numpy and an "
         "int64 record all hold)",
         "`lib.validation.check_seed`, `check_seeds`",
         ("seed", "seeds")),

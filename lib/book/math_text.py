@@ -15,13 +15,15 @@ The rules, in the order they are tried at each position of the text:
 * a Greek letter's name, with an optional subscript (``kappa_0``, ``theta_in``, ``lambda_min``,
   ``Delta_K``) -> $\\kappa_0$, $\\theta_{\\mathrm{in}}$, $\\lambda_{\\min}$, $\\Delta_K$;
 * a one-letter symbol with a short subscript (``c_L``, ``K_xx``, ``w_0``) -> $c_L$, $K_{xx}$, $w_0$;
+* a Greek letter or a one-letter symbol marked with a star (a fixed point: ``rho*``, ``chi*``, ``x*``) ->
+  $\\rho^*$, $\\chi^*$, $x^*$, so that the star is never read as Markdown emphasis;
 * outside math: ``+-`` -> ±, ``<=`` -> ≤, ``>=`` -> ≥, ``->`` -> →, ``!=`` -> ≠, and the word ``inf`` -> ∞.
 """
 from __future__ import annotations
 
 import re
 
-__all__ = ["GREEK", "typeset", "to_tex"]
+__all__ = ["GREEK", "typeset", "to_tex", "escape_emphasis"]
 
 #: Greek letters written out in the chapters' plain text (``Delta`` for the capital)
 GREEK = ("alpha", "beta", "gamma", "delta", "Delta", "epsilon", "eta", "theta", "kappa", "lambda", "mu", "rho",
@@ -43,6 +45,7 @@ _TOKEN = re.compile(
     r"|(?P<power>(?P<base>\|\|[^|$`]{1,40}\|\|" + _SUB + r"?|\([^()$`]{1,30}\)|\b[A-Za-z]\w*|\b\d+(?:\.\d+)?)"
     r"\^(?P<exp>\([^()]{1,20}\)|[-+]?[A-Za-z0-9.]+(?:/[A-Za-z0-9]+)?))"
     r"|(?P<norm>\|\|(?P<inner>[^|$`]{1,60})\|\|(?P<nsub>" + _SUB + r")?)"
+    r"|(?P<star>\b(?:" + _G + r"|[A-Za-z])" + _SUB + r"?\*(?![*\w]))"
     r"|(?P<greek>\b(?:" + _G + r")" + _SUB + r"?\b)"
     r"|(?P<sym>\b[A-Za-z]_(?:[A-Za-z0-9]{1,3}|bar|hat|tilde)\b)")
 
@@ -90,6 +93,8 @@ def _math(m: re.Match) -> str:
     if m.group("norm"):
         sub = m.group("nsub") or ""
         return "$\\|" + to_tex(m.group("inner")) + "\\|" + (_subscript(sub[1:]) if sub else "") + "$"
+    if m.group("star"):
+        return "$" + to_tex(m.group(0)[:-1]) + "^*$"
     return "$" + to_tex(m.group(0)) + "$"
 
 
@@ -112,3 +117,12 @@ def typeset(text: str) -> str:
     """
     pieces = _PROTECTED.split(text)
     return "".join(p if i % 2 else _plain(p) for i, p in enumerate(pieces))
+
+
+def escape_emphasis(text: str) -> str:
+    """``text`` with every lone ``*`` outside inline math, code spans and MyST roles escaped (``\\*``), so that
+    Markdown shows it as a star instead of opening emphasis; ``**bold**`` is kept. For the verdict sentences a
+    notebook displays (:func:`lib.book.results.record`); the report escapes its cells whole
+    (:func:`lib.book.pages.md_escape`)."""
+    pieces = _PROTECTED.split(text)
+    return "".join(p if i % 2 else re.sub(r"(?<![*\\])\*(?!\*)", r"\\*", p) for i, p in enumerate(pieces))

@@ -18,7 +18,8 @@ from lib.book.pages import short_chapter_link
 from lib.book.report import ClaimRow, badge, list_table
 from lib.book.results import VERDICTS
 
-__all__ = ["VERDICT_COLOURS", "GRID_COLUMNS", "GRID_ALT", "OVERVIEW_DIR", "plot_verdict_grid", "figure_sections",
+__all__ = ["VERDICT_COLOURS", "GRID_COLUMNS", "COLOUR_WORDS", "OVERVIEW_DIR", "grid_rows", "grid_levels", "grid_alt",
+           "plot_verdict_grid", "figure_sections",
            "paper_items", "figure_map", "save_overview"]
 
 #: One colour per verdict level, the colours of the report's badges (sphinx-design's success, warning,
@@ -29,9 +30,9 @@ VERDICT_COLOURS = {"reproduced": "#198754", "reproduced with caveat": "#ffc107",
 #: "Lemma E.5" at 8 pt.
 GRID_COLUMNS = 9
 
-#: The verdict grid's alt text; what the figure shows.
-GRID_ALT = ("Every claim of the three papers and of the book's own targets as one cell, coloured by its verdict "
-            "(green reproduced, yellow with caveat, red not reproduced, blue inconclusive, grey not checked)")
+#: The words the alt text uses for each verdict level's colour (:data:`VERDICT_COLOURS`).
+COLOUR_WORDS = {"reproduced": "green", "reproduced with caveat": "yellow", "not reproduced": "red",
+                "inconclusive": "blue", "not checked": "grey"}
 #: Where the report page writes the overview files, beside itself; the introduction includes them from there.
 OVERVIEW_DIR = "overview"
 
@@ -45,15 +46,35 @@ def _short(claim_id: str) -> str:
     return claim_id.split(": ", 1)[-1].split(" vs ")[0]
 
 
+def grid_rows(rows: list[ClaimRow]) -> dict[str, list[ClaimRow]]:
+    """The rows the verdict grid shows, by paper (registry order; the book's own targets last)."""
+    papers = [p for p in PAPERS if any(r.claim and r.claim.paper == p for r in rows)]
+    return {p: [r for r in rows if r.claim and r.claim.paper == p] for p in papers}
+
+
+def grid_levels(rows: list[ClaimRow]) -> dict[str, int]:
+    """How many cells of the grid have each verdict level, for the levels present only (in the order of
+    :data:`~lib.book.results.VERDICTS`): the legend and the alt text name no level that no cell has."""
+    shown = [r.status for items in grid_rows(rows).values() for r in items]
+    return {v: shown.count(v) for v in VERDICTS if v in shown}
+
+
+def grid_alt(rows: list[ClaimRow]) -> str:
+    """The verdict grid's alt text: what it shows, and the count of each level present with its colour."""
+    counts = ", ".join(f"{n} {COLOUR_WORDS[v]} {v}" for v, n in grid_levels(rows).items())
+    return f"Every claim of the three papers and of the book's own targets as one cell, coloured by its verdict: {counts}"
+
+
 def plot_verdict_grid(rows: list[ClaimRow]) -> Figure:
     """Every claim of the registry as one cell coloured by its verdict, one panel per paper, in registry
-    order (which follows each paper's sections). The book's own performance targets form the last panel.
+    order (which follows each paper's sections). The book's own performance targets form the last panel. The
+    legend lists the levels some cell has, each with its count (:func:`grid_levels`).
 
     Args:
         rows: the report's rows (:func:`lib.book.report.build_rows`).
     """
-    papers = [p for p in PAPERS if any(r.claim and r.claim.paper == p for r in rows)]
-    by_paper = {p: [r for r in rows if r.claim and r.claim.paper == p] for p in papers}
+    by_paper = grid_rows(rows)
+    papers = list(by_paper)
     heights = [int(np.ceil(len(v) / GRID_COLUMNS)) for v in by_paper.values()]
     cell = COLUMN_INCHES / GRID_COLUMNS
     fig = Figure(figsize=(COLUMN_INCHES, cell * 0.62 * (sum(heights) + 0.9 * len(papers)) + 0.7))
@@ -72,8 +93,9 @@ def plot_verdict_grid(rows: list[ClaimRow]) -> Figure:
         ax.set_axis_off()
         tag = f"[{paper}] " if paper != "book" else ""
         ax.set_title(f"{tag}{PAPERS[paper]}: {len(items)} claims", loc="left", fontsize=10)
-    fig.legend(handles=[Patch(color=VERDICT_COLOURS[v], label=v) for v in VERDICTS], loc="lower center",
-               ncol=3, fontsize=9, frameon=False)
+    levels = grid_levels(rows)  # only the levels some cell has, each with its count
+    fig.legend(handles=[Patch(color=VERDICT_COLOURS[v], label=f"{v} ({n})") for v, n in levels.items()],
+               loc="lower center", ncol=len(levels) if len(levels) <= 3 else -(-len(levels) // 2), fontsize=9, frameon=False)
     fig.subplots_adjust(left=0.01, right=0.99, top=0.96, bottom=0.65 / fig.get_figheight())
     return fig
 

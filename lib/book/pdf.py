@@ -6,10 +6,17 @@ Chromium as in ``tests/e2e/test_browser.py``: no browser is downloaded) from a s
 After MathJax (``sphinx-mathjax-offline``) has typeset the page and its images have loaded, the
 page is printed to an A4 PDF with the theme's navigation hidden (:data:`PRINT_CSS`). The pages are
 merged with ``pypdf`` in the order of ``_toc.yml`` (read with ``sphinx_external_toc``, the parser
-Jupyter Book itself uses), with one bookmark per page (its title) under the part it is in, and
-links between the book's pages made into links inside the PDF.
+Jupyter Book itself uses), with one bookmark per page (its title) under the part it is in, one per
+section and figure under its page (:func:`outline_entries`), the book's title and author from
+``_config.yml`` as the document's metadata, and links between the book's pages made into links inside
+the PDF.
 
-    python -m lib.book.pdf                      # _build/html -> _build/pdf/book.pdf
+The API reference (the page ``api``, about three quarters of all pages) is left out of the book by
+default (:data:`API_PAGES`); ``--api-out`` prints it as a PDF of its own, ``--with-api`` keeps it in
+the book as its last part.
+
+    python -m lib.book.pdf                      # _build/html -> _build/pdf/book.pdf, without the API
+    python -m lib.book.pdf --api-out _build/pdf/api.pdf    # ... and the API reference on its own
     python -m lib.book.pdf --html _build/html --toc _toc.yml --out book.pdf
 """
 from __future__ import annotations
@@ -19,6 +26,7 @@ import functools
 import html.parser
 import io
 import os
+import re
 import shutil
 import sys
 import threading
@@ -30,8 +38,11 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Iterator, Sequence
 
-__all__ = ["PdfBuildError", "TocPage", "OutlineEntry", "PRINT_CSS", "toc_pages", "page_title",
-           "outline_entries", "chromium_path", "serve_directory", "merge_pdfs", "build_pdf", "main"]
+__all__ = ["PdfBuildError", "TocPage", "PageHeading", "OutlineEntry", "API_PAGES", "PRINT_CSS", "toc_pages", "page_title",
+           "book_metadata", "outline_entries", "chromium_path", "serve_directory", "merge_pdfs", "build_pdf", "main"]
+
+#: The pages of the API reference (by docname or file stem), left out of the book's PDF unless asked for.
+API_PAGES = ("api",)
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -51,6 +62,7 @@ html, body, .bd-page-width, .bd-container, .bd-container__inner, .bd-main, .bd-c
 .bd-main .bd-content { display: block !important; }
 body { background: #fff !important; }
 figure, img, table, .math, mjx-container[display="true"], .admonition { break-inside: avoid; }
+div.cell_input, div.highlight { break-inside: avoid; }
 h1, h2, h3, h4 { break-after: avoid; }
 img { max-width: 100% !important; height: auto !important; }
 pre { white-space: pre-wrap !important; overflow-wrap: anywhere; }
@@ -112,7 +124,24 @@ async (expand) => {
     .filter(e => e.querySelector('mjx-container') || e.tagName.toLowerCase() === 'mjx-container').length;
   const mathErrors = document.querySelectorAll('mjx-merror, [data-mjx-error]').length;
   const broken = imgs.filter(i => !i.complete || i.naturalWidth === 0).map(i => i.getAttribute('src'));
-  return {math, mathjax, typeset, mathErrors, broken};
+  // the page's sections (h2-h4, at the id of their <section>) and figures (a "fig-" target, titled by the
+  // caption that follows it), in document order, for the bookmarks under the page's own
+  const article = document.querySelector('.bd-article') || document.body;
+  const outline = [];
+  article.querySelectorAll('h2, h3, h4, [id^="fig-"]').forEach(e => {
+    if (/^H[2-4]$/.test(e.tagName)) {
+      const anchor = (e.closest('section') || e).id || e.id;
+      const h = e.cloneNode(true);
+      h.querySelectorAll('.headerlink').forEach(x => x.remove());
+      if (anchor) outline.push({level: Number(e.tagName[1]) - 1, text: h.textContent, anchor});
+    } else {
+      let caption = '';
+      for (let x = e, k = 0; x && k < 4 && !/^\\s*Figure \\d/.test(caption); x = x.nextElementSibling, k++) {
+        caption = x.textContent; }
+      if (/^\\s*Figure \\d/.test(caption)) outline.push({level: 0, text: caption.slice(0, 400), anchor: e.id});
+    }
+  });
+  return {math, mathjax, typeset, mathErrors, broken, outline};
 }
 """
 
@@ -134,13 +163,26 @@ class TocPage:
 
 
 @dataclass(frozen=True)
+class PageHeading:
+    """A section or a figure inside a book page: its title, its level below the page's title (1 = a
+    section, 2 = a subsection, ...; 0 = a figure, one level below the section it is in) and the id of
+    the HTML element it starts at."""
+
+    title: str
+    level: int
+    anchor: str
+
+
+@dataclass(frozen=True)
 class OutlineEntry:
     """A bookmark of the PDF: its title, the index of the book page it opens (into the list of
-    :class:`TocPage`) and its nesting level (0 = top)."""
+    :class:`TocPage`), its nesting level (0 = top) and, for a section or figure, the anchor in that
+    page it opens at (None: the page's top)."""
 
     title: str
     page: int
     level: int
+    anchor: str | None = None
 
 
 class _TitleParser(html.parser.HTMLParser):
@@ -232,9 +274,42 @@ def toc_pages(toc: Path, html_dir: Path) -> list[TocPage]:
     return pages
 
 
-def outline_entries(pages: Sequence[TocPage]) -> list[OutlineEntry]:
+def book_metadata(config: Path) -> dict[str, str]:
+    """The PDF's document information from the book's ``_config.yml``: its ``title`` and ``author``
+    (those it sets), and the program that made the file."""
+    import yaml
+    info = {"/Creator": "lib.book.pdf (headless Chromium, pypdf)"}
+    config = Path(config)
+    if config.is_file():
+        cfg = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+        for key in ("title", "author"):
+            if cfg.get(key):
+                info["/" + key.capitalize()] = " ".join(str(cfg[key]).split())
+    return info
+
+
+def _heading_title(text: str, figure: bool = False, limit: int = 80) -> str:
+    """A bookmark's title: a heading's text on one line; for a figure, its number and its caption's first
+    sentence ("Figure 3.1: ..."), cut at a word (:mod:`lib.book.sentences`)."""
+    from lib.book.sentences import cut_at_word, first_sentence
+    text = " ".join(text.split())
+    if not figure:
+        return text
+    m = re.match(r"(Figure \d+(?:\.\d+)*)\.?\s*(.*)", text)
+    number, caption = (m.group(1), m.group(2)) if m else ("", text)
+    first = first_sentence(caption).rstrip(".")
+    short = cut_at_word(first, limit)
+    short += " …" if short != first else ""
+    return f"{number}: {short}" if number and short else number or short
+
+
+def outline_entries(pages: Sequence[TocPage],
+                    headings: Sequence[Sequence[PageHeading]] | None = None) -> list[OutlineEntry]:
     """The PDF's bookmarks: one per page (its title, at its level), preceded by one for each part
-    caption, which opens the part's first page, at the level above its pages."""
+    caption, which opens the part's first page, at the level above its pages; under each page, one
+    per section (at its level below the page) and per figure (one level below its section), at its
+    anchor, when ``headings`` (one list per page, in document order) are given. A section that skips
+    a level is placed one level below the one above it."""
     out: list[OutlineEntry] = []
     part: str | None = None
     for i, p in enumerate(pages):
@@ -242,6 +317,14 @@ def outline_entries(pages: Sequence[TocPage]) -> list[OutlineEntry]:
             out.append(OutlineEntry(p.part, i, max(p.level - 1, 0)))
         part = p.part
         out.append(OutlineEntry(p.title, i, p.level))
+        depth = 0  # the level of the last section below the page
+        for h in (headings[i] if headings is not None and i < len(headings) else ()):
+            if h.level > 0:
+                depth = min(h.level, depth + 1)
+                level = depth
+            else:
+                level = depth + 1
+            out.append(OutlineEntry(_heading_title(h.title, figure=h.level == 0), i, p.level + level, h.anchor))
     return out
 
 
@@ -275,8 +358,9 @@ def serve_directory(directory: Path) -> Iterator[str]:
 
 
 def _print_pages(pages: Sequence[TocPage], html_dir: Path, *, expand: bool = True,
-                 progress: bool = True) -> tuple[list[bytes], str, list[str]]:
-    """Each page printed by Chromium: the PDFs, the server's base URL, and warnings."""
+                 progress: bool = True) -> tuple[list[bytes], str, list[str], list[list[PageHeading]]]:
+    """Each page printed by Chromium: the PDFs, the server's base URL, warnings, and each page's sections
+    and figures (:class:`PageHeading`)."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -288,6 +372,7 @@ def _print_pages(pages: Sequence[TocPage], html_dir: Path, *, expand: bool = Tru
 
     pdfs: list[bytes] = []
     warnings: list[str] = []
+    headings: list[list[PageHeading]] = []
     with serve_directory(html_dir) as base, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_FLAGS)
         try:
@@ -320,6 +405,8 @@ def _print_pages(pages: Sequence[TocPage], html_dir: Path, *, expand: bool = Tru
                     warnings.append(f"{rel}: {info['mathErrors']} math expression(s) typeset to an error")
                 for src in info["broken"]:
                     warnings.append(f"{rel}: image did not load: {src}")
+                headings.append([PageHeading(h["text"], int(h["level"]), h["anchor"]) for h in info["outline"]
+                                 if " ".join(h["text"].split())])
                 page.emulate_media(media="print")
                 page.evaluate(FIT_JS)
                 pdfs.append(page.pdf(format=PAPER, print_background=True, scale=SCALE, prefer_css_page_size=False,
@@ -328,13 +415,17 @@ def _print_pages(pages: Sequence[TocPage], html_dir: Path, *, expand: bool = Tru
             context.close()
         finally:
             browser.close()
-    return pdfs, base, warnings
+    return pdfs, base, warnings, headings
 
 
 def merge_pdfs(pdfs: Sequence[bytes], pages: Sequence[TocPage], out: Path, *,
-               base: str | None = None, html_dir: Path | None = None) -> Path:
+               base: str | None = None, html_dir: Path | None = None,
+               headings: Sequence[Sequence[PageHeading]] | None = None,
+               metadata: dict[str, str] | None = None) -> Path:
     """Merge the printed pages (one PDF each, in the order of ``pages``) into ``out``, with the
-    bookmarks of :func:`outline_entries`.
+    bookmarks of :func:`outline_entries` (a section's or figure's at its anchor, when Chromium kept the
+    anchor as a destination; else at its page's top) and the document information ``metadata``
+    (:func:`book_metadata`).
 
     When ``base`` (the URL the pages were served from) and ``html_dir`` are given, a link to
     another page of the book becomes a link inside the PDF: to the anchor it names when Chromium
@@ -344,7 +435,7 @@ def merge_pdfs(pdfs: Sequence[bytes], pages: Sequence[TocPage], out: Path, *,
     """
     try:
         from pypdf import PdfWriter, PdfReader
-        from pypdf.generic import ArrayObject, DictionaryObject, NameObject
+        from pypdf.generic import ArrayObject, DictionaryObject, Fit, NameObject
     except ImportError:
         raise PdfBuildError("the Python package pypdf is not installed (pip install -r requirements.txt)") from None
     if len(pdfs) != len(pages):
@@ -375,9 +466,17 @@ def merge_pdfs(pdfs: Sequence[bytes], pages: Sequence[TocPage], out: Path, *,
     if names is not None and "/Dests" in names.get_object():
         del names.get_object()["/Dests"]
     parents: dict[int, object] = {}
-    for e in outline_entries(pages):
-        item = writer.add_outline_item(e.title, starts[e.page], parent=parents.get(e.level - 1))
+    for e in outline_entries(pages, headings):
+        at = anchors[e.page].get(e.anchor) if e.anchor else None
+        if at is not None and at[1] and str(at[1][0]) == "/XYZ":
+            item = writer.add_outline_item(e.title, starts[e.page] + at[0], parent=parents.get(e.level - 1),
+                                           fit=Fit("/XYZ", tuple(at[1][1:])), is_open=e.level < 1)
+        else:
+            item = writer.add_outline_item(e.title, starts[e.page] + (at[0] if at else 0),
+                                           parent=parents.get(e.level - 1), is_open=e.level < 1)
         parents[e.level] = item
+    if metadata:
+        writer.add_metadata(dict(metadata))
     if base is not None and html_dir is not None:
         where = {p.html.relative_to(html_dir).as_posix(): i for i, p in enumerate(pages)}
         for pdf_page in writer.pages:
@@ -418,38 +517,52 @@ def merge_pdfs(pdfs: Sequence[bytes], pages: Sequence[TocPage], out: Path, *,
 
 
 def build_pdf(html_dir: Path, out: Path, toc: Path | None = None, *, expand: bool = True,
-              exclude: Sequence[str] = (), progress: bool = True) -> Path:
-    """Print every page of the built book with headless Chromium and merge them into one PDF.
+              exclude: Sequence[str] | None = None, only: Sequence[str] = (), progress: bool = True) -> Path:
+    """Print the pages of the built book with headless Chromium and merge them into one PDF.
 
     Args:
         html_dir: the built HTML (``_build/html`` of ``make book``).
         out: the PDF to write (its folder is created); written whole or not at all.
         toc: the book's ``_toc.yml``; by default the one two folders above ``html_dir``
-            (``<root>/_build/html`` -> ``<root>/_toc.yml``).
+            (``<root>/_build/html`` -> ``<root>/_toc.yml``). The ``_config.yml`` beside it gives the
+            PDF's title and author (:func:`book_metadata`).
         expand: open every dropdown (``<details>``), so the PDF holds their text; the code of
             the cells a page hides stays hidden.
-        exclude: pages to leave out, by docname or file stem (e.g. ``"api"``).
+        exclude: pages to leave out, by docname or file stem; by default (None) the API reference
+            (:data:`API_PAGES`) unless ``only`` is given. Pass ``()`` for every page.
+        only: when given, print only these pages (by docname or file stem), e.g. :data:`API_PAGES`
+            for the API reference on its own.
         progress: show a progress bar over the pages on stderr.
 
     Returns:
         ``out``.
 
     Raises:
-        PdfBuildError: no built book, no Chromium or Playwright, a page missing, or math that
-            MathJax did not typeset. Images that fail to load and non-local requests (refused)
-            are reported as warnings on stderr.
+        PdfBuildError: no built book, no Chromium or Playwright, a page missing, no page left to
+            print, or math that MathJax did not typeset. Images that fail to load and non-local
+            requests (refused) are reported as warnings on stderr.
     """
     html_dir = Path(html_dir)
     if not (html_dir / "index.html").is_file():
         raise PdfBuildError(f"no built book in {html_dir} (run make book first)")
     toc = Path(toc) if toc is not None else html_dir.resolve().parent.parent / "_toc.yml"
-    pages = [p for p in toc_pages(toc, html_dir) if p.docname not in exclude and Path(p.docname).name not in exclude]
+
+    if exclude is None:
+        exclude = () if only else API_PAGES
+
+    def named(p: TocPage, names: Sequence[str]) -> bool:
+        return p.docname in names or Path(p.docname).name in names
+
+    pages = [p for p in toc_pages(toc, html_dir) if not named(p, exclude) and (not only or named(p, only))]
     if not pages:
-        raise PdfBuildError(f"{toc} lists no page")
-    pdfs, base, warnings = _print_pages(pages, html_dir, expand=expand, progress=progress)
+        raise PdfBuildError(f"{toc} lists no page to print" + (f" named {', '.join(only)}" if only else ""))
+    if only:  # a PDF of its own: its pages at the top of its outline
+        pages = [TocPage(p.docname, p.html, p.title) for p in pages]
+    pdfs, base, warnings, headings = _print_pages(pages, html_dir, expand=expand, progress=progress)
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
-    return merge_pdfs(pdfs, pages, out, base=base, html_dir=html_dir)
+    return merge_pdfs(pdfs, pages, out, base=base, html_dir=html_dir, headings=headings,
+                      metadata=book_metadata(toc.parent / "_config.yml"))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -461,21 +574,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=Path("_build/pdf/book.pdf"), help="default: %(default)s")
     ap.add_argument("--collapsed", action="store_true", help="leave dropdowns (<details>) closed")
     ap.add_argument("--exclude", nargs="*", default=[], metavar="PAGE",
-                    help="pages to leave out, by file stem, e.g. --exclude api")
+                    help="more pages to leave out, by file stem")
+    ap.add_argument("--with-api", action="store_true",
+                    help="keep the API reference in the book (left out by default)")
+    ap.add_argument("--api-out", type=Path, default=None, metavar="PDF",
+                    help="also print the API reference as a PDF of its own, e.g. _build/pdf/api.pdf")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
-    try:
-        out = build_pdf(args.html, args.out, args.toc, expand=not args.collapsed,
-                        exclude=args.exclude, progress=not args.quiet)
-    except PdfBuildError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+    exclude = [*args.exclude, *(() if args.with_api else API_PAGES)]
+    jobs = [(args.out, dict(exclude=exclude))]
+    if args.api_out is not None:
+        jobs.append((args.api_out, dict(exclude=args.exclude, only=API_PAGES)))
     from pypdf import PdfReader
-    n = len(PdfReader(out).pages)
-    print(f"wrote {out} ({n} pages, {out.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - t0:.0f} s",
-          file=sys.stderr)
+    for out, pick in jobs:
+        try:
+            out = build_pdf(args.html, out, args.toc, expand=not args.collapsed, progress=not args.quiet, **pick)
+        except PdfBuildError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        r = PdfReader(out)
+        n, marks = len(r.pages), _count_outline(r.outline)
+        print(f"wrote {out} ({n} pages, {marks} bookmarks, {out.stat().st_size / 1e6:.1f} MB) in "
+              f"{time.perf_counter() - t0:.0f} s", file=sys.stderr)
     return 0
+
+
+def _count_outline(items) -> int:
+    return sum(_count_outline(i) if isinstance(i, list) else 1 for i in items)
 
 
 if __name__ == "__main__":

@@ -18,10 +18,11 @@ from lib.book.math_text import typeset
 from lib.book.pages import (chapter_headings, chapter_source, md_escape, section_link,
                             short_chapter_link)
 from lib.book.results import OUTSIDE_PIPELINE, SEVERITY, VERDICTS, report_label
+from lib.book.sentences import cut_at_word, find_top_level, first_sentence
 
 __all__ = ["ClaimRow", "badge", "BADGES", "build_rows", "overall_status", "verdict_counts", "claim_counts",
            "KINDS", "row_kind", "rows_by_kind", "counts_apart", "GROUP_ORDER", "first_clause", "reason",
-           "report_table", "report_details", "first_sentence", "ABBREVIATIONS", "one_line", "extra_table", "errata_entries", "errata_markdown",
+           "report_table", "report_details", "one_line", "extra_table", "errata_entries", "errata_markdown",
            "confirmed_errata", "erratum_markdown",
            "provenance", "list_table"]
 
@@ -243,9 +244,10 @@ def list_table(header: list[str], body: list[list[str]], widths: list[int], name
 
 
 def one_line(text: str, limit: int = 110) -> str:
-    """The first sentence of ``text``, cut at a word boundary to at most about ``limit`` characters.
+    """The first sentence of ``text`` (:func:`lib.book.sentences.first_sentence`), cut at a word boundary to at
+    most about ``limit`` characters.
 
-    A cut never splits inline math: an unmatched ``$`` left by the cut is dropped with what follows it.
+    A cut never splits inline math or a parenthesis (:func:`lib.book.sentences.cut_at_word`).
 
     Args:
         text: plain text with optional ``$...$`` math.
@@ -255,15 +257,8 @@ def one_line(text: str, limit: int = 110) -> str:
         One line, ending in "..." when something was cut.
     """
     text = " ".join(str(text).split())
-    m = re.search(r"(?<=[a-z0-9)\]])\.\s+(?=[A-Z(])", text)
-    short = text[:m.start() + 1] if m else text
-    cut = len(short) > limit
-    if cut:
-        short = short[:limit].rsplit(" ", 1)[0].rstrip(",;:")
-    if short.count("$") % 2:
-        short = short[:short.rindex("$")].rstrip()
-        cut = True
-    cut = cut or len(short) < len(text)
+    short = cut_at_word(first_sentence(text), limit)
+    cut = len(short) < len(text)
     return short + (" ..." if cut and not short.endswith(".") else "")
 
 
@@ -283,8 +278,10 @@ def first_clause(text: str, limit: int = 90) -> str:
     index = iter(range(len(spans)))
     text = re.sub(r"\$[^$]+\$", lambda m: f"\x00{next(index)}\x01", text)
     text = re.sub(r"\s*\([^()]*\)", "", text)
-    text = re.split(r";\s|:\s|,\s+which\s|,\s+so\s|(?<=[a-z0-9)\]])\.\s+(?=[A-Z(])", text, maxsplit=1)[0]
     text = re.sub(r"\x00(\d+)\x01", lambda m: spans[int(m.group(1))], text)
+    text = first_sentence(text)
+    stop = find_top_level(r";\s|:\s|,\s+which\s|,\s+so\s", text)
+    text = text[:stop.start()] if stop else text
     short = one_line(text.strip().rstrip("."), limit)
     return short if short.endswith(" ...") else short.rstrip(".")
 
@@ -344,33 +341,14 @@ def _where(row: ClaimRow, root: Path, from_doc: Path) -> str:
 GROUP_ORDER = ("not reproduced", "reproduced with caveat", "inconclusive", "reproduced", "not checked")
 
 
-#: Words after which a period does not end a sentence (references and abbreviations of the statements).
-ABBREVIATIONS = frozenset({"Eq", "Eqs", "Sec", "Thm", "Fig", "App", "Cor", "Prop", "Def", "e.g", "i.e", "vs", "cf",
-                           "al", "resp", "approx"})
-
-
-def first_sentence(text: str) -> str:
-    """The first sentence of a statement (up to the first ". " outside ``$...$`` math that is followed by a
-    capital or math and does not close one of :data:`~lib.book.report.ABBREVIATIONS`), with " …" when more follows; the
-    report's table shows it, and the claim's dropdown the whole statement."""
-    in_math = False
-    for i, ch in enumerate(text):
-        if ch == "$" and (i == 0 or text[i - 1] != "\\"):
-            in_math = not in_math
-        elif ch == "." and not in_math and text[i + 1:i + 2] == " ":
-            rest = text[i + 1:].lstrip()
-            word = text[:i].rsplit(None, 1)[-1].lstrip("(") if text[:i].split() else ""
-            if rest and (rest[0].isupper() or rest[0] == "$") and word not in ABBREVIATIONS:
-                return text[:i + 1] + " …"
-    return text
-
-
 def _claim_cell(row: ClaimRow) -> str:
     """The claim cell: the row's anchor (:func:`lib.book.results.report_label`), its id and its statement; only
-    the first sentence (:func:`first_sentence`) when the claim has a dropdown of measurements, which holds the
+    the first sentence (:func:`lib.book.sentences.first_sentence`, with " …") when the claim has a dropdown of measurements, which holds the
     whole statement (:func:`report_details`)."""
     statement = row.statement if row.claim else md_escape(row.statement)
-    statement = first_sentence(statement) if row.records else statement
+    if row.records:
+        first = first_sentence(statement)
+        statement = first + " …" if len(first) < len(statement.rstrip()) else statement
     return f"({report_label(row.claim_id)})=\n**{md_escape(row.claim_id)}** {statement}"
 
 

@@ -46,7 +46,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
-from lib.book.math_text import typeset
+from lib.book.math_text import escape_emphasis, typeset
 from lib.book.provenance import kernel_seconds, run_info
 from lib.validation import InputError
 
@@ -266,9 +266,9 @@ def record(chapter: str, check: Check, section: str | None = None, profile: str 
     label = _key(cid, check.part).replace("<", "\\<").replace("`", "'")
     text = f"**Verdict ({{ref}}`{label} <{report_label(cid)}>`): {check.status}.**"
     if check.caveat:
-        caveat = typeset(check.caveat[0].upper() + check.caveat[1:])
+        caveat = escape_emphasis(typeset(check.caveat[0].upper() + check.caveat[1:]))
         text += f" *{caveat}.*" if not caveat.endswith(".") else f" *{caveat}*"
-    text += f" {typeset(check.measured)}"
+    text += f" {escape_emphasis(typeset(check.measured))}"
     if not (ctx["pipeline"] and not ctx["overrides"]):
         text += f" ({ctx['provenance']}.)"
     return text

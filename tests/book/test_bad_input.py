@@ -98,6 +98,18 @@ def test_every_class_of_bad_input_has_cases_on_the_page_and_a_row_in_the_classes
     assert table.count("\n") == len(INPUT_CLASSES) + 1 and all(c.title in table for c in INPUT_CLASSES)
 
 
+
+def test_the_classes_table_has_no_emphasis_a_star_could_make():
+    """The table means no bold or italics: "2**64" written as text made "64, -2" bold on the page. Counterfactual:
+    the same words outside code are read with emphasis."""
+    from markdown_it import MarkdownIt
+    from lib.book.input_classes import classes_markdown
+    md = MarkdownIt("commonmark").enable("table")
+    html = md.render(classes_markdown())
+    assert "<table>" in html and "<strong>" not in html and "<em>" not in html
+    assert "<strong>" in md.render("range (2**64, -2**63 - 1)")
+
+
 def test_round_3_cases_are_refused_naming_the_parameter_or_computed_right(library_outcomes):
     import math
 

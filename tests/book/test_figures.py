@@ -55,6 +55,22 @@ def test_run_by_the_pipeline_a_figure_saves_image_and_data_beside_the_page(tmp_p
 def test_alt_text_is_the_first_sentence_in_plain_words():
     from lib.book.figures import alt_text
     assert alt_text(r"Deviation of $A^\top A/m$ over $\sqrt{L+1}$. Right: more.") == "Deviation of A^T A/m over sqrt(L+1)"
+    # never cut at an abbreviation or inside parentheses (chapter 02's caption was cut to "... of the App")
+    assert alt_text("Gradient angles of the App. B variations (markers: mean over seeds. Lines: the limit). "
+                    "Right: more.") == "Gradient angles of the App. B variations (markers: mean over seeds. Lines: the limit)"
+    assert alt_text("Angles for e.g. depth 3 at 0.5 deg. More.") == "Angles for e.g. depth 3 at 0.5 deg"
+
+
+def test_a_setting_title_is_never_cut_at_an_abbreviation_or_inside_parentheses(tmp_path, monkeypatch):
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(tmp_path))
+    figs = Figures("02_demo", display=False)
+    title = figs.fold_setting("Setting: infinite-width curves (Eq. 7) at depths L = 1 to 8 on a 0.5 deg grid; "
+                              "finite width 1024. More.", "2.1").splitlines()[0]
+    assert title == ":::{dropdown} Setting: infinite-width curves (Eq. 7) at depths L = 1 to 8 on a 0.5 deg grid"
+    title = figs.fold_setting("Setting: curves (Sec. 3; App. B) at depths 1 to 8. More.", "2.2").splitlines()[0]
+    assert title == ":::{dropdown} Setting: curves (Sec. 3; App. B) at depths 1 to 8"
+    long = figs.fold_setting("Setting: the curves " + "(of width 1024 and depth 8) " * 4, "2.3").splitlines()[0]
+    assert long.endswith("(of width 1024 and depth 8) …") and long.count("(") == long.count(")")
 
 
 def test_a_figure_without_a_table_gets_the_points_it_draws_as_its_csv(tmp_path, monkeypatch):

@@ -18,6 +18,7 @@ from lib.book.pages import md_escape
     ("(1 - eta lambda_min/2)^t", r"$(1 - \eta \lambda_{\min}/2)^{t}$"),
     ("||grad f||^2 = (L+1)||x||^2", r"$\|\nabla  f\|^{2}$ = (L+1)$\|x\|^{2}$"),
     ("fit a + b/sqrt(m), 0.01 +- 0.02, L=1->2", r"fit a + b/$\sqrt{m}$, 0.01 ± 0.02, L=1→2"),
+    ("rho* = 1, log|rho_L - rho*| and x* (a fixed point)", r"$\rho^*$ = 1, log|$\rho_L$ - $\rho^*$| and $x^*$ (a fixed point)"),
 ])
 def test_the_chapters_notations_are_typeset(plain, page):
     assert typeset(plain) == page

@@ -6,7 +6,7 @@ import matplotlib.colors as mcolors
 from matplotlib.patches import Rectangle
 
 from lib.book.claims import Claim
-from lib.book.overview import VERDICT_COLOURS, figure_map, figure_sections, plot_verdict_grid
+from lib.book.overview import VERDICT_COLOURS, figure_map, figure_sections, grid_alt, grid_levels, plot_verdict_grid
 from lib.book.report import build_rows
 
 CLAIMS = (Claim("[LH] Thm 2.3", "s", "Sec 2"), Claim("[LH] Fig 3", "s", "Sec 4"),
@@ -28,6 +28,23 @@ def test_the_grid_has_one_cell_per_claim_in_its_verdicts_colour():
     assert colours[2] == VERDICT_COLOURS["not checked"]
     labels = [t.get_text() for ax in fig.axes for t in ax.texts]
     assert labels[:2] == ["Thm 2.3", "Fig 3"] and len(fig.axes) == 2          # one panel per paper
+
+
+def _legend(fig) -> list[tuple[str, str]]:
+    (legend,) = fig.legends
+    return [(t.get_text(), mcolors.to_hex(h.get_facecolor())) for t, h in zip(legend.get_texts(), legend.legend_handles)]
+
+
+def test_the_legend_names_only_the_levels_some_cell_has_with_their_counts():
+    """Issue 38: the legend showed red although no cell was red. Counterfactual: with a red cell, red is listed."""
+    rows, _ = build_rows([_rec("[LH] Thm 2.3", "reproduced"), _rec("[LH] Fig 3", "reproduced")], CLAIMS)
+    assert grid_levels(rows) == {"reproduced": 2, "not checked": 3}
+    assert _legend(plot_verdict_grid(rows)) == [("reproduced (2)", VERDICT_COLOURS["reproduced"]),
+                                                ("not checked (3)", VERDICT_COLOURS["not checked"])]
+    assert " red " not in grid_alt(rows) and grid_alt(rows).endswith(": 2 green reproduced, 3 grey not checked")
+    rows, _ = build_rows([_rec("[LH] Thm 2.3", "not reproduced"), _rec("[LH] Fig 3", "reproduced")], CLAIMS)
+    assert ("not reproduced (1)", VERDICT_COLOURS["not reproduced"]) in _legend(plot_verdict_grid(rows))
+    assert "1 red not reproduced" in grid_alt(rows)
 
 
 def _notebook(path: Path, cells: list) -> Path:

@@ -74,6 +74,90 @@ def test_outline_has_one_entry_per_page_under_its_part():
     assert P.outline_entries(flat) == [P.OutlineEntry("X", 0, 0), P.OutlineEntry("Y", 1, 0)]
 
 
+def test_sections_and_figures_are_bookmarked_under_their_page():
+    pages = [P.TocPage("r", Path("r.html"), "Root"),
+             P.TocPage("a", Path("a.html"), "Chapter A", "Part 1", 1)]
+    heads = [[], [P.PageHeading("1.1 Setup", 1, "sec-setup"), P.PageHeading("Figure 1.1. Curves (Eq. 7) at depth 3. More.", 0, "fig-a"),
+                  P.PageHeading("A detail", 3, "sec-detail"), P.PageHeading("1.2 Next", 1, "sec-next")]]
+    assert P.outline_entries(pages, heads) == [
+        P.OutlineEntry("Root", 0, 0),
+        P.OutlineEntry("Part 1", 1, 0), P.OutlineEntry("Chapter A", 1, 1),
+        P.OutlineEntry("1.1 Setup", 1, 2, "sec-setup"),
+        P.OutlineEntry("Figure 1.1: Curves (Eq. 7) at depth 3", 1, 3, "fig-a"),  # a figure: under its section
+        P.OutlineEntry("A detail", 1, 3, "sec-detail"),                           # a skipped level closes up
+        P.OutlineEntry("1.2 Next", 1, 2, "sec-next")]
+    assert P.outline_entries(pages) == P.outline_entries(pages, [[], []])
+
+
+def test_the_metadata_are_the_books_title_and_author(tmp_path):
+    (tmp_path / "_config.yml").write_text('title: "A  Book"\nauthor: The team\n')
+    info = P.book_metadata(tmp_path / "_config.yml")
+    assert info["/Title"] == "A Book" and info["/Author"] == "The team"
+    assert "/Title" not in P.book_metadata(tmp_path / "missing.yml")
+    assert P.book_metadata(ROOT / "_config.yml")["/Title"] == yaml.safe_load((ROOT / "_config.yml").read_text())["title"]
+
+
+def _fake_print(monkeypatch):
+    """``build_pdf`` with Chromium replaced by one blank page per book page; the pages it was asked for."""
+    pypdf = pytest.importorskip("pypdf")
+    asked: list = []
+
+    def fake(pages, html_dir, **kw):
+        asked.extend(p.docname for p in pages)
+        blank = []
+        for _ in pages:
+            w = pypdf.PdfWriter()
+            w.add_blank_page(595, 842)
+            buf = io.BytesIO()
+            w.write(buf)
+            blank.append(buf.getvalue())
+        return blank, None, [], [[P.PageHeading("A section", 1, "sec-a")] for _ in pages]
+
+    monkeypatch.setattr(P, "_print_pages", fake)
+    return asked
+
+
+def test_the_book_leaves_out_the_api_reference_unless_asked(tmp_path, monkeypatch):
+    html = _fake_book(tmp_path)
+    (html / "_executed/book/api.html").write_text(_page("API reference"))
+    toc = yaml.safe_load((tmp_path / "_toc.yml").read_text())
+    toc["parts"].append({"caption": "Back matter", "chapters": [{"file": "_executed/book/api"}]})
+    (tmp_path / "_toc.yml").write_text(yaml.safe_dump(toc))
+    (tmp_path / "_config.yml").write_text("title: The Book\nauthor: Us\n")
+    asked = _fake_print(monkeypatch)
+    out = P.build_pdf(html, tmp_path / "book.pdf", progress=False)
+    assert "_executed/book/api" not in asked and len(asked) == 5
+    pypdf = pytest.importorskip("pypdf")
+    r = pypdf.PdfReader(out)
+    assert r.metadata.title == "The Book" and r.metadata.author == "Us"
+    titles = [o.title for o in r.outline if not isinstance(o, list)]
+    assert "API reference" not in titles and "Back matter" not in titles
+    assert any(isinstance(o, list) and any(getattr(x, "title", "") == "A section" for x in o) for o in r.outline)
+    asked.clear()
+    P.build_pdf(html, tmp_path / "all.pdf", exclude=(), progress=False)
+    assert asked[-1] == "_executed/book/api"
+    asked.clear()
+    r = pypdf.PdfReader(P.build_pdf(html, tmp_path / "api.pdf", only=P.API_PAGES, progress=False))
+    assert asked == ["_executed/book/api"] and r.outline[0].title == "API reference"
+
+
+def test_the_cli_writes_the_book_and_on_request_the_api_reference_apart(tmp_path, monkeypatch, capsys):
+    html = _fake_book(tmp_path)
+    (html / "_executed/book/api.html").write_text(_page("API reference"))
+    toc = yaml.safe_load((tmp_path / "_toc.yml").read_text())
+    toc["parts"][-1]["chapters"].insert(0, {"file": "_executed/book/api"})
+    (tmp_path / "_toc.yml").write_text(yaml.safe_dump(toc))
+    asked = _fake_print(monkeypatch)
+    assert P.main(["--html", str(html), "--out", str(tmp_path / "b.pdf"), "--api-out", str(tmp_path / "a.pdf"),
+                   "--quiet"]) == 0
+    assert asked.count("_executed/book/api") == 1 and asked[-1] == "_executed/book/api"
+    err = capsys.readouterr().err
+    assert f"wrote {tmp_path / 'b.pdf'} (5 pages, " in err and f"wrote {tmp_path / 'a.pdf'} (1 pages, " in err
+    asked.clear()
+    assert P.main(["--html", str(html), "--out", str(tmp_path / "c.pdf"), "--with-api", "--quiet"]) == 0
+    assert "_executed/book/api" in asked
+
+
 def test_a_page_the_toc_lists_but_the_build_lacks_is_an_error(tmp_path):
     html = _fake_book(tmp_path)
     (html / "_executed/notebooks/02_c.html").unlink()
@@ -210,3 +294,51 @@ def test_math_that_mathjax_cannot_typeset_is_an_error(tmp_path):
     with pytest.raises(P.PdfBuildError, match="math element.*MathJax did not load"):
         P.build_pdf(html, tmp_path / "book.pdf", progress=False)
     assert not (tmp_path / "book.pdf").exists()
+
+
+def _code_page(html: Path) -> None:
+    """One page whose code frame (a notebook cell's input) starts near the bottom of the first printed page,
+    under two sections and a figure."""
+    code = "\n".join(f"line_{k} = {k}" for k in range(12))
+    (html / "index.html").write_text(_page(
+        "Code page",
+        "<section id='sec-one'><h2>1.1 First section<a class='headerlink' href='#sec-one'>#</a></h2>"
+        "<p id='fig-curves'>[figure]</p><p><em>Figure 1.1. Curves (Eq. 7) at depth 3. Drawn by f.</em></p>"
+        "<p style='margin-top:950px'>above the code</p>"
+        "<div class='cell_input docutils container' style='border:1px solid #888; padding:6px'>"
+        f"<div class='highlight'><pre>{code}</pre></div></div></section>"
+        "<section id='sec-two'><h2>1.2 Second section</h2><p>after</p></section>"))
+    (html.parent.parent / "_toc.yml").write_text(yaml.safe_dump({"format": "jb-book", "root": "index"}))
+
+
+def test_a_code_frame_moves_whole_to_the_next_page_and_sections_are_bookmarked(tmp_path):
+    """A code frame that would straddle a page break starts on the next page (it was split, an empty frame
+    left at the bottom of the page); sections and figures get bookmarks at their place; title metadata.
+    Counterfactual: without the print rule the same frame is split across the break."""
+    _need_browser()
+    pypdf = pytest.importorskip("pypdf")
+    html = tmp_path / "book" / "_build" / "html"
+    html.mkdir(parents=True)
+    _code_page(html)
+    (tmp_path / "book" / "_config.yml").write_text("title: Code book\nauthor: Us\n")
+    r = pypdf.PdfReader(P.build_pdf(html, tmp_path / "book.pdf", progress=False))
+    pages = [p.extract_text() for p in r.pages]
+    assert "above the code" in pages[0] and "line_0" not in pages[0] and "line_0 = 0" in pages[1]
+    assert r.metadata.title == "Code book" and r.metadata.author == "Us"
+    (top, children) = r.outline
+    assert top.title == "Code page"
+    marks = [(o.title, r.get_destination_page_number(o)) for o in children if not isinstance(o, list)]
+    assert marks == [("1.1 First section", 0), ("1.2 Second section", 1)]
+    assert [o.title for o in children[1]] == ["Figure 1.1: Curves (Eq. 7) at depth 3"]
+
+
+def test_without_the_print_rule_the_code_frame_splits(tmp_path, monkeypatch):
+    _need_browser()
+    pypdf = pytest.importorskip("pypdf")
+    html = tmp_path / "book" / "_build" / "html"
+    html.mkdir(parents=True)
+    _code_page(html)
+    monkeypatch.setattr(P, "PRINT_CSS", P.PRINT_CSS.replace("div.cell_input, div.highlight { break-inside: avoid; }", ""))
+    r = pypdf.PdfReader(P.build_pdf(html, tmp_path / "book.pdf", progress=False))
+    first, second = (p.extract_text() for p in r.pages[:2])
+    assert "line_0" in first and "line_11" in second  # the frame starts on the first page and runs on

@@ -325,8 +325,12 @@ def test_an_inconclusive_part_does_not_outrank_a_decisive_one():
 
 
 def test_the_table_shows_a_statements_first_sentence():
-    from lib.book.report import first_sentence
-    assert first_sentence("A bound $x = 0.27... . Y$ holds. Then more.") == "A bound $x = 0.27... . Y$ holds. …"
-    assert first_sentence("As in (Eq. 7) and Sec. 3. Next.") == "As in (Eq. 7) and Sec. 3. …"
-    assert first_sentence("One sentence.") == "One sentence." and first_sentence("Ends. ") == "Ends. "
-    assert first_sentence("Values 1. 2 and 3") == "Values 1. 2 and 3"
+    """Only the first sentence (lib.book.sentences), with " …" when more follows; the dropdown holds all."""
+    rows, _ = build_rows([record("[LH] Thm 3.2")])
+    (row,) = [r for r in rows if r.claim_id == "[LH] Thm 3.2"]
+    doc = ROOT / "_executed" / "book" / "report.ipynb"
+    row.statement = "As in (Eq. 7) and Sec. 3 the bound holds. Then more."
+    assert "As in (Eq. 7) and Sec. 3 the bound holds. …" in report_table([row], ROOT, doc)
+    row.statement = "One sentence (App. B)."
+    table = report_table([row], ROOT, doc)
+    assert "One sentence (App. B)." in table and "One sentence (App. B). …" not in table

@@ -130,3 +130,27 @@ def test_a_part_label_that_cannot_be_a_links_text_is_refused(part):
     with pytest.raises(ValueError, match="part label"):
         Check("[LH] Thm 2.3", "reproduced", "m", part=part)
     Check("[LH] Thm 2.3", "reproduced", "m", part="phi -> 90 deg")  # an arrow is fine
+
+
+def _emphasis(markdown: str) -> list[str]:
+    """The emphasised runs of ``markdown`` as the book's MyST parser reads it (markdown-it with dollar math)."""
+    import re
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
+    html = MarkdownIt("commonmark").use(dollarmath_plugin).render(markdown)
+    return re.findall(r"<em>(.*?)</em>", html)
+
+
+def test_a_star_in_a_verdict_is_never_read_as_emphasis(results):
+    """[AAK] Thm 3.10's rho* made half a sentence italic; the fixed point is typeset as math and any other lone
+    star is escaped. Counterfactual: the same sentence as written before (rho* as $\\rho$*, stars bare) is read
+    with emphasis, so the check can fail."""
+    measured = ("relu_shift (E[s] = 0.5): rho* = 0.43, fitted slope of log|rho_L - rho*| -0.91 per layer vs "
+                "log s_hat'(rho*) = -0.9; ReLU* (a star) 2*3 = 6; **bold** stays")
+    s = record("99_x", Check("[AAK] Thm 3.10", status="reproduced", measured=measured, part="ReLU: rho* = 1",
+                             caveat="the gap to rho* decays exponentially"))
+    assert r"$\rho^*$" in s
+    assert _emphasis(s) == ['The gap to <span class="math inline">\\rho^*</span> decays exponentially.']  # the caveat only
+    assert "**bold**" in s and r"ReLU\*" in s and r"2\*3" in s
+    before = s.replace(r"$\rho^*$", r"$\rho$*").replace(r"\*", "*")
+    assert len(_emphasis(before)) > 1

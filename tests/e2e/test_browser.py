@@ -158,9 +158,52 @@ async () => {
              .match(/<[\\w.]+ object( at 0x[0-9a-f]+)?>|<Figure size [\\d.]+x[\\d.]+ with \\d+ Axes>/g) || [],
     rawCells: Array.from(document.querySelectorAll('main td')).map(td => td.innerText.trim())
              .filter(t => ['nan', 'NaN', 'None', 'True', 'False', 'inf'].includes(t)),
+    // a table wider than its column that no box scrolls (a scrolling one is fine: the reader scrolls it)
     wideTables: Array.from(document.querySelectorAll('main table')).filter(t => {
              const box = t.parentElement.getBoundingClientRect().width;
-             return box > 0 && t.getBoundingClientRect().width > box + 2; }).length,
+             if (!(box > 0 && t.getBoundingClientRect().width > box + 2)) return false;
+             for (let e = t.parentElement; e && e.tagName !== 'MAIN'; e = e.parentElement) {
+               if (['auto', 'scroll'].includes(getComputedStyle(e).overflowX)) return false; }
+             return true; }).length,
+    // a verdict sentence ("Verdict (...): status." in bold, its caveat in italics right after) with any other
+    // emphasis: a star of its text read as Markdown (rho* made half a sentence italic)
+    verdictEmphasis: Array.from(document.querySelectorAll('main p')).filter(p => {
+             const head = p.firstElementChild;
+             if (!head || head.tagName !== 'STRONG' || !/^Verdict\\b/.test(head.textContent)) return false;
+             let caveat = head.nextSibling;  // the caveat: an <em> after the bold verdict, nothing but space between
+             while (caveat && caveat.nodeType === Node.TEXT_NODE && !caveat.textContent.trim()) caveat = caveat.nextSibling;
+             return Array.from(p.querySelectorAll('em')).some(e => e !== caveat); })
+             .map(p => p.textContent.slice(0, 80)),
+    // a table cell whose rendered text breaks inside a number or a word ("0.015/9", "activati/on"): each text
+    // node laid out on several lines is read character by character for where its lines start
+    brokenTokens: (() => {
+             const found = [];
+             const alnum = c => /[\\p{L}\\p{N}]/u.test(c), digit = c => /\\p{N}/u.test(c);
+             document.querySelectorAll('main td, main th').forEach(cell => {
+               const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+               for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+                 if (node.parentElement.closest('mjx-container, .MathJax')) continue;
+                 const text = node.textContent, range = document.createRange();
+                 range.selectNodeContents(node);
+                 if (range.getClientRects().length < 2) continue;
+                 let top = null;
+                 for (let i = 0; i < text.length; i++) {
+                   range.setStart(node, i); range.setEnd(node, i + 1);
+                   const r = range.getClientRects()[0];
+                   if (!r || r.width === 0) continue;
+                   if (top !== null && r.top > top + r.height / 2 && i > 0) {
+                     const a = text[i - 1], b = text[i];
+                     if ((alnum(a) && alnum(b)) || (digit(a) && '.,'.includes(b)) ||
+                         ('.,'.includes(a) && digit(b) && i > 1 && digit(text[i - 2]))) {
+                       const s = text.slice(0, i).search(/\\S+$/), e = text.slice(i).search(/\\s|$/);
+                       found.push(text.slice(s, i) + '/' + text.slice(i, i + e));
+                     }
+                   }
+                   top = r.top;
+                 }
+               }
+             });
+             return found; })(),
     pathAlts: Array.from(document.querySelectorAll('main img')).map(i => i.getAttribute('alt') || '')
              .filter(a => !a.trim() || /^[\\w./-]+\\.(png|svg|jpe?g)$/i.test(a.trim())),
     // a registered figure (figures/ or, once Sphinx copied it, _images/fig-....png) without the link to its data (.../fig-....csv)
@@ -250,6 +293,10 @@ def visit(browser, base: str, url: str, screenshot: Path | None = None) -> list[
                 problems.append(f"table cell(s) reading {sorted(set(info['rawCells']))} (write yes/no, —, ∞)")
             if info["wideTables"]:
                 problems.append(f"{info['wideTables']} table(s) wider than their column")
+            problems += [f"emphasis inside a verdict sentence: {t!r}" for t in info["verdictEmphasis"]]
+            if info["brokenTokens"]:
+                problems.append(f"{len(info['brokenTokens'])} table cell line(s) broken inside a number or word "
+                                f"(the line break marked /): {info['brokenTokens'][:6]}")
             problems += [f"an image without meaningful alt text: {a!r}" for a in info["pathAlts"]]
             problems += [f"figure {label} has no link to its data ({label}.csv)" for label in info["noCsv"]]
             if info["nanWords"]:
@@ -286,7 +333,8 @@ def test_every_page_loads_cleanly_in_chromium(browser, server, html_dir):
 def test_browser_check_catches_a_broken_page(browser, tmp_path):
     """The checks themselves: a missing image, a console error, an external request, untypeset
     math, a figure shrunk to a quarter of its size, and on a book page a Python repr, raw nan/True cells, a
-    table wider than its column and an image whose alt text is a file path are all reported."""
+    table wider than its column, a cell broken inside a number, emphasis inside a verdict sentence (but not its
+    caveat) and an image whose alt text is a file path are all reported."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -300,6 +348,9 @@ def test_browser_check_catches_a_broken_page(browser, tmp_path):
         '<img src="figures/fig-no-data.png" alt="a figure without its data"><p>kappa is nan here</p>'
         '<p>&lt;IPython.core.display.Markdown object&gt;</p>'
         '<div style="width: 100px"><table style="width: 300px"><tr><td>nan</td><td>True</td></tr></table></div>'
+        '<p><strong>Verdict (x): reproduced.</strong> <em>A caveat.</em> Fine here.</p>'
+        '<p><strong>Verdict (y): reproduced.</strong> For ReLU rho<em>= 0.43, log|rho</em>| falls.</p>'
+        '<div style="width: 30px"><table><tr><td style="overflow-wrap: anywhere">0.01594 activation</td></tr></table></div>'
         '<script>console.error("boom")</script><img src="https://example.invalid/x.png" alt="x"></main></body></html>')
 
     with serve_directory(tmp_path) as base:
@@ -311,5 +362,33 @@ def test_browser_check_catches_a_broken_page(browser, tmp_path):
                      "table cell(s) reading ['True', 'nan']", "1 table(s) wider than their column",
                      "an image without meaningful alt text: 'figures/wide.png'",
                      "figure fig-no-data has no link to its data (fig-no-data.csv)",
-                     "1 'nan' word(s) in the text"):
+                     "1 'nan' word(s) in the text", "broken inside a number or word",
+                     "emphasis inside a verdict sentence: 'Verdict (y)"):
         assert expected in problems, f"{expected!r} not reported in:\n{problems}"
+
+
+#: the table rule the book had before: cells broke anywhere to fit the column ("0.015/9", "activati/on")
+BREAK_ANYWHERE_CSS = "main table td, main table th { overflow-wrap: anywhere; }"
+
+
+@pytest.mark.parametrize("css, broken", [("book", False), ("before", True)])
+def test_the_book_css_breaks_no_number_in_a_narrow_table(browser, tmp_path, css, broken):
+    """The book's stylesheet (_static/book.css) on a column too narrow for its tables: a Markdown table in the
+    theme's scrolling container and an output table keep every number and word whole and scroll instead.
+    Counterfactual: the rule the book had before breaks them, and the check says so."""
+    (tmp_path / "_static").mkdir()
+    (tmp_path / "_static" / "book.css").write_text(
+        (ROOT / "_static" / "book.css").read_text() if css == "book" else BREAK_ANYWHERE_CSS)
+    (tmp_path / "_executed").mkdir()
+    cells = "".join(f"<td>{v}</td>" for v in ("0.015934", "1.0407", "23700", "activation", "-0.3821"))
+    (tmp_path / "_executed" / "narrow.html").write_text(
+        '<html><head><link rel="stylesheet" href="../_static/book.css"></head><body><main style="width: 160px">'
+        '<div class="pst-scrollable-table-container" style="overflow-x: auto"><table><tr><th>value</th>'
+        f'<th>what it is</th></tr><tr><td><code>[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]</code></td><td>depths L of '
+        f'the sweep, one per column</td></tr></table></div>'
+        f'<div class="cell_output"><table><tr>{cells}</tr><tr>{cells}</tr></table></div></main></body></html>')
+    with serve_directory(tmp_path) as base:
+        problems = visit(browser, base, base + "_executed/narrow.html")
+    assert any("broken inside a number or word" in p for p in problems) == broken, problems
+    if not broken:
+        assert problems == []
