@@ -31,7 +31,7 @@
 # whether the deviation from the statement vanishes: it fits the deviation with the curve the
 # finite-width theory gives for it (fluctuations of order $1/\sqrt{m}$ for norms, angles and the NTK's
 # shape, a second-order shift of order $1/m$ for the condition number) and asks whether the curve's
-# value at $m = \infty$ is zero (`lib.chapters.linear_baseline.width_trend` gives the rule). The factor in item 3 is checked by its
+# value at $m = \infty$ is zero (`lib.finite.width_trend` gives the rule). The factor in item 3 is checked by its
 # exponent in $L+1$. The last section checks Lemma D.1, $A^\top A/m \to I$, on which the proofs rest.
 #
 # All parameters are in the next cell; re-run with other values through papermill
