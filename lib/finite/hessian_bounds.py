@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 from scipy.sparse.linalg import LinearOperator, eigsh
 
