@@ -12,6 +12,9 @@ from lib.book.spec import CHAPTER_PACKAGES, chapter_spec
 RULES = [
     ("01_linear_baseline", dict(n_over=6, d_over=5), dict(n_over=5, d_over=5),
      ["'d_over' must be below 'n_over' (5)", "got 5"]),
+    ("02_better_separation", dict(real_data=["digits", "faces"], real_n=200),
+     dict(real_data=["digits", "faces"], real_n=201),
+     ["'real_n' (201) must be at most the 200 images of 'faces', one of 'real_data'"]),
     ("03_conditioning", dict(depths=[0, 1, 2], large_full_depths=[0, 2]),
      dict(depths=[0, 1, 2], large_full_depths=[0, 3]),
      ["'large_full_depths' takes entries of 'depths' ([0, 1, 2]) only", "[3]"]),

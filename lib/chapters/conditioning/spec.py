@@ -13,10 +13,10 @@ from lib.book.spec import ChapterSpec, Config, Param
 from lib.chapters.conditioning.cells import FULL_METHODS
 from lib.chapters.conditioning.data import DATASET_NAMES, n_mnist5k_param, pixel_range_param
 
-__all__ = ["SPEC", "check_full_data_plan", "check_file_parameters", "check_two_sample_depths"]
+__all__ = ["SPEC", "rule_full_data_plan", "rule_file_parameters", "rule_two_sample_depths"]
 
 
-def check_full_data_plan(cfg: Config) -> None:
+def rule_full_data_plan(cfg: Config) -> None:
     """The full-data measures of the large sets are a part of the sweep: ``large_full_depths`` lists depths of
     ``depths`` and ``large_full_seeds`` is at most ``seeds`` (None: all of them).
 
@@ -29,7 +29,7 @@ def check_full_data_plan(cfg: Config) -> None:
               "seeds of the sweep (None: on all of them)")
 
 
-def check_file_parameters(cfg: Config) -> None:
+def rule_file_parameters(cfg: Config) -> None:
     """Your own array: ``"file"`` in ``datasets`` needs ``data_file``, and ``data_file`` and ``data_key`` are read
     only then (a path set without it would be ignored).
 
@@ -45,7 +45,7 @@ def check_file_parameters(cfg: Config) -> None:
                                    "to datasets to use your array, or set it to None")
 
 
-def check_two_sample_depths(cfg: Config) -> None:
+def rule_two_sample_depths(cfg: Config) -> None:
     """The two-sample case of App. F has its own depth grid, apart from ``depths``: at least two different depths
     (so one is >= 1; its check compares kappa across depths and, at L >= 1, with kappa_0).
 
@@ -107,4 +107,4 @@ SPEC = ChapterSpec("03_conditioning", dict(
     agreement_width=Param(128, P.positive_int, "width of the networks compared with the authors' code"),
     agreement_depths=Param([0, 1, 5, 10], P.int_list(min_value=0), "depths compared with the authors' code"),
     device=Param("cpu", P.device_name, '"cpu" or "cuda"'),
-), joint=(check_full_data_plan, check_file_parameters, check_two_sample_depths))
+), joint=(rule_full_data_plan, rule_file_parameters, rule_two_sample_depths))

@@ -9,10 +9,10 @@ from __future__ import annotations
 from lib.book import params as P
 from lib.book.spec import ChapterSpec, Config, Param
 
-__all__ = ["SPEC", "check_n_over_d"]
+__all__ = ["SPEC", "rule_n_over_d"]
 
 
-def check_n_over_d(cfg: Config) -> None:
+def rule_n_over_d(cfg: Config) -> None:
     """The n > d section needs more points than dimensions: ``d_over`` below ``n_over``.
 
     Raises:
@@ -34,4 +34,4 @@ SPEC = ChapterSpec("01_linear_baseline", dict(
                           "input angles in degrees of the similar pairs of Remark 3.4"),
     distance_seeds=Param(5, P.int_at_least(2), "weight draws of Remark 3.4 (a significance test needs several)"),
     device=Param("cpu", P.device_name, "'cpu' or 'cuda'"),
-), joint=(check_n_over_d,))
+), joint=(rule_n_over_d,))

@@ -10,7 +10,7 @@ from lib.book import params as P
 from lib.book.spec import ChapterSpec, Param
 from lib.chapters.non_constancy.nets import check_parameters
 
-__all__ = ["SPEC", "check_ball_and_bottlenecks"]
+__all__ = ["SPEC", "rule_ball_and_bottlenecks"]
 
 
 def _joint(cfg) -> None:
@@ -18,7 +18,7 @@ def _joint(cfg) -> None:
     check_parameters(cfg.k, cfg.lr_scale, cfg.n_hessian, cfg.n_samples)
 
 
-def check_ball_and_bottlenecks(cfg) -> None:
+def rule_ball_and_bottlenecks(cfg) -> None:
     """The ball is searched around nets of the sweep (``ball_widths`` among ``widths``, ``ball_seeds`` at most
     ``seeds``), and a bottleneck is narrower than the wide layers (every entry of ``bottlenecks`` below
     ``bottleneck_width``).
@@ -63,4 +63,4 @@ SPEC = ChapterSpec("05_non_constancy", dict(
     ball_seeds=Param(1, P.positive_int, "weight draws per width searched in the ball (at most seeds)"),
     lemma31_max_width=Param(512, P.positive_int, "largest width at which [LZB] Lemma 3.1's first-derivative and "
                             "(2,2,1)-norms are computed (Lanczos on m x m operators per layer and input)"),
-), joint=(_joint, check_ball_and_bottlenecks))
+), joint=(_joint, rule_ball_and_bottlenecks))

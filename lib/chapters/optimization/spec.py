@@ -12,10 +12,10 @@ from lib.book.spec import ChapterSpec, Config, Param
 from lib.chapters.optimization.sgd import SGD_DATA, TEST_CAP
 from lib.data.datasets import DIGITS_N
 
-__all__ = ["SPEC", "check_kernel_regression_split"]
+__all__ = ["SPEC", "rule_kernel_regression_split"]
 
 
-def check_kernel_regression_split(cfg: Config) -> None:
+def rule_kernel_regression_split(cfg: Config) -> None:
     """The kernel regression splits the digits into a training and a held-out part: ``kr_n_train + kr_n_test`` is
     at most the 1,797 digits of scikit-learn.
 
@@ -60,4 +60,4 @@ SPEC = ChapterSpec("06_optimization", dict(
                      "training digits per split of the kernel regression (with kr_n_test at most 1797)"),
     kr_n_test=Param(300, P.int_at_least(10), "held-out digits per split of the kernel regression"),
     kr_splits=Param(5, P.int_at_least(2), "random train/held-out splits of the kernel regression"),
-), joint=(check_kernel_regression_split,))
+), joint=(rule_kernel_regression_split,))
