@@ -40,6 +40,10 @@ __all__ = [
     "SHIFTED_RELU_SHIFT",
     "normrelu_lambda",
     "NORMRELU_B_RANGE",
+    "normrelu_constants",
+    "selu_constants",
+    "shifted_relu",
+    "offset_activation",
 ]
 
 NpFn = Callable[[np.ndarray], np.ndarray]
@@ -442,8 +446,9 @@ def normrelu_lambda(b: float) -> float:
         b: the shift, in :data:`NORMRELU_B_RANGE`.
     """
     return _normrelu_lambda(_check_shift(b))
+
+
 # ---- [AAK] Sec 3.4 and Sec 7: uncentred ReLU variants, NormReLU's closed-form constants, SELU's constants
-__all__ += ["normrelu_constants", "selu_constants", "shifted_relu", "offset_activation"]
 
 
 def normrelu_constants(b: float) -> tuple[float, float]:

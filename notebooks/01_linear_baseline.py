@@ -31,7 +31,7 @@
 # whether the deviation from the statement vanishes: it fits the deviation with the curve the
 # finite-width theory gives for it (fluctuations of order $1/\sqrt{m}$ for norms, angles and the NTK's
 # shape, a second-order shift of order $1/m$ for the condition number) and asks whether the curve's
-# value at $m = \infty$ is zero (`lib.chapters.linear_baseline.width_trend` gives the rule). The factor in item 3 is checked by its
+# value at $m = \infty$ is zero (`lib.finite.width_trend` gives the rule). The factor in item 3 is checked by its
 # exponent in $L+1$. The last section checks Lemma D.1, $A^\top A/m \to I$, on which the proofs rest.
 #
 # All parameters are in the next cell; re-run with other values through papermill
@@ -44,7 +44,7 @@ depths = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]  # depths L (number of hidden layers
 seeds = 3  # weight draws per (width, depth)
 n_samples = 40  # digits, d 64 pixels; their Gram matrix must be invertible (checked)
 n_over = 40  # points for the n > d case (synthetic, d_over dimensions; n_over > d_over)
-d_over = 5  # input dimension of the n > d case
+d_over = 5  # input dimension of the n > d case (below n_over)
 distance_angles = [1.0, 5.0, 20.0]  # input angles in degrees of the similar pairs of Remark 3.4
 distance_seeds = 5  # weight draws of Remark 3.4 (a significance test needs several)
 device = "cpu"  # 'cpu' or 'cuda'

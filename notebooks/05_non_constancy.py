@@ -45,7 +45,7 @@
 profile = "default"  # parameter profile this run belongs to (recorded with the verdicts)
 widths = [32, 128, 512, 2048, 8192]  # hidden widths m (over two orders of magnitude)
 bottleneck_width = 1024  # the wide layers m of the bottleneck net [m, b, m]
-bottlenecks = [4, 16, 64, 256]  # bottleneck widths b
+bottlenecks = [4, 16, 64, 256]  # bottleneck widths b (below bottleneck_width)
 seeds = 2  # weight draws per configuration
 n_samples = 20  # training points (unit-norm Gaussian inputs)
 d = 10  # input dimension
@@ -61,8 +61,8 @@ hessian_max_iter = 3000  # power iteration cap
 arch_widths = [16, 64, 256]  # widths of the two-layer, CNN, residual and trained-path nets of the more-of-[LZB] section
 ball_radius = 10.0  # radius R of the ball around w_0 searched (fixed in m; holds GD's end)
 ball_points = 2  # random points at distance R searched per net (with w_0 and the GD end)
-ball_widths = [32, 128, 512]  # widths m at which the ball is searched
-ball_seeds = 1  # weight draws per width searched in the ball
+ball_widths = [32, 128, 512]  # widths m at which the ball is searched (some of widths)
+ball_seeds = 1  # weight draws per width searched in the ball (at most seeds)
 lemma31_max_width = 512  # largest width at which [LZB] Lemma 3.1's first-derivative and (2,2,1)-norms are computed (Lanczos on m x m operators per layer and input)
 
 # %%

@@ -63,7 +63,7 @@ n_idx = 60000  # MNIST / Fashion-MNIST training images used (a seeded subsample 
 device = "cpu"  # torch device of the SGD nets ("cuda" on a GPU machine)
 sgd_record = "read"  # the paper-protocol case on MNIST-5k: "read" its record, or "compute" it here (about an hour)
 kr_depths = [1, 10, 100, 1000, 10000, 1000000]  # depths of the kernel regression of [LH] Sec. 5(c) (infinite-width NTK)
-kr_n_train = 300  # training digits per split of the kernel regression
+kr_n_train = 300  # training digits per split of the kernel regression (with kr_n_test at most 1797)
 kr_n_test = 300  # held-out digits per split of the kernel regression
 kr_splits = 5  # random train/held-out splits of the kernel regression
 

@@ -175,6 +175,7 @@ CALLS = {
                                                    layer_mult=1.5, bias_std=0.1),
     "lib.finite.variants.layer_weights": lambda: dict(depth=2, layer_std=[1.0, 2.0, 1.0], width=8.0),
     "lib.finite.variants.relu_weighted_gradient_angle": lambda: dict(theta_in=0.7, depth=2, weights=[1.0, 2.0, 1.0]),
+    "lib.finite.width_trend.limit_status": lambda: dict(a=0.1, se=0.01, at_max=0.5, slope=-0.5),
     "lib.finite.wrapped.model_ntk": lambda: dict(model=_mlp(), X=_unit_rows(3, 5)),
     "lib.finite.wrapped.wrapped_ntk": lambda: dict(model=_wrapped(), X=_unit_rows(3, 5),
                                                    base_kernel=_kernel_of(_wrapped().net, _unit_rows(3, 5))),

@@ -1,8 +1,14 @@
 """The layout rules of the one-source-of-truth redesign, checked mechanically on the source tree:
-explicit re-exports, no private name imported across modules, no hand-typed figure provenance, no
-``book_text`` modules, the chapters' numerics below the chapters, and notebooks that stay short."""
+explicit re-exports in one ``__all__``, no private name imported across modules, no hand-typed figure
+provenance, no ``book_text`` modules, the chapters' numerics below the chapters, no chapter importing another,
+comments that state a rule rather than the issue it came from, and notebooks that stay short.
+
+Each rule that scans source text is also run on a counterfactual source written inside its test, so that a
+rule that cannot fail is caught."""
 import ast
+import io
 import re
+import tokenize
 from pathlib import Path
 
 import jupytext
@@ -11,11 +17,19 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTER_INITS = sorted((ROOT / "lib" / "chapters").glob("*/__init__.py"))
 LIB_FILES = sorted((ROOT / "lib").rglob("*.py"))
+#: the Python sources whose comments and docstrings a reader sees (the API page renders lib's docstrings)
+COMMENTED_FILES = LIB_FILES + sorted((ROOT / "tests").rglob("*.py")) + sorted((ROOT / "tools").rglob("*.py"))
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
 #: at most this many code lines in all notebooks together (outside Markdown and the parameters cells): 250 for
-#: the 65 claims of the first registry, plus about two lines (a measure call, a figure, a check) for each of
-#: the companion papers' statements added by issue 26
+#: the 65 claims of [LH], plus about two lines (a measure call, a figure, a check) for each of the companion
+#: papers' statements
 NOTEBOOK_CODE_LINES = 300
+
+
+def _all_assignments(tree: ast.Module) -> list[ast.Assign]:
+    """The module-level ``__all__ = ...`` statements."""
+    return [n for n in tree.body
+            if isinstance(n, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in n.targets)]
 
 
 @pytest.mark.parametrize("init", CHAPTER_INITS, ids=lambda p: p.parent.name)
@@ -23,8 +37,28 @@ def test_chapter_packages_re_export_explicitly(init):
     tree = ast.parse(init.read_text())
     stars = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)]
     assert not stars, f"{init}: 'import *' on lines {stars}"
-    alls = [n for n in tree.body if isinstance(n, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in n.targets)]
+    alls = _all_assignments(tree)
     assert len(alls) == 1 and isinstance(alls[0].value, ast.List), f"{init}: __all__ must be one literal list"
+
+
+def _reexport_drift(source: str) -> tuple[list[str], list[str]]:
+    """(imported but not in ``__all__``, in ``__all__`` but not imported) for a package ``__init__``."""
+    tree = ast.parse(source)
+    imported = {a.asname or a.name for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))
+                and getattr(n, "module", "") != "__future__" for a in n.names}
+    alls = _all_assignments(tree)
+    listed = set(ast.literal_eval(alls[0].value)) if alls else set()
+    return sorted(imported - listed), sorted(listed - imported)
+
+
+@pytest.mark.parametrize("init", sorted((ROOT / "lib").rglob("__init__.py")),
+                         ids=lambda p: str(p.parent.relative_to(ROOT)))
+def test_package_fronts_export_exactly_what_they_import(init):
+    """A package front writes each public name twice, in its import and in ``__all__`` (the explicit re-export that
+    Sphinx, linters and readers follow; building ``__all__`` from the submodules would need ``import *`` or
+    ``globals()``): the two lists must name the same set."""
+    assert _reexport_drift('from m import a, b\n__all__ = ["a", "c"]\n') == (["b"], ["c"])
+    assert _reexport_drift(init.read_text()) == ([], []), init
 
 
 def test_no_private_name_is_imported_across_modules():
@@ -66,7 +100,7 @@ def test_notebooks_are_prose_parameters_and_short_calls():
 
 
 def test_no_legend_or_tick_label_is_set_below_9_points():
-    """Issue 27: legends and tick labels at least 9 pt as rendered (figures are shown at their natural size,
+    """Legends and tick labels at least 9 pt as rendered (figures are shown at their natural size,
     lib.book.plotting.COLUMN_INCHES); a named size below it ("small" is 8.8 pt in the book's style) or a number
     below 9 is refused in the chapters' plotting code."""
     bad = []
@@ -75,3 +109,102 @@ def test_no_legend_or_tick_label_is_set_below_9_points():
             if re.search(r"fontsize=(\"(xx-small|x-small|small)\"|[0-8](\.\d+)?\b)", line):
                 bad.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
     assert not bad, "\n".join(bad)
+
+
+#: The word issue(s) or round followed by a number (a "#" allowed between) in a comment or docstring: such a
+#: note says where a rule came from, not what it is.
+HISTORY_NOTE = re.compile(r"\b(issues?|round)\s*#?\d+", re.I)
+
+
+def _comments_and_docstrings(source: str) -> list[tuple[int, str]]:
+    """(line, text) of every comment and every module, class and function docstring of a Python source."""
+    out = [(tok.start[0], tok.string) for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+           if tok.type == tokenize.COMMENT]
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            doc = ast.get_docstring(node, clean=False)
+            if doc is not None:
+                out.append((node.body[0].lineno, doc))
+    return out
+
+
+def _history_notes(source: str) -> list[str]:
+    return [f"line {line}: {m.group(0)!r}" for line, text in _comments_and_docstrings(source)
+            for m in HISTORY_NOTE.finditer(text)]
+
+
+def test_no_comment_or_docstring_names_an_issue():
+    counterfactual = ('"""Issue 27: tables show no index."""\nx = 1  # see issue #26\n\n\n'
+                      'def f():\n    """From round 3."""\n')
+    assert len(_history_notes(counterfactual)) == 3
+    assert _history_notes('x = "issue 26"  # a string, not a comment\n') == []
+    bad = {str(p.relative_to(ROOT)): notes for p in COMMENTED_FILES if (notes := _history_notes(p.read_text()))}
+    assert not bad, f"say what the rule is, not which issue it came from: {bad}"
+
+
+def _all_extensions(source: str) -> list[int]:
+    """Lines where a module adds to its ``__all__`` after the first assignment (``+=``, ``.extend``, ``.append``,
+    ``.insert``, or a second ``__all__ =``)."""
+    tree, lines, assigned = ast.parse(source), [], 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.AugAssign) and getattr(node.target, "id", "") == "__all__":
+            lines.append(node.lineno)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and getattr(node.func.value, "id", "") == "__all__"):
+            lines.append(node.lineno)
+        elif isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in node.targets):
+            assigned += 1
+            if assigned > 1:
+                lines.append(node.lineno)
+    return sorted(lines)
+
+
+def test_every_module_declares_its_public_names_once():
+    assert _all_extensions('__all__ = ["a"]\nfrom m import b  # noqa: E402\n__all__ += ["b"]\n') == [3]
+    assert _all_extensions('__all__ = ["a"]\n__all__.extend(["b"])\n__all__ = ["c"]\n') == [2, 3]
+    assert _all_extensions('__all__ = ["a", "b"]\n') == []
+    bad = {str(p.relative_to(ROOT)): lines for p in LIB_FILES if (lines := _all_extensions(p.read_text()))}
+    assert not bad, f"one __all__ per module, at the top, with the imports above it: {bad}"
+    late = [str(p.relative_to(ROOT)) for p in LIB_FILES if "noqa: E402" in p.read_text()]
+    assert not late, f"imports below code (noqa: E402): {late}"
+
+
+def _chapter_imports(package: str, source: str) -> list[str]:
+    """The other chapter packages a module of ``lib/chapters/<package>/`` imports, anywhere in the module
+    (``import lib.chapters.y``, ``from lib.chapters.y... import``, ``from lib.chapters import y``,
+    ``from ..y import``)."""
+    chapters = {p.name for p in (ROOT / "lib" / "chapters").iterdir() if (p / "__init__.py").exists()}
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            modules = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:                      # relative: resolve against lib.chapters.<package>.<module>
+                parts = ["lib", "chapters", package][: 3 - (node.level - 1)]
+                base = ".".join(parts + ([base] if base else []))
+            modules = [base] + [f"{base}.{a.name}" for a in node.names]
+        else:
+            continue
+        for mod in modules:
+            parts = mod.split(".")
+            if parts[:2] == ["lib", "chapters"] and len(parts) > 2 and parts[2] in chapters and parts[2] != package:
+                out.append(f"line {node.lineno}: {mod}")
+    return out
+
+
+def test_no_chapter_imports_another_chapter():
+    """A routine two chapters use has one home below the chapters (lib/theory, lib/finite, lib/spectra, ...)."""
+    fake = ("from lib.chapters.linear_baseline import width_trend\nfrom lib.chapters import conditioning\n"
+            "from ..optimization.sgd import x\nfrom lib.chapters.infinite_depth.numerics import DEG\n"
+            "def f():\n    import lib.chapters.performance.scale\n")
+    assert [s.split(": ")[1] for s in _chapter_imports("infinite_depth", fake)] == [
+        "lib.chapters.linear_baseline", "lib.chapters.linear_baseline.width_trend",
+        "lib.chapters.conditioning", "lib.chapters.optimization.sgd", "lib.chapters.optimization.sgd.x",
+        "lib.chapters.performance.scale"]
+    bad = {}
+    for path in sorted((ROOT / "lib" / "chapters").glob("*/*.py")):
+        found = _chapter_imports(path.parent.name, path.read_text())
+        if found:
+            bad[str(path.relative_to(ROOT))] = found
+    assert not bad, bad

@@ -1,4 +1,4 @@
-"""Mutation testing of the verdict logic with mutmut (``make mutate``; issue 25).
+"""Mutation testing of the verdict logic with mutmut (``make mutate``).
 
 A verdict is what a reader of the book buys, so the rules that turn a measurement into a status must be
 pinned by tests: a mutant of a rule (a flipped comparison, ``and``/``or`` swapped, a threshold changed, a
@@ -44,7 +44,7 @@ from pathlib import Path
 
 from lib.book.results import VERDICTS
 
-#: The share of status-capable mutants the tests must kill (issue 25: "at least 95%").
+#: The share of status-capable mutants the tests must kill (at least 95%).
 MIN_SCORE = 0.95
 #: mutmut's exit codes, as its ``mutmut.stats.status_by_exit_code`` reads them.
 KILLED_CODES = {1, 3}
@@ -118,7 +118,7 @@ def _imports(tree: ast.Module, package: str) -> tuple[dict[str, tuple[str, str]]
 
 
 def verdict_functions(root: Path, package: str) -> dict[str, list[str]]:
-    """[Issue 25] The verdict logic of a chapter package: its ``check_*`` functions and, transitively,
+    """The verdict logic of a chapter package: its ``check_*`` functions and, transitively,
     every module-level function of the same package they call by name or as ``module.name``.
 
     Returns:

@@ -357,7 +357,7 @@ def _unit_rows() -> np.ndarray:
 
 
 def class_cases(tmp: Path) -> list[Case]:
-    """The cases of the classes of bad input closed in round 3 (:data:`lib.book.input_classes.INPUT_CLASSES`),
+    """The cases of the classes of bad input (:data:`lib.book.input_classes.INPUT_CLASSES`),
     each aimed at a function the earlier cases did not name."""
     import torch
 

@@ -453,7 +453,7 @@ _INDEX: dict[str, Claim] = {c.claim_id: c for c in CLAIMS}
 @dataclass(frozen=True)
 class Erratum:
     """One error in a paper's text (a constant, say) that several claims carry: counted once, and the claims
-    that carry it are judged on their substance (issue 27).
+    that carry it are judged on their substance.
 
     A check *confirms* an erratum (:attr:`lib.book.results.Check.erratum`) only when the paper's form fails
     and the corrected form holds on the same measurement; the report then leaves that part out of the claim's

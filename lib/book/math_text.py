@@ -2,7 +2,7 @@
 
 A check writes its measurement as plain text (``measured=``, ``caveat=``), because the verdict files are
 read by programs and by people in a terminal: ``||K/c - G||_F``, ``kappa_0``, ``m^(-1/2)``, ``sqrt(L+1)``,
-``+-``. A page shows them as typeset math beside the typeset statements (issue 27): :func:`typeset` turns
+``+-``. A page shows them as typeset math beside the typeset statements: :func:`typeset` turns
 the notations the chapters use into MyST inline math (``$...$``) and Unicode operators, and leaves alone
 what is already math or code (``$...$``, backticks, ``{ref}`` roles).
 

@@ -1,5 +1,5 @@
 """The book at a glance: every verdict in one figure, and the map from the papers' figures and tables to the
-book's (issue 27). Both read only what the chapters recorded: the verdicts (:mod:`lib.book.results`), the
+book's. Both read only what the chapters recorded: the verdicts (:mod:`lib.book.results`), the
 figure registry (:func:`lib.book.figures.load_figures`) and the section labels of the notebooks.
 """
 from __future__ import annotations

@@ -18,7 +18,7 @@ from lib.validation import InputError, ShortTraceback, check_seed
 __all__ = [
     "ParameterError", "validate", "positive_int", "int_at_least", "nonneg_int", "seed", "positive_float", "unit_float",
     "int_list", "float_list", "choice", "choices_list", "device_name", "boolean", "optional",
-    "path_or_none", "text", "one_per",
+    "path_or_none", "text", "one_per", "among", "at_most",
 ]
 
 Checker = Callable[[str, Any], Any]
@@ -213,3 +213,52 @@ def one_per(cfg: SimpleNamespace, name: str, other: str) -> None:
     if value is not None and len(value) != len(ref):
         raise ParameterError(f"parameter {name!r} must give one value per entry of {other!r} ({len(ref)}), "
                              f"got {list(value)}")
+
+
+def _entries(value) -> list:
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def among(cfg: SimpleNamespace, name: str, other: str, why: str) -> None:
+    """Check that the parameter ``name`` (a value or a list; None: nothing to check) takes only entries of the list
+    parameter ``other``.
+
+    Args:
+        cfg: the validated parameters.
+        name: the parameter whose entries must be among ``other``'s.
+        other: a list parameter.
+        why: what goes wrong otherwise, for the message (e.g. "the targets are read at that size").
+
+    Raises:
+        ParameterError: an entry of ``name`` is not in ``other``; the message names both parameters and the entries.
+    """
+    value, ref = getattr(cfg, name), list(getattr(cfg, other))
+    if value is None:
+        return
+    outside = [v for v in _entries(value) if v not in ref]
+    if outside:
+        raise ParameterError(f"parameter {name!r} takes entries of {other!r} ({ref}) only, got {outside} outside "
+                             f"it: {why}")
+
+
+def at_most(cfg: SimpleNamespace, name: str, other: str, why: str, strict: bool = False) -> None:
+    """Check that the parameter ``name`` (a number or a list of numbers; None: nothing to check) is at most (with
+    ``strict``, below) the number parameter ``other``.
+
+    Args:
+        cfg: the validated parameters.
+        name: the bounded parameter.
+        other: the bound.
+        why: what goes wrong otherwise, for the message.
+        strict: refuse equality too.
+
+    Raises:
+        ParameterError: an entry of ``name`` exceeds ``other``; the message names both parameters and their values.
+    """
+    value, bound = getattr(cfg, name), getattr(cfg, other)
+    if value is None:
+        return
+    over = [v for v in _entries(value) if (v >= bound if strict else v > bound)]
+    if over:
+        rel = "below" if strict else "at most"
+        raise ParameterError(f"parameter {name!r} must be {rel} {other!r} ({bound}), got {getattr(cfg, name)}: {why}")

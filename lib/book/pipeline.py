@@ -471,7 +471,7 @@ VALIDATE_CALL = ".validate(locals())"
 
 def hide_parameter_cells(ipynb: Path) -> None:
     """Tag the parameters cell and papermill's injected cell ``remove-cell``, and the cell that validates
-    them ``remove-input``, in an executed notebook (issue 27: the page shows the parameters as a table)."""
+    them ``remove-input``, in an executed notebook (the page shows the parameters as a table)."""
     import nbformat
     nb = nbformat.read(str(ipynb), as_version=4)
     for cell in nb.cells:

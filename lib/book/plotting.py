@@ -25,7 +25,7 @@ MIN_PANEL_INCHES = 2.6
 
 def use_style() -> None:
     """Apply the book's style: seaborn whitegrid, colour-blind palette, text sized for the column (tick labels
-    9.7 pt, legends 9.5 pt: at least 9 pt as rendered, issue 27)."""
+    9.7 pt, legends 9.5 pt: at least 9 pt as rendered)."""
     global _STYLE_SET
     sns.set_theme(context="paper", style="whitegrid", palette="colorblind", font_scale=1.1)
     plt.rcParams.update({

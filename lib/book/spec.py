@@ -10,6 +10,12 @@ field)::
         widths=Param([128, 512, 2048], P.int_list(min_value=1), "hidden widths m"),
     ))
 
+A rule that couples parameters is declared in the spec too, as a function of the validated :class:`Config` in
+``joint`` (shared forms: :func:`lib.book.params.one_per`, :func:`~lib.book.params.among`,
+:func:`~lib.book.params.at_most`); it raises a :class:`~lib.book.params.ParameterError` naming both parameters,
+and the parameters' one-line meanings say the rule ("some of depths", "at most seeds"). A chapter never filters
+one parameter against another in silence.
+
 Everything else is derived from it:
 
 - the notebook's tagged ``parameters`` cell is plain literals for papermill, written by
@@ -131,8 +137,9 @@ class ChapterSpec:
     Attributes:
         chapter: the notebook stem, e.g. ``"01_linear_baseline"``.
         params: name -> :class:`Param`, in the order of the parameters cell.
-        joint: checks across parameters (e.g. :func:`lib.book.params.one_per`), run on the
-            validated :class:`Config`; each raises :class:`~lib.book.params.ParameterError`.
+        joint: the rules across parameters (e.g. :func:`lib.book.params.one_per`, :func:`~lib.book.params.among`),
+            run on the validated :class:`Config`; each raises :class:`~lib.book.params.ParameterError` naming the
+            parameters it couples.
     """
 
     chapter: str

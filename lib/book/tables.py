@@ -1,4 +1,4 @@
-"""How every table of the book is shown (issue 27): no pandas index that means nothing, human column
+"""How every table of the book is shown: no pandas index that means nothing, human column
 headers, "yes"/"no" for truth values, "—" for a value not measured, "∞" for a singular kernel's kappa, one
 number format per column, and a long text every row shares (a rule) stated once as the caption.
 

@@ -41,7 +41,10 @@ from lib.validation import InputError, InputTypeError
 # ``load_idx_dataset``, ``find_idx_dir``, ``IDX_FILES``, ``IDX_DATASETS`` (lib.data.idx), ``load_faces``
 # (lib.data.faces), ``load_mnist_5k`` (lib.data.mnist5k), ``load_mnist`` (lib.data.mnist)
 __all__ = ["gaussian_data", "load_digits_subset", "load_array", "load_dataset", "DATASETS", "DEFAULT_PIXEL_RANGE",
-           "LOADER_ARGS"]
+           "LOADER_ARGS", "DIGITS_N"]
+
+#: the number of scikit-learn's handwritten digits (:func:`load_digits_subset` draws from them)
+DIGITS_N = 1797
 
 
 def gaussian_data(n: int, d: int, seed: int = 0, unit_norm: bool = False) -> np.ndarray:

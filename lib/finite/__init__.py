@@ -7,6 +7,7 @@
   networks with a nonlinear output ([LZB] Sec. 4-5).
 * :mod:`~lib.finite.reference` -- the torch.func reference NTKs (Jacobian contraction, NTK-vector products).
 * :mod:`~lib.finite.geometry` -- per-layer norms and angles of the embeddings.
+* :mod:`~lib.finite.width_trend` -- the width-trend rule: does a finite-width deviation vanish at infinite width?
 * :mod:`~lib.finite.hessian`, :mod:`~lib.finite.training` -- Hessian norms and training loops.
 * :mod:`~lib.finite.benchmark` -- our NTK against the reference methods (time, memory), with its size, flop and memory
   models in :mod:`~lib.finite.cost_model` and its tables in :mod:`~lib.finite.benchmark_tables`.

@@ -1,4 +1,4 @@
-"""An erratum that several claims carry is counted once (issue 27): lib.book.claims.ERRATA, Check.erratum,
+"""An erratum that several claims carry is counted once: lib.book.claims.ERRATA, Check.erratum,
 and how the report and the errata page read them."""
 import pytest
 

@@ -273,7 +273,7 @@ def test_input_errors_show_one_line_in_a_notebook():
         assert isinstance(exc, ValueError)
 
 
-# ---- round 2: profiles, the profile override, one run per chapter, unwritable results, Ctrl-C ----------
+# ---- profiles, the profile override, one run per chapter, unwritable results, Ctrl-C ----------
 
 def test_overriding_the_profile_with_p_is_refused(tmp_path, monkeypatch, capsys):
     root = demo_root(tmp_path)

@@ -1,4 +1,4 @@
-"""lib.book.tables: how the book shows a DataFrame (issue 27: no repr debris, one format per column)."""
+"""lib.book.tables: how the book shows a DataFrame (no repr debris, one format per column)."""
 import numpy as np
 import pandas as pd
 

@@ -54,7 +54,8 @@ def _info():
 def _run(**over):
     """A smoke-sized configuration with a sweep whose data were 'loaded' at the sizes of :func:`_info`."""
     cfg = C.SPEC.config(**{**dict(profile="smoke", datasets=["synthetic", "digits", "faces"], n_synthetic=60,
-                                  n_digits=100, n_faces=40, depths=[0, 1, 2, 4], width=64, seeds=2, batch_size=20,
+                                  n_digits=100, n_faces=40, depths=[0, 1, 2, 4], large_full_depths=[0, 1, 4],
+                                  width=64, seeds=2, batch_size=20,
                                   small_batch=30, two_sample_angles=[0.05, 0.3], two_sample_width=256,
                                   two_sample_seeds=2, agreement_n=10, agreement_width=32, agreement_depths=[0, 1, 2]),
                            **over})

@@ -10,7 +10,7 @@ import pytest
 
 from lib.chapters import linear_baseline as B
 
-SUBMODULES = ["spec", "data", "measure", "trend", "finite_width", "factors", "condition_numbers", "lemma_d1",
+SUBMODULES = ["spec", "data", "measure", "depth_zero", "finite_width", "factors", "condition_numbers", "lemma_d1",
               "distances"]
 
 

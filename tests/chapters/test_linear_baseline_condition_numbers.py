@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from lib.chapters.linear_baseline import condition_numbers as CN, measure as M, trend as T
+from lib.chapters.linear_baseline import condition_numbers as CN, measure as M
+from lib.finite import width_trend as T
 from chapter_fakes import linear_baseline as F
 
 

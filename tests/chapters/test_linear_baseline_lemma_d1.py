@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
-from lib.chapters.linear_baseline import lemma_d1 as LD, trend as T
+from lib.chapters.linear_baseline import lemma_d1 as LD
+from lib.finite import width_trend as T
 
 
 def _bai_yin_frame(factor, d=16, widths=(64, 256, 1024), noise=1e-4):

@@ -1,11 +1,13 @@
-"""Chapter 01 width-trend rule (lib.chapters.linear_baseline.trend): a vanishing deviation is reproduced, a
+"""The width-trend rule (lib.finite.width_trend) on chapter 01's sweeps: a vanishing deviation is reproduced, a
 lasting offset is not, too few widths or seeds are inconclusive; every threshold of the rule at its boundary;
 the shared depth-0 verdict."""
 import numpy as np
 import pandas as pd
 import pytest
 
-from lib.chapters.linear_baseline import trend as T
+from lib.chapters.linear_baseline.depth_zero import depth_zero_check
+from lib.finite import width_trend as T
+from lib.validation import InputError
 from chapter_fakes import linear_baseline as F
 
 
@@ -138,8 +140,17 @@ def test_the_rule_reads_through_width_trend_at_the_sigma_boundary():
 
 
 def test_depth_zero_check_is_not_checked_and_says_why():
-    assert T.depth_zero_check("[LH] Cor 2.4", "", "why").measured == "Only depth 0 was run."
-    c = T.depth_zero_check("[LH] Cor 2.4", "conditioning", "at depth 0 the NTK is G exactly", " More.")
+    assert depth_zero_check("[LH] Cor 2.4", "", "why").measured == "Only depth 0 was run."
+    c = depth_zero_check("[LH] Cor 2.4", "conditioning", "at depth 0 the NTK is G exactly", " More.")
     assert (c.claim_id, c.part, c.status) == ("[LH] Cor 2.4", "conditioning", "not checked")
     assert c.measured == "Only depth 0 was run. More."
     assert c.caveat == "not testable on this data: at depth 0 the NTK is G exactly"
+
+
+def test_the_rule_refuses_bad_input_naming_it():
+    with pytest.raises(InputError, match="per_seed"):
+        T.width_trend(F.sweep(), "no_such_column")
+    with pytest.raises(InputError, match="se"):
+        T.limit_status(0.1, -1.0, 0.5, -0.5)
+    with pytest.raises(InputError, match="d must be"):
+        T.bai_yin(0)

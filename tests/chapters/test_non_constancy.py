@@ -7,7 +7,7 @@ import pytest
 
 from lib.chapters import non_constancy
 
-#: The public names of the chapter before issue 24 that were renamed (old -> new) or folded away.
+#: Former public names of the chapter, renamed to the one verb "measure" (old -> new) or folded away.
 RENAMED = {"compute_kernel_runs": "measure_kernel_runs", "compute_hessian_norms": "measure_hessian_norms",
            "width_sweep": "measure_width_nets", "bottleneck_sweep": "measure_bottleneck_nets",
            "linear_model_sweep": "measure_linear_model", "hessian_sweep": "measure_hessian_by_width",

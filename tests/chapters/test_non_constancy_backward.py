@@ -23,7 +23,8 @@ def test_check_backward_prediction_and_counterfactual():
     assert "sup over w_0, 1 random point(s) at distance R = 10 and 3 GD end point(s)" in c.measured
     # a bottleneck of width 4 in the middle: that layer's backward vector does not shrink with m
     assert non_constancy.check_backward(non_constancy.measure_backward(cfg, bottleneck=4)).status == "not reproduced"
-    wide = non_constancy.SPEC.config(n_samples=4, d=5, k=2, n_hessian=4, widths=[32, 4096], seeds=1)
+    wide = non_constancy.SPEC.config(n_samples=4, d=5, k=2, n_hessian=4, widths=[32, 4096], seeds=1,
+                                     ball_widths=[32, 4096])  # the ball widths are widths of the sweep
     assert non_constancy.check_backward(non_constancy.measure_backward(wide, max_width=2048)).status == "inconclusive"
 
 

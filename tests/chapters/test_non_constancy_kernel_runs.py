@@ -7,7 +7,8 @@ from lib.chapters import non_constancy
 from lib.data import synthetic_regression
 from chapter_fakes import non_constancy as F
 
-TINY = dict(widths=[8, 16], bottleneck_width=8, bottlenecks=[2, 4], seeds=1, n_samples=6, d=3, k=2, n_hessian=2)
+TINY = dict(widths=[8, 16], bottleneck_width=8, bottlenecks=[2, 4], seeds=1, n_samples=6, d=3, k=2, n_hessian=2,
+            ball_widths=[8, 16])
 
 
 def test_runs_are_cached_and_resumed(tmp_path, monkeypatch):

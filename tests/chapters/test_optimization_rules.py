@@ -1,4 +1,4 @@
-"""Chapter 06's verdict rules, pinned at every threshold (issue 25).
+"""Chapter 06's verdict rules, pinned at every threshold.
 
 Each rule is fed constructed inputs through the real ``check_*``: one where the paper's statement holds,
 one where it fails, one in between, and every threshold just inside and just outside its value (built from

@@ -95,7 +95,7 @@ def test_time_memory_figure_against_depth_for_one_n_with_labelled_log_ticks():
     assert fig.axes[0].get_xscale() == "log" and any("not run" in t.get_text() for t in fig.legends[0].get_texts())
 
 
-#: public names renamed by issue 24 (old -> new)
+#: public names renamed to the one verb "measure" (old -> new); the old ones must be gone
 RENAMED = {"compute_benchmark": "measure_benchmark", "compute_scale": "measure_scale_cases",
            "compute_sgd_benchmark": "measure_sgd_benchmark"}
 

@@ -1,4 +1,4 @@
-"""Chapter 07's verdict rules, pinned at every threshold (issue 25).
+"""Chapter 07's verdict rules, pinned at every threshold.
 
 The three targets are the book's own (claims "Performance: ..."): each is fed constructed benchmark rows
 through the real ``check_*``, at the target, just above and below it, and at the edge of its noise band

@@ -64,15 +64,16 @@ def test_captions_state_the_setting_and_the_deviation(texts):
 
 
 @pytest.mark.parametrize("change, key, before, after", [
-    (dict(ns=[64]), "fig7_1", "n = 256, 512, 1024", "n = 64 "),
+    (dict(ns=[64], target_n=64), "fig7_1", "n = 256, 512, 1024", "n = 64 "),
     (dict(width=64), "fig7_1", "width m = 512", "width m = 64"),
-    (dict(depths=[2]), "fig7_2", "depths L = 1, 5, 10", "depths L = 2"),
+    (dict(depths=[2], target_depth=2), "fig7_2", "depths L = 1, 5, 10", "depths L = 2"),
     (dict(threads=0), "threads", "1 torch thread", "torch's default number of threads"),
     (dict(threads=2), "fig7_1", "1 torch thread per worker", "2 torch threads per worker"),
     (dict(profile="smoke"), "fig7_1", "profile default", "profile smoke"),
     (dict(peers_everywhere=True), "peer_sizes", "only at the targets' size", "at every size"),
     (dict(peers_everywhere=True), "peers_everywhere", "off", "on"),
-    (dict(target_n=64, target_depth=2), "peer_sizes", "n = 512, depth 10", "n = 64, depth 2"),
+    (dict(ns=[64, 256, 512, 1024], depths=[1, 2, 5, 10], target_n=64, target_depth=2), "peer_sizes",
+     "n = 512, depth 10", "n = 64, depth 2"),
     (dict(methods=["ours"]), "fig7_1", "Jacobian contraction and NTK-vector products only", "no torch.func method"),
     (dict(device="cuda"), "fig7_1", "CPU (", "a CUDA GPU"),
     (dict(in_dim=10), "in_dim", "64", "10"),

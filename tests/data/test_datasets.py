@@ -308,7 +308,7 @@ def test_faces_without_scikit_image_is_a_clear_data_missing_error(monkeypatch):
         load_dataset("faces")
 
 
-# ---- bad input, round 2 ------------------------------------------------------------------------
+# ---- bad input ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("scale,match", [(float("nan"), "scale must be a finite positive number"),
                                          (-1.0, "scale must be a finite positive number"),

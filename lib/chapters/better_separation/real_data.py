@@ -24,19 +24,22 @@ from lib.book.results import Check
 from lib.book.spec import Config
 from lib.book.wording import ints, words
 from lib.chapters.better_separation.separation_theory import DEG
-from lib.data.datasets import load_digits_subset, load_faces
-from lib.data.mnist5k import load_mnist_5k
+from lib.data.datasets import DIGITS_N, load_digits_subset, load_faces
+from lib.data.faces import FACES_SHAPE
+from lib.data.mnist5k import MNIST5K_SHAPE, load_mnist_5k
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 from lib.progress import tqdm
 from lib.spectra import angle_matrix
 from lib.validation import InputError, check_seed
 
-__all__ = ["REAL_DATA", "SIMILAR_DEG", "SMALL_DEG", "MIN_SMALL_PAIRS", "RealPairs", "load_real", "measure_real_pairs", "table_real_pairs",
+__all__ = ["REAL_DATA", "REAL_SIZES", "SIMILAR_DEG", "SMALL_DEG", "MIN_SMALL_PAIRS", "RealPairs", "load_real", "measure_real_pairs", "table_real_pairs",
            "plot_real_pairs", "figure_real_pairs", "check_real_pairs", "GAIN_PASS", "GAIN_FAIL", "SHARE_PASS"]
 
 #: The real data sets of this chapter (``"mnist_5k"``; the paper's data set, 5,000 of its training images).
 REAL_DATA = ("digits", "faces", "mnist_5k")
+#: The images each real data set holds (``real_n`` is at most the smallest of those a run names).
+REAL_SIZES = {"digits": DIGITS_N, "faces": FACES_SHAPE[0], "mnist_5k": MNIST5K_SHAPE[0]}
 
 #: Input angles below which pairs count as similar (Eq. 7 gives phi > theta_in there at every depth >= 1:
 #: its crossover phi = theta_in lies above 66 deg, chapter's crossover table).

@@ -5,9 +5,9 @@ from __future__ import annotations
 from lib.book import params as P
 from lib.book.spec import ChapterSpec, Config, Param
 from lib.chapters.better_separation.other_activations import ACTIVATIONS
-from lib.chapters.better_separation.real_data import REAL_DATA
+from lib.chapters.better_separation.real_data import REAL_DATA, REAL_SIZES
 
-__all__ = ["SPEC", "check_in_dim", "MIN_IN_DIM"]
+__all__ = ["SPEC", "check_in_dim", "MIN_IN_DIM", "rule_real_n"]
 
 #: The smallest input dimension; two unit inputs at a prescribed angle span a plane, so d >= 2.
 MIN_IN_DIM = 2
@@ -21,6 +21,19 @@ def check_in_dim(cfg: Config) -> None:
     """
     if cfg.in_dim < MIN_IN_DIM:
         raise P.ParameterError(f"parameter 'in_dim' must be at least {MIN_IN_DIM} (a pair needs two directions)")
+
+
+def rule_real_n(cfg: Config) -> None:
+    """``real_n`` images are drawn from every set of ``real_data``: at most the smallest of them holds
+    (:data:`~lib.chapters.better_separation.real_data.REAL_SIZES`: faces 200, digits 1797, MNIST-5k 5000).
+
+    Raises:
+        lib.book.params.ParameterError: naming both parameters and the set.
+    """
+    smallest = min(cfg.real_data, key=REAL_SIZES.__getitem__)
+    if cfg.real_n > REAL_SIZES[smallest]:
+        raise P.ParameterError(f"parameter 'real_n' ({cfg.real_n}) must be at most the {REAL_SIZES[smallest]} images "
+                               f"of {smallest!r}, one of 'real_data' ({cfg.real_data})")
 
 
 #: The chapter's parameters; the notebook validates ``locals()`` against it, tests build ``SPEC.config(...)``.
@@ -42,8 +55,8 @@ SPEC = ChapterSpec("02_better_separation", dict(
     appb_width=Param(512, P.positive_int, "width of the App. B variations"),
     real_data=Param(["digits", "faces"], P.choices_list(REAL_DATA),
                     "real image sets whose pairs are measured (digits, faces, mnist_5k)"),
-    real_n=Param(150, P.int_at_least(2), "images per real set (all their pairs are used)"),
+    real_n=Param(150, P.int_at_least(2), "images per real set, at most the smallest (all their pairs are used)"),
     real_depths=Param([1, 5], P.int_list(min_value=1), "depths of the real-pair study"),
     real_width=Param(512, P.positive_int, "width of the real-pair study"),
     device=Param("cpu", P.device_name, '"cpu" or "cuda"'),
-), joint=(check_in_dim,))
+), joint=(check_in_dim, rule_real_n))

@@ -186,8 +186,7 @@ def load_data(cfg) -> ChapterData:
     small = small_batch_sets(data, cfg.small_batch, cfg.batch_size)
     info = table_datasets(data, small)
     full_seeds = large_full_seeds(info, cfg.large_n, cfg.large_full_seeds, cfg.seeds)
-    depths = sorted(set(cfg.depths))
-    full_depths = ({k: [L for L in depths if L in cfg.large_full_depths] for k in full_seeds}
+    full_depths = ({k: sorted(set(cfg.large_full_depths)) for k in full_seeds}  # depths of the sweep (the spec's rule)
                    if cfg.large_full_depths is not None else {})
     return ChapterData(
         arrays=data, info=info,
@@ -326,11 +325,17 @@ def large_full_seeds(info: pd.DataFrame, large_n: int, full_seeds: int | None, s
     Args:
         info: the frame of :func:`table_datasets` (column ``n``).
         large_n: sets with more samples than this count as large.
-        full_seeds: seeds with full-data measures on a large set (None: all ``seeds``).
+        full_seeds: seeds with full-data measures on a large set, at most ``seeds`` (None: all ``seeds``).
         seeds: seeds of the sweep.
 
     Returns:
         ``{name: seeds with full-data measures}`` for the large sets (empty when none is large).
+
+    Raises:
+        lib.validation.InputError: ``full_seeds`` above ``seeds``.
     """
-    k = seeds if full_seeds is None else min(int(full_seeds), int(seeds))
+    if full_seeds is not None and int(full_seeds) > int(seeds):
+        raise InputError(f"full_seeds must be at most seeds ({seeds}), got {full_seeds} (the spec's rule on "
+                         "large_full_seeds)")
+    k = seeds if full_seeds is None else int(full_seeds)
     return {str(name): k for name, r in info.iterrows() if int(r.n) > large_n}

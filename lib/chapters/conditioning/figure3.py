@@ -14,6 +14,7 @@ from lib.book.provenance import profile_text
 from lib.book.results import Check
 from lib.book.wording import ints, number
 from lib.chapters.conditioning.data import LABELS, colors, sets_text
+from lib.chapters.conditioning.figure3_depth import check_figure3_angle_depth
 from lib.chapters.conditioning.summary import ConditioningSweep, full_data_reductions, monotone_violations
 
 __all__ = ["PROTOCOLS", "SEED_RANGE", "INF_ROW_FACTOR", "PAPER_FIGURE3", "plot_figure3", "CAPTION_FIGURE3", "figure3_deviations", "setting_figure3",
@@ -362,6 +363,5 @@ def checks_figure3(sweep: ConditioningSweep) -> list[Check]:
     (:func:`check_figure3_angle`), ReLU against linear kappa (:func:`check_figure3_kappa`), kappa against
     depth under the authors' batches and on the full data (:func:`check_figure3`), and the angle against depth
     (:func:`lib.chapters.conditioning.figure3_depth.check_figure3_angle_depth`)."""
-    from lib.chapters.conditioning.figure3_depth import check_figure3_angle_depth  # its own module (issue 26)
     return [check_figure3_angle(sweep), check_figure3_kappa(sweep), check_figure3(sweep, "batch"),
             check_figure3(sweep, "full"), check_figure3_angle_depth(sweep)]

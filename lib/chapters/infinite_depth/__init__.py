@@ -85,7 +85,6 @@ from lib.chapters.infinite_depth.aak_lengths import (D6_ATOL, D6_CONTROL, D6_LEN
 from lib.chapters.infinite_depth.aak_more import AakMore, figure_aak_more, measure_aak_more, plot_aak_more
 from lib.chapters.infinite_depth.aak_assumption_b import (B_DELTA_MIN, B_EPS, B_RTOL, check_assumption_b_bound,
                                                           pair_correlations, table_assumption_b)
-# [AAK] Cor 3.3/3.5 depth bound, Thm 3.10 with rho* < 1, Sec 7 for every b, Thm 4.1/4.2/E.3 training (issue 26)
 from lib.chapters.infinite_depth.aak_depth_bound import (DEPTH_BOUND_EPS, check_depth_bound, measured_depth,
                                                          table_depth_bound)
 from lib.chapters.infinite_depth.aak_training import (LAZY_TOL, SMOOTH_GRID, SMOOTH_MAX, STEP_GROWTH, WIDTH_RTOL,
@@ -148,12 +147,15 @@ __all__ = [
     "AakMore", "measure_aak_more", "plot_aak_more", "figure_aak_more",
     # aak_assumption_b
     "B_DELTA_MIN", "B_RTOL", "B_EPS", "pair_correlations", "table_assumption_b", "check_assumption_b_bound",
-    # aak_depth_bound, uncentred, normrelu_family, aak_training (issue 26)
+    # aak_depth_bound ([AAK] Cor 3.3, 3.5)
     "DEPTH_BOUND_EPS", "measured_depth", "table_depth_bound", "check_depth_bound",
+    # uncentred ([AAK] Thm 3.10 with rho* < 1)
     "UNCENTRED_CASES", "UNCENTRED_STARTS", "Uncentred", "measure_uncentred", "plot_uncentred", "figure_uncentred",
     "UNCENTRED_FIT_MAX", "UNCENTRED_FLOOR", "UNCENTRED_RTOL", "UNCENTRED_NO_DECAY", "check_uncentred_rate",
+    # normrelu_family ([AAK] Sec 7, every b)
     "NORMRELU_B_GRID", "NormReluFamily", "measure_normrelu_family", "plot_normrelu_family", "figure_normrelu_family",
     "NORMRELU_QUAD_TOL", "PAPER_LAMBDA_DIGITS", "check_normrelu_family",
+    # aak_training_runs, aak_training ([AAK] Thm 4.1, 4.2, E.3)
     "TRAIN_EPS", "TRAIN_MODES", "AakTraining", "measure_aak_training", "plot_aak_training", "figure_aak_training",
     "SGD_CHUNK", "GD_RATIO_MAX", "SGD_RATIO_MAX", "KAPPA_CONSTANT", "WIDTH_RTOL", "STEP_GROWTH", "LAZY_TOL",
     "SMOOTH_GRID", "SMOOTH_MAX", "smooth_premise", "training_premises", "check_aak_training",

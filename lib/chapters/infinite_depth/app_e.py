@@ -16,8 +16,8 @@ from lib import theory
 from lib.book.plotting import figure, palette, slope_guide
 from lib.book.results import Check
 from lib.chapters.infinite_depth.numerics import LEGEND_PT, ChapterFigure, fit_rate
-from lib.chapters.linear_baseline import width_trend
 from lib.data.pairs import angle_pairs
+from lib.finite.width_trend import width_trend
 
 __all__ = ["LEMMAS_E", "OneLayer", "measure_one_layer", "plot_one_layer", "figure_one_layer", "check_lemma_e",
            "SmallAngle", "measure_small_angle_embedding", "E6_MIN_SLOPE", "E6_FAIL_SLOPE", "check_lemma_e6"]
@@ -135,7 +135,7 @@ def check_lemma_e(one: OneLayer, lemma: str) -> Check:
     Measurement: the largest deviation over the input angles of the quantity
     :data:`lib.chapters.infinite_depth.app_e.LEMMAS_E` names from its infinite-width value, for every width and draw
     (:func:`lib.chapters.infinite_depth.app_e.measure_one_layer`). Rule:
-    :func:`lib.chapters.linear_baseline.width_trend`, the rule of the finite-width checks of chapter 1: the
+    :func:`lib.finite.width_trend.width_trend`, the rule of the finite-width checks of chapter 1: the
     extrapolated infinite-width deviation must be zero (finite-width fluctuations are O(1/sqrt(m))); a
     lasting offset (weights with a non-zero mean, for instance) gives "not reproduced".
 

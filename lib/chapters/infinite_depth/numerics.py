@@ -25,7 +25,7 @@ __all__ = ["DEG", "LEGEND_PT", "NO_EXPERIMENT",
 #: degrees per radian
 DEG = 180 / math.pi
 
-#: The legend text size of the chapter's figures, in points; the book's floor (issue 27; legends at least 9 pt as
+#: The legend text size of the chapter's figures, in points; the book's floor (legends at least 9 pt as
 #: rendered; the shared style's default "small" is 8.8 pt, and the figures are shown at their natural size).
 LEGEND_PT = 9
 

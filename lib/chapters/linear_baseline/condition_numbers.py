@@ -14,8 +14,9 @@ from lib.book.plotting import figure, mark_infinite, palette
 from lib.book.provenance import profile_text
 from lib.book.results import Check
 from lib.book.wording import ints
+from lib.chapters.linear_baseline.depth_zero import depth_zero_check
 from lib.chapters.linear_baseline.measure import NO_EXPERIMENT, digits_text, measure_linear
-from lib.chapters.linear_baseline.trend import BIAS, depth_zero_check, width_trend
+from lib.finite.width_trend import BIAS, width_trend
 
 __all__ = ["figure_linear_kappa", "plot_condition_numbers", "check_conditioning"]
 
@@ -79,8 +80,8 @@ def check_conditioning(df: pd.DataFrame, df_over: pd.DataFrame | None = None) ->
     digits kappa > kappa_0 in almost every network, and the deviation falls by about the factor the width grows).
 
     Measurement: for every network, the mean over depths L >= 1 of the signed ``kappa/kappa_0 - 1`` on the data
-    with a finite kappa_0. Rule: :func:`~lib.chapters.linear_baseline.trend.width_trend` with the curve
-    :data:`~lib.chapters.linear_baseline.trend.BIAS` (``a + c/m``) and ``signed=True``: "not reproduced" when the
+    with a finite kappa_0. Rule: :func:`~lib.finite.width_trend.width_trend` with the curve
+    :data:`~lib.finite.width_trend.BIAS` (``a + c/m``) and ``signed=True``: "not reproduced" when the
     limit a is significant and substantial, of either sign (a ReLU network's kappa stays a fixed fraction of
     kappa_0); "reproduced" when it is not significant (or negligible) and ``|kappa/kappa_0 - 1|`` falls with the
     width; "reproduced with caveat" otherwise, naming why; "inconclusive" with one width or no seed scatter.

@@ -18,7 +18,7 @@ from lib.book.plotting import figure, palette
 from lib.book.provenance import profile_text
 from lib.book.results import Check
 from lib.book.wording import floats, ints
-from lib.chapters.linear_baseline.trend import depth_zero_check
+from lib.chapters.linear_baseline.depth_zero import depth_zero_check
 from lib.data.pairs import angle_pairs
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk

@@ -17,8 +17,8 @@ from lib.book.provenance import profile_text
 from lib.book.claims import GRADIENT_NORM_ERRATUM
 from lib.book.results import Check
 from lib.book.wording import ints
+from lib.chapters.linear_baseline.depth_zero import depth_zero_check
 from lib.chapters.linear_baseline.measure import NO_EXPERIMENT, digits_text, gradient_norm_factors, measure_linear
-from lib.chapters.linear_baseline.trend import depth_zero_check
 
 __all__ = ["figure_gradient_norm", "EXPONENT_TOL", "fit_exponent", "exponent_status", "exponent_check",
            "check_kernel_factor", "plot_gradient_norm", "check_gradient_norm"]

@@ -4,7 +4,7 @@
 :func:`~lib.chapters.linear_baseline.measure.measure_linear` against the width (Figure 1.1);
 :func:`~lib.chapters.linear_baseline.finite_width.check_norms_angles` and
 :func:`~lib.chapters.linear_baseline.finite_width.check_kernel` ask whether they extrapolate to zero at
-infinite width (the rule of :func:`~lib.chapters.linear_baseline.trend.width_trend`).
+infinite width (the rule of :func:`~lib.finite.width_trend.width_trend`).
 """
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, slope_guide, value_ticks
 from lib.book.results import Check
+from lib.chapters.linear_baseline.depth_zero import depth_zero_check
 from lib.chapters.linear_baseline.measure import measure_linear, sweep_setting, width_means
-from lib.chapters.linear_baseline.trend import depth_zero_check, width_trend
+from lib.finite.width_trend import width_trend
 
 __all__ = ["figure_width_trend", "plot_width_trend", "check_norms_angles", "check_kernel"]
 
@@ -61,7 +62,7 @@ def check_norms_angles(df: pd.DataFrame) -> Check:
 
     Measurement: for every network, the mean over depths L >= 1 of the largest norm deviation, embedding-angle
     deviation and gradient-angle deviation (:func:`~lib.chapters.linear_baseline.measure.measure_linear`). Rule: each
-    goes through :func:`~lib.chapters.linear_baseline.trend.width_trend` (is its extrapolated infinite-width value
+    goes through :func:`~lib.finite.width_trend.width_trend` (is its extrapolated infinite-width value
     zero?); the worst of the three verdicts is the check's ("not reproduced" when one deviation does not vanish: a
     ReLU network's gradient angles, for instance, stay O(1) away from theta_in); "not checked" without a hidden layer
     (depth 0 has no embedding).
@@ -110,7 +111,7 @@ def check_kernel(df: pd.DataFrame) -> Check:
 
     Measurement: ||K/c - G||_F/||G||_F with c the least-squares factor (``ntk_shape_err`` of
     :func:`~lib.chapters.linear_baseline.measure.measure_linear`), averaged over depths L >= 1 for every network. Rule:
-    :func:`~lib.chapters.linear_baseline.trend.width_trend` (its infinite-width limit must be zero; a ReLU network's
+    :func:`~lib.finite.width_trend.width_trend` (its infinite-width limit must be zero; a ReLU network's
     NTK, which is not a multiple of G, keeps an O(1) error: "not reproduced"). The factor itself is
     :func:`~lib.chapters.linear_baseline.factors.check_kernel_factor`.
 

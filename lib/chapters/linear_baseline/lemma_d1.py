@@ -3,8 +3,8 @@
 :func:`~lib.chapters.linear_baseline.lemma_d1.measure_lemma_d1` measures ``||A^T A/m - I||_2`` over widths
 and seeds, :func:`~lib.chapters.linear_baseline.lemma_d1.plot_lemma_d1` draws it against m and
 :func:`~lib.chapters.linear_baseline.lemma_d1.check_lemma_d1` asks whether it vanishes at infinite width
-along the Bai-Yin law (the rule of :func:`~lib.chapters.linear_baseline.trend.width_trend` with the curve
-:func:`~lib.chapters.linear_baseline.trend.bai_yin`).
+along the Bai-Yin law (the rule of :func:`~lib.finite.width_trend.width_trend` with the curve
+:func:`~lib.finite.width_trend.bai_yin`).
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 from lib.book.plotting import figure, value_ticks
 from lib.book.provenance import profile_text
 from lib.book.results import Check
-from lib.chapters.linear_baseline.trend import bai_yin, width_trend
+from lib.finite.width_trend import bai_yin, width_trend
 
 __all__ = ["BAI_YIN_RTOL", "figure_lemma_d1", "measure_lemma_d1", "plot_lemma_d1", "check_lemma_d1"]
 
@@ -80,8 +80,8 @@ def check_lemma_d1(dev: pd.DataFrame) -> Check:
     ``2 sqrt(d/m) + d/m`` (steeper than m^(-1/2) while m is within a few times d).
 
     Measurement: ``||A^T A/m - I||_2`` for every draw (:func:`~lib.chapters.linear_baseline.lemma_d1.measure_lemma_d1`).
-    Rule: :func:`~lib.chapters.linear_baseline.trend.width_trend` with the curve
-    :func:`~lib.chapters.linear_baseline.trend.bai_yin` (fit ``a + c (2 sqrt(d/m) + d/m)``; the limit a must be
+    Rule: :func:`~lib.finite.width_trend.width_trend` with the curve
+    :func:`~lib.finite.width_trend.bai_yin` (fit ``a + c (2 sqrt(d/m) + d/m)``; the limit a must be
     zero): "not reproduced" when a is significant and substantial (entries with a non-zero mean leave an O(1)
     deviation, ``A^T A/m -> I + mean^2 1 1^T``); "reproduced" when a is not significant (or negligible), the
     deviation falls, and the seed-mean deviation at the largest width is within

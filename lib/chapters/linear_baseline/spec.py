@@ -7,9 +7,19 @@ are checked against it by the test suite.
 from __future__ import annotations
 
 from lib.book import params as P
-from lib.book.spec import ChapterSpec, Param
+from lib.book.spec import ChapterSpec, Config, Param
 
-__all__ = ["SPEC"]
+__all__ = ["SPEC", "rule_n_over_d"]
+
+
+def rule_n_over_d(cfg: Config) -> None:
+    """The n > d section needs more points than dimensions: ``d_over`` below ``n_over``.
+
+    Raises:
+        lib.book.params.ParameterError: naming both parameters.
+    """
+    P.at_most(cfg, "d_over", "n_over", "the n > d section needs more points than dimensions (its Gram matrix is "
+              "then singular)", strict=True)
 
 #: the parameters of notebook 01, in the order of its parameters cell
 SPEC = ChapterSpec("01_linear_baseline", dict(
@@ -19,9 +29,9 @@ SPEC = ChapterSpec("01_linear_baseline", dict(
     seeds=Param(3, P.positive_int, "weight draws per (width, depth)"),
     n_samples=Param(40, P.positive_int, "digits, d 64 pixels; their Gram matrix must be invertible (checked)"),
     n_over=Param(40, P.positive_int, "points for the n > d case (synthetic, d_over dimensions; n_over > d_over)"),
-    d_over=Param(5, P.positive_int, "input dimension of the n > d case"),
+    d_over=Param(5, P.positive_int, "input dimension of the n > d case (below n_over)"),
     distance_angles=Param([1.0, 5.0, 20.0], P.float_list(positive=True, below=180),
                           "input angles in degrees of the similar pairs of Remark 3.4"),
     distance_seeds=Param(5, P.int_at_least(2), "weight draws of Remark 3.4 (a significance test needs several)"),
     device=Param("cpu", P.device_name, "'cpu' or 'cuda'"),
-))
+), joint=(rule_n_over_d,))

@@ -35,32 +35,37 @@ from __future__ import annotations
 
 from lib.chapters.non_constancy.backward import (LEMMA31_PARTS, BackwardNorms, check_backward,
                                                  check_lemma31_bounded, measure_backward, measure_backward_norms)
+from lib.chapters.non_constancy.ball import (W0_ONLY, ball_models, ball_reduce, ball_sup, ball_words,
+                                             measure_ball_hessian, measure_kernel_scale, trained_copy)
 from lib.chapters.non_constancy.bottleneck import (check_bottleneck, check_bottleneck_hessian,
                                                    check_bottleneck_hessian_width, figure_bottleneck,
                                                    figure_bottleneck_hessian, kernel_change_by_bottleneck,
                                                    plot_bottleneck, plot_bottleneck_hessian)
-from lib.chapters.non_constancy.convergence import (PL_BINDING, PL_RTOL, SLOPE_MIN, check_convergence,
-                                                    figure_convergence, figure_kernel_paths, output_premise,
-                                                    pl_guarantee, pl_rate, plot_convergence, plot_kernel_paths)
+from lib.chapters.non_constancy.convergence import (EXP_RATIO_MIN, PL_BINDING, PL_RTOL, RATE_MIN_STEPS, SLOPE_MIN,
+                                                    check_convergence, check_convergence_rate, figure_convergence,
+                                                    figure_kernel_paths, late_rates, output_premise, pl_guarantee,
+                                                    pl_rate, plot_convergence, plot_kernel_paths)
 from lib.chapters.non_constancy.hessian_norms import (HessianNorms, hessian_summary, measure_bottleneck_hessian,
                                                       measure_hessian_by_width, measure_hessian_norms)
-from lib.chapters.non_constancy.hessian_width import (check_hessian, check_nonlinear_hessian, figure_hessian,
-                                                      hessian_by_width, plot_hessian)
+from lib.chapters.non_constancy.hessian_width import (check_hessian, check_kernel_scale, check_nonlinear_hessian,
+                                                      figure_hessian, hessian_by_width, plot_hessian)
 from lib.chapters.non_constancy.kernel_runs import (KernelRuns, glue_values, measure_bottleneck_nets,
                                                     measure_kernel_runs, measure_linear_model, measure_width_nets,
                                                     run_summary, table_width_means)
 from lib.chapters.non_constancy.kernel_width import (CONSTANT_KERNEL_TOL, MOVING_KERNEL_MIN, O1_CHANGE,
                                                      check_linear_kernel, check_linear_model,
-                                                     check_nonlinear_kernel, check_weight_change,
+                                                     check_nonlinear_kernel, check_weight_change, check_weight_max_move,
                                                      figure_width_trend, kernel_change_by_width, plot_width_trend,
                                                      width_slopes)
 from lib.chapters.non_constancy.nets import (ARCHS, LZB_DEPARTURE, NONLINEAR, SUP_DERIV, NetSetting,
-                                             OutputSlopeTracker, build, check_parameters, describe_data,
-                                             train_tracked)
+                                             OutputSlopeTracker, build, check_parameters, describe_data, flat_weights,
+                                             gd_step, train_tracked)
+from lib.chapters.non_constancy.quadratic_bottleneck import (QuadraticBottleneck, check_quadratic_bottleneck,
+                                                             measure_quadratic_bottleneck)
 from lib.chapters.non_constancy.rules import (BOUND_EXPONENT, DECAY_RULE, FLAT, PAPER_EXPONENTS, SLOPE_NOISE,
-                                              UNCONVERGED, VANISHING, decay_status, flat_status, hessian_row, is_flat,
-                                              hessian_slope_status, holds, slope_row, steeper_note,
-                                              table_paper_vs_book)
+                                              UNCONVERGED, VANISHING, band_status, bounded_status, decay_status,
+                                              flat_status, hessian_row, is_flat, hessian_slope_status, holds,
+                                              slope_row, steeper_note, table_paper_vs_book)
 from lib.chapters.non_constancy.spec import SPEC
 from lib.chapters.non_constancy.lzb_measure import LzbMore, measure_lzb_more
 from lib.chapters.non_constancy.lzb_checks import (check_architectures, check_kernel_path, check_one_hidden_layer,
@@ -73,7 +78,7 @@ __all__ = [
     "SPEC",
     # nets
     "ARCHS", "SUP_DERIV", "NONLINEAR", "LZB_DEPARTURE", "NetSetting", "check_parameters",
-    "describe_data", "build", "OutputSlopeTracker", "train_tracked",
+    "describe_data", "build", "OutputSlopeTracker", "train_tracked", "gd_step", "flat_weights",
     # kernel_runs
     "measure_width_nets", "measure_bottleneck_nets", "measure_linear_model", "KernelRuns", "measure_kernel_runs",
     "run_summary", "table_width_means", "glue_values",
@@ -83,50 +88,33 @@ __all__ = [
     # rules
     "FLAT", "BOUND_EXPONENT", "SLOPE_NOISE", "VANISHING", "DECAY_RULE", "PAPER_EXPONENTS", "decay_status",
     "steeper_note", "hessian_slope_status", "UNCONVERGED", "is_flat", "flat_status", "holds", "slope_row",
-    "hessian_row", "table_paper_vs_book",
+    "hessian_row", "table_paper_vs_book", "band_status", "bounded_status",
     # kernel_width
     "O1_CHANGE", "CONSTANT_KERNEL_TOL", "MOVING_KERNEL_MIN", "kernel_change_by_width", "width_slopes",
     "plot_width_trend", "figure_width_trend",
     "check_linear_model", "check_weight_change", "check_linear_kernel", "check_nonlinear_kernel",
+    "check_weight_max_move",
     # bottleneck
     "kernel_change_by_bottleneck", "plot_bottleneck", "figure_bottleneck", "check_bottleneck",
     "plot_bottleneck_hessian", "figure_bottleneck_hessian", "check_bottleneck_hessian",
     "check_bottleneck_hessian_width",
     # hessian_width
     "hessian_by_width", "plot_hessian", "figure_hessian", "check_hessian", "check_nonlinear_hessian",
+    "check_kernel_scale",
     # backward
     "BackwardNorms", "measure_backward", "measure_backward_norms", "LEMMA31_PARTS", "check_backward",
     "check_lemma31_bounded",
     # convergence
     "PL_BINDING", "PL_RTOL", "SLOPE_MIN", "output_premise", "pl_rate", "pl_guarantee", "plot_kernel_paths", "figure_kernel_paths",
-    "plot_convergence", "figure_convergence", "check_convergence",
+    "plot_convergence", "figure_convergence", "check_convergence", "EXP_RATIO_MIN", "RATE_MIN_STEPS", "late_rates",
+    "check_convergence_rate",
     # lzb_measure, lzb_checks
     "LzbMore", "measure_lzb_more", "plot_lzb_more", "figure_lzb_more", "table_kernel_path", "check_one_hidden_layer",
     "check_two_layer_bound", "check_parameterization", "check_parameter_change", "check_architectures",
     "check_segment_bound", "check_kernel_path",
-]
-
-# issue 26 (helper B): the ball of fixed radius, the kernel's scale, the network of Thm 4.1, the per-weight move and
-# the convergence rate
-from lib.chapters.non_constancy.ball import (W0_ONLY, ball_models, ball_reduce, ball_sup, ball_words,  # noqa: E402
-                                             measure_ball_hessian, measure_kernel_scale, trained_copy)
-from lib.chapters.non_constancy.convergence import (EXP_RATIO_MIN, RATE_MIN_STEPS, check_convergence_rate,  # noqa: E402
-                                                    late_rates)
-from lib.chapters.non_constancy.hessian_width import check_kernel_scale  # noqa: E402
-from lib.chapters.non_constancy.kernel_width import check_weight_max_move  # noqa: E402
-from lib.chapters.non_constancy.nets import flat_weights, gd_step  # noqa: E402
-from lib.chapters.non_constancy.quadratic_bottleneck import (QuadraticBottleneck,  # noqa: E402
-                                                             check_quadratic_bottleneck,
-                                                             measure_quadratic_bottleneck)
-from lib.chapters.non_constancy.rules import band_status, bounded_status  # noqa: E402
-
-__all__ += [
     # ball
     "W0_ONLY", "ball_models", "trained_copy", "measure_ball_hessian", "measure_kernel_scale", "ball_sup",
     "ball_reduce", "ball_words",
     # quadratic_bottleneck
     "QuadraticBottleneck", "measure_quadratic_bottleneck", "check_quadratic_bottleneck",
-    # checks and helpers added to existing modules
-    "check_kernel_scale", "check_weight_max_move", "EXP_RATIO_MIN", "RATE_MIN_STEPS", "late_rates",
-    "check_convergence_rate", "gd_step", "flat_weights", "band_status", "bounded_status",
 ]

@@ -8,10 +8,23 @@ notebook validates with ``cfg = optimization.SPEC.validate(locals())``, and the 
 from __future__ import annotations
 
 from lib.book import params as P
-from lib.book.spec import ChapterSpec, Param
+from lib.book.spec import ChapterSpec, Config, Param
 from lib.chapters.optimization.sgd import SGD_DATA, TEST_CAP
+from lib.data.datasets import DIGITS_N
 
-__all__ = ["SPEC"]
+__all__ = ["SPEC", "rule_kernel_regression_split"]
+
+
+def rule_kernel_regression_split(cfg: Config) -> None:
+    """The kernel regression splits the digits into a training and a held-out part: ``kr_n_train + kr_n_test`` is
+    at most the 1,797 digits of scikit-learn.
+
+    Raises:
+        lib.book.params.ParameterError: naming both parameters.
+    """
+    if cfg.kr_n_train + cfg.kr_n_test > DIGITS_N:
+        raise P.ParameterError(f"parameters 'kr_n_train' ({cfg.kr_n_train}) and 'kr_n_test' ({cfg.kr_n_test}) add up "
+                               f"to more than the {DIGITS_N} digits the kernel regression splits")
 
 #: The parameters of chapter 06, in the order of its parameters cell.
 SPEC = ChapterSpec("06_optimization", dict(
@@ -43,7 +56,8 @@ SPEC = ChapterSpec("06_optimization", dict(
                      "the paper-protocol case on MNIST-5k: \"read\" its record, or \"compute\" it here (about an hour)"),
     kr_depths=Param([1, 10, 100, 1000, 10000, 1000000], P.int_list(min_value=1, min_len=2),
                     "depths of the kernel regression of [LH] Sec. 5(c) (infinite-width NTK)"),
-    kr_n_train=Param(300, P.int_at_least(10), "training digits per split of the kernel regression"),
+    kr_n_train=Param(300, P.int_at_least(10),
+                     "training digits per split of the kernel regression (with kr_n_test at most 1797)"),
     kr_n_test=Param(300, P.int_at_least(10), "held-out digits per split of the kernel regression"),
     kr_splits=Param(5, P.int_at_least(2), "random train/held-out splits of the kernel regression"),
-))
+), joint=(rule_kernel_regression_split,))

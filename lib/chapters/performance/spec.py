@@ -25,6 +25,13 @@ def _mnist_has_784_pixels(cfg) -> None:
                                f"have 784 pixels), got {cfg.scale_in_dim}")
 
 
+def _targets_are_benchmarked(cfg) -> None:
+    """The targets are read at ``(target_n, target_depth)``, so that size is one of the benchmark's: ``target_n``
+    among ``ns`` and ``target_depth`` among ``depths``."""
+    P.among(cfg, "target_n", "ns", "the targets are read at that size")
+    P.among(cfg, "target_depth", "depths", "the targets are read at that depth")
+
+
 def _ours_is_timed(cfg) -> None:
     """Every ratio is taken against our method, so ``methods`` must include it."""
     if "ours" not in cfg.methods:
@@ -48,9 +55,9 @@ SPEC = ChapterSpec("07_performance", dict(
     memory_budget_mb=Param(4096.0, P.positive_float,
                            "peak memory in MB allowed per method and size (estimated first)"),
     target_n=Param(512, P.positive_int,
-                   "n at which the targets are evaluated (a verdict needs the targets' 512)"),
+                   "n at which the targets are evaluated, one of ns (a verdict needs the targets' 512)"),
     target_depth=Param(10, P.nonneg_int,
-                       "depth at which the targets are evaluated (a verdict needs the targets' 10)"),
+                       "depth at which the targets are evaluated, one of depths (a verdict needs the targets' 10)"),
     peers_everywhere=Param(False, P.boolean,
                            "time the torch.func methods at every size (slow) or only at target_n, target_depth"),
     device=Param("cpu", P.device_name, "\"cpu\" or \"cuda\""),
@@ -70,4 +77,4 @@ SPEC = ChapterSpec("07_performance", dict(
     sgd_batch=Param(500, P.positive_int, "SGD section: SGD batch (the paper's)"),
     sgd_runs=Param(9, P.int_at_least(2), "SGD section: runs of the batched grid (chapter 06's rate search: 9 rates)"),
     sgd_n_train=Param(1000, P.positive_int, "SGD section: training inputs (the paper profile: 5000, MNIST-5k's size)"),
-), joint=(_one_shift_per_depth, _ours_is_timed, _mnist_has_784_pixels))
+), joint=(_one_shift_per_depth, _ours_is_timed, _mnist_has_784_pixels, _targets_are_benchmarked))

@@ -1,19 +1,21 @@
-"""The width-trend rule of chapter 01's finite-width checks ([LH] Thm 2.3, Cor 2.4, Lemma D.1).
+"""The width-trend rule: does a finite-width deviation from an infinite-width statement vanish as the width grows?
+([LH] Thm 2.3, Cor 2.4, Lemma D.1, App. E.)
 
-The statements of [LH] Sec. 2 are about infinite width, so each check measures at several finite
+The statements of [LH] Sec. 2 and App. E are about infinite width, so a check measures at several finite
 widths and asks whether the deviation from the statement vanishes as the width grows. It fits the
 deviation with the curve the finite-width theory gives for it, ``dev = a + b shape(m)`` (a
-:class:`~lib.chapters.linear_baseline.trend.Curve`), and reads the infinite-width limit ``a``
-(:func:`~lib.chapters.linear_baseline.trend.width_trend` gives the rule and its thresholds). Three curves:
+:class:`~lib.finite.width_trend.Curve`), and reads the infinite-width limit ``a``
+(:func:`~lib.finite.width_trend.width_trend` gives the rule and its thresholds). Three curves:
 
-* :data:`~lib.chapters.linear_baseline.trend.FLUCTUATION`, ``a + b/sqrt(m)``: a maximum of first-order
-  finite-width fluctuations (norms, angles, the NTK's shape);
-* :data:`~lib.chapters.linear_baseline.trend.BIAS`, ``a + c/m``: the mean of a quantity whose first-order
+* :data:`~lib.finite.width_trend.FLUCTUATION`, ``a + b/sqrt(m)``: a maximum of first-order
+  finite-width fluctuations (norms, angles, the NTK's shape, one random ReLU layer);
+* :data:`~lib.finite.width_trend.BIAS`, ``a + c/m``: the mean of a quantity whose first-order
   fluctuation has mean zero, so that its expectation moves at second order (the condition number);
-* :func:`~lib.chapters.linear_baseline.trend.bai_yin`, ``a + c (2 sqrt(d/m) + d/m)``: the spectral
+* :func:`~lib.finite.width_trend.bai_yin`, ``a + c (2 sqrt(d/m) + d/m)``: the spectral
   deviation of a Gaussian sample covariance (Lemma D.1).
 
-The verdict helpers the chapter's checks share live here too.
+Chapters 01 and 04 judge their finite-width statements with it; it returns the status and its caveat, and the
+chapter's check writes the verdict.
 """
 from __future__ import annotations
 
@@ -23,11 +25,11 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from lib.book.results import Check
 from lib.spectra import fit_slope
+from lib.validation import InputError, check_real, positive_int
 
 __all__ = ["SLOPE_VANISHING", "LIMIT_SIGMA", "LIMIT_FRACTION", "NEGLIGIBLE_FRACTION", "Curve", "FLUCTUATION",
-           "BIAS", "bai_yin", "WidthTrend", "width_trend", "limit_status", "depth_zero_check"]
+           "BIAS", "bai_yin", "WidthTrend", "width_trend", "limit_status"]
 
 #: A deviation must fall at least this fast on log-log axes to count as vanishing (1/sqrt(m) is -0.5;
 #: the margin covers the seed spread of a slope fitted on a short width grid, about 0.1 at 2-5 seeds).
@@ -62,7 +64,7 @@ class Curve:
 #: First-order finite-width fluctuations; a maximum of them falls like 1/sqrt(m) ([LH] Thm 2.3, Cor 2.4 shape).
 FLUCTUATION = Curve("a + b/sqrt(m)", lambda m: m ** -0.5, "1/sqrt(m) predicts -0.5")
 #: The mean of a quantity whose first-order fluctuation has mean zero; it moves at second order, like 1/m
-#: (the condition number of the linear network's NTK, :func:`~lib.chapters.linear_baseline.condition_numbers.check_conditioning`).
+#: (the condition number of the linear network's NTK, [LH] Cor 2.4).
 BIAS = Curve("a + c/m", lambda m: 1.0 / m, "1/m predicts -1")
 
 
@@ -78,6 +80,7 @@ def bai_yin(d: int) -> Curve:
     Returns:
         The curve ``a + c (2 sqrt(d/m) + d/m)``.
     """
+    d = positive_int(d, "d")
     return Curve(f"a + c (2 sqrt(d/m) + d/m), d = {d}", lambda m: 2 * np.sqrt(d / m) + d / m,
                  "the Bai-Yin law predicts -0.5 at m >> d, steeper below")
 
@@ -86,10 +89,10 @@ def bai_yin(d: int) -> Curve:
 class WidthTrend:
     """How a deviation that should vanish at infinite width behaves over the widths run ([LH] Sec. 2).
 
-    Computed by :func:`~lib.chapters.linear_baseline.trend.width_trend`.
+    Computed by :func:`~lib.finite.width_trend.width_trend`.
 
     Attributes:
-        status: the verdict (see :func:`~lib.chapters.linear_baseline.trend.width_trend`).
+        status: the verdict (see :func:`~lib.finite.width_trend.width_trend`).
         limit: the fitted infinite-width limit a of ``dev = a + b shape(m)``.
         limit_se: its standard error (from the scatter of the per-seed values); None if not estimable.
         slope: log-log slope of the seed-mean deviation's magnitude against the width (None with one width).
@@ -139,6 +142,7 @@ def limit_status(a: float, se: float, at_max: float, slope: float | None, signed
     Returns:
         (status, caveat); the caveat is empty unless the status is "reproduced with caveat".
     """
+    a, se, at_max = check_real(a, "a"), check_real(se, "se", low=0), check_real(at_max, "at_max")
     significant = abs(a) > LIMIT_SIGMA * se
     if significant and abs(a) > LIMIT_FRACTION * abs(at_max) and (signed or a > 0):
         return "not reproduced", ""
@@ -160,7 +164,7 @@ def width_trend(per_seed: pd.DataFrame, column: str, curve: Curve = FLUCTUATION,
     """The verdict on a deviation that the statement says vanishes at infinite width.
 
     The deviation of a correct infinite-width statement follows ``curve`` with limit ``a = 0``
-    (:data:`~lib.chapters.linear_baseline.trend.FLUCTUATION`, ``dev = a + b/sqrt(m)``, unless the check names another); a wrong statement
+    (:data:`~lib.finite.width_trend.FLUCTUATION`, ``dev = a + b/sqrt(m)``, unless the check names another); a wrong statement
     leaves ``a != 0``. The fit is by least squares on the per-(width, seed) values, and their scatter gives
     the standard error of a. The rule is :func:`limit_status`; "inconclusive" with one width, or too few
     values to estimate the scatter (widths x seeds <= 2); "reproduced" when the deviation is exactly
@@ -173,12 +177,15 @@ def width_trend(per_seed: pd.DataFrame, column: str, curve: Curve = FLUCTUATION,
     Args:
         per_seed: one row per network, with columns ``width`` and ``column`` (already averaged over depths).
         column: the deviation.
-        curve: the curve fitted (:data:`~lib.chapters.linear_baseline.trend.FLUCTUATION`, :data:`~lib.chapters.linear_baseline.trend.BIAS` or :func:`bai_yin`).
+        curve: the curve fitted (:data:`~lib.finite.width_trend.FLUCTUATION`, :data:`~lib.finite.width_trend.BIAS` or :func:`bai_yin`).
         signed: whether the deviation takes both signs (see :func:`limit_status`).
 
     Returns:
-        The :class:`~lib.chapters.linear_baseline.trend.WidthTrend`.
+        The :class:`~lib.finite.width_trend.WidthTrend`.
     """
+    missing = [c for c in ("width", column) if c not in getattr(per_seed, "columns", ())]
+    if missing:
+        raise InputError(f"per_seed must be a DataFrame with the columns 'width' and {column!r}; missing {missing}")
     d = per_seed[["width", column]].dropna()
     means = d.groupby("width")[column].mean().sort_index()
     at_max = float(means.iloc[-1])
@@ -202,18 +209,3 @@ def width_trend(per_seed: pd.DataFrame, column: str, curve: Curve = FLUCTUATION,
     status, caveat = limit_status(a, se, at_max, slope, signed)
     return WidthTrend(status, a, se, slope, at_max, caveat=caveat, **kw)
 
-
-def depth_zero_check(claim_id: str, part: str, why: str, measured_extra: str = "") -> Check:
-    """The "not checked" verdict of a check whose sweep ran depth 0 only (its statement needs L >= 1).
-
-    Args:
-        claim_id: the registry id the calling check records.
-        part: the part of the claim that check settles.
-        why: why depth 0 tests nothing (the end of the caveat "not testable on this data: ...").
-        measured_extra: a sentence appended to "Only depth 0 was run." (may be empty).
-
-    Returns:
-        The check, with status "not checked".
-    """
-    return Check(claim_id, status="not checked", part=part, measured="Only depth 0 was run." + measured_extra,
-                 caveat=f"not testable on this data: {why}")
