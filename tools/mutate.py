@@ -95,39 +95,62 @@ def _module_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
     return {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
 
 
+#: Verdict rules whose one home is below the chapters (a rule two chapters use), each with the chapter package
+#: whose tests pin it: that chapter's run follows its ``check_*`` functions into the module and mutates what they
+#: reach there; the other chapters call it unmutated.
+RULE_MODULES = {"lib.finite.width_trend": "linear_baseline"}
+
+
+def _rule_modules(package: str) -> list[str]:
+    """The modules of :data:`RULE_MODULES` whose rules ``package``'s tests pin."""
+    return sorted(m for m, owner in RULE_MODULES.items() if owner == package)
+
+
 def _imports(tree: ast.Module, package: str) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
-    """Names imported from the chapter's own modules: (function name -> (module, name), alias -> module)."""
+    """Names imported from the chapter's own modules and its rule modules (:data:`RULE_MODULES`): (function
+    name -> (module, name), alias -> module)."""
     names: dict[str, tuple[str, str]] = {}
     modules: dict[str, str] = {}
     base = f"lib.chapters.{package}"
+    rules = _rule_modules(package)
     for node in tree.body:
         if not isinstance(node, ast.ImportFrom):
             continue
         src = node.module or ""
         if node.level:                                   # from .rules import x / from . import rules
             src = f"{base}.{src}" if src else base
-        if not src.startswith(base):
-            continue
         for alias in node.names:
             local = alias.asname or alias.name
-            if src == base:                              # from . import rules
+            if f"{src}.{alias.name}" in rules:           # from lib.finite import width_trend
+                modules[local] = f"{src}.{alias.name}"
+            elif src in rules:                           # from lib.finite.width_trend import width_trend
+                names[local] = (src, alias.name)
+            elif not src.startswith(base):
+                continue
+            elif src == base:                            # from . import rules
                 modules[local] = f"{base}.{alias.name}"
             else:
                 names[local] = (src, alias.name)
     return names, modules
 
 
+def _package_paths(root: Path, package: str) -> list[tuple[str, Path]]:
+    """(module, file) of the chapter package's modules and of its rule modules (:data:`RULE_MODULES`)."""
+    own = [(f"lib.chapters.{package}.{path.stem}", path)
+           for path in sorted((root / "lib" / "chapters" / package).glob("*.py"))]
+    return own + [(m, root / (m.replace(".", "/") + ".py")) for m in _rule_modules(package)]
+
+
 def verdict_functions(root: Path, package: str) -> dict[str, list[str]]:
     """The verdict logic of a chapter package: its ``check_*`` functions and, transitively,
-    every module-level function of the same package they call by name or as ``module.name``.
+    every module-level function of the same package (or of its rule modules, :data:`RULE_MODULES`) they call by
+    name or as ``module.name``.
 
     Returns:
         Module file path (relative to ``root``) -> the names of its functions in scope.
     """
-    pkg_dir = root / "lib" / "chapters" / package
     funcs, imports = {}, {}
-    for path in sorted(pkg_dir.glob("*.py")):
-        mod = f"lib.chapters.{package}.{path.stem}"
+    for mod, path in _package_paths(root, package):
         tree = ast.parse(path.read_text(), filename=str(path))
         funcs[mod] = _module_functions(tree)
         imports[mod] = _imports(tree, package)
@@ -429,8 +452,7 @@ def _calls_of(tree: ast.AST, name: str) -> list[tuple[ast.Call, ast.FunctionDef]
 
 
 def _package_trees(root: Path, package: str) -> dict[Path, ast.Module]:
-    return {path: ast.parse(path.read_text(), filename=str(path))
-            for path in sorted((root / "lib" / "chapters" / package).glob("*.py"))}
+    return {path: ast.parse(path.read_text(), filename=str(path)) for _, path in _package_paths(root, package)}
 
 
 def wording_params(root: Path, package: str) -> dict[str, tuple[list, frozenset]]:

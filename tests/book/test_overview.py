@@ -36,7 +36,7 @@ def _legend(fig) -> list[tuple[str, str]]:
 
 
 def test_the_legend_names_only_the_levels_some_cell_has_with_their_counts():
-    """Issue 38: the legend showed red although no cell was red. Counterfactual: with a red cell, red is listed."""
+    """The legend names only the levels present (a red legend entry with no red cell misled). Counterfactual: with a red cell, red is listed."""
     rows, _ = build_rows([_rec("[LH] Thm 2.3", "reproduced"), _rec("[LH] Fig 3", "reproduced")], CLAIMS)
     assert grid_levels(rows) == {"reproduced": 2, "not checked": 3}
     assert _legend(plot_verdict_grid(rows)) == [("reproduced (2)", VERDICT_COLOURS["reproduced"]),

@@ -1,5 +1,5 @@
 """lib.book.sentences: a sentence ends at a full stop outside math, code and brackets that closes no
-abbreviation; a long line is cut at a space outside them (issue 38, item 7: "Setting: infinite-width curves
+abbreviation; a long line is cut at a space outside them (the cuts it replaced: "Setting: infinite-width curves
 (Eq" and the alt text "Gradient angles of the App")."""
 from __future__ import annotations
 

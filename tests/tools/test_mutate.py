@@ -246,3 +246,13 @@ def test_an_argument_to_a_wording_parameter_of_a_package_function_is_wording(tmp
         assert not mutate.wording_only(src, src.replace(old, new)), new        # without the callees' reading
     assert not mutate.wording_only(src, src.replace("outside('[X] Thm 1'", "outside('XX'"), callees=callees)
     assert not mutate.wording_only(src, src.replace("status_of(st.res,", "status_of(None,"), callees=callees)
+
+
+def test_a_rule_below_the_chapters_is_mutated_by_the_chapter_whose_tests_pin_it():
+    """lib.finite.width_trend is the one home of a rule chapters 01 and 04 use; chapter 01's run follows its
+    check_* functions into it, chapter 04's leaves it alone (its tests do not pin it)."""
+    root = Path(__file__).resolve().parents[2]
+    ours = mutate.verdict_functions(root, "linear_baseline")
+    assert ours["lib/finite/width_trend.py"] == ["bai_yin", "limit_status", "width_trend"]
+    assert "lib/finite/width_trend.py" not in mutate.verdict_functions(root, "infinite_depth")
+    assert set(mutate.RULE_MODULES.values()) <= {p.name for p in (root / "lib" / "chapters").iterdir()}
