@@ -178,8 +178,7 @@ print(sweep.note())
 # ReLU network's smallest angle with depth (left panel) against its spread over seeds.
 
 # %% tags=["hide-input"]
-rec.figure(conditioning.plot_figure3(sweep), "fig-figure3", conditioning.CAPTION_FIGURE3, conditioning.plot_figure3,
-           conditioning.measure_conditioning, conditioning.setting_figure3(sweep, cfg.profile))
+rec.figure(**conditioning.figure_figure3(sweep, cfg.profile))
 
 # %% tags=["hide-input"]
 display(Markdown(conditioning.batching_note(sweep)))
@@ -207,9 +206,7 @@ for check in (fig3 := conditioning.checks_figure3(sweep)):
 mnist = conditioning.measure_mnist_section(cfg)
 
 # %% tags=["hide-input"]
-rec.figure(conditioning.plot_mnist_figure3(mnist), "fig-figure3-mnist", conditioning.CAPTION_FIGURE3_MNIST,
-           conditioning.plot_mnist_figure3, conditioning.measure_mnist_section,
-           conditioning.setting_figure3_mnist(mnist, cfg.profile))
+rec.figure(**conditioning.figure_figure3_mnist(mnist, cfg.profile))
 conditioning.table_mnist_figure3(mnist).style.format("{:.4g}")
 
 # %%
@@ -285,8 +282,7 @@ conditioning.table_authors_agreement(agree)
 # sweep is one point below.
 
 # %% tags=["hide-input"]
-rec.figure(conditioning.plot_prop41(sweep), "fig-prop41", conditioning.CAPTION_PROP41, conditioning.plot_prop41,
-           conditioning.measure_conditioning, conditioning.setting_prop41(sweep, cfg.profile))
+rec.figure(**conditioning.figure_prop41(sweep, cfg.profile))
 
 # %%
 p41 = conditioning.checks_prop41(sweep)
@@ -308,9 +304,7 @@ paper_vs_book(p41).style.hide(axis="index")
 # networks of the sweep with only $W^{(1)}$ trainable (seed means); dashed: $\kappa_0$.
 
 # %% tags=["hide-input"]
-rec.figure(conditioning.plot_first_layer(theory, sweep), "fig-first-layer", conditioning.CAPTION_FIRST_LAYER,
-           conditioning.plot_first_layer, (conditioning.measure_theory, conditioning.measure_conditioning),
-           conditioning.setting_first_layer(sweep, cfg.profile))
+rec.figure(**conditioning.figure_first_layer(theory, sweep, cfg.profile))
 
 # %%
 t42 = conditioning.table_first_layer(theory, sweep)
@@ -349,9 +343,7 @@ t2 = conditioning.measure_two_sample(cfg.two_sample_angles, cfg.two_sample_depth
                                      cfg.two_sample_seeds, device=cfg.device)
 
 # %% tags=["hide-input"]
-rec.figure(conditioning.plot_two_sample(t2), "fig-two-sample", conditioning.CAPTION_TWO_SAMPLE,
-           conditioning.plot_two_sample, conditioning.measure_two_sample,
-           conditioning.setting_two_sample(t2, cfg.profile))
+rec.figure(**conditioning.figure_two_sample(t2, cfg.profile))
 
 # %%
 rec(conditioning.check_two_sample(t2), "sec-appf")
@@ -365,9 +357,7 @@ rec(conditioning.check_two_sample(t2), "sec-appf")
 # {glue:text}`theory_sets`
 
 # %% tags=["hide-input"]
-rec.figure(conditioning.plot_theory_comparison(theory, sweep), "fig-fig3-theory", conditioning.CAPTION_THEORY,
-           conditioning.plot_theory_comparison, (conditioning.measure_theory, conditioning.measure_conditioning),
-           conditioning.setting_theory(theory, sweep, cfg.profile))
+rec.figure(**conditioning.figure_theory(theory, sweep, cfg.profile))
 
 # %% [markdown]
 # The measured $\phi_{\min}$ is a minimum over $n(n-1)/2$ pairs of finite-width angles, each the

@@ -64,6 +64,8 @@ from lib.chapters.conditioning.two_sample import (TwoSample, measure_two_sample,
 from lib.chapters.conditioning.theory_cmp import (plot_theory_comparison, CAPTION_THEORY, setting_theory,
                                                   TheoryComparison, table_theory_comparison, check_theory_prediction,
                                                   THEORY_TOL_SQRT_M, THEORY_LOOSE_SQRT_M)
+from lib.chapters.conditioning.figures import (figure_figure3, figure_figure3_mnist, figure_prop41, figure_first_layer,
+                                               figure_two_sample, figure_theory)
 from lib.chapters.conditioning.spec import SPEC
 from lib.chapters.conditioning.figure3_depth import ANGLE_SE_MULTIPLE, angle_depth_table, check_figure3_angle_depth
 from lib.chapters.conditioning.lemma_e4 import (E4_MAX_N, E4_TOL, LemmaE4, check_lemma_e4, measure_lemma_e4,
@@ -77,6 +79,7 @@ from lib.chapters.conditioning.mnist_figure3 import (MNIST_N, AuthorsFigure3, AU
                                                      setting_figure3_mnist, table_mnist_figure3, glue_mnist_figure3)
 
 __all__ = [
+    "figure_figure3", "figure_figure3_mnist", "figure_prop41", "figure_first_layer", "figure_two_sample", "figure_theory",
     "DATASET_NAMES", "LABELS", "sets_text", "ChapterData", "load_datasets", "load_data", "colors", "table_datasets",
     "small_batch_sets", "pixel_range_param", "n_mnist5k_param", "first_layer_sets", "large_full_seeds",
     "CELL_VERSION", "ACTIVATIONS", "FULL_METHODS", "DENSE_MAX", "authors_partition", "first_batches", "mean_kappa", "batch_kappas",
