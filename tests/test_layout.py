@@ -20,10 +20,10 @@ LIB_FILES = sorted((ROOT / "lib").rglob("*.py"))
 #: the Python sources whose comments and docstrings a reader sees (the API page renders lib's docstrings)
 COMMENTED_FILES = LIB_FILES + sorted((ROOT / "tests").rglob("*.py")) + sorted((ROOT / "tools").rglob("*.py"))
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
-#: at most this many code lines in all notebooks together (outside Markdown and the parameters cells): 250 for
-#: the 65 claims of [LH], plus about two lines (a measure call, a figure, a check) for each of the companion
-#: papers' statements
-NOTEBOOK_CODE_LINES = 300
+#: at most this many code lines in all notebooks together (outside Markdown and the parameters cells): a ratchet
+#: at today's 278 on the way to the design's 250 (every figure is now one line, its declaration in the chapter;
+#: what is left is one line per recorded check)
+NOTEBOOK_CODE_LINES = 280
 
 
 def _all_assignments(tree: ast.Module) -> list[ast.Assign]:
