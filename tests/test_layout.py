@@ -208,3 +208,36 @@ def test_no_chapter_imports_another_chapter():
         if found:
             bad[str(path.relative_to(ROOT))] = found
     assert not bad, bad
+
+
+def _comment_only_cells(path: Path) -> list[int]:
+    """Indices of code cells holding only comments (a lost Markdown cell marker turns prose into such a cell)."""
+    out = []
+    for i, cell in enumerate(jupytext.read(path).cells):
+        lines = [line.strip() for line in cell.source.splitlines() if line.strip()]
+        if cell.cell_type == "code" and lines and all(line.startswith("#") for line in lines):
+            out.append(i)
+    return out
+
+
+def _missing_section_targets(text: str) -> set[str]:
+    """Section labels a notebook records verdicts or figures under that it never declares as ``(sec-...)=``."""
+    targets = set(re.findall(r"^# \((sec-[\w-]+)\)=$", text, re.M))
+    used = set(re.findall(r"\"(sec-[\w-]+)\"", text))
+    return used - targets
+
+
+def test_no_notebook_code_cell_is_comments_only(tmp_path):
+    """A chapter section rendered as a code cell of comments (its Markdown marker lost) is caught."""
+    bad = {p.name: _comment_only_cells(p) for p in NOTEBOOKS if _comment_only_cells(p)}
+    assert not bad, bad
+    lost = tmp_path / "99_lost.py"
+    lost.write_text("# %% [markdown]\n# ## Title\n\n# %%\nx = 1\n\n# %%\n# ## More of [AAK]\n# $\\mu = 1$\n")
+    assert _comment_only_cells(lost) == [2]
+
+
+def test_every_section_a_notebook_records_under_is_declared_in_it():
+    """A verdict recorded under a label with no heading target links the report to nowhere on the page."""
+    bad = {p.name: _missing_section_targets(p.read_text()) for p in NOTEBOOKS}
+    assert not any(bad.values()), bad
+    assert _missing_section_targets('# (sec-a)=\n# ## A\nrec(c, "sec-a")\nrec(d, "sec-b")\n') == {"sec-b"}
