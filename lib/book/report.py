@@ -286,6 +286,22 @@ def first_clause(text: str, limit: int = 90) -> str:
     return short if short.endswith(" ...") else short.rstrip(".")
 
 
+def _measured_clause(text: str) -> str:
+    """The first clause of a part's measurement that states a figure: a setting that opens it and ends at a colon
+    ("At n=512, width 512, depth 10: the ratio is 1.02") is skipped for a figure that follows it, or kept before a
+    short answer ("increasing and below the identity: yes")."""
+    clause = first_clause(text)
+    flat = " ".join(text.split())
+    stop = find_top_level(r":\s", flat)
+    if stop and not re.search(r"\d.*(=|<|>|≤|≥| is | are | falls | rises )", clause):
+        rest = first_clause(flat[stop.end():])
+        if len(rest) >= 25 and re.search(r"\d", rest):
+            return rest
+        if rest:
+            return one_line(f"{clause}: {rest}", 110)
+    return clause
+
+
 def _ref(text: str, label: str) -> str:
     """A MyST ``{ref}`` to ``label`` shown as ``text``."""
     return f"{{ref}}`{text.replace('<', chr(92) + '<').replace('`', chr(39))} <{label}>`"
@@ -295,7 +311,8 @@ def reason(row: ClaimRow) -> str:
     """Why a row has its verdict, in a few words (MyST), derived from what is recorded only: for a row that takes
     other rows' verdicts, links to them; for a claim with no record, why (:attr:`lib.book.claims.Claim.untestable`,
     else its note); else the first clause (:func:`first_clause`) of the caveat of a part with the row's verdict
-    (a deviation from the paper's protocol, a named caveat), or a word on the verdict itself. An erratum the
+    (a deviation from the paper's protocol, a named caveat), else the first clause of what that part measured
+    (the measured figure against the rule), or a word on the verdict itself. An erratum the
     row carries is linked, not counted (:attr:`ClaimRow.errata`); parts that tested nothing are counted.
 
     Args:
@@ -318,10 +335,14 @@ def reason(row: ClaimRow) -> str:
     if caveat:
         why = md_escape(first_clause(typeset(caveat)))
     else:
-        many = len(row.substance) > 1
-        why = {"reproduced": f"all {len(row.substance)} parts agree" if many else "agrees within the check's tolerance",
-               "not reproduced": "contradicted under the paper's protocol",
-               "not checked": "nothing measured"}.get(row.status, row.status)
+        measured = next((r["measured"] for r in decisive if r.get("measured")), "")
+        many = f"all {len(row.substance)} parts agree: " if len(row.substance) > 1 else ""
+        if measured and row.status in ("reproduced", "not reproduced"):  # the measured figure against the rule
+            why = many + md_escape(_measured_clause(typeset(measured)))
+        else:
+            why = {"reproduced": many.rstrip(": ") or "agrees within the check's tolerance",
+                   "not reproduced": "contradicted under the paper's protocol",
+                   "not checked": "nothing measured"}.get(row.status, row.status)
     if row.unchecked_parts:
         why += f"; {row.unchecked_parts} of {len(row.records)} parts not checked"
     why += "".join(f"; its {_ref('erratum', key)} is counted once, apart" for key in row.errata)
