@@ -195,3 +195,61 @@ def test_command_line_refuses_mnist_at_another_shape(capsys):
     with pytest.raises(SystemExit) as exc:
         performance.recorded.main(["--data", "mnist", "--depth", "1", "--in-dim", "10"])
     assert exc.value.code == 2 and "--data mnist needs --in-dim 784" in capsys.readouterr().err
+
+
+def _row(**kw):
+    """A consistent record (interval mode, kappa = the quotients of the eigenvalue bounds), changed by ``kw``."""
+    row = dict(n=100, depth=1, width=16, in_dim=6, min_angle=0.5, lambda_max=10.0, lambda_max_low=9.0,
+               lambda_max_high=12.0, lambda_min_mode="certified", lambda_min_low=2.0, lambda_min=2.5,
+               lambda_min_high=3.0, kappa_low=3.0, kappa_high=6.0, singular=False, seconds=1.0, peak_gib=0.1,
+               load_start=0.5, load_end=0.5, cpus=2, command="python -m x", commit="abc", recorded="now",
+               date="2026-11-27")
+    return row | kw
+
+
+def _refusal(row, path="r.json"):
+    try:
+        performance.check_record(row, path)
+    except InputError as exc:
+        return str(exc)
+    return None
+
+
+def test_a_records_numbers_are_named_with_their_exact_range():
+    """Each field's message gives its kind and range; a value on the range's edge is accepted."""
+    assert _refusal(_row()) is None and _refusal(_row(min_angle=3.141592653589793)) is None
+    assert "'min_angle' must be a finite number in [0, 3.14159], got 3.2" in _refusal(_row(min_angle=3.2))
+    assert "'kappa_low' must be a number (not NaN) >= 1 or null, got nan" in _refusal(_row(kappa_low=float("nan")))
+    assert "'seconds' must be a finite number >= 0, got -1" in _refusal(_row(seconds=-1))
+    assert "'seconds' must be a finite number >= 0, got None" in _refusal(_row(seconds=None))
+    assert "'lambda_min' must be a finite number or null, got inf" in _refusal(_row(lambda_min=float("inf")))
+    assert "'shift' must be a finite number >= 0 or null" in _refusal(_row(shift=-1.0))
+    assert _refusal(_row(shift=None)) is None and _refusal(_row(shift=0.0)) is None
+    assert "'cpus' must be an integer >= 1, got 0" in _refusal(_row(cpus=0)) and _refusal(_row(cpus=1)) is None
+    assert "'n' must be an integer >= 2, got True" in _refusal(_row(n=True))
+
+
+def test_kappa_follows_from_the_eigenvalues_in_each_mode():
+    """Interval mode: kappa_low = lambda_max_low / lambda_min_high, kappa_high = lambda_max_high / lambda_min_low,
+    null when the divisor is 0; exact mode: both lambda_max / lambda_min. A singular kernel has both null."""
+    assert "'kappa_low' = 4.0 does not follow" in _refusal(_row(kappa_low=4.0))
+    assert "'kappa_high' = 5.0 does not follow" in _refusal(_row(kappa_high=5.0))
+    exact = _row(lambda_min_mode="exact", kappa_low=4.0, kappa_high=4.0)  # 10 / 2.5, not the interval's 3 and 6
+    assert _refusal(exact) is None
+    assert "'kappa_low' = 3.0 does not follow" in _refusal(exact | dict(kappa_low=3.0))
+    assert "'kappa_high' = 5.0 does not follow" in _refusal(exact | dict(kappa_high=5.0))
+    zero = dict(lambda_min_low=0.0, lambda_min=0.0, lambda_min_high=0.0, kappa_low=None, kappa_high=None)
+    assert _refusal(_row(**zero)) is None and _refusal(_row(lambda_min_mode="exact", **zero)) is None
+    single = _row(singular=True, lambda_min_low=-1.0, lambda_min=0.0, lambda_min_high=0.0, kappa_high=None)
+    assert "a singular kernel has kappa = infinity" in _refusal(single)
+    assert _refusal(single | dict(kappa_low=None)) is None
+
+
+def test_the_cross_check_tolerance_is_relative_and_inclusive(monkeypatch):
+    """|kappa - quotient| <= RECORD_RTOL * quotient passes, beyond it is refused (a tolerance of 0.5 makes the
+    edge exact in binary)."""
+    monkeypatch.setattr(performance.recorded, "RECORD_RTOL", 0.5)
+    assert _refusal(_row(kappa_low=4.5)) is None                 # |4.5 - 3| = 1.5 = 0.5 * 3
+    assert "does not follow" in _refusal(_row(kappa_low=4.5 + 1e-9))
+    assert _refusal(_row(kappa_high=9.0)) is None                # 3 = 0.5 * 6
+    assert "does not follow" in _refusal(_row(kappa_high=9.0 + 1e-9))

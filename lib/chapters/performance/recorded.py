@@ -40,23 +40,24 @@ __all__ = ["RECORD_DIR", "RECORD_FIELDS", "RECORD_RTOL", "MNIST_RECORD_DEPTHS", 
 RECORD_DIR = ROOT / "notebooks" / "records"
 
 
-def _integer(low: int):
-    def check(v):
-        return None if (isinstance(v, int) and not isinstance(v, bool) and v >= low) else f"an integer >= {low}"
-    return check
+def _integer(v, low: int) -> str | None:
+    """None if ``v`` is an integer >= ``low`` (not a bool), else what it must be (called when a record is read, so
+    that the tests that read records pin it)."""
+    return None if (isinstance(v, int) and not isinstance(v, bool) and v >= low) else f"an integer >= {low}"
 
 
-def _number(low: float = -math.inf, high: float = math.inf, inf_ok: bool = False, none_ok: bool = False):
-    def check(v):
-        if v is None and none_ok:
-            return None
-        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and not math.isnan(v) \
-            and (inf_ok or math.isfinite(v)) and low <= v <= high
-        what = "a finite number" if not inf_ok else "a number (not NaN)"
-        rng = f" in [{low:g}, {high:g}]" if math.isfinite(low) and math.isfinite(high) else \
-            f" >= {low:g}" if math.isfinite(low) else ""
-        return None if ok else what + rng + (" or null" if none_ok else "")
-    return check
+def _number(v, low: float = -math.inf, high: float = math.inf, inf_ok: bool = False,
+            none_ok: bool = False) -> str | None:
+    """None if ``v`` is a number in [low, high] (finite unless ``inf_ok``; None allowed if ``none_ok``), else what it
+    must be, in words."""
+    if v is None and none_ok:
+        return None
+    ok = isinstance(v, (int, float)) and not isinstance(v, bool) and not math.isnan(v) \
+        and (inf_ok or math.isfinite(v)) and low <= v <= high
+    what = "a finite number" if not inf_ok else "a number (not NaN)"
+    rng = f" in [{low:g}, {high:g}]" if math.isfinite(low) and math.isfinite(high) else \
+        f" >= {low:g}" if math.isfinite(low) else ""
+    return None if ok else what + rng + (" or null" if none_ok else "")
 
 
 def _text(v):
@@ -65,13 +66,16 @@ def _text(v):
 
 #: what every field of a record must be (the fields the chapter shows; others are kept as they are)
 RECORD_FIELDS = {
-    "n": _integer(2), "depth": _integer(0), "width": _integer(1), "in_dim": _integer(1),
-    "min_angle": _number(0.0, math.pi), "lambda_max": _number(0.0, inf_ok=False),
-    "lambda_max_low": _number(0.0), "lambda_max_high": _number(0.0),
-    "kappa_low": _number(1.0, inf_ok=True, none_ok=True), "kappa_high": _number(1.0, inf_ok=True, none_ok=True),
+    "n": functools.partial(_integer, low=2), "depth": functools.partial(_integer, low=0),
+    "width": functools.partial(_integer, low=1), "in_dim": functools.partial(_integer, low=1),
+    "min_angle": functools.partial(_number, low=0.0, high=math.pi), "lambda_max": functools.partial(_number, low=0.0),
+    "lambda_max_low": functools.partial(_number, low=0.0), "lambda_max_high": functools.partial(_number, low=0.0),
+    "kappa_low": functools.partial(_number, low=1.0, inf_ok=True, none_ok=True),
+    "kappa_high": functools.partial(_number, low=1.0, inf_ok=True, none_ok=True),
     "lambda_min_mode": lambda v: None if v in ("exact", "certified", "bounds") else "'exact', 'certified' or 'bounds'",
-    "seconds": _number(0.0), "peak_gib": _number(0.0), "load_start": _number(0.0), "load_end": _number(0.0),
-    "cpus": _integer(1), "command": _text, "commit": _text, "recorded": _text, "date": _text,
+    "seconds": functools.partial(_number, low=0.0), "peak_gib": functools.partial(_number, low=0.0),
+    "load_start": functools.partial(_number, low=0.0), "load_end": functools.partial(_number, low=0.0),
+    "cpus": functools.partial(_integer, low=1), "command": _text, "commit": _text, "recorded": _text, "date": _text,
 }
 #: fields that may be missing or null (older records); when present they must be finite numbers
 _OPTIONAL_NUMBERS = ("t_angle_scan", "t_lambda_max", "t_lambda_min", "t_certified_factor", "shift")
@@ -106,7 +110,7 @@ def check_record(row, path: Path) -> dict:
         if need is not None:
             raise InputError(f"the record {path}: field {name!r} must be {need}, got {row[name]!r}; {redo}")
     for name in _OPTIONAL_NUMBERS:
-        if row.get(name) is not None and _number(0.0)(row[name]) is not None:
+        if row.get(name) is not None and _number(row[name], 0.0) is not None:
             raise InputError(f"the record {path}: field {name!r} must be a finite number >= 0 or null, got "
                              f"{row[name]!r}; {redo}")
     for low, mid, high in (("lambda_max_low", "lambda_max", "lambda_max_high"), ("kappa_low", None, "kappa_high")):
@@ -139,7 +143,7 @@ def _cross_check(row: dict, path: Path, redo: str) -> None:
         bad(f"it lacks the lambda_min interval {list(_LMIN)}")
     lo, mid, hi = (row[k] for k in _LMIN)
     for k in _LMIN:
-        if row[k] is not None and _number()(row[k]) is not None:
+        if row[k] is not None and _number(row[k]) is not None:
             bad(f"field {k!r} must be a finite number or null, got {row[k]!r}")
     if lo is None or hi is None:
         bad(f"the lambda_min interval [{lo}, {hi}] has a missing end")
