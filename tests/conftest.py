@@ -60,3 +60,12 @@ def smoke_book(tmp_path_factory):
     # `make html`: jupyter-book build . -W -n --keep-going with Sphinx's parallel jobs
     book = run([sys.executable, "-m", "lib.book.html", "--root", str(root)], root, env) if pipe.returncode == 0 else None
     return root, pipe, book
+
+
+@pytest.fixture(scope="session")
+def html_dir(smoke_book) -> Path:
+    """The HTML folder of :func:`smoke_book`; a failed build fails the test that asks for it."""
+    root, pipe, book = smoke_book
+    if book is None or book.returncode != 0:
+        pytest.fail("the book did not build; see tests/e2e/test_book.py")
+    return root / "_build" / "html"

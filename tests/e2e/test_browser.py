@@ -49,14 +49,6 @@ def html_pages(html_dir: Path) -> list[Path]:
 
 
 @pytest.fixture(scope="module")
-def html_dir(smoke_book) -> Path:
-    root, pipe, book = smoke_book
-    if book is None or book.returncode != 0:
-        pytest.fail("the book did not build; see tests/test_book.py")
-    return root / "_build" / "html"
-
-
-@pytest.fixture(scope="module")
 def server(html_dir):
     """The built HTML over http://127.0.0.1:<free port>/ (a thread; stopped after the module)."""
     with serve_directory(html_dir) as base:

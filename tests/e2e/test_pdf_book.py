@@ -32,14 +32,6 @@ def chromium() -> None:
         _missing("no Chromium found (apt-get install -y chromium, or set CHROMIUM=/path)")
 
 
-@pytest.fixture(scope="module")
-def html_dir(smoke_book) -> Path:
-    root, pipe, book = smoke_book
-    if book is None or book.returncode != 0:
-        pytest.fail("the book did not build; see tests/e2e/test_book.py")
-    return root / "_build" / "html"
-
-
 #: the most pages the book's PDF (without the API reference) may have
 MAX_BOOK_PDF_PAGES = 250
 
