@@ -13,8 +13,9 @@ literal, or a name bound in the check to literals or to an entry of a literal mo
 (``cid = {"nngp": "[AAK] Thm 3.2", ...}[kind]``; an entry picked by an argument stands for all of them), or an
 f-string whose fields are arguments the check validates against a module constant
 (``if lemma not in LEMMAS_E: raise ...`` then ``f"[LH] Lemma {lemma}"``); part labels are read the same way. A
-private helper of the same module that returns a ``Check`` is read as part of the check that calls it. A check that records no id this way, or an id
-that is not a literal, is a :class:`LinkProblem`; ``tests/test_layout.py`` fails on any.
+private helper of the same module that returns a ``Check`` is read as part of the check that calls it. A check
+that records no id this way, or an id that is not a literal, is a :class:`LinkProblem`; ``tests/test_layout.py``
+fails on any.
 """
 from __future__ import annotations
 
@@ -160,7 +161,8 @@ class _Reader:
                 if isinstance(target, ast.Name) and target.id == name:
                     out.append((node.value, None))
                 elif isinstance(target, ast.Tuple):
-                    out += [(node.value, i) for i, t in enumerate(target.elts) if isinstance(t, ast.Name) and t.id == name]
+                    out += [(node.value, i) for i, t in enumerate(target.elts)
+                            if isinstance(t, ast.Name) and t.id == name]
         return out
 
     def _validated(self, name: str) -> list | None:
@@ -294,7 +296,8 @@ def _links(modules: list[_Module], builders) -> tuple[list[CheckLink], list[Link
             if not ids and not bad and not calls_checks:
                 problems.append(LinkProblem(name, mod.path, fn.lineno, "records no claim id: no Check(\"[PAPER] "
                                             "Kind number\", ...) in its body"))
-            links += [CheckLink(name, cid, tuple(sorted(parts)), mod.path, fn.lineno) for cid, parts in sorted(ids.items())]
+            links += [CheckLink(name, cid, tuple(sorted(parts)), mod.path, fn.lineno)
+                      for cid, parts in sorted(ids.items())]
     return links, problems
 
 

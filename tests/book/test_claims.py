@@ -120,7 +120,8 @@ def test_check_table_is_generated_from_the_links():
 SCANNED = {
     "literal": ('def check_a(x) -> Check:\n    return Check("[LH] Thm 2.3", status="reproduced", part="p")\n',
                 [("chapter.check_a", "[LH] Thm 2.3", ("p",))]),
-    "dict by argument": ('def check_b(x, kind) -> Check:\n    cid = {"a": "[AAK] Thm 3.2", "b": "[AAK] Thm 3.4"}[kind]\n'
+    "dict by argument": ('def check_b(x, kind) -> Check:\n'
+                         '    cid = {"a": "[AAK] Thm 3.2", "b": "[AAK] Thm 3.4"}[kind]\n'
                          '    return Check(cid, status="reproduced")\n',
                          [("chapter.check_b", "[AAK] Thm 3.2", ()), ("chapter.check_b", "[AAK] Thm 3.4", ())]),
     "tuple and constant": ('P = {"q": ("label", 1)}\ndef check_c(x) -> Check:\n    cid, k = "[LH] Fig 1", 2\n'
@@ -132,7 +133,8 @@ SCANNED = {
                          [("chapter.check_d", "[LH] Lemma E.1", ()), ("chapter.check_d", "[LH] Lemma E.2", ())]),
     "builder and helper": ('def not_checked(claim_id, why, part=""):\n    return Check(claim_id, status="not checked", '
                            'part=part)\ndef _h(x) -> Check:\n    return Check("[LH] Eq 9", status="reproduced")\n'
-                           'def check_e(x) -> Check:\n    if x:\n        return not_checked("[LH] Sec 5(b)", "w", part="q")\n'
+                           'def check_e(x) -> Check:\n    if x:\n'
+                           '        return not_checked("[LH] Sec 5(b)", "w", part="q")\n'
                            '    return _h(x)\n',
                            [("chapter.check_e", "[LH] Eq 9", ()), ("chapter.check_e", "[LH] Sec 5(b)", ("q",))]),
     "not a check": ("def check_spec(cfg):\n    return None\ndef check_record(r) -> dict:\n    return {}\n", []),
