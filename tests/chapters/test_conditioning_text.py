@@ -26,6 +26,16 @@ def test_every_profile_passes_the_spec():
         C.SPEC.check_profile("smoke", {"widht": 64})
 
 
+def test_paper_profile_is_the_papers_setting_of_figure3():
+    """The `paper` profile of chapter 03 sets what [LH] Sec. 4.1 states, read from the one declaration
+    (figure3.PAPER_FIGURE3), which the MNIST record's protocol and the deviation text read too."""
+    paper = load_profiles(ROOT, stems=["03_conditioning"])["paper"]["03_conditioning"]
+    assert {k: paper[k] for k in C.figure3.paper_parameters()} == C.figure3.paper_parameters()
+    p = C.PAPER_FIGURE3
+    assert (p["n_synthetic"], p["width"], p["seeds"], p["batch_size"], p["depths"]) == (2000, 512, 5, 512, tuple(range(11)))
+    assert C.AUTHORS_FIG3[:4] == (p["depths"], p["width"], p["seeds"], p["batch_size"])
+
+
 def test_the_notebook_parameters_cell_is_the_spec():
     import jupytext
 
