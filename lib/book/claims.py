@@ -50,7 +50,7 @@ class Claim:
         note: what the report shows when a testable claim has no recorded verdict.
         parts: ``(part label, the words of the statement that part checks)`` pairs, for claims whose checks
             record parts (:attr:`lib.book.results.Check.part`); the errata quote the part they correct. The labels
-            are the ones the checks record (:attr:`recorded_parts`, a test keeps them equal); the words are here.
+            are the ones the checks record (:attr:`Claim.recorded_parts`, a test keeps them equal); the words are here.
     """
 
     claim_id: str

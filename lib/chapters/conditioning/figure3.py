@@ -17,8 +17,9 @@ from lib.chapters.conditioning.data import LABELS, colors, sets_text
 from lib.chapters.conditioning.figure3_depth import check_figure3_angle_depth
 from lib.chapters.conditioning.summary import ConditioningSweep, full_data_reductions, monotone_violations
 
-__all__ = ["PROTOCOLS", "SEED_RANGE", "INF_ROW_FACTOR", "PAPER_FIGURE3", "paper_parameters", "plot_figure3", "CAPTION_FIGURE3", "figure3_deviations", "setting_figure3",
-           "check_figure3_angle", "check_figure3_kappa", "check_figure3", "checks_figure3"]
+__all__ = ["PROTOCOLS", "SEED_RANGE", "INF_ROW_FACTOR", "PAPER_FIGURE3", "paper_parameters", "plot_figure3",
+           "CAPTION_FIGURE3", "figure3_deviations", "setting_figure3", "check_figure3_angle", "check_figure3_kappa",
+           "check_figure3", "checks_figure3"]
 
 #: the two ways of measuring kappa; summary column and label
 PROTOCOLS = {"batch": ("kappa_batch_mean", "the authors' batches"), "full": ("kappa_mean", "full data")}
@@ -29,8 +30,8 @@ INF_ROW_FACTOR = 1.8
 
 #: the setting of [LH] Figure 3 as the paper states it (Sec. 4.1) and the authors' script runs it (batches of 512),
 #: declared once: the paper profile (``notebooks/profiles/03_conditioning.yaml``, tested equal to
-#: :func:`paper_parameters`), the MNIST record's protocol (:class:`lib.chapters.conditioning.mnist_figure3.AuthorsFigure3`)
-#: and the deviation text of both figures (:func:`figure3_deviations`) read it
+#: :func:`paper_parameters`), the MNIST record's protocol
+#: (:class:`lib.chapters.conditioning.mnist_figure3.AuthorsFigure3`) and both figures' deviation text read it
 PAPER_FIGURE3 = dict(datasets=("synthetic", "mnist", "fashion_mnist", "svhn", "librispeech"), n_synthetic=2000,
                      d_synthetic=5, width=512, depths=tuple(range(11)), seeds=5, batch_size=512)
 
