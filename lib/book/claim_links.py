@@ -114,6 +114,17 @@ class _Module:
                 if f.name.startswith("check") and (_returns_check(f) or _builds_check(f))]
 
 
+def _claim_arguments(call: ast.Call, builders: dict) -> tuple[ast.AST | None, ast.AST | None] | None:
+    """The (claim id, part) expressions a call passes to a ``Check`` (directly or through a builder), or None."""
+    callee = _callee(call)
+    if callee == "Check":
+        return _argument(call, 0, "claim_id"), _argument(call, None, "part")
+    if callee in builders:
+        ci, cp, pi, pp = builders[callee]
+        return _argument(call, ci, cp), _argument(call, pi, pp)
+    return None
+
+
 def _builders(modules: list[_Module]) -> dict[str, tuple[int, str, int | None, str | None]]:
     """Functions that pass an argument on as a ``Check``'s claim id: name -> (claim index, claim parameter,
     part index, part parameter)."""
@@ -127,14 +138,10 @@ def _builders(modules: list[_Module]) -> dict[str, tuple[int, str, int | None, s
                     continue
                 params = _params(fn)
                 for call in (n for n in ast.walk(fn) if isinstance(n, ast.Call)):
-                    callee = _callee(call)
-                    if callee == "Check":
-                        claim, part = _argument(call, 0, "claim_id"), _argument(call, None, "part")
-                    elif callee in found:
-                        ci, cp, pi, pp = found[callee]
-                        claim, part = _argument(call, ci, cp), _argument(call, pi, pp)
-                    else:
+                    given = _claim_arguments(call, found)
+                    if given is None:
                         continue
+                    claim, part = given
                     if isinstance(claim, ast.Name) and claim.id in params:
                         pname = part.id if isinstance(part, ast.Name) and part.id in params else None
                         found[name] = (params.index(claim.id), claim.id,
@@ -241,21 +248,16 @@ def _read_check(mod: _Module, fn: ast.FunctionDef, builders, seen=()) -> tuple[d
     claim ids that are not literals."""
     reader, ids, bad = _Reader(mod, fn), {}, []
     for call in (n for n in ast.walk(fn) if isinstance(n, ast.Call)):
-        callee = _callee(call)
-        if callee == "Check":
-            claim, part = _argument(call, 0, "claim_id"), _argument(call, None, "part")
-        elif callee in builders:
-            ci, cp, pi, pp = builders[callee]
-            claim, part = _argument(call, ci, cp), _argument(call, pi, pp)
-        elif callee.startswith("_") and callee in mod.functions and callee not in seen \
-                and _returns_check(mod.functions[callee]):
-            sub, sub_bad = _read_check(mod, mod.functions[callee], builders, seen + (fn.name,))
-            for cid, parts in sub.items():
-                ids.setdefault(cid, set()).update(parts)
-            bad += sub_bad
+        given, callee = _claim_arguments(call, builders), _callee(call)
+        if given is None:
+            if callee.startswith("_") and callee in mod.functions and callee not in seen \
+                    and _returns_check(mod.functions[callee]):  # a private helper that builds the check's Check
+                sub, sub_bad = _read_check(mod, mod.functions[callee], builders, seen + (fn.name,))
+                for cid, parts in sub.items():
+                    ids.setdefault(cid, set()).update(parts)
+                bad += sub_bad
             continue
-        else:
-            continue
+        claim, part = given
         cids = reader.values(claim)
         if cids is None:
             bad.append(call.lineno)
