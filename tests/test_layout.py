@@ -264,4 +264,3 @@ def test_every_check_declares_its_claim():
             ("def check_z(r) -> Check:\n    return judge(r)\n", "records no claim id")):
         found = _undeclared_claims(*scan_module(source, "fake.py"))
         assert len(found) == 1 and expected in found[0], (source, found)
-
