@@ -21,13 +21,12 @@ import numpy as np
 import torch
 from scipy.linalg import blas
 
-from lib.data.pairs import pair_angles
 from lib.finite.mlp import MLP
 from lib.validation import (InputError, InputTypeError, as_data, check_int, check_kernel_scale, check_real, check_seed,
                             positive_int, real_array, real_tensor)
 
 __all__ = ["empirical_ntk", "ntk_with_layer_terms", "ntk_from_factors", "bias_ntk", "layer_factors", "resolve_layers",
-           "pair_gradient_angles", "check_kernel", "gram_upper", "relu_depth_kernels", "relu_depth_batch_kernels",
+           "check_kernel", "gram_upper", "relu_depth_kernels", "relu_depth_batch_kernels",
            "SHARED_MAX_N"]
 
 
@@ -287,22 +286,7 @@ def ntk_with_layer_terms(
 def _check_model(model, fname: str) -> None:
     if not isinstance(model, MLP):
         raise InputTypeError(f"{fname} needs a lib.finite.mlp.MLP, got {type(model).__name__}; "
-                        "use lib.finite.reference.jacobian_ntk for other models")
-
-
-def pair_gradient_angles(model, X) -> np.ndarray:
-    """phi for every pair of ``X`` (from :func:`lib.data.pairs.angle_pairs`): the angle between grad f(x_2i) and grad f(x_2i+1).
-
-    ``model`` is a :class:`lib.finite.mlp.MLP` (exact fast NTK, :func:`lib.finite.ntk.empirical_ntk`) or any
-    model with a ``ntk(X)`` method (e.g. :mod:`lib.finite.variants`).
-    """
-    if isinstance(model, MLP) and not hasattr(model, "ntk"):
-        K = empirical_ntk(model, X)
-    elif hasattr(model, "ntk"):
-        K = model.ntk(X)
-    else:
-        raise InputTypeError(f"need a lib.finite.mlp.MLP or a model with an ntk(X) method, got {type(model).__name__}")
-    return pair_angles(K)
+                        "use lib.finite.tangent.model_ntk for any model")
 
 
 #: the shared path keeps max(depths) + 1 Gram matrices of n x n float64; above this n it is not used
