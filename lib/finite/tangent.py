@@ -1,21 +1,18 @@
 """The tangent kernel of any model, with one dispatch rule ([LH] Sec. 2; [LZB] Sec. 2-4; [LH] App. B).
 
 K(x, z) = <grad_w f(x), grad_w f(z)>, the empirical NTK, is asked of :func:`model_ntk` whatever the model. It
-dispatches on the model's class (:func:`functools.singledispatch`: the most specific registered class in the
+dispatches on the model's class (``functools.singledispatch``: the most specific registered class in the
 model's method resolution order), to the exact method written for that class, once:
 
-========================================  ==========================================================================
-model                                     kernel
-========================================  ==========================================================================
-:class:`lib.finite.mlp.MLP`               :func:`lib.finite.ntk.empirical_ntk` (Hadamard of Grams, no Jacobian)
-:class:`lib.finite.variants.VariantMLP`   :func:`lib.finite.variants.variant_ntk` (the same, plus the bias kernel)
-:class:`lib.finite.wrapped.OutputWrapped` :func:`lib.finite.wrapped.wrapped_ntk` (J_phi K J_phi^T, [LZB] Sec. 4)
-any other ``torch.nn.Module``             :func:`lib.finite.reference.jacobian_ntk` (``torch.func`` Jacobian
-                                          contraction: the CNN and residual nets of [LZB] App. G)
-========================================  ==========================================================================
+* :class:`lib.finite.mlp.MLP`: :func:`lib.finite.ntk.empirical_ntk` (Hadamard of Grams, no Jacobian);
+* :class:`lib.finite.variants.VariantMLP`: :func:`lib.finite.variants.variant_ntk` (the same, plus the bias kernel of
+  [LH] App. B);
+* :class:`lib.finite.wrapped.OutputWrapped`: :func:`lib.finite.wrapped.wrapped_ntk` (J_phi K J_phi^T, [LZB] Sec. 4);
+* any other ``torch.nn.Module`` (the CNN and residual nets of [LZB] App. G, a user's model):
+  :func:`lib.finite.reference.jacobian_ntk` (the ``torch.func`` Jacobian contraction).
 
 As neural-tangents' ``empirical_ntk_fn`` (one entry for any function, the implementation a detail below it), a
-new model class adds its exact kernel to the table here (one ``register``); until it does, it gets the Jacobian
+new model class adds its exact kernel to this list (one ``register``); until it does, it gets the Jacobian
 contraction, which is exact too. The per-sample gradients themselves (the Jacobian) come from
 :func:`lib.finite.reference.jacobian`, re-exported here. Anything that is not a ``torch.nn.Module`` is refused with
 one message naming ``model``; bad inputs ``X`` are refused by the model's own input checks

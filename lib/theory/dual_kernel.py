@@ -306,7 +306,7 @@ def dual_kernel_matrix(activation: str | Activation, G: ArrayLike, method: str =
     Args:
         activation: a registry name or an :class:`lib.activations.Activation`.
         G: the Gram matrix of unit vectors: real, symmetric, unit diagonal and entries in [-1, 1] (both to within
-            :data:`GRAM_ATOL`; off-diagonal entries are clipped to [-1, 1]).
+            ``GRAM_ATOL`` = 1e-12; off-diagonal entries are clipped to [-1, 1]).
         method: see :data:`METHODS`.
 
     Returns:
