@@ -149,6 +149,7 @@ CALLS = {
     "lib.finite.ntk.check_kernel": lambda: dict(K=torch.as_tensor(_kernel(4)), X=torch.as_tensor(_unit_rows(4, 5))),
     "lib.finite.ntk.empirical_ntk": lambda: dict(model=_mlp(), X=_unit_rows(4, 5), block_size=2, chunk_size=3),
     "lib.finite.ntk.gram_upper": lambda: dict(A=_unit_rows(4, 5)),
+    "lib.finite.ntk.linear_features": lambda: dict(net=_mlp(activation="linear"), X=_unit_rows(4, 5)),
     "lib.finite.ntk.ntk_from_factors": lambda: dict(A=_factors()[0], D=_factors()[1], block_size=2),
     "lib.finite.ntk.relu_depth_batch_kernels": lambda: dict(X=_unit_rows(6, 5), batches=[np.arange(3), np.arange(3, 6)],
                                                             width=8, depths=[0, 1, 2], seed=0),
