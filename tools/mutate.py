@@ -8,7 +8,8 @@ guard dropped) that changes a status must fail a test. This script runs `mutmut
 * **Scope.** The ``check_*`` functions of ``lib/chapters`` and, transitively, every chapter function they
   call by name (``rule(...)``, ``rules.decay_status(...)``); found by reading the code (:func:`verdict_functions`),
   so a new check is in scope the day it is written. Measurement, tables and figures are not mutated.
-* **Tests.** Each chapter's mutants run against that chapter's tests (``tests/chapters/test_<package>*.py``).
+* **Tests.** Each chapter's mutants run against that chapter's tests (``tests/chapters/test_<package>*.py``),
+  the fast ones (``-m "not slow"``: no notebook, book build or training on all of MNIST).
 * **Score.** A surviving mutant that only changes the wording of a verdict cannot change a status; it is
   listed, not counted. Wording is what a reader reads and no rule reads (:func:`wording_only`): prose strings
   (f-strings, literals with a space), the text fields of a ``Check`` and of its judged rows (``measured=``,

@@ -301,6 +301,7 @@ def test_an_unreachable_scheduler_or_a_failed_cell_is_one_line(tmp_path, capsys,
     assert code == 2 and err == ["error: cannot reach the Dask scheduler at 'tcp://nowhere:1': timed out"]
 
 
+@pytest.mark.slow
 def test_all_of_mnist_runs_in_pieces(tmp_path, monkeypatch):
     """The paper's data: 60,000 training images (120 updates an epoch) and the official 10,000 test images."""
     monkeypatch.setenv("NTK_CACHE_DIR", str(tmp_path / "cache"))
