@@ -62,7 +62,7 @@ from lib.chapters.infinite_depth.gradient_angle import (PAPER_PHI_LIMIT_DEG, PHI
 from lib.chapters.infinite_depth.lengths import LENGTH_SHRINK, LENGTH_TOL, Lengths, check_lengths, measure_lengths
 from lib.chapters.infinite_depth.numerics import (DEG, LEGEND_PT, NO_EXPERIMENT, ChapterFigure, decay_slope, deviation_text,
                                                   fit_rate, log_depths, max_offdiagonal, nearest_depth, not_checked,
-                                                  outside_theorem, prose_values, unit_diagonal)
+                                                  outside_theorem, glue_values, unit_diagonal)
 from lib.chapters.infinite_depth.relu_kappa import (THM43_RTOL, THM43_RULE, check_thm43, figure_kappa_depth, finite_kappa,
                                                     KappaStudy, measure_kappa, paper_kappa_limit, plot_kappa,
                                                     relu_kappa_vs_depth, table_kappa_deepest)
@@ -105,7 +105,7 @@ __all__ = [
     "ACTIVATIONS", "SPEC",
     # numerics
     "DEG", "LEGEND_PT", "NO_EXPERIMENT", "log_depths", "fit_rate", "decay_slope", "deviation_text", "unit_diagonal",
-    "max_offdiagonal", "nearest_depth", "not_checked", "outside_theorem", "ChapterFigure", "prose_values",
+    "max_offdiagonal", "nearest_depth", "not_checked", "outside_theorem", "ChapterFigure", "glue_values",
     # collapse
     "g_iterates", "collapse_profile", "finite_collapse", "G_MC_DEG", "G_MC_SAMPLES", "g_monte_carlo", "Collapse",
     "measure_collapse", "plot_collapse", "figure_collapse", "G_MC_SIGMAS", "COLLAPSE_TOL", "check_g_plot",

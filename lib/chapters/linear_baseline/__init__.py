@@ -25,7 +25,7 @@ from lib.chapters.linear_baseline.condition_numbers import (check_conditioning, 
 from lib.chapters.linear_baseline.data import load_data
 from lib.chapters.linear_baseline.depth_zero import depth_zero_check
 from lib.chapters.linear_baseline.distances import (GAIN_SIGMA, check_distances, figure_distances, measure_distances,
-                                                    plot_distances, prose_values)
+                                                    plot_distances, glue_values)
 from lib.chapters.linear_baseline.factors import (EXPONENT_TOL, check_gradient_norm, check_kernel_factor,
                                                   exponent_check, exponent_status, figure_gradient_norm, fit_exponent,
                                                   plot_gradient_norm)
@@ -45,6 +45,6 @@ __all__ = [
     "plot_width_trend", "check_norms_angles", "check_kernel", "check_kernel_factor", "plot_condition_numbers",
     "check_conditioning", "plot_gradient_norm", "check_gradient_norm",
     "plot_lemma_d1", "check_lemma_d1", "GAIN_SIGMA", "plot_distances", "check_distances",
-    "prose_values", "figure_width_trend", "figure_linear_kappa", "figure_gradient_norm", "figure_lemma_d1",
+    "glue_values", "figure_width_trend", "figure_linear_kappa", "figure_gradient_norm", "figure_lemma_d1",
     "figure_distances",
 ]

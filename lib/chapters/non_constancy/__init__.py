@@ -34,7 +34,8 @@ with the rows they judged), ``table_*`` format its tables; the public names are 
 from __future__ import annotations
 
 from lib.chapters.non_constancy.backward import (LEMMA31_PARTS, BackwardNorms, check_backward,
-                                                 check_lemma31_bounded, measure_backward, measure_backward_norms)
+                                                 check_lemma31_bounded, glue_backward, measure_backward,
+                                                 measure_backward_norms)
 from lib.chapters.non_constancy.ball import (W0_ONLY, ball_models, ball_reduce, ball_sup, ball_words,
                                              measure_ball_hessian, measure_kernel_scale, trained_copy)
 from lib.chapters.non_constancy.bottleneck import (check_bottleneck, check_bottleneck_hessian,
@@ -103,7 +104,7 @@ __all__ = [
     "check_kernel_scale",
     # backward
     "BackwardNorms", "measure_backward", "measure_backward_norms", "LEMMA31_PARTS", "check_backward",
-    "check_lemma31_bounded",
+    "check_lemma31_bounded", "glue_backward",
     # convergence
     "PL_BINDING", "PL_RTOL", "SLOPE_MIN", "output_premise", "pl_rate", "pl_guarantee", "plot_kernel_paths", "figure_kernel_paths",
     "plot_convergence", "figure_convergence", "check_convergence", "EXP_RATIO_MIN", "RATE_MIN_STEPS", "late_rates",

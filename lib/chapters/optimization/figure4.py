@@ -8,7 +8,7 @@ measurement is "reproduced with caveat".
 
 Each check returns the statements it judged (:attr:`lib.book.results.Check.rows`): the "paper vs
 this book" table of [LH] Table 1 (:func:`table_table1_vs_paper`) renders them and judges nothing.
-:func:`sgd_setting` and :func:`sgd_glue` write the setting line under a figure and the values the
+:func:`sgd_setting` and :func:`glue_sgd` write the setting line under a figure and the values the
 prose shows, from the studies as they ran.
 """
 from __future__ import annotations
@@ -30,7 +30,7 @@ from lib.validation import InputError
 __all__ = ["PAPER_TABLE1", "SPEED_RHO", "SE_MULTIPLE", "BF16_SHIFT", "BF16_NOTE", "LOSS_FLOOR", "bf16_margin", "late_loss_table", "depth_pairs",
            "check_depth_speed", "accuracy_table", "table1_statements", "check_accuracy", "table_table1_vs_paper",
            "table_loss_curves", "plot_loss_curves", "plot_accuracy", "sgd_setting", "figure_loss_curves",
-           "figure_accuracy", "sgd_glue"]
+           "figure_accuracy", "glue_sgd"]
 
 #: Test accuracy (%) on MNIST by depth, [LH] Table 1.
 PAPER_TABLE1 = {1: 95.98, 3: 97.43, 6: 97.57, 8: 97.52, 10: 97.39, 12: 97.19}
@@ -671,7 +671,7 @@ def _across(studies: SGDStudies, text) -> str:
     return "; ".join(f"{v} on {st.data}" for v, st in zip(vals, studies))
 
 
-def sgd_glue(studies: SGDStudies) -> dict[str, str]:
+def glue_sgd(studies: SGDStudies) -> dict[str, str]:
     """The values the prose of the SGD sections shows, read from the studies that ran ([LH] Figure 4, Table 1).
 
     Args:
@@ -688,7 +688,7 @@ def sgd_glue(studies: SGDStudies) -> dict[str, str]:
         ValueError: no study.
     """
     if not len(studies):
-        raise ValueError("sgd_glue needs at least one study")
+        raise ValueError("glue_sgd needs at least one study")
     p = PAPER_PROTOCOL
     ratios = [f"{st.data} has {st.n_train:,} training images, about {p['n_train'] / st.n_train:.0f} times fewer than "
               f"MNIST's {p['n_train']:,}" for st in studies if st.data not in MNIST_SETS + ("Fashion-MNIST",)]
