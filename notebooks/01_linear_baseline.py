@@ -52,7 +52,6 @@ device = "cpu"  # 'cpu' or 'cuda'
 # %%
 
 from lib.book.results import Recorder
-from lib.book.wording import paper_vs_book
 from lib.chapters import linear_baseline
 
 cfg = linear_baseline.SPEC.validate(locals())
@@ -141,7 +140,7 @@ with rec.section("sec-erratum"):
 # largest width, the rule by which the check decided, and whether it held.
 
 # %% tags=["hide-input"]
-paper_vs_book(rec.checks)
+rec.paper_vs_book()
 
 # %% [markdown]
 # (sec-lemma-d1)=
@@ -176,5 +175,4 @@ with rec.section("sec-remark-3-4"):
     rec(linear_baseline.check_distances(dist))
 
 # %% tags=["hide-input"]
-rec.glue(linear_baseline.glue_values(df, df_over, dist))
-rec.provenance()
+rec.close(linear_baseline.glue_values(df, df_over, dist))

@@ -110,8 +110,7 @@ with rec.section("sec-separation-figure1"):
 with rec.section("sec-separation-small-angles"):
     rec.figure(**better_separation.figure_small_angles(sweep.small))
     rec.show(better_separation.table_separation_onset(sweep.small))
-    rec(better_separation.check_small_angle_law(sweep.small), better_separation.check_separation_onset(sweep.small),
-        better_separation.check_phi_depth(sweep.depth))
+    rec(better_separation.checks_small_angles(sweep))
 
 # %% [markdown]
 # (sec-separation-real-pairs)=
@@ -246,4 +245,4 @@ with rec.section("sec-separation-app-b"):
     rec(better_separation.check_app_b(variants))
 
 # %% tags=["hide-input"]
-rec.provenance()
+rec.close()

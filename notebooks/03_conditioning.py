@@ -77,7 +77,6 @@ device = "cpu"  # "cpu" or "cuda"
 
 # %% tags=["remove-stderr"]
 from lib.book.results import Recorder
-from lib.book.wording import paper_vs_book
 from lib.chapters import conditioning
 
 cfg = conditioning.SPEC.validate(locals())
@@ -217,7 +216,7 @@ with rec.section("sec-figure3-mnist"):
 # chapter 1.
 
 # %% tags=["hide-input"]
-paper_vs_book(fig3 + fig3_mnist).style.hide(axis="index")
+rec.paper_vs_book(fig3 + fig3_mnist).style.hide(axis="index")
 
 # %% [markdown]
 # A linear network's gradient features are a fixed linear map of the inputs, so its NTK has rank
@@ -277,7 +276,7 @@ conditioning.table_authors_agreement(agree)
 with rec.section("sec-prop41"):
     rec.figure(**conditioning.figure_prop41(sweep))
     rec(p41 := conditioning.checks_prop41(sweep))
-paper_vs_book(p41).style.hide(axis="index")
+rec.paper_vs_book(p41).style.hide(axis="index")
 
 # %% [markdown]
 # (sec-thm42)=
@@ -298,7 +297,7 @@ t42 = conditioning.table_first_layer(theory, sweep)
 with rec.section("sec-thm42"):
     rec.figure(**conditioning.figure_first_layer(theory, sweep))
     rec(c42 := [conditioning.check_first_layer(t42), conditioning.check_first_layer_width(t42)])
-paper_vs_book(c42).style.hide(axis="index")
+rec.paper_vs_book(c42).style.hide(axis="index")
 
 # %% [markdown]
 # (sec-lemma-e4)=
@@ -377,5 +376,4 @@ rec.show(conditioning.cost_note(sweep), conditioning.table_cell_times(sweep).rou
 conditioning.table_measured(sweep).style.format("{:.4g}")
 
 # %% tags=["hide-input"]
-rec.glue(conditioning.glue_values(cfg, sweep, agree, t2) | conditioning.glue_mnist_figure3(mnist))
-rec.provenance()
+rec.close(conditioning.glue_values(cfg, sweep, agree, t2) | conditioning.glue_mnist_figure3(mnist))

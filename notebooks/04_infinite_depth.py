@@ -67,11 +67,11 @@ aak_train_widths = [128, 512, 1024]  # widths of the [AAK] Sec. 4 check of the f
 
 # %%
 
-from lib.book import results, wording
+from lib.book.results import Recorder
 from lib.chapters import infinite_depth
 
 cfg = infinite_depth.SPEC.validate(locals())
-rec = results.Recorder(cfg)
+rec = Recorder(cfg)
 
 # %% [markdown]
 # (sec-embedding-collapse)=
@@ -134,7 +134,7 @@ with rec.section("sec-kappa-limit"):
 # %%
 with rec.section("sec-kappa-limit"):
     rec(infinite_depth.check_thm43(kap))
-wording.paper_vs_book(rec.checks).style  # the rows the checks so far judged; a Styler: no cell cut at 50 characters
+rec.paper_vs_book().style  # the rows the checks so far judged; a Styler: no cell cut at 50 characters
 
 # %% [markdown]
 # (sec-aak-dual)=
@@ -199,8 +199,7 @@ aak = infinite_depth.measure_aak_depth(cfg)
 with rec.section("sec-aak-depth"):
     rec.figure(**infinite_depth.figure_aak_depth(aak))
     rec.show(infinite_depth.table_rates_rounded(aak))
-    rec(infinite_depth.check_aak_rate(aak, "nngp"), infinite_depth.check_aak_rate(aak, "ntk"),
-        infinite_depth.check_relu_uncentred(aak), infinite_depth.check_phi_90(aak))
+    rec(infinite_depth.checks_aak_depth(aak))
 
 # %% [markdown]
 # [AAK] Thm 3.11 extends the decorrelation to inputs of different lengths for an odd, increasing
@@ -292,11 +291,7 @@ more = infinite_depth.measure_aak_more(cfg)
 with rec.section("sec-aak-more"):
     rec.figure(**infinite_depth.figure_aak_more(more))
     rec.show(infinite_depth.table_mu(more.mu))
-    rec(infinite_depth.check_def31(more.mu), infinite_depth.check_lemma_c2(more.mu), infinite_depth.check_mu_table(more.mu),
-        infinite_depth.check_thm_h1(more.one_layer), infinite_depth.check_assumption_b(more.one_layer),
-        infinite_depth.check_thm_h5(more.one_layer), infinite_depth.check_length_map(more.lengths),
-        infinite_depth.check_d4_list(more.lengths), infinite_depth.check_shifted_relu(more.lengths),
-        infinite_depth.check_odd_correlations(more.odd), infinite_depth.check_normrelu_lengths(more.normrelu))
+    rec(infinite_depth.checks_aak_more(more))
 
 # %% [markdown]
 # (sec-aak-training)=
@@ -350,5 +345,4 @@ with rec.section("sec-one-layer"):
     rec(infinite_depth.check_lemma_e6(infinite_depth.measure_small_angle_embedding()))
 
 # %% tags=["hide-input"]
-rec.glue(infinite_depth.glue_values(coll, prof, kap, aak, one))  # the numbers the prose shows
-rec.provenance()
+rec.close(infinite_depth.glue_values(coll, prof, kap, aak, one))  # the numbers the prose shows

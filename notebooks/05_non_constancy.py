@@ -114,9 +114,7 @@ with rec.section("sec-kernel-width"):
 
 # %%
 with rec.section("sec-kernel-width"):
-    rec(linear := non_constancy.check_linear_kernel(runs), nonlinear := non_constancy.check_nonlinear_kernel(runs),
-        non_constancy.check_weight_change(runs), non_constancy.check_weight_max_move(runs),
-        non_constancy.check_linear_model(runs))
+    rec(non_constancy.checks_kernel_width(runs))
 
 # %% [markdown]
 # The steeper-than-$m^{-1/2}$ fall of the linear-output kernel change is not a contradiction:
@@ -137,7 +135,7 @@ with rec.section("sec-kernel-width"):
 # %%
 with rec.section("sec-kernel-bottleneck"):
     rec.figure(**non_constancy.figure_bottleneck(runs))
-    rec(bottleneck := non_constancy.check_bottleneck(runs))
+    rec(non_constancy.check_bottleneck(runs))
 
 # %% [markdown]
 # ## Kernel change along training
@@ -164,8 +162,7 @@ with rec.section("sec-kernel-bottleneck"):
 # %%
 with rec.section("sec-hessian-width"):
     rec.figure(**non_constancy.figure_hessian(hess))
-    rec(hessian := non_constancy.check_hessian(hess), non_constancy.check_kernel_scale(hess),
-        non_constancy.check_nonlinear_hessian(hess))
+    rec(non_constancy.checks_hessian_width(hess))
 
 # %% [markdown]
 # Behind the $\tilde O(1/\sqrt m)$ Hessian is [LZB] Lemma 3.1, which bounds three quantities in the ball: with a linear
@@ -180,8 +177,7 @@ with rec.section("sec-hessian-width"):
 # %%
 backward = non_constancy.measure_backward(cfg)
 with rec.section("sec-hessian-width"):
-    rec(non_constancy.check_backward(backward), non_constancy.check_lemma31_bounded(backward, "Q_L"),
-        non_constancy.check_lemma31_bounded(backward, "Q_221"))
+    rec(non_constancy.checks_lemma31(backward))
 
 # %% [markdown]
 # (sec-hessian-bottleneck)=
@@ -197,8 +193,7 @@ with rec.section("sec-hessian-width"):
 # %%
 with rec.section("sec-hessian-bottleneck"):
     rec.figure(**non_constancy.figure_bottleneck_hessian(hess))
-    rec(bottleneck_hessian := non_constancy.check_bottleneck_hessian(hess),
-        non_constancy.check_bottleneck_hessian_width(hess), non_constancy.check_quadratic_bottleneck(hess))
+    rec(non_constancy.checks_bottleneck_hessian(hess))
 
 # %% [markdown]
 # ## [LZB]'s rates beside this book
@@ -208,7 +203,7 @@ with rec.section("sec-hessian-bottleneck"):
 # holds: the rows the checks above judged, not judged again.
 
 # %% tags=["hide-input"]
-non_constancy.table_paper_vs_book(linear, nonlinear, bottleneck, hessian, bottleneck_hessian)
+non_constancy.table_paper_vs_book(*rec.checks)  # the rows the checks so far judged
 
 # %% [markdown]
 # (sec-lzb-more)=
@@ -224,8 +219,7 @@ non_constancy.table_paper_vs_book(linear, nonlinear, bottleneck, hessian, bottle
 # %%
 with rec.section("sec-lzb-more"):
     rec.figure(**non_constancy.figure_lzb_more(more := non_constancy.measure_lzb_more(cfg)))
-    rec(non_constancy.check_one_hidden_layer(more), non_constancy.check_two_layer_bound(more),
-        non_constancy.check_architectures(more))
+    rec(non_constancy.checks_lzb_architectures(more))
 
 # %% [markdown]
 # App. A: LeCun's parameterization ($w \sim N(0, c/m)$, no factor in the layers) is the same function with each
@@ -238,8 +232,7 @@ with rec.section("sec-lzb-more"):
 
 # %%
 with rec.section("sec-lzb-more"):
-    rec(non_constancy.check_parameterization(more), non_constancy.check_parameter_change(more),
-        non_constancy.check_segment_bound(more))
+    rec(non_constancy.checks_lzb_parameterization(more))
 non_constancy.table_kernel_path(runs)
 
 # %%
@@ -271,5 +264,4 @@ with rec.section("sec-moving-kernel"):
     rec(non_constancy.check_convergence(runs), non_constancy.check_convergence_rate(runs))
 
 # %% tags=["hide-input"]
-rec.glue(non_constancy.glue_values(runs, hess) | non_constancy.glue_backward(backward))
-rec.provenance()
+rec.close(non_constancy.glue_values(runs, hess) | non_constancy.glue_backward(backward))

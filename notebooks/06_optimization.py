@@ -167,18 +167,6 @@ with rec.section("sec-opt-relu-linear"):
 studies = optimization.measure_sgd_studies(cfg)
 
 
-def sgd_results(speed, acc, name, src):
-    # [LH] Figure 4 (loss curves, rate search, verdict) and Table 1 (accuracy, paper against book, verdict), in the
-    # open section; a part a partial record lacks is None (its verdicts say what it lacks)
-    if speed is not None:
-        rec.figure(**optimization.figure_loss_curves(speed, name, src))
-        rec.show(optimization.table_lr_grid(speed))
-        rec(optimization.check_depth_speed(speed))
-    if acc is not None:
-        rec.figure(**optimization.figure_accuracy(acc, name, src))
-        rec.show(optimization.table_table1_vs_paper(table1 := optimization.check_accuracy(acc)).style.hide(axis="index"))
-        rec(table1)
-
 
 # %% [markdown]
 # Below, for each data set: the training loss against epoch by depth ([LH] Figure 4), the grid search
@@ -198,7 +186,7 @@ def sgd_results(speed, acc, name, src):
 # %%
 with rec.section("sec-opt-sgd"):
     for study in studies:
-        sgd_results(study, study, f"opt-{study.data.lower()}", optimization.measure_sgd_study)
+        optimization.record_sgd(rec, study, study, f"opt-{study.data.lower()}", optimization.measure_sgd_study)
 
 # %% [markdown]
 # **How this setting differs from the argument of Sec. 5.** The worst-case rates of the first
@@ -245,7 +233,7 @@ with rec.section("sec-opt-deep-kernel"):
 # %%
 mnist_case = optimization.sgd_record_case("read", data="mnist")
 with rec.section("sec-opt-record-mnist"):
-    sgd_results(mnist_case.figure4, mnist_case.table1, "opt-mnist", optimization.measure_sgd_case)
+    optimization.record_sgd(rec, mnist_case.figure4, mnist_case.table1, "opt-mnist", optimization.measure_sgd_case)
 
 # %% [markdown]
 # (sec-opt-record)=
@@ -259,9 +247,8 @@ with rec.section("sec-opt-record-mnist"):
 # %%
 case = optimization.sgd_record_case(cfg, data="mnist_5k")
 with rec.section("sec-opt-record"):
-    sgd_results(case.figure4, case.table1, "opt-record", optimization.measure_sgd_case)
+    optimization.record_sgd(rec, case.figure4, case.table1, "opt-record", optimization.measure_sgd_case)
 
 # %% tags=["hide-input"]
-rec.glue(optimization.glue_gd(gds, relu) | optimization.glue_sgd(studies) | optimization.glue_record(case)
-         | optimization.glue_record(mnist_case, "mnist"))
-rec.provenance()
+rec.close(optimization.glue_gd(gds, relu) | optimization.glue_sgd(studies) | optimization.glue_record(case)
+          | optimization.glue_record(mnist_case, "mnist"))

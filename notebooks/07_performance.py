@@ -294,5 +294,4 @@ performance.table_sgd(sgd).style.hide(axis="index")
 rec.show(performance.sgd_text(sgd))
 
 # %% tags=["hide-input"]
-rec.glue(performance.glue_values(bench, scale, sgd) | performance.glue_recorded())
-rec.provenance()
+rec.close(performance.glue_values(bench, scale, sgd) | performance.glue_recorded())

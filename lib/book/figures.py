@@ -1,10 +1,12 @@
 """Figures registered when they are drawn: number, caption, the code that drew them, the code that
 measured their data.
 
-A notebook shows a figure with :meth:`Figures.show` (``rec.figure`` of a :class:`lib.book.results.Recorder`)::
+A notebook shows a figure with :meth:`Figures.show` (``rec.figure`` of a :class:`lib.book.results.Recorder`), from
+the figure's declaration in its chapter (a ``figure_*`` function returning these arguments), inside the section it
+belongs to::
 
-    rec.figure(fig, "fig-figure3", caption="[LH] Figure 3 on the data sets above ...",
-               drawn_by=conditioning.plot_figure3, data_from=conditioning.measure_conditioning)
+    with rec.section("sec-figure3"):
+        rec.figure(**conditioning.figure_figure3(sweep))   # fig, label, caption, drawn_by, data_from, setting, data
 
 which displays the figure and its caption -- *Figure 3.1. ... Drawn by* ``plot_figure3`` *from*
 ``measure_conditioning``. -- and appends the entry to ``<results>/figures/<chapter>.json``. Run by the
@@ -17,7 +19,8 @@ is folded in a dropdown whose title is its first clause (:meth:`Figures.fold_set
 earlier figure of the chapter stated is referred to, not repeated. The number
 is the chapter's number and the figure's rank in drawing order, which is the page's order, so no figure
 number and no "Drawn by" is ever typed by hand. The report's figure index
-(:mod:`lib.book.figure_index`) reads these files; it parses no caption.
+(:mod:`lib.book.figure_index`) reads these files, and the overview's figure map (:mod:`lib.book.overview`) the
+section each figure was recorded in; neither parses a caption or an executed notebook.
 
 The caption is Markdown read as MyST (the notebooks set ``render_markdown_format: myst``), so it may
 hold math; a MyST target ``(fig-...)=`` above it lets any page link the figure with ``{ref}``.

@@ -47,6 +47,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterator, Sequence
 
+import pandas as pd
 from IPython.display import Markdown, display
 from myst_nb import glue
 
@@ -55,6 +56,7 @@ from lib.book.figures import Figures
 from lib.book.folders import results_dir
 from lib.book.math_text import escape_emphasis, typeset
 from lib.book.provenance import kernel_seconds, profile_text, provenance_line, run_info
+from lib.book.wording import paper_vs_book
 from lib.validation import InputError
 
 __all__ = ["VERDICTS", "SEVERITY", "NAMED", "OUTSIDE_PIPELINE", "SECTION_LABEL", "PROFILE_FIELD", "Check", "ResultsError", "results_dir",
@@ -283,8 +285,9 @@ class Recorder:
     heading), which the report links and the overview's figure map reads; the figure's setting gets the run's
     profile text where its declaration writes ``{profile}``. Each verdict is kept in ``checks`` (a "paper vs
     this book" table renders their judged rows, :func:`lib.book.wording.paper_vs_book`) and displayed in the
-    notebook (outside IPython only returned). :meth:`show` displays a chapter's text or table, :meth:`glue`
-    passes the values the prose shows, :meth:`provenance` ends the chapter.
+    notebook (outside IPython only returned). :meth:`show` displays a chapter's text or table,
+    :meth:`paper_vs_book` tabulates the rows the checks judged, and :meth:`close` ends the chapter: it glues the values
+    the prose shows (:meth:`glue`) and displays the provenance line (:meth:`provenance`).
 
     Args:
         cfg: the run's validated parameters (``cfg.chapter``, ``cfg.profile``).
@@ -315,6 +318,17 @@ class Recorder:
             yield self
         finally:
             self.current_section = outer
+
+    def close(self, glue: dict[str, str] | None = None) -> str | None:
+        """End the chapter: glue the values its prose shows (its ``glue_*`` functions, :meth:`glue`), then display the
+        provenance line (:meth:`provenance`); without display, return that line."""
+        self.glue(glue or {})
+        return self.provenance()
+
+    def paper_vs_book(self, checks: Sequence[Check] | None = None) -> pd.DataFrame:
+        """The "paper vs this book" table of ``checks`` (default: every check recorded so far), the rows they judged
+        (:func:`lib.book.wording.paper_vs_book`; never a second judgement)."""
+        return paper_vs_book(self.checks if checks is None else checks)
 
     def provenance(self) -> str | None:
         """Display the chapter's closing provenance line (:func:`lib.book.provenance.provenance_line`); without

@@ -128,3 +128,23 @@ def test_a_figure_declares_where_the_profile_goes_and_the_recorder_fills_it(tmp_
     assert shown[0][2] == "Caption (profile smoke with overrides width = 64)."
     assert shown[0][5] == "Setting: m = 8; profile smoke with overrides width = 64."
     assert shown[1][2] == "Caption." and shown[1][5] == "Setting: m = 8."
+
+
+def test_close_glues_then_shows_the_provenance_and_paper_vs_book_reads_the_recorded_rows(tmp_path, monkeypatch):
+    import lib.book.results as R
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(tmp_path))
+    glued = []
+    monkeypatch.setattr(R, "glue", lambda name, text, display: glued.append(name))
+    cfg = ChapterSpec("01_linear_baseline", dict(profile=Param("default", P.text, "p"))).config(profile="smoke")
+    rec = Recorder(cfg, display=False)
+    assert rec.close({"a": "1"}).startswith("*Provenance:*") and glued == []   # without display nothing is glued
+    row = dict(statement="s", paper="p", rule="r", holds=True, **{"this book": "b"})
+    with rec.section("sec-a"):
+        rec(Check("[LH] Thm 2.3", status="reproduced", measured="ok.", part="x", rows=(row,)),
+            Check("[LH] Cor 2.4", status="reproduced", measured="ok."))
+    assert rec.paper_vs_book()["statement"].tolist() == ["s"]             # a check that judged no row adds none
+    assert rec.paper_vs_book(rec.checks[1:]).empty
+    shown = Recorder(cfg, display=True)
+    monkeypatch.setattr(R, "display", lambda *items: None)
+    shown.close({"b": "2"})
+    assert glued == ["b"]

@@ -227,5 +227,39 @@ def test_notebook_figures_are_registered_and_verdicts_name_labelled_sections():
     sections = set(re.findall(r'"(sec-[\w-]+)"', src))
     assert sections and sections <= targets, sections - targets
     # every figure's caption comes from its figure_* function in the chapter (none typed in the notebook)
-    assert src.count("rec.figure(") == src.count("rec.figure(**optimization.figure_") == 4 and "caption=" not in src
+    assert src.count("rec.figure(") == src.count("rec.figure(**optimization.figure_") == 2 and "caption=" not in src
+    assert src.count("optimization.record_sgd(rec, ") == 3 and "def " not in src  # Figure 4 and Table 1: one block
     assert "from lib.chapters import optimization\n" in src and " as OPT" not in src
+
+
+def test_record_sgd_records_figure_4_then_table_1_in_the_open_section_and_skips_what_a_record_lacks(monkeypatch):
+    """The block the page repeats (its data sets, two records): loss curves, rate table, verdict; then accuracy,
+    table against the paper, verdict. A part a partial record lacks (None) records nothing."""
+    import lib.chapters.optimization.figure4 as F4
+    calls = []
+
+    class Rec:
+        def figure(self, **kw):
+            calls.append(("figure", kw["label"]))
+
+        def show(self, *items):
+            calls.append(("show", type(items[0]).__name__))
+
+        def __call__(self, check):
+            calls.append(("verdict", check))
+
+    monkeypatch.setattr(F4, "figure_loss_curves", lambda st, name, src: dict(label=f"fig-{name}-loss"))
+    monkeypatch.setattr(F4, "figure_accuracy", lambda st, name, src: dict(label=f"fig-{name}-accuracy"))
+    monkeypatch.setattr(F4, "table_lr_grid", lambda st: "grid")
+    monkeypatch.setattr(F4, "check_depth_speed", lambda st: "speed verdict")
+    monkeypatch.setattr(F4, "check_accuracy", lambda st: "table 1 verdict")
+    monkeypatch.setattr(F4, "table_table1_vs_paper", lambda c: __import__("pandas").DataFrame({"c": [c]}))
+    OPT.record_sgd(Rec(), "speed", "acc", "opt-x", OPT.measure_sgd_study)
+    assert calls == [("figure", "fig-opt-x-loss"), ("show", "str"), ("verdict", "speed verdict"),
+                     ("figure", "fig-opt-x-accuracy"), ("show", "Styler"), ("verdict", "table 1 verdict")]
+    calls.clear()
+    OPT.record_sgd(Rec(), None, "acc", "opt-x", OPT.measure_sgd_study)
+    assert [c[0] for c in calls] == ["figure", "show", "verdict"] and calls[0][1] == "fig-opt-x-accuracy"
+    calls.clear()
+    OPT.record_sgd(Rec(), None, None, "opt-x", OPT.measure_sgd_study)
+    assert calls == []

@@ -1,7 +1,7 @@
 """The figures of chapter 03, each declared once: what draws it, from what, its caption and its setting line.
 
 Each ``figure_*`` function returns the keyword arguments of :meth:`lib.book.results.Recorder.figure`, so the
-notebook draws a figure with ``rec.figure(**conditioning.figure_figure3(sweep, cfg.profile))`` ([LH] Sec. 4).
+notebook draws a figure with ``rec.figure(**conditioning.figure_figure3(sweep))`` ([LH] Sec. 4).
 """
 from __future__ import annotations
 

@@ -67,6 +67,8 @@ from lib.chapters.non_constancy.rules import (BOUND_EXPONENT, DECAY_RULE, FLAT, 
                                               UNCONVERGED, VANISHING, band_status, bounded_status, decay_status,
                                               flat_status, hessian_row, is_flat, hessian_slope_status, holds,
                                               slope_row, steeper_note, table_paper_vs_book)
+from lib.chapters.non_constancy.sections import (checks_bottleneck_hessian, checks_hessian_width, checks_kernel_width,
+                                                 checks_lemma31, checks_lzb_architectures, checks_lzb_parameterization)
 from lib.chapters.non_constancy.spec import SPEC
 from lib.chapters.non_constancy.lzb_measure import LzbMore, measure_lzb_more
 from lib.chapters.non_constancy.lzb_checks import (check_architectures, check_kernel_path, check_one_hidden_layer,
@@ -118,4 +120,7 @@ __all__ = [
     "ball_reduce", "ball_words",
     # quadratic_bottleneck
     "QuadraticBottleneck", "measure_quadratic_bottleneck", "check_quadratic_bottleneck",
+    # sections
+    "checks_kernel_width", "checks_hessian_width", "checks_lemma31", "checks_bottleneck_hessian",
+    "checks_lzb_architectures", "checks_lzb_parameterization",
 ]

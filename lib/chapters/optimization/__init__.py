@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from lib.chapters.optimization.figure4 import (BF16_NOTE, LOSS_FLOOR, PAPER_TABLE1, SE_MULTIPLE, SPEED_RHO,
                                                accuracy_table, check_accuracy, check_depth_speed, depth_pairs,
-                                               late_loss_table, plot_accuracy, plot_loss_curves, glue_sgd, sgd_setting,
+                                               late_loss_table, plot_accuracy, plot_loss_curves, glue_sgd, record_sgd, sgd_setting,
                                                figure_loss_curves, figure_accuracy,
                                                table1_statements, table_loss_curves, table_table1_vs_paper)
 from lib.chapters.optimization.gd import (BOUND_RTOL, GD_DATA, RATE_TOLERANCE, WORST_CASE_CLAIMS, GDSeeds, GDStudy,
@@ -66,7 +66,7 @@ __all__ = [
     # figure4
     "PAPER_TABLE1", "SPEED_RHO", "SE_MULTIPLE", "BF16_NOTE", "LOSS_FLOOR", "late_loss_table", "depth_pairs", "check_depth_speed",
     "accuracy_table", "table1_statements", "check_accuracy", "table_table1_vs_paper", "table_loss_curves",
-    "plot_loss_curves", "plot_accuracy", "sgd_setting", "figure_loss_curves", "figure_accuracy", "glue_sgd",
+    "plot_loss_curves", "plot_accuracy", "sgd_setting", "figure_loss_curves", "figure_accuracy", "glue_sgd", "record_sgd",
     # paper_record
     "PaperSGDProtocol", "PAPER_SGD", "PAPER_SGD_5K", "PROTOCOLS", "RECORD_DIR", "RECORD_NAME", "RECORD_FOLDERS",
     "RECORD_PARTS", "DATA_NAMES", "FIG4_DEPTHS", "TABLE1_DEPTHS", "record_data", "sgd_record_cell", "measure_sgd_case",

@@ -24,13 +24,13 @@ from lib.book.plotting import figure, palette
 from lib.book.results import Check
 from lib.book.wording import floats, ints, paper_vs_book
 from lib.chapters.optimization.sgd import (FOLDER_PARAMS, MNIST_SETS, PAPER_PROTOCOL, SGDStudies, SGDStudy,
-                                           deviation_levels, protocol_deviations)
+                                           deviation_levels, protocol_deviations, table_lr_grid)
 from lib.validation import InputError
 
 __all__ = ["PAPER_TABLE1", "SPEED_RHO", "SE_MULTIPLE", "BF16_SHIFT", "BF16_NOTE", "LOSS_FLOOR", "bf16_margin", "late_loss_table", "depth_pairs",
            "check_depth_speed", "accuracy_table", "table1_statements", "check_accuracy", "table_table1_vs_paper",
            "table_loss_curves", "plot_loss_curves", "plot_accuracy", "sgd_setting", "figure_loss_curves",
-           "figure_accuracy", "glue_sgd"]
+           "figure_accuracy", "record_sgd", "glue_sgd"]
 
 #: Test accuracy (%) on MNIST by depth, [LH] Table 1.
 PAPER_TABLE1 = {1: 95.98, 3: 97.43, 6: 97.57, 8: 97.52, 10: 97.39, 12: 97.19}
@@ -661,6 +661,29 @@ def figure_accuracy(study: SGDStudy, name: str, data_from) -> dict:
                 drawn_by=plot_accuracy, data_from=data_from, setting=sgd_setting(study, table=True),
                 caption=f"[LH] Table 1 on {study.name}: held-out accuracy by depth (seed mean and sd) beside the "
                         "paper's.")
+
+
+def record_sgd(rec, speed: SGDStudy | None, acc: SGDStudy | None, name: str, data_from) -> None:
+    """Record [LH] Figure 4 (the loss curves, the rate search, the verdict on depth and speed) and Table 1 (the accuracy
+    beside the paper's, the verdict) of one study or record, in the recorder's open section: the one block the
+    chapter's page repeats (its own data sets, the MNIST record, the MNIST-5k record).
+
+    Args:
+        rec: the chapter's :class:`lib.book.results.Recorder`, inside ``with rec.section(...)``.
+        speed: the study Figure 4 is drawn from, or None when a partial record lacks it (its verdict says so).
+        acc: the study Table 1 is read from, or None likewise.
+        name: the figure labels' middle part (``"opt-mnist"``).
+        data_from: the function that measured the studies (the figures' source).
+    """
+    if speed is not None:
+        rec.figure(**figure_loss_curves(speed, name, data_from))
+        rec.show(table_lr_grid(speed))
+        rec(check_depth_speed(speed))
+    if acc is not None:
+        rec.figure(**figure_accuracy(acc, name, data_from))
+        table1 = check_accuracy(acc)
+        rec.show(table_table1_vs_paper(table1).style.hide(axis="index"))
+        rec(table1)
 
 
 def _across(studies: SGDStudies, text) -> str:
