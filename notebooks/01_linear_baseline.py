@@ -112,7 +112,7 @@ with rec.section("sec-claim-1-2"):
 # mean falls like $1/m$ (the curve the check fits), faster than the $1/\sqrt{m}$ of Claims 1 and 2.
 
 # %%
-df_over = linear_baseline.measure_linear(cfg, X_over, widths=[max(cfg.widths)])  # the widest net only
+df_over = linear_baseline.measure_linear_over(cfg, X_over)
 with rec.section("sec-claim-3"):
     rec.figure(**linear_baseline.figure_linear_kappa(df, df_over))
     rec(linear_baseline.check_conditioning(df, df_over))

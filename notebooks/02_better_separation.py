@@ -70,7 +70,7 @@ rec = Recorder(cfg)
 # $\arccos\big(K_{12}/\sqrt{K_{11}K_{22}}\big)$.
 
 # %% tags=["hide-input"]
-better_separation.table_pair_angles(better_separation.angle_grids(cfg.grid_step, cfg.fw_step, cfg.in_dim))
+better_separation.table_pair_angles(better_separation.angle_grids(cfg))
 
 # %% [markdown]
 # (sec-separation-figure1)=

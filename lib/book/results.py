@@ -351,15 +351,16 @@ class Recorder:
 
     def glue(self, values: dict[str, str]) -> None:
         """Glue each text the chapter's prose shows (``{glue:text}`name```), as ``myst_nb.glue(name, text,
-        display=False)``: the values of the chapter's ``glue_*`` functions; without display (tests) nothing
-        is glued."""
+        display=False)``: the values of the chapter's ``glue_*`` functions, ``{profile}`` written as the run's profile
+        text; without display (tests) nothing is glued."""
         bad = sorted(repr(k) for k in values if not isinstance(k, str))
         if bad:
             raise TypeError(f"Recorder.glue takes names that are text, got {', '.join(bad)}")
         if not self.display:
             return
         for name, text in values.items():
-            glue(name, text, display=False)
+            glue(name, text.replace(PROFILE_FIELD, profile_text(self.profile)) if isinstance(text, str) else text,
+                 display=False)
 
     def figure(self, fig, label: str, caption: str, drawn_by, data_from=(), setting: str = "",
                data=None) -> str:

@@ -148,3 +148,13 @@ def test_close_glues_then_shows_the_provenance_and_paper_vs_book_reads_the_recor
     monkeypatch.setattr(R, "display", lambda *items: None)
     shown.close({"b": "2"})
     assert glued == ["b"]
+
+
+def test_glue_writes_the_profile_where_a_value_says_profile(monkeypatch):
+    import lib.book.results as R
+    glued = {}
+    monkeypatch.setattr(R, "glue", lambda name, text, display: glued.update({name: text}))
+    monkeypatch.setenv("NTK_OVERRIDES", '{"width": 64}')
+    cfg = ChapterSpec("01_linear_baseline", dict(profile=Param("default", P.text, "p"))).config(profile="smoke")
+    Recorder(cfg, display=True).glue({"a": "Setting: m = 8; {profile}.", "b": "no profile", "c": 3})
+    assert glued == {"a": "Setting: m = 8; profile smoke with overrides width = 64.", "b": "no profile", "c": 3}

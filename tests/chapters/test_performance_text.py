@@ -92,7 +92,7 @@ def test_captions_state_the_setting_and_the_deviation(texts):
     (dict(sgd_batch=100), "sgd_caption", "batch 500", "batch 100"),
     (dict(sgd_runs=3), "sgd_caption", "seeds 0 to 8", "seeds 0 to 2"),
     (dict(sgd_n_train=5000), "sgd_caption", "1,000 training inputs", "5,000 training inputs"),
-    (dict(scale_shifts=[60.0, 600.0]), "scale_caption", "tiles fit); profile",
+    (dict(scale_shifts=[60.0, 600.0]), "scale_caption", "tiles fit); {profile}",
      "one factorization at the given shift (s = 60 at depth 1, s = 600 at depth 10)"),
 ])
 def test_changing_a_parameter_changes_the_text(texts, change, key, before, after):

@@ -123,7 +123,7 @@ def measure_variant_angles(cfg: Config, variants: dict | None = None) -> Variant
         The :class:`VariantAngles`.
     """
     variants = variants or VARIANTS
-    grids = angle_grids(cfg.grid_step, cfg.fw_step, cfg.in_dim)
+    grids = angle_grids(cfg)
     t, d, width = grids.fw_angles, grids.d, int(cfg.appb_width)
     rows = []
     for L, s in tqdm(list(itertools.product(cfg.appb_depths, range(cfg.seeds))), desc="App. B variants", leave=False):

@@ -58,7 +58,7 @@ def measure_other_activations(cfg: Config) -> Activations:
     Returns:
         The :class:`Activations`.
     """
-    grids = angle_grids(cfg.grid_step, cfg.fw_step, cfg.in_dim)
+    grids = angle_grids(cfg)
     grid, depths = grids.grid, list(cfg.act_depths)
     act_theory = pd.concat([
         pd.DataFrame(dict(activation=a, depth=L, theta=grid[1:], phi=theory_phi(a, grid[1:], L)))

@@ -58,7 +58,7 @@ def measure_relu_sweep(cfg: Config) -> ReluSweep:
     Returns:
         The :class:`ReluSweep`.
     """
-    grids = angle_grids(cfg.grid_step, cfg.fw_step, cfg.in_dim)
+    grids = angle_grids(cfg)
     depths = sorted(set(cfg.theory_depths) | set(cfg.fw_depths))
     theory = relu_theory_curves(grids.grid, depths)
     fw_all = measure_finite_width_angles(np.concatenate([grids.fw_angles, grids.fw_small_angles]), cfg.widths,

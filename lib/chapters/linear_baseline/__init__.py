@@ -34,11 +34,11 @@ from lib.chapters.linear_baseline.finite_width import (check_kernel, check_norms
 from lib.chapters.linear_baseline.lemma_d1 import (BAI_YIN_RTOL, check_lemma_d1, figure_lemma_d1, measure_lemma_d1,
                                                    plot_lemma_d1)
 from lib.chapters.linear_baseline.measure import (NO_EXPERIMENT, digits_text, gradient_norm_factors, measure_linear,
-                                                  sweep_setting, table_sweep_summary, width_means)
+                                                  measure_linear_over, sweep_setting, table_sweep_summary, width_means)
 from lib.chapters.linear_baseline.spec import SPEC, rule_n_over_d
 
 __all__ = [
-    "SPEC", "rule_n_over_d", "BAI_YIN_RTOL", "EXPONENT_TOL", "NO_EXPERIMENT", "load_data", "measure_linear",
+    "SPEC", "rule_n_over_d", "BAI_YIN_RTOL", "EXPONENT_TOL", "NO_EXPERIMENT", "load_data", "measure_linear", "measure_linear_over",
     "gradient_norm_factors", "measure_lemma_d1", "measure_distances", "table_sweep_summary", "width_means",
     "digits_text", "sweep_setting", "depth_zero_check", "fit_exponent",
     "exponent_status", "exponent_check",

@@ -24,7 +24,7 @@ from lib.finite.ntk import empirical_ntk
 from lib.progress import tqdm
 from lib.spectra import angle_matrix, extreme_eigenvalues, relative_error
 
-__all__ = ["measure_linear", "gradient_norm_factors", "table_sweep_summary", "width_means", "NO_EXPERIMENT",
+__all__ = ["measure_linear", "measure_linear_over", "gradient_norm_factors", "table_sweep_summary", "width_means", "NO_EXPERIMENT",
            "digits_text", "sweep_setting"]
 
 
@@ -77,6 +77,12 @@ def measure_linear(X: np.ndarray, widths: Sequence[int], depths: Sequence[int], 
             grad_sq_ratio_mean=float(ratio.mean()), grad_sq_ratio_sd=float(ratio.std()),
         ))
     return pd.DataFrame(rows)
+
+
+def measure_linear_over(cfg, X_over: np.ndarray) -> pd.DataFrame:
+    """:func:`measure_linear` on the n > d set (``X_over``, :func:`~lib.chapters.linear_baseline.data.load_data`) at the
+    widest width of ``cfg.widths`` only: [LH] Cor 2.4's conditioning where kappa_0 is infinite (Figure 1.2)."""
+    return measure_linear(cfg, X_over, widths=[max(cfg.widths)])
 
 
 def gradient_norm_factors(df: pd.DataFrame) -> pd.DataFrame:
