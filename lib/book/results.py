@@ -1,8 +1,9 @@
 """Claim verdicts recorded by the notebooks, read back by the reproducibility report.
 
 A chapter's ``check_*`` function (in :mod:`lib.chapters`) returns a :class:`Check` against a
-stable claim id of the registry :data:`lib.book.claims.CLAIMS`; the notebook records it with
-:func:`record`. The verdict is written to ``results/<chapter>.json`` (one file per chapter,
+stable claim id of the registry :data:`lib.book.claims.CLAIMS`; the notebook records it through its
+:class:`Recorder`, inside the section it belongs to (``with rec.section("sec-..."): rec(check)``; the contract is
+written down in ``CONTRIBUTING.md``), which calls :func:`record`. The verdict is written to ``results/<chapter>.json`` (one file per chapter,
 rewritten atomically) and returned as a Markdown sentence for the notebook to display. The
 report page builds its table from these files only, so it cannot go stale or be typed by hand.
 
