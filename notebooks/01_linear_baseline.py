@@ -52,7 +52,6 @@ device = "cpu"  # 'cpu' or 'cuda'
 # %%
 
 from lib.book.results import Recorder
-from lib.book.wording import paper_vs_book
 from lib.chapters import linear_baseline
 
 cfg = linear_baseline.SPEC.validate(locals())
@@ -68,7 +67,7 @@ rec = Recorder(cfg)
 # {glue:text}`n_over` standard Gaussian points in $d$ = {glue:text}`d_over` dimensions.
 
 # %%
-X, X_over = linear_baseline.load_data(cfg.n_samples, cfg.n_over, cfg.d_over)
+X, X_over = linear_baseline.load_data(cfg)
 print(f"digits: X has shape {X.shape}; n > d case: X_over has shape {X_over.shape}")
 
 # %% [markdown]
@@ -80,7 +79,7 @@ print(f"digits: X has shape {X.shape}; n > d case: X_over has shape {X_over.shap
 # and $\kappa(K)$ next to $\kappa_0$.
 
 # %% tags=["hide-input"]
-df = linear_baseline.measure_linear(X, cfg.widths, cfg.depths, cfg.seeds, device=cfg.device)
+df = linear_baseline.measure_linear(cfg, X)
 linear_baseline.table_sweep_summary(df)
 
 # %% [markdown]
@@ -90,12 +89,10 @@ linear_baseline.table_sweep_summary(df)
 # infinite-width statements are right, every deviation falls like $m^{-1/2}$ (dotted line) and
 # extrapolates to zero.
 
-# %% tags=["hide-input"]
-rec.figure(**linear_baseline.figure_width_trend(df, cfg.profile))
-
 # %%
-rec(linear_baseline.check_norms_angles(df), "sec-claim-1-2")
-rec(linear_baseline.check_kernel(df), "sec-claim-1-2")
+with rec.section("sec-claim-1-2"):
+    rec.figure(**linear_baseline.figure_width_trend(df))
+    rec(linear_baseline.check_norms_angles(df), linear_baseline.check_kernel(df))
 
 # %% [markdown]
 # The network of Figure 1.1 is a linear network. Fed a ReLU network's measurements, the same two
@@ -114,12 +111,11 @@ rec(linear_baseline.check_kernel(df), "sec-claim-1-2")
 # is exactly $(L+1)G$ at every width, so $\kappa/\kappa_0 - 1$ has no first-order shift on average: its
 # mean falls like $1/m$ (the curve the check fits), faster than the $1/\sqrt{m}$ of Claims 1 and 2.
 
-# %% tags=["hide-input"]
-df_over = linear_baseline.measure_linear(X_over, [max(cfg.widths)], cfg.depths, cfg.seeds, device=cfg.device)
-rec.figure(**linear_baseline.figure_linear_kappa(df, df_over, cfg.profile))
-
 # %%
-rec(linear_baseline.check_conditioning(df, df_over), "sec-claim-3")
+df_over = linear_baseline.measure_linear_over(cfg, X_over)
+with rec.section("sec-claim-3"):
+    rec.figure(**linear_baseline.figure_linear_kappa(df, df_over))
+    rec(linear_baseline.check_conditioning(df, df_over))
 
 # %% [markdown]
 # (sec-erratum)=
@@ -131,13 +127,11 @@ rec(linear_baseline.check_conditioning(df, df_over), "sec-claim-3")
 # $\|\nabla\bar f(x)\|^2/\|x\|^2 = K_{xx}/\|x\|^2$ and the least-squares factor $c_L$ of
 # $K \approx c_L G$, and fit their exponent $p$ in $(L+1)^p$: the paper's statements predict $p = 2$.
 
-# %% tags=["hide-input"]
-fac = linear_baseline.gradient_norm_factors(df)
-rec.figure(**linear_baseline.figure_gradient_norm(fac, df, cfg.profile))
-
 # %%
-rec(linear_baseline.check_gradient_norm(fac), "sec-erratum")
-rec(linear_baseline.check_kernel_factor(df), "sec-erratum")
+fac = linear_baseline.gradient_norm_factors(df)
+with rec.section("sec-erratum"):
+    rec.figure(**linear_baseline.figure_gradient_norm(fac, df))
+    rec(linear_baseline.check_gradient_norm(fac), linear_baseline.check_kernel_factor(df))
 
 # %% [markdown]
 # ## The paper's Section 2 beside this book
@@ -146,7 +140,7 @@ rec(linear_baseline.check_kernel_factor(df), "sec-erratum")
 # largest width, the rule by which the check decided, and whether it held.
 
 # %% tags=["hide-input"]
-paper_vs_book(rec.checks)
+rec.paper_vs_book()
 
 # %% [markdown]
 # (sec-lemma-d1)=
@@ -158,12 +152,11 @@ paper_vs_book(rec.checks)
 # deviation tends to $2\sqrt{d/m} + d/m$ (dashed). The check fits that curve, asks that it extrapolate to
 # zero (the lemma), and compares the measurement with the prediction (the book's sharper reading).
 
-# %% tags=["hide-input"]
-d1 = linear_baseline.measure_lemma_d1(X.shape[1], cfg.widths, cfg.seeds)
-rec.figure(**linear_baseline.figure_lemma_d1(d1, cfg.profile))
-
 # %%
-rec(linear_baseline.check_lemma_d1(d1), "sec-lemma-d1")
+d1 = linear_baseline.measure_lemma_d1(cfg, X.shape[1])
+with rec.section("sec-lemma-d1"):
+    rec.figure(**linear_baseline.figure_lemma_d1(d1))
+    rec(linear_baseline.check_lemma_d1(d1))
 
 # %% [markdown]
 # (sec-remark-3-4)=
@@ -175,14 +168,11 @@ rec(linear_baseline.check_lemma_d1(d1), "sec-lemma-d1")
 # $\sqrt{L+1}\,\|x - z\|$ in ReLU networks of width {glue:text}`max_width` ({glue:text}`distance_seeds` draws), next to its
 # infinite-width value $\sqrt{(1 - \cos\phi)/(1 - \cos\theta_{in})}$; the linear network's ratio is 1.
 
-# %% tags=["hide-input"]
-dist = linear_baseline.measure_distances(cfg.distance_angles, max(cfg.widths), cfg.depths, cfg.distance_seeds,
-                                         device=cfg.device)
-rec.figure(**linear_baseline.figure_distances(dist, cfg.profile))
-
 # %%
-rec(linear_baseline.check_distances(dist), "sec-remark-3-4")
-rec.glue(linear_baseline.prose_values(df, df_over, dist))
+dist = linear_baseline.measure_distances(cfg)
+with rec.section("sec-remark-3-4"):
+    rec.figure(**linear_baseline.figure_distances(dist))
+    rec(linear_baseline.check_distances(dist))
 
 # %% tags=["hide-input"]
-rec.provenance()
+rec.close(linear_baseline.glue_values(df, df_over, dist))

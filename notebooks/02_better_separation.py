@@ -70,7 +70,7 @@ rec = Recorder(cfg)
 # $\arccos\big(K_{12}/\sqrt{K_{11}K_{22}}\big)$.
 
 # %% tags=["hide-input"]
-better_separation.table_pair_angles(better_separation.angle_grids(cfg.grid_step, cfg.fw_step, cfg.in_dim))
+better_separation.table_pair_angles(better_separation.angle_grids(cfg))
 
 # %% [markdown]
 # (sec-separation-figure1)=
@@ -85,11 +85,10 @@ better_separation.table_pair_angles(better_separation.angle_grids(cfg.grid_step,
 # one sweep of finite nets serves this section, the small-angle study, the gradient norm and the crossovers
 sweep = better_separation.measure_relu_sweep(cfg)
 
-# %% tags=["hide-input"]
-rec.figure(**better_separation.figure_gradient_angle(sweep.angles, cfg.profile))
-
 # %%
-rec(better_separation.check_width_convergence(sweep.angles), "sec-separation-figure1")
+with rec.section("sec-separation-figure1"):
+    rec.figure(**better_separation.figure_gradient_angle(sweep.angles))
+    rec(better_separation.check_width_convergence(sweep.angles))
 
 # %% [markdown]
 # (sec-separation-small-angles)=
@@ -107,16 +106,11 @@ rec(better_separation.check_width_convergence(sweep.angles), "sec-separation-fig
 # small angle above the onsets of all depths, the seed-mean $\phi$ of each depth of the sweep against the
 # next, a change counted only beyond twice its standard error over seeds.
 
-# %% tags=["hide-input"]
-rec.figure(**better_separation.figure_small_angles(sweep.small, cfg.profile))
-
-# %% tags=["hide-input"]
-better_separation.table_separation_onset(sweep.small)
-
 # %%
-rec(better_separation.check_small_angle_law(sweep.small), "sec-separation-small-angles")
-rec(better_separation.check_separation_onset(sweep.small), "sec-separation-small-angles")
-rec(better_separation.check_phi_depth(sweep.depth), "sec-separation-small-angles")
+with rec.section("sec-separation-small-angles"):
+    rec.figure(**better_separation.figure_small_angles(sweep.small))
+    rec.show(better_separation.table_separation_onset(sweep.small))
+    rec(better_separation.checks_small_angles(sweep))
 
 # %% [markdown]
 # (sec-separation-real-pairs)=
@@ -142,12 +136,10 @@ real = better_separation.measure_real_pairs(cfg)
 # %% tags=["hide-input"]
 better_separation.table_real_pairs(real).round(3)
 
-# %% tags=["hide-input"]
-rec.figure(**better_separation.figure_real_pairs(real, cfg.profile))
-
 # %%
-for name in real.data:
-    rec(better_separation.check_real_pairs(real, name), "sec-separation-real-pairs")
+with rec.section("sec-separation-real-pairs"):
+    rec.figure(**better_separation.figure_real_pairs(real))
+    rec([better_separation.check_real_pairs(real, name) for name in real.data])
 
 # %% [markdown]
 # (sec-separation-gradient-norm)=
@@ -157,11 +149,10 @@ for name in real.data:
 # inputs of the sweep above. Unit norms suffice: a bias-free ReLU net is positively homogeneous, so
 # $K(ax, ax) = a^2 K(x, x)$ exactly at any width.
 
-# %% tags=["hide-input"]
-rec.figure(**better_separation.figure_gradient_norm(sweep.norms, cfg.profile))
-
 # %%
-rec(better_separation.check_gradient_norm(sweep.norms), "sec-separation-gradient-norm")
+with rec.section("sec-separation-gradient-norm"):
+    rec.figure(**better_separation.figure_gradient_norm(sweep.norms))
+    rec(better_separation.check_gradient_norm(sweep.norms))
 
 # %% [markdown]
 # (sec-separation-crossovers)=
@@ -177,7 +168,8 @@ rec(better_separation.check_gradient_norm(sweep.norms), "sec-separation-gradient
 better_separation.table_crossovers(sweep.crossovers)
 
 # %% tags=["hide-input"]
-rec.figure(**better_separation.figure_crossover(sweep.crossovers, cfg.profile))
+with rec.section("sec-separation-crossovers"):
+    rec.figure(**better_separation.figure_crossover(sweep.crossovers))
 
 # %% [markdown]
 # **[LH] Figure 1: the paper vs this book.** The paper prints no numbers for Figure 1; its text states
@@ -192,8 +184,8 @@ checks = better_separation.check_crossover(sweep.crossovers), better_separation.
 better_separation.table_figure1_vs_paper(checks)
 
 # %%
-for check in checks:
-    rec(check, "sec-separation-crossovers")
+with rec.section("sec-separation-crossovers"):
+    rec(checks)
 
 # %% [markdown]
 # (sec-separation-figure2)=
@@ -211,14 +203,16 @@ for check in checks:
 acts = better_separation.measure_other_activations(cfg)
 
 # %% tags=["hide-input"]
-rec.figure(**better_separation.figure_other_activations(acts, cfg.profile))
+with rec.section("sec-separation-figure2"):
+    rec.figure(**better_separation.figure_other_activations(acts))
 
 # %% [markdown]
 # For an odd activation (tanh) $f(-x) = -f(x)$, so $\nabla f(-x) = -\nabla f(x)$ and $\phi = 180^\circ$ at
 # $\theta_{in} = 180^\circ$ at every depth and width: antipodal inputs stay antipodal.
 
 # %%
-rec(better_separation.check_other_activations(acts), "sec-separation-figure2")
+with rec.section("sec-separation-figure2"):
+    rec(better_separation.check_other_activations(acts))
 
 # %% [markdown]
 # (sec-separation-app-b)=
@@ -244,14 +238,11 @@ rec(better_separation.check_other_activations(acts), "sec-separation-figure2")
 # %%
 variants = better_separation.measure_variant_angles(cfg)
 
-# %% tags=["hide-input"]
-rec.figure(**better_separation.figure_variants(variants, cfg.profile))
-
-# %% tags=["hide-input"]
-better_separation.table_variant_summary(variants)
-
 # %%
-rec(better_separation.check_app_b(variants), "sec-separation-app-b")
+with rec.section("sec-separation-app-b"):
+    rec.figure(**better_separation.figure_variants(variants))
+    rec.show(better_separation.table_variant_summary(variants))
+    rec(better_separation.check_app_b(variants))
 
 # %% tags=["hide-input"]
-rec.provenance()
+rec.close()

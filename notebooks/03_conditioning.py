@@ -76,10 +76,7 @@ agreement_depths = [0, 1, 5, 10]  # depths compared with the authors' code
 device = "cpu"  # "cpu" or "cuda"
 
 # %% tags=["remove-stderr"]
-from IPython.display import Markdown, display
-
 from lib.book.results import Recorder
-from lib.book.wording import paper_vs_book
 from lib.chapters import conditioning
 
 cfg = conditioning.SPEC.validate(locals())
@@ -128,7 +125,7 @@ rec = Recorder(cfg)
 
 # %% tags=["remove-stderr"]
 data = conditioning.load_data(cfg)
-display(Markdown(data.note), data.info)
+rec.show(data.note, data.info)
 
 # %% [markdown]
 # Whenever $n > \operatorname{rank} G$ the Gram matrix $G = XX^\top$ is singular, so
@@ -162,10 +159,8 @@ display(Markdown(data.note), data.info)
 # (`lib.book.sweep`): an interrupted run resumes, a finished one is only read back.
 
 # %% tags=["remove-stderr"]
-sweep = conditioning.measure_conditioning(data, depths=cfg.depths, width=cfg.width, seeds=cfg.seeds,
-                                          batch_size=cfg.batch_size, device=cfg.device, full_method=cfg.full_method,
-                                          scheduler=cfg.dask_scheduler, threads=cfg.threads)
-theory = conditioning.measure_theory(data, sweep, threads=cfg.threads)
+sweep = conditioning.measure_conditioning(cfg, data)
+theory = conditioning.measure_theory(cfg, data, sweep)
 print(sweep.note())
 
 # %% [markdown]
@@ -177,15 +172,11 @@ print(sweep.note())
 # linear networks. The two $\kappa$ panels share their axis. The last verdict below judges the growth of the
 # ReLU network's smallest angle with depth (left panel) against its spread over seeds.
 
-# %% tags=["hide-input"]
-rec.figure(**conditioning.figure_figure3(sweep, cfg.profile))
-
-# %% tags=["hide-input"]
-display(Markdown(conditioning.batching_note(sweep)))
-
 # %%
-for check in (fig3 := conditioning.checks_figure3(sweep)):
-    rec(check, "sec-figure3")
+with rec.section("sec-figure3"):
+    rec.figure(**conditioning.figure_figure3(sweep))
+    rec.show(conditioning.batching_note(sweep))
+    rec(fig3 := conditioning.checks_figure3(sweep))
 
 # %% [markdown]
 # (sec-figure3-mnist)=
@@ -205,12 +196,11 @@ for check in (fig3 := conditioning.checks_figure3(sweep)):
 # %% tags=["remove-stderr"]
 mnist = conditioning.measure_mnist_section(cfg)
 
-# %% tags=["hide-input"]
-rec.figure(**conditioning.figure_figure3_mnist(mnist, cfg.profile))
-conditioning.table_mnist_figure3(mnist).style.format("{:.4g}")
-
 # %%
-rec(fig3_mnist := conditioning.checks_figure3_mnist(mnist), "sec-figure3-mnist")
+with rec.section("sec-figure3-mnist"):
+    rec.figure(**conditioning.figure_figure3_mnist(mnist))
+    rec.show(conditioning.table_mnist_figure3(mnist).style.format("{:.4g}"))
+    rec(fig3_mnist := conditioning.checks_figure3_mnist(mnist))
 
 # %% [markdown]
 # ### Paper vs this book
@@ -226,7 +216,7 @@ rec(fig3_mnist := conditioning.checks_figure3_mnist(mnist), "sec-figure3-mnist")
 # chapter 1.
 
 # %% tags=["hide-input"]
-paper_vs_book(fig3 + fig3_mnist).style.hide(axis="index")
+rec.paper_vs_book(fig3 + fig3_mnist).style.hide(axis="index")
 
 # %% [markdown]
 # A linear network's gradient features are a fixed linear map of the inputs, so its NTK has rank
@@ -248,8 +238,9 @@ paper_vs_book(fig3 + fig3_mnist).style.hide(axis="index")
 # `lib.finite.ntk.empirical_ntk`, on {glue:text}`agreement`.
 
 # %% tags=["remove-stderr"]
-agree = conditioning.measure_authors_agreement(data.arrays, cfg.agreement_depths, cfg.agreement_width, cfg.agreement_n)
-rec(conditioning.check_authors_agreement(agree), "sec-authors-code")
+agree = conditioning.measure_authors_agreement(cfg, data.arrays)
+with rec.section("sec-authors-code"):
+    rec(conditioning.check_authors_agreement(agree))
 conditioning.table_authors_agreement(agree)
 
 # %% [markdown]
@@ -281,13 +272,11 @@ conditioning.table_authors_agreement(agree)
 # is the row of [LH] Sec 4 in the report and does not touch the proposition's. Every non-singular cell of the
 # sweep is one point below.
 
-# %% tags=["hide-input"]
-rec.figure(**conditioning.figure_prop41(sweep, cfg.profile))
-
 # %%
-p41 = conditioning.checks_prop41(sweep)
-rec(p41, "sec-prop41")
-paper_vs_book(p41).style.hide(axis="index")
+with rec.section("sec-prop41"):
+    rec.figure(**conditioning.figure_prop41(sweep))
+    rec(p41 := conditioning.checks_prop41(sweep))
+rec.paper_vs_book(p41).style.hide(axis="index")
 
 # %% [markdown]
 # (sec-thm42)=
@@ -303,14 +292,12 @@ paper_vs_book(p41).style.hide(axis="index")
 # is named as a finite-width effect, never as a failure of the theorem. Lines: infinite width; points: width-$m$
 # networks of the sweep with only $W^{(1)}$ trainable (seed means); dashed: $\kappa_0$.
 
-# %% tags=["hide-input"]
-rec.figure(**conditioning.figure_first_layer(theory, sweep, cfg.profile))
-
 # %%
 t42 = conditioning.table_first_layer(theory, sweep)
-c42 = [conditioning.check_first_layer(t42), conditioning.check_first_layer_width(t42)]
-rec(c42, "sec-thm42")
-paper_vs_book(c42).style.hide(axis="index")
+with rec.section("sec-thm42"):
+    rec.figure(**conditioning.figure_first_layer(theory, sweep))
+    rec(c42 := [conditioning.check_first_layer(t42), conditioning.check_first_layer_width(t42)])
+rec.paper_vs_book(c42).style.hide(axis="index")
 
 # %% [markdown]
 # (sec-lemma-e4)=
@@ -325,8 +312,9 @@ paper_vs_book(c42).style.hide(axis="index")
 
 # %%
 e4 = conditioning.measure_lemma_e4(data)
-display(conditioning.table_lemma_e4(e4))
-rec(conditioning.check_lemma_e4(e4), "sec-lemma-e4")
+with rec.section("sec-lemma-e4"):
+    rec.show(conditioning.table_lemma_e4(e4))
+    rec(conditioning.check_lemma_e4(e4))
 
 # %% [markdown]
 # (sec-appf)=
@@ -339,14 +327,10 @@ rec(conditioning.check_lemma_e4(e4), "sec-lemma-e4")
 # (median over seeds, bars from the 10% to the 90% quantile).
 
 # %%
-t2 = conditioning.measure_two_sample(cfg.two_sample_angles, cfg.two_sample_depths, cfg.two_sample_width,
-                                     cfg.two_sample_seeds, device=cfg.device)
-
-# %% tags=["hide-input"]
-rec.figure(**conditioning.figure_two_sample(t2, cfg.profile))
-
-# %%
-rec(conditioning.check_two_sample(t2), "sec-appf")
+t2 = conditioning.measure_two_sample(cfg)
+with rec.section("sec-appf"):
+    rec.figure(**conditioning.figure_two_sample(t2))
+    rec(conditioning.check_two_sample(t2))
 
 # %% [markdown]
 # (sec-fig3-theory)=
@@ -357,7 +341,8 @@ rec(conditioning.check_two_sample(t2), "sec-appf")
 # {glue:text}`theory_sets`
 
 # %% tags=["hide-input"]
-rec.figure(**conditioning.figure_theory(theory, sweep, cfg.profile))
+with rec.section("sec-fig3-theory"):
+    rec.figure(**conditioning.figure_theory(theory, sweep))
 
 # %% [markdown]
 # The measured $\phi_{\min}$ is a minimum over $n(n-1)/2$ pairs of finite-width angles, each the
@@ -369,7 +354,8 @@ rec.figure(**conditioning.figure_theory(theory, sweep, cfg.profile))
 
 # %%
 cmp = conditioning.table_theory_comparison(theory, sweep)
-rec(conditioning.check_theory_prediction(cmp), "sec-fig3-theory")
+with rec.section("sec-fig3-theory"):
+    rec(conditioning.check_theory_prediction(cmp))
 cmp.table.round(3)
 
 # %% [markdown]
@@ -378,7 +364,7 @@ cmp.table.round(3)
 # exact (float64) on a CPU, computed once per network and read both ways.
 
 # %% tags=["hide-input"]
-display(Markdown(conditioning.cost_note(sweep, cfg.profile)), conditioning.table_cell_times(sweep).round(2))
+rec.show(conditioning.cost_note(sweep), conditioning.table_cell_times(sweep).round(2))
 
 # %% [markdown]
 # ## Closing note: the measured tables
@@ -389,8 +375,5 @@ display(Markdown(conditioning.cost_note(sweep, cfg.profile)), conditioning.table
 # %% tags=["hide-input"]
 conditioning.table_measured(sweep).style.format("{:.4g}")
 
-# %% tags=["remove-cell"]
-rec.glue(conditioning.glue_values(cfg, sweep, agree, t2) | conditioning.glue_mnist_figure3(mnist))
-
 # %% tags=["hide-input"]
-rec.provenance()
+rec.close(conditioning.glue_values(cfg, sweep, agree, t2) | conditioning.glue_mnist_figure3(mnist))

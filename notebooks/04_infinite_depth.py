@@ -67,11 +67,11 @@ aak_train_widths = [128, 512, 1024]  # widths of the [AAK] Sec. 4 check of the f
 
 # %%
 
-from lib.book import results, wording
+from lib.book.results import Recorder
 from lib.chapters import infinite_depth
 
 cfg = infinite_depth.SPEC.validate(locals())
-rec = results.Recorder(cfg)
+rec = Recorder(cfg)
 
 # %% [markdown]
 # (sec-embedding-collapse)=
@@ -85,13 +85,11 @@ rec = results.Recorder(cfg)
 # layer at a few angles, $10^6$ Gaussian rows each, and the verdict on [LH] Fig 5 compares the two within their
 # standard error.
 
-# %% tags=["hide-input"]
-coll = infinite_depth.measure_collapse(cfg)
-rec.figure(**infinite_depth.figure_collapse(coll, cfg.profile))
-
 # %%
-for check in (infinite_depth.check_g_plot, infinite_depth.check_prop_a1, infinite_depth.check_thm_a2):
-    rec(check(coll), "sec-embedding-collapse")
+coll = infinite_depth.measure_collapse(cfg)
+with rec.section("sec-embedding-collapse"):
+    rec.figure(**infinite_depth.figure_collapse(coll))
+    rec(infinite_depth.check_g_plot(coll), infinite_depth.check_prop_a1(coll), infinite_depth.check_thm_a2(coll))
 
 # %% [markdown]
 # (sec-phi-limit)=
@@ -104,12 +102,11 @@ for check in (infinite_depth.check_g_plot, infinite_depth.check_prop_a1, infinit
 # last decade at least like $L^{-1/2}$ (a gap that tends to a non-zero value flattens instead); it names the angles
 # that reached the limit within the depths computed.
 
-# %% tags=["hide-input"]
-prof = infinite_depth.measure_phi_profile(cfg)
-rec.figure(**infinite_depth.figure_phi_depth(prof, cfg.profile))
-
 # %%
-rec(infinite_depth.check_thm35(prof), "sec-phi-limit")
+prof = infinite_depth.measure_phi_profile(cfg)
+with rec.section("sec-phi-limit"):
+    rec.figure(**infinite_depth.figure_phi_depth(prof))
+    rec(infinite_depth.check_thm35(prof))
 
 # %% [markdown]
 # (sec-kappa-limit)=
@@ -125,7 +122,8 @@ rec(infinite_depth.check_thm35(prof), "sec-phi-limit")
 
 # %% tags=["hide-input"]
 kap = infinite_depth.measure_kappa(cfg)
-rec.figure(**infinite_depth.figure_kappa_depth(kap, cfg.profile))
+with rec.section("sec-kappa-limit"):
+    rec.figure(**infinite_depth.figure_kappa_depth(kap))
 
 # %% [markdown]
 # ### The paper's limits beside this book
@@ -134,8 +132,9 @@ rec.figure(**infinite_depth.figure_kappa_depth(kap, cfg.profile))
 # verdicts of Thm 3.5 and Thm 4.3 judged.
 
 # %%
-rec(infinite_depth.check_thm43(kap), "sec-kappa-limit")
-wording.paper_vs_book(rec.checks).style  # the rows the checks so far judged; a Styler: no cell cut at 50 characters
+with rec.section("sec-kappa-limit"):
+    rec(infinite_depth.check_thm43(kap))
+rec.paper_vs_book().style  # the rows the checks so far judged; a Styler: no cell cut at 50 characters
 
 # %% [markdown]
 # (sec-aak-dual)=
@@ -146,12 +145,11 @@ wording.paper_vs_book(rec.checks).style  # the rows the checks so far judged; a 
 # (`lib.theory.dual_activation`) and compare with the bound (dashed), for the centred
 # activations of the study; [AAK] Sec. 7 defines NormReLU with $\lambda_b \approx 1.0507$.
 
-# %% tags=["hide-input"]
-dual = infinite_depth.measure_dual(cfg)
-rec.figure(**infinite_depth.figure_dual(dual, cfg.profile))
-
 # %%
-rec(infinite_depth.check_dual_bound(dual), "sec-aak-dual")
+dual = infinite_depth.measure_dual(cfg)
+with rec.section("sec-aak-dual"):
+    rec.figure(**infinite_depth.figure_dual(dual))
+    rec(infinite_depth.check_dual_bound(dual))
 
 # %% [markdown]
 # NormReLU's constants $c_b$ and $\lambda_b$ are computed by quadrature; to test the normalization
@@ -159,7 +157,8 @@ rec(infinite_depth.check_dual_bound(dual), "sec-aak-dual")
 # function the networks actually evaluate (`lib.chapters.infinite_depth.dual_activation.measure_moments`).
 
 # %%
-rec(infinite_depth.check_normrelu(infinite_depth.measure_moments("normrelu")), "sec-aak-dual")
+with rec.section("sec-aak-dual"):
+    rec(infinite_depth.check_normrelu(infinite_depth.measure_moments("normrelu")))
 
 # %% [markdown]
 # The Monte Carlo tests one NormReLU, with $\lambda_b$ given. [AAK] state more: NormReLU is normalized for *every*
@@ -170,12 +169,11 @@ rec(infinite_depth.check_normrelu(infinite_depth.measure_moments("normrelu")), "
 # = 1$ give its $\alpha$ and $\lambda$, and $\lambda_b$, which increases with $b$ (left), meets that $\lambda$ at one
 # $b$ only (`lib.chapters.infinite_depth.normrelu_family`).
 
-# %% tags=["hide-input"]
-nrf = infinite_depth.measure_normrelu_family()
-rec.figure(**infinite_depth.figure_normrelu_family(nrf, cfg.profile))
-
 # %%
-rec(infinite_depth.check_normrelu_family(nrf), "sec-aak-dual")
+nrf = infinite_depth.measure_normrelu_family()
+with rec.section("sec-aak-dual"):
+    rec.figure(**infinite_depth.figure_normrelu_family(nrf))
+    rec(infinite_depth.check_normrelu_family(nrf))
 
 # %% [markdown]
 # (sec-aak-depth)=
@@ -196,15 +194,12 @@ rec(infinite_depth.check_normrelu_family(nrf), "sec-aak-dual")
 # activation here on unit inputs except ReLU$^2$, whose unstable variance map $q \mapsto q^2$ amplifies rounding), with the predicted slopes (dotted), next to plain ReLU
 # and the activations of [LH] Figure 2.
 
-# %% tags=["hide-input"]
-aak = infinite_depth.measure_aak_depth(cfg)
-rec.figure(**infinite_depth.figure_aak_depth(aak, cfg.profile))
-
 # %%
-display(infinite_depth.table_rates_rounded(aak))
-for check in (infinite_depth.check_aak_rate(aak, "nngp"), infinite_depth.check_aak_rate(aak, "ntk"),
-              infinite_depth.check_relu_uncentred(aak), infinite_depth.check_phi_90(aak)):
-    rec(check, "sec-aak-depth")
+aak = infinite_depth.measure_aak_depth(cfg)
+with rec.section("sec-aak-depth"):
+    rec.figure(**infinite_depth.figure_aak_depth(aak))
+    rec.show(infinite_depth.table_rates_rounded(aak))
+    rec(infinite_depth.checks_aak_depth(aak))
 
 # %% [markdown]
 # [AAK] Thm 3.11 extends the decorrelation to inputs of different lengths for an odd, increasing
@@ -214,7 +209,8 @@ for check in (infinite_depth.check_aak_rate(aak, "nngp"), infinite_depth.check_a
 # layers (`lib.chapters.infinite_depth.lengths.measure_lengths`).
 
 # %%
-rec(infinite_depth.check_lengths(infinite_depth.measure_lengths(cfg, "tanh")), "sec-aak-depth")
+with rec.section("sec-aak-depth"):
+    rec(infinite_depth.check_lengths(infinite_depth.measure_lengths(cfg, "tanh")))
 
 # %% [markdown]
 # (sec-aak-depth-bound)=
@@ -229,8 +225,9 @@ rec(infinite_depth.check_lengths(infinite_depth.measure_lengths(cfg, "tanh")), "
 # $\epsilon$ = 0.5, 0.1, 0.01; a bound beyond the deepest depth computed, with $\kappa$ not yet there, is untested.
 
 # %%
-display(infinite_depth.table_depth_bound(aak))
-rec([infinite_depth.check_depth_bound(aak, kind) for kind in ("nngp", "ntk")], "sec-aak-depth-bound")
+with rec.section("sec-aak-depth-bound"):
+    rec.show(infinite_depth.table_depth_bound(aak))
+    rec([infinite_depth.check_depth_bound(aak, kind) for kind in ("nngp", "ntk")])
 
 # %% [markdown]
 # Under the stronger Assumption B, $\lambda_{\min}(G) \ge \delta$ for the unit-norm inputs' Gram matrix, Thm 3.6 and
@@ -243,7 +240,8 @@ rec([infinite_depth.check_depth_bound(aak, kind) for kind in ("nngp", "ntk")], "
 # proof step that fixes them, so they are not tested (the report says why).
 
 # %%
-rec([infinite_depth.check_assumption_b_bound(aak, kind) for kind in ("nngp", "ntk")], "sec-aak-depth-bound")
+with rec.section("sec-aak-depth-bound"):
+    rec([infinite_depth.check_assumption_b_bound(aak, kind) for kind in ("nngp", "ntk")])
 
 # %% [markdown]
 # (sec-aak-uncentred)=
@@ -255,12 +253,11 @@ rec([infinite_depth.check_assumption_b_bound(aak, kind) for kind in ("nngp", "nt
 # $\rho^*$ as the map's fixed point, and fit the per-layer slope of $\log|\rho_L - \rho^*|$, which the
 # linearization of the map predicts to be $\log\hat\sigma'(\rho^*)$ (dotted).
 
-# %% tags=["hide-input"]
-unc = infinite_depth.measure_uncentred(cfg)
-rec.figure(**infinite_depth.figure_uncentred(unc, cfg.profile))
-
 # %%
-rec(infinite_depth.check_uncentred_rate(unc), "sec-aak-uncentred")
+unc = infinite_depth.measure_uncentred(cfg)
+with rec.section("sec-aak-uncentred"):
+    rec.figure(**infinite_depth.figure_uncentred(unc))
+    rec(infinite_depth.check_uncentred_rate(unc))
 
 # %% [markdown]
 # (sec-aak-more)=
@@ -289,19 +286,12 @@ rec(infinite_depth.check_uncentred_rate(unc), "sec-aak-uncentred")
 # increases $|\rho|$, whatever the lengths (panel (e); the normalized ReLU, not odd, does). Thm I.1: NormReLU's
 # correlations still decay for inputs of norms 0.5 to 2, at the rate of unit inputs once the lengths settle (panel (f)).
 
-# %% tags=["hide-input"]
-more = infinite_depth.measure_aak_more(cfg)
-rec.figure(**infinite_depth.figure_aak_more(more, cfg.profile))
-
 # %%
-display(infinite_depth.table_mu(more.mu))
-for check in (infinite_depth.check_def31(more.mu), infinite_depth.check_lemma_c2(more.mu),
-              infinite_depth.check_mu_table(more.mu), infinite_depth.check_thm_h1(more.one_layer),
-              infinite_depth.check_assumption_b(more.one_layer), infinite_depth.check_thm_h5(more.one_layer),
-              infinite_depth.check_length_map(more.lengths), infinite_depth.check_d4_list(more.lengths),
-              infinite_depth.check_shifted_relu(more.lengths),
-              infinite_depth.check_odd_correlations(more.odd), infinite_depth.check_normrelu_lengths(more.normrelu)):
-    rec(check, "sec-aak-more")
+more = infinite_depth.measure_aak_more(cfg)
+with rec.section("sec-aak-more"):
+    rec.figure(**infinite_depth.figure_aak_more(more))
+    rec.show(infinite_depth.table_mu(more.mu))
+    rec(infinite_depth.checks_aak_more(more))
 
 # %% [markdown]
 # (sec-aak-training)=
@@ -321,12 +311,11 @@ for check in (infinite_depth.check_def31(more.mu), infinite_depth.check_lemma_c2
 # those depths: the finite kernel's off-diagonal entries fluctuate by about $\sqrt{L/m}$, which $n$ entries per row
 # turn into a much larger $\kappa$ than the infinite width's, so the width the theorems need grows with the depth.
 
-# %% tags=["hide-input"]
-train = infinite_depth.measure_aak_training(cfg)
-rec.figure(**infinite_depth.figure_aak_training(train, cfg.profile))
-
 # %%
-rec([infinite_depth.check_aak_training(train, mode) for mode in ("top GD", "top SGD", "all GD")], "sec-aak-training")
+train = infinite_depth.measure_aak_training(cfg)
+with rec.section("sec-aak-training"):
+    rec.figure(**infinite_depth.figure_aak_training(train))
+    rec([infinite_depth.check_aak_training(train, mode) for mode in ("top GD", "top SGD", "all GD")])
 
 # %% [markdown]
 # (sec-one-layer)=
@@ -339,13 +328,11 @@ rec([infinite_depth.check_aak_training(train, mode) for mode in ("top GD", "top 
 # (Lemma E.3). We measure the three at the widths {glue:text}`lemma_widths`, for pairs at the angles
 # {glue:text}`lemma_angles` degrees; each deviation must vanish like $m^{-1/2}$, i.e. extrapolate to zero.
 
-# %% tags=["hide-input"]
-one = infinite_depth.measure_one_layer(cfg)
-rec.figure(**infinite_depth.figure_one_layer(one, cfg.profile))
-
 # %%
-for lemma in infinite_depth.LEMMAS_E:
-    rec(infinite_depth.check_lemma_e(one, lemma), "sec-one-layer")
+one = infinite_depth.measure_one_layer(cfg)
+with rec.section("sec-one-layer"):
+    rec.figure(**infinite_depth.figure_one_layer(one))
+    rec([infinite_depth.check_lemma_e(one, lemma) for lemma in infinite_depth.LEMMAS_E])
 
 # %% [markdown]
 # Lemma E.6 expands the embedding angles for small inputs angles: $\theta^{(l)} = \theta_{in} -
@@ -354,8 +341,8 @@ for lemma in infinite_depth.LEMMAS_E:
 # $\theta_{in}^2$ must vanish as $\theta_{in} \to 0$.
 
 # %%
-rec(infinite_depth.check_lemma_e6(infinite_depth.measure_small_angle_embedding()), "sec-one-layer")
+with rec.section("sec-one-layer"):
+    rec(infinite_depth.check_lemma_e6(infinite_depth.measure_small_angle_embedding()))
 
 # %% tags=["hide-input"]
-rec.glue(infinite_depth.prose_values(coll, prof, kap, aak, one))  # the numbers the prose shows
-rec.provenance()
+rec.close(infinite_depth.glue_values(coll, prof, kap, aak, one))  # the numbers the prose shows

@@ -66,8 +66,6 @@ ball_seeds = 1  # weight draws per width searched in the ball (at most seeds)
 lemma31_max_width = 512  # largest width at which [LZB] Lemma 3.1's first-derivative and (2,2,1)-norms are computed (Lanczos on m x m operators per layer and input)
 
 # %%
-from IPython.display import Markdown
-
 from lib.book.results import Recorder
 from lib.chapters import non_constancy
 
@@ -93,7 +91,6 @@ rec = Recorder(cfg)
 
 # %% tags=["hide-input"]
 runs, hess = non_constancy.measure_kernel_runs(cfg), non_constancy.measure_hessian_norms(cfg)
-rec.glue(non_constancy.glue_values(runs, hess))
 non_constancy.table_width_means(runs)
 
 # %% [markdown]
@@ -107,7 +104,8 @@ non_constancy.table_width_means(runs)
 # falls with the width, like $m^{-1/2}$ ([LZB] Eq 2, both clauses checked below).
 
 # %% tags=["hide-input"]
-rec.figure(**non_constancy.figure_width_trend(runs))
+with rec.section("sec-kernel-width"):
+    rec.figure(**non_constancy.figure_width_trend(runs))
 
 # %% [markdown]
 # The model $f(x) = Wx$, linear in its weights, was trained the same way: its kernel is $XX^\top$
@@ -115,11 +113,8 @@ rec.figure(**non_constancy.figure_width_trend(runs))
 # linear in its weights, moves its kernel (the last verdict below).
 
 # %%
-rec(linear := non_constancy.check_linear_kernel(runs), "sec-kernel-width")
-rec(nonlinear := non_constancy.check_nonlinear_kernel(runs), "sec-kernel-width")
-rec(non_constancy.check_weight_change(runs), "sec-kernel-width")
-rec(non_constancy.check_weight_max_move(runs), "sec-kernel-width")
-rec(non_constancy.check_linear_model(runs), "sec-kernel-width")
+with rec.section("sec-kernel-width"):
+    rec(non_constancy.checks_kernel_width(runs))
 
 # %% [markdown]
 # The steeper-than-$m^{-1/2}$ fall of the linear-output kernel change is not a contradiction:
@@ -137,11 +132,10 @@ rec(non_constancy.check_linear_model(runs), "sec-kernel-width")
 # fixed $m$ = {glue:text}`bottleneck_width`: [LZB] predict $\Delta_K \sim b^{-1/2}$ even though $m$ is large
 # (the bound of their Thm 3.3, so a steeper fall agrees with it).
 
-# %% tags=["hide-input"]
-rec.figure(**non_constancy.figure_bottleneck(runs))
-
 # %%
-rec(bottleneck := non_constancy.check_bottleneck(runs), "sec-kernel-bottleneck")
+with rec.section("sec-kernel-bottleneck"):
+    rec.figure(**non_constancy.figure_bottleneck(runs))
+    rec(non_constancy.check_bottleneck(runs))
 
 # %% [markdown]
 # ## Kernel change along training
@@ -150,7 +144,8 @@ rec(bottleneck := non_constancy.check_bottleneck(runs), "sec-kernel-bottleneck")
 # while the loss is fitted, then settle.
 
 # %% tags=["hide-input"]
-rec.figure(**non_constancy.figure_kernel_paths(runs))
+with rec.section("sec-kernel-bottleneck"):
+    rec.figure(**non_constancy.figure_kernel_paths(runs))
 
 # %% [markdown]
 # (sec-hessian-width)=
@@ -164,13 +159,10 @@ rec.figure(**non_constancy.figure_kernel_paths(runs))
 # $w_0$, at random points at distance $R$ and at the end point of a GD run (which stays in the ball); the
 # checks judge that largest value. Right: the tangent kernel itself stays $O(1)$ (Thm 3.2's second clause).
 
-# %% tags=["hide-input"]
-rec.figure(**non_constancy.figure_hessian(hess))
-
 # %%
-rec(hessian := non_constancy.check_hessian(hess), "sec-hessian-width")
-rec(non_constancy.check_kernel_scale(hess), "sec-hessian-width")
-rec(non_constancy.check_nonlinear_hessian(hess), "sec-hessian-width")
+with rec.section("sec-hessian-width"):
+    rec.figure(**non_constancy.figure_hessian(hess))
+    rec(non_constancy.checks_hessian_width(hess))
 
 # %% [markdown]
 # Behind the $\tilde O(1/\sqrt m)$ Hessian is [LZB] Lemma 3.1, which bounds three quantities in the ball: with a linear
@@ -184,9 +176,8 @@ rec(non_constancy.check_nonlinear_hessian(hess), "sec-hessian-width")
 
 # %%
 backward = non_constancy.measure_backward(cfg)
-rec.glue({"lemma31_max_width": f"{backward.q_max_width:,}"})
-rec([non_constancy.check_backward(backward), non_constancy.check_lemma31_bounded(backward, "Q_L"),
-     non_constancy.check_lemma31_bounded(backward, "Q_221")], "sec-hessian-width")
+with rec.section("sec-hessian-width"):
+    rec(non_constancy.checks_lemma31(backward))
 
 # %% [markdown]
 # (sec-hessian-bottleneck)=
@@ -199,13 +190,10 @@ rec([non_constancy.check_backward(backward), non_constancy.check_lemma31_bounded
 # is the general case that [LZB] Sec. 4 argues for, and the theorem's own network is drawn on the right
 # too, with the smallest norm met in the ball (the theorem is a lower bound at every point of it).
 
-# %% tags=["hide-input"]
-rec.figure(**non_constancy.figure_bottleneck_hessian(hess))
-
 # %%
-rec(bottleneck_hessian := non_constancy.check_bottleneck_hessian(hess), "sec-hessian-bottleneck")
-rec(non_constancy.check_bottleneck_hessian_width(hess), "sec-hessian-bottleneck")
-rec(non_constancy.check_quadratic_bottleneck(hess), "sec-hessian-bottleneck")
+with rec.section("sec-hessian-bottleneck"):
+    rec.figure(**non_constancy.figure_bottleneck_hessian(hess))
+    rec(non_constancy.checks_bottleneck_hessian(hess))
 
 # %% [markdown]
 # ## [LZB]'s rates beside this book
@@ -215,7 +203,7 @@ rec(non_constancy.check_quadratic_bottleneck(hess), "sec-hessian-bottleneck")
 # holds: the rows the checks above judged, not judged again.
 
 # %% tags=["hide-input"]
-non_constancy.table_paper_vs_book(linear, nonlinear, bottleneck, hessian, bottleneck_hessian)
+non_constancy.table_paper_vs_book(*rec.checks)  # the rows the checks so far judged
 
 # %% [markdown]
 # (sec-lzb-more)=
@@ -228,13 +216,10 @@ non_constancy.table_paper_vs_book(linear, nonlinear, bottleneck, hessian, bottle
 # computed exactly from the same weights and compared with the measured norm. App. G carries the $m^{-1/2}$ Hessian
 # to a 1-D CNN (width = channels) and a residual MLP. Left: one hidden layer; right: the rest.
 
-# %% tags=["hide-input"]
-rec.figure(**non_constancy.figure_lzb_more(more := non_constancy.measure_lzb_more(cfg)))
-
 # %%
-rec(non_constancy.check_one_hidden_layer(more), "sec-lzb-more")
-rec(non_constancy.check_two_layer_bound(more), "sec-lzb-more")
-rec(non_constancy.check_architectures(more), "sec-lzb-more")
+with rec.section("sec-lzb-more"):
+    rec.figure(**non_constancy.figure_lzb_more(more := non_constancy.measure_lzb_more(cfg)))
+    rec(non_constancy.checks_lzb_architectures(more))
 
 # %% [markdown]
 # App. A: LeCun's parameterization ($w \sim N(0, c/m)$, no factor in the layers) is the same function with each
@@ -246,13 +231,13 @@ rec(non_constancy.check_architectures(more), "sec-lzb-more")
 # nets along training (the table: its relative change at a few steps).
 
 # %%
-rec(non_constancy.check_parameterization(more), "sec-lzb-more")
-rec(non_constancy.check_parameter_change(more), "sec-lzb-more")
-rec(non_constancy.check_segment_bound(more), "sec-lzb-more")
+with rec.section("sec-lzb-more"):
+    rec(non_constancy.checks_lzb_parameterization(more))
 non_constancy.table_kernel_path(runs)
 
 # %%
-rec(non_constancy.check_kernel_path(runs), "sec-lzb-more")
+with rec.section("sec-lzb-more"):
+    rec(non_constancy.check_kernel_path(runs))
 
 # %% [markdown]
 # (sec-moving-kernel)=
@@ -273,12 +258,10 @@ rec(non_constancy.check_kernel_path(runs), "sec-lzb-more")
 # for an exponential, 0.71 for a power law), leaving out the first half, where the kernel's fast modes decay; the
 # linear-output nets, whose loss is a sum of exponentials, are its control.
 
-# %% tags=["hide-input"]
-rec.figure(**non_constancy.figure_convergence(runs))
-
 # %%
-rec(non_constancy.check_convergence(runs), "sec-moving-kernel")
-rec(non_constancy.check_convergence_rate(runs), "sec-moving-kernel")
+with rec.section("sec-moving-kernel"):
+    rec.figure(**non_constancy.figure_convergence(runs))
+    rec(non_constancy.check_convergence(runs), non_constancy.check_convergence_rate(runs))
 
 # %% tags=["hide-input"]
-rec.provenance()
+rec.close(non_constancy.glue_values(runs, hess) | non_constancy.glue_backward(backward))

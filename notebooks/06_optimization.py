@@ -69,7 +69,6 @@ kr_splits = 5  # random train/held-out splits of the kernel regression
 
 # %%
 import torch
-from IPython.display import display
 
 from lib.book.results import Recorder
 from lib.chapters import optimization
@@ -90,10 +89,10 @@ torch.set_num_threads(1)
 # the loss of GD on the *linearized* model, $\frac12\|(I - \eta K)^t r_0\|^2$ with $r_0 = f_{w_0}(X) - y$.
 
 # %% tags=["hide-input"]
-gds = optimization.measure_gd_seeds("Gaussian", cfg.gd_samples, cfg.gd_depths, cfg.gd_width, cfg.gd_steps,
-                                    dim=cfg.gd_dim, seeds=cfg.gd_seeds)
-rec.figure(**optimization.figure_gd_bounds(gds))  # the figure and the table draw the first weight seed
-optimization.table_gd_rates(gds[0]).round(5)
+gds = optimization.measure_gd_seeds(cfg, "Gaussian")
+with rec.section("sec-opt-gd-bounds"):  # the figure and the table draw the first weight seed
+    rec.figure(**optimization.figure_gd_bounds(gds))
+    rec.show(optimization.table_gd_rates(gds[0]).round(5))
 
 # %% [markdown]
 # The table gives, per depth (first weight seed), $\kappa(K(w_0))$, the measured per-step contraction
@@ -109,9 +108,9 @@ optimization.table_gd_rates(gds[0]).round(5)
 # difference between two depths counts only beyond twice its standard error over seeds.
 
 # %%
-display(optimization.table_gd_seeds(gds).round(4))
-for claim in optimization.WORST_CASE_CLAIMS:
-    rec(optimization.check_worst_case(gds, claim), "sec-opt-gd-bounds")
+with rec.section("sec-opt-gd-bounds"):
+    rec.show(optimization.table_gd_seeds(gds).round(4))
+    rec([optimization.check_worst_case(gds, claim) for claim in optimization.WORST_CASE_CLAIMS])
 
 # %% [markdown]
 # (sec-opt-relu-linear)=
@@ -122,9 +121,9 @@ for claim in optimization.WORST_CASE_CLAIMS:
 # makes it infinite and the comparison vacuous).
 
 # %%
-relu, linear = (optimization.measure_gd("faces", cfg.gd_samples, cfg.gd_depths, cfg.gd_width, cfg.gd_steps,
-                                        activation=act) for act in ("relu", "linear"))
-rec(optimization.check_relu_vs_linear(relu, linear), "sec-opt-relu-linear")
+relu, linear = (optimization.measure_gd(cfg, "faces", activation=act) for act in ("relu", "linear"))
+with rec.section("sec-opt-relu-linear"):
+    rec(optimization.check_relu_vs_linear(relu, linear))
 
 # %% [markdown]
 # **Where the bound is tight and where it is loose.** Early on, the loss is dominated by the
@@ -165,23 +164,8 @@ rec(optimization.check_relu_vs_linear(relu, linear), "sec-opt-relu-linear")
 # not "not reproduced".
 
 # %%
-studies = optimization.measure_sgd_studies(cfg.sgd_data, cfg.sgd_depths, cfg.seeds, width=cfg.sgd_width, lrs=cfg.lrs,
-                                           epochs=cfg.epochs, batch_size=cfg.batch_size, n_test=cfg.n_test,
-                                           dtype=cfg.sgd_dtype, n_train=cfg.n_idx, device=cfg.device,
-                                           idx_dir=cfg.idx_dir, fashion_dir=cfg.fashion_dir)
+studies = optimization.measure_sgd_studies(cfg)
 
-
-def sgd_results(speed, acc, name, section, src):
-    # [LH] Figure 4 (loss curves, rate search, verdict) and Table 1 (accuracy, paper against book, verdict);
-    # a part a partial record lacks is None (its verdicts say what it lacks)
-    if speed is not None:
-        rec.figure(**optimization.figure_loss_curves(speed, name, src))
-        display(optimization.table_lr_grid(speed))
-        rec(optimization.check_depth_speed(speed), section)
-    if acc is not None:
-        rec.figure(**optimization.figure_accuracy(acc, name, src))
-        display(optimization.table_table1_vs_paper(table1 := optimization.check_accuracy(acc)).style.hide(axis="index"))
-        rec(table1, section)
 
 
 # %% [markdown]
@@ -200,8 +184,9 @@ def sgd_results(speed, acc, name, section, src):
 # on which the verdict level depends.
 
 # %%
-for study in studies:
-    sgd_results(study, study, f"opt-{study.data.lower()}", "sec-opt-sgd", optimization.measure_sgd_study)
+with rec.section("sec-opt-sgd"):
+    for study in studies:
+        optimization.record_sgd(rec, study, study, f"opt-{study.data.lower()}", optimization.measure_sgd_study)
 
 # %% [markdown]
 # **How this setting differs from the argument of Sec. 5.** The worst-case rates of the first
@@ -225,8 +210,9 @@ for study in studies:
 
 # %%
 deep = optimization.measure_deep_kernel(cfg)
-rec.figure(**optimization.figure_deep_kernel(deep, cfg.profile))
-rec(optimization.check_sec5c(deep), "sec-opt-deep-kernel")
+with rec.section("sec-opt-deep-kernel"):
+    rec.figure(**optimization.figure_deep_kernel(deep))
+    rec(optimization.check_sec5c(deep))
 
 # %% [markdown]
 # (sec-opt-record-mnist)=
@@ -246,7 +232,8 @@ rec(optimization.check_sec5c(deep), "sec-opt-deep-kernel")
 
 # %%
 mnist_case = optimization.sgd_record_case("read", data="mnist")
-sgd_results(mnist_case.figure4, mnist_case.table1, "opt-mnist", "sec-opt-record-mnist", optimization.measure_sgd_case)
+with rec.section("sec-opt-record-mnist"):
+    optimization.record_sgd(rec, mnist_case.figure4, mnist_case.table1, "opt-mnist", optimization.measure_sgd_case)
 
 # %% [markdown]
 # (sec-opt-record)=
@@ -258,10 +245,10 @@ sgd_results(mnist_case.figure4, mnist_case.table1, "opt-mnist", "sec-opt-record-
 # {glue:text}`rec_deviations`
 
 # %%
-case = optimization.sgd_record_case(cfg.sgd_record, data="mnist_5k", device=cfg.device)
-sgd_results(case.figure4, case.table1, "opt-record", "sec-opt-record", optimization.measure_sgd_case)
+case = optimization.sgd_record_case(cfg, data="mnist_5k")
+with rec.section("sec-opt-record"):
+    optimization.record_sgd(rec, case.figure4, case.table1, "opt-record", optimization.measure_sgd_case)
 
 # %% tags=["hide-input"]
-rec.glue(optimization.gd_glue(gds, relu) | optimization.sgd_glue(studies) | optimization.record_glue(case)
-         | optimization.record_glue(mnist_case, "mnist"))
-rec.provenance()
+rec.close(optimization.glue_gd(gds, relu) | optimization.glue_sgd(studies) | optimization.glue_record(case)
+          | optimization.glue_record(mnist_case, "mnist"))

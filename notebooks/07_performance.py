@@ -74,8 +74,6 @@ sgd_runs = 9  # SGD section: runs of the batched grid (chapter 06's rate search:
 sgd_n_train = 1000  # SGD section: training inputs (the paper profile: 5000, MNIST-5k's size)
 
 # %%
-from IPython.display import Markdown, display
-
 from lib.book.results import Recorder
 from lib.chapters import performance
 
@@ -130,7 +128,7 @@ rec = Recorder(cfg)
 
 # %%
 bench = performance.measure_benchmark(cfg)
-Markdown(performance.describe_run(bench))
+rec.show(performance.describe_run(bench))
 
 # %% [markdown]
 # ## Results table
@@ -141,7 +139,7 @@ Markdown(performance.describe_run(bench))
 # gives the reason.
 
 # %% tags=["hide-input"]
-display(*performance.table_benchmark(bench))
+rec.show(*performance.table_benchmark(bench))
 
 # %% [markdown]
 # ## Time and memory
@@ -166,8 +164,8 @@ rec.figure(**performance.figure_time_memory(bench))
 # (so the memory ratio we report is conservative).
 
 # %%
-rec(performance.check_speedup(bench), "sec-perf-speed-memory")
-rec(performance.check_memory(bench), "sec-perf-speed-memory")
+with rec.section("sec-perf-speed-memory"):
+    rec(performance.check_speedup(bench), performance.check_memory(bench))
 
 # %% [markdown]
 # (sec-perf-throughput)=
@@ -176,10 +174,12 @@ rec(performance.check_memory(bench), "sec-perf-speed-memory")
 # float64 $(n \times m)(m \times n)$ product in the same run, for every size.
 
 # %% tags=["hide-input"]
-rec.figure(**performance.figure_throughput(bench))
+with rec.section("sec-perf-throughput"):
+    rec.figure(**performance.figure_throughput(bench))
 
 # %%
-rec(performance.check_throughput(bench), "sec-perf-throughput")
+with rec.section("sec-perf-throughput"):
+    rec(performance.check_throughput(bench))
 
 # %% [markdown]
 # ## Against the paper's cost
@@ -189,7 +189,7 @@ rec(performance.check_throughput(bench), "sec-perf-throughput")
 # takes on this machine at the matching size.
 
 # %% tags=["hide-input"] mystnb={"markdown_format": "myst"}
-Markdown(performance.paper_cost_text(bench))
+rec.show(performance.paper_cost_text(bench))
 
 # %% [markdown]
 # ## Full-data spectra at MNIST scale
@@ -241,7 +241,7 @@ performance.table_scale(scale.frame).style.hide(axis="index")
 # $\lambda_{\min}$):
 
 # %% tags=["hide-input"] mystnb={"markdown_format": "myst"}
-Markdown(performance.scale_text(scale.frame))
+rec.show(performance.scale_text(scale.frame))
 
 # %% [markdown]
 # (sec-perf-mnist-records)=
@@ -254,10 +254,10 @@ Markdown(performance.scale_text(scale.frame))
 
 # %% tags=["hide-input"] mystnb={"markdown_format": "myst"}
 recorded = performance.recorded_scale(exclude=scale)
-display(Markdown(performance.recorded_text(recorded, scale)), performance.recorded_table(recorded))
+rec.show(performance.recorded_text(recorded, scale), performance.recorded_table(recorded))
 
 # %% tags=["hide-input"] mystnb={"markdown_format": "myst"}
-Markdown(performance.linear_text(performance.MNIST_N, 784, performance.mnist_rank()))
+rec.show(performance.linear_text(performance.MNIST_N, 784, performance.mnist_rank()))
 
 # %% [markdown]
 # ## Training speed: one SGD run at a time against a batched grid
@@ -291,9 +291,7 @@ performance.table_sgd(sgd).style.hide(axis="index")
 # {glue:text}`sgd_caption`
 
 # %% tags=["hide-input"] mystnb={"markdown_format": "myst"}
-Markdown(performance.sgd_text(sgd))
+rec.show(performance.sgd_text(sgd))
 
 # %% tags=["hide-input"]
-rec.glue(performance.glue_values(bench, scale, sgd)
-         | {"mnist_full_data": performance.intro_text(performance.recorded_scale(), performance.mnist_rank())})
-rec.provenance()
+rec.close(performance.glue_values(bench, scale, sgd) | performance.glue_recorded())

@@ -1,10 +1,12 @@
 """Figures registered when they are drawn: number, caption, the code that drew them, the code that
 measured their data.
 
-A notebook shows a figure with :meth:`Figures.show` (``rec.figure`` of a :class:`lib.book.results.Recorder`)::
+A notebook shows a figure with :meth:`Figures.show` (``rec.figure`` of a :class:`lib.book.results.Recorder`), from
+the figure's declaration in its chapter (a ``figure_*`` function returning these arguments), inside the section it
+belongs to::
 
-    rec.figure(fig, "fig-figure3", caption="[LH] Figure 3 on the data sets above ...",
-               drawn_by=conditioning.plot_figure3, data_from=conditioning.measure_conditioning)
+    with rec.section("sec-figure3"):
+        rec.figure(**conditioning.figure_figure3(sweep))   # fig, label, caption, drawn_by, data_from, setting, data
 
 which displays the figure and its caption -- *Figure 3.1. ... Drawn by* ``plot_figure3`` *from*
 ``measure_conditioning``. -- and appends the entry to ``<results>/figures/<chapter>.json``. Run by the
@@ -17,13 +19,15 @@ is folded in a dropdown whose title is its first clause (:meth:`Figures.fold_set
 earlier figure of the chapter stated is referred to, not repeated. The number
 is the chapter's number and the figure's rank in drawing order, which is the page's order, so no figure
 number and no "Drawn by" is ever typed by hand. The report's figure index
-(:mod:`lib.book.figure_index`) reads these files; it parses no caption.
+(:mod:`lib.book.figure_index`) reads these files, and the overview's figure map (:mod:`lib.book.overview`) the
+section each figure was recorded in; neither parses a caption or an executed notebook.
 
 The caption is Markdown read as MyST (the notebooks set ``render_markdown_format: myst``), so it may
 hold math; a MyST target ``(fig-...)=`` above it lets any page link the figure with ``{ref}``.
 """
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -31,6 +35,11 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Iterable
 
+import matplotlib.pyplot as plt
+from IPython.display import Markdown, display
+
+from lib.book.figure_data import drawn_data
+from lib.book.folders import results_dir
 from lib.book.sentences import cut_at_word, find_top_level, first_sentence
 
 __all__ = ["SETTING_TITLE_CHARS", "FigureError", "Figures", "qualified_name", "figures_dir", "alt_text", "rerun_command", "load_figures"]
@@ -47,7 +56,6 @@ class FigureError(ValueError):
 def qualified_name(obj: Callable) -> str:
     """``module.name`` of a function or class, as the API page documents it: the chapter package
     when the package re-exports it (``lib.chapters.conditioning.plot_figure3``), else its module."""
-    import importlib
     mod, name = obj.__module__, obj.__qualname__
     parts = mod.split(".")
     for k in range(2, len(parts)):
@@ -62,7 +70,6 @@ def qualified_name(obj: Callable) -> str:
 
 def figures_dir(results: str | Path | None = None) -> Path:
     """``<results>/figures``: one JSON file of registered figures per chapter."""
-    from lib.book.results import results_dir
     return Path(results) / "figures" if results else results_dir() / "figures"
 
 
@@ -89,7 +96,8 @@ class Figures:
         self._path.unlink(missing_ok=True)  # a chapter run registers its figures anew
 
     def show(self, fig, label: str, caption: str, drawn_by: Callable,
-             data_from: Callable | Iterable[Callable] = (), setting: str = "", data=None) -> str:
+             data_from: Callable | Iterable[Callable] = (), setting: str = "", data=None,
+             section: str | None = None) -> str:
         """Display ``fig`` with its numbered caption, register it, and close it.
 
         Args:
@@ -100,11 +108,12 @@ class Figures:
             data_from: the function(s) that measured what it draws.
             setting: a paragraph printed under the caption (the setting the figure was drawn with).
             data: the table the figure draws (a pandas DataFrame), offered as a CSV file under it.
+            section: the label of the page's section it is drawn in (``"sec-figure3"``), which the overview's
+                figure map reads (:meth:`lib.book.results.Recorder.section`).
 
         Returns:
             The figure's number, e.g. ``"3.1"``.
         """
-        import matplotlib.pyplot as plt
         if not re.fullmatch(r"fig-[a-z0-9][a-z0-9-]*", label):
             raise FigureError(f"figure label {label!r} must look like 'fig-name' (lower case, digits, '-')")
         if any(e["label"] == label for e in self.entries):
@@ -115,12 +124,11 @@ class Figures:
         measured_by = [qualified_name(f) for f in sources]
         page = os.environ.get("NTK_PAGE_DIR")
         if data is None:
-            from lib.book.figure_data import drawn_data
             data = drawn_data(fig)
         files = self._save(fig, label, data, Path(page)) if page else {}
         command = rerun_command(self.chapter, self.profile)
         entry = dict(chapter=self.chapter, figure=number, label=label, caption=" ".join(caption.split()),
-                     drawn_by=drawn, data_from=measured_by, command=command, **files)
+                     drawn_by=drawn, data_from=measured_by, command=command, section=section, **files)
         self.entries.append(entry)
         self._write()
         caption_md = f"*Figure {number}. {caption.strip()} Drawn by `{drawn}`"
@@ -132,13 +140,9 @@ class Figures:
             [f"({label})=\n![{alt_text(caption)}]({files['image']})", caption_md]
         text = "\n\n".join(parts + [links] + ([self.fold_setting(setting, number)] if setting else []))
         if self.display:
-            try:
-                from IPython.display import Markdown, display
-                if "image" not in files:
-                    display(fig)
-                display(Markdown(text))
-            except ImportError:  # pragma: no cover - IPython ships with the notebook stack
-                pass
+            if "image" not in files:
+                display(fig)
+            display(Markdown(text))
         plt.close(fig)
         return number
 

@@ -1,10 +1,9 @@
 """The book at a glance: every verdict in one figure, and the map from the papers' figures and tables to the
 book's. Both read only what the chapters recorded: the verdicts (:mod:`lib.book.results`), the
-figure registry (:func:`lib.book.figures.load_figures`) and the section labels of the notebooks.
+figure registry (:func:`lib.book.figures.load_figures`), each figure with the section it was drawn in.
 """
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from lib.book.report import ClaimRow, badge, list_table
 from lib.book.results import VERDICTS
 
 __all__ = ["VERDICT_COLOURS", "GRID_COLUMNS", "COLOUR_WORDS", "OVERVIEW_DIR", "grid_rows", "grid_levels", "grid_alt",
-           "plot_verdict_grid", "figure_sections",
+           "plot_verdict_grid",
            "paper_items", "figure_map", "save_overview"]
 
 #: One colour per verdict level, the colours of the report's badges (sphinx-design's success, warning,
@@ -100,24 +99,6 @@ def plot_verdict_grid(rows: list[ClaimRow]) -> Figure:
     return fig
 
 
-def figure_sections(notebook: Path) -> dict[str, str]:
-    """The section label (a MyST target ``(sec-...)=`` in a Markdown cell) above each figure (its target
-    ``(fig-...)=`` in a cell's output, as :meth:`lib.book.figures.Figures.show` writes it) of an executed
-    notebook, in the order the page shows them."""
-    out: dict[str, str] = {}
-    section = ""
-    for cell in json.loads(Path(notebook).read_text(encoding="utf-8")).get("cells", []):
-        if cell.get("cell_type") == "markdown":
-            labels = re.findall(r"^\((sec-[\w-]+)\)=", "".join(cell.get("source", "")), re.M)
-            section = labels[-1] if labels else section
-            continue
-        for output in cell.get("outputs", []):
-            text = "".join(output.get("data", {}).get("text/markdown", ""))
-            for label in re.findall(r"^\((fig-[\w-]+)\)=", text, re.M):
-                out.setdefault(label, section)
-    return out
-
-
 def paper_items(rows: list[ClaimRow]) -> list[ClaimRow]:
     """The rows that are a figure or a table of a paper (``[LH] Fig 3``, ``[LZB] Table 1``), in registry order."""
     return [r for r in rows if _KIND.match(r.claim_id)]
@@ -126,25 +107,21 @@ def paper_items(rows: list[ClaimRow]) -> list[ClaimRow]:
 def figure_map(rows: list[ClaimRow], figures: list[dict], root: Path, from_doc: Path) -> str:
     """A table from each figure and table of the papers to the book's figures, chapter and verdict.
 
-    A book figure belongs to a paper item when the figure is drawn in a section where a verdict on that item
-    (or on a claim whose verdict the item takes) was recorded.
+    A book figure belongs to a paper item when the figure was recorded in a section where a verdict on that
+    item (or on a claim whose verdict the item takes) was recorded (both carry their section,
+    :meth:`lib.book.results.Recorder.section`).
 
     Args:
         rows: the report's rows.
         figures: the figure registry (:func:`lib.book.figures.load_figures`).
         root: the repository root.
-        from_doc: the page the table appears on (for relative links); the executed chapters are read from
-            ``notebooks/`` beside its folder (:func:`lib.book.pages.page_path`).
+        from_doc: the page the table appears on (for relative links).
     """
-    sections: dict[str, dict[str, str]] = {}
-    for stem in {f["chapter"] for f in figures}:
-        src = Path(from_doc).parent.parent / "notebooks" / f"{stem}.ipynb"
-        sections[stem] = figure_sections(src) if src.exists() else {}
     body = []
     for row in paper_items(rows):
         records = row.records or [r for b in row.borrowed for r in b.records]
         places = {(r["chapter"], r.get("section") or "") for r in records}
-        shown = [f for f in figures if (f["chapter"], sections.get(f["chapter"], {}).get(f["label"], "")) in places]
+        shown = [f for f in figures if (f["chapter"], f.get("section") or "") in places]
         figs = ", ".join(f"{{ref}}`Figure {f['figure']} <{f['label']}>`" for f in shown) or "—"
         by_chapter: dict[str, list] = {}
         for chapter, section in sorted(places):

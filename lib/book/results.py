@@ -1,8 +1,9 @@
 """Claim verdicts recorded by the notebooks, read back by the reproducibility report.
 
 A chapter's ``check_*`` function (in :mod:`lib.chapters`) returns a :class:`Check` against a
-stable claim id of the registry :data:`lib.book.claims.CLAIMS`; the notebook records it with
-:func:`record`. The verdict is written to ``results/<chapter>.json`` (one file per chapter,
+stable claim id of the registry :data:`lib.book.claims.CLAIMS`; the notebook records it through its
+:class:`Recorder`, inside the section it belongs to (``with rec.section("sec-..."): rec(check)``; the contract is
+written down in ``CONTRIBUTING.md``), which calls :func:`record`. The verdict is written to ``results/<chapter>.json`` (one file per chapter,
 rewritten atomically) and returned as a Markdown sentence for the notebook to display. The
 report page builds its table from these files only, so it cannot go stale or be typed by hand.
 
@@ -40,17 +41,26 @@ import json
 import os
 import re
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
+import pandas as pd
+from IPython.display import Markdown, display
+from myst_nb import glue
+
+from lib.book.claims import claim_by_id, erratum_by_key, resolve_claim_id
+from lib.book.figures import Figures
+from lib.book.folders import results_dir
 from lib.book.math_text import escape_emphasis, typeset
-from lib.book.provenance import kernel_seconds, run_info
+from lib.book.provenance import kernel_seconds, profile_text, provenance_line, run_info
+from lib.book.wording import paper_vs_book
 from lib.validation import InputError
 
-__all__ = ["VERDICTS", "SEVERITY", "NAMED", "OUTSIDE_PIPELINE", "Check", "ResultsError", "results_dir",
+__all__ = ["VERDICTS", "SEVERITY", "NAMED", "OUTSIDE_PIPELINE", "SECTION_LABEL", "PROFILE_FIELD", "Check", "ResultsError", "results_dir",
            "report_label", "run_context", "verdict", "record", "Recorder", "load_all"]
 
 #: The verdict levels. The first three keep their historical meaning and spelling;
@@ -65,6 +75,12 @@ NAMED = ("reproduced with caveat", "inconclusive", "not checked")
 
 #: What a record says about its parameters when the notebook ran outside :mod:`lib.book.pipeline`.
 OUTSIDE_PIPELINE = "run outside the pipeline, overrides unknown"
+
+#: A section label: the MyST target above a section's heading (:meth:`Recorder.section`).
+SECTION_LABEL = re.compile(r"sec-[a-z0-9][a-z0-9-]*")
+
+#: Where a figure's declared caption or setting takes the run's profile text (:meth:`Recorder.figure`).
+PROFILE_FIELD = "{profile}"
 
 class ResultsError(InputError):
     """A verdict file that cannot be read or written; the message names the file and what to do."""
@@ -104,7 +120,6 @@ class Check:
     erratum: str = ""
 
     def __post_init__(self):
-        from lib.book.claims import resolve_claim_id
         if self.status not in VERDICTS:
             raise ValueError(f"status must be one of {VERDICTS}, got {self.status!r}")
         if self.status == "inconclusive" and not self.caveat.strip():
@@ -115,7 +130,6 @@ class Check:
             raise ValueError(f"{self.claim_id}: a part label cannot hold '<' or '`' (it is a link's text), "
                              f"got {self.part!r}")
         if self.erratum:
-            from lib.book.claims import erratum_by_key
             e = erratum_by_key(self.erratum)
             if self.status != "not reproduced" or (self.registry_id, self.part) not in e.carried_by:
                 raise ValueError(f"{self.claim_id} ({self.part}): only a 'not reproduced' part that "
@@ -124,26 +138,12 @@ class Check:
     @property
     def registry_id(self) -> str:
         """The registry id (:attr:`claim_id`, checked against the registry)."""
-        from lib.book.claims import resolve_claim_id
         return resolve_claim_id(self.claim_id)[0]
 
     @property
     def statement(self) -> str:
         """The claim's statement, from the registry."""
-        from lib.book.claims import claim_by_id
         return claim_by_id(self.claim_id).statement
-
-
-def results_dir() -> Path:
-    """``$NTK_RESULTS_DIR`` if set, else ``results/`` at the repository root (found from the cwd)."""
-    env = os.environ.get("NTK_RESULTS_DIR")
-    if env:
-        return Path(env)
-    here = Path.cwd().resolve()
-    for p in (here, *here.parents):
-        if (p / "_config.yml").exists():
-            return p / "results"
-    return here / "results"
 
 
 def run_context(profile: str | None = None) -> dict:
@@ -248,7 +248,6 @@ def record(chapter: str, check: Check, section: str | None = None, profile: str 
         The verdict as a Markdown sentence; the claim's id in it links to the claim's row of the report
         (:func:`report_label`).
     """
-    from lib.book.claims import claim_by_id
     c = claim_by_id(check.claim_id)
     cid = c.claim_id
     ctx = run_context(profile)
@@ -275,14 +274,21 @@ def record(chapter: str, check: Check, section: str | None = None, profile: str 
 
 
 class Recorder:
-    """The verdict recorder of one chapter run: ``rec = Recorder(cfg)`` once, then ``rec(check, "sec-label")``.
+    """The one channel from a chapter's notebook to the book: ``rec = Recorder(cfg)`` once, then per section::
+
+        with rec.section("sec-prop41"):
+            rec.figure(**conditioning.figure_prop41(sweep))
+            rec(conditioning.checks_prop41(sweep))
 
     It holds the chapter and the profile of the validated configuration (:class:`lib.book.spec.Config`),
-    so no notebook re-passes them; each call records the check (:func:`record`), keeps it in
-    ``checks`` (a "paper vs this book" table renders their judged rows,
-    :func:`lib.book.wording.paper_vs_book`) and displays the verdict sentence in the notebook (outside
-    IPython it only returns it). :meth:`figure` shows and registers a figure; :meth:`provenance` ends
-    the chapter.
+    so no notebook re-passes them. A verdict (:meth:`__call__`) and a figure (:meth:`figure`) are recorded
+    under the section open around them (:meth:`section`, the MyST target placed above the section's
+    heading), which the report links and the overview's figure map reads; the figure's setting gets the run's
+    profile text where its declaration writes ``{profile}``. Each verdict is kept in ``checks`` (a "paper vs
+    this book" table renders their judged rows, :func:`lib.book.wording.paper_vs_book`) and displayed in the
+    notebook (outside IPython only returned). :meth:`show` displays a chapter's text or table,
+    :meth:`paper_vs_book` tabulates the rows the checks judged, and :meth:`close` ends the chapter: it glues the values
+    the prose shows (:meth:`glue`) and displays the provenance line (:meth:`provenance`).
 
     Args:
         cfg: the run's validated parameters (``cfg.chapter``, ``cfg.profile``).
@@ -290,62 +296,109 @@ class Recorder:
     """
 
     def __init__(self, cfg, display: bool = True):
-        from lib.book.figures import Figures
         self.chapter = cfg.chapter
         self.profile = cfg.profile
         self.display = display
         self.figures = Figures(cfg.chapter, display=display, profile=cfg.profile)
         self.checks: list[Check] = []
+        self.current_section: str | None = None
+
+    @contextmanager
+    def section(self, label: str) -> Iterator["Recorder"]:
+        """Record every verdict and figure of the ``with`` block under the section ``label``, the MyST target
+        (``(sec-...)=``) above the section's heading on the chapter's page; a nested section holds inside
+        its block only.
+
+        Raises:
+            ValueError: ``label`` is not a section target name (``sec-`` then lower case, digits, ``-``).
+        """
+        if not isinstance(label, str) or not SECTION_LABEL.fullmatch(label):
+            raise ValueError(f"a section label looks like 'sec-name' (lower case, digits, '-'), got {label!r}")
+        outer, self.current_section = self.current_section, label
+        try:
+            yield self
+        finally:
+            self.current_section = outer
+
+    def close(self, glue: dict[str, str] | None = None) -> str | None:
+        """End the chapter: glue the values its prose shows (its ``glue_*`` functions, :meth:`glue`), then display the
+        provenance line (:meth:`provenance`); without display, return that line."""
+        self.glue(glue or {})
+        return self.provenance()
+
+    def paper_vs_book(self, checks: Sequence[Check] | None = None) -> pd.DataFrame:
+        """The "paper vs this book" table of ``checks`` (default: every check recorded so far), the rows they judged
+        (:func:`lib.book.wording.paper_vs_book`; never a second judgement)."""
+        return paper_vs_book(self.checks if checks is None else checks)
 
     def provenance(self) -> str | None:
         """Display the chapter's closing provenance line (:func:`lib.book.provenance.provenance_line`); without
         display, return it."""
-        from lib.book.provenance import provenance_line
-        text = provenance_line(self.profile)
+        return self._display(provenance_line(self.profile))
+
+    def show(self, *items) -> str | None:
+        """Display each item in the notebook, text as Markdown (MyST, ``{profile}`` written as the run's profile
+        text) and anything else (a table, a Styler) as itself; without display, return the texts joined by a
+        blank line (None when there is none)."""
+        return self._display(*(x.replace(PROFILE_FIELD, profile_text(self.profile)) if isinstance(x, str) else x
+                               for x in items))
+
+    def _display(self, *items) -> str | None:
+        texts = [x for x in items if isinstance(x, str)]
         if not self.display:
-            return text
-        from IPython.display import Markdown, display
-        display(Markdown(text))
+            return "\n\n".join(texts) if texts else None
+        display(*(Markdown(x) if isinstance(x, str) else x for x in items))
         return None
 
     def glue(self, values: dict[str, str]) -> None:
         """Glue each text the chapter's prose shows (``{glue:text}`name```), as ``myst_nb.glue(name, text,
-        display=False)``; without display (tests) nothing is glued."""
+        display=False)``: the values of the chapter's ``glue_*`` functions, ``{profile}`` written as the run's profile
+        text; without display (tests) nothing is glued."""
         bad = sorted(repr(k) for k in values if not isinstance(k, str))
         if bad:
             raise TypeError(f"Recorder.glue takes names that are text, got {', '.join(bad)}")
         if not self.display:
             return
-        from myst_nb import glue
         for name, text in values.items():
-            glue(name, text, display=False)
+            glue(name, text.replace(PROFILE_FIELD, profile_text(self.profile)) if isinstance(text, str) else text,
+                 display=False)
 
     def figure(self, fig, label: str, caption: str, drawn_by, data_from=(), setting: str = "",
-               data=None) -> None:
-        """Show and register a figure of this chapter (:meth:`lib.book.figures.Figures.show`); its number is
-        in ``self.figures.entries``."""
-        self.figures.show(fig, label, caption, drawn_by, data_from, setting, data)
+               data=None) -> str:
+        """Show and register a figure of this chapter in the open section (:meth:`lib.book.figures.Figures.show`),
+        the arguments a chapter's ``figure_*`` function declares; ``{profile}`` in the caption or setting
+        becomes the run's profile text (:func:`lib.book.provenance.profile_text`).
 
-    def __call__(self, check: Check | Sequence[Check], section: str | None = None) -> str | None:
-        """Record ``check`` (or each check of a sequence, in order) as a verdict of the section labelled
-        ``section`` (a MyST target such as ``"sec-prop41"`` placed above the section's heading) and display it.
+        Returns:
+            The figure's number, e.g. ``"3.1"``.
+        """
+        profile = profile_text(self.profile)
+        return self.figures.show(fig, label, caption.replace(PROFILE_FIELD, profile), drawn_by, data_from,
+                                 setting.replace(PROFILE_FIELD, profile), data, section=self.current_section)
+
+    def __call__(self, *checks: Check | Sequence[Check]) -> str | None:
+        """Record each check (a :class:`Check`, or a sequence of them, in order) as a verdict of the open
+        section (:meth:`section`) and display it.
 
         Returns:
             None when displaying (so a notebook cell shows the verdict once), else the verdict sentence(s),
             one paragraph per check.
+
+        Raises:
+            TypeError: no check, or something that is not a :class:`Check`.
+            ValueError: no section is open.
         """
-        checks = [check] if isinstance(check, Check) else list(check)
-        if not checks or not all(isinstance(c, Check) for c in checks):
-            raise TypeError("Recorder(...) takes a Check or a non-empty sequence of Checks, got "
-                            f"{type(check).__name__}")
-        texts = [record(self.chapter, c, section=section, profile=self.profile) for c in checks]
-        self.checks.extend(checks)
-        text = "\n\n".join(texts)
-        if not self.display:
-            return text
-        from IPython.display import Markdown, display
-        display(Markdown(text))
-        return None
+        flat = [c for x in checks for c in ([x] if isinstance(x, Check) else
+                                            list(x) if isinstance(x, (list, tuple)) else [x])]
+        if not flat or not all(isinstance(c, Check) for c in flat):
+            kinds = ", ".join(sorted({type(c).__name__ for c in flat})) or "nothing"
+            raise TypeError(f"Recorder(...) takes Checks or sequences of Checks, got {kinds}")
+        if self.current_section is None:
+            raise ValueError(f"{flat[0].claim_id}: record a verdict inside its section, "
+                             "'with rec.section(\"sec-...\"):'")
+        texts = [record(self.chapter, c, section=self.current_section, profile=self.profile) for c in flat]
+        self.checks.extend(flat)
+        return self._display("\n\n".join(texts))
 
 
 def _write_rows(path: Path, rows: dict) -> None:

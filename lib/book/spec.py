@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import importlib
 import json
 import math
@@ -43,7 +44,7 @@ from typing import Any, Callable, Mapping
 
 from lib.book.params import Checker, ParameterError
 
-__all__ = ["Param", "ChapterSpec", "Config", "CHAPTER_PACKAGES", "chapter_spec", "write_cell", "write_cells", "main"]
+__all__ = ["Param", "ChapterSpec", "Config", "CHAPTER_PACKAGES", "chapter_spec", "write_cell", "write_cells", "main", "reads_config"]
 
 
 @dataclass(frozen=True)
@@ -396,3 +397,25 @@ def main(argv: list[str] | None = None, root: Path | None = None) -> int:
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
+
+
+def reads_config(**fields: str | Callable[[Config], Any]) -> Callable:
+    """Let a ``measure_*`` function that takes its sizes as arguments be called ``measure_x(cfg, *inputs)``, the
+    way a notebook calls every measurement: the run's :class:`Config` passed whole.
+
+    Each keyword names an argument of the function and the parameter it is read from (``width="two_sample_width"``)
+    or a function of the config (``width=lambda cfg: max(cfg.widths)``). Called with a :class:`Config` first, the
+    function gets the other positional arguments (earlier results, e.g. the data) and these values; a keyword given
+    in the call wins (a second run at another setting). Called without one (tests), it is the function as written.
+    """
+    def wrap(func: Callable) -> Callable:
+        @functools.wraps(func)
+        def measure(*args, **kwargs):
+            if not args or not isinstance(args[0], Config):
+                return func(*args, **kwargs)
+            cfg, *inputs = args
+            read = {k: (v(cfg) if callable(v) else getattr(cfg, v)) for k, v in fields.items()}
+            return func(*inputs, **(read | kwargs))
+        measure.config_fields = dict(fields)
+        return measure
+    return wrap

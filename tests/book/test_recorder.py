@@ -12,7 +12,8 @@ def test_recorder_records_with_the_configs_chapter_and_profile(tmp_path, monkeyp
     cfg = ChapterSpec("01_linear_baseline", dict(profile=Param("default", P.text, "p"))).config(profile="smoke")
     rec = Recorder(cfg, display=False)
     row = dict(statement="s", paper="p", rule="r", holds=True, **{"this book": "b"})
-    text = rec(Check("[LH] Thm 2.3", status="reproduced", measured="ok.", part="x", rows=(row,)), "sec-claims")
+    with rec.section("sec-claims"):
+        text = rec(Check("[LH] Thm 2.3", status="reproduced", measured="ok.", part="x", rows=(row,)))
     assert text.startswith("**Verdict ({ref}`[LH] Thm 2.3 (x) <report-lh-thm-2-3>`): reproduced.**")
     saved = json.loads((tmp_path / "01_linear_baseline.json").read_text())
     (v,) = saved.values()
@@ -33,7 +34,8 @@ def test_recorder_records_each_check_of_a_sequence_in_order(tmp_path, monkeypatc
     rec = Recorder(cfg, display=False)
     parts = [Check("[LH] Prop 4.1", status=s, measured=f"{s}.", part=p)
              for s, p in (("reproduced", "bound"), ("not reproduced", "ordering"))]
-    text = rec(parts, "sec-prop41")
+    with rec.section("sec-prop41"):
+        text = rec(parts[0], parts[1:])
     assert text.index("(bound) <") < text.index("(ordering) <")
     assert rec.checks == parts
     assert len(json.loads((tmp_path / "01_linear_baseline.json").read_text())) == 2
@@ -44,15 +46,18 @@ def test_recorder_refuses_anything_but_checks(tmp_path, monkeypatch):
     monkeypatch.setenv("NTK_RESULTS_DIR", str(tmp_path))
     rec = Recorder(ChapterSpec("01_linear_baseline", dict(profile=Param("default", P.text, "p"))).config(),
                    display=False)
-    for bad in ([], ["reproduced"], "reproduced"):
+    with rec.section("sec-x"):
+        for bad in ([], ["reproduced"], "reproduced"):
+            with pytest.raises(TypeError, match="Recorder"):
+                rec(bad)
         with pytest.raises(TypeError, match="Recorder"):
-            rec(bad, "sec-x")
+            rec()
 
 
 def test_recorder_glue_glues_each_text_by_name_and_refuses_a_name_that_is_not_text(monkeypatch):
-    import myst_nb
+    import lib.book.results as R
     glued = []
-    monkeypatch.setattr(myst_nb, "glue", lambda name, text, display: glued.append((name, text, display)))
+    monkeypatch.setattr(R, "glue", lambda name, text, display: glued.append((name, text, display)))
     cfg = ChapterSpec("01_linear_baseline", dict(profile=Param("default", P.text, "p"))).config()
     Recorder(cfg, display=True).glue({"a": "1", "b": "two"})
     assert glued == [("a", "1", False), ("b", "two", False)]
@@ -64,3 +69,92 @@ def test_recorder_glue_glues_each_text_by_name_and_refuses_a_name_that_is_not_te
         assert "1" in str(exc) and "names" in str(exc)
     else:
         raise AssertionError("a name that is not text was glued")
+
+
+def test_verdicts_and_figures_inherit_the_open_section_and_nothing_is_recorded_outside_one(tmp_path, monkeypatch):
+    """The section context (``with rec.section(...)``) is the one place a notebook names a section: verdicts and
+    figures recorded inside it carry it, a nested section holds inside its block, and a verdict outside any
+    section or a label that is not a target name is refused (counterfactuals)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pytest
+    from lib.book.figures import load_figures
+    from lib.book.wording import number
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(tmp_path))
+    rec = Recorder(ChapterSpec("01_linear_baseline", dict(profile=Param("default", P.text, "p"))).config(),
+                   display=False)
+    ok = Check("[LH] Thm 2.3", status="reproduced", measured="ok.")
+    with rec.section("sec-outer"):
+        rec.figure(plt.figure(), "fig-a", "A.", drawn_by=number)
+        with rec.section("sec-inner"):
+            rec(Check("[LH] Thm 2.3", status="reproduced", measured="ok.", part="inner"))
+            rec.figure(plt.figure(), "fig-b", "B.", drawn_by=number)
+        rec(ok)
+    assert rec.current_section is None
+    rec.figure(plt.figure(), "fig-c", "C.", drawn_by=number)
+    saved = json.loads((tmp_path / "01_linear_baseline.json").read_text())
+    assert {k: v["section"] for k, v in saved.items()} == {"[LH] Thm 2.3 (inner)": "sec-inner",
+                                                           "[LH] Thm 2.3": "sec-outer"}
+    assert [(f["label"], f["section"]) for f in load_figures(["01_linear_baseline"])] == [
+        ("fig-a", "sec-outer"), ("fig-b", "sec-inner"), ("fig-c", None)]
+    with pytest.raises(ValueError, match="inside its section"):
+        rec(ok)
+    for bad in ("Claim 1", "sec-", "sec-A", 3):
+        with pytest.raises(ValueError, match="sec-name"):
+            with rec.section(bad):
+                pass
+    with pytest.raises(RuntimeError):                  # an error inside the block closes the section
+        with rec.section("sec-x"):
+            raise RuntimeError
+    assert rec.current_section is None
+
+
+def test_a_figure_declares_where_the_profile_goes_and_the_recorder_fills_it(tmp_path, monkeypatch):
+    """``{profile}`` in a declared caption or setting becomes the run's profile text (with the overrides); a
+    declaration without it is left as written."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from lib.book.wording import number
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(tmp_path))
+    monkeypatch.setenv("NTK_OVERRIDES", '{"width": 64}')
+    cfg = ChapterSpec("01_linear_baseline", dict(profile=Param("default", P.text, "p"))).config(profile="smoke")
+    rec = Recorder(cfg, display=False)
+    shown = []
+    monkeypatch.setattr(rec.figures, "show", lambda *a, **k: shown.append(a) or "1.1")
+    rec.figure(plt.figure(), "fig-a", "Caption ({profile}).", drawn_by=number, setting="Setting: m = 8; {profile}.")
+    rec.figure(plt.figure(), "fig-b", "Caption.", drawn_by=number, setting="Setting: m = 8.")
+    assert shown[0][2] == "Caption (profile smoke with overrides width = 64)."
+    assert shown[0][5] == "Setting: m = 8; profile smoke with overrides width = 64."
+    assert shown[1][2] == "Caption." and shown[1][5] == "Setting: m = 8."
+
+
+def test_close_glues_then_shows_the_provenance_and_paper_vs_book_reads_the_recorded_rows(tmp_path, monkeypatch):
+    import lib.book.results as R
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(tmp_path))
+    glued = []
+    monkeypatch.setattr(R, "glue", lambda name, text, display: glued.append(name))
+    cfg = ChapterSpec("01_linear_baseline", dict(profile=Param("default", P.text, "p"))).config(profile="smoke")
+    rec = Recorder(cfg, display=False)
+    assert rec.close({"a": "1"}).startswith("*Provenance:*") and glued == []   # without display nothing is glued
+    row = dict(statement="s", paper="p", rule="r", holds=True, **{"this book": "b"})
+    with rec.section("sec-a"):
+        rec(Check("[LH] Thm 2.3", status="reproduced", measured="ok.", part="x", rows=(row,)),
+            Check("[LH] Cor 2.4", status="reproduced", measured="ok."))
+    assert rec.paper_vs_book()["statement"].tolist() == ["s"]             # a check that judged no row adds none
+    assert rec.paper_vs_book(rec.checks[1:]).empty
+    shown = Recorder(cfg, display=True)
+    monkeypatch.setattr(R, "display", lambda *items: None)
+    shown.close({"b": "2"})
+    assert glued == ["b"]
+
+
+def test_glue_writes_the_profile_where_a_value_says_profile(monkeypatch):
+    import lib.book.results as R
+    glued = {}
+    monkeypatch.setattr(R, "glue", lambda name, text, display: glued.update({name: text}))
+    monkeypatch.setenv("NTK_OVERRIDES", '{"width": 64}')
+    cfg = ChapterSpec("01_linear_baseline", dict(profile=Param("default", P.text, "p"))).config(profile="smoke")
+    Recorder(cfg, display=True).glue({"a": "Setting: m = 8; {profile}.", "b": "no profile", "c": 3})
+    assert glued == {"a": "Setting: m = 8; profile smoke with overrides width = 64.", "b": "no profile", "c": 3}

@@ -43,11 +43,11 @@ def tiny():
 def test_figure_settings_come_from_the_measured_results(tiny, tmp_path, monkeypatch):
     monkeypatch.setenv("NTK_RESULTS_DIR", str(tmp_path))
     rec = Recorder(S.SPEC.config(profile="smoke"), display=False)
-    made = [S.figure_gradient_angle(tiny.angles, "smoke"), S.figure_small_angles(tiny.small, "smoke"),
-            S.figure_gradient_norm(tiny.norms, "smoke"), S.figure_crossover(tiny.crossovers, "smoke")]
+    made = [S.figure_gradient_angle(tiny.angles), S.figure_small_angles(tiny.small),
+            S.figure_gradient_norm(tiny.norms), S.figure_crossover(tiny.crossovers)]
     for kw in made:
         text = kw["caption"] + kw["setting"]
-        assert kw["setting"].startswith("Setting: ") and "profile smoke" in text and "Deviation" in text
+        assert kw["setting"].startswith("Setting: ") and "{profile}" in kw["setting"] and "Deviation" in text
         assert not any(f"Figure 2.{k}" in text for k in range(1, 9))  # figure numbers are the registry's
     for kw in made:
         rec.figure(**kw)

@@ -196,7 +196,7 @@ def test_an_infinite_kappa_is_drawn_and_tabled_as_infinite(tmp_path):
     assert fig.axes[0].get_yscale() == "log"
     kappa = C.checks_figure3_mnist(C.MnistFigure3Run(None, rec))[0]
     assert kappa.status == "not checked"  # the linear kappa is infinite everywhere: not testable
-    setting = C.setting_figure3_mnist(C.MnistFigure3Run(None, rec), "default")
+    setting = C.setting_figure3_mnist(C.MnistFigure3Run(None, rec))
     assert setting.startswith("Setting: MNIST's 60,000 training images")
 
 

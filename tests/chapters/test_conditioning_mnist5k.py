@@ -163,15 +163,15 @@ def test_glued_text_states_the_full_data_reduction_and_the_batches():
     g = C.glue_values(cfg, reduced, *others)
     assert "10 batches (9 of 512 and a last one of 392, kept as their DataLoader keeps it" in g["mnist5k_batches"]
     assert "1 of 5 seeds, depths L = 0, 1, 10 of 0 to 10" in g["full_seeds_note"]
-    assert "MNIST-5k: full-data κ and min angle at 1 of 5 seeds" in C.setting_figure3(reduced, "default")
+    assert "MNIST-5k: full-data κ and min angle at 1 of 5 seeds" in C.setting_figure3(reduced)
     theory = C.TheoryResult(pd.DataFrame(), names=(), depths=tuple(range(11)))
-    assert "none for MNIST-5k" in C.setting_theory(theory, reduced, "default")
+    assert "none for MNIST-5k" in C.setting_theory(theory, reduced)
     assert "No infinite-width lines for MNIST-5k" in g["theory_sets"] and g["mnist5k"] == "all 5,000"
     # counterfactual: every seed and depth measured: no reduction stated
     full = sweep({"mnist_5k": 5}, {"mnist_5k": list(range(11))})
     none = C.glue_values(cfg, full, *others)
     assert "Reduction" not in none["full_seeds_note"]
-    assert "full-data κ and min angle at" not in C.setting_figure3(full, "default")
+    assert "full-data κ and min angle at" not in C.setting_figure3(full)
 
 
 def test_batching_sentence_ignores_depths_without_full_data():

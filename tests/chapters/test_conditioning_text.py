@@ -99,26 +99,26 @@ def test_glue_values_come_from_the_results():
 
 def test_figure_settings_state_the_run_and_its_departures_from_the_paper():
     cfg, sweep, agree, t2 = _run()
-    f1 = C.setting_figure3(sweep, "smoke")
+    f1 = C.setting_figure3(sweep)
     assert "synthetic (n = 60, d = 5)" in f1 and "faces (n = 40, d = 625)" in f1 and "m = 64" in f1
-    assert "depths L = 0, 1, 2, 4" in f1 and "2 seeds" in f1 and "batches of 20" in f1 and "profile smoke" in f1
+    assert "depths L = 0, 1, 2, 4" in f1 and "2 seeds" in f1 and "batches of 20" in f1 and "{profile}" in f1
     assert "Deviation" in f1 and "(the paper: 512)" in f1 and "Fashion-MNIST absent (its IDX files needed)" in f1
     assert "depths L = 0, 1, 2, 4 (the paper: 0 to 10)" in f1 and "2 seeds (the paper: 5)" in f1  # PAPER_FIGURE3
     assert "all 60,000 MNIST images are not in this figure: the next section runs the authors' protocol" in f1
-    assert "finite κ₀: digits, faces (batches of 30 on digits)" in C.setting_first_layer(sweep, "smoke")
-    s4 = C.setting_two_sample(t2, "smoke")
+    assert "finite κ₀: digits, faces (batches of 30 on digits)" in C.setting_first_layer(sweep)
+    s4 = C.setting_two_sample(t2)
     assert "0.05, 0.3 rad" in s4 and "m = 256" in s4 and "depths L = 0, 1, 2, 4" in s4
-    assert C.setting_prop41(sweep, "paper").count("profile paper") == 1
+    assert C.setting_prop41(sweep).count("{profile}") == 1
     theory = C.TheoryResult(pd.DataFrame(), names=sweep.names, depths=sweep.depths)
-    assert "none for" not in C.setting_theory(theory, sweep, "smoke")
+    assert "none for" not in C.setting_theory(theory, sweep)
     # counterfactual: the paper's sizes give no departure in width, depths, seeds or batch size
     paper = dataclasses.replace(sweep, width=512, batch_size=512, seeds=5, depths=tuple(range(11)))
-    p1 = C.setting_figure3(paper, "paper")
+    p1 = C.setting_figure3(paper)
     assert "m = 512" in p1 and "depths L = 0 to 10" in p1
     assert "(the paper: 512)" not in p1 and "(the authors': 512)" not in p1 and "(the authors': 512)" in f1
     # another run: unit norm, the authors' 2000 x 10 set, no digits
     cfg2, other, _, _ = _run(unit_norm=True, datasets=["synthetic", "faces"])
-    o1 = C.setting_figure3(other, "smoke")
+    o1 = C.setting_figure3(other)
     assert "unit norm" in o1 and "digits" not in o1.split("Deviation")[0]
 
 

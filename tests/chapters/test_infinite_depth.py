@@ -25,7 +25,7 @@ NAMES = (
     "check_aak_rate", "check_relu_uncentred", "check_phi_90", "measure_phi_profile", "LEMMAS_E",
     "measure_one_layer", "plot_one_layer", "check_lemma_e", "measure_lengths", "check_lengths",
     "measure_small_angle_embedding", "check_lemma_e6", "PAPER_PHI_LIMIT_DEG", "paper_kappa_limit",
-    "table_rates_rounded", "prose_values",
+    "table_rates_rounded", "glue_values",
 )
 
 

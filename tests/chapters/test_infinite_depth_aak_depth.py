@@ -66,7 +66,7 @@ def test_check_phi_90_prediction_and_counterfactuals(aak):
 
 def test_the_study_carries_its_settings_plot_and_rates(aak):
     assert (aak.n, aak.max_depth, aak.fw_width, aak.fw_depths, aak.seeds) == (6, 60, 32, [1], 1)
-    args = figure_aak_depth(aak, "smoke")
+    args = figure_aak_depth(aak)
     assert "circles: width 32" in args["caption"] and "activations norm_tanh, relu, tanh" in args["setting"]
     fig = plot_aak_depth(aak)
     assert isinstance(fig, Figure) and len(fig.axes) == 2

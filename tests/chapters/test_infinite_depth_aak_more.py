@@ -18,7 +18,7 @@ def test_figure_draws_six_panels_and_offers_one_long_table():
     ol = D.measure_one_layer_kernels(cfg)
     more = AM.AakMore(D.measure_mu(cfg, samples=20_000), ol, D.measure_length_maps(cfg), odd, nl, ol.digits_n,
                       ol.gauss_n, ol.gauss_dim, 8)
-    kw = D.figure_aak_more(more, "smoke")
+    kw = D.figure_aak_more(more)
     assert kw["label"] == "fig-aak-more" and len(kw["fig"].axes) == 6
     assert "64 unit-norm scikit-learn digits and 8 unit-norm Gaussian points in d = 3" in kw["setting"]
     assert "depth 8" in kw["setting"] and "$\\lambda_{\\min}/\\lambda_{\\max}$" in kw["caption"]

@@ -117,7 +117,7 @@ def test_on_a_real_case():
     for mode in CLAIM:       # width 64 is far below what the finite kernel needs at depth 16
         c = T.check_aak_training(tr, mode)
         assert c.status == "inconclusive" and "wider needed" in c.caveat, c.measured
-    fig = T.figure_aak_training(tr, "smoke")
+    fig = T.figure_aak_training(tr)
     assert isinstance(fig["fig"], Figure) and len(fig["data"]) == 6 and "width 64 at depths 1, 16" in fig["setting"]
 
 

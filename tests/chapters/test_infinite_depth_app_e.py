@@ -27,8 +27,8 @@ def test_check_lemma_e_prediction_and_counterfactual():
         check_lemma_e(one, "E.9")
     fig = plot_one_layer(one)
     assert isinstance(fig, Figure) and len(fig.axes) == 1
-    args = figure_one_layer(one, "smoke")
-    assert "at angles 1, 45, 179 deg; widths m = 256, 1024, 4096; 3 seeds; profile smoke" in args["setting"]
+    args = figure_one_layer(one)
+    assert "at angles 1, 45, 179 deg; widths m = 256, 1024, 4096; 3 seeds; {profile}" in args["setting"]
     assert args["data"] is one.frame and args["drawn_by"] is plot_one_layer
 
 

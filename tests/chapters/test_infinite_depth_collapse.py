@@ -37,10 +37,10 @@ def collapse():
 def test_the_result_carries_its_settings(collapse):
     assert (collapse.g_levels, collapse.angles_deg, collapse.depth, collapse.fw_depth, collapse.fw_width,
             collapse.seeds) == ([1, 5], [10.0, 90.0], 20000, 3, 64, 1)
-    args = figure_collapse(collapse, "smoke")
+    args = figure_collapse(collapse)
     s = args["setting"]
     assert "input angles 10, 90 deg" in s and "layers up to 20,000" in s
-    assert "width m = 64" in s and "profile smoke" in s
+    assert "width m = 64" in s and "{profile}" in s
     assert args["drawn_by"] is plot_collapse and args["data_from"] is measure_collapse
     assert isinstance(args["fig"], Figure) and args["label"] == "fig-embedding-collapse"
     assert set(args["data"].curve) == {"g iterates", "infinite width", "width 64", "g, Monte Carlo of one random layer"}

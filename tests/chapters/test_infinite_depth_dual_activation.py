@@ -18,7 +18,7 @@ def test_check_dual_bound_prediction_and_counterfactual():
     assert check_dual_bound(ds).status == "reproduced"
     assert check_dual_bound(replace(ds, excess={"norm_tanh": 0.1})).status == "not reproduced"
     assert check_dual_bound(_dual("relu")).status == "not checked"
-    args = figure_dual(ds, "smoke")
+    args = figure_dual(ds)
     assert "activations norm_tanh, relu (centred ones drawn)" in args["setting"] and "\\pm" in args["caption"]
     data = args["data"]
     assert list(data.activation.unique()) == ["norm_tanh"] and len(data) == len(ds.rho)

@@ -48,6 +48,6 @@ def test_check_thm35_prediction_and_counterfactuals():
 def test_the_profile_carries_its_settings_and_draws_two_axes():
     p = measure_phi_profile(SPEC.config(phi_angles=[1.0, 90.0], max_depth=1000))
     assert p.angles_deg == [1.0, 90.0] and p.max_depth == 1000
-    assert "input angles 1, 90 deg, depths up to 1,000" in figure_phi_depth(p, "smoke")["setting"]
+    assert "input angles 1, 90 deg, depths up to 1,000" in figure_phi_depth(p)["setting"]
     fig = plot_phi_depth(p)
     assert isinstance(fig, Figure) and len(fig.axes) == 2

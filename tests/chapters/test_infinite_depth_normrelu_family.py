@@ -58,7 +58,7 @@ def test_selu_constants_and_the_paper_value():
     assert N.check_normrelu_family(nf).status == "reproduced"
     assert abs(nf.b_star - normrelu().kinks[0]) < 1e-4  # the registry's NormReLU uses the same b
     assert abs(nf.lambda_star - lam) < 1e-12 and round(nf.lambda_star, 4) == 1.0507
-    fig = N.figure_normrelu_family(nf, "smoke")
+    fig = N.figure_normrelu_family(nf)
     assert isinstance(fig["fig"], Figure) and list(fig["data"].b) == [-2.0, 0.0, 2.0]
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from lib.chapters.infinite_depth.numerics import (ChapterFigure, decay_slope, deviation_text, fit_rate, log_depths,
-                                                  max_offdiagonal, nearest_depth, not_checked, prose_values,
+                                                  max_offdiagonal, nearest_depth, not_checked, glue_values,
                                                   unit_diagonal)
 
 
@@ -52,7 +52,7 @@ def test_deviation_text_and_prose_values():
     prof = SimpleNamespace(max_depth=1000000, angles_deg=[0.001, 90.0])
     kap = SimpleNamespace(gauss_dim=5, fw_width=512)
     aak, one = SimpleNamespace(n=20), SimpleNamespace(widths=[256, 1024], angles_deg=[1.0, 179.0])
-    assert prose_values(coll, prof, kap, aak, one) == {
+    assert glue_values(coll, prof, kap, aak, one) == {
         "collapse_width": "1,024", "collapse_seeds": "3", "max_depth": "1,000,000", "phi_angles": "0.001, 90",
         "gauss_dim": "5", "kappa_width": "512", "aak_n": "20", "lemma_widths": "256, 1024", "lemma_angles": "1, 179"}
 
@@ -75,7 +75,7 @@ def test_a_chapter_figure_fills_its_templates_from_the_result():
         return ("drawn", res.width)
     fig = ChapterFigure("fig-demo", drawn_by=draw, data_from=Result, caption="Width {width:,}.",
                         setting="Widths {widths}; angles {angles_deg} deg; {activations}; {profile}.")
-    args = fig(r, "smoke")
+    args = fig(r)
     assert args["fig"] == ("drawn", 4096) and args["caption"] == "Width 4,096." and args["data"] is r.frame
-    assert args["setting"] == "Widths 256, 1024; angles 0.5, 90 deg; relu, tanh; profile smoke."
+    assert args["setting"] == "Widths 256, 1024; angles 0.5, 90 deg; relu, tanh; {profile}."
     assert args["label"] == "fig-demo" and args["drawn_by"] is draw and args["data_from"] is Result

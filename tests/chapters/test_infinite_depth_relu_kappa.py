@@ -67,7 +67,7 @@ def test_check_thm43_prediction_and_counterfactual():
 
 def test_the_study_carries_its_settings_and_draws_two_axes():
     k = measure_kappa(SPEC.config(kappa_ns=[5], kappa_max_depth=100, gauss_dim=5, fw_width=32, fw_depths=[1], seeds=1))
-    args = figure_kappa_depth(k, "smoke")
+    args = figure_kappa_depth(k)
     assert "the first n = 5 of one sample" in args["setting"]
     assert "finite width m = 32 at depths 1, 1 seeds" in args["setting"]
     data = args["data"]

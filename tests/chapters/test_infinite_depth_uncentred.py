@@ -78,7 +78,7 @@ def test_on_a_real_case():
     assert (last.gap < 2e-3).all() and (last.gap > 0).all()
     # NormReLU + 0.1 converges 6 times more slowly: not yet below 1e-2 at depth 80
     assert U.check_uncentred_rate(st).status == "inconclusive"
-    fig = U.figure_uncentred(st, "smoke")
+    fig = U.figure_uncentred(st)
     assert isinstance(fig["fig"], Figure) and set(fig["data"].columns) >= {"rho", "gap", "rho_star"}
     assert "starting correlations -0.9, 0, 0.9" in fig["setting"]
 

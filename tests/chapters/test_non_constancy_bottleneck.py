@@ -53,6 +53,6 @@ def test_figures_carry_caption_code_and_the_setting_of_the_result():
     f = NC.figure_bottleneck(F.make_runs())
     assert f["label"] == "fig-kernel-bottleneck" and f["drawn_by"] is NC.plot_bottleneck
     assert f["data_from"] is NC.measure_kernel_runs and "$b^{-1/2}$" in f["caption"]
-    assert "m = 256, b = 4, 16, 64" in f["setting"] and "2 seeds" in f["setting"] and "profile smoke" in f["setting"]
+    assert "m = 256, b = 4, 16, 64" in f["setting"] and "2 seeds" in f["setting"] and "{profile}" in f["setting"]
     g = NC.figure_bottleneck_hessian(F.make_hessian())
     assert "b = 4, 16, 64 at m = 256 (left)" in g["setting"] and "maximized over 2 inputs" in g["setting"]

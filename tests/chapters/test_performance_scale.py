@@ -69,7 +69,7 @@ def test_measure_scale_carries_its_settings(tmp_path, monkeypatch):
     with pytest.raises(ParameterError, match="scale_in_dim' must be 784 with scale_data"):
         performance.SPEC.config(scale_in_dim=6, scale_data="mnist")
     g = performance.glue_scale(scale)
-    assert g["scale_sizes"] == "n = 80, depths 1, 2, width 16, lambda_min mode auto" and "profile smoke" in \
+    assert g["scale_sizes"] == "n = 80, depths 1, 2, width 16, lambda_min mode auto" and "{profile}" in \
         g["scale_caption"]
 
 

@@ -93,7 +93,7 @@ from lib.chapters.better_separation.real_data import (
     plot_real_pairs,
     table_real_pairs,
 )
-from lib.chapters.better_separation.relu_sweep import ReluSweep, measure_relu_sweep
+from lib.chapters.better_separation.relu_sweep import ReluSweep, checks_small_angles, measure_relu_sweep
 from lib.chapters.better_separation.phi_depth import PHI_SE_MULTIPLE, PhiDepth, check_phi_depth, small_angle_depths, \
     phi_depth_table
 from lib.chapters.better_separation.separation_theory import (
@@ -143,4 +143,5 @@ __all__ = [
     "figure_variants", "table_variant_summary", "check_app_b", "APP_B_CAVEAT",
     # [LH] Thm 3.2: phi against depth at the small angles
     "PHI_SE_MULTIPLE", "PhiDepth", "small_angle_depths", "phi_depth_table", "check_phi_depth",
+    "checks_small_angles",
 ]

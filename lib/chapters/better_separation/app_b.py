@@ -10,7 +10,6 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, palette
-from lib.book.provenance import profile_text
 from lib.book.results import Check
 from lib.book.spec import Config
 from lib.book.wording import ints
@@ -124,7 +123,7 @@ def measure_variant_angles(cfg: Config, variants: dict | None = None) -> Variant
         The :class:`VariantAngles`.
     """
     variants = variants or VARIANTS
-    grids = angle_grids(cfg.grid_step, cfg.fw_step, cfg.in_dim)
+    grids = angle_grids(cfg)
     t, d, width = grids.fw_angles, grids.d, int(cfg.appb_width)
     rows = []
     for L, s in tqdm(list(itertools.product(cfg.appb_depths, range(cfg.seeds))), desc="App. B variants", leave=False):
@@ -174,7 +173,7 @@ def plot_variants(va: VariantAngles) -> Figure:
     return fig
 
 
-def figure_variants(va: VariantAngles, profile: str) -> dict:
+def figure_variants(va: VariantAngles) -> dict:
     """[LH] App. B's figure ``fig-separation-app-b`` (:func:`plot_variants`) with label, caption, sources and a
     setting line naming ``profile``, as the keyword arguments of :meth:`lib.book.results.Recorder.figure`."""
     return dict(
@@ -183,7 +182,7 @@ def figure_variants(va: VariantAngles, profile: str) -> dict:
         caption="Gradient angles of the App. B variations (markers: mean over seeds at finite width; lines: "
                 "infinite-width weighted formula where one exists). The first four variations coincide exactly.",
         setting=f"Setting: {va.grids.pairs_text()}; bias-free and biased ReLU nets with the variations listed; width "
-                f"m = {va.width}; depths L = {ints(va.depths)}; {va.seeds} seeds; {profile_text(profile)}. Deviation: "
+                f"m = {va.width}; depths L = {ints(va.depths)}; {va.seeds} seeds; {{profile}}. Deviation: "
                 "the paper's App. B variable (its initialization scale) has no surviving formula; these variations "
                 "are ours.")
 

@@ -8,7 +8,6 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from lib.book.plotting import figure
-from lib.book.provenance import profile_text
 from lib.book.results import Check
 from lib.book.wording import ints, paper_vs_book
 from lib.chapters.better_separation.figure1 import depth_colors
@@ -114,7 +113,7 @@ def plot_crossover(cr: Crossovers) -> Figure:
     return fig
 
 
-def figure_crossover(cr: Crossovers, profile: str) -> dict:
+def figure_crossover(cr: Crossovers) -> dict:
     """What :meth:`lib.book.results.Recorder.figure` needs to show the figure ``fig-separation-crossover``
     ([LH] Sec. 3): :func:`plot_crossover`'s figure, label, caption, sources and a setting line naming ``profile``."""
     return dict(
@@ -122,7 +121,7 @@ def figure_crossover(cr: Crossovers, profile: str) -> dict:
         data_from=(crossover_angles, relu_theory_curves),
         caption=r"$\phi - \theta_{in}$ against $\theta_{in}$ at infinite width; dots: the crossover angles (table above).",
         setting=f"Setting: infinite-width curves (Eq. 7) at depths L = {ints(cr.depths)} on a {cr.grids.grid_step:g} "
-                f"deg grid (no data, no seeds: exact values); {profile_text(profile)}. Deviation: the paper reads its "
+                f"deg grid (no data, no seeds: exact values); {{profile}}. Deviation: the paper reads its "
                 "60 deg statements off Figure 1 without locating the crossovers.")
 
 

@@ -10,7 +10,6 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, palette, slope_guide, value_ticks
-from lib.book.provenance import profile_text
 from lib.book.results import Check
 from lib.book.wording import ints
 from lib.chapters.better_separation.measure import Grids, measure_finite_width_angles, width_errors
@@ -105,7 +104,7 @@ def plot_gradient_angle(ga: GradientAngles) -> Figure:
     return fig
 
 
-def figure_gradient_angle(ga: GradientAngles, profile: str) -> dict:
+def figure_gradient_angle(ga: GradientAngles) -> dict:
     """The figure ``fig-separation-gradient-angle`` of :func:`plot_gradient_angle` ([LH] Figure 1 at infinite and finite
     width) with its caption, sources and a setting line naming ``profile``: the keyword arguments of
     :meth:`lib.book.results.Recorder.figure`."""
@@ -117,7 +116,7 @@ def figure_gradient_angle(ga: GradientAngles, profile: str) -> dict:
                 "markers from finite networks. Right: finite-width error against width.",
         setting=f"Setting: infinite-width curves (Eq. 7) at depths L = {ints(ga.depths)} on a {g.grid_step:g} deg "
                 f"grid; finite ReLU nets on {g.pairs_text()}, widths m = {ints(ga.widths)}, depths L = "
-                f"{ints(ga.fw_depths)}, {ga.seeds} seeds; {profile_text(profile)}. Deviation: the paper's Figure 1 "
+                f"{ints(ga.fw_depths)}, {ga.seeds} seeds; {{profile}}. Deviation: the paper's Figure 1 "
                 "shows infinite-width curves only; the finite-width markers and the error-against-width panel are ours.")
 
 

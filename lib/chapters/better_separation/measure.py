@@ -10,6 +10,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from lib.book.spec import reads_config
 from lib.chapters.better_separation.separation_theory import DEG
 from lib.data.pairs import angle_pairs, pair_angles
 from lib.finite.mlp import MLP
@@ -54,6 +55,7 @@ class Grids:
         return f"{self.fw_small_angles.size} log-spaced input angles from {lo:.0e} to {hi:g} rad".replace("e-0", "e-")
 
 
+@reads_config(grid_step="grid_step", fw_step="fw_step", d="in_dim")
 def angle_grids(grid_step: float, fw_step: float, d: int = 16) -> Grids:
     """The chapter's angle grids ([LH] Figure 1 spans theta_in in [0, 180] deg).
 

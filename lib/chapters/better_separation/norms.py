@@ -8,7 +8,6 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, palette, value_ticks
-from lib.book.provenance import profile_text
 from lib.book.claims import GRADIENT_NORM_ERRATUM
 from lib.book.results import Check
 from lib.book.wording import ints
@@ -89,7 +88,7 @@ def plot_gradient_norm(gn: GradientNorms) -> Figure:
     return fig
 
 
-def figure_gradient_norm(gn: GradientNorms, profile: str) -> dict:
+def figure_gradient_norm(gn: GradientNorms) -> dict:
     """Keyword arguments of :meth:`lib.book.results.Recorder.figure` for the figure ``fig-separation-gradient-norm``
     ([LH] Lemma 3.1) that :func:`plot_gradient_norm` draws: caption, sources, a setting line naming ``profile``."""
     g = gn.grids
@@ -99,7 +98,7 @@ def figure_gradient_norm(gn: GradientNorms, profile: str) -> dict:
         caption=r"Squared gradient norm over $(L+1)\|x\|^2$ (mean and standard deviation over inputs and seeds), "
                 "from the `sq_ratio` columns of the finite-width angles.",
         setting=f"Setting: the unit inputs of the sweep ({g.pairs_text()}, and {g.small_text()}); widths m = "
-                f"{ints(gn.widths)}; depths L = {ints(gn.depths)}; {gn.seeds} seeds; {profile_text(profile)}. "
+                f"{ints(gn.widths)}; depths L = {ints(gn.depths)}; {gn.seeds} seeds; {{profile}}. "
                 "Deviation: the paper states the norm in Lemma 3.1 without an experiment.")
 
 

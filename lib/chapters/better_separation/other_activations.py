@@ -9,7 +9,6 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, palette
-from lib.book.provenance import profile_text
 from lib.book.results import Check
 from lib.book.spec import Config
 from lib.book.wording import ints, words
@@ -59,7 +58,7 @@ def measure_other_activations(cfg: Config) -> Activations:
     Returns:
         The :class:`Activations`.
     """
-    grids = angle_grids(cfg.grid_step, cfg.fw_step, cfg.in_dim)
+    grids = angle_grids(cfg)
     grid, depths = grids.grid, list(cfg.act_depths)
     act_theory = pd.concat([
         pd.DataFrame(dict(activation=a, depth=L, theta=grid[1:], phi=theory_phi(a, grid[1:], L)))
@@ -105,7 +104,7 @@ def plot_other_activations(acts: Activations) -> Figure:
     return fig
 
 
-def figure_other_activations(acts: Activations, profile: str) -> dict:
+def figure_other_activations(acts: Activations) -> dict:
     """The figure ``fig-separation-other-activations`` ([LH] Figure 2, :func:`plot_other_activations`) ready for
     :meth:`lib.book.results.Recorder.figure`: figure, label, caption, sources, setting line (naming ``profile``)."""
     return dict(
@@ -115,7 +114,7 @@ def figure_other_activations(acts: Activations, profile: str) -> dict:
                 "`lib.theory.gradient_angle`) and finite width (markers, mean and range over seeds); dashed: the "
                 r"linear network, dotted: $90^\circ$.",
         setting=f"Setting: {acts.grids.pairs_text()}; activations {words(acts.activations)}; width m = {acts.width}; "
-                f"depths L = {ints(acts.depths)}; {acts.seeds} seeds; {profile_text(profile)}. Deviation: the paper's "
+                f"depths L = {ints(acts.depths)}; {acts.seeds} seeds; {{profile}}. Deviation: the paper's "
                 "Figure 2 shows ReLU^2, GeLU and tanh curves only; the finite-width markers and the normalized "
                 "activations of [AAK] are ours.")
 

@@ -19,7 +19,6 @@ from matplotlib.figure import Figure
 from lib.theory import relu_gradient_angle
 from lib.book.cache import cached_call
 from lib.book.plotting import figure, palette
-from lib.book.provenance import profile_text
 from lib.book.results import Check
 from lib.book.spec import Config
 from lib.book.wording import ints, words
@@ -190,7 +189,7 @@ def plot_real_pairs(rp: RealPairs) -> Figure:
     return fig
 
 
-def figure_real_pairs(rp: RealPairs, profile: str) -> dict:
+def figure_real_pairs(rp: RealPairs) -> dict:
     """The keyword arguments of :meth:`lib.book.results.Recorder.figure` for ``fig-separation-real-pairs``
     ([LH] Thm 3.2 on real images, :func:`plot_real_pairs`): figure, label, caption, sources, a setting line
     naming ``profile``."""
@@ -203,7 +202,7 @@ def figure_real_pairs(rp: RealPairs, profile: str) -> dict:
         caption="Gradient angle against input angle for every pair of real images (seed 0, one dot per pair and "
                 "depth) with the infinite-width angle of Eq. (7).",
         setting=f"Setting: data {words(rp.data)}, n = {rp.n} images each ({pairs} pairs), unit norm; width m = "
-                f"{rp.width}; depths L = {ints(rp.depths)}; seed 0 of {rp.seeds} plotted; {profile_text(profile)}. "
+                f"{rp.width}; depths L = {ints(rp.depths)}; seed 0 of {rp.seeds} plotted; {{profile}}. "
                 f"Deviation: the paper has no real-pair experiment for Sec. 3{mnist}.")
 
 

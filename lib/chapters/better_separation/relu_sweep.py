@@ -7,17 +7,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lib.book.results import Check
 from lib.book.spec import Config
 from lib.chapters.better_separation.crossover import Crossovers, crossovers
 from lib.chapters.better_separation.figure1 import GradientAngles
 from lib.chapters.better_separation.measure import Grids, angle_grids, measure_finite_width_angles, separation_onset, \
     width_errors
 from lib.chapters.better_separation.norms import GradientNorms, gradient_norms
-from lib.chapters.better_separation.phi_depth import PhiDepth, small_angle_depths
+from lib.chapters.better_separation.phi_depth import PhiDepth, check_phi_depth, small_angle_depths
 from lib.chapters.better_separation.separation_theory import relu_theory_curves, small_angle_errors
-from lib.chapters.better_separation.small_angles import SmallAngles
+from lib.chapters.better_separation.small_angles import SmallAngles, check_separation_onset, check_small_angle_law
 
-__all__ = ["ReluSweep", "measure_relu_sweep"]
+__all__ = ["ReluSweep", "measure_relu_sweep", "checks_small_angles"]
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ def measure_relu_sweep(cfg: Config) -> ReluSweep:
     Returns:
         The :class:`ReluSweep`.
     """
-    grids = angle_grids(cfg.grid_step, cfg.fw_step, cfg.in_dim)
+    grids = angle_grids(cfg)
     depths = sorted(set(cfg.theory_depths) | set(cfg.fw_depths))
     theory = relu_theory_curves(grids.grid, depths)
     fw_all = measure_finite_width_angles(np.concatenate([grids.fw_angles, grids.fw_small_angles]), cfg.widths,
@@ -75,3 +76,9 @@ def measure_relu_sweep(cfg: Config) -> ReluSweep:
                         fw_small=fw_small, onset=separation_onset(fw_small, fraction=0.5))
     return ReluSweep(grids=grids, angles=angles, small=small, norms=gradient_norms(fw_all, grids, cfg.seeds),
                      crossovers=crossovers(grids, depths, theory), depth=small_angle_depths(fw_all, grids, cfg.seeds))
+
+
+def checks_small_angles(sweep: ReluSweep) -> list[Check]:
+    """The checks the section on small angles records, in page order ([LH] Thm 3.2, Cor 3.3): the small-angle law, the
+    onset of separation, the depth at which phi separates."""
+    return [check_small_angle_law(sweep.small), check_separation_onset(sweep.small), check_phi_depth(sweep.depth)]

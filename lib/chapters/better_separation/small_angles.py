@@ -9,7 +9,6 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, slope_guide
-from lib.book.provenance import profile_text
 from lib.book.results import Check
 from lib.book.wording import ints
 from lib.chapters.better_separation.figure1 import depth_colors
@@ -89,7 +88,7 @@ def plot_small_angles(sa: SmallAngles) -> Figure:
     return fig
 
 
-def figure_small_angles(sa: SmallAngles, profile: str) -> dict:
+def figure_small_angles(sa: SmallAngles) -> dict:
     """The figure ``fig-separation-small-angles`` of :func:`plot_small_angles` ([LH] Cor 3.3, Thm 3.2), its caption,
     sources and setting line (naming ``profile``), as keyword arguments of :meth:`lib.book.results.Recorder.figure`."""
     wmax = int(sa.fw_small.width.max())
@@ -100,7 +99,7 @@ def figure_small_angles(sa: SmallAngles, profile: str) -> dict:
                 r"finite-width angles (squares). Right: relative error of $\sqrt{\theta_{in}^2 + L\theta_{in}/\pi}$.",
         setting=f"Setting: exact infinite-width angles at depths L = {ints(sa.depths)}; finite ReLU nets on "
                 f"{sa.grids.small_text()} (d = {sa.grids.d}), width m = {wmax}, depths L = {ints(sa.fw_depths)}, "
-                f"{sa.seeds} seeds; {profile_text(profile)}. Deviation: the paper states Thm 3.2 and Cor 3.3 without "
+                f"{sa.seeds} seeds; {{profile}}. Deviation: the paper states Thm 3.2 and Cor 3.3 without "
                 "an experiment.")
 
 

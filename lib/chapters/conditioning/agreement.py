@@ -9,6 +9,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from lib.book.spec import reads_config
 from lib.book.results import Check
 from lib.book.wording import ints
 from lib.finite.authors import authors_kappa, authors_min_angle, authors_ntk, from_mlp, ntk_scale
@@ -49,6 +50,7 @@ class AuthorsAgreement:
         return f"the first {self.n} samples of each data set, width m = {self.width}, depths L = {ints(self.depths, ranges=False)}"
 
 
+@reads_config(depths="agreement_depths", width="agreement_width", n="agreement_n")
 def measure_authors_agreement(data: dict, depths: Sequence[int], width: int, n: int = 40, seed: int = 0,
                               progress: bool = True) -> AuthorsAgreement:
     """Their NTK, kappa and min angle against ours on the same weights, per (data set, depth, activation).

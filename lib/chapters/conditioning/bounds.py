@@ -10,7 +10,6 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from lib.book.plotting import figure
-from lib.book.provenance import profile_text
 from lib.book.results import Check
 from lib.book.wording import ints, number
 from lib.chapters.conditioning.data import LABELS, colors, sets_text
@@ -111,12 +110,12 @@ PROP41_ALPHA = 0.05
 PROP41_BOUND = "bound"
 
 
-def setting_prop41(sweep: ConditioningSweep, profile: str) -> str:
+def setting_prop41(sweep: ConditioningSweep) -> str:
     """The setting under the Prop 4.1 figure: the cells of the Figure 3 sweep it plots, and the profile."""
     return (f"Setting: every non-singular cell of the Figure 3 sweep (data {sets_text(sweep.sizes)}; width m = "
             f"{sweep.width}; depths L = {ints(sweep.depths)}; {sweep.seeds} seeds; full-data kernels"
             + "".join(f"; {LABELS.get(k, k)} at {v}" for k, v in full_data_reductions(sweep).items())
-            + f"); {profile_text(profile)}. Deviation: not part of [LH] Figure 3; these points test Prop 4.1 on the "
+            + f"); {{profile}}. Deviation: not part of [LH] Figure 3; these points test Prop 4.1 on the "
             "cells of its sweep.")
 
 
@@ -405,7 +404,7 @@ def plot_first_layer(theory: TheoryResult, sweep: ConditioningSweep) -> Figure:
     return fig
 
 
-def setting_first_layer(sweep: ConditioningSweep, profile: str) -> str:
+def setting_first_layer(sweep: ConditioningSweep) -> str:
     """The setting under the Thm 4.2 figure: the data sets with a finite kappa_0 (full data or small batches),
     the width and depths of the sweep, and the profile."""
     data = sweep.data
@@ -417,7 +416,7 @@ def setting_first_layer(sweep: ConditioningSweep, profile: str) -> str:
         "none (no data set with a finite κ₀)"
     return (f"Setting: data with a finite κ₀: {first_txt}; infinite width (lines) and width m = {sweep.width} with "
             f"only the first layer trainable (points, mean of {sweep.seeds} seeds); depths L = {ints(sweep.depths)}; "
-            f"{profile_text(profile)}. Deviation: not part of [LH] Figure 3 (all layers trained there); this is the "
+            f"{{profile}}. Deviation: not part of [LH] Figure 3 (all layers trained there); this is the "
             "setting of Thm 4.2.")
 
 

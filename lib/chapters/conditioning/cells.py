@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy.sparse.linalg import eigsh
 
+from lib.book.spec import reads_config
 from lib.book.sweep import run_sweep
 from lib.chapters.conditioning.summary import ConditioningSweep
 from lib.finite.extremes import ntk_extremes
@@ -497,6 +498,8 @@ def conditioning_cells(datasets: Iterable[str], depths: Iterable[int], width: in
     return cells
 
 
+@reads_config(depths="depths", width="width", seeds="seeds", batch_size="batch_size", device="device",
+              full_method="full_method", scheduler="dask_scheduler", threads="threads")
 def measure_conditioning(data, *, depths: Iterable[int], width: int, seeds: int, batch_size: int = 512,
                          device: str = "cpu", full_method: str = "auto", scheduler=None, threads: int | None = None,
                          progress: bool = True) -> ConditioningSweep:

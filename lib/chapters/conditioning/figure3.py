@@ -10,7 +10,6 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
 from lib.book.plotting import figure, mark_infinite
-from lib.book.provenance import profile_text
 from lib.book.results import Check
 from lib.book.wording import ints, number
 from lib.chapters.conditioning.data import LABELS, colors, sets_text
@@ -184,13 +183,12 @@ def figure3_deviations(sweep: ConditioningSweep) -> list[str]:
     return dev
 
 
-def setting_figure3(sweep: ConditioningSweep, profile: str) -> str:
+def setting_figure3(sweep: ConditioningSweep) -> str:
     """The setting under [LH] Figure 3 both ways: data sets with n and d, width, depths, seeds, both protocols,
     the profile, and every departure from the paper's setting (:func:`figure3_deviations`).
 
     Args:
         sweep: the sweep, with its data.
-        profile: the run's parameter profile.
 
     Returns:
         One paragraph (plain text).
@@ -198,7 +196,7 @@ def setting_figure3(sweep: ConditioningSweep, profile: str) -> str:
     batches = f"κ as the mean over a fresh random partition per seed into batches of {sweep.batch_size}"
     return (f"Setting: data {sets_text(sweep.sizes)}; width m = {sweep.width}; depths L = {ints(sweep.depths)}; "
             f"{sweep.seeds} seeds; (a) {batches}, (b) κ of the full-data NTK; min angle on the full set; "
-            f"{profile_text(profile)}. Deviation from the paper: " + "; ".join(figure3_deviations(sweep))
+            f"{{profile}}. Deviation from the paper: " + "; ".join(figure3_deviations(sweep))
             + "; protocol (b) is ours.")
 
 

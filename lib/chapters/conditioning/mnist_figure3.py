@@ -45,7 +45,6 @@ from matplotlib.ticker import MaxNLocator
 
 from lib.book.pipeline import ROOT
 from lib.book.plotting import figure, mark_infinite, palette
-from lib.book.provenance import profile_text
 from lib.book.results import Check
 from lib.book.sweep import run_sweep
 from lib.book.wording import ints
@@ -555,12 +554,11 @@ def plot_mnist_figure3(run: MnistFigure3Run) -> Figure:
     return fig
 
 
-def setting_figure3_mnist(run: MnistFigure3Run, profile: str) -> str:
+def setting_figure3_mnist(run: MnistFigure3Run) -> str:
     """The setting under the MNIST figure: data, the protocol of each source, and every departure from the paper.
 
     Args:
         run: the results drawn (:func:`plot_mnist_figure3`).
-        profile: the run's parameter profile.
 
     Returns:
         One paragraph (plain text).
@@ -570,7 +568,7 @@ def setting_figure3_mnist(run: MnistFigure3Run, profile: str) -> str:
         s = r.sweep
         dev = mnist_figure3_deviations(r)
         src = (f"the record (notebooks/records/{RECORD_NAME}, commit {r.commit}, {r.recorded})" if r.source == "record"
-               else f"this build ({profile_text(profile)})")
+               else f"this build ({{profile}})")
         parts.append(f"{src}: width m = {s.width}, depths L = {ints(s.depths)}, {s.seeds} seeds, per seed "
                      f"{partition_text(MNIST_N, s.batch_size, r.batches)}; "
                      + ("the authors' protocol, no deviation in these respects" if not dev

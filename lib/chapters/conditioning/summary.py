@@ -240,22 +240,22 @@ def table_cell_times(sweep: ConditioningSweep) -> pd.DataFrame:
     return sweep.frame.groupby(["dataset", "depth"])["seconds"].mean().unstack("depth")
 
 
-def cost_note(sweep: ConditioningSweep, profile: str) -> str:
+def cost_note(sweep: ConditioningSweep) -> str:
     """A Markdown paragraph on the cost of the sweep on this machine, against "hours" per NTK in [LH] Sec. 4.1.
 
     Args:
         sweep: the sweep, with its run (``ConditioningSweep.run``).
-        profile: parameter profile of the run.
 
     Returns:
-        The paragraph (includes the machine's load average).
+        The paragraph (includes the machine's load average), opening with ``{profile}``, which the recorder's
+        :meth:`~lib.book.results.Recorder.show` writes as the run's profile.
     """
     run, df, depths = sweep.run, sweep.frame, sweep.depths
     nmax_ds = max(sweep.sizes, key=lambda k: sweep.sizes[k][0])
     full = df[df["kappa"].notna()]  # batch-only cells hold no full-data kernel
     per_ntk = full[(full.dataset == nmax_ds) & (full.depth == depths[-1]) & (full.activation == "relu")]["seconds"].mean()
     return (
-        f"Profile **{profile}**: {len(df)} cells on {os.cpu_count()} CPU core(s) ({run.executor}). Recorded "
+        f"**{{profile}}**: {len(df)} cells on {os.cpu_count()} CPU core(s) ({run.executor}). Recorded "
         f"compute time of the whole sweep (sum over cells, as measured when each ran): "
         f"**{run.compute_seconds / 60:.1f} min**; this run's wall time {run.wall_seconds:.1f} s "
         f"({run.n_cached} cells read from the cache). "

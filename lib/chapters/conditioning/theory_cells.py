@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from lib.book.spec import reads_config
 from lib.book.sweep import SweepResult, run_sweep
 from lib.chapters.conditioning.cells import CELL_VERSION, authors_partition, mean_kappa, spectrum_fields
 from lib.spectra import fast_extremes, min_pairwise_angle
@@ -84,6 +85,7 @@ def theory_cell(params: dict, X: np.ndarray) -> dict:
     return out
 
 
+@reads_config(threads="threads")
 def measure_theory(data, sweep, progress: bool = True, **kw) -> TheoryResult:
     """Infinite-width predictions per (data set, depth), cached under ``<cache>/sweeps/conditioning-theory``.
 

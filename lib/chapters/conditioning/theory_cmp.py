@@ -10,7 +10,6 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from lib.book.plotting import figure
-from lib.book.provenance import profile_text
 from lib.book.results import Check
 from lib.book.wording import ints
 from lib.chapters.conditioning.data import LABELS, colors, sets_text
@@ -70,12 +69,12 @@ def plot_theory_comparison(theory: TheoryResult, sweep: ConditioningSweep) -> Fi
     return fig
 
 
-def setting_theory(theory: TheoryResult, sweep: ConditioningSweep, profile: str) -> str:
+def setting_theory(theory: TheoryResult, sweep: ConditioningSweep) -> str:
     """The setting under the figure of finite width against the infinite-width prediction: the data sets, width,
     depths and seeds, the sets left without infinite-width lines (the large ones), and the profile."""
     large = [k for k in sweep.names if k not in theory.names]
     return (f"Setting: data {sets_text(sweep.sizes)}; width m = {sweep.width}; depths L = {ints(sweep.depths)}; "
-            f"{sweep.seeds} seeds; full data; infinite width from the same inputs; {profile_text(profile)}. Deviation: "
+            f"{sweep.seeds} seeds; full data; infinite width from the same inputs; {{profile}}. Deviation: "
             "the infinite-width lines are ours, not in [LH] Figure 3"
             + (f"; none for {', '.join(LABELS.get(k, k) for k in large)} (n x n infinite-width kernels left out of "
                "this run)" if large else "") + ".")

@@ -10,8 +10,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from lib.book.spec import reads_config
 from lib.book.plotting import figure, palette
-from lib.book.provenance import profile_text
 from lib.book.results import Check
 from lib.book.wording import floats, ints
 from lib.book.sweep import torch_threads
@@ -58,6 +58,8 @@ def _two_point_kappa(K: np.ndarray) -> float:
     return extreme_eigenvalues(K).kappa
 
 
+@reads_config(theta_in="two_sample_angles", depths="two_sample_depths", width="two_sample_width",
+              seeds="two_sample_seeds", device="device")
 def measure_two_sample(theta_in: Sequence[float], depths: Sequence[int], width: int, seeds: int,
                        device: str = "cpu") -> TwoSample:
     """[LH] App. F: two unit inputs at angle theta_in, all layers trained.
@@ -129,10 +131,10 @@ def plot_two_sample(t2: TwoSample) -> Figure:
     return fig
 
 
-def setting_two_sample(t2: TwoSample, profile: str) -> str:
+def setting_two_sample(t2: TwoSample) -> str:
     """The setting under the App. F figure: angles, depths, width and seeds of the measurement, and the profile."""
     return (f"Setting: two unit inputs in d = 2 at input angles {floats(t2.angles)} rad; depths L = {ints(t2.depths)}; "
-            f"ReLU networks of width m = {t2.width}, {t2.seeds} seeds; all layers trained; {profile_text(profile)}. "
+            f"ReLU networks of width m = {t2.width}, {t2.seeds} seeds; all layers trained; {{profile}}. "
             "Deviation: not part of [LH] Figure 3; the finite-width points test App. F's infinite-width statement.")
 
 

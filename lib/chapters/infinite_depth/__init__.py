@@ -39,7 +39,7 @@ compute its verdicts (:class:`lib.book.results.Check`, with the rows a "paper vs
 """
 from __future__ import annotations
 
-from lib.chapters.infinite_depth.aak_depth import (AAK_MIN_RATIO, AAK_NEAR_ONE, AAK_NO_DECAY_RATIO,
+from lib.chapters.infinite_depth.aak_depth import (checks_aak_depth, AAK_MIN_RATIO, AAK_NEAR_ONE, AAK_NO_DECAY_RATIO,
                                                    AAK_SHARP_MIN_RATIO, PHI90_SHRINK, PHI90_TOL_DEG, RELU_KAPPA_FLOOR,
                                                    AakDepth, check_aak_rate, check_phi_90, check_relu_uncentred,
                                                    figure_aak_depth, measure_aak_depth, plot_aak_depth,
@@ -62,7 +62,7 @@ from lib.chapters.infinite_depth.gradient_angle import (PAPER_PHI_LIMIT_DEG, PHI
 from lib.chapters.infinite_depth.lengths import LENGTH_SHRINK, LENGTH_TOL, Lengths, check_lengths, measure_lengths
 from lib.chapters.infinite_depth.numerics import (DEG, LEGEND_PT, NO_EXPERIMENT, ChapterFigure, decay_slope, deviation_text,
                                                   fit_rate, log_depths, max_offdiagonal, nearest_depth, not_checked,
-                                                  outside_theorem, prose_values, unit_diagonal)
+                                                  outside_theorem, glue_values, unit_diagonal)
 from lib.chapters.infinite_depth.relu_kappa import (THM43_RTOL, THM43_RULE, check_thm43, figure_kappa_depth, finite_kappa,
                                                     KappaStudy, measure_kappa, paper_kappa_limit, plot_kappa,
                                                     relu_kappa_vs_depth, table_kappa_deepest)
@@ -82,7 +82,7 @@ from lib.chapters.infinite_depth.aak_lengths import (D6_ATOL, D6_CONTROL, D6_LEN
                                                      I1_NORMS, NormReluLengths, OddCorrelations,
                                                      check_normrelu_lengths, check_odd_correlations,
                                                      measure_normrelu_lengths, measure_odd_correlations)
-from lib.chapters.infinite_depth.aak_more import AakMore, figure_aak_more, measure_aak_more, plot_aak_more
+from lib.chapters.infinite_depth.aak_more import AakMore, checks_aak_more, figure_aak_more, measure_aak_more, plot_aak_more
 from lib.chapters.infinite_depth.aak_assumption_b import (B_DELTA_MIN, B_EPS, B_RTOL, check_assumption_b_bound,
                                                           pair_correlations, table_assumption_b)
 from lib.chapters.infinite_depth.aak_depth_bound import (DEPTH_BOUND_EPS, check_depth_bound, measured_depth,
@@ -105,7 +105,7 @@ __all__ = [
     "ACTIVATIONS", "SPEC",
     # numerics
     "DEG", "LEGEND_PT", "NO_EXPERIMENT", "log_depths", "fit_rate", "decay_slope", "deviation_text", "unit_diagonal",
-    "max_offdiagonal", "nearest_depth", "not_checked", "outside_theorem", "ChapterFigure", "prose_values",
+    "max_offdiagonal", "nearest_depth", "not_checked", "outside_theorem", "ChapterFigure", "glue_values",
     # collapse
     "g_iterates", "collapse_profile", "finite_collapse", "G_MC_DEG", "G_MC_SAMPLES", "g_monte_carlo", "Collapse",
     "measure_collapse", "plot_collapse", "figure_collapse", "G_MC_SIGMAS", "COLLAPSE_TOL", "check_g_plot",
@@ -159,4 +159,5 @@ __all__ = [
     "TRAIN_EPS", "TRAIN_MODES", "AakTraining", "measure_aak_training", "plot_aak_training", "figure_aak_training",
     "SGD_CHUNK", "GD_RATIO_MAX", "SGD_RATIO_MAX", "KAPPA_CONSTANT", "WIDTH_RTOL", "STEP_GROWTH", "LAZY_TOL",
     "SMOOTH_GRID", "SMOOTH_MAX", "smooth_premise", "training_premises", "check_aak_training",
+    "checks_aak_depth", "checks_aak_more",
 ]

@@ -22,7 +22,7 @@ from lib.data.datasets import load_digits_subset
 
 __all__ = ["AakDepth", "measure_aak_depth", "plot_aak_depth", "figure_aak_depth", "table_rates_rounded",
            "AAK_MIN_RATIO", "AAK_SHARP_MIN_RATIO", "AAK_NO_DECAY_RATIO", "AAK_NEAR_ONE", "check_aak_rate",
-           "RELU_KAPPA_FLOOR", "check_relu_uncentred", "PHI90_TOL_DEG", "PHI90_SHRINK", "check_phi_90"]
+           "RELU_KAPPA_FLOOR", "check_relu_uncentred", "PHI90_TOL_DEG", "PHI90_SHRINK", "check_phi_90", "checks_aak_depth"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -357,3 +357,9 @@ def check_phi_90(st: AakDepth) -> Check:
            if "relu2" in dev90 else "")
         + ". Uncentred activations keep a correlated top layer (their correlation map has a fixed point rho* > 0), "
         "but their NTK still decorrelates; plain ReLU's stays at cos phi -> 1/4.")
+
+
+def checks_aak_depth(st: AakDepth) -> list[Check]:
+    """The checks the section on [AAK]'s depth rates records, in page order: the NNGP and NTK rates, the uncentred ReLU,
+    the 90-degree angle."""
+    return [check_aak_rate(st, "nngp"), check_aak_rate(st, "ntk"), check_relu_uncentred(st), check_phi_90(st)]

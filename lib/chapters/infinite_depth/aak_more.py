@@ -17,14 +17,18 @@ from matplotlib.figure import Figure
 from lib import theory
 from lib.activations import aak_activation
 from lib.book.plotting import figure, palette
-from lib.chapters.infinite_depth.aak_length_map import D4_ROLE_SHIFT, LengthMaps, measure_length_maps
-from lib.chapters.infinite_depth.aak_lengths import (D6_CONTROL, NormReluLengths, OddCorrelations,
-                                                     measure_normrelu_lengths, measure_odd_correlations)
-from lib.chapters.infinite_depth.aak_mu import MuStudy, measure_mu
-from lib.chapters.infinite_depth.aak_one_layer import H5_CONTROL, H5_PREMISE, OneLayerKernels, measure_one_layer_kernels
+from lib.book.results import Check
+from lib.chapters.infinite_depth.aak_length_map import (D4_ROLE_SHIFT, LengthMaps, check_d4_list, check_length_map,
+                                                        check_shifted_relu, measure_length_maps)
+from lib.chapters.infinite_depth.aak_lengths import (D6_CONTROL, NormReluLengths, OddCorrelations, check_normrelu_lengths,
+                                                     check_odd_correlations, measure_normrelu_lengths,
+                                                     measure_odd_correlations)
+from lib.chapters.infinite_depth.aak_mu import MuStudy, check_def31, check_lemma_c2, check_mu_table, measure_mu
+from lib.chapters.infinite_depth.aak_one_layer import (H5_CONTROL, H5_PREMISE, OneLayerKernels, check_assumption_b,
+                                                       check_thm_h1, check_thm_h5, measure_one_layer_kernels)
 from lib.chapters.infinite_depth.numerics import LEGEND_PT, ChapterFigure
 
-__all__ = ["AakMore", "measure_aak_more", "plot_aak_more", "figure_aak_more"]
+__all__ = ["AakMore", "measure_aak_more", "plot_aak_more", "figure_aak_more", "checks_aak_more"]
 
 #: The pair of squared lengths whose correlation map the figure draws (Lemma D.6): the most unequal of the grid.
 PLOT_LENGTHS = (0.25, 4.0)
@@ -186,3 +190,13 @@ figure_aak_more = ChapterFigure(
     setting="Setting: {digits_n} unit-norm scikit-learn digits and {gauss_n} unit-norm Gaussian points in d = "
     "{gauss_dim}; infinite width (quadrature and closed forms), Monte Carlo of $10^6$ draws for (a); length studies "
     "to depth {depth}; {profile}. [AAK] has no experiment for these statements; data and sizes are ours.")
+
+
+def checks_aak_more(more: AakMore) -> list[Check]:
+    """The checks the section on more of [AAK] records, in page order: Def 3.1, Lemma C.2 and the mu table; Thm H.1,
+    Assumption B and Thm H.5 on one layer; the length map, the D.4 list and the shifted ReLU; the odd correlations and
+    the NormReLU lengths."""
+    return [check_def31(more.mu), check_lemma_c2(more.mu), check_mu_table(more.mu), check_thm_h1(more.one_layer),
+            check_assumption_b(more.one_layer), check_thm_h5(more.one_layer), check_length_map(more.lengths),
+            check_d4_list(more.lengths), check_shifted_relu(more.lengths), check_odd_correlations(more.odd),
+            check_normrelu_lengths(more.normrelu)]

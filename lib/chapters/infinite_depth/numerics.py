@@ -13,13 +13,12 @@ from typing import Callable
 
 import numpy as np
 
-from lib.book.provenance import profile_text
-from lib.book.results import Check
+from lib.book.results import PROFILE_FIELD, Check
 from lib.book.wording import floats, ints, words
 
 __all__ = ["DEG", "LEGEND_PT", "NO_EXPERIMENT",
            "log_depths", "fit_rate", "decay_slope", "deviation_text", "unit_diagonal",
-           "max_offdiagonal", "nearest_depth", "not_checked", "outside_theorem", "ChapterFigure", "prose_values"]
+           "max_offdiagonal", "nearest_depth", "not_checked", "outside_theorem", "ChapterFigure", "glue_values"]
 
 
 #: degrees per radian
@@ -180,12 +179,12 @@ class _Prose(string.Formatter):
 class ChapterFigure:
     """One figure of the chapter, declared once beside the function that draws it.
 
-    Called as ``figure_x(result, profile)`` (like the ``figure_*`` functions of the other chapters), it gives the
+    Called as ``figure_x(result)`` (like the ``figure_*`` functions of the other chapters), it gives the
     chapter recorder's ``figure`` (:class:`lib.book.results.Recorder`) everything it registers: the figure
     ``drawn_by`` draws of the result, its label and caption, the functions that drew and measured it, the setting
     line and the table it draws. The caption and the setting are
     templates filled from the result's fields (``{fw_width:,}``; a list reads as prose, ``"1, 3, 6"``) and, for
-    the setting, ``{profile}``.
+    the setting, ``{profile}``, which stays for the recorder to fill with the run's profile text.
 
     Attributes:
         label: the figure's MyST target, ``"fig-..."``.
@@ -203,12 +202,11 @@ class ChapterFigure:
     setting: str
     data: Callable | None = None
 
-    def __call__(self, result, profile: str) -> dict:
+    def __call__(self, result) -> dict:
         """The keyword arguments of the recorder's ``figure`` for one result.
 
         Args:
             result: what ``data_from`` measured (a frozen dataclass that carries its settings).
-            profile: the run's parameter profile (the setting names it).
 
         Returns:
             ``fig``, ``label``, ``caption``, ``drawn_by``, ``data_from``, ``setting`` and ``data``.
@@ -217,11 +215,11 @@ class ChapterFigure:
         fill = _Prose().format
         return dict(fig=self.drawn_by(result), label=self.label, caption=fill(self.caption, **values),
                     drawn_by=self.drawn_by, data_from=self.data_from,
-                    setting=fill(self.setting, **values, profile=profile_text(profile)),
+                    setting=fill(self.setting, **values, profile=PROFILE_FIELD),
                     data=self.data(result) if self.data is not None else result.frame)
 
 
-def prose_values(coll, prof, kap, aak, one) -> dict[str, str]:
+def glue_values(coll, prof, kap, aak, one) -> dict[str, str]:
     """The values the chapter's prose shows, read from the measured results (never predicted from the parameters).
 
     Args:

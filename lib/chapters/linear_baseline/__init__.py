@@ -25,7 +25,7 @@ from lib.chapters.linear_baseline.condition_numbers import (check_conditioning, 
 from lib.chapters.linear_baseline.data import load_data
 from lib.chapters.linear_baseline.depth_zero import depth_zero_check
 from lib.chapters.linear_baseline.distances import (GAIN_SIGMA, check_distances, figure_distances, measure_distances,
-                                                    plot_distances, prose_values)
+                                                    plot_distances, glue_values)
 from lib.chapters.linear_baseline.factors import (EXPONENT_TOL, check_gradient_norm, check_kernel_factor,
                                                   exponent_check, exponent_status, figure_gradient_norm, fit_exponent,
                                                   plot_gradient_norm)
@@ -34,17 +34,17 @@ from lib.chapters.linear_baseline.finite_width import (check_kernel, check_norms
 from lib.chapters.linear_baseline.lemma_d1 import (BAI_YIN_RTOL, check_lemma_d1, figure_lemma_d1, measure_lemma_d1,
                                                    plot_lemma_d1)
 from lib.chapters.linear_baseline.measure import (NO_EXPERIMENT, digits_text, gradient_norm_factors, measure_linear,
-                                                  sweep_setting, table_sweep_summary, width_means)
+                                                  measure_linear_over, sweep_setting, table_sweep_summary, width_means)
 from lib.chapters.linear_baseline.spec import SPEC, rule_n_over_d
 
 __all__ = [
-    "SPEC", "rule_n_over_d", "BAI_YIN_RTOL", "EXPONENT_TOL", "NO_EXPERIMENT", "load_data", "measure_linear",
+    "SPEC", "rule_n_over_d", "BAI_YIN_RTOL", "EXPONENT_TOL", "NO_EXPERIMENT", "load_data", "measure_linear", "measure_linear_over",
     "gradient_norm_factors", "measure_lemma_d1", "measure_distances", "table_sweep_summary", "width_means",
     "digits_text", "sweep_setting", "depth_zero_check", "fit_exponent",
     "exponent_status", "exponent_check",
     "plot_width_trend", "check_norms_angles", "check_kernel", "check_kernel_factor", "plot_condition_numbers",
     "check_conditioning", "plot_gradient_norm", "check_gradient_norm",
     "plot_lemma_d1", "check_lemma_d1", "GAIN_SIGMA", "plot_distances", "check_distances",
-    "prose_values", "figure_width_trend", "figure_linear_kappa", "figure_gradient_norm", "figure_lemma_d1",
+    "glue_values", "figure_width_trend", "figure_linear_kappa", "figure_gradient_norm", "figure_lemma_d1",
     "figure_distances",
 ]

@@ -11,7 +11,6 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from lib.book.plotting import figure, mark_infinite, palette
-from lib.book.provenance import profile_text
 from lib.book.results import Check
 from lib.book.wording import ints
 from lib.chapters.linear_baseline.depth_zero import depth_zero_check
@@ -129,14 +128,14 @@ def check_conditioning(df: pd.DataFrame, df_over: pd.DataFrame | None = None) ->
         "the median kappa/kappa_0 is " + ", ".join(f"{v:.3g} (m={w})" for w, v in at_deep.items()) + "." + over)
 
 
-def figure_linear_kappa(df: pd.DataFrame, df_over: pd.DataFrame, profile: str) -> dict:
+def figure_linear_kappa(df: pd.DataFrame, df_over: pd.DataFrame) -> dict:
     """Figure 1.2 ([LH] Cor 2.4) as the keyword arguments of :meth:`lib.book.results.Recorder.figure`, its
     setting line read from the two :func:`~lib.chapters.linear_baseline.measure.measure_linear` frames (digits, and
     Gaussian data with n > d)."""
     widths = ", ".join(str(int(w)) for w in sorted(df.width.unique()))
     setting = (f"Setting: left, {digits_text(df)}, widths m = {widths}; right, {int(df_over.n.iloc[0])} standard "
                f"Gaussian points in d = {int(df_over.d.iloc[0])} dimensions, width m = {int(df_over.width.max())}; "
-               f"depths L = {ints(sorted(df.depth.unique()))}; {df.seed.nunique()} seeds; {profile_text(profile)}. "
+               f"depths L = {ints(sorted(df.depth.unique()))}; {df.seed.nunique()} seeds; {{profile}}. "
                f"{NO_EXPERIMENT}")
     return dict(fig=plot_condition_numbers(df, df_over), label="fig-linear-kappa", drawn_by=plot_condition_numbers,
                 data_from=measure_linear, setting=setting, data=pd.concat([df, df_over]),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from lib.book.spec import reads_config
 from lib.book.params import ParameterError
 from lib.data.datasets import gaussian_data, load_digits_subset
 from lib.validation import check_seed
@@ -14,6 +15,7 @@ from lib.validation import check_seed
 __all__ = ["load_data"]
 
 
+@reads_config(n_samples="n_samples", n_over="n_over", d_over="d_over")
 def load_data(n_samples: int, n_over: int, d_over: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """The chapter's two data sets, checked before anything is computed ([LH] Cor 2.4).
 

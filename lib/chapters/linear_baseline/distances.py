@@ -14,8 +14,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from lib import theory
+from lib.book.spec import reads_config
 from lib.book.plotting import figure, palette
-from lib.book.provenance import profile_text
 from lib.book.results import Check
 from lib.book.wording import floats, ints
 from lib.chapters.linear_baseline.depth_zero import depth_zero_check
@@ -23,7 +23,7 @@ from lib.data.pairs import angle_pairs
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 
-__all__ = ["GAIN_SIGMA", "figure_distances", "prose_values", "measure_distances", "plot_distances",
+__all__ = ["GAIN_SIGMA", "figure_distances", "glue_values", "measure_distances", "plot_distances",
            "check_distances"]
 
 #: A gain in distance (mean log r > 0) is significant beyond this many standard errors over the seeds; at small
@@ -32,6 +32,8 @@ __all__ = ["GAIN_SIGMA", "figure_distances", "prose_values", "measure_distances"
 GAIN_SIGMA = 2.0
 
 
+@reads_config(angles_deg="distance_angles", width=lambda cfg: max(cfg.widths), depths="depths",
+              seeds="distance_seeds", device="device")
 def measure_distances(angles_deg: Sequence[float], width: int, depths: Sequence[int], seeds: int, d: int = 16,
                    activation: str = "relu", device: str = "cpu") -> pd.DataFrame:
     """Gradient distances of similar input pairs against the input distance ([LH] Remark 3.4).
@@ -138,7 +140,7 @@ def check_distances(dist: pd.DataFrame) -> Check:
         "linear network keeps 1.")
 
 
-def prose_values(df: pd.DataFrame, df_over: pd.DataFrame, dist: pd.DataFrame) -> dict[str, str]:
+def glue_values(df: pd.DataFrame, df_over: pd.DataFrame, dist: pd.DataFrame) -> dict[str, str]:
     """The values chapter 01's prose shows, read from the measured frames ([LH] Sec. 2, Remark 3.4).
 
     Args:
@@ -155,12 +157,12 @@ def prose_values(df: pd.DataFrame, df_over: pd.DataFrame, dist: pd.DataFrame) ->
             "distance_seeds": str(dist.seed.nunique()), "max_width": str(int(dist.width.iloc[0]))}
 
 
-def figure_distances(dist: pd.DataFrame, profile: str) -> dict:
+def figure_distances(dist: pd.DataFrame) -> dict:
     """Figure 1.5 ([LH] Remark 3.4) as the keyword arguments of :meth:`lib.book.results.Recorder.figure`, its
     setting line read from ``dist`` (:func:`~lib.chapters.linear_baseline.distances.measure_distances`)."""
     setting = (f"Setting: unit input pairs in d = {int(dist.d.iloc[0])} at angles "
                f"{floats(sorted(dist.theta_deg.unique()))} deg; ReLU networks of width m = {int(dist.width.iloc[0])}; "
-               f"depths L = {ints(sorted(dist.depth.unique()))}; {dist.seed.nunique()} seeds; {profile_text(profile)}. "
+               f"depths L = {ints(sorted(dist.depth.unique()))}; {dist.seed.nunique()} seeds; {{profile}}. "
                "The paper states Remark 3.4 without an experiment.")
     return dict(fig=plot_distances(dist), label="fig-distances", drawn_by=plot_distances, data_from=measure_distances,
                 setting=setting, data=dist,

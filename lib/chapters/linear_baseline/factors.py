@@ -13,7 +13,6 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from lib.book.plotting import figure
-from lib.book.provenance import profile_text
 from lib.book.claims import GRADIENT_NORM_ERRATUM
 from lib.book.results import Check
 from lib.book.wording import ints
@@ -165,12 +164,12 @@ def check_gradient_norm(fac: pd.DataFrame) -> Check:
                            "exponent p of the squared gradient norm, (L+1)^p ||x||^2")
 
 
-def figure_gradient_norm(fac: pd.DataFrame, df: pd.DataFrame, profile: str) -> dict:
+def figure_gradient_norm(fac: pd.DataFrame, df: pd.DataFrame) -> dict:
     """Figure 1.3 ([LH] Thm 2.3, the erratum) as the keyword arguments of :meth:`lib.book.results.Recorder.figure`,
     its setting line read from ``fac`` (:func:`~lib.chapters.linear_baseline.measure.gradient_norm_factors` of the
     :func:`~lib.chapters.linear_baseline.measure.measure_linear` frame ``df``)."""
     setting = (f"Setting: {digits_text(df)}; width m = {int(fac.width.iloc[0])}; depths L = {ints(sorted(fac.index))}; "
-               f"{int(fac.seeds.iloc[0])} seeds; {profile_text(profile)}. {NO_EXPERIMENT}")
+               f"{int(fac.seeds.iloc[0])} seeds; {{profile}}. {NO_EXPERIMENT}")
     return dict(fig=plot_gradient_norm(fac), label="fig-gradient-norm", drawn_by=plot_gradient_norm,
                 data_from=[measure_linear, gradient_norm_factors], setting=setting, data=fac,
                 caption="Measured squared gradient norm over squared input norm (mean and standard deviation over "

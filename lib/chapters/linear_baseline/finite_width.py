@@ -133,11 +133,11 @@ def check_kernel(df: pd.DataFrame) -> Check:
         + ", ".join(f"{v:.3g} (m={w})" for w, v in by_width.items()) + f"; {t.describe()}.")
 
 
-def figure_width_trend(df: pd.DataFrame, profile: str) -> dict:
+def figure_width_trend(df: pd.DataFrame) -> dict:
     """Figure 1.1 ([LH] Thm 2.3, Cor 2.4) as the keyword arguments of :meth:`lib.book.results.Recorder.figure`, its
     setting line read from ``df`` (:func:`~lib.chapters.linear_baseline.measure.measure_linear` on the digits)."""
     return dict(fig=plot_width_trend(df), label="fig-width-trend", drawn_by=plot_width_trend, data_from=measure_linear,
-                setting=sweep_setting(df, profile), data=df,
+                setting=sweep_setting(df), data=df,
                 caption="Left: deviations from the infinite-width linear-network values against width (mean over "
                 "depths and seeds). Right: relative error of $K/(L+1)$ against $G$ by depth at the largest width "
                 "(mean and standard deviation over seeds).")

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from lib.book.spec import reads_config
 from lib.book.plotting import figure, value_ticks
-from lib.book.provenance import profile_text
 from lib.book.results import Check
 from lib.finite.width_trend import bai_yin, width_trend
 
@@ -28,6 +28,7 @@ __all__ = ["BAI_YIN_RTOL", "figure_lemma_d1", "measure_lemma_d1", "plot_lemma_d1
 BAI_YIN_RTOL = 0.2
 
 
+@reads_config(widths="widths", seeds="seeds")
 def measure_lemma_d1(d: int, widths: Sequence[int], seeds: int, mean: float = 0.0) -> pd.DataFrame:
     """||A^T A / m - I_d||_2 for random A in R^(m x d) ([LH] Lemma D.1), one row per (width, seed).
 
@@ -121,12 +122,12 @@ def check_lemma_d1(dev: pd.DataFrame) -> Check:
         + f"; {t.describe()}.")
 
 
-def figure_lemma_d1(dev: pd.DataFrame, profile: str) -> dict:
+def figure_lemma_d1(dev: pd.DataFrame) -> dict:
     """Figure 1.4 ([LH] Lemma D.1) as the keyword arguments of :meth:`lib.book.results.Recorder.figure`, its
     setting line read from ``dev`` (:func:`~lib.chapters.linear_baseline.lemma_d1.measure_lemma_d1`)."""
     widths = ", ".join(str(int(w)) for w in sorted(dev.width.unique()))
     setting = (f"Setting: Gaussian matrices A of size m x {int(dev.d.iloc[0])} with m = {widths}; {dev.seed.nunique()} "
-               f"seeds; {profile_text(profile)}. The paper states Lemma D.1 without an experiment.")
+               f"seeds; {{profile}}. The paper states Lemma D.1 without an experiment.")
     return dict(fig=plot_lemma_d1(dev), label="fig-lemma-d1", drawn_by=plot_lemma_d1, data_from=measure_lemma_d1,
                 setting=setting, data=dev,
                 caption=r"Spectral-norm deviation of $A^\top A/m$ from the identity against $m$ (mean, and min to max "

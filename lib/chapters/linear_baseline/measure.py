@@ -16,7 +16,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from lib.book.provenance import profile_text
+from lib.book.spec import reads_config
 from lib.book.wording import ints
 from lib.finite.geometry import gram, layer_geometry
 from lib.finite.mlp import MLP
@@ -24,10 +24,11 @@ from lib.finite.ntk import empirical_ntk
 from lib.progress import tqdm
 from lib.spectra import angle_matrix, extreme_eigenvalues, relative_error
 
-__all__ = ["measure_linear", "gradient_norm_factors", "table_sweep_summary", "width_means", "NO_EXPERIMENT",
+__all__ = ["measure_linear", "measure_linear_over", "gradient_norm_factors", "table_sweep_summary", "width_means", "NO_EXPERIMENT",
            "digits_text", "sweep_setting"]
 
 
+@reads_config(widths="widths", depths="depths", seeds="seeds", device="device")
 def measure_linear(X: np.ndarray, widths: Sequence[int], depths: Sequence[int], seeds: int,
                  device: str = "cpu", activation: str = "linear") -> pd.DataFrame:
     """Finite-width deviations of linear networks from [LH] Thm 2.3 / Cor 2.4, one row per net.
@@ -76,6 +77,12 @@ def measure_linear(X: np.ndarray, widths: Sequence[int], depths: Sequence[int], 
             grad_sq_ratio_mean=float(ratio.mean()), grad_sq_ratio_sd=float(ratio.std()),
         ))
     return pd.DataFrame(rows)
+
+
+def measure_linear_over(cfg, X_over: np.ndarray) -> pd.DataFrame:
+    """:func:`measure_linear` on the n > d set (``X_over``, :func:`~lib.chapters.linear_baseline.data.load_data`) at the
+    widest width of ``cfg.widths`` only: [LH] Cor 2.4's conditioning where kappa_0 is infinite (Figure 1.2)."""
+    return measure_linear(cfg, X_over, widths=[max(cfg.widths)])
 
 
 def gradient_norm_factors(df: pd.DataFrame) -> pd.DataFrame:
@@ -143,17 +150,16 @@ def digits_text(df: pd.DataFrame) -> str:
     return f"{int(df.n.iloc[0])} scikit-learn digits (d = {int(df.d.iloc[0])}, unit norm)"
 
 
-def sweep_setting(df: pd.DataFrame, profile: str) -> str:
+def sweep_setting(df: pd.DataFrame) -> str:
     """The setting line of Figure 1.1 ([LH] Thm 2.3, Cor 2.4), read from the measured frame.
 
     Args:
         df: the output of :func:`~lib.chapters.linear_baseline.measure.measure_linear` on the digits.
-        profile: the run's parameter profile.
 
     Returns:
-        ``"Setting: <data>; linear networks of widths m = ...; depths L = ...; k seeds per (m, L); profile ..."``.
+        ``"Setting: <data>; linear networks of widths m = ...; depths L = ...; k seeds per (m, L); {profile}. ..."`` (the recorder writes the profile text for ``{profile}``).
     """
     widths = ", ".join(str(int(w)) for w in sorted(df.width.unique()))
     return (f"Setting: {digits_text(df)}; linear networks of widths m = {widths}; depths L = "
-            f"{ints(sorted(df.depth.unique()))}; {df.seed.nunique()} seeds per (m, L); {profile_text(profile)}. "
+            f"{ints(sorted(df.depth.unique()))}; {df.seed.nunique()} seeds per (m, L); {{profile}}. "
             f"{NO_EXPERIMENT}")

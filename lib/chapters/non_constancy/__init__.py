@@ -34,7 +34,8 @@ with the rows they judged), ``table_*`` format its tables; the public names are 
 from __future__ import annotations
 
 from lib.chapters.non_constancy.backward import (LEMMA31_PARTS, BackwardNorms, check_backward,
-                                                 check_lemma31_bounded, measure_backward, measure_backward_norms)
+                                                 check_lemma31_bounded, glue_backward, measure_backward,
+                                                 measure_backward_norms)
 from lib.chapters.non_constancy.ball import (W0_ONLY, ball_models, ball_reduce, ball_sup, ball_words,
                                              measure_ball_hessian, measure_kernel_scale, trained_copy)
 from lib.chapters.non_constancy.bottleneck import (check_bottleneck, check_bottleneck_hessian,
@@ -66,6 +67,8 @@ from lib.chapters.non_constancy.rules import (BOUND_EXPONENT, DECAY_RULE, FLAT, 
                                               UNCONVERGED, VANISHING, band_status, bounded_status, decay_status,
                                               flat_status, hessian_row, is_flat, hessian_slope_status, holds,
                                               slope_row, steeper_note, table_paper_vs_book)
+from lib.chapters.non_constancy.sections import (checks_bottleneck_hessian, checks_hessian_width, checks_kernel_width,
+                                                 checks_lemma31, checks_lzb_architectures, checks_lzb_parameterization)
 from lib.chapters.non_constancy.spec import SPEC
 from lib.chapters.non_constancy.lzb_measure import LzbMore, measure_lzb_more
 from lib.chapters.non_constancy.lzb_checks import (check_architectures, check_kernel_path, check_one_hidden_layer,
@@ -103,7 +106,7 @@ __all__ = [
     "check_kernel_scale",
     # backward
     "BackwardNorms", "measure_backward", "measure_backward_norms", "LEMMA31_PARTS", "check_backward",
-    "check_lemma31_bounded",
+    "check_lemma31_bounded", "glue_backward",
     # convergence
     "PL_BINDING", "PL_RTOL", "SLOPE_MIN", "output_premise", "pl_rate", "pl_guarantee", "plot_kernel_paths", "figure_kernel_paths",
     "plot_convergence", "figure_convergence", "check_convergence", "EXP_RATIO_MIN", "RATE_MIN_STEPS", "late_rates",
@@ -117,4 +120,7 @@ __all__ = [
     "ball_reduce", "ball_words",
     # quadratic_bottleneck
     "QuadraticBottleneck", "measure_quadratic_bottleneck", "check_quadratic_bottleneck",
+    # sections
+    "checks_kernel_width", "checks_hessian_width", "checks_lemma31", "checks_bottleneck_hessian",
+    "checks_lzb_architectures", "checks_lzb_parameterization",
 ]

@@ -20,7 +20,7 @@ from lib.finite.ntk import layer_factors
 from lib.spectra import fit_slope
 
 __all__ = ["BackwardNorms", "measure_backward_norms", "measure_backward", "LEMMA31_PARTS", "check_backward",
-           "check_lemma31_bounded"]
+           "check_lemma31_bounded", "glue_backward"]
 
 #: The parts of [LZB] Lemma 3.1 the checks record: (part label, frame column, what it bounds).
 LEMMA31_PARTS = {"Q_inf": ("backward vectors", "inf_norm", "the backward vectors' infinity norm"),
@@ -245,3 +245,8 @@ def check_lemma31_bounded(backward: BackwardNorms, quantity: str) -> Check:
         + ", ".join(f"{v:.2f} (layer {l}; values {rng.loc[l, 'min']:.3g} to {rng.loc[l, 'max']:.3g})"
                     for l, v in slopes.items())
         + f" (O(1): below {FLAT:g}; growing like a power of m from {-VANISHING:g}).")
+
+
+def glue_backward(backward: BackwardNorms) -> dict[str, str]:
+    """The value the prose of [LZB] Lemma 3.1 shows: the largest width at which its backward norms were computed."""
+    return {"lemma31_max_width": f"{backward.q_max_width:,}"}

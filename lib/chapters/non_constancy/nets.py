@@ -24,7 +24,6 @@ import torch
 
 from lib.activations import get_activation
 from lib.book.params import ParameterError
-from lib.book.provenance import profile_text
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 from lib.finite.training import KernelTracker, gd_train
@@ -73,7 +72,7 @@ class NetSetting:
         """The setting line under a figure: the data, the nets, how they were trained or measured, the profile,
         ``extra`` (a measured summary), then ``note`` (how the setting departs from [LZB])."""
         extra = f"; {extra}" if extra else ""
-        return f"Setting: {describe_data(self.n, self.d)}; {nets}; {how}; {profile_text(self.profile)}{extra}. {note}"
+        return f"Setting: {describe_data(self.n, self.d)}; {nets}; {how}; {{profile}}{extra}. {note}"
 
 
 def check_parameters(k: int, lr_scale: float, n_hessian: int, n_samples: int) -> None:

@@ -22,19 +22,19 @@ from __future__ import annotations
 
 from lib.chapters.optimization.figure4 import (BF16_NOTE, LOSS_FLOOR, PAPER_TABLE1, SE_MULTIPLE, SPEED_RHO,
                                                accuracy_table, check_accuracy, check_depth_speed, depth_pairs,
-                                               late_loss_table, plot_accuracy, plot_loss_curves, sgd_glue, sgd_setting,
+                                               late_loss_table, plot_accuracy, plot_loss_curves, glue_sgd, record_sgd, sgd_setting,
                                                figure_loss_curves, figure_accuracy,
                                                table1_statements, table_loss_curves, table_table1_vs_paper)
 from lib.chapters.optimization.gd import (BOUND_RTOL, GD_DATA, RATE_TOLERANCE, WORST_CASE_CLAIMS, GDSeeds, GDStudy,
                                           check_relu_vs_linear, check_worst_case, faces_regression, figure_gd_bounds, gd_data,
-                                          gd_glue,
+                                          glue_gd,
                                           gd_setting, late_rate, measure_gd, measure_gd_seeds, plot_gd_bounds,
                                           table_gd_curves, table_gd_rates, table_gd_seeds)
 from lib.chapters.optimization.paper_record import (DATA_NAMES, FIG4_DEPTHS, PAPER_SGD, PAPER_SGD_5K, PROTOCOLS,
                                                     RECORD_DIR, RECORD_FOLDERS, RECORD_NAME, RECORD_PARTS,
                                                     TABLE1_DEPTHS, PaperSGDProtocol, RecordCase, main,
                                                     measure_sgd_case, read_sgd_record, record_commands, record_data,
-                                                    record_glue, record_studies, sgd_record_case, sgd_record_cell)
+                                                    glue_record, record_studies, sgd_record_case, sgd_record_cell)
 from lib.chapters.optimization.record_files import (assemble_pieces, check_record, missing_text, read_piece,
                                                     read_single_record, run_piece_name, search_piece_name,
                                                     write_piece)
@@ -56,7 +56,7 @@ __all__ = [
     # gd
     "GD_DATA", "GDStudy", "GDSeeds", "gd_data", "measure_gd", "measure_gd_seeds", "late_rate", "table_gd_rates",
     "table_gd_seeds", "table_gd_curves", "plot_gd_bounds", "check_worst_case", "RATE_TOLERANCE", "BOUND_RTOL",
-    "WORST_CASE_CLAIMS", "check_relu_vs_linear", "faces_regression", "gd_setting", "figure_gd_bounds", "gd_glue",
+    "WORST_CASE_CLAIMS", "check_relu_vs_linear", "faces_regression", "gd_setting", "figure_gd_bounds", "glue_gd",
     # sgd
     "PAPER_PROTOCOL", "LATE_FRACTION", "SGD_DATA", "MNIST_SETS", "PAPER_DATA", "FOLDER_PARAMS", "TEST_CAP",
     "RATE_STEP", "RATE_STEP_TOL", "train_test_split", "stratified_split", "mnist5k_split", "mnist_split", "late_loss",
@@ -66,11 +66,11 @@ __all__ = [
     # figure4
     "PAPER_TABLE1", "SPEED_RHO", "SE_MULTIPLE", "BF16_NOTE", "LOSS_FLOOR", "late_loss_table", "depth_pairs", "check_depth_speed",
     "accuracy_table", "table1_statements", "check_accuracy", "table_table1_vs_paper", "table_loss_curves",
-    "plot_loss_curves", "plot_accuracy", "sgd_setting", "figure_loss_curves", "figure_accuracy", "sgd_glue",
+    "plot_loss_curves", "plot_accuracy", "sgd_setting", "figure_loss_curves", "figure_accuracy", "glue_sgd", "record_sgd",
     # paper_record
     "PaperSGDProtocol", "PAPER_SGD", "PAPER_SGD_5K", "PROTOCOLS", "RECORD_DIR", "RECORD_NAME", "RECORD_FOLDERS",
     "RECORD_PARTS", "DATA_NAMES", "FIG4_DEPTHS", "TABLE1_DEPTHS", "record_data", "sgd_record_cell", "measure_sgd_case",
-    "read_sgd_record", "record_studies", "RecordCase", "sgd_record_case", "record_commands", "record_glue", "main",
+    "read_sgd_record", "record_studies", "RecordCase", "sgd_record_case", "record_commands", "glue_record", "main",
     # record_files
     "search_piece_name", "run_piece_name", "write_piece", "read_piece", "assemble_pieces", "read_single_record",
     "check_record", "missing_text",

@@ -30,7 +30,6 @@ from threadpoolctl import threadpool_limits  # a dependency of scikit-learn
 
 from lib.book.cache import cached_call
 from lib.book.plotting import figure, palette
-from lib.book.provenance import profile_text
 from lib.book.results import Check
 from lib.book.wording import ints
 from lib.data.datasets import load_digits_subset
@@ -184,7 +183,7 @@ def plot_deep_kernel(dk: DeepKernel) -> Figure:
     return fig
 
 
-def figure_deep_kernel(dk: DeepKernel, profile: str) -> dict:
+def figure_deep_kernel(dk: DeepKernel) -> dict:
     """The keyword arguments of :meth:`lib.book.results.Recorder.figure` for ``fig-opt-deep-kernel``
     ([LH] Sec. 5(c), :func:`plot_deep_kernel`): figure, label, caption, sources, data and a setting line."""
     return dict(
@@ -194,7 +193,7 @@ def figure_deep_kernel(dk: DeepKernel, profile: str) -> dict:
                 "and sd) and the share of the prediction that still depends on the input (right).",
         setting=f"Setting: scikit-learn digits (10 classes, unit norm), {dk.n_train} training and {dk.n_test} held-out "
                 f"images per split, {dk.splits} random splits; the analytic infinite-width ReLU NTK at depths "
-                f"L = {ints(dk.depths)}; ridgeless (ridge {KR_RIDGE:g} of the mean diagonal); {profile_text(profile)}. "
+                f"L = {ints(dk.depths)}; ridgeless (ridge {KR_RIDGE:g} of the mean diagonal); {{profile}}. "
                 "Deviation: [LH] states Sec. 5(c) without an experiment; data, sizes and depths are ours.")
 
 

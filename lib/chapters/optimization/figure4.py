@@ -8,7 +8,7 @@ measurement is "reproduced with caveat".
 
 Each check returns the statements it judged (:attr:`lib.book.results.Check.rows`): the "paper vs
 this book" table of [LH] Table 1 (:func:`table_table1_vs_paper`) renders them and judges nothing.
-:func:`sgd_setting` and :func:`sgd_glue` write the setting line under a figure and the values the
+:func:`sgd_setting` and :func:`glue_sgd` write the setting line under a figure and the values the
 prose shows, from the studies as they ran.
 """
 from __future__ import annotations
@@ -24,13 +24,13 @@ from lib.book.plotting import figure, palette
 from lib.book.results import Check
 from lib.book.wording import floats, ints, paper_vs_book
 from lib.chapters.optimization.sgd import (FOLDER_PARAMS, MNIST_SETS, PAPER_FIGURE4, PAPER_PROTOCOL, SGDStudies, SGDStudy,
-                                           deviation_levels, protocol_deviations)
+                                           deviation_levels, protocol_deviations, table_lr_grid)
 from lib.validation import InputError
 
 __all__ = ["PAPER_TABLE1", "SPEED_RHO", "SE_MULTIPLE", "BF16_SHIFT", "BF16_NOTE", "LOSS_FLOOR", "bf16_margin", "late_loss_table", "depth_pairs",
            "check_depth_speed", "accuracy_table", "table1_statements", "check_accuracy", "table_table1_vs_paper",
            "table_loss_curves", "plot_loss_curves", "plot_accuracy", "sgd_setting", "figure_loss_curves",
-           "figure_accuracy", "sgd_glue"]
+           "figure_accuracy", "record_sgd", "glue_sgd"]
 
 #: Test accuracy (%) on MNIST by depth, [LH] Table 1 (:data:`lib.chapters.optimization.sgd.PAPER_FIGURE4`).
 PAPER_TABLE1 = dict(PAPER_FIGURE4["table1"])
@@ -663,6 +663,29 @@ def figure_accuracy(study: SGDStudy, name: str, data_from) -> dict:
                         "paper's.")
 
 
+def record_sgd(rec, speed: SGDStudy | None, acc: SGDStudy | None, name: str, data_from) -> None:
+    """Record [LH] Figure 4 (the loss curves, the rate search, the verdict on depth and speed) and Table 1 (the accuracy
+    beside the paper's, the verdict) of one study or record, in the recorder's open section: the one block the
+    chapter's page repeats (its own data sets, the MNIST record, the MNIST-5k record).
+
+    Args:
+        rec: the chapter's :class:`lib.book.results.Recorder`, inside ``with rec.section(...)``.
+        speed: the study Figure 4 is drawn from, or None when a partial record lacks it (its verdict says so).
+        acc: the study Table 1 is read from, or None likewise.
+        name: the figure labels' middle part (``"opt-mnist"``).
+        data_from: the function that measured the studies (the figures' source).
+    """
+    if speed is not None:
+        rec.figure(**figure_loss_curves(speed, name, data_from))
+        rec.show(table_lr_grid(speed))
+        rec(check_depth_speed(speed))
+    if acc is not None:
+        rec.figure(**figure_accuracy(acc, name, data_from))
+        table1 = check_accuracy(acc)
+        rec.show(table_table1_vs_paper(table1).style.hide(axis="index"))
+        rec(table1)
+
+
 def _across(studies: SGDStudies, text) -> str:
     """``text(study)`` once when every study gives the same, else per data set."""
     vals = [text(st) for st in studies]
@@ -671,7 +694,7 @@ def _across(studies: SGDStudies, text) -> str:
     return "; ".join(f"{v} on {st.data}" for v, st in zip(vals, studies))
 
 
-def sgd_glue(studies: SGDStudies) -> dict[str, str]:
+def glue_sgd(studies: SGDStudies) -> dict[str, str]:
     """The values the prose of the SGD sections shows, read from the studies that ran ([LH] Figure 4, Table 1).
 
     Args:
@@ -688,7 +711,7 @@ def sgd_glue(studies: SGDStudies) -> dict[str, str]:
         ValueError: no study.
     """
     if not len(studies):
-        raise ValueError("sgd_glue needs at least one study")
+        raise ValueError("glue_sgd needs at least one study")
     p = PAPER_PROTOCOL
     ratios = [f"{st.data} has {st.n_train:,} training images, about {p['n_train'] / st.n_train:.0f} times fewer than "
               f"MNIST's {p['n_train']:,}" for st in studies if st.data not in MNIST_SETS + ("Fashion-MNIST",)]

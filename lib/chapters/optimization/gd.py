@@ -9,7 +9,7 @@
 - :func:`check_worst_case`: [LH] Eq. 9 (the bound, and that the NTK at initialization sets the
   late rate) or the implication [LH] Sec. 5(b) (deeper nets converge faster);
   :func:`check_relu_vs_linear`: [LH] Sec. 5(a).
-- :func:`gd_setting` and :func:`gd_glue`: the setting line under the figure and the values the prose shows.
+- :func:`gd_setting` and :func:`glue_gd`: the setting line under the figure and the values the prose shows.
 
 Every GD run is cached with :func:`lib.book.cache.cached_call` (one JSON record per depth).
 """
@@ -22,6 +22,7 @@ import pandas as pd
 import torch
 from matplotlib.figure import Figure
 
+from lib.book.spec import reads_config
 from lib.book.cache import cached_call
 from lib.book.plotting import figure
 from lib.book.results import Check
@@ -37,7 +38,7 @@ from lib.spectra import extreme_eigenvalues
 __all__ = ["GD_DATA", "GDStudy", "GDSeeds", "gd_data", "measure_gd", "measure_gd_seeds", "late_rate", "table_gd_rates",
            "table_gd_seeds", "table_gd_curves", "plot_gd_bounds", "check_worst_case", "RATE_TOLERANCE", "BOUND_RTOL",
            "WORST_CASE_CLAIMS", "check_relu_vs_linear", "faces_regression", "gd_setting", "figure_gd_bounds",
-           "gd_glue"]
+           "glue_gd"]
 
 #: Largest relative gap ``abs(log r_measured / log r_linearized - 1)`` between the measured late
 #: per-step factor and the late factor of GD on the model linearized at w_0 for the rate to count
@@ -176,6 +177,7 @@ def gd_data(data: str, n: int, dim: int = 5, seed: int = 0) -> tuple[np.ndarray,
     raise ValueError(f"data must be one of {tuple(GD_DATA)}, got {data!r}")
 
 
+@reads_config(n="gd_samples", depths="gd_depths", width="gd_width", steps="gd_steps")
 def measure_gd(data: str, n: int, depths, width: int, steps: int, *, dim: int = 5, seed: int = 0,
                data_seed: int = 0, activation: str = "relu") -> GDStudy:
     """GD with eta = 1 / lambda_max(K(w_0)) on nets of each depth ([LH] Sec. 5).
@@ -222,6 +224,8 @@ def measure_gd(data: str, n: int, depths, width: int, steps: int, *, dim: int = 
                    data_seed=data_seed, activation=activation)
 
 
+@reads_config(n="gd_samples", depths="gd_depths", width="gd_width", steps="gd_steps", dim="gd_dim",
+              seeds="gd_seeds")
 def measure_gd_seeds(data: str, n: int, depths, width: int, steps: int, *, seeds: int = 3, dim: int = 5,
                      data_seed: int = 0, activation: str = "relu") -> GDSeeds:
     """:func:`measure_gd` with weight seeds 0..seeds-1 on the same data ([LH] Sec. 5(b) judged against the seed spread).
@@ -656,7 +660,7 @@ def figure_gd_bounds(gds: GDSeeds) -> dict:
                         "model.")
 
 
-def gd_glue(gd, faces: GDStudy) -> dict[str, str]:
+def glue_gd(gd, faces: GDStudy) -> dict[str, str]:
     """The values the prose of the GD sections shows, from the studies that ran ([LH] Eq. 9, Sec. 5(a)).
 
     Args:

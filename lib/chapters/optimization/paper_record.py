@@ -49,6 +49,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 import pandas as pd
 
+from lib.book.spec import reads_config
 from lib.book.cache import SweepError, from_json, to_json
 from lib.book.pipeline import ROOT
 from lib.book.provenance import run_info
@@ -67,7 +68,7 @@ from lib.validation import InputError, check_device
 __all__ = ["PaperSGDProtocol", "PAPER_SGD", "PAPER_SGD_5K", "PROTOCOLS", "RECORD_DIR", "RECORD_NAME",
            "RECORD_FOLDERS", "RECORD_PARTS", "DATA_NAMES", "FIG4_DEPTHS", "TABLE1_DEPTHS", "record_data",
            "sgd_record_cell", "measure_sgd_case", "read_sgd_record", "record_studies", "RecordCase",
-           "sgd_record_case", "record_commands", "record_glue", "main"]
+           "sgd_record_case", "record_commands", "glue_record", "main"]
 
 #: where the records live (committed with the sources)
 RECORD_DIR = ROOT / "notebooks" / "records"
@@ -554,6 +555,7 @@ class RecordCase:
         return self.studies.get("Table 1")
 
 
+@reads_config(mode="sgd_record", device="device")
 def sgd_record_case(mode: str = "read", *, data: str = "mnist_5k", device: str = "cpu",
                     record_dir: Path = RECORD_DIR) -> RecordCase:
     """A paper-protocol case of chapter 06: read from its record, or computed by this build ([LH] Figure 4, Table 1).
@@ -600,7 +602,7 @@ def record_commands(data: str) -> str:
     return ", then ".join(f"`{base} --seeds {s}`" for s in range(PROTOCOLS[data].seeds))
 
 
-def record_glue(case: RecordCase, prefix: str = "rec") -> dict[str, str]:
+def glue_record(case: RecordCase, prefix: str = "rec") -> dict[str, str]:
     """The values chapter 06 shows about a paper-protocol case, from the case itself ([LH] Figure 4, Table 1).
 
     The setting lines under its figures are :func:`lib.chapters.optimization.figure4.sgd_setting` of its studies.

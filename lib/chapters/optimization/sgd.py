@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from lib.book.spec import reads_config
 from lib.book.cache import cached_call
 from lib.data.base import check_seed
 from lib.data.datasets import load_digits_subset, load_faces, load_idx_dataset, load_mnist_5k
@@ -516,6 +517,9 @@ class SGDStudies:
         return [st.data for st in self.studies]
 
 
+@reads_config(sgd_data="sgd_data", depths="sgd_depths", seeds="seeds", width="sgd_width", lrs="lrs",
+              epochs="epochs", batch_size="batch_size", n_test="n_test", dtype="sgd_dtype", n_train="n_idx",
+              device="device", idx_dir="idx_dir", fashion_dir="fashion_dir")
 def measure_sgd_studies(sgd_data, depths, seeds: int, *, idx_dir=None, fashion_dir=None, **kwargs) -> SGDStudies:
     """:func:`measure_sgd_study` on each data set of ``sgd_data``, in order.
 

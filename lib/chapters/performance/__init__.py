@@ -34,7 +34,7 @@ from lib.chapters.performance.benchmark import (LABELS, PAPER_SETTING, Benchmark
                                                 plot_time_memory, summary_table, table_benchmark, table_memory,
                                                 table_time, table_with_notes, target_row)
 from lib.chapters.performance.recorded import (MNIST_RECORD_DEPTHS, RECORD_DIR, RECORD_FIELDS, RECORD_RTOL,
-                                               check_record, intro_text, linear_rank, linear_text, main,
+                                               check_record, glue_recorded, intro_text, linear_rank, linear_text, main,
                                                missing_mnist, mnist_rank, record_command, record_path,
                                                record_scale_case, recorded_scale, recorded_table, recorded_text)
 from lib.chapters.performance.scale import (DATA_LABELS, DATA_WORDS, LAMBDA_MIN_MODES, MNIST_N, SCALE_TILE,
@@ -66,5 +66,5 @@ __all__ = [
     # recorded
     "RECORD_DIR", "RECORD_FIELDS", "RECORD_RTOL", "MNIST_RECORD_DEPTHS", "record_path", "record_command",
     "record_scale_case", "check_record", "recorded_scale", "missing_mnist", "recorded_text", "recorded_table",
-    "linear_rank", "mnist_rank", "linear_text", "intro_text", "main",
+    "linear_rank", "mnist_rank", "linear_text", "intro_text", "glue_recorded", "main",
 ]

@@ -16,7 +16,6 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from lib.book.plotting import figure, palette
-from lib.book.provenance import profile_text
 from lib.book.wording import ints
 from lib.finite.benchmark import run_benchmark
 from lib.finite.benchmark_tables import format_table, summary_table, table_with_notes, target_row
@@ -356,7 +355,7 @@ def figure_time_memory(bench: BenchmarkRun) -> dict:
                 "symbols on the top edge mark methods not run at that size.",
         setting=f"Setting: {inputs}; {net}; methods timed: {methods}; minimum over up to {bench.repeats} repeats, "
                 f"budgets {bench.time_budget:g} s and {bench.memory_budget_mb:g} MB per method and size; "
-                f"{profile_text(bench.profile)}. Deviation: {_deviation(bench)}")
+                f"{{profile}}. Deviation: {_deviation(bench)}")
 
 
 def figure_throughput(bench: BenchmarkRun) -> dict:
@@ -371,7 +370,7 @@ def figure_throughput(bench: BenchmarkRun) -> dict:
                 f"d = {bench.in_dim}, width m = {bench.width}, depths L = {ints(bench.depths, ranges=False)}, float64, "
                 f"{describe_threads(bench.threads)} per worker on {describe_device(bench.device)}; ours is our counted "
                 "matrix-product flops over our measured time, the reference the best rate of a plain float64 product "
-                f"of the same n and m timed in the same worker; {profile_text(bench.profile)}. Deviation: the paper "
+                f"of the same n and m timed in the same worker; {{profile}}. Deviation: the paper "
                 f"reports no throughput; {_deviation(bench)}")
 
 

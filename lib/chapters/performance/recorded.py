@@ -34,7 +34,7 @@ from lib.validation import InputError
 
 __all__ = ["RECORD_DIR", "RECORD_FIELDS", "RECORD_RTOL", "MNIST_RECORD_DEPTHS", "record_path", "record_scale_case",
            "check_record", "recorded_scale", "record_command", "missing_mnist", "recorded_text", "recorded_table",
-           "linear_rank", "mnist_rank", "linear_text", "intro_text", "main"]
+           "linear_rank", "mnist_rank", "linear_text", "intro_text", "glue_recorded", "main"]
 
 #: where the recorded cases live (one JSON file each, committed with the sources)
 RECORD_DIR = ROOT / "notebooks" / "records"
@@ -442,6 +442,11 @@ def recorded_table(rec: pd.DataFrame):
 
     from lib.chapters.performance.scale import table_scale
     return Markdown("") if rec.empty else table_scale(rec).style.hide(axis="index")
+
+
+def glue_recorded() -> dict[str, str]:
+    """The introduction's sentences on the full-data MNIST records (:func:`intro_text` of every record)."""
+    return {"mnist_full_data": intro_text(recorded_scale(), mnist_rank())}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,7 +14,6 @@ import numpy as np
 import pandas as pd
 
 from lib.book.cache import cached_call
-from lib.book.provenance import profile_text
 from lib.book.wording import ints
 from lib.chapters.performance.benchmark import describe_device, paper_profile
 from lib.finite.extremes import tiled_bytes
@@ -299,7 +298,7 @@ def glue_scale(scale: ScaleRun) -> dict[str, str]:
         data_dev = "; the inputs here are Gaussian of MNIST's shape, not MNIST images"
     caption = (f"Setting: n = {ints(scale.ns, ranges=False)} {inputs}; ReLU MLP of width m = {scale.width}, depths L = "
                f"{ints(scale.depths, ranges=False)}, float64 on {describe_device(scale.device)}; lambda_min mode "
-               f"{LAMBDA_MIN_MODES[scale.lambda_min]}{_shifts(scale)}; {profile_text(scale.profile)}. Deviation: the "
+               f"{LAMBDA_MIN_MODES[scale.lambda_min]}{_shifts(scale)}; {{profile}}. Deviation: the "
                f"paper computed its NTKs on an A100 GPU in batches of 512 inputs, not on the full {MNIST_N:,}"
                f"{data_dev}.")
     return {"scale_caption": caption,

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from lib.book.provenance import profile_text
 from lib.book.wording import ints
 from lib.chapters.performance.benchmark import describe_device, describe_threads, paper_profile
 from lib.finite.sgd_benchmark import IN_DIM, OUT_DIM, SGD_LR, format_sgd_table, run_sgd_benchmark, sgd_update_flops
@@ -133,7 +132,7 @@ def glue_sgd(sgd: SgdRun) -> dict[str, str]:
     caption = (f"Setting: {sizes} (unit-norm Gaussian, d = {IN_DIM}: MNIST's shape), random labels in {OUT_DIM} "
                f"classes; ReLU MLP of [LH] Eq. (1), cross-entropy, plain SGD, float32, every run at rate {SGD_LR:g} "
                f"with seeds 0 to {sgd.runs - 1}; {describe_threads(sgd.threads)} on {describe_device(sgd.device)}; "
-               f"{profile_text(sgd.profile)}. Deviation: the paper trains on MNIST's 60,000 images on a GPU and "
+               f"{{profile}}. Deviation: the paper trains on MNIST's 60,000 images on a GPU and "
                "reports no training speed; the speed does not depend on the pixel values or the labels, and one small "
                "rate keeps every run in the batch (a run stopped as diverged would shrink it).")
     return {"sgd_caption": caption, "sgd_sizes": sizes, "paper_sgd_sizes": paper_sizes}
