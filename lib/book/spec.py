@@ -41,7 +41,10 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Callable, Mapping
 
+from lib.book import profile_files
 from lib.book.params import Checker, ParameterError
+from lib.book.results import run_context
+from lib.book.tables import use_book_tables
 
 __all__ = ["Param", "ChapterSpec", "Config", "CHAPTER_PACKAGES", "chapter_spec", "write_cell", "write_cells", "main"]
 
@@ -81,14 +84,12 @@ class Config(SimpleNamespace):
         Args:
             overrides: the ``-p`` overrides (default: this run's, :func:`lib.book.results.run_context`).
             profile_values: the profile's values for this chapter (default: read from
-                ``notebooks/profiles/<chapter>.yaml`` by :func:`lib.book.pipeline.load_profiles`).
+                ``notebooks/profiles/<chapter>.yaml`` by :func:`lib.book.profile_files.profile_values`).
         """
         if overrides is None:
-            from lib.book.results import run_context
             overrides = run_context(self.profile)["overrides"] or {}
         if profile_values is None:
-            from lib.book.pipeline import load_profiles
-            profile_values = (load_profiles(stems=[self.chapter]).get(self.profile) or {}).get(self.chapter) or {}
+            profile_values = profile_files.profile_values(self.chapter, self.profile)
         out = {}
         for name in self.spec.params:
             if name == "profile":
@@ -125,7 +126,6 @@ def _display_in_notebook(cfg: Config) -> None:
         return
     from IPython.display import Markdown, display
 
-    from lib.book.tables import use_book_tables
     use_book_tables(shell)
     display(Markdown(cfg.markdown()))
 

@@ -50,7 +50,7 @@ import numpy as np
 import pandas as pd
 
 from lib.book.cache import SweepError, from_json, to_json
-from lib.book.pipeline import ROOT
+from lib.book.paths import ROOT
 from lib.book.provenance import run_info
 from lib.book.sweep import run_sweep
 from lib.book.wording import floats, ints

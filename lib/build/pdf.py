@@ -15,9 +15,9 @@ The API reference (the page ``api``, about three quarters of all pages) is left 
 default (:data:`API_PAGES`); ``--api-out`` prints it as a PDF of its own, ``--with-api`` keeps it in
 the book as its last part.
 
-    python -m lib.book.pdf                      # _build/html -> _build/pdf/book.pdf, without the API
-    python -m lib.book.pdf --api-out _build/pdf/api.pdf    # ... and the API reference on its own
-    python -m lib.book.pdf --html _build/html --toc _toc.yml --out book.pdf
+    python -m lib.build.pdf                      # _build/html -> _build/pdf/book.pdf, without the API
+    python -m lib.build.pdf --api-out _build/pdf/api.pdf    # ... and the API reference on its own
+    python -m lib.build.pdf --html _build/html --toc _toc.yml --out book.pdf
 """
 from __future__ import annotations
 
@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Iterator, Sequence
+
+from lib.book.sentences import cut_at_word, first_sentence
 
 __all__ = ["PdfBuildError", "TocPage", "PageHeading", "OutlineEntry", "API_PAGES", "PRINT_CSS", "toc_pages", "page_title",
            "book_metadata", "outline_entries", "chromium_path", "serve_directory", "merge_pdfs", "build_pdf", "main"]
@@ -278,7 +280,7 @@ def book_metadata(config: Path) -> dict[str, str]:
     """The PDF's document information from the book's ``_config.yml``: its ``title`` and ``author``
     (those it sets), and the program that made the file."""
     import yaml
-    info = {"/Creator": "lib.book.pdf (headless Chromium, pypdf)"}
+    info = {"/Creator": "lib.build.pdf (headless Chromium, pypdf)"}
     config = Path(config)
     if config.is_file():
         cfg = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
@@ -291,7 +293,6 @@ def book_metadata(config: Path) -> dict[str, str]:
 def _heading_title(text: str, figure: bool = False, limit: int = 80) -> str:
     """A bookmark's title: a heading's text on one line; for a figure, its number and its caption's first
     sentence ("Figure 3.1: ..."), cut at a word (:mod:`lib.book.sentences`)."""
-    from lib.book.sentences import cut_at_word, first_sentence
     text = " ".join(text.split())
     if not figure:
         return text
@@ -566,9 +567,9 @@ def build_pdf(html_dir: Path, out: Path, toc: Path | None = None, *, expand: boo
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m lib.book.pdf``: see the module docstring. Exit status 1 with a one-line
+    """``python -m lib.build.pdf``: see the module docstring. Exit status 1 with a one-line
     ``error:`` message when the PDF cannot be built."""
-    ap = argparse.ArgumentParser(prog="python -m lib.book.pdf", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m lib.build.pdf", description=__doc__.split("\n\n")[0])
     ap.add_argument("--html", type=Path, default=Path("_build/html"), help="the built book (default: %(default)s)")
     ap.add_argument("--toc", type=Path, default=None, help="its _toc.yml (default: two folders above --html)")
     ap.add_argument("--out", type=Path, default=Path("_build/pdf/book.pdf"), help="default: %(default)s")

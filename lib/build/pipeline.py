@@ -10,14 +10,14 @@ with its injected-parameters cell, can ever be written back into a ``.py`` sourc
 
 Usage (from the repository root)::
 
-    python -m lib.book.pipeline                              # every notebook, profile "default"
-    python -m lib.book.pipeline --profile smoke              # the fast profile the tests use
-    python -m lib.book.pipeline --only 01 -p width 2048      # one notebook, one parameter changed
-    python -m lib.book.pipeline --list                       # notebooks and their parameters
-    python -m lib.book.pipeline --jobs 1 --html              # one notebook at a time, then the HTML book
+    python -m lib.build.pipeline                              # every notebook, profile "default"
+    python -m lib.build.pipeline --profile smoke              # the fast profile the tests use
+    python -m lib.build.pipeline --only 01 -p width 2048      # one notebook, one parameter changed
+    python -m lib.build.pipeline --list                       # notebooks and their parameters
+    python -m lib.build.pipeline --jobs 1 --html              # one notebook at a time, then the HTML book
 
-Profiles live in ``notebooks/profiles/<notebook stem>.yaml`` (one file per notebook, top-level
-keys ``smoke``, ``paper``, ...): ``default`` is the values written in each notebook's tagged
+Profiles live in ``notebooks/profiles/<notebook stem>.yaml`` (one file per notebook, top-level keys ``smoke``,
+``paper``, ...; read by :mod:`lib.book.profile_files`): ``default`` is the values written in each notebook's tagged
 ``parameters`` cell; other profiles override some of them. ``-p NAME VALUE``
 overrides one parameter (VALUE is read as YAML: ``2048``, ``[1, 2, 5]``, ``true``, ``cpu``).
 A parameter name the notebook does not declare is rejected before anything runs, and so is
@@ -33,15 +33,15 @@ The chapters run two at a time (``--jobs N``; ``--jobs 1`` runs one at a time), 
 last run first, each kernel with the BLAS/OpenMP threads shared out (1 each on 2 cores) and its
 terminal lines prefixed with its chapter (``[03] ...``); the book's pages, which read every chapter's
 verdicts, run after them. A run ends by printing its wall time, each notebook's seconds and the
-same-run float32 matmul rate (:mod:`lib.book.machine`), so that times of different machines compare;
-``--html`` then builds the book (:mod:`lib.book.html`).
+same-run float32 matmul rate (:mod:`lib.build.machine`), so that times of different machines compare;
+``--html`` then builds the book (:mod:`lib.build.html`).
 
 A chapter never runs twice at once: a second pipeline asked to run a chapter that is running stops with
 exit code 2 (a lock ``<results>/.<chapter>.lock``), so its verdict file never mixes two runs. Ctrl-C, or
 ``kill PID`` (SIGTERM) for a run in the background (whose SIGINT the shell ignores), stops the run
 within seconds: the running kernels are killed, their locks released, finished cache cells stay and
 the next run resumes; the exit code is 130 (Ctrl-C) or 143 (SIGTERM). If the pipeline itself is killed
-(SIGKILL), its kernels die with it (:mod:`lib.book.kernels`). Every error the user can fix ends in one
+(SIGKILL), its kernels die with it (:mod:`lib.build.kernels`). Every error the user can fix ends in one
 line ``error: ...`` and exit code 2.
 """
 from __future__ import annotations
@@ -65,24 +65,26 @@ from pathlib import Path
 
 import yaml
 
-from lib.book.console import LineRelay
-from lib.book.kernels import KERNEL_ARGUMENTS, die_with_parent, kernel_manager_class, kill_kernels
-from lib.book.machine import MATMUL_SHAPE, default_jobs, matmul_threads, measure_matmul_rate, usable_cores
+from lib.book.cache import probe_writable
 from lib.book.params import path_or_none
+from lib.book.paths import ROOT
+from lib.book.profile_files import PROFILES, ProfileError, load_profiles, load_yaml
+from lib.book.results import results_dir
 from lib.book.spec import chapter_spec
+from lib.build.console import LineRelay
+from lib.build.kernels import KERNEL_ARGUMENTS, die_with_parent, kernel_manager_class, kill_kernels
+from lib.build.machine import MATMUL_SHAPE, default_jobs, matmul_threads, measure_matmul_rate, usable_cores
 
-__all__ = ["ROOT", "EXECUTED", "PROFILES", "PATH_VARIABLES", "THREAD_VARIABLES", "STOP_NAMES", "PipelineError",
-           "PipelineInterrupted", "StopRequested", "DuplicateKeyError", "UniqueKeyLoader", "Task", "load_yaml",
-           "chapter_lock", "notebook_sources", "executed_path", "stage_pages", "load_profiles", "select",
+__all__ = ["EXECUTED", "PATH_VARIABLES", "THREAD_VARIABLES", "STOP_NAMES", "PipelineError",
+           "PipelineInterrupted", "StopRequested", "Task",
+           "chapter_lock", "notebook_sources", "executed_path", "stage_pages", "select",
            "to_ipynb", "declared_parameters", "parameter_cell_names", "resolve_parameters", "notebook_warnings",
            "run_environment", "kernel_environment", "execute", "hide_parameter_cells", "parse_overrides",
            "make_plan", "check_results_dir", "clear_verdicts", "stop_on_sigterm", "scoped_environment",
            "absolute_path", "user_environment", "path_parameters", "absolute_overrides", "threads_per_kernel", "previous_seconds", "stages", "run_plan", "matmul_note",
            "build_book", "main"]
 
-ROOT = Path(__file__).resolve().parents[2]
 EXECUTED = "_executed"  # executed copies and staged pages; the book is built from here (gitignored)
-PROFILES = ("smoke", "default", "paper")
 
 
 class PipelineError(RuntimeError):
@@ -99,65 +101,6 @@ class PipelineInterrupted(RuntimeError):
     def __init__(self, message: str, signum: int = signal.SIGINT):
         super().__init__(message)
         self.signum = int(signum)
-
-
-class DuplicateKeyError(yaml.constructor.ConstructorError):
-    """A YAML mapping gives one key twice (PyYAML would silently keep the last value).
-
-    Attributes:
-        key: the repeated key.
-        lines: the 1-based lines of its first and second appearance.
-    """
-
-    def __init__(self, key, lines: tuple[int, int]):
-        self.key, self.lines = key, lines
-        where = f"lines {lines[0]} and {lines[1]}" if lines[0] != lines[1] else f"both on line {lines[0]}"
-        super().__init__(problem=f"key {key!r} is given twice ({where}); YAML would silently keep the last "
-                                 "value, so remove one")
-
-    def __str__(self) -> str:
-        return self.problem
-
-
-class UniqueKeyLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing a mapping that gives a key twice (:class:`DuplicateKeyError`).
-
-    A merge key (``<<: *base``) may still be overridden by a key written beside it, as YAML allows.
-    """
-
-    def construct_mapping(self, node, deep=False):
-        if isinstance(node, yaml.MappingNode):
-            seen: dict = {}
-            for key_node, _ in node.value:
-                if key_node.tag == "tag:yaml.org,2002:merge":
-                    continue
-                key = self.construct_object(key_node, deep=deep)
-                line = key_node.start_mark.line + 1
-                try:
-                    if key in seen:
-                        raise DuplicateKeyError(key, (seen[key], line))
-                    seen[key] = line
-                except TypeError:  # an unhashable key: the base class refuses it
-                    continue
-        return super().construct_mapping(node, deep=deep)
-
-
-def load_yaml(text: str):
-    """Read YAML text as :func:`yaml.safe_load` does, but refuse a mapping that repeats a key.
-
-    Every profile file and every ``-p`` value is read with it.
-
-    Args:
-        text: the YAML text.
-
-    Returns:
-        The Python value.
-
-    Raises:
-        DuplicateKeyError: a key appears twice in one mapping (its name and both lines in the message).
-        yaml.YAMLError: the text is not valid YAML.
-    """
-    return yaml.load(text, Loader=UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
 
 
 def notebook_sources(root: Path = ROOT) -> list[Path]:
@@ -202,51 +145,6 @@ def stage_pages(root: Path = ROOT) -> list[Path]:
             link.unlink()
         link.symlink_to(Path("..") / ".." / "book" / page.name)
         out.append(link)
-    return out
-
-
-def load_profiles(root: Path = ROOT, stems: list[str] | None = None) -> dict:
-    """``{profile: {notebook stem: {parameter: value}}}`` from ``notebooks/profiles/*.yaml``.
-
-    Args:
-        root: the repository root.
-        stems: read only the profiles of these notebooks (None: all), so that a damaged profile of
-            another chapter does not stop a run.
-
-    Returns:
-        The profiles.
-
-    Raises:
-        PipelineError: one line naming the file: not UTF-8, not valid YAML, a key given twice in one
-            mapping (two ``smoke:`` blocks, or ``seeds`` twice in one profile), a top level that is not a
-            mapping of profile names, or a profile that is not a mapping of parameter names to values.
-    """
-    out: dict = {}
-    for path in sorted((root / "notebooks" / "profiles").glob("*.yaml")):
-        if stems is not None and path.stem not in stems:
-            continue
-        try:
-            data = load_yaml(path.read_text(encoding="utf-8"))
-        except DuplicateKeyError as exc:
-            raise PipelineError(f"{path}: {exc}") from None
-        except UnicodeDecodeError as exc:
-            raise PipelineError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") \
-                from None
-        except yaml.YAMLError as exc:
-            raise PipelineError(f"{path} is not valid YAML: {' '.join(str(exc).split())}") from None
-        except OSError as exc:
-            raise PipelineError(f"{path} cannot be read: {exc.strerror or exc}") from None
-        data = {} if data is None else data
-        if not isinstance(data, dict):
-            raise PipelineError(f"{path}: the top level must be a mapping of profile names (smoke:, paper:) to "
-                                f"parameters, got a YAML {type(data).__name__}")
-        for profile, values in data.items():
-            if not isinstance(profile, str):
-                raise PipelineError(f"{path}: profile names must be strings, got {profile!r}")
-            if values is not None and not (isinstance(values, dict) and all(isinstance(k, str) for k in values)):
-                raise PipelineError(f"{path}: profile {profile!r} must be a mapping of parameter names to values, "
-                                    f"got a YAML {type(values).__name__} ({values!r})")
-            out.setdefault(profile, {})[path.stem] = values or {}
     return out
 
 
@@ -498,13 +396,13 @@ def parse_overrides(pairs: list[list[str]]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m lib.book.pipeline``: run the selected notebooks (see the module's docstring).
+    """``python -m lib.build.pipeline``: run the selected notebooks (see the module's docstring).
 
     Returns:
         0 when every notebook ran, 2 for an error the user can fix (one line ``error: ...``), 130
         after Ctrl-C and 143 after SIGTERM (``kill PID``).
     """
-    ap = argparse.ArgumentParser(prog="python -m lib.book.pipeline", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m lib.build.pipeline", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--profile", default="default", help="smoke | default | paper (notebooks/profiles/*.yaml)")
     ap.add_argument("--only", nargs="+", help="run only notebooks whose name starts with these prefixes")
@@ -513,9 +411,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
                     help=f"notebooks run at once (default: {default_jobs()} here, the cores up to 2); --jobs 1 runs "
                          "one at a time")
-    ap.add_argument("--html", action="store_true", help="then build the HTML book (python -m lib.book.html)")
+    ap.add_argument("--html", action="store_true", help="then build the HTML book (python -m lib.build.html)")
     ap.add_argument("--html-jobs", type=_positive_int, default=1, metavar="N",
-                    help="Sphinx processes of --html (default 1; see lib.book.html)")
+                    help="Sphinx processes of --html (default 1; see lib.build.html)")
     ap.add_argument("--list", action="store_true", help="list notebooks and their parameters, run nothing")
     ap.add_argument("--stage-pages", action="store_true",
                     help="only link the Markdown pages of book/ into _executed/ (done by every run)")
@@ -547,7 +445,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"HTML built in {html_seconds:.1f} s ({args.html_jobs} Sphinx process(es))", flush=True)
             if plan or args.html:
                 print(f"wall time {time.perf_counter() - started:.1f} s; {matmul_note(rate_before)}", flush=True)
-    except PipelineError as exc:
+    except (PipelineError, ProfileError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except (PipelineInterrupted, KeyboardInterrupt) as exc:
@@ -602,7 +500,8 @@ def make_plan(root: Path, args: argparse.Namespace, cwd: Path) -> list[Task]:
         The tasks, in the sources' order.
 
     Raises:
-        PipelineError: an unknown notebook, profile or parameter, a damaged profile, a bad value.
+        PipelineError: an unknown notebook, profile or parameter, a bad value.
+        lib.book.profile_files.ProfileError: a damaged profile file.
     """
     overrides = parse_overrides(args.parameter)
     sources = select(notebook_sources(root), args.only)
@@ -632,8 +531,6 @@ def check_results_dir() -> Path:
     Raises:
         PipelineError: naming the folder (read only, a file in the way, a full disk) and what to do.
     """
-    from lib.book.cache import probe_writable
-    from lib.book.results import results_dir
     d = results_dir()
     try:
         probe_writable(d)
@@ -657,7 +554,6 @@ def clear_verdicts(src: Path) -> None:
     Raises:
         PipelineError: the file cannot be removed (a read-only results folder), naming it.
     """
-    from lib.book.results import results_dir
     path = results_dir() / f"{src.stem}.json"
     try:
         path.unlink(missing_ok=True)
@@ -680,7 +576,6 @@ def chapter_lock(src: Path):
     """
     import fcntl
 
-    from lib.book.results import results_dir
     path = results_dir() / f".{src.stem}.lock"
     try:
         fh = open(path, "a+")
@@ -854,7 +749,7 @@ def run_plan(plan: list[Task], profile: str, root: Path, jobs: int = 1, log_outp
 
     Each notebook holds its chapter lock (:func:`chapter_lock`) and starts from no verdicts
     (:func:`clear_verdicts`). With ``jobs`` above 1, each kernel gets :func:`threads_per_kernel` threads
-    and its own output lines on the terminal, prefixed with its notebook (:class:`lib.book.console.LineRelay`).
+    and its own output lines on the terminal, prefixed with its notebook (:class:`lib.build.console.LineRelay`).
     After a failure no new notebook starts; the ones running finish, then the first error is raised.
 
     Raises:
@@ -957,7 +852,7 @@ def matmul_note(before: float | None) -> str:
     """The same-run float32 matmul rate at the start and the end of a run, for quoting with its time.
 
     Args:
-        before: the rate measured at the start (:func:`lib.book.machine.measure_matmul_rate`), GFLOP/s.
+        before: the rate measured at the start (:func:`lib.build.machine.measure_matmul_rate`), GFLOP/s.
 
     Returns:
         ``"float32 matmul 500x512x512: 190 GFLOP/s at the start, 185 at the end (2 threads)"``.
@@ -969,14 +864,14 @@ def matmul_note(before: float | None) -> str:
 
 
 def build_book(root: Path, jobs: int) -> float:
-    """Build the HTML book (``python -m lib.book.html``) with ``jobs`` Sphinx processes, in a child process
+    """Build the HTML book (``python -m lib.build.html``) with ``jobs`` Sphinx processes, in a child process
     that is stopped with the pipeline (Ctrl-C, SIGTERM, or SIGKILL of the pipeline); return its seconds.
 
     Raises:
         PipelineError: the build failed (its own output is on the terminal).
     """
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "lib.book.html", "--root", str(root), "--jobs", str(jobs)],
+    proc = subprocess.Popen([sys.executable, "-m", "lib.build.html", "--root", str(root), "--jobs", str(jobs)],
                             cwd=root, preexec_fn=die_with_parent)
     try:
         code = proc.wait()

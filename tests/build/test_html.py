@@ -4,8 +4,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from lib.book import sphinxext
-from lib.book.html import main as html_main
+from lib.build import sphinxext
+from lib.build.html import main as html_main
 
 
 class FakeApp:

@@ -4,7 +4,7 @@ Everything here turns data the notebooks wrote (``results/*.json`` through
 :func:`lib.book.results.verdict`) into MyST Markdown that the pages ``book/report.py`` and
 ``book/errata.py`` display. Nothing is typed by hand, so the pages cannot go stale: re-running a
 chapter and rebuilding the book updates them. Links to the chapters come from
-:mod:`lib.book.pages`; the figure index of the report page is :mod:`lib.book.figure_index`.
+:mod:`lib.build.pages`; the figure index of the report page is :mod:`lib.build.figure_index`.
 """
 from __future__ import annotations
 
@@ -13,12 +13,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lib.book.claims import CLAIMS, Claim, match_claim, resolve_claim_id
+from lib.book.claims import CLAIMS, Claim, erratum_by_key, match_claim, resolve_claim_id
 from lib.book.math_text import typeset
-from lib.book.pages import (chapter_headings, chapter_source, md_escape, section_link,
-                            short_chapter_link)
 from lib.book.results import OUTSIDE_PIPELINE, SEVERITY, VERDICTS, report_label
 from lib.book.sentences import cut_at_word, find_top_level, first_sentence
+from lib.build.pages import chapter_headings, chapter_source, md_escape, section_link, short_chapter_link
 
 __all__ = ["ClaimRow", "badge", "BADGES", "build_rows", "overall_status", "verdict_counts", "claim_counts",
            "KINDS", "row_kind", "rows_by_kind", "counts_apart", "GROUP_ORDER", "first_clause", "reason",
@@ -507,7 +506,6 @@ def confirmed_errata(records: list[dict]) -> dict[str, list[dict]]:
 def erratum_markdown(confirmed: dict[str, list[dict]], root: Path, from_doc: Path) -> str:
     """One box per confirmed erratum (:func:`confirmed_errata`), under its anchor: what the paper states, what
     holds instead, and each claim that carries it with its measurement and where it was made."""
-    from lib.book.claims import erratum_by_key
     if not confirmed:
         return "*None confirmed in this run.*"
     blocks = []

@@ -1,8 +1,9 @@
-"""The profiles page reads its tables from the sources (lib.book.profiles)."""
+"""The profiles page reads its tables from the sources (lib.build.profiles)."""
 from pathlib import Path
 
-from lib.book.pipeline import PROFILES, ROOT
-from lib.book.profiles import chapter_tables, parameter_table
+from lib.book.paths import ROOT
+from lib.book.profile_files import PROFILES
+from lib.build.profiles import chapter_tables, parameter_table
 
 DEMO = """# %% [markdown]
 # # 9. Demo

