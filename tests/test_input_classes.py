@@ -1,7 +1,7 @@
-"""One property test per class of bad input (lib.build.input_classes), over every public function of the science layer
+"""One property test per class of bad input (lib.site.input_classes), over every public function of the science layer
 that takes the class's input.
 
-The functions are enumerated from the code (:func:`lib.build.input_classes.takers`: every public callable whose
+The functions are enumerated from the code (:func:`lib.site.input_classes.takers`: every public callable whose
 signature has a parameter of the class), so a new one is driven the day it is added; :data:`CALLS` says how to call
 each with good arguments, and a test fails when an enumerated function has no call there. Each bad input must end in
 :class:`lib.validation.InputError` (or ``InputTypeError``) with one message naming the parameter: no raw traceback
@@ -20,7 +20,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lib.build.input_classes import INPUT_CLASSES, public_callables, takers
+from lib.site.input_classes import INPUT_CLASSES, public_callables, takers
 from lib.validation import SEED_MAX, InputError
 
 CLASSES = {c.key: c for c in INPUT_CLASSES}

@@ -247,8 +247,8 @@ def test_every_section_a_notebook_records_under_is_declared_in_it():
 
 #: The layers of ``lib``, bottom first: a module may import its own layer and the layers below it, never one above.
 #: The science (``activations``, ``spectra``, ``data/``, ``finite/``, ``theory/``, ...) is every module the other
-#: layers do not name; ``lib/book`` is what a chapter uses while it runs, ``lib/build`` what builds the book after.
-LAYERS = ("science", "lib.book", "lib.chapters", "lib.build")
+#: layers do not name; ``lib/book`` is what a chapter uses while it runs, ``lib/site`` what builds the book after.
+LAYERS = ("science", "lib.book", "lib.chapters", "lib.site")
 #: Modules still allowed an import inside a function: the results <-> figures pair, whose in-function imports the
 #: branch i37-contract removes (the lead drops this exemption when merging it).
 IN_FUNCTION_EXEMPT = {"lib.book.results", "lib.book.figures"}
@@ -356,16 +356,16 @@ def test_every_import_of_lib_is_at_the_top_of_its_module(tmp_path):
 
 
 def test_no_import_points_up_the_layers(tmp_path):
-    """science < lib/book (what a chapter uses while it runs) < lib/chapters < lib/build (what builds the book)."""
+    """science < lib/book (what a chapter uses while it runs) < lib/chapters < lib/site (what builds the book)."""
     fake = _tree(tmp_path, {"lib/__init__.py": "", "lib/spectra.py": "from lib.book import params\n",
                             "lib/book/__init__.py": "", "lib/book/params.py": "",
-                            "lib/book/spec.py": "from lib.build.pipeline import load_profiles\nfrom ..build import pdf\n",
-                            "lib/chapters/__init__.py": "", "lib/chapters/x.py": "import lib.build.report\n",
-                            "lib/build/__init__.py": "", "lib/build/pipeline.py": "from lib.chapters import x\n",
-                            "lib/build/report.py": "", "lib/build/pdf.py": "from lib.book.params import P\n"})
+                            "lib/book/spec.py": "from lib.site.pipeline import load_profiles\nfrom ..site import pdf\n",
+                            "lib/chapters/__init__.py": "", "lib/chapters/x.py": "import lib.site.report\n",
+                            "lib/site/__init__.py": "", "lib/site/pipeline.py": "from lib.chapters import x\n",
+                            "lib/site/report.py": "", "lib/site/pdf.py": "from lib.book.params import P\n"})
     assert [s.split(" (")[0] for s in _arrows_up(_module_imports(fake))] == [
-        "lib.book.spec line 1: lib.build.pipeline", "lib.book.spec line 2: lib.build.pdf",
-        "lib.chapters.x line 1: lib.build.report", "lib.spectra line 1: lib.book.params"]
+        "lib.book.spec line 1: lib.site.pipeline", "lib.book.spec line 2: lib.site.pdf",
+        "lib.chapters.x line 1: lib.site.report", "lib.spectra line 1: lib.book.params"]
     bad = _arrows_up(_module_imports(ROOT))
     assert not bad, bad
 

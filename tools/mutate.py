@@ -57,21 +57,9 @@ TIMEOUT_CODES = {36, 24, -24, 152, 255}
 #: killed (a mutant that hangs a rule is caught). mutmut's default, 15, lets each hanging mutant burn
 #: half a minute of CPU; 4 still leaves 8 times the clean time.
 TIMEOUT_MULTIPLIER = 4
-#: What the scratch copy leaves out anywhere in the tree (version control, outputs, environments).
+#: What the scratch copy leaves out (version control, outputs, environments).
 IGNORE = shutil.ignore_patterns(".git", ".venv", "__pycache__", "_build", "_executed", "results", ".cache",
-                                "mutants", "test-artifacts", "*.ipynb", ".pytest_cache")
-#: What it leaves out at the top of the tree only: ``build/`` holds this tool's scratch copy and report, while
-#: ``lib/build`` and ``tests/build`` are code.
-TOP_IGNORE = {"build"}
-
-
-def scratch_ignore(root: Path):
-    """The ``ignore`` of :func:`shutil.copytree` for the scratch copy of ``root``: :data:`IGNORE` everywhere,
-    :data:`TOP_IGNORE` in ``root`` itself."""
-    def ignore(folder: str, names: list[str]) -> set[str]:
-        top = TOP_IGNORE & set(names) if Path(folder).resolve() == Path(root).resolve() else set()
-        return set(IGNORE(folder, names)) | top
-    return ignore
+                                "build", "mutants", "test-artifacts", "*.ipynb", ".pytest_cache")
 
 
 @dataclass
@@ -613,7 +601,7 @@ def run(root: Path, chapters: list[str] | None, max_children: int | None, mutmut
     work = root / "build" / "mutate"
     if work.exists():
         shutil.rmtree(work)
-    shutil.copytree(root, work, ignore=scratch_ignore(root))
+    shutil.copytree(root, work, ignore=IGNORE)
     (work / "setup.cfg").write_text(_setup_cfg(scopes, work))
     patterns = [p for s in scopes for p in s.patterns()]
     cmd = [mutmut, "run", *patterns] + ([f"--max-children={max_children}"] if max_children else [])

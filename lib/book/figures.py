@@ -17,7 +17,7 @@ is folded in a dropdown whose title is its first clause (:meth:`Figures.fold_set
 earlier figure of the chapter stated is referred to, not repeated. The number
 is the chapter's number and the figure's rank in drawing order, which is the page's order, so no figure
 number and no "Drawn by" is ever typed by hand. The report's figure index
-(:mod:`lib.build.figure_index`) reads these files; it parses no caption.
+(:mod:`lib.site.figure_index`) reads these files; it parses no caption.
 
 The caption is Markdown read as MyST (the notebooks set ``render_markdown_format: myst``), so it may
 hold math; a MyST target ``(fig-...)=`` above it lets any page link the figure with ``{ref}``.
@@ -203,7 +203,7 @@ def alt_text(caption: str) -> str:
 
 def rerun_command(chapter: str, profile: str) -> str:
     """The command that re-runs ``chapter`` with this run's profile and ``-p`` overrides (``NTK_OVERRIDES``)."""
-    cmd = f"python -m lib.build.pipeline --only {chapter.split('_', 1)[0]} --profile {profile}"
+    cmd = f"python -m lib.site.pipeline --only {chapter.split('_', 1)[0]} --profile {profile}"
     try:
         over = json.loads(os.environ.get("NTK_OVERRIDES") or "{}")
     except json.JSONDecodeError:

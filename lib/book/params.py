@@ -5,7 +5,7 @@ Each notebook validates its tagged ``parameters`` cell right after papermill inj
     P = validate(width=(width, positive_int), depths=(depths, int_list(min_value=0)))
 
 A checker takes ``(name, value)`` and returns the normalized value or raises
-:class:`ParameterError`. Unknown parameter names are rejected by :mod:`lib.build.pipeline`
+:class:`ParameterError`. Unknown parameter names are rejected by :mod:`lib.site.pipeline`
 before any notebook runs (plain papermill only warns about them).
 """
 from __future__ import annotations

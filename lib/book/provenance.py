@@ -2,7 +2,7 @@
 
 Every chapter ends with :func:`provenance_line`, and figures state their own data and sizes; a
 reader can then tell which run produced a page without opening any file. The profile and the
-``-p`` overrides are what :mod:`lib.build.pipeline` told the kernel (``NTK_PROFILE``,
+``-p`` overrides are what :mod:`lib.site.pipeline` told the kernel (``NTK_PROFILE``,
 ``NTK_OVERRIDES``); a notebook run outside the pipeline says so.
 """
 from __future__ import annotations

@@ -85,7 +85,7 @@ def test_the_parameters_table_names_what_set_each_value():
 
 def test_the_executed_page_hides_the_parameter_cells_and_the_validate_code(tmp_path):
     import nbformat
-    from lib.build.pipeline import hide_parameter_cells
+    from lib.site.pipeline import hide_parameter_cells
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_markdown_cell("# T"),
                 nbformat.v4.new_code_cell("a = 1", metadata={"tags": ["parameters"]}),

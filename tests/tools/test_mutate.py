@@ -256,18 +256,3 @@ def test_a_rule_below_the_chapters_is_mutated_by_the_chapter_whose_tests_pin_it(
     assert ours["lib/finite/width_trend.py"] == ["bai_yin", "limit_status", "width_trend"]
     assert "lib/finite/width_trend.py" not in mutate.verdict_functions(root, "infinite_depth")
     assert set(mutate.RULE_MODULES.values()) <= {p.name for p in (root / "lib" / "chapters").iterdir()}
-
-
-def test_the_scratch_copy_keeps_the_build_layer_and_leaves_out_the_top_build_folder(tmp_path):
-    """``build/`` at the top is this tool's output (the scratch copy lives there); ``lib/build`` is code."""
-    import shutil
-    for rel in ("lib/build/pipeline.py", "tests/build/test_pipeline.py", "build/mutate/old.py", "lib/x.ipynb",
-                "lib/__pycache__/x.pyc"):
-        (tmp_path / "src" / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / "src" / rel).write_text("")
-    shutil.copytree(tmp_path / "src", tmp_path / "copy", ignore=mutate.scratch_ignore(tmp_path / "src"))
-    copied = sorted(p.relative_to(tmp_path / "copy").as_posix() for p in (tmp_path / "copy").rglob("*") if p.is_file())
-    assert copied == ["lib/build/pipeline.py", "tests/build/test_pipeline.py"]
-    # counterfactual: the old pattern, "build" anywhere, dropped the build layer from the copy
-    shutil.copytree(tmp_path / "src", tmp_path / "old", ignore=shutil.ignore_patterns("build", "*.ipynb", "__pycache__"))
-    assert not (tmp_path / "old" / "lib" / "build").exists()

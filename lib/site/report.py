@@ -4,7 +4,7 @@ Everything here turns data the notebooks wrote (``results/*.json`` through
 :func:`lib.book.results.verdict`) into MyST Markdown that the pages ``book/report.py`` and
 ``book/errata.py`` display. Nothing is typed by hand, so the pages cannot go stale: re-running a
 chapter and rebuilding the book updates them. Links to the chapters come from
-:mod:`lib.build.pages`; the figure index of the report page is :mod:`lib.build.figure_index`.
+:mod:`lib.site.pages`; the figure index of the report page is :mod:`lib.site.figure_index`.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from lib.book.claims import CLAIMS, Claim, erratum_by_key, match_claim, resolve_
 from lib.book.math_text import typeset
 from lib.book.results import OUTSIDE_PIPELINE, SEVERITY, VERDICTS, report_label
 from lib.book.sentences import cut_at_word, find_top_level, first_sentence
-from lib.build.pages import chapter_headings, chapter_source, md_escape, section_link, short_chapter_link
+from lib.site.pages import chapter_headings, chapter_source, md_escape, section_link, short_chapter_link
 
 __all__ = ["ClaimRow", "badge", "BADGES", "build_rows", "overall_status", "verdict_counts", "claim_counts",
            "KINDS", "row_kind", "rows_by_kind", "counts_apart", "GROUP_ORDER", "first_clause", "reason",

@@ -1,8 +1,8 @@
-"""lib.build.sphinxext: a constant's description is never read by napoleon as a type field."""
+"""lib.site.sphinxext: a constant's description is never read by napoleon as a type field."""
 from sphinx.ext.napoleon import Config
 from sphinx.ext.napoleon.docstring import GoogleDocstring
 
-from lib.build.sphinxext import keep_value_docs_as_prose
+from lib.site.sphinxext import keep_value_docs_as_prose
 
 LINE = "The parts of [LZB] Lemma 3.1 the checks record: (part label, frame column)."
 

@@ -1,11 +1,11 @@
 """The troubleshooting appendix: every bad input ends in one of the project's own errors, or in the
-right answer, never in a raw error from torch or numpy (lib.build.bad_input)."""
+right answer, never in a raw error from torch or numpy (lib.site.bad_input)."""
 import math
 
 import numpy as np
 import pytest
 
-from lib.build import bad_input as B
+from lib.site import bad_input as B
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +90,7 @@ def test_round_2_cases_name_the_parameter_file_or_resolution(library_outcomes):
 
 
 def test_every_class_of_bad_input_has_cases_on_the_page_and_a_row_in_the_classes_table(library_outcomes):
-    from lib.build.input_classes import INPUT_CLASSES, classes_markdown
+    from lib.site.input_classes import INPUT_CLASSES, classes_markdown
     outcomes, _ = library_outcomes
     shown = {o.case.cls for o in outcomes}
     assert {c.key for c in INPUT_CLASSES} <= shown
@@ -103,7 +103,7 @@ def test_the_classes_table_has_no_emphasis_a_star_could_make():
     """The table means no bold or italics: "2**64" written as text made "64, -2" bold on the page. Counterfactual:
     the same words outside code are read with emphasis."""
     from markdown_it import MarkdownIt
-    from lib.build.input_classes import classes_markdown
+    from lib.site.input_classes import classes_markdown
     md = MarkdownIt("commonmark").enable("table")
     html = md.render(classes_markdown())
     assert "<table>" in html and "<strong>" not in html and "<em>" not in html

@@ -11,7 +11,7 @@ import pytest
 from lib.book import params as P
 from lib.book.paths import ROOT
 from lib.book.results import verdict, load_all
-from lib.build.pipeline import EXECUTED, declared_parameters, executed_path, main, notebook_sources, to_ipynb
+from lib.site.pipeline import EXECUTED, declared_parameters, executed_path, main, notebook_sources, to_ipynb
 
 
 def test_validate_collects_all_errors():
@@ -51,7 +51,7 @@ def test_parameters_cell_is_fully_visible_to_papermill(src, tmp_path):
 
 
 def pipeline(*args):
-    return subprocess.run([sys.executable, "-m", "lib.build.pipeline", *args], cwd=ROOT, capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "lib.site.pipeline", *args], cwd=ROOT, capture_output=True, text=True)
 
 
 def test_unknown_parameter_name_is_rejected_before_running():
@@ -329,7 +329,7 @@ def test_a_profile_with_a_repeated_key_is_refused_naming_file_and_key(tmp_path, 
 
 
 def test_a_p_value_with_a_repeated_key_is_refused():
-    from lib.build.pipeline import PipelineError, parse_overrides
+    from lib.site.pipeline import PipelineError, parse_overrides
     with pytest.raises(PipelineError, match=r"parameter 'cfg'.*key 'a' is given twice"):
         parse_overrides([["cfg", "{a: 1, a: 2}"]])
     assert parse_overrides([["cfg", "{a: 1, b: 2}"]]) == {"cfg": {"a": 1, "b": 2}}
@@ -338,7 +338,7 @@ def test_a_p_value_with_a_repeated_key_is_refused():
 def test_a_chapter_being_run_is_not_run_twice(tmp_path, monkeypatch, capsys):
     import fcntl
 
-    from lib.build.pipeline import chapter_lock
+    from lib.site.pipeline import chapter_lock
     root = demo_root(tmp_path)
     monkeypatch.setenv("NTK_RESULTS_DIR", str(root / "results"))
     (root / "results").mkdir()
@@ -356,7 +356,7 @@ def test_a_chapter_being_run_is_not_run_twice(tmp_path, monkeypatch, capsys):
 def test_an_unwritable_results_directory_stops_before_running(tmp_path, monkeypatch, capsys):
     from pathlib import Path as P_
 
-    from lib.build.pipeline import PipelineError, clear_verdicts
+    from lib.site.pipeline import PipelineError, clear_verdicts
     root = demo_root(tmp_path)
     blocker = root / "file"
     blocker.write_text("not a directory")
@@ -426,7 +426,7 @@ def sleeper_pipeline(tmp_path, sigint_ignored_here, busy, started):
                SLEEPER_MARK=str(mark))
     before = signal.signal(signal.SIGINT, signal.SIG_IGN) if sigint_ignored_here else None
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "lib.build.pipeline", "--root", str(root), "--only", "08",
+        proc = subprocess.Popen([sys.executable, "-m", "lib.site.pipeline", "--root", str(root), "--only", "08",
                                  "-p", "busy", json.dumps(busy)],
                                 cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True, preexec_fn=restore_sigint)
     finally:
@@ -566,8 +566,8 @@ def printed(root: Path, stem: str, folder: str = "notebooks") -> str:
 
 @pytest.mark.parametrize("jobs", [2, 1])
 def test_chapters_run_two_at_a_time_then_the_pages(tmp_path, monkeypatch, capsys, jobs):
-    from lib.build.machine import usable_cores
-    from lib.build.pipeline import threads_per_kernel
+    from lib.site.machine import usable_cores
+    from lib.site.pipeline import threads_per_kernel
     root = pair_root(tmp_path)
     marks = tmp_path / "marks"
     marks.mkdir()
@@ -635,7 +635,7 @@ def test_progress_bars_are_drawn_on_the_terminal_and_never_in_a_page(tmp_path, j
         (root / "notebooks" / f"{stem}.py").write_text(BARS)
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
     env.update(NTK_RESULTS_DIR=str(root / "results"), COLUMNS="100")
-    code, screen = run_in_terminal([sys.executable, "-m", "lib.build.pipeline", "--root", str(root), "--only", "06",
+    code, screen = run_in_terminal([sys.executable, "-m", "lib.site.pipeline", "--root", str(root), "--only", "06",
                                     "07", "--jobs", str(jobs)], env)
     assert code == 0, screen
     bars = re.findall(r"^(.*)demo-bar: 100%", screen.replace("\r", "\n"), re.M)
@@ -698,7 +698,7 @@ def test_a_relative_root_is_taken_from_where_the_command_ran(tmp_path, monkeypat
 
 
 def test_a_path_parameter_given_with_p_is_made_absolute_before_the_kernel_starts(tmp_path):
-    from lib.build.pipeline import absolute_overrides, absolute_path, path_parameters
+    from lib.site.pipeline import absolute_overrides, absolute_path, path_parameters
     ch03 = ROOT / "notebooks" / "03_conditioning.py"
     assert {"data_file", "idx_dir"} <= path_parameters(ch03)
     assert "seeds" not in path_parameters(ch03)

@@ -14,7 +14,7 @@ points at a CDN. The book runs no live kernels (``launch_buttons: thebe: false``
 :func:`drop_thebe_scripts` removes those scripts from every page. ``html_context: default_mode``
 in ``_config.yml`` fixes the theme's other console error.
 
-Loaded through ``_config.yml`` (``sphinx: extra_extensions: [..., lib.build.sphinxext]``); documents the
+Loaded through ``_config.yml`` (``sphinx: extra_extensions: [..., lib.site.sphinxext]``); documents the
 ``lib`` that Python imports (the editable install of the repository).
 """
 from __future__ import annotations

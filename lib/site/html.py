@@ -1,4 +1,4 @@
-"""Build the HTML book with Sphinx's parallel jobs: ``python -m lib.build.html [--jobs N]``.
+"""Build the HTML book with Sphinx's parallel jobs: ``python -m lib.site.html [--jobs N]``.
 
 This is ``jupyter-book build . -W -n --keep-going`` with one difference: Jupyter Book 1.x's command
 line always builds with one Sphinx process (its ``build_sphinx`` takes ``jobs`` but the command does
@@ -6,13 +6,13 @@ not pass it, and ``sphinx: config:`` in ``_config.yml`` cannot set it), so this 
 function with ``jobs``. The configuration is the one the command computes: ``_config.yml``,
 ``_toc.yml`` as the external table of contents, nitpicky, warnings as errors after the whole build.
 Every extension of the book is declared safe for parallel reading and writing
-(:func:`lib.build.sphinxext.declare_parallel_safe`).
+(:func:`lib.site.sphinxext.declare_parallel_safe`).
 
 Measured on the smoke book on the shared 2-core machine (load average about 6, so a ratio, not a time):
 ``--jobs 2`` took 105 s against 101 s for ``--jobs 1``. Reading is dominated by one page (the API
 reference, 55 s of about 75 s), which one process reads, and the ~140 ``viewcode`` module pages are
 written by the main process, so one process is the default. What made the build 3x faster was the
-garbage collector (:func:`lib.build.sphinxext.freeze_read_objects`: 299 s before).
+garbage collector (:func:`lib.site.sphinxext.freeze_read_objects`: 299 s before).
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from lib.book.paths import ROOT
-from lib.build.machine import usable_cores
+from lib.site.machine import usable_cores
 
 __all__ = ["build_html", "main"]
 
@@ -52,8 +52,8 @@ def build_html(root: Path = ROOT, jobs: int = 1, builder: str = "html") -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m lib.build.html``: build the HTML book from ``_executed/`` (run the pipeline first)."""
-    ap = argparse.ArgumentParser(prog="python -m lib.build.html", description=__doc__,
+    """``python -m lib.site.html``: build the HTML book from ``_executed/`` (run the pipeline first)."""
+    ap = argparse.ArgumentParser(prog="python -m lib.site.html", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--jobs", type=int, default=1, metavar="N",
                     help=f"Sphinx processes (default 1: 2 were no faster on the 2-core machine; {usable_cores()} "

@@ -14,8 +14,8 @@ from matplotlib.patches import Patch, Rectangle
 
 from lib.book.claims import PAPERS
 from lib.book.plotting import COLUMN_INCHES
-from lib.build.pages import short_chapter_link
-from lib.build.report import ClaimRow, badge, list_table
+from lib.site.pages import short_chapter_link
+from lib.site.report import ClaimRow, badge, list_table
 from lib.book.results import VERDICTS
 
 __all__ = ["VERDICT_COLOURS", "GRID_COLUMNS", "COLOUR_WORDS", "OVERVIEW_DIR", "grid_rows", "grid_levels", "grid_alt",
@@ -71,7 +71,7 @@ def plot_verdict_grid(rows: list[ClaimRow]) -> Figure:
     legend lists the levels some cell has, each with its count (:func:`grid_levels`).
 
     Args:
-        rows: the report's rows (:func:`lib.build.report.build_rows`).
+        rows: the report's rows (:func:`lib.site.report.build_rows`).
     """
     by_paper = grid_rows(rows)
     papers = list(by_paper)
@@ -134,7 +134,7 @@ def figure_map(rows: list[ClaimRow], figures: list[dict], root: Path, from_doc: 
         figures: the figure registry (:func:`lib.book.figures.load_figures`).
         root: the repository root.
         from_doc: the page the table appears on (for relative links); the executed chapters are read from
-            ``notebooks/`` beside its folder (:func:`lib.build.pages.page_path`).
+            ``notebooks/`` beside its folder (:func:`lib.site.pages.page_path`).
     """
     sections: dict[str, dict[str, str]] = {}
     for stem in {f["chapter"] for f in figures}:

@@ -1,4 +1,4 @@
-"""lib.build.pdf: the page order and bookmarks of the whole-book PDF (on a tiny fake built book),
+"""lib.site.pdf: the page order and bookmarks of the whole-book PDF (on a tiny fake built book),
 the merge (on blank PDFs), the one-line errors of the CLI, and one real print of small local pages
 with headless Chromium (skipped without Chromium or playwright, unless ``REQUIRE_BROWSER=1``, as in
 tests/e2e/test_browser.py)."""
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lib.build import pdf as P
+from lib.site import pdf as P
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -196,7 +196,7 @@ def test_merge_nests_the_bookmarks_and_starts_each_page_on_its_own(tmp_path):
 
 
 def _cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "lib.build.pdf", "--quiet", *args], cwd=ROOT, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "lib.site.pdf", "--quiet", *args], cwd=ROOT, capture_output=True,
                           text=True, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}, timeout=120)
 
 

@@ -1,4 +1,4 @@
-"""The notebook kernels :mod:`lib.build.pipeline` starts, and how they stop.
+"""The notebook kernels :mod:`lib.site.pipeline` starts, and how they stop.
 
 Each kernel gets its own environment, working folder and output (:func:`kernel_manager_class`),
 so that two notebooks can run at once from one pipeline process. Every kernel the pipeline starts
@@ -76,7 +76,7 @@ def kernel_manager_class(env: dict[str, str], cwd: Path, output: int | None = No
         env: variables added to the pipeline's environment for this kernel (read when it starts).
         cwd: the kernel's working folder (the notebook's folder). It is given to the kernel itself,
             never set with ``chdir`` for the whole pipeline process, which runs other notebooks at once.
-        output: a file descriptor for the kernel's stdout and stderr (a :class:`lib.build.console.LineRelay`),
+        output: a file descriptor for the kernel's stdout and stderr (a :class:`lib.site.console.LineRelay`),
             or None for the pipeline's own.
 
     Returns:

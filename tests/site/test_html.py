@@ -4,8 +4,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from lib.build import sphinxext
-from lib.build.html import main as html_main
+from lib.site import sphinxext
+from lib.site.html import main as html_main
 
 
 class FakeApp:

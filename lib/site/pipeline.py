@@ -10,11 +10,11 @@ with its injected-parameters cell, can ever be written back into a ``.py`` sourc
 
 Usage (from the repository root)::
 
-    python -m lib.build.pipeline                              # every notebook, profile "default"
-    python -m lib.build.pipeline --profile smoke              # the fast profile the tests use
-    python -m lib.build.pipeline --only 01 -p width 2048      # one notebook, one parameter changed
-    python -m lib.build.pipeline --list                       # notebooks and their parameters
-    python -m lib.build.pipeline --jobs 1 --html              # one notebook at a time, then the HTML book
+    python -m lib.site.pipeline                              # every notebook, profile "default"
+    python -m lib.site.pipeline --profile smoke              # the fast profile the tests use
+    python -m lib.site.pipeline --only 01 -p width 2048      # one notebook, one parameter changed
+    python -m lib.site.pipeline --list                       # notebooks and their parameters
+    python -m lib.site.pipeline --jobs 1 --html              # one notebook at a time, then the HTML book
 
 Profiles live in ``notebooks/profiles/<notebook stem>.yaml`` (one file per notebook, top-level keys ``smoke``,
 ``paper``, ...; read by :mod:`lib.book.profile_files`): ``default`` is the values written in each notebook's tagged
@@ -33,15 +33,15 @@ The chapters run two at a time (``--jobs N``; ``--jobs 1`` runs one at a time), 
 last run first, each kernel with the BLAS/OpenMP threads shared out (1 each on 2 cores) and its
 terminal lines prefixed with its chapter (``[03] ...``); the book's pages, which read every chapter's
 verdicts, run after them. A run ends by printing its wall time, each notebook's seconds and the
-same-run float32 matmul rate (:mod:`lib.build.machine`), so that times of different machines compare;
-``--html`` then builds the book (:mod:`lib.build.html`).
+same-run float32 matmul rate (:mod:`lib.site.machine`), so that times of different machines compare;
+``--html`` then builds the book (:mod:`lib.site.html`).
 
 A chapter never runs twice at once: a second pipeline asked to run a chapter that is running stops with
 exit code 2 (a lock ``<results>/.<chapter>.lock``), so its verdict file never mixes two runs. Ctrl-C, or
 ``kill PID`` (SIGTERM) for a run in the background (whose SIGINT the shell ignores), stops the run
 within seconds: the running kernels are killed, their locks released, finished cache cells stay and
 the next run resumes; the exit code is 130 (Ctrl-C) or 143 (SIGTERM). If the pipeline itself is killed
-(SIGKILL), its kernels die with it (:mod:`lib.build.kernels`). Every error the user can fix ends in one
+(SIGKILL), its kernels die with it (:mod:`lib.site.kernels`). Every error the user can fix ends in one
 line ``error: ...`` and exit code 2.
 """
 from __future__ import annotations
@@ -71,9 +71,9 @@ from lib.book.paths import ROOT
 from lib.book.profile_files import PROFILES, ProfileError, load_profiles, load_yaml
 from lib.book.results import results_dir
 from lib.book.spec import chapter_spec
-from lib.build.console import LineRelay
-from lib.build.kernels import KERNEL_ARGUMENTS, die_with_parent, kernel_manager_class, kill_kernels
-from lib.build.machine import MATMUL_SHAPE, default_jobs, matmul_threads, measure_matmul_rate, usable_cores
+from lib.site.console import LineRelay
+from lib.site.kernels import KERNEL_ARGUMENTS, die_with_parent, kernel_manager_class, kill_kernels
+from lib.site.machine import MATMUL_SHAPE, default_jobs, matmul_threads, measure_matmul_rate, usable_cores
 
 __all__ = ["EXECUTED", "PATH_VARIABLES", "THREAD_VARIABLES", "STOP_NAMES", "PipelineError",
            "PipelineInterrupted", "StopRequested", "Task",
@@ -396,13 +396,13 @@ def parse_overrides(pairs: list[list[str]]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m lib.build.pipeline``: run the selected notebooks (see the module's docstring).
+    """``python -m lib.site.pipeline``: run the selected notebooks (see the module's docstring).
 
     Returns:
         0 when every notebook ran, 2 for an error the user can fix (one line ``error: ...``), 130
         after Ctrl-C and 143 after SIGTERM (``kill PID``).
     """
-    ap = argparse.ArgumentParser(prog="python -m lib.build.pipeline", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m lib.site.pipeline", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--profile", default="default", help="smoke | default | paper (notebooks/profiles/*.yaml)")
     ap.add_argument("--only", nargs="+", help="run only notebooks whose name starts with these prefixes")
@@ -411,9 +411,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
                     help=f"notebooks run at once (default: {default_jobs()} here, the cores up to 2); --jobs 1 runs "
                          "one at a time")
-    ap.add_argument("--html", action="store_true", help="then build the HTML book (python -m lib.build.html)")
+    ap.add_argument("--html", action="store_true", help="then build the HTML book (python -m lib.site.html)")
     ap.add_argument("--html-jobs", type=_positive_int, default=1, metavar="N",
-                    help="Sphinx processes of --html (default 1; see lib.build.html)")
+                    help="Sphinx processes of --html (default 1; see lib.site.html)")
     ap.add_argument("--list", action="store_true", help="list notebooks and their parameters, run nothing")
     ap.add_argument("--stage-pages", action="store_true",
                     help="only link the Markdown pages of book/ into _executed/ (done by every run)")
@@ -749,7 +749,7 @@ def run_plan(plan: list[Task], profile: str, root: Path, jobs: int = 1, log_outp
 
     Each notebook holds its chapter lock (:func:`chapter_lock`) and starts from no verdicts
     (:func:`clear_verdicts`). With ``jobs`` above 1, each kernel gets :func:`threads_per_kernel` threads
-    and its own output lines on the terminal, prefixed with its notebook (:class:`lib.build.console.LineRelay`).
+    and its own output lines on the terminal, prefixed with its notebook (:class:`lib.site.console.LineRelay`).
     After a failure no new notebook starts; the ones running finish, then the first error is raised.
 
     Raises:
@@ -852,7 +852,7 @@ def matmul_note(before: float | None) -> str:
     """The same-run float32 matmul rate at the start and the end of a run, for quoting with its time.
 
     Args:
-        before: the rate measured at the start (:func:`lib.build.machine.measure_matmul_rate`), GFLOP/s.
+        before: the rate measured at the start (:func:`lib.site.machine.measure_matmul_rate`), GFLOP/s.
 
     Returns:
         ``"float32 matmul 500x512x512: 190 GFLOP/s at the start, 185 at the end (2 threads)"``.
@@ -864,14 +864,14 @@ def matmul_note(before: float | None) -> str:
 
 
 def build_book(root: Path, jobs: int) -> float:
-    """Build the HTML book (``python -m lib.build.html``) with ``jobs`` Sphinx processes, in a child process
+    """Build the HTML book (``python -m lib.site.html``) with ``jobs`` Sphinx processes, in a child process
     that is stopped with the pipeline (Ctrl-C, SIGTERM, or SIGKILL of the pipeline); return its seconds.
 
     Raises:
         PipelineError: the build failed (its own output is on the terminal).
     """
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "lib.build.html", "--root", str(root), "--jobs", str(jobs)],
+    proc = subprocess.Popen([sys.executable, "-m", "lib.site.html", "--root", str(root), "--jobs", str(jobs)],
                             cwd=root, preexec_fn=die_with_parent)
     try:
         code = proc.wait()

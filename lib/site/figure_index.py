@@ -11,8 +11,8 @@ import importlib
 from pathlib import Path
 
 from lib.book.figures import load_figures
-from lib.build.pages import section_link
-from lib.build.report import list_table
+from lib.site.pages import section_link
+from lib.site.report import list_table
 
 __all__ = ["figure_index", "figure_table"]
 

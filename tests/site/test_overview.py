@@ -1,4 +1,4 @@
-"""lib.build.overview: the verdict grid and the map from the papers' figures to the book's."""
+"""lib.site.overview: the verdict grid and the map from the papers' figures to the book's."""
 import json
 from pathlib import Path
 
@@ -6,8 +6,8 @@ import matplotlib.colors as mcolors
 from matplotlib.patches import Rectangle
 
 from lib.book.claims import Claim
-from lib.build.overview import VERDICT_COLOURS, figure_map, figure_sections, grid_alt, grid_levels, plot_verdict_grid
-from lib.build.report import build_rows
+from lib.site.overview import VERDICT_COLOURS, figure_map, figure_sections, grid_alt, grid_levels, plot_verdict_grid
+from lib.site.report import build_rows
 
 CLAIMS = (Claim("[LH] Thm 2.3", "s", "Sec 2"), Claim("[LH] Fig 3", "s", "Sec 4"),
           Claim("[LH] Fig 4", "s", "Sec 5", untestable="needs CIFAR-10"),
@@ -86,7 +86,7 @@ def test_the_map_links_each_paper_figure_to_the_book_figures_of_its_verdicts_sec
 
 
 def test_the_overview_is_written_beside_the_report_page(tmp_path: Path):
-    from lib.build.overview import OVERVIEW_DIR, save_overview
+    from lib.site.overview import OVERVIEW_DIR, save_overview
     rows, _ = build_rows([_rec("[LH] Fig 3", "reproduced")], CLAIMS)
     page = tmp_path / "_executed" / "book" / "report.ipynb"
     png, md = save_overview(rows, [], tmp_path, page)

@@ -1,4 +1,4 @@
-"""Finding the book's pages and headings, and links to chapter sections (lib.build.pages), on a tiny book."""
+"""Finding the book's pages and headings, and links to chapter sections (lib.site.pages), on a tiny book."""
 from __future__ import annotations
 
 import json
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from lib.build.pages import HEADING_ANCHOR_LEVEL, chapter_headings, md_escape, page_path, section_link
+from lib.site.pages import HEADING_ANCHOR_LEVEL, chapter_headings, md_escape, page_path, section_link
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from lib.book.math_text import typeset
 from lib.book.results import report_label
-from lib.build.pages import md_escape, section_link
+from lib.site.pages import md_escape, section_link
 from lib.chapters.conditioning.figure3 import PAPER_FIGURE3
 from lib.chapters.performance.recorded import recorded_scale
 from lib.chapters.performance.scale import depth_sentence

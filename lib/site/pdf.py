@@ -15,9 +15,9 @@ The API reference (the page ``api``, about three quarters of all pages) is left 
 default (:data:`API_PAGES`); ``--api-out`` prints it as a PDF of its own, ``--with-api`` keeps it in
 the book as its last part.
 
-    python -m lib.build.pdf                      # _build/html -> _build/pdf/book.pdf, without the API
-    python -m lib.build.pdf --api-out _build/pdf/api.pdf    # ... and the API reference on its own
-    python -m lib.build.pdf --html _build/html --toc _toc.yml --out book.pdf
+    python -m lib.site.pdf                      # _build/html -> _build/pdf/book.pdf, without the API
+    python -m lib.site.pdf --api-out _build/pdf/api.pdf    # ... and the API reference on its own
+    python -m lib.site.pdf --html _build/html --toc _toc.yml --out book.pdf
 """
 from __future__ import annotations
 
@@ -280,7 +280,7 @@ def book_metadata(config: Path) -> dict[str, str]:
     """The PDF's document information from the book's ``_config.yml``: its ``title`` and ``author``
     (those it sets), and the program that made the file."""
     import yaml
-    info = {"/Creator": "lib.build.pdf (headless Chromium, pypdf)"}
+    info = {"/Creator": "lib.site.pdf (headless Chromium, pypdf)"}
     config = Path(config)
     if config.is_file():
         cfg = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
@@ -567,9 +567,9 @@ def build_pdf(html_dir: Path, out: Path, toc: Path | None = None, *, expand: boo
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m lib.build.pdf``: see the module docstring. Exit status 1 with a one-line
+    """``python -m lib.site.pdf``: see the module docstring. Exit status 1 with a one-line
     ``error:`` message when the PDF cannot be built."""
-    ap = argparse.ArgumentParser(prog="python -m lib.build.pdf", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m lib.site.pdf", description=__doc__.split("\n\n")[0])
     ap.add_argument("--html", type=Path, default=Path("_build/html"), help="the built book (default: %(default)s)")
     ap.add_argument("--toc", type=Path, default=None, help="its _toc.yml (default: two folders above --html)")
     ap.add_argument("--out", type=Path, default=Path("_build/pdf/book.pdf"), help="default: %(default)s")

@@ -1,11 +1,11 @@
 """Find the book's pages and their headings, and build links to chapter sections that cannot break the build.
 
-The book is built from the executed copies of the pages (``_executed/``, see :mod:`lib.build.pipeline`),
+The book is built from the executed copies of the pages (``_executed/``, see :mod:`lib.site.pipeline`),
 in the order of ``_toc.yml``; a page is found there by its stem. Links to chapter sections use the
 heading slugs MyST computes (``myst_heading_anchors`` in ``_config.yml``); a link gets an anchor only
 when the heading really exists in the chapter, so a renamed section degrades to a link to the chapter
-page instead of breaking the build. Used by the reproducibility report (:mod:`lib.build.report`) and the
-figure index (:mod:`lib.build.figure_index`).
+page instead of breaking the build. Used by the reproducibility report (:mod:`lib.site.report`) and the
+figure index (:mod:`lib.site.figure_index`).
 """
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def toc_documents(root: Path) -> set[str]:
 def page_path(root: Path, stem: str, folders: tuple[str, ...] = ("notebooks", "book")) -> Path | None:
     """Where the book reads the page ``stem`` from, per ``_toc.yml``, whether or not it exists yet.
 
-    The book is built from the executed copies in ``_executed/`` (:mod:`lib.build.pipeline`), so the
+    The book is built from the executed copies in ``_executed/`` (:mod:`lib.site.pipeline`), so the
     table of contents names e.g. ``_executed/notebooks/01_linear_baseline``; a page is found by
     its stem and its folder (``notebooks`` or ``book``), wherever that folder is.
 

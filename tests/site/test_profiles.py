@@ -1,9 +1,9 @@
-"""The profiles page reads its tables from the sources (lib.build.profiles)."""
+"""The profiles page reads its tables from the sources (lib.site.profiles)."""
 from pathlib import Path
 
 from lib.book.paths import ROOT
 from lib.book.profile_files import PROFILES
-from lib.build.profiles import chapter_tables, parameter_table
+from lib.site.profiles import chapter_tables, parameter_table
 
 DEMO = """# %% [markdown]
 # # 9. Demo

@@ -3,7 +3,7 @@ and how the report and the errata page read them."""
 import pytest
 
 from lib.book.claims import ERRATA, GRADIENT_NORM_ERRATUM, erratum_by_key
-from lib.build.report import build_rows, confirmed_errata, errata_entries, erratum_markdown, verdict_counts
+from lib.site.report import build_rows, confirmed_errata, errata_entries, erratum_markdown, verdict_counts
 from lib.book.results import Check
 
 KEY = GRADIENT_NORM_ERRATUM

@@ -5,7 +5,7 @@ data, a missing or damaged data file, an indefinite "kernel", a damaged cache re
 notebook parameter). :func:`run_cases` runs each one and reports what happens: the project's own
 error type and its message, or, where the right answer exists (a singular kernel, a very deep
 infinite-width kernel), the answer. No message in the appendix is typed by hand; the test
-``tests/build/test_bad_input.py`` checks that every case ends in one of the project's own errors
+``tests/site/test_bad_input.py`` checks that every case ends in one of the project's own errors
 (:class:`lib.validation.InputError`, :class:`lib.book.params.ParameterError`, exit code 2 of the
 pipeline) or in the stated answer, never in a raw error from torch or numpy.
 """
@@ -28,7 +28,7 @@ from lib.book.params import ParameterError
 from lib.book.paths import ROOT
 from lib.book.results import load_all
 from lib.book.spec import chapter_spec, write_cells
-from lib.build.input_classes import INPUT_CLASSES
+from lib.site.input_classes import INPUT_CLASSES
 from lib.chapters.performance.recorded import RECORD_DIR, recorded_scale
 from lib.data.base import DataMissingError
 from lib.data.datasets import load_array, load_dataset
@@ -57,7 +57,7 @@ class Case:
         call: the code a user would run, as shown in the table.
         run: runs the case; returns the result when it does not raise.
         expect_error: whether the right outcome is an error (False: a stated answer).
-        cls: the class of bad input it shows (a key of :data:`lib.build.input_classes.INPUT_CLASSES`), or ``""``.
+        cls: the class of bad input it shows (a key of :data:`lib.site.input_classes.INPUT_CLASSES`), or ``""``.
     """
 
     where: str
@@ -351,7 +351,7 @@ def _unit_rows() -> np.ndarray:
 
 
 def class_cases(tmp: Path) -> list[Case]:
-    """The cases of the classes of bad input (:data:`lib.build.input_classes.INPUT_CLASSES`),
+    """The cases of the classes of bad input (:data:`lib.site.input_classes.INPUT_CLASSES`),
     each aimed at a function the earlier cases did not name."""
     import torch
 
@@ -450,7 +450,7 @@ def _scratch_root(tmp: Path) -> Path:
 def _pipeline(root: Path, *args: str) -> str:
     import os
     env = dict(os.environ, NTK_RESULTS_DIR=str(root / "results"))
-    r = subprocess.run([sys.executable, "-m", "lib.build.pipeline", "--root", str(root), *args], cwd=root,
+    r = subprocess.run([sys.executable, "-m", "lib.site.pipeline", "--root", str(root), *args], cwd=root,
                        capture_output=True, text=True, env=env)
     lines = [ln.strip() for ln in r.stderr.strip().splitlines() if ln.strip()]
     first = next((i for i, ln in enumerate(lines) if ln.startswith("error:")), max(len(lines) - 1, 0))
@@ -481,7 +481,7 @@ def _damaged_profile(root: Path) -> str:
 
 
 def pipeline_cases(tmp: Path) -> list[Case]:
-    """Bad command lines of ``python -m lib.build.pipeline`` (run on a scratch copy of chapter 01
+    """Bad command lines of ``python -m lib.site.pipeline`` (run on a scratch copy of chapter 01
     under ``tmp``; each starts a notebook kernel at most once) and of ``python -m lib.chapters.performance``."""
     root = _scratch_root(tmp)
     return [

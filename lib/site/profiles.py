@@ -1,7 +1,7 @@
 """What each parameter profile sets, chapter by chapter, read from the sources (never typed twice).
 
 The ``default`` column is each notebook's tagged ``parameters`` cell; ``smoke`` and ``paper``
-are ``notebooks/profiles/<chapter>.yaml`` on top of it (see :mod:`lib.build.pipeline`). The
+are ``notebooks/profiles/<chapter>.yaml`` on top of it (see :mod:`lib.site.pipeline`). The
 "what it is" column is the comment beside the parameter in the notebook, which is where a
 chapter says how its default compares with the paper's setting.
 """
@@ -16,7 +16,7 @@ import yaml
 
 from lib.book.paths import ROOT
 from lib.book.profile_files import PROFILES, load_profiles
-from lib.build.pipeline import declared_parameters, notebook_sources, to_ipynb
+from lib.site.pipeline import declared_parameters, notebook_sources, to_ipynb
 
 __all__ = ["parameter_table", "chapter_title", "chapter_tables"]
 

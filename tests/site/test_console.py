@@ -2,7 +2,7 @@
 import io
 import os
 
-from lib.build.console import LineRelay, strip_ansi
+from lib.site.console import LineRelay, strip_ansi
 
 
 def relay(interval=10.0):

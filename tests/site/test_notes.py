@@ -1,7 +1,7 @@
-"""Notes on the paper (lib.build.notes): each finding with the recorded verdicts that carry it."""
+"""Notes on the paper (lib.site.notes): each finding with the recorded verdicts that carry it."""
 from pathlib import Path
 
-from lib.build.notes import notes_markdown, paper_notes
+from lib.site.notes import notes_markdown, paper_notes
 from lib.chapters.conditioning.figure3 import PAPER_FIGURE3
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,7 +39,7 @@ def test_without_records_there_is_no_full_data_note_and_a_broken_record_is_an_er
     import pandas as pd
     import pytest
 
-    import lib.build.notes as N
+    import lib.site.notes as N
     from lib.validation import InputError
     monkeypatch.setattr(N, "recorded_scale", lambda *a, **k: pd.DataFrame())
     assert "(note-full-data-scale)=" not in notes_markdown([], ROOT, HERE)

@@ -1,4 +1,4 @@
-"""The reproducibility report's logic (lib.book.claims, lib.build.report) and the API page's docstrings
+"""The reproducibility report's logic (lib.book.claims, lib.site.report) and the API page's docstrings
 (Google style, rendered by sphinx.ext.napoleon), without building the book."""
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import pytest
 import yaml
 
 from lib.book.claims import CLAIMS
-from lib.build.pages import md_escape
-from lib.build.report import (BADGES, KINDS, build_rows, claim_counts, counts_apart, errata_entries, errata_markdown,
+from lib.site.pages import md_escape
+from lib.site.report import (BADGES, KINDS, build_rows, claim_counts, counts_apart, errata_entries, errata_markdown,
                              first_clause, one_line, provenance, reason, report_details, report_table, row_kind,
                              verdict_counts)
 from lib.book.results import report_label
-from lib.build.sphinxext import public_modules
+from lib.site.sphinxext import public_modules
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -314,7 +314,7 @@ def test_every_recorded_verdict_maps_to_the_catalogue(smoke_book):
 
 
 def test_an_inconclusive_part_does_not_outrank_a_decisive_one():
-    from lib.build.report import overall_status
+    from lib.site.report import overall_status
     s = lambda *v: overall_status([dict(status=x) for x in v])  # noqa: E731
     assert s("inconclusive", "reproduced") == "reproduced"
     assert s("inconclusive", "reproduced with caveat", "reproduced") == "reproduced with caveat"

@@ -1,6 +1,6 @@
 """The terminal output of notebooks that run at the same time, one readable line at a time.
 
-When :mod:`lib.build.pipeline` runs two notebooks at once, each kernel's own stdout and stderr (its
+When :mod:`lib.site.pipeline` runs two notebooks at once, each kernel's own stdout and stderr (its
 progress bars, :mod:`lib.progress`, and anything written below Python) go to a :class:`LineRelay`
 instead of the terminal. The relay prints every line prefixed with its notebook (``[03] ...``), and a
 progress bar, which redraws itself in place with ``\\r``, as one line at most every ``interval``

@@ -2,7 +2,7 @@
 
 Machines of one class differ, and a shared machine differs from minute to minute, so a time is
 quoted with the rate of one fixed matmul (500 x 512 by 512 x 512, float32, torch's default threads)
-measured in the same run (:mod:`lib.build.pipeline` prints it beside its wall time). A reader compares
+measured in the same run (:mod:`lib.site.pipeline` prints it beside its wall time). A reader compares
 machines by that rate.
 """
 from __future__ import annotations
