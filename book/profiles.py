@@ -33,8 +33,8 @@ profile = "default"  # parameter profile of this run (the page itself has nothin
 from IPython.display import Markdown, display
 
 from lib.book import params as P
-from lib.site.profiles import chapter_tables
 from lib.book.provenance import provenance_line
+from lib.site.profiles import chapter_tables
 
 cfg = P.validate(profile=(profile, P.text))
 for chapter, table in chapter_tables().items():

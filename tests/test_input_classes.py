@@ -673,7 +673,8 @@ def test_the_spec_writer_refuses_every_default_its_checker_or_the_reader_refuses
 
     from lib.book import params as P
     from lib.book.params import ParameterError
-    from lib.book.spec import ChapterSpec, Param, write_cells
+    from lib.book.spec import ChapterSpec, Param
+    from lib.site.specs import write_cells
     src = tmp_path / "09_demo.py"
     src.write_text('# %% tags=["parameters"]\nprofile = "x"\n\n# %%\nprint(1)\n')
     checkers = dict(count=P.positive_int, sizes=P.int_list(min_value=1), rate=P.positive_float,
@@ -769,7 +770,7 @@ def test_a_refused_input_leaves_the_angle_scan_cache_as_it_was(tmp_path):
 # ---- the chapters: their inputs enter through their parameter specs ------------------------------------------------
 
 def _chapter_seed_params() -> list[tuple[str, str]]:
-    from lib.book.spec import CHAPTER_PACKAGES, chapter_spec
+    from lib.site.specs import CHAPTER_PACKAGES, chapter_spec
     return [(stem, name) for stem in CHAPTER_PACKAGES if chapter_spec(stem) is not None
             for name in chapter_spec(stem).params if name.endswith("seed")]
 
@@ -779,7 +780,7 @@ def _chapter_seed_params() -> list[tuple[str, str]]:
 def test_every_seed_parameter_of_a_chapter_refuses_what_the_generators_refuse(stem, name, bad):
     """A notebook's seed (not a count of seeds) is refused by its spec, before the notebook computes anything."""
     from lib.book.params import ParameterError
-    from lib.book.spec import chapter_spec
+    from lib.site.specs import chapter_spec
     with pytest.raises(ParameterError, match=name):
         chapter_spec(stem).config(**{name: bad})
     assert getattr(chapter_spec(stem).config(**{name: SEED_MAX}), name) == SEED_MAX

@@ -27,8 +27,6 @@ from lib.book.cache import SweepError, cached_call
 from lib.book.params import ParameterError
 from lib.book.paths import ROOT
 from lib.book.results import load_all
-from lib.book.spec import chapter_spec, write_cells
-from lib.site.input_classes import INPUT_CLASSES
 from lib.chapters.performance.recorded import RECORD_DIR, recorded_scale
 from lib.data.base import DataMissingError
 from lib.data.datasets import load_array, load_dataset
@@ -40,6 +38,8 @@ from lib.finite.extremes import ntk_extremes
 from lib.finite.hessian_bounds import one_layer_hessian_norm
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
+from lib.site.input_classes import INPUT_CLASSES
+from lib.site.specs import chapter_spec, write_cells
 from lib.spectra import condition_number, min_pairwise_angle, spectrum
 from lib.validation import InputError
 
@@ -322,7 +322,7 @@ def library_cases(tmp: Path) -> list[Case]:
 
 
 def _spec_write(tmp: Path, name: str, default) -> str:
-    """``lib.book.spec.write_cells`` on a scratch copy of chapter 01's notebook, one default made bad."""
+    """``lib.site.specs.write_cells`` on a scratch copy of chapter 01's notebook, one default made bad."""
     from dataclasses import replace
 
     spec = chapter_spec("01_linear_baseline")
@@ -418,11 +418,11 @@ def class_cases(tmp: Path) -> list[Case]:
              lambda: theory.hadamard_power_bound(indefinite, [0, 1]), cls="certified"),
         Case("library", "a NaN G", "theory.hadamard_power_bound([[1, nan], [nan, 1]], [0, 1])",
              lambda: theory.hadamard_power_bound(np.array([[1, np.nan], [np.nan, 1]]), [0, 1]), cls="certified"),
-        Case("writer", "a default its own checker refuses", "python -m lib.book.spec --write, seeds = 0",
+        Case("writer", "a default its own checker refuses", "python -m lib.site.specs --write, seeds = 0",
              lambda: _spec_write(tmp, "seeds", 0), cls="writer"),
-        Case("writer", "a default holding a newline", 'python -m lib.book.spec --write, profile = "a\\nb"',
+        Case("writer", "a default holding a newline", 'python -m lib.site.specs --write, profile = "a\\nb"',
              lambda: _spec_write(tmp, "profile", "a\nb"), cls="writer"),
-        Case("writer", "a NaN default", "python -m lib.book.spec --write, n_samples = nan",
+        Case("writer", "a NaN default", "python -m lib.site.specs --write, n_samples = nan",
              lambda: _spec_write(tmp, "n_samples", float("nan")), cls="writer"),
         Case("library", "small inputs whose kernel is normal floats", "empirical_ntk(net, X * 1e-150)",
              lambda: _kappa_ratio(1e-150), expect_error=False, cls="underflow"),

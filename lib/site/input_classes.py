@@ -86,11 +86,11 @@ INPUT_CLASSES: tuple[InputClass, ...] = (
         "`lib.validation.as_matrix`, `lib.spectra.spectrum` (positive semi-definite beyond rounding)"),
     InputClass(
         "writer", "writers that leave broken files",
-        "`python -m lib.book.spec --write` wrote `seeds = 0`, `n_samples = nan` or an unterminated string and "
+        "`python -m lib.site.specs --write` wrote `seeds = 0`, `n_samples = nan` or an unterminated string and "
         "exited 0",
         "the value is checked before anything is written, what would be written is read back, all files or "
         "none are replaced (in one rename each); the command exits 2 with one line",
-        "`lib.book.spec.write_cells`; the cache's `write_record` (atomic, refuses what JSON cannot hold)"),
+        "`lib.site.specs.write_cells`; the cache's `write_record` (atomic, refuses what JSON cannot hold)"),
     InputClass(
         "underflow", "inputs refused although their answer is exact (and the converse)",
         "X * 1e-150 refused as 'lost to underflow' though its kernel (about 1e-300) is exact; K * 1e-318 "

@@ -22,10 +22,10 @@ from pathlib import Path
 
 from lib.book.math_text import typeset
 from lib.book.results import report_label
-from lib.site.pages import md_escape, section_link
 from lib.chapters.conditioning.figure3 import PAPER_FIGURE3
 from lib.chapters.performance.recorded import recorded_scale
 from lib.chapters.performance.scale import depth_sentence
+from lib.site.pages import md_escape, section_link
 
 __all__ = ["PaperNote", "paper_notes", "notes_markdown"]
 

@@ -14,9 +14,9 @@ from matplotlib.patches import Patch, Rectangle
 
 from lib.book.claims import PAPERS
 from lib.book.plotting import COLUMN_INCHES
+from lib.book.results import VERDICTS
 from lib.site.pages import short_chapter_link
 from lib.site.report import ClaimRow, badge, list_table
-from lib.book.results import VERDICTS
 
 __all__ = ["VERDICT_COLOURS", "GRID_COLUMNS", "COLOUR_WORDS", "OVERVIEW_DIR", "grid_rows", "grid_levels", "grid_alt",
            "plot_verdict_grid", "figure_sections",

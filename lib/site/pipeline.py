@@ -70,10 +70,10 @@ from lib.book.params import path_or_none
 from lib.book.paths import ROOT
 from lib.book.profile_files import PROFILES, ProfileError, load_profiles, load_yaml
 from lib.book.results import results_dir
-from lib.book.spec import chapter_spec
 from lib.site.console import LineRelay
 from lib.site.kernels import KERNEL_ARGUMENTS, die_with_parent, kernel_manager_class, kill_kernels
 from lib.site.machine import MATMUL_SHAPE, default_jobs, matmul_threads, measure_matmul_rate, usable_cores
+from lib.site.specs import chapter_spec
 
 __all__ = ["EXECUTED", "PATH_VARIABLES", "THREAD_VARIABLES", "STOP_NAMES", "PipelineError",
            "PipelineInterrupted", "StopRequested", "Task",

@@ -6,7 +6,7 @@ import jupytext
 import pytest
 import yaml
 
-from lib.book.spec import CHAPTER_PACKAGES, chapter_spec
+from lib.site.specs import CHAPTER_PACKAGES, chapter_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = {stem: chapter_spec(stem) for stem in CHAPTER_PACKAGES}
@@ -22,7 +22,7 @@ def test_the_parameters_cell_is_written_from_the_spec(stem):
     nb = jupytext.read(ROOT / "notebooks" / f"{stem}.py")
     (cell,) = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     assert cell.source == SPECS[stem].parameters_cell(), \
-        f"run `python -m lib.book.spec --write` after changing {stem}'s spec"
+        f"run `python -m lib.site.specs --write` after changing {stem}'s spec"
     ns: dict = {}
     exec(cell.source, ns)
     assert SPECS[stem].validate(ns).values() == SPECS[stem].config().values()
