@@ -16,6 +16,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from lib.book.paths import ROOT
+
 __all__ = ["run_info", "provenance_line", "profile_text", "kernel_seconds"]
 
 _IMPORTED_AT = time.time()
@@ -74,7 +76,7 @@ def run_info(root: str | Path | None = None) -> dict:
     import numpy
     import scipy
     import torch
-    root = Path(root) if root is not None else Path(__file__).resolve().parents[2]
+    root = Path(root) if root is not None else ROOT
     raw = os.environ.get("NTK_OVERRIDES")
     try:
         overrides = json.loads(raw) if raw is not None else None
