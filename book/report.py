@@ -50,6 +50,7 @@ from lib.site.figure_index import figure_index, figure_table
 from lib.site.pages import page_path
 from lib.site.report import (KINDS, build_rows, claim_counts, confirmed_errata, counts_apart, extra_table,
                              report_details, report_table, rows_by_kind)
+from lib.book.claims import check_table
 from lib.book.results import load_all
 
 cfg = P.validate(profile=(profile, P.text))
@@ -145,6 +146,14 @@ display(Markdown(report_details(rows, ROOT, HERE)))
 
 # %%
 display(Markdown(extra_table(extra, ROOT, HERE) if extra else "*None: every recorded verdict is in the table above.*"))
+
+# %% [markdown]
+# ## Which function checks which claim
+# Each check names the claim it records (`Check("[LH] Thm 2.3", ...)`); this table is read from the chapters'
+# sources when the book is built (`lib.book.claims.check_table`), never typed, with the part labels each check records.
+
+# %%
+display(Markdown("::::{dropdown} The checks of every claim, read from their sources\n\n" + check_table() + "\n::::"))
 
 # %% [markdown]
 # ## Figure index

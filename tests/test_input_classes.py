@@ -149,6 +149,7 @@ CALLS = {
     "lib.finite.ntk.check_kernel": lambda: dict(K=torch.as_tensor(_kernel(4)), X=torch.as_tensor(_unit_rows(4, 5))),
     "lib.finite.ntk.empirical_ntk": lambda: dict(model=_mlp(), X=_unit_rows(4, 5), block_size=2, chunk_size=3),
     "lib.finite.ntk.gram_upper": lambda: dict(A=_unit_rows(4, 5)),
+    "lib.finite.ntk.linear_features": lambda: dict(net=_mlp(activation="linear"), X=_unit_rows(4, 5)),
     "lib.finite.ntk.ntk_from_factors": lambda: dict(A=_factors()[0], D=_factors()[1], block_size=2),
     "lib.finite.ntk.relu_depth_batch_kernels": lambda: dict(X=_unit_rows(6, 5), batches=[np.arange(3), np.arange(3, 6)],
                                                             width=8, depths=[0, 1, 2], seed=0),
@@ -173,10 +174,11 @@ CALLS = {
                                                   progress=False),
     "lib.finite.variants.VariantMLP": lambda: dict(in_dim=5, width=8, depth=2, seed=0, layer_std=[1.0, 2.0, 1.0],
                                                    layer_mult=1.5, bias_std=0.1),
+    "lib.finite.variants.variant_ntk": lambda: dict(model=_variant(), X=_unit_rows(3, 5)),
     "lib.finite.variants.layer_weights": lambda: dict(depth=2, layer_std=[1.0, 2.0, 1.0], width=8.0),
     "lib.finite.variants.relu_weighted_gradient_angle": lambda: dict(theta_in=0.7, depth=2, weights=[1.0, 2.0, 1.0]),
     "lib.finite.width_trend.limit_status": lambda: dict(a=0.1, se=0.01, at_max=0.5, slope=-0.5),
-    "lib.finite.wrapped.model_ntk": lambda: dict(model=_mlp(), X=_unit_rows(3, 5)),
+    "lib.finite.tangent.model_ntk": lambda: dict(model=_mlp(), X=_unit_rows(3, 5)),
     "lib.finite.wrapped.wrapped_ntk": lambda: dict(model=_wrapped(), X=_unit_rows(3, 5),
                                                    base_kernel=_kernel_of(_wrapped().net, _unit_rows(3, 5))),
     "lib.finite.wrapped.swish": lambda: dict(z=torch.linspace(-1, 1, 5)),
@@ -228,6 +230,11 @@ def _tanh():
 def _authors_net():
     from lib.finite.authors import AuthorsNet
     return AuthorsNet([5, 8, 1], seed=0)
+
+
+def _variant():
+    from lib.finite.variants import VariantMLP
+    return VariantMLP(5, 8, 2, seed=0, bias_std=0.5)
 
 
 def _wrapped():

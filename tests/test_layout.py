@@ -14,6 +14,9 @@ from pathlib import Path
 import jupytext
 import pytest
 
+from lib.book.claim_links import check_links, link_problems, scan_module
+from lib.book.claims import match_claim
+
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTER_INITS = sorted((ROOT / "lib" / "chapters").glob("*/__init__.py"))
 LIB_FILES = sorted((ROOT / "lib").rglob("*.py"))
@@ -241,6 +244,26 @@ def test_every_section_a_notebook_records_under_is_declared_in_it():
     bad = {p.name: _missing_section_targets(p.read_text()) for p in NOTEBOOKS}
     assert not any(bad.values()), bad
     assert _missing_section_targets('# (sec-a)=\n# ## A\nrec(c, "sec-a")\nrec(d, "sec-b")\n') == {"sec-b"}
+
+
+def _undeclared_claims(links, problems) -> list[str]:
+    """Checks whose claim is not declared with them: no literal claim id in their Check calls, or an id that is not
+    in the registry (``lib.book.claims.CLAIMS``)."""
+    return [str(p) for p in problems] + [f"{lk.path}:{lk.line} {lk.function}: {lk.claim_id!r} is not a registry id"
+                                         for lk in links if match_claim(lk.claim_id) is None]
+
+
+def test_every_check_declares_its_claim():
+    """The claim-to-check link is written once, as the literal id in the check's ``Check("[LH] Thm 2.3", ...)``: every
+    check of every chapter records one, and it is in the registry (``lib.book.claim_links`` reads them)."""
+    assert not _undeclared_claims(check_links(), link_problems())
+    # counterfactuals: an id computed at run time, an id the registry does not have, a check that records none
+    for source, expected in (
+            ('def check_x(r) -> Check:\n    return Check(r.claim, status="reproduced")\n', "not a string literal"),
+            ('def check_y(r) -> Check:\n    return Check("[LH] Thm 9.9", status="reproduced")\n', "not a registry id"),
+            ("def check_z(r) -> Check:\n    return judge(r)\n", "records no claim id")):
+        found = _undeclared_claims(*scan_module(source, "fake.py"))
+        assert len(found) == 1 and expected in found[0], (source, found)
 
 
 # ---- the import graph of lib: every import at the top of its module, no arrow up the layers, no cycle ----------

@@ -26,6 +26,7 @@ Usage::
     python tools/mutate.py                    # every chapter
     python tools/mutate.py --chapter 03 06    # some chapters
     python tools/mutate.py --root /path/to/clone --max-children 2
+    python tools/mutate.py --scope            # each chapter's scope fingerprint (README's table), no mutant run
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ import argparse
 import ast
 import difflib
 import functools
+import hashlib
 import json
 import re
 import shutil
@@ -174,6 +176,34 @@ def verdict_functions(root: Path, package: str) -> dict[str, list[str]]:
     for mod, name in sorted(seen):
         out.setdefault(mod.replace(".", "/") + ".py", []).append(name)
     return out
+
+
+def _without_docstring(func: ast.FunctionDef) -> ast.FunctionDef:
+    body = func.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        func = ast.FunctionDef(**{**{f: getattr(func, f) for f in func._fields}, "body": body[1:] or [ast.Pass()]})
+    return func
+
+
+def scope_fingerprint(root: Path, functions: dict[str, list[str]]) -> str:
+    """A short hash of the verdict logic a mutation score was measured on (:func:`verdict_functions`).
+
+    The syntax tree of every function in scope (its name, arguments, decorators and body; its docstring and
+    comments left out, since mutmut mutates neither), in a fixed order. The README's mutation table carries it per
+    chapter, and ``tests/tools/test_mutate.py`` compares it with the code: a chapter whose verdict logic changed
+    after its score was measured fails the test until it is measured again.
+    """
+    h = hashlib.sha256()
+    for path in sorted(functions):
+        tree = ast.parse((root / path).read_text(), filename=path)
+        funcs = _module_functions(tree)
+        for name in sorted(functions[path]):
+            if name not in funcs:
+                raise SystemExit(f"scope_fingerprint: {path} has no function {name!r}")
+            h.update(f"{path}:{name}\n".encode())
+            h.update(ast.dump(_without_docstring(funcs[name])).encode())
+    return h.hexdigest()[:12]
 
 
 #: What a reader reads but no rule reads: the text fields of a Check and of the rows it judged (and the part label,
@@ -633,7 +663,7 @@ def run(root: Path, chapters: list[str] | None, max_children: int | None, mutmut
             (wording if only_words else status).append({"name": name, "diff": _diff_lines(diff)})
         capable = len(killed) + len(status)
         report["chapters"][s.number] = dict(
-            package=s.package, functions=s.functions, mutants=len(mine), killed=len(killed),
+            package=s.package, scope=scope_fingerprint(root, s.functions), functions=s.functions, mutants=len(mine), killed=len(killed),
             survived_wording=wording, survived_status=status, not_run=other,
             score=(len(killed) / capable) if capable else None)
     tot_k = sum(c["killed"] for c in report["chapters"].values())
@@ -651,12 +681,12 @@ def _diff_lines(diff: str) -> list[str]:
 def markdown(report: dict) -> str:
     """The report as Markdown: one row per chapter, then every survivor with its diff."""
     out = ["# Mutation testing of the verdict logic (mutmut)", "",
-           "| chapter | functions | mutants | killed | survivors that can change a status | "
-           "survivors that change wording only | not run | score |", "|---|---|---|---|---|---|---|---|"]
+           "| chapter | scope | functions | mutants | killed | survivors that can change a status | "
+           "survivors that change wording only | not run | score |", "|---|---|---|---|---|---|---|---|---|"]
     for num, c in report["chapters"].items():
         nf = sum(len(v) for v in c["functions"].values())
         score = "—" if c["score"] is None else f"{100 * c['score']:.1f}%"
-        out.append(f"| {num} {c['package']} | {nf} | {c['mutants']} | {c['killed']} | {len(c['survived_status'])} | "
+        out.append(f"| {num} {c['package']} | `{c.get('scope', '?')}` | {nf} | {c['mutants']} | {c['killed']} | {len(c['survived_status'])} | "
                    f"{len(c['survived_wording'])} | {len(c['not_run'])} | {score} |")
     total = "—" if report["score"] is None else f"{100 * report['score']:.1f}%"
     out += ["", f"**Score: {total}** (killed / status-capable mutants; the floor is {100 * MIN_SCORE:.0f}%).", ""]
@@ -676,9 +706,19 @@ def main(argv: list[str] | None = None) -> int:
                     help="the clone to test (default: this one)")
     ap.add_argument("--chapter", nargs="*", help="chapter numbers, e.g. 03 06 (default: all)")
     ap.add_argument("--max-children", type=int, default=None, help="parallel mutmut workers (default: mutmut's)")
+    ap.add_argument("--scope", action="store_true",
+                    help="print each chapter's scope fingerprint (scope_fingerprint) and stop; runs no mutant")
     ap.add_argument("--mutmut", default=str(Path(sys.executable).with_name("mutmut")),
                     help="the mutmut executable (default: the one beside this Python)")
     args = ap.parse_args(argv)
+    if args.scope:
+        root = args.root.resolve()
+        packages = chapter_packages(root)
+        for num in args.chapter or sorted(packages):
+            if num not in packages:
+                raise SystemExit(f"--chapter: unknown chapter {num!r}; known: {sorted(packages)}")
+            print(num, packages[num], scope_fingerprint(root, verdict_functions(root, packages[num])))
+        return 0
     if not Path(args.mutmut).exists():
         raise SystemExit(f"--mutmut: {args.mutmut} not found; install the pinned mutmut (pip install -r requirements.txt)")
     report = run(args.root.resolve(), args.chapter, args.max_children, args.mutmut)

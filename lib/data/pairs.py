@@ -3,7 +3,7 @@
 [LH] Sec. 3 states everything as a function of the input angle theta_in between two inputs.
 :func:`angle_pairs` builds inputs at exactly chosen angles: pair i is (u_i, cos t_i u_i + sin t_i v_i)
 with u_i, v_i orthonormal (random directions, seeded), so the angle is t_i to rounding. The gradient
-angle phi of each pair is read from the NTK of all 2k inputs by :func:`lib.finite.ntk.pair_gradient_angles`.
+angle phi of each pair is read from the NTK of all 2k inputs by :func:`lib.finite.tangent.pair_gradient_angles`.
 """
 from __future__ import annotations
 

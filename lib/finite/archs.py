@@ -97,6 +97,8 @@ class ResMLP(_Net):
         """f(X), shape (n,)."""
         s = 1 / math.sqrt(self.width)
         a = self.activation(X @ self.weights[0].T)
-        for W in self.weights[1:-1]:
-            a = a + self.activation(s * (a @ W.T))
-        return s * (a @ self.weights[-1].T).squeeze(-1)
+        # weights by index, not a slice: a slice copies the ParameterList, which wraps the tensors torch.func swaps
+        # in into new Parameters, so a Jacobian by functional_call would miss the residual layers
+        for l in range(1, self.depth):
+            a = a + self.activation(s * (a @ self.weights[l].T))
+        return s * (a @ self.weights[self.depth].T).squeeze(-1)

@@ -22,7 +22,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from lib.validation import InputError, as_row, as_tensor, check_real, check_seed, derived_seed, positive_int
+from lib.finite.reference import model_inputs
+from lib.validation import InputError, as_row, check_real, check_seed, derived_seed, positive_int
 
 __all__ = ["HessianNorm", "hvp_operator", "power_iteration", "model_hessian_norm", "dense_model_hessian"]
 
@@ -111,14 +112,14 @@ def model_hessian_norm(model: nn.Module, X, outputs: list[int] | None = None, to
     """max over rows x_i of X (and output coordinates) of ||d^2 f(x_i) / dw^2||_2 ([LZB] Thm 3.2).
 
     Args:
-        model: an MLP, an :class:`lib.finite.wrapped.OutputWrapped` model or any module with a
-            ``prepare`` method (or taking float64 tensors of shape (n, d)).
+        model: an MLP, an :class:`lib.finite.wrapped.OutputWrapped` model or any module (inputs checked by
+            :func:`lib.finite.reference.model_inputs`).
         X: inputs (n, d); keep n small (one power iteration per input and output).
         outputs: output coordinates to include (default: all).
         tol, max_iter: power-iteration tolerance (relative change of the estimate) and cap.
     """
     seed = check_seed(seed)
-    Xt = model.prepare(X) if hasattr(model, "prepare") else as_tensor(X)
+    Xt = model_inputs(model, X)
     k = int(getattr(model, "out_dim", 1))
     outs = list(range(k)) if outputs is None else [int(o) for o in outputs]
     if not outs or min(outs) < 0 or max(outs) >= k:

@@ -21,13 +21,12 @@ import numpy as np
 import torch
 from scipy.linalg import blas
 
-from lib.data.pairs import pair_angles
 from lib.finite.mlp import MLP
 from lib.validation import (InputError, InputTypeError, as_data, check_int, check_kernel_scale, check_real, check_seed,
                             positive_int, real_array, real_tensor)
 
 __all__ = ["empirical_ntk", "ntk_with_layer_terms", "ntk_from_factors", "bias_ntk", "layer_factors", "resolve_layers",
-           "pair_gradient_angles", "check_kernel", "gram_upper", "relu_depth_kernels", "relu_depth_batch_kernels",
+           "linear_gram", "linear_features", "check_kernel", "gram_upper", "relu_depth_kernels", "relu_depth_batch_kernels",
            "SHARED_MAX_N"]
 
 
@@ -287,22 +286,44 @@ def ntk_with_layer_terms(
 def _check_model(model, fname: str) -> None:
     if not isinstance(model, MLP):
         raise InputTypeError(f"{fname} needs a lib.finite.mlp.MLP, got {type(model).__name__}; "
-                        "use lib.finite.reference.jacobian_ntk for other models")
+                        "use lib.finite.tangent.model_ntk for any model")
 
 
-def pair_gradient_angles(model, X) -> np.ndarray:
-    """phi for every pair of ``X`` (from :func:`lib.data.pairs.angle_pairs`): the angle between grad f(x_2i) and grad f(x_2i+1).
+def linear_gram(net: MLP) -> np.ndarray:
+    """Q = K(I_d, I_d), the NTK of a linear network on the d unit vectors, symmetrized ([LH] Cor 2.4).
 
-    ``model`` is a :class:`lib.finite.mlp.MLP` (exact fast NTK, :func:`lib.finite.ntk.empirical_ntk`) or any
-    model with a ``ntk(X)`` method (e.g. :mod:`lib.finite.variants`).
+    A linear network's gradient is linear in x, so its NTK is K(x, y) = x^T Q y at any width and depth.
+
+    Args:
+        net: a scalar-output MLP with the linear activation (or of depth 0).
+
+    Returns:
+        float64 array (d, d).
     """
-    if isinstance(model, MLP) and not hasattr(model, "ntk"):
-        K = empirical_ntk(model, X)
-    elif hasattr(model, "ntk"):
-        K = model.ntk(X)
-    else:
-        raise InputTypeError(f"need a lib.finite.mlp.MLP or a model with an ntk(X) method, got {type(model).__name__}")
-    return pair_angles(K)
+    _check_model(net, "linear_gram")
+    if net.activation.name != "linear" and net.depth > 0:
+        raise InputError("linear_gram (and linear_features) needs a linear network")
+    if net.out_dim != 1:
+        raise InputError(f"linear_gram (and linear_features) needs a scalar-output network, got out_dim={net.out_dim}")
+    Q = empirical_ntk(net, np.eye(net.in_dim))
+    return (Q + Q.T) / 2
+
+
+def linear_features(net: MLP, X) -> np.ndarray:
+    """Features F (n x d) with F F^T = the NTK of a linear network ([LH] Cor 2.4: rank <= d at any width).
+
+    A linear network's gradient is linear in x, so K(x, y) = x^T Q y with Q = K(I_d, I_d), the NTK on
+    the unit vectors (:func:`linear_gram`); F = X Q^(1/2).
+
+    Args:
+        net: a scalar-output MLP with the linear activation.
+        X: inputs (n, d) (checked by :func:`lib.validation.as_data`).
+
+    Returns:
+        float64 array (n, d).
+    """
+    w, V = np.linalg.eigh(linear_gram(net))
+    return as_data(X, net.in_dim) @ (V * np.sqrt(np.clip(w, 0.0, None)))
 
 
 #: the shared path keeps max(depths) + 1 Gram matrices of n x n float64; above this n it is not used

@@ -23,7 +23,7 @@ import torch
 import torch.nn.functional as F
 from lib.progress import tqdm
 
-from lib.finite.wrapped import model_ntk
+from lib.finite.tangent import model_ntk
 from lib.spectra import relative_error
 from lib.validation import (InputError, as_matrix, check_int, check_labels, check_real, check_seed, positive_int,
                             real_array, real_tensor)
@@ -83,7 +83,7 @@ def _targets(model, y, loss: str, n: int) -> torch.Tensor:
 class KernelTracker:
     """GD callback recording the tangent kernel change ||K(w_t) - K(w_0)||_F / ||K(w_0)||_F ([LZB] Sec. 4).
 
-    The kernel is :func:`lib.finite.wrapped.model_ntk` (exact, for an MLP or an OutputWrapped model)
+    The kernel is :func:`lib.finite.tangent.model_ntk` (exact, for any model)
     on ``X``, taken every ``every`` steps and at the last step. ``max_change`` is Delta_K.
     ``lambda_min`` records the smallest eigenvalue of each kernel after skipping ``null_dim``
     eigenvalues that are zero by construction (n for a softmax output, whose kernel annihilates

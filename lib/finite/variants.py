@@ -16,24 +16,25 @@ product delta^(k) a^(k-1)^T. With a positively homogeneous activation (ReLU) and
 - **biases** add kernels beta^2 D_k D_k^T and a constant: angles change.
 
 :class:`VariantMLP` implements all of these on top of :class:`lib.finite.mlp.MLP` (the exact NTK of
-:mod:`lib.finite.ntk` applies unchanged; bias blocks are added by :meth:`VariantMLP.ntk`).
+:mod:`lib.finite.ntk` applies unchanged; bias blocks are added by :func:`variant_ntk`, which
+:func:`lib.finite.tangent.model_ntk` calls for a VariantMLP).
 :func:`relu_weighted_gradient_angle` gives the infinite-width angle for a layer weighting
 (:func:`lib.theory.relu_gradient_angle_weighted`).
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 import torch
 from torch import nn
 
 from lib.finite.mlp import MLP
-from lib.finite.ntk import bias_ntk, layer_factors, ntk_from_factors
+from lib.finite.ntk import bias_ntk, layer_factors, ntk_from_factors, resolve_layers
 from lib.theory import relu_gradient_angle_weighted
 from lib.validation import InputError, InputTypeError, check_int, check_real, derived_seed, real_array
 
-__all__ = ["VariantMLP", "layer_weights", "relu_weighted_gradient_angle"]
+__all__ = ["VariantMLP", "variant_ntk", "layer_weights", "relu_weighted_gradient_angle"]
 
 PARAMETERIZATIONS = ("ntk", "standard")
 
@@ -113,22 +114,34 @@ class VariantMLP(MLP):
         h = a @ W.T
         return h if self.biases is None else h + self.bias_mult * self.biases[l]
 
-    def ntk(self, X) -> np.ndarray:
-        """The exact empirical NTK with respect to all weights (and biases), float64 (n, n).
 
-        Args:
-            X: inputs of shape (n, in_dim).
+def variant_ntk(model: VariantMLP, X, layers: Iterable[int] | str | None = None) -> np.ndarray:
+    """The exact empirical NTK of a :class:`VariantMLP` with respect to its weights and biases ([LH] App. B).
 
-        Returns:
-            The weight kernel of :func:`lib.finite.ntk.ntk_from_factors` plus, with biases, the bias kernel
-            bias_mult^2 (sum_k D_k D_k^T + 1) of :func:`lib.finite.ntk.bias_ntk` ([LH] App. B), from one
-            forward/backward pass.
-        """
-        A, D = layer_factors(self, X)
-        K = ntk_from_factors(A, D)
-        if self.biases is None:
-            return K
-        return K + bias_ntk(A, D, self.bias_mult)
+    The weight kernel of :func:`lib.finite.ntk.ntk_from_factors` plus, with biases, the bias kernel
+    bias_mult^2 (sum_k D_k D_k^T + 1) of :func:`lib.finite.ntk.bias_ntk`, from one forward/backward pass.
+    Reached through :func:`lib.finite.tangent.model_ntk`.
+
+    Args:
+        model: the network.
+        X: inputs of shape (n, in_dim).
+        layers: trainable weight matrices, as in :func:`lib.finite.ntk.resolve_layers`; a net with biases takes
+            ``None`` only (its biases are parameters too).
+
+    Returns:
+        float64 array of shape (n, n) (or (n k, n k) for k outputs without biases).
+    """
+    if not isinstance(model, VariantMLP):
+        raise InputTypeError(f"variant_ntk needs a lib.finite.variants.VariantMLP, got {type(model).__name__}")
+    if model.biases is not None and layers not in (None, "all"):
+        raise InputError(f"layers={layers!r}: a VariantMLP with biases (bias_std = {model.bias_std}) is trained in "
+                         "all its weights and biases; pass layers=None")
+    sel = resolve_layers(model, layers)
+    A, D = layer_factors(model, X)
+    K = ntk_from_factors(A, D, sel)
+    if model.biases is None:
+        return K
+    return K + bias_ntk(A, D, model.bias_mult)
 
 
 def layer_weights(depth: int, layer_std=None, parameterization: str = "ntk", width: float | None = None,

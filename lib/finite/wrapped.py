@@ -12,7 +12,8 @@ is, block by block,
 
     K~(x_i, x_j) = J_phi(f(x_i)) K(x_i, x_j) J_phi(f(x_j))^T
 
-with K the (n k x n k) kernel of the base MLP from :func:`lib.finite.ntk.empirical_ntk`. For swish,
+with K the (n k x n k) kernel of the base MLP from :func:`lib.finite.ntk.empirical_ntk`
+(:func:`wrapped_ntk`; :func:`lib.finite.tangent.model_ntk` calls it for an :class:`OutputWrapped` model). For swish,
 J_phi = phi'(f) is a scalar; for softmax, J_s = diag(p) - p p^T with p = softmax(f).
 
 ``center=True`` applies phi to f(x) - f_{w_0}(x), with f_{w_0} a frozen copy of the network at
@@ -23,6 +24,7 @@ that may sit where phi' vanishes (swish' = 0 at z ~ -1.28), which would stall GD
 from __future__ import annotations
 
 import copy
+from typing import Iterable
 
 import numpy as np
 import torch
@@ -33,7 +35,7 @@ from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 from lib.validation import InputError, InputTypeError, as_matrix, real_tensor
 
-__all__ = ["OUTPUTS", "OutputWrapped", "swish", "swish_deriv", "output_jacobians", "wrapped_ntk", "model_ntk"]
+__all__ = ["OUTPUTS", "OutputWrapped", "swish", "swish_deriv", "output_jacobians", "wrapped_ntk"]
 
 OUTPUTS = ("swish", "softmax")
 
@@ -133,16 +135,20 @@ def output_jacobians(output: str, f: torch.Tensor) -> torch.Tensor:
     raise InputError(f"output must be one of {OUTPUTS}, got {output!r}")
 
 
-def wrapped_ntk(model: OutputWrapped, X, base_kernel: np.ndarray | None = None) -> np.ndarray:
+def wrapped_ntk(model: OutputWrapped, X, base_kernel: np.ndarray | None = None,
+                layers: Iterable[int] | str | None = None) -> np.ndarray:
     """Exact tangent kernel of f~ = phi(f): K~ = J_phi K J_phi^T blockwise ([LZB] Sec. 4).
 
     ``base_kernel`` may pass an already computed :func:`lib.finite.ntk.empirical_ntk` of ``model.net``
-    on ``X``. Returns float64 (n, n) for swish, (n k, n k) indexed ``i * k + c`` for softmax.
+    on ``X``; otherwise it is computed with the trainable ``layers`` of the base MLP. Returns float64 (n, n) for
+    swish, (n k, n k) indexed ``i * k + c`` for softmax. Reached through :func:`lib.finite.tangent.model_ntk`.
     """
     if not isinstance(model, OutputWrapped):
         raise InputTypeError(f"wrapped_ntk needs an OutputWrapped model, got {type(model).__name__}")
     Xt = model.prepare(X)
-    K = empirical_ntk(model.net, Xt) if base_kernel is None else as_matrix(base_kernel, "base_kernel")
+    if base_kernel is not None and layers is not None:
+        raise InputError("pass base_kernel or layers, not both (base_kernel was computed with its own layers)")
+    K = empirical_ntk(model.net, Xt, layers) if base_kernel is None else as_matrix(base_kernel, "base_kernel")
     n, k = Xt.shape[0], model.out_dim
     if K.shape != (n * k, n * k):
         raise InputError(f"base kernel has shape {K.shape}, expected {(n * k, n * k)} for n={n}, k={k}")
@@ -151,12 +157,3 @@ def wrapped_ntk(model: OutputWrapped, X, base_kernel: np.ndarray | None = None) 
     Kv = K.reshape(n, k, n, k)
     out = np.einsum("iab,ibjc,jdc->iajd", J, Kv, J, optimize=True)
     return out.reshape(n * k, n * k)
-
-
-def model_ntk(model, X) -> np.ndarray:
-    """Tangent kernel of an MLP (:func:`lib.finite.ntk.empirical_ntk`) or of an :class:`OutputWrapped` model."""
-    if isinstance(model, OutputWrapped):
-        return wrapped_ntk(model, X)
-    if isinstance(model, MLP):
-        return empirical_ntk(model, X)
-    raise InputTypeError(f"model_ntk needs a lib.finite.mlp.MLP or OutputWrapped, got {type(model).__name__}")

@@ -7,7 +7,7 @@ Submodules:
   numerically stable for tiny angles and depth 10^6.
 * :mod:`~lib.theory.recursion` -- NNGP / NTK recursion for any activation ([LH] Fig. 2; book/formulas.md).
 * :mod:`~lib.theory.dual_kernel`, :mod:`~lib.theory.quadrature` -- E[s(u)s(v)], E[s'(u)s'(v)] by closed
-  forms, angle tables or kink-aware quadrature.
+  forms, angle tables or kink-aware quadrature; the one-layer kernel matrix of unit inputs ([AAK] Thm H.1, H.5).
 * :mod:`~lib.theory.dual` -- c_s, normalization, Hermite coefficients, dual activation, mu ([AAK]).
 * :mod:`~lib.theory.limits` -- infinite-depth limits and rates ([LH] Thm 3.5, 4.3, Fig. 2; [AAK]).
 * :mod:`~lib.theory.nonlinearity` -- [AAK] App. C.4, D, H: closed forms of mu, the length map, a bound on one
@@ -32,7 +32,15 @@ from .dual import (
     normalization_constants,
     scale_constant,
 )
-from .dual_kernel import METHODS, ThetaTable, diagonal_expectations, dual_expectations, layer_map, theta_table
+from .dual_kernel import (
+    METHODS,
+    ThetaTable,
+    diagonal_expectations,
+    dual_expectations,
+    dual_kernel_matrix,
+    layer_map,
+    theta_table,
+)
 from .limits import (
     FixedPoint,
     aak_correlation_bound,
@@ -73,7 +81,8 @@ __all__ = [
     "relu_gradient_angle_weighted", "relu_ntk", "relu_first_layer_ntk", "arccos_kernel", "input_angles",
     # general recursion
     "ntk", "nngp", "first_layer_ntk", "gradient_angle", "layer_kernels", "LayerKernels",
-    "dual_expectations", "diagonal_expectations", "layer_map", "ThetaTable", "theta_table", "METHODS",
+    "dual_expectations", "diagonal_expectations", "dual_kernel_matrix", "layer_map", "ThetaTable", "theta_table",
+    "METHODS",
     # activation facts ([AAK])
     "GaussianMoments", "gaussian_moments", "scale_constant", "normalization_constants",
     "coefficient_of_nonlinearity", "hermite_coefficients", "dual_activation", "hermite_dual_activation",

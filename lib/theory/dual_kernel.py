@@ -31,13 +31,17 @@ from numpy.polynomial import chebyshev as cheb
 from scipy.fft import dct
 
 from lib.activations import Activation, get_activation
-from lib.validation import InputError, check_real, positive_int, real_array
+from lib.validation import InputError, as_matrix, check_real, positive_int, real_array
 
 from ._common import check_angles, check_variances
 from .quadrature import gaussian_rule, pair_expectations
 from .relu import arccos_kernel
 
-__all__ = ["dual_expectations", "diagonal_expectations", "layer_map", "ThetaTable", "theta_table", "METHODS"]
+__all__ = ["dual_expectations", "diagonal_expectations", "layer_map", "dual_kernel_matrix", "ThetaTable", "theta_table",
+           "METHODS"]
+
+#: how far a unit Gram matrix may stray from a unit diagonal and from [-1, 1] by rounding (:func:`dual_kernel_matrix`)
+GRAM_ATOL = 1e-12
 
 #: ``auto``; closed forms where they exist, else tables/quadrature; ``quadrature``; never closed forms;
 #: ``direct``: per-pair quadrature, no tables (the slow reference for the tables)
@@ -289,3 +293,42 @@ def dual_expectations(activation: str | Activation, theta: ArrayLike, q1: ArrayL
         return _closed_form(act.name, q1, q2, t)
     ess, edd, _ = layer_map(act, t, q1, q2, method)
     return ess, edd
+
+
+def dual_kernel_matrix(activation: str | Activation, G: ArrayLike, method: str = "auto") -> np.ndarray:
+    """The one-layer dual kernel E_w[s(w.x_i) s(w.x_j)], w ~ N(0, I), of unit vectors x_i with Gram matrix G.
+
+    For unit x_i, x_j the pair (w.x_i, w.x_j) is standard Gaussian with correlation G_ij, so the entry is
+    :func:`dual_expectations` at theta = arccos G_ij and unit variances; the diagonal is E[s(z)^2]. No c_s factor
+    is applied. It is the kernel of one hidden layer at infinite width of [AAK] Sec 3.3 (Assumption A to B), Thm H.1
+    (ReLU, un-normalized) and Thm H.5 (activations with infinitely many even and odd Hermite terms).
+
+    Args:
+        activation: a registry name or an :class:`lib.activations.Activation`.
+        G: the Gram matrix of unit vectors: real, symmetric, unit diagonal and entries in [-1, 1] (both to within
+            ``GRAM_ATOL`` = 1e-12; off-diagonal entries are clipped to [-1, 1]).
+        method: see :data:`METHODS`.
+
+    Returns:
+        The (n, n) float64 kernel, symmetric.
+
+    Raises:
+        lib.validation.InputError: G is not such a matrix, or a bad activation or method, naming the parameter.
+    """
+    act = get_activation(activation)
+    method = check_method(method)
+    G = as_matrix(G, "G")
+    d = np.diag(G)
+    if not np.allclose(d, 1.0, rtol=0.0, atol=GRAM_ATOL):
+        raise InputError("G must be the Gram matrix of unit vectors (unit diagonal), got diagonal entries in "
+                         f"[{d.min():.6g}, {d.max():.6g}]")
+    if float(np.abs(G).max()) > 1.0 + GRAM_ATOL:
+        raise InputError(f"G must be the Gram matrix of unit vectors (entries in [-1, 1]), got an entry of "
+                         f"{float(np.abs(G).max()):.6g}")
+    n = G.shape[0]
+    iu = np.triu_indices(n, 1)
+    K = np.empty((n, n))
+    K[iu] = dual_expectations(act, np.arccos(np.clip(G[iu], -1.0, 1.0)), method=method)[0]
+    K[(iu[1], iu[0])] = K[iu]
+    K[np.diag_indices(n)] = dual_expectations(act, np.zeros(1), method=method)[0][0]
+    return K

@@ -56,6 +56,7 @@ def test_a_build_and_its_record_hold_the_same_numbers(small_record):
     records, rec, built = small_record
     read = C.read_mnist_record(records)
     assert read.source == "record" and built.source == "build" and read.batches == built.batches == 2
+    assert "depths L = 0 to 3 (the paper: 0 to 10)" in C.mnist_figure3_deviations(read)  # from PAPER_FIGURE3
     assert rec["command"] == ("python -m lib.chapters.conditioning --record --seeds 2 --width 16 --batch-size 512 "
                               "--depths 0 1 2 3 --batches 2")
     a = read.sweep.summary.set_index(["activation", "depth"]).kappa_batch_mean

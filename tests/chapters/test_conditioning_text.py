@@ -26,6 +26,16 @@ def test_every_profile_passes_the_spec():
         C.SPEC.check_profile("smoke", {"widht": 64})
 
 
+def test_paper_profile_is_the_papers_setting_of_figure3():
+    """The `paper` profile of chapter 03 sets what [LH] Sec. 4.1 states, read from the one declaration
+    (figure3.PAPER_FIGURE3), which the MNIST record's protocol and the deviation text read too."""
+    paper = load_profiles(ROOT, stems=["03_conditioning"])["paper"]["03_conditioning"]
+    assert {k: paper[k] for k in C.figure3.paper_parameters()} == C.figure3.paper_parameters()
+    p = C.PAPER_FIGURE3
+    assert (p["n_synthetic"], p["width"], p["seeds"], p["batch_size"], p["depths"]) == (2000, 512, 5, 512, tuple(range(11)))
+    assert C.AUTHORS_FIG3[:4] == (p["depths"], p["width"], p["seeds"], p["batch_size"])
+
+
 def test_the_notebook_parameters_cell_is_the_spec():
     import jupytext
 
@@ -93,6 +103,7 @@ def test_figure_settings_state_the_run_and_its_departures_from_the_paper():
     assert "synthetic (n = 60, d = 5)" in f1 and "faces (n = 40, d = 625)" in f1 and "m = 64" in f1
     assert "depths L = 0, 1, 2, 4" in f1 and "2 seeds" in f1 and "batches of 20" in f1 and "profile smoke" in f1
     assert "Deviation" in f1 and "(the paper: 512)" in f1 and "Fashion-MNIST absent (its IDX files needed)" in f1
+    assert "depths L = 0, 1, 2, 4 (the paper: 0 to 10)" in f1 and "2 seeds (the paper: 5)" in f1  # PAPER_FIGURE3
     assert "all 60,000 MNIST images are not in this figure: the next section runs the authors' protocol" in f1
     assert "finite κ₀: digits, faces (batches of 30 on digits)" in C.setting_first_layer(sweep, "smoke")
     s4 = C.setting_two_sample(t2, "smoke")

@@ -8,7 +8,7 @@ from lib.finite.geometry import gram
 from lib.finite.mlp import MLP
 from lib.finite.ntk import (SHARED_MAX_N, bias_ntk, empirical_ntk, gram_upper, layer_factors, ntk_from_factors,
                             ntk_with_layer_terms, relu_depth_kernels)
-from lib.validation import InputError
+from lib.validation import InputError, InputTypeError
 from lib.finite.reference import jacobian_ntk
 from lib.spectra import angle_matrix
 
@@ -206,3 +206,29 @@ def test_relu_depth_kernels_refuses_more_samples_than_it_can_hold():
     X = np.zeros((SHARED_MAX_N + 1, 2))
     with pytest.raises(InputError, match="Gram matrices"):
         next(relu_depth_kernels(X, 4, [0, 1], seed=0))
+
+
+@pytest.mark.parametrize("depth", [0, 1, 3])
+def test_linear_features_factor_the_linear_network_kernel(depth, rng):
+    """[LH] Cor 2.4: a linear network's NTK is x^T Q y, Q = K(I_d, I_d), at any width and depth."""
+    from lib.finite.ntk import linear_features, linear_gram
+    net = MLP(5, 16, depth, activation="linear", seed=3)
+    X = rng.standard_normal((7, 5))
+    F = linear_features(net, X)
+    assert F.shape == (7, 5)
+    assert rel(F @ F.T, empirical_ntk(net, X)) < 1e-12
+    Q = linear_gram(net)
+    np.testing.assert_array_equal(Q, Q.T)
+    assert rel(X @ Q @ X.T, empirical_ntk(net, X)) < 1e-12
+
+
+def test_linear_features_refuse_what_has_no_linear_kernel():
+    from lib.finite.ntk import linear_features, linear_gram
+    with pytest.raises(InputError, match="needs a linear network"):
+        linear_gram(MLP(5, 8, 2, activation="relu"))
+    with pytest.raises(InputError, match="scalar-output"):
+        linear_gram(MLP(5, 8, 2, activation="linear", out_dim=2))
+    with pytest.raises(InputTypeError, match="needs a lib.finite.mlp.MLP"):
+        linear_gram("net")
+    with pytest.raises(InputError, match="X"):
+        linear_features(MLP(5, 8, 1, activation="linear"), np.ones((3, 4)))

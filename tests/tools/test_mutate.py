@@ -256,3 +256,55 @@ def test_a_rule_below_the_chapters_is_mutated_by_the_chapter_whose_tests_pin_it(
     assert ours["lib/finite/width_trend.py"] == ["bai_yin", "limit_status", "width_trend"]
     assert "lib/finite/width_trend.py" not in mutate.verdict_functions(root, "infinite_depth")
     assert set(mutate.RULE_MODULES.values()) <= {p.name for p in (root / "lib" / "chapters").iterdir()}
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _readme_scores() -> dict[str, dict[str, str]]:
+    """The README's mutation table: chapter number -> its cells by column name."""
+    lines = (ROOT / "README.md").read_text().splitlines()
+    head = next(i for i, l in enumerate(lines) if l.startswith("| chapter | measured on | scope |"))
+    cols = [c.strip() for c in lines[head].strip("|").split("|")]
+    rows = {}
+    for line in lines[head + 2:]:
+        if not line.startswith("| 0"):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows[cells[0][:2]] = dict(zip(cols, cells))
+    return rows
+
+
+def test_the_fingerprint_follows_the_verdict_logic_not_its_docstring(tmp_path):
+    root = _package(tmp_path)
+    scope = mutate.verdict_functions(root, "demo")
+    before = mutate.scope_fingerprint(root, scope)
+    rules = root / "lib" / "chapters" / "demo" / "rules.py"
+    text = rules.read_text()
+    rules.write_text(text.replace("def _inner(x):\n", 'def _inner(x):\n    """Doc."""  # a comment\n'))
+    assert mutate.scope_fingerprint(root, scope) == before            # docstring and comment: same logic
+    rules.write_text(text.replace("def unused_rule(x):\n    return x", "def unused_rule(x):\n    return -x"))
+    assert mutate.scope_fingerprint(root, scope) == before            # a function out of scope
+    rules.write_text(text.replace("return x > 0", "return x >= 0"))
+    assert mutate.scope_fingerprint(root, scope) != before            # a rule's comparison
+    rules.write_text(text)
+    assert mutate.scope_fingerprint(root, scope) == before
+
+
+def test_the_readme_table_is_parsed_for_every_chapter():
+    rows = _readme_scores()
+    assert sorted(rows) == sorted(mutate.chapter_packages(ROOT))
+
+
+@pytest.mark.parametrize("number", sorted(mutate.chapter_packages(ROOT)))
+def test_each_quoted_mutation_score_was_measured_on_the_verdict_logic_as_it_is(number):
+    row = _readme_scores()[number]
+    if not row["score"]:
+        assert row["measured on"] == "not measured on this commit", row
+        return
+    package = mutate.chapter_packages(ROOT)[number]
+    now = mutate.scope_fingerprint(ROOT, mutate.verdict_functions(ROOT, package))
+    assert row["scope"] == f"`{now}`", (
+        f"chapter {number}'s verdict logic changed since its mutation score in README.md was measured "
+        f"(scope {row['scope']}, now `{now}`): run `make mutate CHAPTER={number}` and update its row")
+    assert float(row["score"].rstrip("%")) >= 100 * mutate.MIN_SCORE, row

@@ -16,9 +16,9 @@ from lib.book.spec import Config
 from lib.book.wording import ints
 from lib.chapters.better_separation.measure import Grids, angle_grids
 from lib.chapters.better_separation.separation_theory import DEG
-from lib.data.pairs import angle_pairs, pair_angles
+from lib.data.pairs import angle_pairs
 from lib.finite.mlp import MLP
-from lib.finite.ntk import empirical_ntk
+from lib.finite.tangent import pair_gradient_angles
 from lib.finite.variants import VariantMLP, layer_weights, relu_weighted_gradient_angle
 from lib.progress import tqdm
 
@@ -129,12 +129,12 @@ def measure_variant_angles(cfg: Config, variants: dict | None = None) -> Variant
     rows = []
     for L, s in tqdm(list(itertools.product(cfg.appb_depths, range(cfg.seeds))), desc="App. B variants", leave=False):
         X = angle_pairs(t, d, seed=s)
-        base = pair_angles(empirical_ntk(MLP(d, width, L, seed=s, device=cfg.device), X))
+        base = pair_gradient_angles(MLP(d, width, L, seed=s, device=cfg.device), X)
         for name, make in variants.items():
             kw = make(L)
             net = VariantMLP(d, width, L, seed=s, device=cfg.device, **kw)
             rows.append(pd.DataFrame(dict(
-                variant=name, depth=L, seed=s, theta=t, phi=pair_angles(net.ntk(X)),
+                variant=name, depth=L, seed=s, theta=t, phi=pair_gradient_angles(net, X),
                 phi_inf=variant_theory_angle(kw, t, L), phi_inf_m=variant_theory_angle(kw, t, L, width),
                 phi_base=base)))
     return VariantAngles(grids=grids, depths=list(cfg.appb_depths), width=width, seeds=int(cfg.seeds),

@@ -23,8 +23,8 @@ from lib.book.sweep import run_sweep
 from lib.chapters.conditioning.summary import ConditioningSweep
 from lib.finite.extremes import ntk_extremes
 from lib.finite.mlp import MLP
-from lib.finite.ntk import (SHARED_MAX_N, empirical_ntk, ntk_with_layer_terms, relu_depth_batch_kernels,
-                            relu_depth_kernels)
+from lib.finite.ntk import (SHARED_MAX_N, empirical_ntk, linear_features, linear_gram, ntk_with_layer_terms,
+                            relu_depth_batch_kernels, relu_depth_kernels)
 from lib.spectra import fast_extremes, min_pairwise_angle
 from lib.validation import InputError, check_seed
 
@@ -157,40 +157,6 @@ def batch_fields_of(measures: Sequence[tuple[float, float]], n_batches: int) -> 
     kappas, angles = [k for k, _ in measures], [a for _, a in measures]
     return {"kappa_batch": mean_kappa(kappas), "n_batches": int(n_batches), "min_angle_batch": float(np.mean(angles)),
             **{f: math.nan for f in FULL_FIELDS}, "singular": False, "interval": False, "full": False}
-
-
-def linear_gram(net: MLP) -> np.ndarray:
-    """Q = K(I_d, I_d), the NTK of a linear network on the d unit vectors, symmetrized ([LH] Cor 2.4).
-
-    A linear network's gradient is linear in x, so its NTK is K(x, y) = x^T Q y at any width and depth.
-
-    Args:
-        net: a scalar-output MLP with the linear activation (or of depth 0).
-
-    Returns:
-        float64 array (d, d).
-    """
-    if net.activation.name != "linear" and net.depth > 0:
-        raise InputError("linear_gram (and linear_features) needs a linear network")
-    Q = empirical_ntk(net, np.eye(net.in_dim))
-    return (Q + Q.T) / 2
-
-
-def linear_features(net: MLP, X) -> np.ndarray:
-    """Features F (n x d) with F F^T = the NTK of a linear network ([LH] Cor 2.4: rank <= d at any width).
-
-    A linear network's gradient is linear in x, so K(x, y) = x^T Q y with Q = K(I_d, I_d), the NTK on
-    the unit vectors (:func:`linear_gram`); F = X Q^(1/2).
-
-    Args:
-        net: a scalar-output MLP with the linear activation.
-        X: inputs (n, d).
-
-    Returns:
-        float64 array (n, d).
-    """
-    w, V = np.linalg.eigh(linear_gram(net))
-    return np.asarray(X, dtype=np.float64) @ (V * np.sqrt(np.clip(w, 0.0, None)))
 
 
 def full_and_first_layer_ntk(net: MLP, X) -> tuple[np.ndarray, np.ndarray | None]:

@@ -17,8 +17,9 @@ from lib.chapters.conditioning.data import LABELS, colors, sets_text
 from lib.chapters.conditioning.figure3_depth import check_figure3_angle_depth
 from lib.chapters.conditioning.summary import ConditioningSweep, full_data_reductions, monotone_violations
 
-__all__ = ["PROTOCOLS", "SEED_RANGE", "INF_ROW_FACTOR", "PAPER_FIGURE3", "plot_figure3", "CAPTION_FIGURE3", "figure3_deviations", "setting_figure3",
-           "check_figure3_angle", "check_figure3_kappa", "check_figure3", "checks_figure3"]
+__all__ = ["PROTOCOLS", "SEED_RANGE", "INF_ROW_FACTOR", "PAPER_FIGURE3", "paper_parameters", "plot_figure3",
+           "CAPTION_FIGURE3", "figure3_deviations", "setting_figure3", "check_figure3_angle", "check_figure3_kappa",
+           "check_figure3", "checks_figure3"]
 
 #: the two ways of measuring kappa; summary column and label
 PROTOCOLS = {"batch": ("kappa_batch_mean", "the authors' batches"), "full": ("kappa_mean", "full data")}
@@ -27,10 +28,24 @@ SEED_RANGE = {"kappa_batch_mean": ("kappa_batch_min", "kappa_batch_max"), "kappa
 #: the ratio between two rows of infinity triangles on the log kappa axis (one row per data set and activation)
 INF_ROW_FACTOR = 1.8
 
-#: the setting of [LH] Figure 3 as the paper states it (Sec. 4.1) and the authors' script runs it
-#: (batches of 512); the figure's setting names every departure from it
+#: the setting of [LH] Figure 3 as the paper states it (Sec. 4.1) and the authors' script runs it (batches of 512),
+#: declared once: the paper profile (``notebooks/profiles/03_conditioning.yaml``, tested equal to
+#: :func:`paper_parameters`), the MNIST record's protocol
+#: (:class:`lib.chapters.conditioning.mnist_figure3.AuthorsFigure3`) and both figures' deviation text read it
 PAPER_FIGURE3 = dict(datasets=("synthetic", "mnist", "fashion_mnist", "svhn", "librispeech"), n_synthetic=2000,
                      d_synthetic=5, width=512, depths=tuple(range(11)), seeds=5, batch_size=512)
+
+
+def paper_parameters() -> dict:
+    """The notebook parameters of chapter 03 that the ``paper`` profile sets to the setting of [LH] Figure 3
+    (:data:`PAPER_FIGURE3`): the synthetic set's size, the depths, the width, the seeds and the authors' batch size.
+
+    Returns:
+        ``{parameter: value}`` as the profile writes it (lists for sequences).
+    """
+    p = PAPER_FIGURE3
+    return dict(n_synthetic=p["n_synthetic"], depths=list(p["depths"]), width=p["width"], seeds=p["seeds"],
+                batch_size=p["batch_size"])
 
 #: the caption of [LH] Figure 3 both ways (:func:`plot_figure3`); its setting (:func:`setting_figure3`) gives the sizes
 CAPTION_FIGURE3 = ("[LH] Figure 3 on the data sets above: smallest pairwise gradient angle on the full set (left), NTK "
@@ -159,7 +174,7 @@ def figure3_deviations(sweep: ConditioningSweep) -> list[str]:
     if sweep.width != p["width"]:
         dev.append(f"width m = {sweep.width} (the paper: {p['width']})")
     if list(sweep.depths) != list(p["depths"]):
-        dev.append(f"depths L = {ints(sweep.depths)} (the paper: 0 to 10)")
+        dev.append(f"depths L = {ints(sweep.depths)} (the paper: {ints(p['depths'])})")
     if sweep.seeds != p["seeds"]:
         dev.append(f"{sweep.seeds} seeds (the paper: {p['seeds']})")
     if sweep.batch_size != p["batch_size"]:

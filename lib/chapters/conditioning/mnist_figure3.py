@@ -51,7 +51,7 @@ from lib.book.results import Check
 from lib.book.sweep import run_sweep
 from lib.book.wording import ints
 from lib.chapters.conditioning.cells import ACTIVATIONS, CELL_VERSION, conditioning_cells, expand_cells, sweep_cell
-from lib.chapters.conditioning.figure3 import check_figure3, check_figure3_kappa
+from lib.chapters.conditioning.figure3 import PAPER_FIGURE3, check_figure3, check_figure3_kappa
 from lib.chapters.conditioning.summary import ConditioningSweep
 from lib.data.base import fingerprint
 from lib.data.datasets import load_dataset
@@ -75,20 +75,21 @@ RECORD_COMMAND = "python -m lib.chapters.conditioning --record"
 
 
 class AuthorsFigure3(NamedTuple):
-    """The protocol of [LH] Figure 3 on MNIST as the authors' ``condition_num.py`` runs it (defaults: the record)."""
+    """The protocol of [LH] Figure 3 on MNIST as the authors' ``condition_num.py`` runs it (defaults: the record, the
+    paper's setting :data:`lib.chapters.conditioning.figure3.PAPER_FIGURE3`)."""
 
-    depths: tuple = tuple(range(11))  # the paper's figure: depths 0 to 10 (their script: ReLU at 1 to 20)
-    width: int = 512                  # hidden width m (their --hid)
-    seeds: int = 5                    # their seeds 1, 32, 111, 555, 666 (here 0 to 4: weights and partition)
-    batch_size: int = 512             # their --batch-size: 117 batches of 512 and one of 96 per seed
-    batches: int | None = None        # batches per seed read; None: every batch of the partition (theirs)
+    depths: tuple = PAPER_FIGURE3["depths"]        # the paper's figure (their script: ReLU at 1 to 20)
+    width: int = PAPER_FIGURE3["width"]            # hidden width m (their --hid)
+    seeds: int = PAPER_FIGURE3["seeds"]            # their seeds 1, 32, 111, 555, 666 (here 0 to 4: weights, batches)
+    batch_size: int = PAPER_FIGURE3["batch_size"]  # their --batch-size: 117 batches of 512 and one of 96 per seed
+    batches: int | None = None                     # batches per seed read; None: every batch of the partition (theirs)
 
 
 #: the authors' protocol
 AUTHORS_FIG3 = AuthorsFigure3()
 
 
-def partition_text(n: int = MNIST_N, batch_size: int = 512, batches: int | None = None) -> str:
+def partition_text(n: int = MNIST_N, batch_size: int = AUTHORS_FIG3.batch_size, batches: int | None = None) -> str:
     """The authors' partition of ``n`` images in words, and how many of its batches are read.
 
     Args:
@@ -155,7 +156,7 @@ class MnistFigure3:
         return f"this build ({self.batches} of {self.partition} batches per seed)"
 
 
-def mnist_figure3_cells(depths: Sequence[int], width: int, seeds: int, *, batch_size: int = 512,
+def mnist_figure3_cells(depths: Sequence[int], width: int, seeds: int, *, batch_size: int = AUTHORS_FIG3.batch_size,
                         batches: int | None = None, device: str = "cpu") -> list[dict]:
     """The batch-only cells of [LH] Figure 3 on MNIST: per seed one ReLU cell with every depth, and one linear cell
     per (depth, seed) (:func:`lib.chapters.conditioning.cells.conditioning_cells` with no full-data seed).
@@ -188,7 +189,7 @@ def _result(frame: pd.DataFrame, depths, width: int, seeds: int, batch_size: int
     return MnistFigure3(sweep=sweep, batches=batches, partition=-(-MNIST_N // int(batch_size)), source=source, **kw)
 
 
-def measure_mnist_figure3(depths: Sequence[int], width: int, seeds: int, *, batch_size: int = 512,
+def measure_mnist_figure3(depths: Sequence[int], width: int, seeds: int, *, batch_size: int = AUTHORS_FIG3.batch_size,
                           batches: int | None = None, device: str = "cpu", scheduler=None, threads: int | None = None,
                           progress: bool = True) -> MnistFigure3:
     """Measure [LH] Figure 3's kappa on MNIST's 60,000 training images under the authors' protocol ([LH] Sec. 4.1).
@@ -450,7 +451,7 @@ def mnist_figure3_deviations(res: MnistFigure3) -> list[str]:
     if p.width != a.width:
         dev.append(f"width m = {p.width} (the paper: {a.width})")
     if tuple(p.depths) != tuple(a.depths):
-        dev.append(f"depths L = {ints(p.depths)} (the paper: 0 to 10)")
+        dev.append(f"depths L = {ints(p.depths)} (the paper: {ints(a.depths)})")
     if p.seeds != a.seeds:
         dev.append(f"{p.seeds} seeds (the paper: {a.seeds})")
     if p.batch_size != a.batch_size:
@@ -627,7 +628,8 @@ def glue_mnist_figure3(run: MnistFigure3Run) -> dict[str, str]:
          f"the {'record' if judged.source == 'record' else 'numbers of this build'}"
          + ("" if not mnist_figure3_deviations(judged) else
             " (reduced: " + "; ".join(mnist_figure3_deviations(judged)) + ")"))
-    return {"mnist_partition": partition_text(MNIST_N, 512), "mnist_build": b, "mnist_record": r, "mnist_judged": j}
+    return {"mnist_partition": partition_text(MNIST_N, AUTHORS_FIG3.batch_size), "mnist_build": b, "mnist_record": r,
+            "mnist_judged": j}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -76,24 +76,14 @@ def _parities(act: Activation) -> tuple[int, int]:
     return int(nz[deg % 2 == 0].sum()), int(nz[deg % 2 == 1].sum())
 
 
-def _kernel(act: Activation, G: np.ndarray) -> np.ndarray:
-    """E_w[s(w.x_i) s(w.x_j)] for unit-norm x (the Gram matrix G), w ~ N(0, I): the dual kernel, no factor c."""
-    n = G.shape[0]
-    iu = np.triu_indices(n, 1)
-    K = np.empty((n, n))
-    K[iu] = theory.dual_expectations(act, np.arccos(np.clip(G[iu], -1.0, 1.0)))[0]
-    K[(iu[1], iu[0])] = K[iu]
-    K[np.diag_indices(n)] = theory.dual_expectations(act, np.zeros(1))[0][0]
-    return K
-
-
 def _extremes(K: np.ndarray) -> tuple[float, float]:
     e = np.linalg.eigvalsh(K)  # n <= a few hundred here: the full symmetric eigensolver, exact to n eps lambda_max
     return float(e[0]), float(e[-1])
 
 
 def measure_one_layer_kernels(cfg) -> OneLayerKernels:
-    """Infinite-width one-layer kernels on unit-norm digits and Gaussian points with singular Gram matrices.
+    """Infinite-width one-layer kernels (:func:`lib.theory.dual_kernel_matrix`) on unit-norm digits and Gaussian
+    points with singular Gram matrices.
 
     Args:
         cfg: the chapter's parameters (:data:`lib.chapters.infinite_depth.spec.SPEC`); read: ``aak_one_layer_n``
@@ -115,7 +105,7 @@ def measure_one_layer_kernels(cfg) -> OneLayerKernels:
         base = dict(data=name, n=n, d=d, delta=delta, **dict(zip(("input_min", "input_max"), _extremes(G))))
         for act_name, role in (("relu", "Thm H.1"), *((a, "premise") for a in H5_PREMISE), (H5_CONTROL, "control")):
             act = aak_activation(act_name)
-            lam = _extremes(_kernel(act, G))
+            lam = _extremes(theory.dual_kernel_matrix(act, G))
             rows.append(dict(base, activation=act_name, role=role, lam_min=lam[0], lam_max=lam[1],
                              bound=theory.hadamard_power_bound(G, relu_a2) if role == "Thm H.1" else np.nan,
                              rank_bound=d * (d + 1) / 2 if role == "control" else np.nan,

@@ -6,6 +6,7 @@ and Prop 2.3 along trained paths; every net cached one record at a time.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +23,7 @@ from lib.finite.hessian import hvp_operator, model_hessian_norm
 from lib.finite.hessian_bounds import one_layer_hessian_norm, two_layer_bound
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
+from lib.finite.tangent import model_ntk
 from lib.finite.training import gd_train
 from lib.finite.variants import VariantMLP
 from lib.progress import tqdm
@@ -135,17 +137,6 @@ def arch_row(X, arch: str, width: int, seed: int, activation: str, tol: float, m
                 converged=h.converged)
 
 
-def _grads(model, X) -> list[torch.Tensor]:
-    Xt = model.prepare(X)
-    params = [p for p in model.parameters() if p.requires_grad]
-    out = []
-    for i in range(Xt.shape[0]):
-        with torch.enable_grad():
-            f = model(Xt[i:i + 1]).reshape(-1)[0]
-            out.append(torch.cat([g.reshape(-1) for g in torch.autograd.grad(f, params)]).detach())
-    return out
-
-
 def _set(params, flat: torch.Tensor) -> None:
     i = 0
     with torch.no_grad():
@@ -159,18 +150,19 @@ def segment_rows(data: dict, arch: str, width: int, seed: int, activation: str, 
     """[LZB] Prop 2.3 along one trained net: train it as the chapter does (:func:`~lib.chapters.non_constancy.nets.build`,
     step lr_scale / (g^2 lambda_max(K_0))) to w_T, then on the first ``n_hessian`` inputs, per pair (i, j):
     ``dK`` = ``|K_ij(w_T) - K_ij(w_0)|`` and ``bound`` = ``R (eps_i ||g_j(w_T)|| + eps_j ||g_i(w_0)||)``, with
-    R = ||w_T - w_0||, g the gradients and eps_i the largest Hessian norm of f_i at the :data:`~lib.chapters.non_constancy.lzb_measure.SEGMENT_POINTS`
+    R = ||w_T - w_0||, K the tangent kernel (:func:`lib.finite.tangent.model_ntk`), g the gradients (||g_i||^2 =
+    K_ii) and eps_i the largest Hessian norm of f_i at the :data:`~lib.chapters.non_constancy.lzb_measure.SEGMENT_POINTS`
     of the segment [w_0, w_T]; ``converged`` (every power iteration), ``R``, ``eps`` (max over inputs)."""
     seed = check_seed(seed)
     X = data["X"]
     model, base = build(arch, X.shape[1], width, seed, activation)
     params = [p for p in model.parameters() if p.requires_grad]
     w0 = torch.cat([p.detach().reshape(-1).clone() for p in params])
-    g0 = _grads(model, X[:n_hessian])
+    K0 = model_ntk(model, X[:n_hessian])
     lr = lr_scale / (SUP_DERIV[arch] ** 2 * extreme_eigenvalues(empirical_ntk(base, X)).lambda_max)
     gd_train(model, X, data["y"], lr, max_steps, "square", rel_tol=rel_tol, progress=False)
     w1 = torch.cat([p.detach().reshape(-1).clone() for p in params])
-    g1 = _grads(model, X[:n_hessian])
+    K1 = model_ntk(model, X[:n_hessian])
     eps, conv = np.zeros(n_hessian), True
     for tau in SEGMENT_POINTS:
         _set(params, w0 + tau * (w1 - w0))
@@ -181,8 +173,8 @@ def segment_rows(data: dict, arch: str, width: int, seed: int, activation: str, 
     rows = []
     for i in range(n_hessian):
         for j in range(i, n_hessian):
-            dK = abs(float(g1[i] @ g1[j] - g0[i] @ g0[j]))
-            bound = R * (eps[i] * float(g1[j].norm()) + eps[j] * float(g0[i].norm()))
+            dK = abs(float(K1[i, j] - K0[i, j]))
+            bound = R * (eps[i] * math.sqrt(K1[j, j]) + eps[j] * math.sqrt(K0[i, i]))
             rows.append(dict(arch=arch, width=int(width), seed=int(seed), i=i, j=j, dK=dK, bound=bound, R=R,
                              eps=float(eps.max()), converged=conv))
     return rows

