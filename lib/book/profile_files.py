@@ -2,8 +2,8 @@
 
 One file per notebook, top-level keys ``smoke``, ``paper``, ...; each profile maps the notebook's parameter names
 to values that override its ``parameters`` cell (``default`` is that cell itself). The pipeline
-(:mod:`lib.site.pipeline`) runs a notebook under a profile; a chapter reads one while it runs, to say what its
-``paper`` profile runs (:meth:`lib.book.spec.ChapterSpec.profile_values`) and where a parameter's value came from
+(:mod:`lib.site.pipeline`) runs a notebook under a profile; a chapter reads one while it runs (:func:`profile_values`),
+to say what its ``paper`` profile runs (chapter 07's prose) and where a parameter's value came from
 (:meth:`lib.book.spec.Config.sources`). A file that cannot be read, is not YAML, gives a key twice or has the wrong
 shape is refused with one line naming it (:class:`ProfileError`).
 """

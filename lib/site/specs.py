@@ -38,7 +38,7 @@ CHAPTER_PACKAGES = {
 
 
 def chapter_spec(chapter: str) -> ChapterSpec | None:
-    """The :class:`ChapterSpec` of a notebook stem, or None when its package declares none yet."""
+    """The :class:`~lib.book.spec.ChapterSpec` of a notebook stem, or None when its package declares none yet."""
     pkg = CHAPTER_PACKAGES.get(chapter)
     if pkg is None:
         return None
