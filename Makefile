@@ -6,7 +6,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PROFILE ?= default
 # JOBS=1 runs one notebook at a time (default: the cores, up to 2); HTML_JOBS=2 builds the HTML with 2 Sphinx
-# processes (default 1: no faster on 2 cores, see lib/book/html.py)
+# processes (default 1: no faster on 2 cores, see lib/site/html.py)
 JOBS   ?=
 HTML_JOBS ?= 1
 JOBSARG = $(if $(JOBS),--jobs $(JOBS))
@@ -25,23 +25,23 @@ $(STAMP): requirements.txt requirements-data.txt pyproject.toml
 	touch $(STAMP)
 
 notebooks: $(STAMP)
-	$(PY) -m lib.book.pipeline --profile $(PROFILE) $(JOBSARG)
+	$(PY) -m lib.site.pipeline --profile $(PROFILE) $(JOBSARG)
 
-# jupyter-book build . -W -n --keep-going, able to use Sphinx's parallel jobs (lib/book/html.py)
+# jupyter-book build . -W -n --keep-going, able to use Sphinx's parallel jobs (lib/site/html.py)
 html: $(STAMP)
-	$(PY) -m lib.book.pipeline --stage-pages
-	$(PY) -m lib.book.html --jobs $(HTML_JOBS)
+	$(PY) -m lib.site.pipeline --stage-pages
+	$(PY) -m lib.site.html --jobs $(HTML_JOBS)
 
 # one command, so that its last line gives the wall time of the whole build and the same-run matmul rate
 book: $(STAMP)
-	$(PY) -m lib.book.pipeline --profile $(PROFILE) --html --html-jobs $(HTML_JOBS) $(JOBSARG)
+	$(PY) -m lib.site.pipeline --profile $(PROFILE) --html --html-jobs $(HTML_JOBS) $(JOBSARG)
 	@echo "Open _build/html/index.html"
 
 # the book as one PDF, without the API reference (headless Chromium prints each page, pypdf merges them;
 # offline). API=1 also prints the API reference on its own, _build/pdf/api.pdf.
 # Needs the built book: make book (or make html) first.
 pdf: $(STAMP)
-	$(PY) -m lib.book.pdf --html _build/html --out _build/pdf/book.pdf $(if $(API),--api-out _build/pdf/api.pdf)
+	$(PY) -m lib.site.pdf --html _build/html --out _build/pdf/book.pdf $(if $(API),--api-out _build/pdf/api.pdf)
 
 test: $(STAMP)
 	$(VENV)/bin/pytest -ra

@@ -43,10 +43,10 @@ from pathlib import Path
 from IPython.display import Markdown, display
 
 from lib.book import params as P
-from lib.book.notes import notes_markdown
-from lib.book.pages import page_path
-from lib.book.report import confirmed_errata, errata_entries, errata_markdown, erratum_markdown
 from lib.book.results import load_all
+from lib.site.notes import notes_markdown
+from lib.site.pages import page_path
+from lib.site.report import confirmed_errata, errata_entries, errata_markdown, erratum_markdown
 
 cfg = P.validate(profile=(profile, P.text))
 ROOT = Path.cwd().parent                    # papermill runs this page in book/

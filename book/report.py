@@ -44,11 +44,11 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 
 from lib.book import params as P
-from lib.book.sphinxext import public_modules
-from lib.book.pipeline import notebook_sources
-from lib.book.figure_index import figure_index, figure_table
-from lib.book.pages import page_path
-from lib.book.report import (KINDS, build_rows, claim_counts, confirmed_errata, counts_apart, extra_table,
+from lib.site.sphinxext import public_modules
+from lib.site.pipeline import notebook_sources
+from lib.site.figure_index import figure_index, figure_table
+from lib.site.pages import page_path
+from lib.site.report import (KINDS, build_rows, claim_counts, confirmed_errata, counts_apart, extra_table,
                              report_details, report_table, rows_by_kind)
 from lib.book.claims import check_table
 from lib.book.results import load_all
@@ -120,7 +120,7 @@ glue("not_reproduced_ids", "; ".join(r.claim_id for r in kinds["paper"] if r.sta
 
 # %%
 from lib.book.figures import load_figures
-from lib.book.overview import grid_alt, save_overview
+from lib.site.overview import grid_alt, save_overview
 
 grid_png, map_md = save_overview(rows, load_figures(chapters), ROOT, HERE)
 display(Markdown(f"![{grid_alt(rows)}]({grid_png.relative_to(HERE.parent).as_posix()})"))

@@ -24,7 +24,7 @@
 # (`tests/test_input_classes.py`, which finds the functions from their signatures, so a new
 # function is covered the day it is added). The first table lists the classes; the second runs
 # the cases. Neither is typed by hand: this page ran every case when the book was built
-# (`lib.book.bad_input`, `lib.book.input_classes`) and shows what it got. Errors of the
+# (`lib.site.bad_input`, `lib.site.input_classes`) and shows what it got. Errors of the
 # library are `lib.validation.InputError` (a `ValueError`; `InputTypeError` is also a `TypeError`),
 # data files that are missing raise `DataMissingError` (a `FileNotFoundError`), notebook
 # parameters raise `lib.book.params.ParameterError`, and the pipeline exits with code 2 and one
@@ -65,10 +65,10 @@ pipeline = True      # also run the command-line cases (each starts python, abou
 # %%
 from IPython.display import Markdown, display
 
-from lib.book import bad_input as B
+from lib.site import bad_input as B
 from lib.book import params as P
 
-from lib.book.input_classes import classes_markdown
+from lib.site.input_classes import classes_markdown
 
 cfg = P.validate(profile=(profile, P.text), pipeline=(pipeline, P.boolean))
 display(Markdown("**The classes of bad input**\n\n" + classes_markdown()))

@@ -3,7 +3,7 @@
 Bars are for a person watching, never part of a result: an executed notebook of the book must
 carry no half-drawn bar. So
 
-* in a notebook kernel started by :mod:`lib.book.pipeline` (``NTK_PROFILE`` is set), the bar is
+* in a notebook kernel started by :mod:`lib.site.pipeline` (``NTK_PROFILE`` is set), the bar is
   drawn on the terminal that started the pipeline (the kernel's own ``sys.__stderr__``), if that
   is a terminal, and nothing reaches the notebook;
 * in an interactive notebook, tqdm's widget where ipywidgets is installed, else its text bar;

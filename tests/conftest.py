@@ -56,9 +56,9 @@ def smoke_book(tmp_path_factory):
     """(root, pipeline result, book build result) of a smoke-profile run in a scratch copy."""
     root = copy_sources(tmp_path_factory.mktemp("book"))
     env = dict(os.environ, NTK_RESULTS_DIR=str(root / "results"), NTK_CACHE_DIR=str(root / ".cache"))
-    pipe = run([sys.executable, "-m", "lib.book.pipeline", "--profile", "smoke", "--root", str(root)], root, env)
+    pipe = run([sys.executable, "-m", "lib.site.pipeline", "--profile", "smoke", "--root", str(root)], root, env)
     # `make html`: jupyter-book build . -W -n --keep-going with Sphinx's parallel jobs
-    book = run([sys.executable, "-m", "lib.book.html", "--root", str(root)], root, env) if pipe.returncode == 0 else None
+    book = run([sys.executable, "-m", "lib.site.html", "--root", str(root)], root, env) if pipe.returncode == 0 else None
     return root, pipe, book
 
 

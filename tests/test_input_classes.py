@@ -1,7 +1,7 @@
-"""One property test per class of bad input (lib.book.input_classes), over every public function of the science layer
+"""One property test per class of bad input (lib.site.input_classes), over every public function of the science layer
 that takes the class's input.
 
-The functions are enumerated from the code (:func:`lib.book.input_classes.takers`: every public callable whose
+The functions are enumerated from the code (:func:`lib.site.input_classes.takers`: every public callable whose
 signature has a parameter of the class), so a new one is driven the day it is added; :data:`CALLS` says how to call
 each with good arguments, and a test fails when an enumerated function has no call there. Each bad input must end in
 :class:`lib.validation.InputError` (or ``InputTypeError``) with one message naming the parameter: no raw traceback
@@ -20,7 +20,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lib.book.input_classes import INPUT_CLASSES, public_callables, takers
+from lib.site.input_classes import INPUT_CLASSES, public_callables, takers
 from lib.validation import SEED_MAX, InputError
 
 CLASSES = {c.key: c for c in INPUT_CLASSES}
@@ -680,7 +680,8 @@ def test_the_spec_writer_refuses_every_default_its_checker_or_the_reader_refuses
 
     from lib.book import params as P
     from lib.book.params import ParameterError
-    from lib.book.spec import ChapterSpec, Param, write_cells
+    from lib.book.spec import ChapterSpec, Param
+    from lib.site.specs import write_cells
     src = tmp_path / "09_demo.py"
     src.write_text('# %% tags=["parameters"]\nprofile = "x"\n\n# %%\nprint(1)\n')
     checkers = dict(count=P.positive_int, sizes=P.int_list(min_value=1), rate=P.positive_float,
@@ -776,7 +777,7 @@ def test_a_refused_input_leaves_the_angle_scan_cache_as_it_was(tmp_path):
 # ---- the chapters: their inputs enter through their parameter specs ------------------------------------------------
 
 def _chapter_seed_params() -> list[tuple[str, str]]:
-    from lib.book.spec import CHAPTER_PACKAGES, chapter_spec
+    from lib.site.specs import CHAPTER_PACKAGES, chapter_spec
     return [(stem, name) for stem in CHAPTER_PACKAGES if chapter_spec(stem) is not None
             for name in chapter_spec(stem).params if name.endswith("seed")]
 
@@ -786,7 +787,7 @@ def _chapter_seed_params() -> list[tuple[str, str]]:
 def test_every_seed_parameter_of_a_chapter_refuses_what_the_generators_refuse(stem, name, bad):
     """A notebook's seed (not a count of seeds) is refused by its spec, before the notebook computes anything."""
     from lib.book.params import ParameterError
-    from lib.book.spec import chapter_spec
+    from lib.site.specs import chapter_spec
     with pytest.raises(ParameterError, match=name):
         chapter_spec(stem).config(**{name: bad})
     assert getattr(chapter_spec(stem).config(**{name: SEED_MAX}), name) == SEED_MAX

@@ -344,3 +344,139 @@ def test_every_check_declares_its_claim():
             ("def check_z(r) -> Check:\n    return judge(r)\n", "records no claim id")):
         found = _undeclared_claims(*scan_module(source, "fake.py"))
         assert len(found) == 1 and expected in found[0], (source, found)
+
+
+# ---- the import graph of lib: every import at the top of its module, no arrow up the layers, no cycle ----------
+
+#: The layers of ``lib``, bottom first: a module may import its own layer and the layers below it, never one above.
+#: The science (``activations``, ``spectra``, ``data/``, ``finite/``, ``theory/``, ...) is every module the other
+#: layers do not name; ``lib/book`` is what a chapter uses while it runs, ``lib/site`` what builds the book after.
+LAYERS = ("science", "lib.book", "lib.chapters", "lib.site")
+
+
+def _module_imports(root: Path, package: str = "lib") -> dict[str, list[tuple[str, int, bool]]]:
+    """``{module: [(imported module of the package, line, inside a function), ...]}`` for every module of
+    ``root/package``, read with :mod:`ast` (nothing is imported). ``from a.b import c`` names the module ``a.b.c``
+    when it exists, else ``a.b``; relative imports are resolved; imports of other packages are left out."""
+    files = {}
+    for path in sorted((root / package).rglob("*.py")):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        files[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
+    out: dict[str, list[tuple[str, int, bool]]] = {}
+    for module, (path, is_package) in files.items():
+        here = module if is_package else module.rpartition(".")[0]
+        found: list[tuple[str, int, bool]] = []
+
+        def visit(node: ast.AST, in_function: bool) -> None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.Import):
+                    for alias in child.names:
+                        name = alias.name
+                        while name and name not in files:
+                            name = name.rpartition(".")[0]
+                        if name:
+                            found.append((name, child.lineno, in_function))
+                elif isinstance(child, ast.ImportFrom):
+                    base = child.module or ""
+                    if child.level:
+                        parts = here.split(".")
+                        base = ".".join(parts[: len(parts) - (child.level - 1)] + ([base] if base else []))
+                    for alias in child.names:
+                        target = f"{base}.{alias.name}" if f"{base}.{alias.name}" in files else base
+                        if target in files:
+                            found.append((target, child.lineno, in_function))
+                visit(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+
+        visit(ast.parse(path.read_text()), False)
+        out[module] = sorted(set(found), key=lambda t: (t[1], t[0]))
+    return out
+
+
+def _in_function_imports(graph: dict, exempt=frozenset()) -> list[str]:
+    return [f"{module} line {line}: {target}" for module, found in sorted(graph.items()) if module not in exempt
+            for target, line, in_function in found if in_function]
+
+
+def _layer(module: str) -> int:
+    return max((i for i, name in enumerate(LAYERS) if module == name or module.startswith(name + ".")), default=0)
+
+
+def _arrows_up(graph: dict) -> list[str]:
+    return [f"{module} line {line}: {target} ({LAYERS[_layer(module)]} imports {LAYERS[_layer(target)]})"
+            for module, found in sorted(graph.items()) for target, line, _ in found if _layer(target) > _layer(module)]
+
+
+def _cycles(graph: dict) -> list[list[str]]:
+    """The import cycles over top-level imports: each a path ``[a, b, ..., a]``, found by depth-first search."""
+    edges = {m: sorted({t for t, _, in_function in found if not in_function}) for m, found in graph.items()}
+    state: dict[str, str] = {}   # "open" while on the current path, "done" after
+    path: list[str] = []
+    out: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        state[module] = "open"
+        path.append(module)
+        for target in edges.get(module, []):
+            if state.get(target) == "open":
+                out.append(path[path.index(target):] + [target])
+            elif target not in state:
+                visit(target)
+        path.pop()
+        state[module] = "done"
+
+    for module in sorted(edges):
+        if module not in state:
+            visit(module)
+    return out
+
+
+def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    """A package tree of counterfactual sources under ``tmp_path`` (``{"lib/x.py": source}``)."""
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    return tmp_path
+
+
+def test_every_import_of_lib_is_at_the_top_of_its_module(tmp_path):
+    """An import inside a function hides an arrow (and a cycle) from whoever reads the module's head."""
+    fake = _tree(tmp_path, {"lib/__init__.py": "", "lib/a.py": "import lib.b\n\n\ndef f():\n    from lib import b\n",
+                            "lib/b.py": "class C:\n    def m(self):\n        from .a import f\n        import lib.a\n",
+                            "lib/c.py": "def g():\n    import json\n"})
+    assert _in_function_imports(_module_imports(fake)) == ["lib.a line 5: lib.b", "lib.b line 3: lib.a",
+                                                           "lib.b line 4: lib.a"]
+    bad = _in_function_imports(_module_imports(ROOT))
+    tools = [f"{p.relative_to(ROOT)} line {n.lineno}" for p in sorted((ROOT / "tools").glob("*.py"))
+             for f in ast.walk(ast.parse(p.read_text())) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+             for n in ast.walk(f) if isinstance(n, (ast.Import, ast.ImportFrom))
+             and any(name.split(".")[0] == "lib" for name in [getattr(n, "module", None) or ""]
+                     + [a.name for a in n.names])]
+    assert not bad + tools, bad + tools
+
+
+def test_no_import_points_up_the_layers(tmp_path):
+    """science < lib/book (what a chapter uses while it runs) < lib/chapters < lib/site (what builds the book)."""
+    fake = _tree(tmp_path, {"lib/__init__.py": "", "lib/spectra.py": "from lib.book import params\n",
+                            "lib/book/__init__.py": "", "lib/book/params.py": "",
+                            "lib/book/spec.py": "from lib.site.pipeline import load_profiles\nfrom ..site import pdf\n",
+                            "lib/chapters/__init__.py": "", "lib/chapters/x.py": "import lib.site.report\n",
+                            "lib/site/__init__.py": "", "lib/site/pipeline.py": "from lib.chapters import x\n",
+                            "lib/site/report.py": "", "lib/site/pdf.py": "from lib.book.params import P\n"})
+    assert [s.split(" (")[0] for s in _arrows_up(_module_imports(fake))] == [
+        "lib.book.spec line 1: lib.site.pipeline", "lib.book.spec line 2: lib.site.pdf",
+        "lib.chapters.x line 1: lib.site.report", "lib.spectra line 1: lib.book.params"]
+    bad = _arrows_up(_module_imports(ROOT))
+    assert not bad, bad
+
+
+def test_no_import_cycle_between_lib_modules(tmp_path):
+    """A cycle of top-level imports works only in some import orders; one module of it belongs lower."""
+    fake = _tree(tmp_path, {"lib/__init__.py": "", "lib/p/__init__.py": "from lib.p.a import A\n",
+                            "lib/p/a.py": "from lib.p.b import B\n", "lib/p/b.py": "from lib.p import c\n",
+                            "lib/p/c.py": "from .a import A\n", "lib/q.py": "from lib.p import a\n"})
+    assert _cycles(_module_imports(fake)) == [["lib.p.a", "lib.p.b", "lib.p.c", "lib.p.a"]]
+    (tmp_path / "lib" / "p" / "c.py").write_text("def f():\n    from .a import A\n")   # hidden in a function
+    assert _cycles(_module_imports(fake)) == []
+    bad = _cycles(_module_imports(ROOT))
+    assert not bad, bad

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lib.book.results import VERDICTS
+from lib.site.specs import CHAPTER_PACKAGES
 
 #: The share of status-capable mutants the tests must kill (at least 95%).
 MIN_SCORE = 0.95
@@ -85,12 +86,8 @@ class ChapterScope:
 
 
 def chapter_packages(root: Path) -> dict[str, str]:
-    """Map a chapter number ("03") to its package name, from ``lib.book.spec.CHAPTER_PACKAGES``."""
-    sys.path.insert(0, str(root))
-    try:
-        from lib.book.spec import CHAPTER_PACKAGES
-    finally:
-        sys.path.pop(0)
+    """Map a chapter number ("03") to its package name, from ``lib.site.specs.CHAPTER_PACKAGES`` (``root`` is the
+    checkout whose chapters are meant; the ``lib`` imported here is that checkout's, as run from it)."""
     return {stem[:2]: pkg.rpartition(".")[2] for stem, pkg in CHAPTER_PACKAGES.items()}
 
 

@@ -1,3 +1,4 @@
-"""The book machinery: parameters and profiles, the papermill pipeline, cached sweeps, recorded
-verdicts, the claims registry, the reproducibility report, plotting style and the Sphinx extension.
-No science module imports this package."""
+"""What a chapter uses while it runs: the parameter specs and profiles, cached sweeps, the ``Recorder`` with its
+verdicts and registered figures, the claims registry, the shared plotting style, wording and tables.
+
+Below the chapters: it imports no chapter and nothing of :mod:`lib.site`; no science module imports it."""

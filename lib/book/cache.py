@@ -40,13 +40,13 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
+from lib.book.paths import ROOT
 from lib.validation import InputError, InputTypeError
 
 __all__ = ["cache_root", "sweep_dir", "cell_key", "SweepError", "cached_call", "to_json", "from_json",
            "result_checksum", "record_checksum", "verify_record", "read_record", "write_record", "make_record",
            "ensure_dir", "probe_writable", "clean_result", "RECORD_SCHEMA"]
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 class SweepError(RuntimeError):

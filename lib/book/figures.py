@@ -19,7 +19,7 @@ is folded in a dropdown whose title is its first clause (:meth:`Figures.fold_set
 earlier figure of the chapter stated is referred to, not repeated. The number
 is the chapter's number and the figure's rank in drawing order, which is the page's order, so no figure
 number and no "Drawn by" is ever typed by hand. The report's figure index
-(:mod:`lib.book.figure_index`) reads these files, and the overview's figure map (:mod:`lib.book.overview`) the
+(:mod:`lib.site.figure_index`) reads these files, and the overview's figure map (:mod:`lib.site.overview`) the
 section each figure was recorded in; neither parses a caption or an executed notebook.
 
 The caption is Markdown read as MyST (the notebooks set ``render_markdown_format: myst``), so it may
@@ -207,7 +207,7 @@ def alt_text(caption: str) -> str:
 
 def rerun_command(chapter: str, profile: str) -> str:
     """The command that re-runs ``chapter`` with this run's profile and ``-p`` overrides (``NTK_OVERRIDES``)."""
-    cmd = f"python -m lib.book.pipeline --only {chapter.split('_', 1)[0]} --profile {profile}"
+    cmd = f"python -m lib.site.pipeline --only {chapter.split('_', 1)[0]} --profile {profile}"
     try:
         over = json.loads(os.environ.get("NTK_OVERRIDES") or "{}")
     except json.JSONDecodeError:

@@ -123,6 +123,6 @@ def escape_emphasis(text: str) -> str:
     """``text`` with every lone ``*`` outside inline math, code spans and MyST roles escaped (``\\*``), so that
     Markdown shows it as a star instead of opening emphasis; ``**bold**`` is kept. For the verdict sentences a
     notebook displays (:func:`lib.book.results.record`); the report escapes its cells whole
-    (:func:`lib.book.pages.md_escape`)."""
+    (:func:`lib.site.pages.md_escape`)."""
     pieces = _PROTECTED.split(text)
     return "".join(p if i % 2 else re.sub(r"(?<![*\\])\*(?!\*)", r"\\*", p) for i, p in enumerate(pieces))

@@ -5,7 +5,7 @@ Each notebook validates its tagged ``parameters`` cell right after papermill inj
     P = validate(width=(width, positive_int), depths=(depths, int_list(min_value=0)))
 
 A checker takes ``(name, value)`` and returns the normalized value or raises
-:class:`ParameterError`. Unknown parameter names are rejected by :mod:`lib.book.pipeline`
+:class:`ParameterError`. Unknown parameter names are rejected by :mod:`lib.site.pipeline`
 before any notebook runs (plain papermill only warns about them).
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any, Callable, Iterable
 
-from lib.validation import InputError, ShortTraceback, check_seed
+from lib.validation import InputError, ShortTraceback, check_device, check_seed
 
 __all__ = [
     "ParameterError", "validate", "positive_int", "int_at_least", "nonneg_int", "seed", "positive_float", "unit_float",
@@ -161,7 +161,6 @@ def choices_list(options: Iterable[str]) -> Checker:
 
 def device_name(name: str, v) -> str:
     """'cpu' or an available CUDA device."""
-    from lib.validation import check_device
     try:
         check_device(v)
     except (ValueError, TypeError) as exc:

@@ -2,7 +2,7 @@
 
 Every chapter ends with :func:`provenance_line`, and figures state their own data and sizes; a
 reader can then tell which run produced a page without opening any file. The profile and the
-``-p`` overrides are what :mod:`lib.book.pipeline` told the kernel (``NTK_PROFILE``,
+``-p`` overrides are what :mod:`lib.site.pipeline` told the kernel (``NTK_PROFILE``,
 ``NTK_OVERRIDES``); a notebook run outside the pipeline says so.
 """
 from __future__ import annotations
@@ -15,6 +15,8 @@ import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+
+from lib.book.paths import ROOT
 
 __all__ = ["run_info", "provenance_line", "profile_text", "kernel_seconds"]
 
@@ -74,7 +76,7 @@ def run_info(root: str | Path | None = None) -> dict:
     import numpy
     import scipy
     import torch
-    root = Path(root) if root is not None else Path(__file__).resolve().parents[2]
+    root = Path(root) if root is not None else ROOT
     raw = os.environ.get("NTK_OVERRIDES")
     try:
         overrides = json.loads(raw) if raw is not None else None

@@ -12,13 +12,13 @@ part label, when several checks share one claim) and copies the statement from t
 
 A verdict file holds the verdicts of one run: each verdict carries the run's id (``NTK_RUN_ID``, set
 by the pipeline), and recording one drops those of any other run from the file (the pipeline also
-runs one chapter at a time, :func:`lib.book.pipeline.chapter_lock`). A damaged verdict file (not
+runs one chapter at a time, :func:`lib.site.pipeline.chapter_lock`). A damaged verdict file (not
 JSON, truncated, not a mapping of verdicts) is refused by :func:`load_all` with one
 :class:`ResultsError` naming the file.
 
 Every record also says how it was produced (:func:`run_context`): the parameter profile and every
 ``-p`` override (read from ``NTK_PROFILE`` and ``NTK_OVERRIDES``, which
-:func:`lib.book.pipeline.run_environment` sets for each notebook; a notebook run outside the
+:func:`lib.site.pipeline.run_environment` sets for each notebook; a notebook run outside the
 pipeline says so), the versions of Python, NumPy, SciPy and PyTorch, the git commit, and the wall
 time of the run so far.
 
@@ -67,13 +67,13 @@ __all__ = ["VERDICTS", "SEVERITY", "NAMED", "OUTSIDE_PIPELINE", "SECTION_LABEL",
 #: "inconclusive" (at this size or protocol) and "not checked" are the two ways of not settling a claim.
 VERDICTS = ("reproduced", "reproduced with caveat", "not reproduced", "inconclusive", "not checked")
 
-#: How a claim's parts combine (:func:`lib.book.report.overall_status`); the most severe checked part wins.
+#: How a claim's parts combine (:func:`lib.site.report.overall_status`); the most severe checked part wins.
 SEVERITY = {"reproduced": 0, "reproduced with caveat": 1, "inconclusive": 2, "not reproduced": 3}
 
 #: Verdicts that must name why (the caveat, the deviation from the paper's protocol, the missing premise).
 NAMED = ("reproduced with caveat", "inconclusive", "not checked")
 
-#: What a record says about its parameters when the notebook ran outside :mod:`lib.book.pipeline`.
+#: What a record says about its parameters when the notebook ran outside :mod:`lib.site.pipeline`.
 OUTSIDE_PIPELINE = "run outside the pipeline, overrides unknown"
 
 #: A section label: the MyST target above a section's heading (:meth:`Recorder.section`).
@@ -155,7 +155,7 @@ def run_context(profile: str | None = None) -> dict:
 
     Returns:
         A dict with ``profile``, ``overrides`` (the ``-p`` overrides as a dict, ``None`` when
-        unknown), ``pipeline`` (True when run by :mod:`lib.book.pipeline`), ``run_id`` (``NTK_RUN_ID``, the
+        unknown), ``pipeline`` (True when run by :mod:`lib.site.pipeline`), ``run_id`` (``NTK_RUN_ID``, the
         pipeline run, or None), ``provenance`` (one line
         for the report), ``versions`` (python, numpy, scipy, torch), ``commit`` and ``machine`` (from
         :func:`lib.book.provenance.run_info`), ``wall_time_s`` (seconds since the notebook's kernel
@@ -203,7 +203,7 @@ def _static_info() -> dict:
 def report_label(claim_id: str) -> str:
     """The MyST label of a claim's row in the report, e.g. ``"report-lh-thm-2-3"`` for ``"[LH] Thm 2.3"``.
 
-    The one home of this name: the report places it on the row (:func:`lib.book.report.report_table`) and
+    The one home of this name: the report places it on the row (:func:`lib.site.report.report_table`) and
     every verdict sentence a chapter shows (:func:`record`) links to it.
     """
     return "report-" + re.sub(r"[^a-z0-9]+", "-", claim_id.lower()).strip("-")
@@ -419,7 +419,7 @@ def _write_rows(path: Path, rows: dict) -> None:
 
 def _read_rows(path: Path) -> dict:
     """The verdicts of one file, checked: a JSON object of verdict objects, else one :class:`ResultsError`."""
-    redo = f"delete it and re-run its chapter (python -m lib.book.pipeline --only {path.stem[:2]})"
+    redo = f"delete it and re-run its chapter (python -m lib.site.pipeline --only {path.stem[:2]})"
     try:
         rows = json.loads(path.read_text())
     except (OSError, UnicodeDecodeError, ValueError) as exc:

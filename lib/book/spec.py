@@ -19,7 +19,7 @@ one parameter against another in silence.
 Everything else is derived from it:
 
 - the notebook's tagged ``parameters`` cell is plain literals for papermill, written by
-  :meth:`ChapterSpec.parameters_cell` (``python -m lib.book.spec --write`` rewrites the cells, after
+  :meth:`ChapterSpec.parameters_cell` (``python -m lib.site.specs --write`` rewrites the cells, after
   checking every spec's defaults and reading back what it would write: a bad default leaves every
   notebook untouched and exits 2 with one message; the test suite fails when a cell and its spec differ);
 - the notebook validates with one call, ``cfg = SPEC.validate(locals())``;
@@ -28,23 +28,20 @@ Everything else is derived from it:
 """
 from __future__ import annotations
 
-import argparse
 import ast
 import functools
-import importlib
 import json
 import math
-import os
-import re
-import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Callable, Mapping
 
+from lib.book import profile_files
 from lib.book.params import Checker, ParameterError
+from lib.book.results import run_context
+from lib.book.tables import use_book_tables
 
-__all__ = ["Param", "ChapterSpec", "Config", "CHAPTER_PACKAGES", "chapter_spec", "write_cell", "write_cells", "main", "reads_config"]
+__all__ = ["Param", "ChapterSpec", "Config", "reads_config"]
 
 
 @dataclass(frozen=True)
@@ -82,14 +79,12 @@ class Config(SimpleNamespace):
         Args:
             overrides: the ``-p`` overrides (default: this run's, :func:`lib.book.results.run_context`).
             profile_values: the profile's values for this chapter (default: read from
-                ``notebooks/profiles/<chapter>.yaml`` by :func:`lib.book.pipeline.load_profiles`).
+                ``notebooks/profiles/<chapter>.yaml`` by :func:`lib.book.profile_files.profile_values`).
         """
         if overrides is None:
-            from lib.book.results import run_context
             overrides = run_context(self.profile)["overrides"] or {}
         if profile_values is None:
-            from lib.book.pipeline import load_profiles
-            profile_values = (load_profiles(stems=[self.chapter]).get(self.profile) or {}).get(self.chapter) or {}
+            profile_values = profile_files.profile_values(self.chapter, self.profile)
         out = {}
         for name in self.spec.params:
             if name == "profile":
@@ -126,7 +121,6 @@ def _display_in_notebook(cfg: Config) -> None:
         return
     from IPython.display import Markdown, display
 
-    from lib.book.tables import use_book_tables
     use_book_tables(shell)
     display(Markdown(cfg.markdown()))
 
@@ -279,124 +273,6 @@ def _literal(v: Any) -> str:
     if isinstance(v, dict):
         return "{" + ", ".join(f"{_literal(k)}: {_literal(x)}" for k, x in v.items()) + "}"
     return repr(v)
-
-
-#: notebook stem -> chapter package that declares its ``SPEC``
-CHAPTER_PACKAGES = {
-    "01_linear_baseline": "lib.chapters.linear_baseline",
-    "02_better_separation": "lib.chapters.better_separation",
-    "03_conditioning": "lib.chapters.conditioning",
-    "04_infinite_depth": "lib.chapters.infinite_depth",
-    "05_non_constancy": "lib.chapters.non_constancy",
-    "06_optimization": "lib.chapters.optimization",
-    "07_performance": "lib.chapters.performance",
-}
-
-
-def chapter_spec(chapter: str) -> ChapterSpec | None:
-    """The :class:`ChapterSpec` of a notebook stem, or None when its package declares none yet."""
-    pkg = CHAPTER_PACKAGES.get(chapter)
-    if pkg is None:
-        return None
-    return getattr(importlib.import_module(pkg), "SPEC", None)
-
-
-_CELL = re.compile(r"(# %% tags=\[\"parameters\"\]\n)(.*?)(\n\n# %%)", re.S)
-
-
-def _new_text(path: Path, spec: ChapterSpec) -> tuple[str, str]:
-    """(current text, text with the parameters cell written from ``spec``), the spec and the result checked.
-
-    Raises:
-        ParameterError: a default fails its own checker (or a joint rule), has no literal that reads back, or
-            the new source is not valid Python; the notebook has no parameters cell or cannot be read.
-    """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ParameterError(f"{path}: cannot read the notebook source ({exc.strerror or exc})") from None
-    m = _CELL.search(text)
-    if m is None:
-        raise ParameterError(f"{path}: no cell tagged parameters")
-    try:
-        spec.validate(spec.defaults(), display=False)  # every default passes its own checker and the joint rules
-    except ParameterError as exc:
-        lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
-        raise ParameterError(f"{spec.chapter}: the spec's defaults are refused by its own checks: "
-                             + " ".join(lines[:1] + ["; ".join(lines[1:])])) from None
-    new = text[:m.start(2)] + spec.parameters_cell() + text[m.end(2):]
-    try:
-        ast.parse(new, filename=str(path))
-    except SyntaxError as exc:
-        raise ParameterError(f"{path}: the rewritten source would not parse (line {exc.lineno}: {exc.msg})") from None
-    return text, new
-
-
-def write_cell(path: Path, spec: ChapterSpec) -> bool:
-    """Rewrite the ``parameters`` cell of a jupytext percent source from its spec; True if it changed.
-
-    The spec's defaults and the new source are checked first (:func:`write_cells`); the file is replaced in one
-    step (a temporary file renamed over it), so it is never left half written.
-
-    Raises:
-        ParameterError: see :func:`write_cells`; the file is then untouched.
-    """
-    return bool(write_cells({path: spec}))
-
-
-def write_cells(cells: Mapping[Path, ChapterSpec], write: bool = True) -> list[Path]:
-    """Check every spec and the source it would write, then (``write``) rewrite the cells that differ.
-
-    Nothing is written unless every notebook passes: a default refused by its own checker, a default with no
-    literal that reads back as itself (NaN, a string with a newline), or a rewritten source that does not parse
-    leaves every file as it was.
-
-    Args:
-        cells: notebook source -> the spec of its parameters cell.
-        write: rewrite the files (else only report which differ).
-
-    Returns:
-        The notebooks whose cell differs from its spec (rewritten when ``write``).
-
-    Raises:
-        ParameterError: one message naming the chapter, the parameter and the problem.
-    """
-    planned = {path: _new_text(path, spec) for path, spec in cells.items()}
-    changed = [path for path, (old, new) in planned.items() if old != new]
-    if write:
-        for path in changed:
-            tmp = path.with_name(f".{path.name}.tmp")
-            tmp.write_text(planned[path][1], encoding="utf-8")
-            os.replace(tmp, path)
-    return changed
-
-
-def main(argv: list[str] | None = None, root: Path | None = None) -> int:
-    """``python -m lib.book.spec --write``: rewrite every notebook's parameters cell from its spec.
-
-    Exit 0 when done (without ``--write`` the cells that differ from their spec are listed, nothing written); exit 2
-    with one ``error:`` line, every notebook untouched, when a spec's default is refused (see :func:`write_cells`).
-    """
-    ap = argparse.ArgumentParser(prog="python -m lib.book.spec", description=main.__doc__)
-    ap.add_argument("--write", action="store_true", help="rewrite the parameters cells (else only list differences)")
-    args = ap.parse_args(argv)
-    root = Path(__file__).resolve().parents[2] if root is None else Path(root)
-    cells = {root / "notebooks" / f"{stem}.py": spec for stem in CHAPTER_PACKAGES
-             if (spec := chapter_spec(stem)) is not None}
-    try:
-        changed = write_cells(cells, write=args.write)
-    except ParameterError as exc:
-        print(f"error: {exc} (no notebook was changed)", file=sys.stderr)
-        return 2
-    if not args.write:
-        for path in changed:
-            print(f"{path.name}: parameters cell differs from its spec")
-    print(f"{len(changed)} cell(s) {'rewritten' if args.write else 'differ'}")
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
 
 
 def reads_config(**fields: str | Callable[[Config], Any]) -> Callable:

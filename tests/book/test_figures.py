@@ -8,7 +8,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from lib.book.figures import FigureError, Figures, load_figures, qualified_name  # noqa: E402
-from lib.book.figure_index import figure_index  # noqa: E402
+from lib.site.figure_index import figure_index  # noqa: E402
 from lib.book.wording import number  # noqa: E402
 
 
@@ -49,7 +49,7 @@ def test_run_by_the_pipeline_a_figure_saves_image_and_data_beside_the_page(tmp_p
     (e,) = load_figures(["01_demo"])
     assert (tmp_path / "page" / e["image"]).stat().st_size > 0
     assert pd.read_csv(tmp_path / "page" / e["csv"]).columns.tolist() == ["width", "dev"]
-    assert e["command"] == "python -m lib.book.pipeline --only 01 --profile smoke -p width '64'"
+    assert e["command"] == "python -m lib.site.pipeline --only 01 --profile smoke -p width '64'"
 
 
 def test_alt_text_is_the_first_sentence_in_plain_words():

@@ -4,7 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lib.book.math_text import typeset
-from lib.book.pages import md_escape
+from lib.site.pages import md_escape
 
 
 @pytest.mark.parametrize("plain, page", [

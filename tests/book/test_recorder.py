@@ -1,8 +1,8 @@
-"""The chapter Recorder (lib.book.results.Recorder) and section labels (lib.book.pages)."""
+"""The chapter Recorder (lib.book.results.Recorder) and section labels (lib.site.pages)."""
 import json
 
 from lib.book import params as P
-from lib.book.pages import chapter_headings, find_section
+from lib.site.pages import chapter_headings, find_section
 from lib.book.results import Check, Recorder
 from lib.book.spec import ChapterSpec, Param
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from lib.book.params import ParameterError
-from lib.book.pipeline import load_profiles
+from lib.book.profile_files import load_profiles
 from lib.book.results import Recorder
 from lib.book.wording import paper_vs_book
 from lib.chapters import better_separation as S

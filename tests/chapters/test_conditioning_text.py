@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from lib.book.params import ParameterError
-from lib.book.pipeline import load_profiles
+from lib.book.profile_files import load_profiles
 from lib.book.wording import paper_vs_book
 from lib.chapters import conditioning as C
 

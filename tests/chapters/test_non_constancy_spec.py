@@ -6,7 +6,7 @@ import jupytext
 import pytest
 
 from lib.book.params import ParameterError
-from lib.book.pipeline import load_profiles
+from lib.book.profile_files import load_profiles
 from lib.chapters import non_constancy
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "05_non_constancy.py"

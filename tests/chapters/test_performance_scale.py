@@ -26,8 +26,7 @@ def test_scale_case_agrees_with_the_dense_kernel():
 
 
 def test_certified_falls_back_to_bounds_when_the_tiles_do_not_fit(monkeypatch):
-    import lib.validation as V
-    monkeypatch.setattr(V, "available_memory", lambda: 10_000)
+    monkeypatch.setattr(bench, "available_memory", lambda: 10_000)
     r = bench.scale_case(120, 1, **CASE)
     assert r["lambda_min_mode"] == "bounds" and "bounds only" in r["note"] and r["kappa_high"] is None
 

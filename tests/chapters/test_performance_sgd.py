@@ -2,7 +2,7 @@
 import pandas as pd
 import pytest
 
-from lib.book.pipeline import load_profiles
+from lib.book.profile_files import load_profiles
 from lib.chapters import performance
 from lib.finite import sgd_benchmark as sgdb
 

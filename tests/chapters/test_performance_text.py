@@ -118,7 +118,7 @@ def test_the_captions_leave_the_profile_and_overrides_to_the_recorder(texts, mon
 
 
 def test_paper_profile_values_come_from_the_profiles_file(texts):
-    from lib.book.pipeline import load_profiles
+    from lib.book.profile_files import load_profiles
     paper = load_profiles()["paper"]["07_performance"]
     g = texts()
     assert g["paper_scale_n"] == ", ".join(f"{n:,}" for n in paper["scale_ns"])

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import pytest
 
 from lib.book import params as P
-from lib.book.spec import CHAPTER_PACKAGES, chapter_spec
+from lib.site.specs import CHAPTER_PACKAGES, chapter_spec
 
 #: (chapter, overrides just inside the rule, overrides just outside it, fragments of the refusal)
 RULES = [

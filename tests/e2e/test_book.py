@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from lib.book.pipeline import executed_path, notebook_sources
+from lib.site.pipeline import executed_path, notebook_sources
 
 pytestmark = pytest.mark.slow
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from lib.book.pdf import chromium_path, serve_directory
+from lib.site.pdf import chromium_path, serve_directory
 
 pytestmark = pytest.mark.slow
 

@@ -15,7 +15,7 @@ CHAPTERS = ["01", "02"]
 
 def run(root, jobs: int, tag: str):
     env = dict(os.environ, NTK_RESULTS_DIR=str(root / f"results-{tag}"), NTK_CACHE_DIR=str(root / f".cache-{tag}"))
-    r = subprocess.run([sys.executable, "-m", "lib.book.pipeline", "--root", str(root), "--profile", "smoke",
+    r = subprocess.run([sys.executable, "-m", "lib.site.pipeline", "--root", str(root), "--profile", "smoke",
                         "--only", *CHAPTERS, "--jobs", str(jobs)], cwd=root, env=env, capture_output=True, text=True,
                        timeout=1800)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]

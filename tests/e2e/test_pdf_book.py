@@ -1,7 +1,7 @@
 """The book's PDF as ``make pdf`` prints it from the smoke-profile book (fixture ``smoke_book``): the book
 without its API reference, at most :data:`MAX_BOOK_PDF_PAGES` pages, bookmarks for sections, title and author.
 
-Apart from tests/e2e/test_browser.py because :func:`lib.book.pdf.build_pdf` drives its own Playwright session,
+Apart from tests/e2e/test_browser.py because :func:`lib.site.pdf.build_pdf` drives its own Playwright session,
 which cannot run inside that module's open browser. Needs Chromium and playwright, as there.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from lib.book.pdf import chromium_path
+from lib.site.pdf import chromium_path
 
 pytestmark = pytest.mark.slow
 
@@ -60,7 +60,7 @@ def book_pdf_problems(pdf: Path) -> list[str]:
 
 
 def test_make_pdf_gives_the_book_without_the_api_reference(chromium, html_dir, tmp_path):
-    from lib.book.pdf import build_pdf
+    from lib.site.pdf import build_pdf
     problems = book_pdf_problems(build_pdf(html_dir, tmp_path / "book.pdf", progress=False))
     assert not problems, problems
 
@@ -68,7 +68,7 @@ def test_make_pdf_gives_the_book_without_the_api_reference(chromium, html_dir, t
 def test_the_pdf_check_catches_the_api_reference_a_flat_outline_and_no_title(chromium, tmp_path):
     """Counterfactual: a book printed with its API reference, pages without sections and no _config.yml."""
     import yaml
-    from lib.book.pdf import build_pdf
+    from lib.site.pdf import build_pdf
     html = tmp_path / "_build" / "html"
     html.mkdir(parents=True)
     for name, title in (("index", "The book"), ("api", "API reference: the lib package")):

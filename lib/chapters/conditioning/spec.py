@@ -1,6 +1,6 @@
 """The parameters of notebook 03 ([LH] Sec. 4 and App. F), declared once: default, checker, meaning.
 
-The notebook's parameters cell is written from :data:`~lib.chapters.conditioning.spec.SPEC` (``python -m lib.book.spec --write``), the
+The notebook's parameters cell is written from :data:`~lib.chapters.conditioning.spec.SPEC` (``python -m lib.site.specs --write``), the
 notebook validates with ``cfg = conditioning.SPEC.validate(locals())``, tests build configurations with
 ``SPEC.config(...)``, and each profile of ``notebooks/profiles/03_conditioning.yaml`` is checked against it.
 """

@@ -1,6 +1,6 @@
 """The parameters of chapter 04 (notebook ``04_infinite_depth``), declared once: default, checker, meaning.
 
-The notebook's ``parameters`` cell is written from :data:`~lib.chapters.infinite_depth.spec.SPEC` (``python -m lib.book.spec --write``) and
+The notebook's ``parameters`` cell is written from :data:`~lib.chapters.infinite_depth.spec.SPEC` (``python -m lib.site.specs --write``) and
 validated with ``cfg = infinite_depth.SPEC.validate(locals())``; the profiles of
 ``notebooks/profiles/04_infinite_depth.yaml`` are checked against it.
 """

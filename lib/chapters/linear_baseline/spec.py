@@ -1,6 +1,6 @@
 """Chapter 01's parameters, declared once ([LH] Sec. 2): defaults, checkers and meaning.
 
-The notebook's ``parameters`` cell is written from :data:`~lib.chapters.linear_baseline.spec.SPEC` (``python -m lib.book.spec --write``) and
+The notebook's ``parameters`` cell is written from :data:`~lib.chapters.linear_baseline.spec.SPEC` (``python -m lib.site.specs --write``) and
 validated with ``SPEC.validate(locals())``; the profiles of ``notebooks/profiles/01_linear_baseline.yaml``
 are checked against it by the test suite.
 """

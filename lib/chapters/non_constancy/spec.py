@@ -1,6 +1,6 @@
 """The parameters of chapter 05 (notebook ``05_non_constancy``), declared once ([LZB] Sec. 3-6).
 
-The notebook's parameters cell is written from :data:`~lib.chapters.non_constancy.spec.SPEC` (``python -m lib.book.spec --write``) and
+The notebook's parameters cell is written from :data:`~lib.chapters.non_constancy.spec.SPEC` (``python -m lib.site.specs --write``) and
 validated with ``cfg = non_constancy.SPEC.validate(locals())``; the profiles of
 ``notebooks/profiles/05_non_constancy.yaml`` are checked against it.
 """

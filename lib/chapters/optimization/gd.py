@@ -29,6 +29,7 @@ from lib.book.results import Check
 from lib.book.wording import ints
 from lib.chapters.optimization.figure4 import SE_MULTIPLE, depth_pairs
 from lib.data import synthetic_regression
+from lib.data.datasets import load_faces
 from lib.finite.mlp import MLP
 from lib.finite.ntk import empirical_ntk
 from lib.finite.training import gd_train, linearized_losses
@@ -563,7 +564,6 @@ def faces_regression(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     Returns:
         (X, y).
     """
-    from lib.data.datasets import load_faces
 
     X, lab = load_faces(n, seed=seed, unit_norm=True, return_labels=True)
     return X, 2.0 * lab - 1.0

@@ -51,7 +51,7 @@ import pandas as pd
 
 from lib.book.spec import reads_config
 from lib.book.cache import SweepError, from_json, to_json
-from lib.book.pipeline import ROOT
+from lib.book.paths import ROOT
 from lib.book.provenance import run_info
 from lib.book.sweep import run_sweep
 from lib.book.wording import floats, ints

@@ -1,7 +1,7 @@
 """The parameters of chapter 06 (notebook ``notebooks/06_optimization.py``), each declared once ([LH] Sec. 5).
 
 :data:`~lib.chapters.optimization.spec.SPEC` holds every parameter with its default (the ``default`` profile), its checker and its
-meaning; the notebook's parameters cell is written from it (``python -m lib.book.spec --write``), the
+meaning; the notebook's parameters cell is written from it (``python -m lib.site.specs --write``), the
 notebook validates with ``cfg = optimization.SPEC.validate(locals())``, and the profiles of
 ``notebooks/profiles/06_optimization.yaml`` are checked against it.
 """

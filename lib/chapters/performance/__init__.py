@@ -27,7 +27,7 @@ names the checks ``performance.check_speedup``, ``performance.check_memory`` and
 """
 from __future__ import annotations
 
-from lib.chapters.performance.benchmark import (LABELS, PAPER_SETTING, BenchmarkRun, describe_device, describe_methods,
+from lib.chapters.performance.benchmark import (LABELS, PAPER_SETTING, PAPER_SIZE, BenchmarkRun, describe_device, describe_methods,
                                                 describe_run, describe_threads, figure_throughput,
                                                 figure_time_memory, format_cell, format_table, glue_benchmark,
                                                 measure_benchmark, notes_markdown, paper_profile, plot_throughput,
@@ -51,7 +51,7 @@ __all__ = [
     # spec
     "SPEC",
     # benchmark
-    "LABELS", "PAPER_SETTING", "BenchmarkRun", "measure_benchmark", "describe_run", "format_cell", "table_time",
+    "LABELS", "PAPER_SIZE", "PAPER_SETTING", "BenchmarkRun", "measure_benchmark", "describe_run", "format_cell", "table_time",
     "table_memory", "notes_markdown", "table_benchmark", "plot_time_memory", "figure_time_memory", "plot_throughput",
     "figure_throughput", "paper_profile", "describe_device", "describe_threads", "describe_methods",
     "glue_benchmark", "summary_table", "table_with_notes", "format_table", "target_row",

@@ -16,12 +16,14 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from lib.book.plotting import figure, palette
+from lib.book.profile_files import profile_values
 from lib.book.wording import ints
 from lib.finite.benchmark import run_benchmark
 from lib.finite.benchmark_tables import format_table, summary_table, table_with_notes, target_row
+from lib.chapters.performance.spec import SPEC
 from lib.finite.cost_model import METHODS
 
-__all__ = ["LABELS", "PAPER_SETTING", "BenchmarkRun", "measure_benchmark", "describe_run", "format_cell",
+__all__ = ["LABELS", "PAPER_SIZE", "PAPER_SETTING", "BenchmarkRun", "measure_benchmark", "describe_run", "format_cell",
            "table_time", "table_memory", "notes_markdown", "table_benchmark", "plot_time_memory",
            "figure_time_memory", "plot_throughput", "figure_throughput", "paper_profile", "describe_device",
            "describe_threads", "describe_methods", "glue_benchmark", "summary_table", "table_with_notes",
@@ -31,6 +33,8 @@ __all__ = ["LABELS", "PAPER_SETTING", "BenchmarkRun", "measure_benchmark", "desc
 LABELS = {"ours": "ours (Hadamard of Grams)", "jacobian": "Jacobian contraction", "ntk_vp": "NTK-vector products"}
 SHORT = {"jacobian": "Jacobian", "ntk_vp": "NTK-vp"}
 MARKS = {"ours": "o", "jacobian": "s", "ntk_vp": "^"}
+#: (n, width, depth) of [LH] Sec. 4's NTKs: batches of 512 inputs, width 512, depth up to 10
+PAPER_SIZE = (512, 512, 10)
 #: what [LH] Sec. 4 says about how its NTKs were computed (the setting every caption compares with)
 PAPER_SETTING = ("the paper computed its NTKs by Jacobian contraction on an A100 GPU in batches of 512 inputs "
                  "(width 512, depth up to 10) and reports no timing beyond 'hours'")
@@ -291,13 +295,13 @@ def plot_throughput(bench: BenchmarkRun) -> Figure:
 
 
 def paper_profile() -> dict:
-    """The ``paper`` profile of notebook 07 (``notebooks/profiles/07_performance.yaml``), or ``{}`` if the profiles
-    cannot be read: the prose says what that profile runs."""
-    try:
-        from lib.book.pipeline import load_profiles
-        return dict((load_profiles().get("paper") or {}).get("07_performance") or {})
-    except Exception:  # noqa: BLE001 - the prose then just omits what the paper profile runs
-        return {}
+    """The ``paper`` profile of notebook 07 (``notebooks/profiles/07_performance.yaml``): the prose says what that
+    profile runs.
+
+    Raises:
+        lib.book.profile_files.ProfileError: the profile file cannot be used (one line naming it).
+    """
+    return profile_values(SPEC.chapter, "paper")
 
 
 def describe_device(device: str) -> str:
@@ -325,10 +329,9 @@ def _peer_sizes(bench: BenchmarkRun) -> str:
 
 def _deviation(bench: BenchmarkRun) -> str:
     """How the run departs from [LH] Sec. 4's setting (the sentence ending every benchmark caption)."""
-    from lib.chapters.performance.targets import TARGET_SIZE
     batch = ("n = 512, the paper's batch, is among the sizes" if 512 in bench.ns else
              "no size here is the paper's batch of 512 inputs")
-    width_dev = "" if bench.width == TARGET_SIZE[1] else f", width {bench.width} instead of {TARGET_SIZE[1]}"
+    width_dev = "" if bench.width == PAPER_SIZE[1] else f", width {bench.width} instead of {PAPER_SIZE[1]}"
     return (f"{PAPER_SETTING}; here {describe_device(bench.device)}, {describe_threads(bench.threads)} per worker, "
             f"synthetic inputs; {batch}{width_dev}.")
 

@@ -27,10 +27,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from lib.book.pipeline import ROOT
-from lib.chapters.performance.scale import DATA_WORDS, MNIST_N, SCALE_TILE, ScaleRun, data_label, measure_scale_cases
+from lib.book.paths import ROOT
+from lib.book.provenance import run_info
+from lib.chapters.performance.scale import (DATA_WORDS, MNIST_N, SCALE_TILE, ScaleRun, data_label, measure_scale_cases,
+                                            scale_text, table_scale)
+from lib.data.datasets import load_dataset
 from lib.finite.extremes.bench import SCALE_DATA
-from lib.validation import InputError
+from lib.validation import InputError, check_device
 
 __all__ = ["RECORD_DIR", "RECORD_FIELDS", "RECORD_RTOL", "MNIST_RECORD_DEPTHS", "record_path", "record_scale_case",
            "check_record", "recorded_scale", "record_command", "missing_mnist", "recorded_text", "recorded_table",
@@ -218,7 +221,6 @@ def record_scale_case(n: int, depth: int, *, width: int = 512, in_dim: int = 784
         The row of :func:`lib.chapters.performance.scale.measure_scale_cases`, with ``command``, ``commit``
         (of the checkout writing the record) and ``recorded`` (UTC date) added.
     """
-    from lib.book.provenance import run_info
     df = measure_scale_cases([n], [depth], width=width, in_dim=in_dim, lambda_min=lambda_min, device=device, tile=tile,
                              shifts=None if shift is None else [shift], cache_dir=cache_dir, data=data)
     row = {k: (None if isinstance(v, float) and v != v else v) for k, v in df.iloc[0].to_dict().items()}
@@ -336,7 +338,6 @@ def recorded_text(rec: pd.DataFrame, scale: ScaleRun | None = None) -> str:
         nor computed, with their commands.
         Without records: one sentence saying so, and that paragraph.
     """
-    from lib.chapters.performance.scale import scale_text
     missing = _missing_text(missing_mnist(rec, scale))
     if rec.empty:
         return ("No recorded case: `notebooks/records/` holds none that this build did not compute itself. "
@@ -372,7 +373,6 @@ def linear_rank(X) -> int:
 def mnist_rank() -> int:
     """:func:`linear_rank` of MNIST's 60,000 training images, pixels in [-1, 1] as the authors map them (713);
     computed once per process."""
-    from lib.data.datasets import load_dataset
     return linear_rank(load_dataset("mnist"))
 
 
@@ -440,7 +440,6 @@ def recorded_table(rec: pd.DataFrame):
     """
     from IPython.display import Markdown
 
-    from lib.chapters.performance.scale import table_scale
     return Markdown("") if rec.empty else table_scale(rec).style.hide(axis="index")
 
 
@@ -471,7 +470,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tile", type=int, default=SCALE_TILE)
     p.add_argument("--device", default="cpu")
     a = p.parse_args(argv)
-    from lib.validation import check_device
     try:
         for name, low in (("n", 2), ("depth", 0), ("width", 1), ("in_dim", 1), ("tile", 1)):
             if getattr(a, name) < low:

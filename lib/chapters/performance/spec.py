@@ -1,6 +1,6 @@
 """The parameters of chapter 07 (notebook ``07_performance``), declared once.
 
-The notebook's parameters cell is written from :data:`~lib.chapters.performance.spec.SPEC` (``python -m lib.book.spec --write``) and
+The notebook's parameters cell is written from :data:`~lib.chapters.performance.spec.SPEC` (``python -m lib.site.specs --write``) and
 validated with ``cfg = performance.SPEC.validate(locals())``; the profiles of
 ``notebooks/profiles/07_performance.yaml`` are checked against it.
 """

@@ -24,7 +24,12 @@ from datetime import datetime, timezone
 
 import torch
 
-from lib.validation import InputError, check_int, check_real, check_seed, positive_int
+from lib.data.datasets import gaussian_data, load_dataset
+from lib.data.mnist import MNIST_SPLITS
+from lib.finite.extremes.cholesky import tiled_bytes
+from lib.finite.extremes.core import ntk_extremes
+from lib.finite.mlp import MLP
+from lib.validation import InputError, available_memory, check_int, check_real, check_seed, positive_int
 
 __all__ = ["SCALE_DATA", "scale_inputs", "scale_case", "run_scale_case", "main"]
 
@@ -52,8 +57,6 @@ def scale_inputs(data: str, n: int, in_dim: int, seed: int = 0):
     Raises:
         lib.validation.InputError: an unknown ``data``, or MNIST with ``in_dim`` other than 784.
     """
-    from lib.data.datasets import gaussian_data, load_dataset
-    from lib.data.mnist import MNIST_SPLITS
     if data not in SCALE_DATA:
         raise InputError(f"data must be one of {SCALE_DATA}, got {data!r}")
     n, in_dim, seed = positive_int(n, "n"), positive_int(in_dim, "in_dim"), check_seed(seed)
@@ -90,9 +93,6 @@ def scale_case(n: int, depth: int, width: int = 512, in_dim: int = 784, seed: in
         ``kappa_low``/``kappa_high`` (None: unbounded), ``seconds`` and the stage timings
         (``t_*``), ``peak_gib`` (this process's peak resident memory), the machine's load and cores.
     """
-    from lib.finite.extremes import ntk_extremes, tiled_bytes
-    from lib.validation import available_memory
-    from lib.finite.mlp import MLP
 
     _check_case(n, depth, width, in_dim, seed, tile, shift)
     load0 = os.getloadavg()[0]

@@ -1,0 +1,189 @@
+"""The book's Sphinx extension: the API reference directive and offline page hygiene.
+
+The directive ``{lib-api}`` (for MyST Markdown pages) documents every public module of the
+``lib`` package with ``automodule`` (members, in source order), one section per module. The
+module list is found by walking the package at build time, so a module added later appears by
+itself and a module that is not there yet cannot break the build. ``:modules:`` restricts the
+page to a list (names that do not import are reported in the page, not as build warnings).
+The docstrings themselves (Google style: ``Args:``, ``Returns:``, ``Raises:``, ``Attributes:``)
+are rendered by Sphinx's own ``sphinx.ext.napoleon`` (options in ``_config.yml``).
+
+Page hygiene: Jupyter Book 1 always loads ``sphinx_thebe``, which writes its inline configuration
+script twice into every page (a JavaScript error, "THEBE_JS_URL has already been declared") and
+points at a CDN. The book runs no live kernels (``launch_buttons: thebe: false``), so
+:func:`drop_thebe_scripts` removes those scripts from every page. ``html_context: default_mode``
+in ``_config.yml`` fixes the theme's other console error.
+
+Loaded through ``_config.yml`` (``sphinx: extra_extensions: [..., lib.site.sphinxext]``); documents the
+``lib`` that Python imports (the editable install of the repository).
+"""
+from __future__ import annotations
+
+import gc
+import importlib
+import pkgutil
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from docutils.statemachine import StringList
+from sphinx.util.docutils import SphinxDirective
+from sphinx.util.nodes import nested_parse_with_titles
+
+__all__ = ["public_modules", "LibApi", "drop_thebe_scripts", "keep_value_docs_as_prose", "setup", "PARALLEL_SAFE_UNDECLARED", "declare_parallel_safe",
+           "COLLECT_EVERY", "freeze_read_objects", "collect_now_and_then", "unfreeze"]
+
+
+def public_modules(package: str = "lib") -> list[str]:
+    """Names of the importable public modules of ``package`` (no ``_private`` parts), sorted,
+    the package itself first. A module that fails to import is left out."""
+    pkg = importlib.import_module(package)
+    names = [package]
+    for info in pkgutil.walk_packages(pkg.__path__, prefix=package + "."):
+        if any(part.startswith("_") for part in info.name.split(".")):
+            continue
+        names.append(info.name)
+    out = []
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - a broken module must not break the book
+            continue
+        out.append(name)
+    return [out[0]] + sorted(out[1:]) if out else []
+
+
+class LibApi(SphinxDirective):
+    """``{lib-api}``: one section with ``automodule`` per public module of a package.
+
+    Options: ``:package:`` (default ``lib``) and ``:modules:`` (a space- or comma-separated list).
+    """
+
+    has_content = False
+    option_spec = {"modules": directives.unchanged, "package": directives.unchanged}
+
+    def run(self) -> list:
+        package = self.options.get("package", "lib")
+        found = public_modules(package)
+        wanted = self.options.get("modules")
+        names = [n.strip() for n in wanted.replace(",", " ").split()] if wanted else found
+        missing = [n for n in names if n not in found]
+        lines: list[str] = []  # MyST Markdown: the directive is used in book/api.md
+        for name in names:
+            if name in missing:
+                continue
+            # autodoc writes reStructuredText, so its directive must run inside eval-rst
+            lines += [f"## `{name}`", "", "```{eval-rst}", f".. automodule:: {name}",
+                      "   :members:", "   :member-order: bysource", "```", ""]
+        if missing:
+            lines += ["Not documented (module missing or failing to import): "
+                      + ", ".join(f"`{n}`" for n in missing), ""]
+        node = nodes.container()
+        nested_parse_with_titles(self.state, StringList(lines, source="lib-api"), node)
+        return node.children
+
+
+def drop_thebe_scripts(app, pagename, templatename, context, doctree) -> None:
+    """``html-page-context`` handler: remove sphinx-thebe's scripts (thebe is off)."""
+    scripts = context.get("script_files")
+    if not scripts:
+        return
+    keep = [s for s in scripts
+            if "thebe" not in str(s) and "THEBE_JS_URL" not in str(getattr(s, "attributes", {}).get("body", ""))]
+    context["script_files"] = keep
+
+
+def keep_value_docs_as_prose(app, what: str, name: str, obj, options, lines: list[str]) -> None:
+    """``autodoc-process-docstring`` handler, run after napoleon's: a constant's, attribute's or property's description
+    stays prose.
+
+    Napoleon reads the first line of a ``data`` or ``attribute`` docstring as ``type: description`` wherever it
+    has a colon, so "The parts of [LZB] Lemma 3.1 the checks record: (label, ...)" became a type field
+    ``[LZB] Lemma 3.1 ...`` (an unresolved ``LZB`` target, and a wrong type shown). The line napoleon split
+    is joined again and its ``:type:`` field dropped; types belong in annotations here, never in that line.
+    """
+    if what not in ("data", "attribute", "property"):
+        return
+    typed = [i for i, line in enumerate(lines) if line.startswith(":type: ")]
+    if not typed:
+        return
+    i = typed[-1]
+    head = lines[i][len(":type: "):]
+    del lines[i]
+    if i > 0 and not lines[i - 1].strip():
+        del lines[i - 1]
+    if lines and lines[0].strip():
+        lines[0] = f"{head}: {lines[0]}"
+    else:
+        lines[:1] = [f"{head}:"]
+
+
+def setup(app) -> dict:
+    """Register ``{lib-api}`` and the thebe-script filter."""
+    app.add_directive("lib-api", LibApi)
+    app.connect("html-page-context", drop_thebe_scripts)
+    app.connect("builder-inited", declare_parallel_safe)
+    app.connect("env-updated", freeze_read_objects)
+    app.connect("autodoc-process-docstring", keep_value_docs_as_prose, priority=600)  # after napoleon's (500)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+#: Extensions of the book that do not say whether Sphinx may read and write pages in parallel (Sphinx then
+#: reads one page at a time and warns, which ``-W`` makes an error), each read for why it may:
+#: ``sphinx_multitoc_numbering`` (loaded by ``sphinx_external_toc``) only replaces the toctree collector's
+#: ``assign_section_numbers``, which Sphinx calls in the main process on the merged environment after every
+#: page was read; ``sphinx-mathjax-offline`` only sets ``mathjax_path`` and copies its files when the build
+#: has finished; ``sphinx_jupyterbook_latex`` (loaded by Jupyter Book) changes only the doctree of the page
+#: being read, and sets its environment values at ``builder-inited`` for a LaTeX builder only.
+PARALLEL_SAFE_UNDECLARED = ("sphinx_multitoc_numbering", "sphinx-mathjax-offline", "sphinx_jupyterbook_latex")
+
+
+def declare_parallel_safe(app) -> None:
+    """Declare the extensions of :data:`PARALLEL_SAFE_UNDECLARED` safe for Sphinx's parallel build (``-j``),
+    as their authors did not; an extension that declares it itself is left alone. Connected to
+    ``builder-inited``, when every extension is loaded and before any page is read."""
+    for name in PARALLEL_SAFE_UNDECLARED:
+        ext = app.extensions.get(name)
+        if ext is None:
+            continue
+        if ext.parallel_read_safe is None:
+            ext.parallel_read_safe = True
+        if ext.parallel_write_safe is None:
+            ext.parallel_write_safe = True
+
+
+#: While pages are written, a full garbage collection after every this many pages (see :func:`freeze_read_objects`).
+COLLECT_EVERY = 40
+
+_written = [0]  # pages written by this process
+
+
+def freeze_read_objects(app, env) -> None:
+    """Once every page is read, move what the build holds (the environment, and ``lib`` and torch that
+    autodoc imported: about 1.9 million objects) out of the garbage collector's reach (``gc.freeze``),
+    and collect only every :data:`COLLECT_EVERY` pages while writing (:func:`collect_now_and_then`).
+
+    Sphinx then writes the pages and ~140 ``viewcode`` module pages; the collector's automatic full
+    collections walked all those objects again and again: on the smoke book, on a loaded 2-core machine,
+    59 of them took 193 s of a 299 s build; frozen, with automatic collection on, still 102 s of 208 s
+    (the frozen heap makes them frequent); frozen with a collection every 40 pages, 104 s in all and a
+    peak of 1.6 GB (3.3 GB never collecting). Forked writer processes (``-j``) share the frozen objects
+    instead of copying them.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    app.connect("html-page-context", collect_now_and_then)
+    app.connect("build-finished", unfreeze)
+
+
+def collect_now_and_then(app, pagename, templatename, context, doctree) -> None:
+    """Collect garbage after every :data:`COLLECT_EVERY` pages written (automatic collection is off)."""
+    _written[0] += 1
+    if _written[0] % COLLECT_EVERY == 0:
+        gc.collect()
+
+
+def unfreeze(app, exception) -> None:
+    """At the end of the build: the garbage collector as it was (automatic, nothing frozen)."""
+    gc.unfreeze()
+    gc.enable()
