@@ -168,8 +168,7 @@ with rec.section("sec-separation-gradient-norm"):
 better_separation.table_crossovers(sweep.crossovers)
 
 # %% tags=["hide-input"]
-with rec.section("sec-separation-crossovers"):
-    rec.figure(**better_separation.figure_crossover(sweep.crossovers))
+with rec.section("sec-separation-crossovers"): rec.figure(**better_separation.figure_crossover(sweep.crossovers))
 
 # %% [markdown]
 # **[LH] Figure 1: the paper vs this book.** The paper prints no numbers for Figure 1; its text states
@@ -184,8 +183,7 @@ checks = better_separation.check_crossover(sweep.crossovers), better_separation.
 better_separation.table_figure1_vs_paper(checks)
 
 # %%
-with rec.section("sec-separation-crossovers"):
-    rec(checks)
+with rec.section("sec-separation-crossovers"): rec(checks)
 
 # %% [markdown]
 # (sec-separation-figure2)=
@@ -203,16 +201,14 @@ with rec.section("sec-separation-crossovers"):
 acts = better_separation.measure_other_activations(cfg)
 
 # %% tags=["hide-input"]
-with rec.section("sec-separation-figure2"):
-    rec.figure(**better_separation.figure_other_activations(acts))
+with rec.section("sec-separation-figure2"): rec.figure(**better_separation.figure_other_activations(acts))
 
 # %% [markdown]
 # For an odd activation (tanh) $f(-x) = -f(x)$, so $\nabla f(-x) = -\nabla f(x)$ and $\phi = 180^\circ$ at
 # $\theta_{in} = 180^\circ$ at every depth and width: antipodal inputs stay antipodal.
 
 # %%
-with rec.section("sec-separation-figure2"):
-    rec(better_separation.check_other_activations(acts))
+with rec.section("sec-separation-figure2"): rec(better_separation.check_other_activations(acts))
 
 # %% [markdown]
 # (sec-separation-app-b)=

@@ -239,8 +239,7 @@ rec.paper_vs_book(fig3 + fig3_mnist).style.hide(axis="index")
 
 # %% tags=["remove-stderr"]
 agree = conditioning.measure_authors_agreement(cfg, data.arrays)
-with rec.section("sec-authors-code"):
-    rec(conditioning.check_authors_agreement(agree))
+with rec.section("sec-authors-code"): rec(conditioning.check_authors_agreement(agree))
 conditioning.table_authors_agreement(agree)
 
 # %% [markdown]
@@ -341,8 +340,7 @@ with rec.section("sec-appf"):
 # {glue:text}`theory_sets`
 
 # %% tags=["hide-input"]
-with rec.section("sec-fig3-theory"):
-    rec.figure(**conditioning.figure_theory(theory, sweep))
+with rec.section("sec-fig3-theory"): rec.figure(**conditioning.figure_theory(theory, sweep))
 
 # %% [markdown]
 # The measured $\phi_{\min}$ is a minimum over $n(n-1)/2$ pairs of finite-width angles, each the
@@ -354,8 +352,7 @@ with rec.section("sec-fig3-theory"):
 
 # %%
 cmp = conditioning.table_theory_comparison(theory, sweep)
-with rec.section("sec-fig3-theory"):
-    rec(conditioning.check_theory_prediction(cmp))
+with rec.section("sec-fig3-theory"): rec(conditioning.check_theory_prediction(cmp))
 cmp.table.round(3)
 
 # %% [markdown]

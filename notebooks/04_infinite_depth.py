@@ -122,8 +122,7 @@ with rec.section("sec-phi-limit"):
 
 # %% tags=["hide-input"]
 kap = infinite_depth.measure_kappa(cfg)
-with rec.section("sec-kappa-limit"):
-    rec.figure(**infinite_depth.figure_kappa_depth(kap))
+with rec.section("sec-kappa-limit"): rec.figure(**infinite_depth.figure_kappa_depth(kap))
 
 # %% [markdown]
 # ### The paper's limits beside this book
@@ -132,8 +131,7 @@ with rec.section("sec-kappa-limit"):
 # verdicts of Thm 3.5 and Thm 4.3 judged.
 
 # %%
-with rec.section("sec-kappa-limit"):
-    rec(infinite_depth.check_thm43(kap))
+with rec.section("sec-kappa-limit"): rec(infinite_depth.check_thm43(kap))
 rec.paper_vs_book().style  # the rows the checks so far judged; a Styler: no cell cut at 50 characters
 
 # %% [markdown]
@@ -157,8 +155,7 @@ with rec.section("sec-aak-dual"):
 # function the networks actually evaluate (`lib.chapters.infinite_depth.dual_activation.measure_moments`).
 
 # %%
-with rec.section("sec-aak-dual"):
-    rec(infinite_depth.check_normrelu(infinite_depth.measure_moments("normrelu")))
+with rec.section("sec-aak-dual"): rec(infinite_depth.check_normrelu(infinite_depth.measure_moments("normrelu")))
 
 # %% [markdown]
 # The Monte Carlo tests one NormReLU, with $\lambda_b$ given. [AAK] state more: NormReLU is normalized for *every*
@@ -209,8 +206,7 @@ with rec.section("sec-aak-depth"):
 # layers (`lib.chapters.infinite_depth.lengths.measure_lengths`).
 
 # %%
-with rec.section("sec-aak-depth"):
-    rec(infinite_depth.check_lengths(infinite_depth.measure_lengths(cfg, "tanh")))
+with rec.section("sec-aak-depth"): rec(infinite_depth.check_lengths(infinite_depth.measure_lengths(cfg, "tanh")))
 
 # %% [markdown]
 # (sec-aak-depth-bound)=
@@ -341,8 +337,7 @@ with rec.section("sec-one-layer"):
 # $\theta_{in}^2$ must vanish as $\theta_{in} \to 0$.
 
 # %%
-with rec.section("sec-one-layer"):
-    rec(infinite_depth.check_lemma_e6(infinite_depth.measure_small_angle_embedding()))
+with rec.section("sec-one-layer"): rec(infinite_depth.check_lemma_e6(infinite_depth.measure_small_angle_embedding()))
 
 # %% tags=["hide-input"]
 rec.close(infinite_depth.glue_values(coll, prof, kap, aak, one))  # the numbers the prose shows

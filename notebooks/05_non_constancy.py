@@ -104,8 +104,7 @@ non_constancy.table_width_means(runs)
 # falls with the width, like $m^{-1/2}$ ([LZB] Eq 2, both clauses checked below).
 
 # %% tags=["hide-input"]
-with rec.section("sec-kernel-width"):
-    rec.figure(**non_constancy.figure_width_trend(runs))
+with rec.section("sec-kernel-width"): rec.figure(**non_constancy.figure_width_trend(runs))
 
 # %% [markdown]
 # The model $f(x) = Wx$, linear in its weights, was trained the same way: its kernel is $XX^\top$
@@ -113,8 +112,7 @@ with rec.section("sec-kernel-width"):
 # linear in its weights, moves its kernel (the last verdict below).
 
 # %%
-with rec.section("sec-kernel-width"):
-    rec(non_constancy.checks_kernel_width(runs))
+with rec.section("sec-kernel-width"): rec(non_constancy.checks_kernel_width(runs))
 
 # %% [markdown]
 # The steeper-than-$m^{-1/2}$ fall of the linear-output kernel change is not a contradiction:
@@ -144,8 +142,7 @@ with rec.section("sec-kernel-bottleneck"):
 # while the loss is fitted, then settle.
 
 # %% tags=["hide-input"]
-with rec.section("sec-kernel-bottleneck"):
-    rec.figure(**non_constancy.figure_kernel_paths(runs))
+with rec.section("sec-kernel-bottleneck"): rec.figure(**non_constancy.figure_kernel_paths(runs))
 
 # %% [markdown]
 # (sec-hessian-width)=
@@ -176,8 +173,7 @@ with rec.section("sec-hessian-width"):
 
 # %%
 backward = non_constancy.measure_backward(cfg)
-with rec.section("sec-hessian-width"):
-    rec(non_constancy.checks_lemma31(backward))
+with rec.section("sec-hessian-width"): rec(non_constancy.checks_lemma31(backward))
 
 # %% [markdown]
 # (sec-hessian-bottleneck)=
@@ -231,13 +227,11 @@ with rec.section("sec-lzb-more"):
 # nets along training (the table: its relative change at a few steps).
 
 # %%
-with rec.section("sec-lzb-more"):
-    rec(non_constancy.checks_lzb_parameterization(more))
+with rec.section("sec-lzb-more"): rec(non_constancy.checks_lzb_parameterization(more))
 non_constancy.table_kernel_path(runs)
 
 # %%
-with rec.section("sec-lzb-more"):
-    rec(non_constancy.check_kernel_path(runs))
+with rec.section("sec-lzb-more"): rec(non_constancy.check_kernel_path(runs))
 
 # %% [markdown]
 # (sec-moving-kernel)=

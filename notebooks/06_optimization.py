@@ -122,8 +122,7 @@ with rec.section("sec-opt-gd-bounds"):
 
 # %%
 relu, linear = (optimization.measure_gd(cfg, "faces", activation=act) for act in ("relu", "linear"))
-with rec.section("sec-opt-relu-linear"):
-    rec(optimization.check_relu_vs_linear(relu, linear))
+with rec.section("sec-opt-relu-linear"): rec(optimization.check_relu_vs_linear(relu, linear))
 
 # %% [markdown]
 # **Where the bound is tight and where it is loose.** Early on, the loss is dominated by the

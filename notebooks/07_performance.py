@@ -164,8 +164,7 @@ rec.figure(**performance.figure_time_memory(bench))
 # (so the memory ratio we report is conservative).
 
 # %%
-with rec.section("sec-perf-speed-memory"):
-    rec(performance.check_speedup(bench), performance.check_memory(bench))
+with rec.section("sec-perf-speed-memory"): rec(performance.check_speedup(bench), performance.check_memory(bench))
 
 # %% [markdown]
 # (sec-perf-throughput)=
@@ -174,12 +173,10 @@ with rec.section("sec-perf-speed-memory"):
 # float64 $(n \times m)(m \times n)$ product in the same run, for every size.
 
 # %% tags=["hide-input"]
-with rec.section("sec-perf-throughput"):
-    rec.figure(**performance.figure_throughput(bench))
+with rec.section("sec-perf-throughput"): rec.figure(**performance.figure_throughput(bench))
 
 # %%
-with rec.section("sec-perf-throughput"):
-    rec(performance.check_throughput(bench))
+with rec.section("sec-perf-throughput"): rec(performance.check_throughput(bench))
 
 # %% [markdown]
 # ## Against the paper's cost
