@@ -200,7 +200,7 @@ mnist = conditioning.measure_mnist_section(cfg)
 with rec.section("sec-figure3-mnist"):
     rec.figure(**conditioning.figure_figure3_mnist(mnist))
     rec.show(conditioning.table_mnist_figure3(mnist).style.format("{:.4g}"))
-    rec(fig3_mnist := conditioning.checks_figure3_mnist(mnist))
+    rec(fig3_mnist := conditioning.check_figure3_mnist(mnist))
 
 # %% [markdown]
 # ### Paper vs this book

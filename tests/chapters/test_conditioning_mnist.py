@@ -130,7 +130,7 @@ LINEAR = [1e8] * FULL_DEPTHS
 def test_the_record_of_the_whole_protocol_is_judged_as_the_paper(tmp_path):
     rec = _record(tmp_path, FALLS, LINEAR, seeds=5)
     assert not C.mnist_figure3_deviations(rec)
-    kappa, depth = C.checks_figure3_mnist(C.MnistFigure3Run(None, rec))
+    kappa, depth = C.check_figure3_mnist(C.MnistFigure3Run(None, rec))
     assert kappa.part == "ReLU vs linear kappa, MNIST (60,000)" and kappa.status == "reproduced"
     assert depth.part == "kappa decreases with depth, MNIST (60,000)" and depth.status == "reproduced"
     assert depth.measured.startswith("MNIST (60,000 training images), the authors' protocol, record (118 of 118 "
@@ -138,26 +138,26 @@ def test_the_record_of_the_whole_protocol_is_judged_as_the_paper(tmp_path):
     assert depth.rows[0]["statement"].startswith("MNIST (60,000), record (118 of 118 batches per seed): ")
     # counterfactual: a ReLU kappa that rises with depth is not reproduced, on the authors' protocol
     up = _record(tmp_path, FALLS[:1] + FALLS[1:][::-1], LINEAR, seeds=5, name="up")
-    assert C.checks_figure3_mnist(C.MnistFigure3Run(None, up))[1].status == "not reproduced"
+    assert C.check_figure3_mnist(C.MnistFigure3Run(None, up))[1].status == "not reproduced"
     # and one above the linear network's is not reproduced either
     above = _record(tmp_path, FALLS, [1e8] + [10.0] * (FULL_DEPTHS - 1), seeds=5, name="above")
-    assert C.checks_figure3_mnist(C.MnistFigure3Run(None, above))[0].status == "not reproduced"
+    assert C.check_figure3_mnist(C.MnistFigure3Run(None, above))[0].status == "not reproduced"
 
 
 def test_a_reduced_run_passes_with_its_caveat_and_never_fails(tmp_path):
     """Fewer batches than the authors' (or other sizes): a pass is 'with caveat', a failure 'inconclusive', each
     naming the departure; the record, when there is one, is judged instead."""
     good = _record(tmp_path, FALLS, LINEAR, batches=4, seeds=5, name="good")
-    kappa, depth = C.checks_figure3_mnist(C.MnistFigure3Run(good, None))
+    kappa, depth = C.check_figure3_mnist(C.MnistFigure3Run(good, None))
     assert depth.status == "reproduced with caveat" and "4 of the 118 batches" in depth.caveat
     bad = _record(tmp_path, FALLS[:1] + FALLS[1:][::-1], LINEAR, batches=4, seeds=5, name="bad")
-    fail = C.checks_figure3_mnist(C.MnistFigure3Run(bad, None))[1]
+    fail = C.check_figure3_mnist(C.MnistFigure3Run(bad, None))[1]
     assert fail.status == "inconclusive" and fail.caveat.startswith("not the authors' protocol: 4 of the 118")
     narrow = _record(tmp_path, FALLS, LINEAR, seeds=5, width=64, name="narrow")
-    assert C.checks_figure3_mnist(C.MnistFigure3Run(narrow, None))[1].caveat == "width m = 64 (the paper: 512)"
+    assert C.check_figure3_mnist(C.MnistFigure3Run(narrow, None))[1].caveat == "width m = 64 (the paper: 512)"
     # a record of the whole protocol decides, whatever the reduced build says
     full = _record(tmp_path, FALLS, LINEAR, seeds=5, name="full")
-    assert C.checks_figure3_mnist(C.MnistFigure3Run(bad, full))[1].status == "reproduced"
+    assert C.check_figure3_mnist(C.MnistFigure3Run(bad, full))[1].status == "reproduced"
     g = C.glue_mnist_figure3(C.MnistFigure3Run(bad, full, 4))
     assert "record" in g["mnist_judged"] and "reduced" not in g["mnist_judged"]
     assert g["mnist_build"].startswith("this build read the first 4 of the 118 batches of each seed's partition "
@@ -166,7 +166,7 @@ def test_a_reduced_run_passes_with_its_caveat_and_never_fails(tmp_path):
     # a build of the whole protocol stands for itself
     up = _record(tmp_path, FALLS[:1] + FALLS[1:][::-1], LINEAR, seeds=5, name="up2")
     run = C.MnistFigure3Run(full, up)
-    assert run.judged is full and C.checks_figure3_mnist(run)[1].status == "reproduced"
+    assert run.judged is full and C.check_figure3_mnist(run)[1].status == "reproduced"
     assert [r.source for r in run.shown] == ["record", "record"] and run.shown[0] is up
 
 
@@ -181,7 +181,7 @@ def test_the_section_measures_the_build_as_asked_and_reads_the_record(tmp_path, 
 
 
 def test_nothing_measured_is_not_checked_and_names_the_command(tmp_path):
-    for c in C.checks_figure3_mnist(C.MnistFigure3Run(None, None)):
+    for c in C.check_figure3_mnist(C.MnistFigure3Run(None, None)):
         assert c.status == "not checked" and "python -m lib.chapters.conditioning --record" in c.caveat
     g = C.glue_mnist_figure3(C.MnistFigure3Run(None, None, 0))
     assert "mnist_batches is 0" in g["mnist_build"] and "no record yet" in g["mnist_record"]
@@ -194,7 +194,7 @@ def test_an_infinite_kappa_is_drawn_and_tabled_as_infinite(tmp_path):
     assert math.isinf(tab.iloc[0, 0]) and math.isinf(tab.iloc[5, 1])
     fig = C.plot_mnist_figure3(C.MnistFigure3Run(None, rec))
     assert fig.axes[0].get_yscale() == "log"
-    kappa = C.checks_figure3_mnist(C.MnistFigure3Run(None, rec))[0]
+    kappa = C.check_figure3_mnist(C.MnistFigure3Run(None, rec))[0]
     assert kappa.status == "not checked"  # the linear kappa is infinite everywhere: not testable
     setting = C.setting_figure3_mnist(C.MnistFigure3Run(None, rec))
     assert setting.startswith("Setting: MNIST's 60,000 training images")

@@ -75,7 +75,7 @@ from lib.chapters.conditioning.mnist_figure3 import (MNIST_N, AuthorsFigure3, AU
                                                      mnist_figure3_cells, measure_mnist_figure3, measure_mnist_section,
                                                      record_mnist_figure3, check_mnist_record,
                                                      read_mnist_record, mnist_figure3_deviations,
-                                                     checks_figure3_mnist, plot_mnist_figure3, CAPTION_FIGURE3_MNIST,
+                                                     check_figure3_mnist, plot_mnist_figure3, CAPTION_FIGURE3_MNIST,
                                                      setting_figure3_mnist, table_mnist_figure3, glue_mnist_figure3)
 
 __all__ = [
@@ -104,6 +104,6 @@ __all__ = [
     "E4_MAX_N", "E4_TOL", "LemmaE4", "measure_lemma_e4", "table_lemma_e4", "check_lemma_e4",
     "MNIST_N", "AuthorsFigure3", "AUTHORS_FIG3", "RECORD_COMMAND", "MnistFigure3", "MnistFigure3Run", "partition_text",
     "mnist_figure3_cells", "measure_mnist_figure3", "measure_mnist_section", "record_mnist_figure3", "check_mnist_record", "read_mnist_record",
-    "mnist_figure3_deviations", "checks_figure3_mnist", "plot_mnist_figure3", "CAPTION_FIGURE3_MNIST",
+    "mnist_figure3_deviations", "check_figure3_mnist", "plot_mnist_figure3", "CAPTION_FIGURE3_MNIST",
     "setting_figure3_mnist", "table_mnist_figure3", "glue_mnist_figure3",
 ]

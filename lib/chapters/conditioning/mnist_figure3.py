@@ -16,7 +16,7 @@ depth 0 to 10, width 512, float64 (theirs: float32 on a GPU), as batch-only cell
 - ``python -m lib.chapters.conditioning --record`` (:func:`main`) runs the whole protocol and writes
   ``notebooks/records/03_figure3_mnist.json`` (:func:`record_mnist_figure3`); an interrupted run resumes from
   its finished cells; :func:`read_mnist_record` reads it back, checked field by field;
-- :func:`checks_figure3_mnist` judges [LH] Figure 3's kappa claims on it: on the record (the whole protocol)
+- :func:`check_figure3_mnist` judges [LH] Figure 3's kappa claims on it: on the record (the whole protocol)
   when the build ran fewer batches, on the build's own numbers when it ran them all.
 
 What the authors' script does not do, and the book does: a linear network (their ``condition_num.py`` always
@@ -61,7 +61,7 @@ from lib.validation import InputError, check_device
 __all__ = ["MNIST_N", "MNIST_D", "AuthorsFigure3", "AUTHORS_FIG3", "RECORD_DIR", "RECORD_NAME", "RECORD_COMMAND",
            "MnistFigure3", "MnistFigure3Run", "partition_text", "mnist_figure3_cells", "measure_mnist_figure3",
            "measure_mnist_section", "record_mnist_figure3",
-           "check_mnist_record", "read_mnist_record", "mnist_figure3_deviations", "checks_figure3_mnist", "plot_mnist_figure3",
+           "check_mnist_record", "read_mnist_record", "mnist_figure3_deviations", "check_figure3_mnist", "plot_mnist_figure3",
            "CAPTION_FIGURE3_MNIST", "setting_figure3_mnist", "table_mnist_figure3", "glue_mnist_figure3", "main"]
 
 #: MNIST's training images, the set [LH] Figure 3 partitions
@@ -477,7 +477,7 @@ def _relabel(check: Check, res: MnistFigure3, part: str) -> Check:
                                rows=rows)
 
 
-def checks_figure3_mnist(run: MnistFigure3Run) -> list[Check]:
+def check_figure3_mnist(run: MnistFigure3Run) -> list[Check]:
     """[LH] Figure 3's kappa statements on MNIST's 60,000 training images, under the authors' protocol.
 
     The statements are those of :func:`lib.chapters.conditioning.figure3.check_figure3_kappa` ("the ReLU NTK's kappa
