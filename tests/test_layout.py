@@ -1,7 +1,9 @@
 """The layout rules of the one-source-of-truth redesign, checked mechanically on the source tree:
-explicit re-exports in one ``__all__``, no private name imported across modules, no hand-typed figure
-provenance, no ``book_text`` modules, the chapters' numerics below the chapters, no chapter importing another,
-comments that state a rule rather than the issue it came from, and notebooks that stay short.
+each public name declared once, in the ``__all__`` of the module that defines it (a chapter package's front
+star-imports its modules and assembles ``__all__`` from theirs; no name exported by two modules), no private name
+imported across modules, no hand-typed figure provenance, no ``book_text`` modules, the chapters' numerics below the
+chapters, no chapter importing another, comments that state a rule rather than the issue it came from, and notebooks
+that stay short.
 
 Each rule that scans source text is also run on a counterfactual source written inside its test, so that a
 rule that cannot fail is caught."""
@@ -35,13 +37,108 @@ def _all_assignments(tree: ast.Module) -> list[ast.Assign]:
             if isinstance(n, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in n.targets)]
 
 
+def _package_modules(package_dir: Path) -> list[str]:
+    """The modules of a chapter package a front re-exports: all but ``__init__`` and ``__main__`` (``python -m``)."""
+    return sorted(p.stem for p in package_dir.glob("*.py") if p.stem not in ("__init__", "__main__"))
+
+
+def _front_breaches(source: str, package: str, modules: list[str]) -> list[str]:
+    """What a chapter package's front (``lib/chapters/<package>/__init__.py``) holds beyond its docstring,
+    ``from __future__ import ...``, one ``from lib.chapters.<package>.<module> import *`` per module, the import of
+    those modules by name and one ``__all__ = [*<module>.__all__, ...]``; and the modules it leaves out.
+
+    A public name is then written once, in the ``__all__`` of the module that defines it."""
+    base, out = f"lib.chapters.{package}", []
+    starred, by_name, assembled, alls = [], [], [], 0
+    for i, node in enumerate(ast.parse(source).body):
+        line = f"line {node.lineno}"
+        if i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) \
+                and isinstance(node.value.value, str):
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            continue
+        if isinstance(node, ast.ImportFrom) and not node.level and [a.name for a in node.names] == ["*"] \
+                and (node.module or "").rpartition(".")[0] == base:
+            starred.append(node.module.rpartition(".")[2])
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module == base \
+                and all(a.asname is None for a in node.names):
+            by_name += [a.name for a in node.names]
+        elif isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == ["__all__"] \
+                and isinstance(node.value, ast.List) and all(
+                    isinstance(e, ast.Starred) and isinstance(e.value, ast.Attribute) and e.value.attr == "__all__"
+                    and isinstance(e.value.value, ast.Name) for e in node.value.elts):
+            alls += 1
+            assembled += [e.value.value.id for e in node.value.elts]
+        else:
+            out.append(f"{line}: {ast.unparse(node).splitlines()[0][:80]}")
+    if alls != 1:
+        out.append(f"{alls} assignments of __all__ (one: __all__ = [*module.__all__, ...])")
+    for what, names in (("star-imported", starred), ("imported by name", by_name), ("in __all__", assembled)):
+        if sorted(names) != modules:
+            twice = sorted({n for n in names if names.count(n) > 1})
+            out.append(f"modules {what}: missing {sorted(set(modules) - set(names))}, "
+                       f"not modules {sorted(set(names) - set(modules))}, twice {twice}")
+    return out
+
+
+GOOD_FRONT = ('"""Chapter 9."""\nfrom __future__ import annotations\n\n'
+              "from lib.chapters.p.a import *  # noqa: F401,F403\nfrom lib.chapters.p.b import *  # noqa: F401,F403\n"
+              "from lib.chapters.p import a, b\n\n__all__ = [*a.__all__, *b.__all__]\n")
+
+
+@pytest.mark.parametrize("bad, found", [
+    (GOOD_FRONT.replace('"""Chapter 9."""\n', '"""Chapter 9."""\nX = 1\n'), "line 2: X = 1"),
+    (GOOD_FRONT + '__all__ += ["c"]\n', "line 9: __all__ += ['c']"),
+    (GOOD_FRONT + "globals().update(a=1)\n", "line 9: globals().update(a=1)"),
+    (GOOD_FRONT.replace("[*a.__all__, *b.__all__]", '[*a.__all__, "f"]'), "line 8: __all__ = [*a.__all__, 'f']"),
+    (GOOD_FRONT + "__all__ = [*a.__all__, *b.__all__]\n", "2 assignments of __all__"),
+    (GOOD_FRONT.replace("from lib.chapters.p.b import *", "from lib.chapters.q.b import *"),
+     "modules star-imported: missing ['b'], not modules [], twice []"),
+    (GOOD_FRONT.replace("from lib.chapters.p import a, b", "from lib.chapters.p import a, b as bb"),
+     "line 6: from lib.chapters.p import a, b as bb"),
+    (GOOD_FRONT.replace(", *b.__all__", ", *a.__all__"),
+     "modules in __all__: missing ['b'], not modules [], twice ['a']"),
+    ('"""Chapter 9."""\nfrom lib.chapters.p.a import f, g\nfrom lib.chapters.p.b import h\n__all__ = ["f", "g", "h"]\n',
+     "line 2: from lib.chapters.p.a import f, g"),
+])
+def test_a_front_fails_on_anything_but_its_modules_re_exported(bad, found):
+    assert _front_breaches(GOOD_FRONT, "p", ["a", "b"]) == []
+    assert any(found in breach for breach in _front_breaches(bad, "p", ["a", "b"]))
+    assert "modules star-imported: missing ['c'], not modules [], twice []" in _front_breaches(GOOD_FRONT, "p",
+                                                                                                ["a", "b", "c"])
+
+
 @pytest.mark.parametrize("init", CHAPTER_INITS, ids=lambda p: p.parent.name)
-def test_chapter_packages_re_export_explicitly(init):
-    tree = ast.parse(init.read_text())
-    stars = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)]
-    assert not stars, f"{init}: 'import *' on lines {stars}"
-    alls = _all_assignments(tree)
-    assert len(alls) == 1 and isinstance(alls[0].value, ast.List), f"{init}: __all__ must be one literal list"
+def test_a_chapter_front_re_exports_its_modules_and_writes_no_name(init):
+    """A chapter package's front writes no public name: it star-imports each of its modules and assembles
+    ``__all__`` from theirs (the numpy/scipy idiom), so a new public name is written once, in its module's
+    ``__all__``; every module of the package is re-exported."""
+    assert _front_breaches(init.read_text(), init.parent.name, _package_modules(init.parent)) == []
+
+
+def _names_exported_twice(package_dir: Path) -> list[str]:
+    """Names two modules of a package export (a star import would silently keep the last), or that a module
+    exports under the name of one of the package's modules (the front's attribute would hide the module)."""
+    owners: dict[str, list[str]] = {}
+    for module in _package_modules(package_dir):
+        alls = _all_assignments(ast.parse((package_dir / f"{module}.py").read_text()))
+        names = ast.literal_eval(alls[0].value) if alls else []
+        for name in names:
+            owners.setdefault(name, []).append(module)
+    modules = set(_package_modules(package_dir))
+    return [f"{name}: exported by {', '.join(mods)}" for name, mods in sorted(owners.items()) if len(mods) > 1] + \
+           [f"{name}: exported by {', '.join(mods)} and the name of a module" for name, mods in sorted(owners.items())
+            if name in modules]
+
+
+def test_no_name_is_exported_by_two_modules_of_a_chapter(tmp_path):
+    fake = _tree(tmp_path, {"p/__init__.py": GOOD_FRONT, "p/a.py": '__all__ = ["f", "b"]\n',
+                            "p/b.py": '__all__ = ["f", "g"]\n', "p/__main__.py": '__all__ = ["f"]\n'})
+    assert _names_exported_twice(fake / "p") == ["f: exported by a, b", "b: exported by a and the name of a module"]
+    (fake / "p" / "a.py").write_text('__all__ = ["h"]\n')
+    assert _names_exported_twice(fake / "p") == []
+    bad = {init.parent.name: found for init in CHAPTER_INITS if (found := _names_exported_twice(init.parent))}
+    assert not bad, f"decide which module owns the name (rename or drop it from one __all__): {bad}"
 
 
 def _reexport_drift(source: str) -> tuple[list[str], list[str]]:
@@ -54,12 +151,11 @@ def _reexport_drift(source: str) -> tuple[list[str], list[str]]:
     return sorted(imported - listed), sorted(listed - imported)
 
 
-@pytest.mark.parametrize("init", sorted((ROOT / "lib").rglob("__init__.py")),
+@pytest.mark.parametrize("init", sorted(set((ROOT / "lib").rglob("__init__.py")) - set(CHAPTER_INITS)),
                          ids=lambda p: str(p.parent.relative_to(ROOT)))
-def test_package_fronts_export_exactly_what_they_import(init):
-    """A package front writes each public name twice, in its import and in ``__all__`` (the explicit re-export that
-    Sphinx, linters and readers follow; building ``__all__`` from the submodules would need ``import *`` or
-    ``globals()``): the two lists must name the same set."""
+def test_fronts_below_the_chapters_export_exactly_what_they_import(init):
+    """The fronts of the packages below the chapters (``lib``, ``lib.theory``, ``lib.finite``, ...) still name what
+    they re-export in their imports and in ``__all__``: the two lists must name the same set."""
     assert _reexport_drift('from m import a, b\n__all__ = ["a", "c"]\n') == (["b"], ["c"])
     assert _reexport_drift(init.read_text()) == ([], []), init
 

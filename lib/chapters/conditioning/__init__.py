@@ -30,80 +30,27 @@ over seeds; the min angle on the full set) and (b) the full-data kappa and angle
 ``measure_*`` measure and return a result that carries its settings, ``plot_*`` draw the figures,
 ``check_*`` compute the verdicts (:class:`lib.book.results.Check`), ``table_*`` build the tables,
 ``setting_*`` and ``CAPTION_*`` write what a figure shows; the notebook imports the package
-(``from lib.chapters import conditioning``), which re-exports the names below.
+(``from lib.chapters import conditioning``), which re-exports each module's ``__all__``.
 """
 from __future__ import annotations
 
-from lib.chapters.conditioning.data import (DATASET_NAMES, LABELS, sets_text, ChapterData, load_datasets, load_data,
-                                            colors, table_datasets, small_batch_sets, pixel_range_param,
-                                            n_mnist5k_param, first_layer_sets, large_full_seeds)
-from lib.chapters.conditioning.cells import (CELL_VERSION, ACTIVATIONS, FULL_METHODS, DENSE_MAX, authors_partition,
-                                             first_batches,
-                                             mean_kappa, batch_kappas, kernel_kappa, spectrum_fields, FULL_FIELDS,
-                                             batch_only_fields, batch_measures, batch_fields_of, linear_gram, linear_features, full_and_first_layer_ntk, ntk_cell,
-                                             conditioning_cells, measure_conditioning, dense_measurements,
-                                             relu_depths_cell, sweep_cell, expand_cells)
-from lib.chapters.conditioning.summary import (ConditioningSweep, summarize, monotone_violations, batching_sentence,
-                                               batching_note, full_data_reductions, table_measured, table_cell_times,
-                                               cost_note, glue_values)
-from lib.chapters.conditioning.theory_cells import THEORY_VERSION, TheoryResult, theory_cell, measure_theory
-from lib.chapters.conditioning.figure3 import (PROTOCOLS, PAPER_FIGURE3, plot_figure3, CAPTION_FIGURE3,
-                                               figure3_deviations, setting_figure3, check_figure3_angle,
-                                               check_figure3_kappa, check_figure3, checks_figure3)
-from lib.chapters.conditioning.agreement import (AuthorsAgreement, measure_authors_agreement, check_authors_agreement,
-                                                 table_authors_agreement, KERNEL_RTOL, ANGLE_ATOL)
-from lib.chapters.conditioning.bounds import (PROP41_RTOL, PROP41_MIN_CELLS, PROP41_RHO, PROP41_ALPHA, PROP41_BOUND,
-                                              prop41_bound, plot_prop41, CAPTION_PROP41,
-                                              setting_prop41, check_prop41, check_prop41_ordering, checks_prop41,
-                                              FIRST_LAYER_RTOL, FIRST_LAYER_LMIN_TOL, FIRST_LAYER_SIGMAS,
-                                              FirstLayerTable, check_first_layer_width,
-                                              table_first_layer, plot_first_layer, CAPTION_FIRST_LAYER,
-                                              setting_first_layer, check_first_layer)
-from lib.chapters.conditioning.two_sample import (TwoSample, measure_two_sample, plot_two_sample, CAPTION_TWO_SAMPLE,
-                                                  setting_two_sample, check_two_sample, TWO_SAMPLE_RTOL)
-from lib.chapters.conditioning.theory_cmp import (plot_theory_comparison, CAPTION_THEORY, setting_theory,
-                                                  TheoryComparison, table_theory_comparison, check_theory_prediction,
-                                                  THEORY_TOL_SQRT_M, THEORY_LOOSE_SQRT_M)
-from lib.chapters.conditioning.figures import (figure_figure3, figure_figure3_mnist, figure_prop41, figure_first_layer,
-                                               figure_two_sample, figure_theory)
-from lib.chapters.conditioning.spec import SPEC
-from lib.chapters.conditioning.figure3_depth import ANGLE_SE_MULTIPLE, angle_depth_table, check_figure3_angle_depth
-from lib.chapters.conditioning.lemma_e4 import (E4_MAX_N, E4_TOL, LemmaE4, check_lemma_e4, measure_lemma_e4,
-                                                table_lemma_e4)
-from lib.chapters.conditioning.mnist_figure3 import (MNIST_N, AuthorsFigure3, AUTHORS_FIG3, RECORD_COMMAND,
-                                                     MnistFigure3, MnistFigure3Run, partition_text,
-                                                     mnist_figure3_cells, measure_mnist_figure3, measure_mnist_section,
-                                                     record_mnist_figure3, check_mnist_record,
-                                                     read_mnist_record, mnist_figure3_deviations,
-                                                     check_figure3_mnist, plot_mnist_figure3, CAPTION_FIGURE3_MNIST,
-                                                     setting_figure3_mnist, table_mnist_figure3, glue_mnist_figure3)
+from lib.chapters.conditioning.data import *  # noqa: F401,F403
+from lib.chapters.conditioning.cells import *  # noqa: F401,F403
+from lib.chapters.conditioning.summary import *  # noqa: F401,F403
+from lib.chapters.conditioning.theory_cells import *  # noqa: F401,F403
+from lib.chapters.conditioning.figure3 import *  # noqa: F401,F403
+from lib.chapters.conditioning.agreement import *  # noqa: F401,F403
+from lib.chapters.conditioning.bounds import *  # noqa: F401,F403
+from lib.chapters.conditioning.two_sample import *  # noqa: F401,F403
+from lib.chapters.conditioning.theory_cmp import *  # noqa: F401,F403
+from lib.chapters.conditioning.figures import *  # noqa: F401,F403
+from lib.chapters.conditioning.spec import *  # noqa: F401,F403
+from lib.chapters.conditioning.figure3_depth import *  # noqa: F401,F403
+from lib.chapters.conditioning.lemma_e4 import *  # noqa: F401,F403
+from lib.chapters.conditioning.mnist_figure3 import *  # noqa: F401,F403
+from lib.chapters.conditioning import (agreement, bounds, cells, data, figure3, figure3_depth, figures, lemma_e4,
+                                       mnist_figure3, spec, summary, theory_cells, theory_cmp, two_sample)
 
-__all__ = [
-    "figure_figure3", "figure_figure3_mnist", "figure_prop41", "figure_first_layer", "figure_two_sample", "figure_theory",
-    "DATASET_NAMES", "LABELS", "sets_text", "ChapterData", "load_datasets", "load_data", "colors", "table_datasets",
-    "small_batch_sets", "pixel_range_param", "n_mnist5k_param", "first_layer_sets", "large_full_seeds",
-    "CELL_VERSION", "ACTIVATIONS", "FULL_METHODS", "DENSE_MAX", "authors_partition", "first_batches", "mean_kappa", "batch_kappas",
-    "kernel_kappa", "spectrum_fields", "FULL_FIELDS", "batch_only_fields", "batch_measures",
-    "batch_fields_of", "linear_gram", "linear_features",
-    "full_and_first_layer_ntk", "ntk_cell", "conditioning_cells", "measure_conditioning", "dense_measurements",
-    "relu_depths_cell", "sweep_cell", "expand_cells", "ConditioningSweep", "summarize", "monotone_violations",
-    "batching_sentence", "batching_note", "full_data_reductions", "table_measured", "table_cell_times", "cost_note",
-    "glue_values", "THEORY_VERSION", "TheoryResult", "theory_cell", "measure_theory", "PROTOCOLS", "PAPER_FIGURE3", "plot_figure3",
-    "CAPTION_FIGURE3", "figure3_deviations", "setting_figure3", "check_figure3_angle", "check_figure3_kappa",
-    "check_figure3", "checks_figure3", "AuthorsAgreement", "measure_authors_agreement", "check_authors_agreement",
-    "table_authors_agreement", "KERNEL_RTOL", "ANGLE_ATOL", "PROP41_RTOL", "PROP41_MIN_CELLS", "PROP41_RHO",
-    "PROP41_ALPHA", "PROP41_BOUND", "prop41_bound", "plot_prop41", "CAPTION_PROP41",
-    "setting_prop41", "check_prop41", "check_prop41_ordering", "checks_prop41", "FIRST_LAYER_RTOL",
-    "FIRST_LAYER_LMIN_TOL", "FIRST_LAYER_SIGMAS", "check_first_layer_width", "FirstLayerTable", "table_first_layer",
-    "plot_first_layer", "CAPTION_FIRST_LAYER", "setting_first_layer", "check_first_layer", "TwoSample",
-    "measure_two_sample", "plot_two_sample", "CAPTION_TWO_SAMPLE", "setting_two_sample", "check_two_sample",
-    "TWO_SAMPLE_RTOL",
-    "plot_theory_comparison", "CAPTION_THEORY", "setting_theory", "TheoryComparison", "table_theory_comparison",
-    "check_theory_prediction", "THEORY_TOL_SQRT_M", "THEORY_LOOSE_SQRT_M", "SPEC",
-    "ANGLE_SE_MULTIPLE", "angle_depth_table", "check_figure3_angle_depth",
-    "E4_MAX_N", "E4_TOL", "LemmaE4", "measure_lemma_e4", "table_lemma_e4", "check_lemma_e4",
-    "MNIST_N", "AuthorsFigure3", "AUTHORS_FIG3", "RECORD_COMMAND", "MnistFigure3", "MnistFigure3Run", "partition_text",
-    "mnist_figure3_cells", "measure_mnist_figure3", "measure_mnist_section", "record_mnist_figure3", "check_mnist_record", "read_mnist_record",
-    "mnist_figure3_deviations", "check_figure3_mnist", "plot_mnist_figure3", "CAPTION_FIGURE3_MNIST",
-    "setting_figure3_mnist", "table_mnist_figure3", "glue_mnist_figure3",
-]
+__all__ = [*data.__all__, *cells.__all__, *summary.__all__, *theory_cells.__all__, *figure3.__all__, *agreement.__all__,
+           *bounds.__all__, *two_sample.__all__, *theory_cmp.__all__, *figures.__all__, *spec.__all__,
+           *figure3_depth.__all__, *lemma_e4.__all__, *mnist_figure3.__all__]

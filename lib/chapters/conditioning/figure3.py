@@ -37,7 +37,8 @@ PAPER_FIGURE3 = dict(datasets=("synthetic", "mnist", "fashion_mnist", "svhn", "l
 
 def paper_parameters() -> dict:
     """The notebook parameters of chapter 03 that the ``paper`` profile sets to the setting of [LH] Figure 3
-    (:data:`PAPER_FIGURE3`): the synthetic set's size, the depths, the width, the seeds and the authors' batch size.
+    (:data:`~lib.chapters.conditioning.figure3.PAPER_FIGURE3`): the synthetic set's size, the depths, the width,
+    the seeds and the authors' batch size.
 
     Returns:
         ``{parameter: value}`` as the profile writes it (lists for sequences).

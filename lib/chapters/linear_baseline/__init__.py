@@ -20,31 +20,17 @@ The finite-width checks judge whether a deviation vanishes at infinite width wit
 """
 from __future__ import annotations
 
-from lib.chapters.linear_baseline.condition_numbers import (check_conditioning, figure_linear_kappa,
-                                                            plot_condition_numbers)
-from lib.chapters.linear_baseline.data import load_data
-from lib.chapters.linear_baseline.depth_zero import depth_zero_check
-from lib.chapters.linear_baseline.distances import (GAIN_SIGMA, check_distances, figure_distances, measure_distances,
-                                                    plot_distances, glue_values)
-from lib.chapters.linear_baseline.factors import (EXPONENT_TOL, check_gradient_norm, check_kernel_factor,
-                                                  exponent_check, exponent_status, figure_gradient_norm, fit_exponent,
-                                                  plot_gradient_norm)
-from lib.chapters.linear_baseline.finite_width import (check_kernel, check_norms_angles, figure_width_trend,
-                                                       plot_width_trend)
-from lib.chapters.linear_baseline.lemma_d1 import (BAI_YIN_RTOL, check_lemma_d1, figure_lemma_d1, measure_lemma_d1,
-                                                   plot_lemma_d1)
-from lib.chapters.linear_baseline.measure import (NO_EXPERIMENT, digits_text, gradient_norm_factors, measure_linear,
-                                                  measure_linear_over, sweep_setting, table_sweep_summary, width_means)
-from lib.chapters.linear_baseline.spec import SPEC, rule_n_over_d
+from lib.chapters.linear_baseline.condition_numbers import *  # noqa: F401,F403
+from lib.chapters.linear_baseline.data import *  # noqa: F401,F403
+from lib.chapters.linear_baseline.depth_zero import *  # noqa: F401,F403
+from lib.chapters.linear_baseline.distances import *  # noqa: F401,F403
+from lib.chapters.linear_baseline.factors import *  # noqa: F401,F403
+from lib.chapters.linear_baseline.finite_width import *  # noqa: F401,F403
+from lib.chapters.linear_baseline.lemma_d1 import *  # noqa: F401,F403
+from lib.chapters.linear_baseline.measure import *  # noqa: F401,F403
+from lib.chapters.linear_baseline.spec import *  # noqa: F401,F403
+from lib.chapters.linear_baseline import (condition_numbers, data, depth_zero, distances, factors, finite_width,
+                                          lemma_d1, measure, spec)
 
-__all__ = [
-    "SPEC", "rule_n_over_d", "BAI_YIN_RTOL", "EXPONENT_TOL", "NO_EXPERIMENT", "load_data", "measure_linear", "measure_linear_over",
-    "gradient_norm_factors", "measure_lemma_d1", "measure_distances", "table_sweep_summary", "width_means",
-    "digits_text", "sweep_setting", "depth_zero_check", "fit_exponent",
-    "exponent_status", "exponent_check",
-    "plot_width_trend", "check_norms_angles", "check_kernel", "check_kernel_factor", "plot_condition_numbers",
-    "check_conditioning", "plot_gradient_norm", "check_gradient_norm",
-    "plot_lemma_d1", "check_lemma_d1", "GAIN_SIGMA", "plot_distances", "check_distances",
-    "glue_values", "figure_width_trend", "figure_linear_kappa", "figure_gradient_norm", "figure_lemma_d1",
-    "figure_distances",
-]
+__all__ = [*condition_numbers.__all__, *data.__all__, *depth_zero.__all__, *distances.__all__, *factors.__all__,
+           *finite_width.__all__, *lemma_d1.__all__, *measure.__all__, *spec.__all__]

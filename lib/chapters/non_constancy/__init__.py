@@ -33,94 +33,26 @@ with the rows they judged), ``table_*`` format its tables; the public names are 
 """
 from __future__ import annotations
 
-from lib.chapters.non_constancy.backward import (LEMMA31_PARTS, BackwardNorms, check_backward,
-                                                 check_lemma31_bounded, glue_backward, measure_backward,
-                                                 measure_backward_norms)
-from lib.chapters.non_constancy.ball import (W0_ONLY, ball_models, ball_reduce, ball_sup, ball_words,
-                                             measure_ball_hessian, measure_kernel_scale, trained_copy)
-from lib.chapters.non_constancy.bottleneck import (check_bottleneck, check_bottleneck_hessian,
-                                                   check_bottleneck_hessian_width, figure_bottleneck,
-                                                   figure_bottleneck_hessian, kernel_change_by_bottleneck,
-                                                   plot_bottleneck, plot_bottleneck_hessian)
-from lib.chapters.non_constancy.convergence import (EXP_RATIO_MIN, PL_BINDING, PL_RTOL, RATE_MIN_STEPS, SLOPE_MIN,
-                                                    check_convergence, check_convergence_rate, figure_convergence,
-                                                    figure_kernel_paths, late_rates, output_premise, pl_guarantee,
-                                                    pl_rate, plot_convergence, plot_kernel_paths)
-from lib.chapters.non_constancy.hessian_norms import (HessianNorms, hessian_summary, measure_bottleneck_hessian,
-                                                      measure_hessian_by_width, measure_hessian_norms)
-from lib.chapters.non_constancy.hessian_width import (check_hessian, check_kernel_scale, check_nonlinear_hessian,
-                                                      figure_hessian, hessian_by_width, plot_hessian)
-from lib.chapters.non_constancy.kernel_runs import (KernelRuns, glue_values, measure_bottleneck_nets,
-                                                    measure_kernel_runs, measure_linear_model, measure_width_nets,
-                                                    run_summary, table_width_means)
-from lib.chapters.non_constancy.kernel_width import (CONSTANT_KERNEL_TOL, MOVING_KERNEL_MIN, O1_CHANGE,
-                                                     check_linear_kernel, check_linear_model,
-                                                     check_nonlinear_kernel, check_weight_change, check_weight_max_move,
-                                                     figure_width_trend, kernel_change_by_width, plot_width_trend,
-                                                     width_slopes)
-from lib.chapters.non_constancy.nets import (ARCHS, LZB_DEPARTURE, NONLINEAR, SUP_DERIV, NetSetting,
-                                             OutputSlopeTracker, build, check_parameters, describe_data, flat_weights,
-                                             gd_step, train_tracked)
-from lib.chapters.non_constancy.quadratic_bottleneck import (QuadraticBottleneck, check_quadratic_bottleneck,
-                                                             measure_quadratic_bottleneck)
-from lib.chapters.non_constancy.rules import (BOUND_EXPONENT, DECAY_RULE, FLAT, PAPER_EXPONENTS, SLOPE_NOISE,
-                                              UNCONVERGED, VANISHING, band_status, bounded_status, decay_status,
-                                              flat_status, hessian_row, is_flat, hessian_slope_status, holds,
-                                              slope_row, steeper_note, table_paper_vs_book)
-from lib.chapters.non_constancy.sections import (checks_bottleneck_hessian, checks_hessian_width, checks_kernel_width,
-                                                 checks_lemma31, checks_lzb_architectures, checks_lzb_parameterization)
-from lib.chapters.non_constancy.spec import SPEC
-from lib.chapters.non_constancy.lzb_measure import LzbMore, measure_lzb_more
-from lib.chapters.non_constancy.lzb_checks import (check_architectures, check_kernel_path, check_one_hidden_layer,
-                                                   check_parameter_change, check_parameterization,
-                                                   check_segment_bound, check_two_layer_bound, figure_lzb_more,
-                                                   plot_lzb_more, table_kernel_path)
+from lib.chapters.non_constancy.backward import *  # noqa: F401,F403
+from lib.chapters.non_constancy.ball import *  # noqa: F401,F403
+from lib.chapters.non_constancy.bottleneck import *  # noqa: F401,F403
+from lib.chapters.non_constancy.convergence import *  # noqa: F401,F403
+from lib.chapters.non_constancy.hessian_norms import *  # noqa: F401,F403
+from lib.chapters.non_constancy.hessian_width import *  # noqa: F401,F403
+from lib.chapters.non_constancy.kernel_runs import *  # noqa: F401,F403
+from lib.chapters.non_constancy.kernel_width import *  # noqa: F401,F403
+from lib.chapters.non_constancy.nets import *  # noqa: F401,F403
+from lib.chapters.non_constancy.quadratic_bottleneck import *  # noqa: F401,F403
+from lib.chapters.non_constancy.rules import *  # noqa: F401,F403
+from lib.chapters.non_constancy.sections import *  # noqa: F401,F403
+from lib.chapters.non_constancy.spec import *  # noqa: F401,F403
+from lib.chapters.non_constancy.lzb_measure import *  # noqa: F401,F403
+from lib.chapters.non_constancy.lzb_checks import *  # noqa: F401,F403
+from lib.chapters.non_constancy import (backward, ball, bottleneck, convergence, hessian_norms, hessian_width,
+                                        kernel_runs, kernel_width, lzb_checks, lzb_measure, nets, quadratic_bottleneck,
+                                        rules, sections, spec)
 
-__all__ = [
-    # spec
-    "SPEC",
-    # nets
-    "ARCHS", "SUP_DERIV", "NONLINEAR", "LZB_DEPARTURE", "NetSetting", "check_parameters",
-    "describe_data", "build", "OutputSlopeTracker", "train_tracked", "gd_step", "flat_weights",
-    # kernel_runs
-    "measure_width_nets", "measure_bottleneck_nets", "measure_linear_model", "KernelRuns", "measure_kernel_runs",
-    "run_summary", "table_width_means", "glue_values",
-    # hessian_norms
-    "measure_hessian_by_width", "measure_bottleneck_hessian", "HessianNorms", "measure_hessian_norms",
-    "hessian_summary",
-    # rules
-    "FLAT", "BOUND_EXPONENT", "SLOPE_NOISE", "VANISHING", "DECAY_RULE", "PAPER_EXPONENTS", "decay_status",
-    "steeper_note", "hessian_slope_status", "UNCONVERGED", "is_flat", "flat_status", "holds", "slope_row",
-    "hessian_row", "table_paper_vs_book", "band_status", "bounded_status",
-    # kernel_width
-    "O1_CHANGE", "CONSTANT_KERNEL_TOL", "MOVING_KERNEL_MIN", "kernel_change_by_width", "width_slopes",
-    "plot_width_trend", "figure_width_trend",
-    "check_linear_model", "check_weight_change", "check_linear_kernel", "check_nonlinear_kernel",
-    "check_weight_max_move",
-    # bottleneck
-    "kernel_change_by_bottleneck", "plot_bottleneck", "figure_bottleneck", "check_bottleneck",
-    "plot_bottleneck_hessian", "figure_bottleneck_hessian", "check_bottleneck_hessian",
-    "check_bottleneck_hessian_width",
-    # hessian_width
-    "hessian_by_width", "plot_hessian", "figure_hessian", "check_hessian", "check_nonlinear_hessian",
-    "check_kernel_scale",
-    # backward
-    "BackwardNorms", "measure_backward", "measure_backward_norms", "LEMMA31_PARTS", "check_backward",
-    "check_lemma31_bounded", "glue_backward",
-    # convergence
-    "PL_BINDING", "PL_RTOL", "SLOPE_MIN", "output_premise", "pl_rate", "pl_guarantee", "plot_kernel_paths", "figure_kernel_paths",
-    "plot_convergence", "figure_convergence", "check_convergence", "EXP_RATIO_MIN", "RATE_MIN_STEPS", "late_rates",
-    "check_convergence_rate",
-    # lzb_measure, lzb_checks
-    "LzbMore", "measure_lzb_more", "plot_lzb_more", "figure_lzb_more", "table_kernel_path", "check_one_hidden_layer",
-    "check_two_layer_bound", "check_parameterization", "check_parameter_change", "check_architectures",
-    "check_segment_bound", "check_kernel_path",
-    # ball
-    "W0_ONLY", "ball_models", "trained_copy", "measure_ball_hessian", "measure_kernel_scale", "ball_sup",
-    "ball_reduce", "ball_words",
-    # quadratic_bottleneck
-    "QuadraticBottleneck", "measure_quadratic_bottleneck", "check_quadratic_bottleneck",
-    # sections
-    "checks_kernel_width", "checks_hessian_width", "checks_lemma31", "checks_bottleneck_hessian",
-    "checks_lzb_architectures", "checks_lzb_parameterization",
-]
+__all__ = [*backward.__all__, *ball.__all__, *bottleneck.__all__, *convergence.__all__, *hessian_norms.__all__,
+           *hessian_width.__all__, *kernel_runs.__all__, *kernel_width.__all__, *nets.__all__,
+           *quadratic_bottleneck.__all__, *rules.__all__, *sections.__all__, *spec.__all__, *lzb_measure.__all__,
+           *lzb_checks.__all__]

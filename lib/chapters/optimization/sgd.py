@@ -59,7 +59,8 @@ PAPER_PROTOCOL = dict(data=PAPER_FIGURE4["data"], n_train=PAPER_FIGURE4["n_train
 
 def paper_parameters() -> dict:
     """The notebook parameters of chapter 06 that the ``paper`` profile sets to the paper's setting of [LH] Figure 4
-    / Table 1 (:data:`PAPER_FIGURE4`): its data, Table 1's depths, the width, the epochs, the seeds and the sizes.
+    / Table 1 (:data:`~lib.chapters.optimization.sgd.PAPER_FIGURE4`): its data, Table 1's depths, the width, the
+    epochs, the seeds and the sizes.
 
     Returns:
         ``{parameter: value}`` as the profile writes it (lists for sequences).
