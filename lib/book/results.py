@@ -281,7 +281,7 @@ class Recorder:
             rec(conditioning.checks_prop41(sweep))
 
     It holds the chapter and the profile of the validated configuration (:class:`lib.book.spec.Config`),
-    so no notebook re-passes them. A verdict (:meth:`__call__`) and a figure (:meth:`figure`) are recorded
+    so no notebook re-passes them. A verdict (``rec(...)``) and a figure (:meth:`figure`) are recorded
     under the section open around them (:meth:`section`, the MyST target placed above the section's
     heading), which the report links and the overview's figure map reads; the figure's setting gets the run's
     profile text where its declaration writes ``{profile}``. Each verdict is kept in ``checks`` (a "paper vs

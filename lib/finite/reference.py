@@ -97,7 +97,7 @@ def jacobian(model: torch.nn.Module, X, layers: Iterable[int] | str | None = Non
 
     Args:
         model: any ``torch.nn.Module`` mapping (n, d) inputs to (n,) or (n, k) outputs.
-        X: inputs of shape (n, in_dim) (checked by :func:`model_inputs`).
+        X: inputs of shape (n, in_dim) (checked by :func:`lib.finite.reference.model_inputs`).
         layers: trainable layers of an MLP (``None``: every parameter).
         chunk_size: samples per ``vmap`` chunk (``None``: all at once).
 

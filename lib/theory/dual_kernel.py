@@ -307,7 +307,7 @@ def dual_kernel_matrix(activation: str | Activation, G: ArrayLike, method: str =
         activation: a registry name or an :class:`lib.activations.Activation`.
         G: the Gram matrix of unit vectors: real, symmetric, unit diagonal and entries in [-1, 1] (both to within
             ``GRAM_ATOL`` = 1e-12; off-diagonal entries are clipped to [-1, 1]).
-        method: see :data:`METHODS`.
+        method: see :data:`lib.theory.dual_kernel.METHODS`.
 
     Returns:
         The (n, n) float64 kernel, symmetric.
