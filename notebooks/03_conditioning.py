@@ -329,6 +329,7 @@ with rec.section("sec-lemma-e4"):
 t2 = conditioning.measure_two_sample(cfg)
 with rec.section("sec-appf"):
     rec.figure(**conditioning.figure_two_sample(t2))
+    rec.figure(**conditioning.figure_two_sample_angle(t2))
     rec(conditioning.check_two_sample(t2))
 
 # %% [markdown]

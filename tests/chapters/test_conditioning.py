@@ -333,3 +333,20 @@ def test_expand_cells_reads_rows_stored_as_lists_and_as_json_text_of_older_cells
     old = C.expand_cells(pd.DataFrame([{**cell, "rows": json.dumps(out["rows"]), "seconds": 1.0}]))
     pd.testing.assert_frame_equal(new, old)
     assert list(new.depth) == [0, 2] and "rows" not in new and "depths" not in new
+
+
+def test_two_sample_angle_figure_reads_its_result_and_draws_its_data():
+    """The App. F angle figure: its setting reads the result's settings (change one, it changes) and each curve is
+    the frame's phi, in degrees, below the limit arccos(1/4)."""
+    t2 = C.measure_two_sample([0.05, 1.0], [0, 1, 3], 16, 1)
+    d = C.figure_two_sample_angle(t2)
+    assert d["label"] == "fig-two-sample-angle" and d["drawn_by"] is C.plot_two_sample_angle
+    assert "input angles 0.05, 1 rad; depths L = 0, 1, 3;" in d["setting"] and "{profile}" in d["setting"]
+    other = C.figure_two_sample_angle(dataclasses.replace(t2, depths=(0, 1)))
+    assert "depths L = 0, 1;" in other["setting"]
+    ax = d["fig"].axes[0]
+    lines = [ln for ln in ax.get_lines() if ln.get_label().startswith("$\\theta")]
+    assert len(lines) == 2
+    for ln, (th, g) in zip(lines, t2.frame.groupby("theta_in")):
+        assert np.allclose(ln.get_xdata(), g.depth) and np.allclose(ln.get_ydata(), np.degrees(g.phi))
+        assert np.all(np.asarray(ln.get_ydata()) < np.degrees(np.arccos(0.25)))

@@ -23,7 +23,7 @@ from lib.theory import relu_gradient_angle
 from lib.validation import InputError
 
 __all__ = ["TwoSample", "measure_two_sample", "plot_two_sample", "CAPTION_TWO_SAMPLE", "setting_two_sample",
-           "check_two_sample", "TWO_SAMPLE_RTOL"]
+           "check_two_sample", "TWO_SAMPLE_RTOL", "plot_two_sample_angle", "figure_two_sample_angle"]
 
 #: a rise of the closed form cot^2(phi/2) between consecutive depths tolerated as float64 rounding (relative; the
 #: curves fall by 1% or more per depth)
@@ -169,3 +169,37 @@ def check_two_sample(t2: TwoSample) -> Check:
         f"{g_small.kappa_theory.iloc[-1]:.4g} at L={g_small.index[-1]}. Width-{width} networks "
         f"({seeds} seeds) give a seed-median kappa within {rel.median():.2g} (median over angles and "
         f"depths; max {rel.max():.2g}, at the smallest angles where 1 - cos phi is tiny) of the theory.")
+
+
+def plot_two_sample_angle(t2: TwoSample) -> Figure:
+    """[LH] App. F: the infinite-width gradient angle phi of the two inputs against depth, one curve per input angle.
+
+    The kappa of App. F is cot^2(phi/2), so it falls as phi opens toward arccos(1/4) ([LH] Thm 3.5, dashed).
+
+    Args:
+        t2: the measurement (:func:`measure_two_sample`).
+
+    Returns:
+        A figure with one axis (degrees against depth L).
+    """
+    fig, axs = figure(width=6.4, height=4.2)
+    ax = axs[0, 0]
+    for c, (th, g) in zip(palette(len(t2.angles)), t2.frame.groupby("theta_in")):
+        ax.plot(g.depth, np.degrees(g.phi), "o-", ms=3, color=c, label=rf"$\theta_{{in}}$ = {th:g} rad")
+    ax.axhline(math.degrees(math.acos(0.25)), color="k", ls="--", lw=1, label=r"$\arccos(1/4)$, the limit")
+    ax.set(yscale="log", xlabel="depth L", ylabel=r"gradient angle $\phi$ (deg)",
+           title="Two samples: the gradient angle opens with depth")
+    ax.legend(fontsize=9, loc="lower right", frameon=True)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    return fig
+
+
+def figure_two_sample_angle(t2: TwoSample) -> dict:
+    """``fig-two-sample-angle``: [LH] App. F, the two-sample gradient angle against depth (:func:`plot_two_sample_angle`)."""
+    return dict(fig=plot_two_sample_angle(t2), label="fig-two-sample-angle", drawn_by=plot_two_sample_angle,
+                data_from=measure_two_sample,
+                caption=("[LH] App. F: the gradient angle $\\phi$ of the two inputs against depth at infinite width; "
+                         "the two-sample $\\kappa = \\cot^2(\\phi/2)$ of the figure above falls as it opens."),
+                setting=(f"Setting: two unit inputs in d = 2 at input angles {floats(t2.angles)} rad; depths L = "
+                         f"{ints(t2.depths)}; infinite width (lib.theory.relu_gradient_angle); {{profile}}. "
+                         "No deviation."))
