@@ -12,6 +12,7 @@ from lib.book import params as P
 from lib.book.spec import ChapterSpec, Config, Param
 from lib.chapters.conditioning.cells import FULL_METHODS
 from lib.chapters.conditioning.data import DATASET_NAMES, n_mnist5k_param, pixel_range_param
+from lib.chapters.conditioning.figure3 import PAPER_FIGURE3
 
 __all__ = ["SPEC", "rule_full_data_plan", "rule_file_parameters", "rule_two_sample_depths"]
 
@@ -62,8 +63,8 @@ SPEC = ChapterSpec("03_conditioning", dict(
     profile=Param("default", P.text, "parameter profile this run belongs to (recorded with the verdicts)"),
     datasets=Param(["synthetic", "digits", "faces", "mnist_5k"], P.choices_list(DATASET_NAMES),
                    'in legend order, also "mnist" (n_idx images), "fashion_mnist" (idx_dir), "synthetic_d10", "file"'),
-    n_synthetic=Param(2000, P.positive_int, "samples of the synthetic set N(0, I_d), as in the paper"),
-    d_synthetic=Param(5, P.positive_int, "dimension of the synthetic set (the paper's text: 5, the authors' script: 10)"),
+    n_synthetic=Param(PAPER_FIGURE3["n_synthetic"], P.positive_int, "samples of the synthetic set N(0, I_d), as in the paper"),
+    d_synthetic=Param(PAPER_FIGURE3["d_synthetic"], P.positive_int, "dimension of the synthetic set (the paper's text: 5, the authors' script: 10)"),
     n_digits=Param(500, P.optional(P.positive_int), "scikit-learn digits used (None means all 1797)"),
     n_faces=Param(None, P.optional(P.positive_int), "faces used (None means all 200)"),
     n_mnist5k=Param(None, P.optional(n_mnist5k_param),
@@ -76,10 +77,10 @@ SPEC = ChapterSpec("03_conditioning", dict(
     data_key=Param(None, P.optional(P.text), "name of the array inside your .npz data_file"),
     unit_norm=Param(False, P.boolean, "rescale every input to unit norm"),
     data_seed=Param(0, P.seed, "seed of the synthetic draw and of the subsamples"),
-    depths=Param(list(range(11)), P.int_list(min_value=0, min_len=2), "depths L (number of hidden layers)"),
-    width=Param(512, P.positive_int, "hidden width m, as in the paper"),
-    seeds=Param(5, P.positive_int, "weight draws (and batch partitions) per cell, as in the paper"),
-    batch_size=Param(512, P.int_at_least(2), "the authors' batch size"),
+    depths=Param(list(PAPER_FIGURE3["depths"]), P.int_list(min_value=0, min_len=2), "depths L (number of hidden layers)"),
+    width=Param(PAPER_FIGURE3["width"], P.positive_int, "hidden width m, as in the paper"),
+    seeds=Param(PAPER_FIGURE3["seeds"], P.positive_int, "weight draws (and batch partitions) per cell, as in the paper"),
+    batch_size=Param(PAPER_FIGURE3["batch_size"], P.int_at_least(2), "the authors' batch size"),
     mnist_batches=Param(2, P.optional(P.nonneg_int),
                         "Figure 3 on all 60,000 MNIST images: batches per seed (None: all 118, the record's; 0: none)"),
     small_batch=Param(40, P.optional(P.int_at_least(2)),
