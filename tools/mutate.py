@@ -37,6 +37,7 @@ import difflib
 import functools
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -56,6 +57,12 @@ SURVIVED_CODES = {0}
 #: "No tests": no test calls the function, so nothing pins it; counted with the survivors.
 NO_TESTS_CODES = {5, 33}
 TIMEOUT_CODES = {36, 24, -24, 152, 255}
+#: The environment mutmut runs in: one thread for OpenMP, MKL and OpenBLAS. mutmut forks each mutant's test run
+#: from a process that has run the tests once; torch's OpenMP pool does not survive a fork, so a forked child that
+#: multiplies matrices waits forever on a lock, mutmut stops it as a timeout, and the mutant would count as killed
+#: although no test caught it (measured: every mutant of chapter 06's record files, 381, hung so). One thread per
+#: child has no pool to lose; with ``--max-children 2`` both cores are still busy.
+SINGLE_THREAD_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 #: mutmut stops a mutant's tests after (their clean time + 1 s) x 2 x this many CPU seconds and counts it
 #: killed (a mutant that hangs a rule is caught). mutmut's default, 15, lets each hanging mutant burn
 #: half a minute of CPU; 4 still leaves 8 times the clean time.
@@ -636,7 +643,8 @@ def run(root: Path, chapters: list[str] | None, max_children: int | None, mutmut
     (work / "setup.cfg").write_text(_setup_cfg(scopes, work))
     patterns = [p for s in scopes for p in s.patterns()]
     cmd = [mutmut, "run", *patterns] + ([f"--max-children={max_children}"] if max_children else [])
-    proc = subprocess.run(cmd, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.run(cmd, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          env={**os.environ, **SINGLE_THREAD_ENV})
     codes = _results(work)
     tested = [v for v in codes.values() if v is not None]
     if proc.returncode != 0 and not tested:
@@ -649,6 +657,7 @@ def run(root: Path, chapters: list[str] | None, max_children: int | None, mutmut
         prefixes = tuple(p[:-1] for p in s.patterns())         # drop the trailing "*"
         mine = {k: v for k, v in codes.items() if k.startswith(prefixes)}
         killed = sorted(k for k, v in mine.items() if v in KILLED_CODES or v in TIMEOUT_CODES)
+        timeouts = sorted(k for k, v in mine.items() if v in TIMEOUT_CODES)
         survived = sorted(k for k, v in mine.items() if v in SURVIVED_CODES | NO_TESTS_CODES)
         other = sorted(k for k, v in mine.items() if k not in killed and k not in survived)
         wording, status = [], []
@@ -665,6 +674,7 @@ def run(root: Path, chapters: list[str] | None, max_children: int | None, mutmut
         capable = len(killed) + len(status)
         report["chapters"][s.number] = dict(
             package=s.package, scope=scope_fingerprint(root, s.functions), functions=s.functions, mutants=len(mine), killed=len(killed),
+            timeouts=timeouts,
             survived_wording=wording, survived_status=status, not_run=other,
             score=(len(killed) / capable) if capable else None)
     tot_k = sum(c["killed"] for c in report["chapters"].values())
@@ -682,12 +692,13 @@ def _diff_lines(diff: str) -> list[str]:
 def markdown(report: dict) -> str:
     """The report as Markdown: one row per chapter, then every survivor with its diff."""
     out = ["# Mutation testing of the verdict logic (mutmut)", "",
-           "| chapter | scope | functions | mutants | killed | survivors that can change a status | "
-           "survivors that change wording only | not run | score |", "|---|---|---|---|---|---|---|---|---|"]
+           "| chapter | scope | functions | mutants | killed | of them by timeout | survivors that can change a status | "
+           "survivors that change wording only | not run | score |", "|---|---|---|---|---|---|---|---|---|---|"]
     for num, c in report["chapters"].items():
         nf = sum(len(v) for v in c["functions"].values())
         score = "—" if c["score"] is None else f"{100 * c['score']:.1f}%"
-        out.append(f"| {num} {c['package']} | `{c.get('scope', '?')}` | {nf} | {c['mutants']} | {c['killed']} | {len(c['survived_status'])} | "
+        out.append(f"| {num} {c['package']} | `{c.get('scope', '?')}` | {nf} | {c['mutants']} | {c['killed']} | "
+                   f"{len(c.get('timeouts', []))} | {len(c['survived_status'])} | "
                    f"{len(c['survived_wording'])} | {len(c['not_run'])} | {score} |")
     total = "—" if report["score"] is None else f"{100 * report['score']:.1f}%"
     out += ["", f"**Score: {total}** (killed / status-capable mutants; the floor is {100 * MIN_SCORE:.0f}%).", ""]

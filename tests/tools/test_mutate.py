@@ -308,3 +308,55 @@ def test_each_quoted_mutation_score_was_measured_on_the_verdict_logic_as_it_is(n
         f"chapter {number}'s verdict logic changed since its mutation score in README.md was measured "
         f"(scope {row['scope']}, now `{now}`): run `make mutate CHAPTER={number}` and update its row")
     assert float(row["score"].rstrip("%")) >= 100 * mutate.MIN_SCORE, row
+
+
+FORK_AFTER_TORCH = """
+import os, sys, time, signal, torch
+a = torch.randn(512, 512); (a @ a).sum(); torch.randn(200000).sum()     # the parent's thread pool is in use
+pid = os.fork()
+if pid == 0:
+    b = torch.randn(512, 512); (b @ b).sum(); torch.randn(2000000).exp().sum()
+    os._exit(0)
+for _ in range(80):
+    if os.waitpid(pid, os.WNOHANG)[0]:
+        sys.exit(0)
+    time.sleep(0.1)
+os.kill(pid, signal.SIGKILL)
+sys.exit(3)
+"""
+
+
+def _fork_after_torch(env: dict) -> int:
+    import subprocess
+    return subprocess.run([sys.executable, "-c", FORK_AFTER_TORCH], env=env, timeout=120).returncode
+
+
+def test_a_mutant_forked_after_the_tests_ran_does_not_hang_on_torchs_thread_pool():
+    """mutmut forks each mutant's run from a process that ran the tests: under SINGLE_THREAD_ENV the child finishes;
+    with the parent's OpenMP pool (more than one thread) it waits forever, and mutmut would count a timeout as a kill."""
+    import os
+    import torch
+    base = {k: v for k, v in os.environ.items() if k not in mutate.SINGLE_THREAD_ENV}
+    assert _fork_after_torch({**base, **mutate.SINGLE_THREAD_ENV}) == 0
+    if torch.get_num_threads() > 1:
+        assert _fork_after_torch({**base, "OMP_NUM_THREADS": "2"}) == 3     # counterfactual: the child hangs
+
+
+def test_mutmut_runs_single_threaded_and_timeouts_are_reported(tmp_path, monkeypatch):
+    seen = {}
+
+    def fake_run(cmd, cwd=None, env=None, **kw):
+        seen["env"] = env
+        raise SystemExit("stop after the call")
+
+    monkeypatch.setattr(mutate.subprocess, "run", fake_run)
+    monkeypatch.setattr(mutate, "chapter_packages", lambda root: {"09": "demo"})
+    root = _package(tmp_path)
+    (root / "pyproject.toml").write_text("[project]\nname='x'\n")
+    with pytest.raises(SystemExit, match="stop after the call"):
+        mutate.run(root, ["09"], 2, "mutmut")
+    assert all(seen["env"][k] == "1" for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"))
+    report = {"min_score": 0.95, "score": 1.0, "chapters": {"09": dict(
+        package="demo", scope="abc", functions={"f.py": ["check_a"]}, mutants=3, killed=3, timeouts=["m1"],
+        survived_wording=[], survived_status=[], not_run=[], score=1.0)}}
+    assert "| 09 demo | `abc` | 1 | 3 | 3 | 1 | 0 | 0 | 0 | 100.0% |" in mutate.markdown(report)
