@@ -487,8 +487,8 @@ def _module_imports(root: Path, package: str = "lib") -> dict[str, list[tuple[st
     return out
 
 
-def _in_function_imports(graph: dict, exempt=frozenset()) -> list[str]:
-    return [f"{module} line {line}: {target}" for module, found in sorted(graph.items()) if module not in exempt
+def _in_function_imports(graph: dict) -> list[str]:
+    return [f"{module} line {line}: {target}" for module, found in sorted(graph.items())
             for target, line, in_function in found if in_function]
 
 

@@ -626,13 +626,19 @@ def mutant_sources(work: Path, name: str) -> tuple[str, str]:
     return orig.replace(f"{func}__mutmut_orig", "f", 1), mutant.replace(short, "f", 1)
 
 
-def run(root: Path, chapters: list[str] | None, max_children: int | None, mutmut: str) -> dict:
-    """Copy ``root`` to ``root/build/mutate``, run mutmut on the verdict logic of ``chapters``, score it."""
-    packages = chapter_packages(root)
+def _wanted_chapters(packages: dict[str, str], chapters: list[str] | None) -> list[str]:
+    """The chapters asked for (all when none), each a known chapter number, else one message naming the unknown."""
     wanted = chapters or sorted(packages)
     unknown = [c for c in wanted if c not in packages]
     if unknown:
         raise SystemExit(f"--chapter: unknown chapter(s) {unknown}; known: {sorted(packages)}")
+    return wanted
+
+
+def run(root: Path, chapters: list[str] | None, max_children: int | None, mutmut: str) -> dict:
+    """Copy ``root`` to ``root/build/mutate``, run mutmut on the verdict logic of ``chapters``, score it."""
+    packages = chapter_packages(root)
+    wanted = _wanted_chapters(packages, chapters)
     if "[tool.mutmut]" in (root / "pyproject.toml").read_text():   # mutmut would read it before setup.cfg
         raise SystemExit("pyproject.toml has a [tool.mutmut] table; the configuration is written by tools/mutate.py")
     scopes = [ChapterScope(packages[c], c, verdict_functions(root, packages[c])) for c in wanted]
@@ -673,8 +679,8 @@ def run(root: Path, chapters: list[str] | None, max_children: int | None, mutmut
             (wording if only_words else status).append({"name": name, "diff": _diff_lines(diff)})
         capable = len(killed) + len(status)
         report["chapters"][s.number] = dict(
-            package=s.package, scope=scope_fingerprint(root, s.functions), functions=s.functions, mutants=len(mine), killed=len(killed),
-            timeouts=timeouts,
+            package=s.package, scope=scope_fingerprint(root, s.functions), functions=s.functions, mutants=len(mine),
+            killed=len(killed), timeouts=timeouts,
             survived_wording=wording, survived_status=status, not_run=other,
             score=(len(killed) / capable) if capable else None)
     tot_k = sum(c["killed"] for c in report["chapters"].values())
@@ -726,9 +732,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.scope:
         root = args.root.resolve()
         packages = chapter_packages(root)
-        for num in args.chapter or sorted(packages):
-            if num not in packages:
-                raise SystemExit(f"--chapter: unknown chapter {num!r}; known: {sorted(packages)}")
+        for num in _wanted_chapters(packages, args.chapter):
             print(num, packages[num], scope_fingerprint(root, verdict_functions(root, packages[num])))
         return 0
     if not Path(args.mutmut).exists():
