@@ -360,3 +360,21 @@ def test_mutmut_runs_single_threaded_and_timeouts_are_reported(tmp_path, monkeyp
         package="demo", scope="abc", functions={"f.py": ["check_a"]}, mutants=3, killed=3, timeouts=["m1"],
         survived_wording=[], survived_status=[], not_run=[], score=1.0)}}
     assert "| 09 demo | `abc` | 1 | 3 | 3 | 1 | 0 | 0 | 0 | 100.0% |" in mutate.markdown(report)
+
+
+def test_mutmut_reads_a_timeout_that_covers_a_childs_start(tmp_path, monkeypatch):
+    """mutmut's clean time counts only each test's call phase; the configuration it reads adds a constant that
+    covers a module fixture's setup and the child's start (5 s measured for chapter 06's tiny record), so a
+    mutant is not counted killed by a timeout it never hit. Counterfactual: mutmut's defaults give 4.4 s."""
+    from mutmut import configuration
+    (tmp_path / "lib").mkdir()
+    scope = mutate.ChapterScope("demo", "09", {"lib/f.py": ["check_a"]})
+    monkeypatch.chdir(tmp_path)
+
+    def wall_limit(text):          # mutmut's wall-time limit for tests whose clean time is 0.1 s
+        (tmp_path / "setup.cfg").write_text(text)
+        cfg = configuration._load_config()
+        return (0.1 + cfg.timeout_constant) * cfg.timeout_multiplier
+
+    assert wall_limit(mutate._setup_cfg([scope], tmp_path)) >= 20
+    assert wall_limit("[mutmut]\nsource_paths=lib\ntimeout_multiplier=4\n") < 5
