@@ -126,18 +126,21 @@ def _series_name(artist, kind: str, entries) -> str:
 
 
 def _band_edges(collection) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """``(x, low, high)`` of a ``fill_between`` band (its one polygon: the upper edge forward, the lower back)."""
-    paths = collection.get_paths()
-    if len(paths) != 1:
+    """``(x, low, high)`` of a ``fill_between`` band (each of its polygons: the upper edge forward, the lower back;
+    a band broken at a gap has one polygon per piece)."""
+    xs, lows, highs = [], [], []
+    for path in collection.get_paths():
+        v = np.asarray(path.vertices, dtype=float)
+        v = v[np.isfinite(v).all(axis=1)]
+        if len(v) < 4:
+            continue
+        x = np.unique(v[:, 0])
+        xs.append(x)
+        lows.append(np.array([v[v[:, 0] == xi, 1].min() for xi in x]))
+        highs.append(np.array([v[v[:, 0] == xi, 1].max() for xi in x]))
+    if not xs:
         return None
-    v = np.asarray(paths[0].vertices, dtype=float)
-    v = v[np.isfinite(v).all(axis=1)]
-    if len(v) < 4:
-        return None
-    x = np.unique(v[:, 0])
-    low = np.array([v[v[:, 0] == xi, 1].min() for xi in x])
-    high = np.array([v[v[:, 0] == xi, 1].max() for xi in x])
-    return x, low, high
+    return np.concatenate(xs), np.concatenate(lows), np.concatenate(highs)
 
 
 def drawn_data(fig) -> pd.DataFrame:
@@ -163,6 +166,8 @@ def drawn_data(fig) -> pd.DataFrame:
             if line.get_transform() != ax.transData:  # axhline/axvline: a reference drawn across the panel
                 continue
             x, y = (np.asarray(a, dtype=float) for a in line.get_data())
+            drawn = ~(np.isnan(x) & np.isnan(y))  # a NaN pair breaks a line at a gap: not a point
+            x, y = x[drawn], y[drawn]
             if x.size == 0:
                 continue
             kind = "line" if line.get_linestyle() not in ("None", "", " ") else "markers"

@@ -22,13 +22,16 @@ from matplotlib.path import Path as MplPath
 from matplotlib.transforms import Bbox
 from skimage.color import deltaE_ciede2000, rgb2lab
 
-__all__ = ["MIN_COLOUR_DISTANCE", "ORDERED_KEY", "colour_distance", "legends_of", "marks_under", "legend_name",
+__all__ = ["MIN_COLOUR_DISTANCE", "MIN_ORDERED_STEP", "ORDERED_KEY", "colour_distance", "legends_of", "marks_under", "legend_name",
            "legend_overlaps",
            "close_colours", "unordered_palettes", "figure_problems"]
 
 #: the smallest CIEDE2000 distance between two legend entries drawn alike: the colour-blind palette's two pinks
 #: (14.6) and its orange and tan (11.6) fall below it, its orange and vermilion (17.0) above
 MIN_COLOUR_DISTANCE = 15.0
+
+#: the smallest CIEDE2000 step between neighbouring values of an ordered palette (ten viridis colours: 7.2)
+MIN_ORDERED_STEP = 5.0
 
 #: a legend label naming a value of an ordered quantity: ``L = 4``, ``L=4``, ``depth 4``, ``width 512``, ``m = 64``
 #: (the key, then the number; text may follow)
@@ -95,9 +98,20 @@ def _drawn_marks(ax) -> tuple[list[np.ndarray], list[MplPath]]:
     return points, paths
 
 
-def _texts(ax) -> list:
-    texts = [ax.title, ax.xaxis.label, ax.yaxis.label] + ax.get_xticklabels() + ax.get_yticklabels()
-    return [t for t in texts if t.get_visible() and t.get_text().strip()]
+def _texts(ax, renderer) -> list:
+    """The panel's title, axis labels and the tick labels it draws (a log axis keeps labels of ticks outside its
+    limits, which are not drawn)."""
+    texts = [t for t in (ax.title, ax.xaxis.label, ax.yaxis.label) if t.get_visible() and t.get_text().strip()]
+    box = ax.bbox
+    for t in ax.get_xticklabels():
+        e = t.get_window_extent(renderer)
+        if t.get_visible() and t.get_text().strip() and box.x0 - 1 <= (e.x0 + e.x1) / 2 <= box.x1 + 1:
+            texts.append(t)
+    for t in ax.get_yticklabels():
+        e = t.get_window_extent(renderer)
+        if t.get_visible() and t.get_text().strip() and box.y0 - 1 <= (e.y0 + e.y1) / 2 <= box.y1 + 1:
+            texts.append(t)
+    return texts
 
 
 def marks_under(fig, box: Bbox, renderer=None) -> list[str]:
@@ -115,7 +129,7 @@ def marks_under(fig, box: Bbox, renderer=None) -> list[str]:
             n_lines = sum(1 for path in paths if clipped is not None and path.intersects_bbox(clipped, filled=False))
             if n_pts or n_lines:
                 out.append(f"covers {n_pts} drawn point(s) and {n_lines} line(s) of panel {p}")
-        hit = [t.get_text() for t in _texts(ax) if t.get_window_extent(r).overlaps(inner)]
+        hit = [t.get_text() for t in _texts(ax, r) if t.get_window_extent(r).overlaps(inner)]
         if hit:
             out.append(f"covers the text {hit[0]!r} of panel {p}")
     return out
@@ -148,15 +162,20 @@ def _style(handle) -> tuple:
     get = lambda name, default="": getattr(handle, name)() if hasattr(handle, name) else default  # noqa: E731
     ls = get("get_linestyle")
     ls = ls if isinstance(ls, str) else "-"
-    marker = get("get_marker", "o" if isinstance(handle, PathCollection) else "")
+    marker = get("get_marker", "")
     fill = get("get_fillstyle", "full")
+    if isinstance(handle, PathCollection):  # a scatter's marker is its path; unfilled when its faces are clear
+        paths = handle.get_paths()
+        marker = str(np.round(paths[0].vertices, 2).tolist()) if paths else "o"
+        faces = handle.get_facecolor()
+        fill = "none" if len(faces) == 0 or faces[0][3] == 0 else "full"
     if hasattr(handle, "get_markerfacecolor") and mcolors.to_rgba(handle.get_markerfacecolor())[3] == 0:
         fill = "none"
     return str(ls), str(marker), str(fill)
 
 
 def _colour(handle):
-    for name in ("get_color", "get_edgecolor", "get_facecolor"):
+    for name in ("get_color", "get_facecolor", "get_edgecolor"):  # a bar's face, an unfilled marker's edge
         if hasattr(handle, name):
             c = getattr(handle, name)()
             c = np.asarray(mcolors.to_rgba_array(c))
@@ -167,8 +186,15 @@ def _colour(handle):
     return None
 
 
+def _ordered_key(label: str) -> str | None:
+    m = ORDERED_KEY.match(label)
+    return m.group(1) if m else None
+
+
 def close_colours(fig, threshold: float = MIN_COLOUR_DISTANCE) -> list[str]:
-    """Pairs of entries of one legend drawn alike whose colours are closer than ``threshold`` (CIEDE2000)."""
+    """Pairs of entries of one legend drawn alike whose colours are closer than ``threshold`` (CIEDE2000). Two values
+    of one ordered quantity are held to :func:`unordered_palettes` instead (ten depths in an ordered palette are
+    told apart by their order, not by distance)."""
     out = []
     for _, leg in legends_of(fig):
         entries = [(t.get_text(), _style(h), _colour(h)) for t, h in zip(leg.get_texts(), leg.legend_handles)
@@ -176,6 +202,8 @@ def close_colours(fig, threshold: float = MIN_COLOUR_DISTANCE) -> list[str]:
         for i, (la, sa, ca) in enumerate(entries):
             for lb, sb, cb in entries[i + 1:]:
                 if ca is None or cb is None or sa != sb:
+                    continue
+                if _ordered_key(la) is not None and _ordered_key(la) == _ordered_key(lb):
                     continue
                 d = colour_distance(ca, cb)
                 if d < threshold:
@@ -186,7 +214,8 @@ def close_colours(fig, threshold: float = MIN_COLOUR_DISTANCE) -> list[str]:
 
 def unordered_palettes(fig) -> list[str]:
     """Legends whose entries are values of one ordered quantity (:data:`ORDERED_KEY`, three or more values) drawn
-    in colours whose lightness is not monotone in the value."""
+    in colours whose lightness is not monotone in the value, or with neighbours closer than
+    :data:`MIN_ORDERED_STEP`."""
     out = []
     for _, leg in legends_of(fig):
         keyed: dict[str, list] = {}
@@ -203,6 +232,9 @@ def unordered_palettes(fig) -> list[str]:
             if not ((steps > 0).all() or (steps < 0).all()):
                 out.append(f"legend entries keyed by {key} ({len(by_value)} values) are not in an ordered palette "
                            f"(lightness {', '.join(f'{l:.0f}' for _, (l, _) in by_value)})")
+            near = min(colour_distance(a[1][1], b[1][1]) for a, b in zip(by_value, by_value[1:]))
+            if near < MIN_ORDERED_STEP:
+                out.append(f"neighbouring values of {key} are coloured {near:.1f} apart (at least {MIN_ORDERED_STEP:g})")
     return out
 
 

@@ -1,6 +1,8 @@
 """One shared figure style for the whole book (matplotlib + seaborn) and small plot helpers."""
 from __future__ import annotations
 
+import re
+
 import matplotlib
 
 if matplotlib.get_backend().lower() not in ("module://matplotlib_inline.backend_inline",):
@@ -18,7 +20,7 @@ from lib.book.figures_audit import legends_of, marks_under
 
 __all__ = ["COLUMN_INCHES", "MIN_PANEL_INCHES", "QUALITATIVE", "INFINITE_GID", "use_style", "fit_to_column",
            "palette", "ordered_palette", "slope_guide", "mark_infinite", "figure", "show", "value_ticks", "band_lines",
-           "frame_legend", "place_legends"]
+           "break_at_gaps", "frame_legend", "place_legends"]
 
 _STYLE_SET = False
 
@@ -156,6 +158,22 @@ def band_lines(ax, table, labels: dict, colors=None, suffix: dict | None = None)
         ax.plot(t.index, t["mean"], "o-", color=c, label=labels[g] + ((suffix or {}).get(g, "")))
 
 
+def break_at_gaps(x, *ys, grid):
+    """``x`` and each of ``ys`` with a NaN put between two neighbouring points that have a value of ``grid`` (the
+    values measured for any series, e.g. the depths of a sweep) between them, so that a line drawn through them
+    joins only neighbouring measured values and never bridges a value this series lacks (a straight line from
+    L = 1 to L = 10 where only 0, 1 and 10 were measured); markers are drawn as before.
+
+    Returns:
+        ``(x, *ys)`` as float arrays.
+    """
+    x = np.asarray(x, dtype=float)
+    ys = [np.asarray(y, dtype=float) for y in ys]
+    g = np.asarray(sorted(set(float(v) for v in grid)), dtype=float)
+    cut = [i for i in range(1, len(x)) if ((g > min(x[i - 1], x[i])) & (g < max(x[i - 1], x[i]))).any()]
+    return (np.insert(x, cut, np.nan), *(np.insert(y, cut, np.nan) for y in ys))
+
+
 def frame_legend(leg) -> None:
     """Give a legend the book's frame: a light edge over an almost opaque face."""
     leg.set_frame_on(True)
@@ -208,14 +226,31 @@ def place_legends(fig) -> None:
         _to_strip(fig, strip, r)
 
 
+def _panel_tag(ax) -> str | None:
+    """A panel's tag, ``"(d)"`` of the title ``"(d) length map"``: the title of its legend once moved below the
+    panels, so that the reader knows which panel it keys."""
+    m = re.match(r"\s*(\([a-z]\))", ax.get_title()) if ax is not None else None
+    return m.group(1) if m else None
+
+
+def _original_handles(fig, owner, labels: list[str], proxies: list) -> list:
+    """The artists a legend's entries were made from (an error bar container, a scatter), so that the legend drawn
+    again shows each entry as it is plotted; a legend's own copy where no artist carries the label."""
+    found: dict = {}
+    for ax in ([owner] if owner is not None else []) + list(fig.axes):
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            found.setdefault(lab, h)
+    return [found.get(lab, proxy) for lab, proxy in zip(labels, proxies)]
+
+
 def _to_strip(fig, strip, renderer, gap: float = 8.0) -> None:
     """Move the legends of ``strip`` (``(axes or None, legend)``) below the panels; the figure grows to hold them."""
     width_px = fig.bbox.width
     made, seen = [], set()
     for owner, leg in strip:
-        handles = list(leg.legend_handles)
         labels = [t.get_text() for t in leg.get_texts()]
-        title = leg.get_title().get_text() or None
+        handles = _original_handles(fig, owner, labels, list(leg.legend_handles))
+        title = leg.get_title().get_text() or _panel_tag(owner)
         size = leg.get_texts()[0].get_fontsize() if labels else None
         leg.remove()
         if (title, tuple(labels)) in seen:
