@@ -10,8 +10,9 @@ A series is named as the reader names it: by its own legend label; else by the l
 colour and its line style (a line of one data set's colour drawn dashed, under a legend that gives the colours
 the data sets' names and a black dashed line the name "linear": ``"digits, linear"``); else by how it is drawn
 (``"black dashed line"``). Axis labels and panel titles are written in words and Unicode, not TeX
-(:func:`plain_math`). Markers :func:`lib.book.plotting.mark_infinite` pins to the top of a panel stand for an
-infinite value, and are read as ``inf``, never as the axis top.
+(:func:`plain_math`). Markers pinned to the top of a panel are not data at the axis top: those of
+:func:`lib.book.plotting.mark_infinite` stand for an infinite value and are read as ``inf``, those marked
+:data:`NOT_MEASURED_GID` (a method not run at a size) as an empty ``y`` of kind ``"not measured"``.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.patches import Patch
 
-__all__ = ["DRAWN_COLUMNS", "INFINITE_GID", "plain_math", "drawn_data"]
+__all__ = ["DRAWN_COLUMNS", "INFINITE_GID", "NOT_MEASURED_GID", "plain_math", "drawn_data"]
 
 #: The columns of :func:`drawn_data`: panel (1-based, in the order of ``fig.axes``) and its title, the axis
 #: labels, the series (its legend name, or how it is drawn when no legend names it), what kind of
@@ -30,8 +31,12 @@ __all__ = ["DRAWN_COLUMNS", "INFINITE_GID", "plain_math", "drawn_data"]
 #: bar or a band's lower and upper edge at ``x``).
 DRAWN_COLUMNS = ["panel", "panel_title", "x_label", "y_label", "series", "kind", "x", "y", "y_low", "y_high"]
 
-#: the ``gid`` of markers that stand for an infinite value (:func:`lib.book.plotting.mark_infinite` sets it)
+#: the ``gid`` of markers that stand for an infinite value (:func:`lib.book.plotting.mark_infinite` sets it): read
+#: as ``inf``
 INFINITE_GID = "value-infinite"
+#: the ``gid`` of markers that stand for a value not measured (a method not run at a size), pinned to the top of a
+#: panel: read as an empty ``y`` of kind ``"not measured"``
+NOT_MEASURED_GID = "value-not-measured"
 
 _TEX_WORDS = {r"\top": "T", r"\|": "||", r"\,": " ", r"\;": " ", r"\cdot": "·", r"\circ": "°", r"\infty": "∞",
               r"\leq": "≤", r"\geq": "≥", r"\le": "≤", r"\ge": "≥", r"\to": "→", r"\approx": "≈", r"\times": "×",
@@ -178,9 +183,10 @@ def drawn_data(fig) -> pd.DataFrame:
             if isinstance(coll, PathCollection):
                 pts = np.asarray(coll.get_offsets(), dtype=float).reshape(-1, 2)
                 series = _series_name(coll, "markers", entries)
-                infinite = coll.get_gid() == INFINITE_GID
-                rows += [dict(base, series=series, kind="markers", x=xi, y=np.inf if infinite else yi)
-                         for xi, yi in pts]
+                gid = coll.get_gid()
+                kind = "not measured" if gid == NOT_MEASURED_GID else "markers"
+                pinned = {INFINITE_GID: np.inf, NOT_MEASURED_GID: np.nan}
+                rows += [dict(base, series=series, kind=kind, x=xi, y=pinned.get(gid, yi)) for xi, yi in pts]
             elif isinstance(coll, LineCollection):
                 owner = bar_owner.get(id(coll), "")
                 series = owner if owner and not owner.startswith("_") else _series_name(coll, "error bar", entries)

@@ -252,13 +252,15 @@ def _to_strip(fig, strip, renderer, gap: float = 8.0) -> None:
         handles = _original_handles(fig, owner, labels, list(leg.legend_handles))
         title = leg.get_title().get_text() or _panel_tag(owner)
         size = leg.get_texts()[0].get_fontsize() if labels else None
+        handler_map = leg.get_legend_handler_map()
         leg.remove()
         if (title, tuple(labels)) in seen:
             continue
         seen.add((title, tuple(labels)))
         for ncols in range(max(len(labels), 1), 0, -1):  # a figure legend: the panels' layout leaves it out
             new = fig.legend(handles, labels, title=title, ncols=ncols, fontsize=size, loc="upper left",
-                              bbox_to_anchor=(0, 0), bbox_transform=fig.transFigure, borderaxespad=0)
+                              bbox_to_anchor=(0, 0), bbox_transform=fig.transFigure, borderaxespad=0,
+                             handler_map=handler_map)
             if new.get_window_extent(renderer).width <= width_px - 4 or ncols == 1:
                 break
             new.remove()

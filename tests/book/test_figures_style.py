@@ -165,3 +165,30 @@ def test_the_text_under_a_figure_links_the_vector_file_and_says_what_a_re_run_ov
     assert RERUN_NOTE in text
     for words in ("`_executed/`", "`results/`", "overwrites", "`--root DIR`"):
         assert words in RERUN_NOTE
+
+
+def test_a_line_never_bridges_a_depth_its_series_lacks():
+    """Figure 3.1 drew a straight line from L = 1 to L = 10 where only 0, 1 and 10 were measured."""
+    from lib.book.figure_data import drawn_data
+    x, y = PL.break_at_gaps([0, 1, 10], [3.0, 4.0, 9.0], grid=range(11))
+    assert np.isnan(x[2]) and np.isnan(y[2]) and len(x) == 4  # broken between 1 and 10 only
+    fig, ax = plt.subplots()
+    ax.plot(x, y, "o-", label="mnist, ReLU")
+    segments = [s for s in np.split(np.c_[x, y], np.where(np.isnan(x))[0]) if len(s[~np.isnan(s[:, 0])]) > 1]
+    assert len(segments) == 1 and segments[0][:, 0].tolist() == [0, 1]  # the only line: 0 to 1
+    assert drawn_data(fig)[["x", "y"]].values.tolist() == [[0, 3], [1, 4], [10, 9]]  # the data: the three points
+    # a series with every depth of the grid is one unbroken line
+    assert not np.isnan(PL.break_at_gaps([0, 1, 2], [1, 2, 3], grid=[0, 1, 2])[0]).any()
+    plt.close(fig)
+
+
+def test_markers_of_a_size_not_run_are_not_data_at_the_axis_top():
+    from lib.book.figure_data import NOT_MEASURED_GID, drawn_data
+    fig, ax = plt.subplots()
+    ax.plot([1, 2], [0.5, 0.7], "o-", label="ours")
+    ax.scatter([3], [ax.get_ylim()[1]], marker="s", facecolors="none", edgecolors="C1", gid=NOT_MEASURED_GID,
+               label="jacobian: not run", clip_on=False)
+    d = drawn_data(fig)
+    row = d[d.series == "jacobian: not run"]
+    assert row.kind.tolist() == ["not measured"] and row.y.isna().all()
+    plt.close(fig)
