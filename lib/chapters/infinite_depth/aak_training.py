@@ -107,7 +107,7 @@ def plot_aak_training(tr: AakTraining) -> Figure:
         ax.semilogy(s.depth, s.steps, "-", color=c, label=f"{what} ({cid})" + (", epochs" if "SGD" in mode else ""))
         ax.semilogy(s.depth[s.judged], s.steps[s.judged], "o", color=c)
         ax.semilogy(s.depth[~s.judged], s.steps[~s.judged], "o", mfc="none", color=c)
-    ax.plot([], [], "o", color="0.3", label=r"filled: $\kappa \le 2$ and the width premise met")
+    ax.plot([], [], "o", color="0.3", label=r"filled: $\kappa \leq 2$ and the width premise met")
     ax.plot([], [], "o", mfc="none", color="0.3", label="open: a premise fails")
     ax.set(xscale="log", xlabel="depth L", ylabel=r"steps to $\epsilon$ (SGD: epochs)",
            title=f"{tr.activation}, width {tr.width:,}, n = {tr.n}")
