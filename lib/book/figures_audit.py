@@ -6,6 +6,8 @@ registry, and the tests hold every figure to none).
   (:func:`legend_overlaps`).
 - No two entries of one legend drawn alike (same line style and marker) have colours closer than
   :data:`MIN_COLOUR_DISTANCE` (CIEDE2000; :func:`close_colours`).
+- A panel's plot area is at least :data:`MIN_PANEL_INCHES` high and its axis labels fit its sides
+  (:func:`cramped_panels`).
 - Series keyed by an ordered quantity (depth, width, ...: legend labels such as ``"L = 4"`` or ``"width 512"``)
   are coloured in an ordered palette: their lightness is monotone in the key (:func:`unordered_palettes`).
 
@@ -23,12 +25,15 @@ from matplotlib.transforms import Bbox
 from skimage.color import deltaE_ciede2000, rgb2lab
 
 __all__ = ["MIN_COLOUR_DISTANCE", "MIN_ORDERED_STEP", "ORDERED_KEY", "colour_distance", "legends_of", "marks_under", "legend_name",
-           "legend_overlaps",
+           "legend_overlaps", "cramped_panels", "MIN_PANEL_INCHES",
            "close_colours", "unordered_palettes", "figure_problems"]
 
 #: the smallest CIEDE2000 distance between two legend entries drawn alike: the colour-blind palette's two pinks
 #: (14.6) and its orange and tan (11.6) fall below it, its orange and vermilion (17.0) above
 MIN_COLOUR_DISTANCE = 15.0
+
+#: the lowest plot area of a panel, in inches at the figure's dpi (1.2 inch: 120 px as the page shows it)
+MIN_PANEL_INCHES = 1.2
 
 #: the smallest CIEDE2000 step between neighbouring values of an ordered palette (ten viridis colours: 7.2)
 MIN_ORDERED_STEP = 5.0
@@ -238,6 +243,27 @@ def unordered_palettes(fig) -> list[str]:
     return out
 
 
+def cramped_panels(fig) -> list[str]:
+    """Panels whose plot area is lower than :data:`MIN_PANEL_INCHES` (Figure 4.9's was 0.8 inch: its legends took
+    its height), or whose axis label is longer than the panel's side (a y-label running past the panel is cut)."""
+    r = _renderer(fig)
+    out = []
+    for p, ax in enumerate(fig.axes, start=1):
+        if not ax.get_visible() or not ax.axison:
+            continue
+        box = ax.bbox
+        if box.height < MIN_PANEL_INCHES * fig.dpi:
+            out.append(f"panel {p}'s plot area is {box.height / fig.dpi:.2f} inch high (at least {MIN_PANEL_INCHES:g})")
+        label = ax.yaxis.label
+        if label.get_text().strip() and label.get_window_extent(r).height > 1.1 * box.height:
+            out.append(f"panel {p}'s y-label {label.get_text()!r} is longer than the panel is high")
+        label = ax.xaxis.label
+        if label.get_text().strip() and label.get_window_extent(r).width > 1.25 * box.width:
+            out.append(f"panel {p}'s x-label {label.get_text()!r} is longer than the panel is wide")
+    return out
+
+
 def figure_problems(fig) -> list[str]:
-    """Every problem of :func:`legend_overlaps`, :func:`close_colours` and :func:`unordered_palettes` (empty: none)."""
-    return legend_overlaps(fig) + close_colours(fig) + unordered_palettes(fig)
+    """Every problem of :func:`legend_overlaps`, :func:`close_colours`, :func:`unordered_palettes` and
+    :func:`cramped_panels` (empty: none)."""
+    return legend_overlaps(fig) + close_colours(fig) + unordered_palettes(fig) + cramped_panels(fig)

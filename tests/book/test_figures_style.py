@@ -192,3 +192,17 @@ def test_markers_of_a_size_not_run_are_not_data_at_the_axis_top():
     row = d[d.series == "jacobian: not run"]
     assert row.kind.tolist() == ["not measured"] and row.y.isna().all()
     plt.close(fig)
+
+
+def test_a_panel_squeezed_by_its_legends_or_a_label_longer_than_it_is_found():
+    """Figure 4.9: about 80 px of plot area, its y-label cut off."""
+    fig, axs = PL.figure(ncols=2, width=3.6, height=1.4)
+    axs[0, 0].plot([1, 2], [1, 2])
+    axs[0, 0].set(ylabel="steps (SGD: epochs) to eps, a long label", xlabel="depth L (filled: kappa at most 2 and the "
+                  "width premise met, a long note)")
+    got = FA.cramped_panels(fig)
+    assert any("inch high" in p for p in got) and any("y-label" in p for p in got) and any("x-label" in p for p in got)
+    fig.set_size_inches(7.2, 4.0)
+    axs[0, 0].set(ylabel="steps to eps", xlabel="depth L")
+    assert FA.cramped_panels(fig) == []
+    plt.close(fig)
