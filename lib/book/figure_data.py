@@ -54,6 +54,7 @@ def _plain_tex(tex: str) -> str:
         tex = tex.replace(k, _TEX_WORDS[k])
     tex = re.sub(r"\\(" + "|".join(sorted(_GREEK, key=len, reverse=True)) + r")(?![A-Za-z])",
                  lambda m: _GREEK[m.group(1)], tex)
+    tex = re.sub(r"\s*([×±·≤≥→≈])\s*", r"\1", tex)  # math mode ignores the spaces around an operator
     return re.sub(r"\\(?:mathrm|operatorname|text|mathbf)|[\\{}]", "", tex)
 
 
@@ -206,6 +207,18 @@ def drawn_data(fig) -> pd.DataFrame:
                 label = cont.get_label() or ""
                 for patch in cont.patches:
                     name = label if label and not label.startswith("_") else _series_name(patch, "bar", entries)
-                    rows.append(dict(base, series=name, kind="bar", x=patch.get_x() + patch.get_width() / 2,
+                    rows.append(dict(base, series=name, kind="bar", x=_category(ax, patch.get_x() + patch.get_width() / 2),
                                      y=patch.get_y() + patch.get_height()))
-    return pd.DataFrame(rows, columns=DRAWN_COLUMNS)
+    out = pd.DataFrame(rows, columns=DRAWN_COLUMNS)
+    out["series"] = out.series.map(plain_math)
+    return out
+
+
+def _category(ax, x: float):
+    """A bar's position as the reader reads it: the label of the nearest x tick when the ticks name categories
+    (``"n=64, L=2"``), else the number."""
+    ticks = np.asarray(ax.get_xticks(), dtype=float)
+    names = [t.get_text().replace("\n", ", ") for t in ax.get_xticklabels()]
+    if len(ticks) == len(names) and names and not all(re.fullmatch(r"[-+−\d.,e$^{}\\a-z ]*", n) for n in names):
+        return names[int(np.argmin(np.abs(ticks - x)))]
+    return x

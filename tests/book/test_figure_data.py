@@ -77,3 +77,11 @@ def test_bars_are_read_and_reference_lines_are_not():
     ax.axhline(1.0, color="k", ls=":")
     d = drawn_data(fig)
     assert d[["series", "kind", "x", "y"]].values.tolist() == [["ours", "bar", 0.0, 3.0], ["ours", "bar", 1.0, 5.0]]
+
+
+def test_bars_at_named_categories_are_read_at_their_names():
+    fig, ax = plt.subplots()
+    ax.bar([-0.2, 0.8], [3.0, 5.0], 0.4, label=r"matmul $n\times m$")
+    ax.set_xticks([0, 1], ["n=64\nL=2", "n=128\nL=2"])
+    d = drawn_data(fig)
+    assert d[["series", "x", "y"]].values.tolist() == [["matmul n×m", "n=64, L=2", 3.0], ["matmul n×m", "n=128, L=2", 5.0]]
