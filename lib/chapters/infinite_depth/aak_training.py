@@ -15,7 +15,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from lib.activations import get_activation
-from lib.book.plotting import figure, palette
+from lib.book.plotting import figure, palette, value_ticks
 from lib.book.results import Check
 from lib.chapters.infinite_depth.aak_training_runs import KAPPA_CONSTANT, TRAIN_MODES, AakTraining, measure_aak_training
 from lib.chapters.infinite_depth.numerics import LEGEND_PT, ChapterFigure, not_checked, outside_theorem
@@ -111,6 +111,7 @@ def plot_aak_training(tr: AakTraining) -> Figure:
     ax.plot([], [], "o", mfc="none", color="0.3", label="open: a premise fails")
     ax.set(xscale="log", xlabel="depth L", ylabel=r"steps to $\epsilon$ (SGD: epochs)",
            title=f"{tr.activation}, width {tr.width:,}, n = {tr.n}")
+    value_ticks(ax, tr.frame.depth.unique())  # the depths run, not crowded minor labels of a log axis
     ax.legend(fontsize=LEGEND_PT)  # lib.book.plotting.place_legends puts it off the data
     ax = axs[0, 1]
     w = tr.widths
