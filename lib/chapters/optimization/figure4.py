@@ -560,7 +560,7 @@ def plot_loss_curves(study: SGDStudy) -> Figure:
         ax.semilogy(c.epoch, c["geometric mean"], color=colour, label=f"L={L} (lr {c.lr.iloc[0]:g})")
         ax.fill_between(c.epoch, c["min"], c["max"], color=colour, alpha=0.2, linewidth=0)
     kind = "mean batch loss of the epoch" if study.loss_record == "epoch_mean" else "training loss"
-    ax.set(xlabel="epoch", ylabel=f"cross-entropy ({kind})",
+    ax.set(xlabel="epoch", ylabel=f"cross-entropy\n({kind})",
            title=f"ReLU nets on {study.data}, width {study.width}, {study.updates:,} updates"
                  + (" (record)" if study.recorded else ""))
     ax.legend(ncol=2, fontsize=9, framealpha=0.9)
