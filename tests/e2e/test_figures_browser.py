@@ -82,7 +82,7 @@ def test_every_registered_figure_of_the_book_keeps_the_figure_rules(html_dir):
 #: per figure image of a page: its label, the vector and CSV links under it, and the re-run text
 FIGURE_LINKS_JS = r"""
 () => Array.from(document.querySelectorAll('main img')).map(img => {
-  const m = (img.getAttribute('src') || '').match(/(?:figures|_images)\/(fig-[\w-]+?)\d*\.png$/);
+  const m = (img.getAttribute('src') || '').match(/(?:figures|_images)\/(fig-[\w-]+)\.png$/);
   if (!m) return null;
   const label = m[1];
   const fig = document.querySelector(`main a[href$="/${label}.svg"]`);
@@ -157,7 +157,7 @@ def test_the_link_check_fails_on_a_page_whose_figure_lacks_them(chromium, tmp_pa
 
 
 def test_every_figure_offers_its_vector_version_and_data_in_chromium(chromium, html_dir):
-    pages = sorted((html_dir / "notebooks").glob("*.html"))
+    pages = sorted(html_dir.glob("**/notebooks/0*.html"))  # the chapters (_executed/notebooks/NN_*.html)
     assert pages, "no chapter pages"
     ARTIFACTS.mkdir(exist_ok=True)
     breaks = []
@@ -167,7 +167,7 @@ def test_every_figure_offers_its_vector_version_and_data_in_chromium(chromium, h
         page = chromium.new_page(viewport={"width": 1280, "height": 900})
         for chapter, label in (("02_better_separation", "fig-separation-app-b"), ("03_conditioning", "fig-figure3"),
                                ("04_infinite_depth", "fig-aak-training")):
-            page.goto(f"{base}notebooks/{chapter}.html", wait_until="load")
+            page.goto(base + str(next(p for p in pages if p.stem == chapter).relative_to(html_dir)), wait_until="load")
             img = page.locator(f"main img[src*='{label}']").first
             if img.count():
                 img.scroll_into_view_if_needed()
