@@ -38,12 +38,19 @@ from typing import Callable, Iterable
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from lib.book.figure_data import drawn_data
+from lib.book.figure_data import drawn_data, plain_math
+from lib.book.figures_audit import figure_problems
 from lib.book.folders import results_dir
+from lib.book.plotting import place_legends
 from lib.book.sentences import cut_at_word, find_top_level, first_sentence
 
-__all__ = ["SETTING_TITLE_CHARS", "FigureError", "Figures", "qualified_name", "figures_dir", "alt_text", "rerun_command", "load_figures"]
+__all__ = ["SETTING_TITLE_CHARS", "RERUN_NOTE", "FigureError", "Figures", "qualified_name", "figures_dir", "alt_text", "rerun_command", "load_figures"]
 
+
+#: what the re-run command under a figure does to the checkout it runs in, and how to run it elsewhere
+RERUN_NOTE = ("(from the repository's root, with its environment's Python, e.g. `.venv/bin/python`; it overwrites "
+              "the checkout's `_executed/` and `results/`: add `--root DIR` to run a copy of the repository in DIR "
+              "instead)")
 
 #: the longest first clause a figure's folded setting shows as its one visible line (longer ones are cut at a word)
 SETTING_TITLE_CHARS = 90
@@ -123,17 +130,25 @@ class Figures:
         drawn = qualified_name(drawn_by)
         measured_by = [qualified_name(f) for f in sources]
         page = os.environ.get("NTK_PAGE_DIR")
+        place_legends(fig)
+        problems = figure_problems(fig)
         if data is None:
             data = drawn_data(fig)
+        if len(data) == 0:
+            problems.append("the figure's data table has no rows (no CSV is offered)")
+            data = None
         files = self._save(fig, label, data, Path(page)) if page else {}
         command = rerun_command(self.chapter, self.profile)
         entry = dict(chapter=self.chapter, figure=number, label=label, caption=" ".join(caption.split()),
-                     drawn_by=drawn, data_from=measured_by, command=command, section=section, **files)
+                     drawn_by=drawn, data_from=measured_by, command=command, section=section,
+                     data_rows=0 if data is None else len(data), problems=problems, **files)
         self.entries.append(entry)
         self._write()
         caption_md = f"*Figure {number}. {caption.strip()} Drawn by `{drawn}`"
         caption_md += (" from " + " and ".join(f"`{d}`" for d in measured_by) if measured_by else "") + ".*"
-        links = f"Re-run: `{command}`"
+        links = f"Re-run: `{command}` {RERUN_NOTE}"
+        if "vector" in files:
+            links = f"Vector image: {{download}}`{label}.svg <{files['vector']}>` · " + links
         if "csv" in files:
             links = f"Data: {{download}}`{label}.csv <{files['csv']}>` · " + links
         parts = [f"({label})=", caption_md] if "image" not in files else \
@@ -166,12 +181,14 @@ class Figures:
 
     @staticmethod
     def _save(fig, label: str, data, page: Path) -> dict:
-        """Save the image (and the data) beside the page; their paths relative to it."""
-        out = {"image": f"figures/{label}.png"}
+        """Save the image, its vector version (SVG, for print) and the data beside the page; their paths relative
+        to it."""
+        out = {"image": f"figures/{label}.png", "vector": f"figures/{label}.svg"}
         (page / "figures").mkdir(parents=True, exist_ok=True)
         # at the figure's own dpi, as the notebook shows it: the image's natural width fits the text column
         # (lib.book.plotting.COLUMN_INCHES), so its text is never shrunk by the page
         fig.savefig(page / out["image"], bbox_inches="tight", dpi=fig.dpi)
+        fig.savefig(page / out["vector"], bbox_inches="tight", format="svg")
         if data is not None:
             out["csv"] = f"figure-data/{label}.csv"
             (page / "figure-data").mkdir(parents=True, exist_ok=True)
@@ -186,22 +203,11 @@ class Figures:
         os.replace(tmp, self._path)
 
 
-_MATH_WORDS = {r"\top": "T", r"\|": "||", r"\,": " ", r"\cdot": "·", r"\circ": "°", r"\infty": "∞",
-               r"\le": "≤", r"\ge": "≥", r"\to": "→"}
-
-
-def _plain_math(tex: str) -> str:
-    tex = re.sub(r"\\sqrt\{([^{}]*)\}", r"sqrt(\1)", tex)
-    for k, v in _MATH_WORDS.items():
-        tex = tex.replace(k, v)
-    return re.sub(r"\\(?:mathrm|operatorname|text|left|right)|[\\{}]", "", tex)
-
-
 def alt_text(caption: str) -> str:
     """The alt text of a figure: its caption's first sentence (:func:`lib.book.sentences.first_sentence`: never
     cut at "App." or inside parentheses), math written as plain text."""
     first = first_sentence(" ".join(caption.split())).rstrip(".")
-    plain = re.sub(r"\$([^$]*)\$", lambda m: _plain_math(m.group(1)), first)
+    plain = plain_math(first)
     return " ".join(plain.replace("[", "(").replace("]", ")").split())
 
 

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from lib.book.plotting import figure, palette, slope_guide, value_ticks
+from lib.book.plotting import figure, ordered_palette, slope_guide, value_ticks
 from lib.book.results import Check
 from lib.book.wording import ints
 from lib.chapters.better_separation.measure import Grids, measure_finite_width_angles, width_errors
@@ -48,10 +46,8 @@ class GradientAngles:
 
 
 def depth_colors(depths) -> dict:
-    """One colour per depth: the categorical palette up to three depths, else viridis.
-
-    Depth is ordinal: beyond three depths the categorical palette has near-identical oranges, so
-    viridis (colour-blind safe, monotone in lightness) is used, stopping before its pale yellow end.
+    """One colour per depth, in the book's ordered palette (:func:`lib.book.plotting.ordered_palette`): depth is
+    ordinal, so the colours' lightness follows the depths' order.
 
     Args:
         depths: the depths, in drawing order.
@@ -59,10 +55,7 @@ def depth_colors(depths) -> dict:
     Returns:
         depth -> colour.
     """
-    n = len(depths)
-    if n <= 3:
-        return dict(zip(depths, palette(n)))
-    return dict(zip(depths, [tuple(c) for c in plt.get_cmap("viridis")(np.linspace(0.0, 0.85, n))]))
+    return dict(zip(sorted(depths), ordered_palette(len(depths))))
 
 
 def plot_gradient_angle(ga: GradientAngles) -> Figure:

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from lib.book.plotting import figure, palette
+from lib.book.plotting import figure, ordered_palette
 from lib.book.results import Check
 from lib.book.spec import Config
 from lib.book.wording import ints, words
@@ -85,7 +85,7 @@ def plot_other_activations(acts: Activations) -> Figure:
     ncol = min(3, len(acts.activations))
     nrow = math.ceil(len(acts.activations) / ncol)
     fig, axs = figure(ncols=ncol, nrows=nrow, width=4.3, height=3.6)
-    dc = dict(zip(acts.depths, palette(len(acts.depths))))
+    dc = dict(zip(acts.depths, ordered_palette(len(acts.depths))))
     for k, a in enumerate(acts.activations):
         ax = axs[k // ncol, k % ncol]
         for L in acts.depths:

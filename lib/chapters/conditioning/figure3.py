@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
-from lib.book.plotting import figure, mark_infinite
+from lib.book.plotting import break_at_gaps, figure, mark_infinite
 from lib.book.results import Check
 from lib.book.wording import ints, number
 from lib.chapters.conditioning.data import LABELS, colors, sets_text
@@ -80,25 +80,29 @@ def plot_figure3(sweep: ConditioningSweep) -> Figure:
     fig, axs = figure(ncols=3, width=4.2, height=4.3, sharey=False)
     ax_a, ax_b, ax_f = axs[0]
     ax_f.sharey(ax_b)  # the two kappa panels on one axis: batching's effect is read off directly
+    # the depths measured for any series: a line joins two depths only when the series has every one between them
+    grid = sorted({float(L) for ds in NAMES for act in ("relu", "linear") for L in by(ds, act, "angle_mean").dropna().index})
     for ds in NAMES:
         c = COLORS[ds]
         for act, ls in (("relu", "-"), ("linear", "--")):
             ang = by(ds, act, "angle_mean").dropna()  # depths without full-data cells are left out
-            ax_a.plot(ang.index, ang, ls=ls, marker="o", ms=3, color=c)
-            ax_a.fill_between(ang.index, by(ds, act, "angle_min")[ang.index], by(ds, act, "angle_max")[ang.index],
-                              color=c, alpha=0.2, lw=0)
+            x, y, low, high = break_at_gaps(ang.index, ang, by(ds, act, "angle_min")[ang.index],
+                                            by(ds, act, "angle_max")[ang.index], grid=grid)
+            ax_a.plot(x, y, ls=ls, marker="o", ms=3, color=c)
+            ax_a.fill_between(x, low, high, color=c, alpha=0.2, lw=0)
             for ax, (col, _) in ((ax_b, PROTOCOLS["batch"]), (ax_f, PROTOCOLS["full"])):
                 k = by(ds, act, col)
                 fin = k[np.isfinite(k)]
                 if len(fin):
-                    ax.plot(fin.index, fin, ls=ls, marker="o", ms=3, color=c)
+                    ax.plot(*break_at_gaps(fin.index, fin, grid=grid), ls=ls, marker="o", ms=3, color=c)
                 if col == "kappa_mean" and bool(by(ds, act, "interval").any()):
                     hi = by(ds, act, "kappa_high_mean")[fin.index]
-                    ax.fill_between(fin.index, fin, np.where(np.isfinite(hi), hi, fin * 1e3), color=c, alpha=0.15, lw=0)
+                    ax.fill_between(*break_at_gaps(fin.index, fin, np.where(np.isfinite(hi), hi, fin * 1e3), grid=grid),
+                                    color=c, alpha=0.15, lw=0)
                 elif len(fin):  # the seed band: min to max over the seeds where every seed is finite
                     low, high = (by(ds, act, s)[fin.index] for s in SEED_RANGE[col])
                     ok = np.isfinite(low) & np.isfinite(high)
-                    ax.fill_between(fin.index[ok], low[ok], high[ok], color=c, alpha=0.2, lw=0)
+                    ax.fill_between(*break_at_gaps(fin.index[ok], low[ok], high[ok], grid=grid), color=c, alpha=0.2, lw=0)
     for ax in (ax_b, ax_f):
         ax.set_yscale("log")
     lo = min(ax_b.get_ylim()[0], ax_f.get_ylim()[0])

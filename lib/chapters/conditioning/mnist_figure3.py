@@ -547,7 +547,7 @@ def plot_mnist_figure3(run: MnistFigure3Run) -> Figure:
         if xs:
             mark_infinite(ax, xs, y_top=top, facecolors=c if act == "relu" else "none", edgecolors=c, label=None)
     handles += [Line2D([], [], color="0.3", ls="-", label="ReLU"), Line2D([], [], color="0.3", ls="--", label="linear")]
-    ax.set(xlabel="depth L", ylabel=r"NTK condition number $\kappa$ (mean over batches, then seeds)",
+    ax.set(xlabel="depth L", ylabel="NTK condition number $\\kappa$\n(mean over batches, then seeds)",
            title="MNIST, 60,000 training images, batches of "
                  + ", ".join(sorted({str(r.sweep.batch_size) for r in results})))
     ax.legend(handles=handles, fontsize=9)

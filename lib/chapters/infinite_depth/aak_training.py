@@ -15,7 +15,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from lib.activations import get_activation
-from lib.book.plotting import figure, palette
+from lib.book.plotting import figure, palette, value_ticks
 from lib.book.results import Check
 from lib.chapters.infinite_depth.aak_training_runs import KAPPA_CONSTANT, TRAIN_MODES, AakTraining, measure_aak_training
 from lib.chapters.infinite_depth.numerics import LEGEND_PT, ChapterFigure, not_checked, outside_theorem
@@ -98,7 +98,7 @@ def plot_aak_training(tr: AakTraining) -> Figure:
         tr: the data of :func:`lib.chapters.infinite_depth.aak_training_runs.measure_aak_training`.
 
     Returns:
-        A figure with two axes, a legend below each.
+        A figure with two axes and their legends.
     """
     fig, axs = figure(ncols=2)
     ax = axs[0, 0]
@@ -107,9 +107,12 @@ def plot_aak_training(tr: AakTraining) -> Figure:
         ax.semilogy(s.depth, s.steps, "-", color=c, label=f"{what} ({cid})" + (", epochs" if "SGD" in mode else ""))
         ax.semilogy(s.depth[s.judged], s.steps[s.judged], "o", color=c)
         ax.semilogy(s.depth[~s.judged], s.steps[~s.judged], "o", mfc="none", color=c)
-    ax.set(xscale="log", xlabel="depth L (filled: kappa at most 2 and the width premise met)",
-           ylabel="steps (SGD: epochs) to eps", title=f"{tr.activation}, width {tr.width:,}, n = {tr.n}")
-    ax.legend(fontsize=LEGEND_PT, loc="upper center", bbox_to_anchor=(0.5, -0.3))
+    ax.plot([], [], "o", color="0.3", label=r"filled: $\kappa \leq 2$ and the width premise met")
+    ax.plot([], [], "o", mfc="none", color="0.3", label="open: a premise fails")
+    ax.set(xscale="log", xlabel="depth L", ylabel=r"steps to $\epsilon$ (SGD: epochs)",
+           title=f"{tr.activation}, width {tr.width:,}, n = {tr.n}")
+    value_ticks(ax, tr.frame.depth.unique())  # the depths run, not crowded minor labels of a log axis
+    ax.legend(fontsize=LEGEND_PT)  # lib.book.plotting.place_legends puts it off the data
     ax = axs[0, 1]
     w = tr.widths
     for (kind, L), c in zip(w.groupby(["kernel", "depth"]).groups, palette(max(1, w.groupby(["kernel", "depth"]).ngroups))):
@@ -119,7 +122,7 @@ def plot_aak_training(tr: AakTraining) -> Figure:
     ax.axhline(WIDTH_RTOL, color="k", lw=0.8, ls=":", label=f"width premise: {WIDTH_RTOL:g}")
     ax.set(xlabel="width m", ylabel=r"$|\kappa_m/\kappa_\infty - 1|$ at initialization",
            title="finite width against infinite width")
-    ax.legend(fontsize=LEGEND_PT, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.3))
+    ax.legend(fontsize=LEGEND_PT)
     return fig
 
 

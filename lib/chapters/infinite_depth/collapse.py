@@ -14,7 +14,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from lib import theory
-from lib.book.plotting import figure, palette
+from lib.book.plotting import figure, ordered_palette
 from lib.book.results import Check
 from lib.chapters.infinite_depth.numerics import LEGEND_PT, DEG, NO_EXPERIMENT, ChapterFigure, log_depths, not_checked
 from lib.data.pairs import angle_pairs
@@ -197,7 +197,7 @@ def plot_collapse(c: Collapse) -> Figure:
     gi, coll, fcoll = c.gi, c.coll, c.fcoll
     fig, axs = figure(ncols=2)
     ax = axs[0, 0]
-    for col, l in zip(palette(len(c.g_levels)), c.g_levels):
+    for col, l in zip(ordered_palette(len(c.g_levels)), c.g_levels):
         s = gi[gi.l == l]
         ax.plot(DEG * s.z, DEG * s.g_l, color=col, label=f"$g^{{{l}}}$")
     if c.g_mc is not None and len(c.g_mc):
@@ -208,7 +208,7 @@ def plot_collapse(c: Collapse) -> Figure:
            title="[LH] App. A: g and its iterates")
     ax.legend(fontsize=LEGEND_PT, loc="upper left", ncol=2)  # above 180 deg, left of the identity: empty
     ax = axs[0, 1]
-    ca = dict(zip(c.angles_deg, palette(len(c.angles_deg))))
+    ca = dict(zip(c.angles_deg, ordered_palette(len(c.angles_deg))))
     for t0, col in ca.items():
         s = coll[(np.isclose(coll.theta_in, math.radians(t0))) & (coll.l > 0)]
         ax.loglog(s.l, s.theta_l, color=col, label=fr"$\theta_{{in}}={t0:g}^\circ$")

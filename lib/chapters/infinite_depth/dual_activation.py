@@ -85,8 +85,13 @@ def plot_dual(ds: DualStudy) -> Figure:
     rho = ds.rho
     fig, axs = figure()
     ax = axs[0, 0]
-    for c, a in zip(palette(len(ds.centred)), ds.centred):
-        ax.plot(rho, ds.dual[a], color=c, label=fr"{a}, $\mu$={ds.mu[a]:.4f}")
+    n = len(ds.centred)
+    every = max(1, len(rho) // 10)
+    for i, (c, a) in enumerate(zip(palette(n), ds.centred)):
+        # duals that nearly coincide stay visible: the first drawn widest, each later one thinner on top, and each
+        # with its own markers, shifted so that no marker sits on another's
+        ax.plot(rho, ds.dual[a], color=c, lw=1.2 + 1.3 * (n - 1 - i), marker="osD^vP*X"[i % 8], ms=5,
+                markevery=(i * every // max(n, 1), every), label=fr"{a}, $\mu$={ds.mu[a]:.4f}")
         ax.plot(rho, ds.bound[a], "--", lw=1, color=c)
         ax.plot(rho, -ds.bound[a], "--", lw=1, color=c)
     ax.plot(rho, rho, "k:", lw=1, label="identity (linear)")

@@ -14,7 +14,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from lib import theory
-from lib.book.plotting import figure, palette
+from lib.book.plotting import figure, ordered_palette
 from lib.book.results import Check
 from lib.chapters.infinite_depth.numerics import (LEGEND_PT, DEG, NO_EXPERIMENT, ChapterFigure, log_depths,
                                                   nearest_depth)
@@ -96,7 +96,7 @@ def plot_phi_depth(p: PhiProfile) -> Figure:
     """
     prof, phi_angles_deg = p.frame, p.angles_deg
     fig, axs = figure(ncols=2)
-    pa = dict(zip(phi_angles_deg, palette(len(phi_angles_deg))))
+    pa = dict(zip(phi_angles_deg, ordered_palette(len(phi_angles_deg))))
     for t0, c in pa.items():
         s = prof[np.isclose(prof.theta_in, math.radians(t0))]
         axs[0, 0].semilogx(s.depth.clip(lower=0.5), DEG * s.phi, color=c, label=fr"$\theta_{{in}}={t0:g}^\circ$")

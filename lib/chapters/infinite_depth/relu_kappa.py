@@ -16,7 +16,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from lib import theory
-from lib.book.plotting import figure, palette
+from lib.book.plotting import figure, ordered_palette
 from lib.book.results import Check
 from lib.chapters.infinite_depth.numerics import (LEGEND_PT, NO_EXPERIMENT, ChapterFigure, log_depths, nearest_depth,
                                                   unit_diagonal)
@@ -177,7 +177,7 @@ def plot_kappa(k: KappaStudy) -> Figure:
     """
     kap, fkap = k.kap, k.fkap
     fig, axs = figure(ncols=len(k.data))
-    nc = dict(zip(k.ns, palette(len(k.ns))))
+    nc = dict(zip(k.ns, ordered_palette(len(k.ns))))
     for ax, name in zip(axs[0], k.data):
         for n in k.ns:
             s = kap[(kap.data == name) & (kap.n == n) & (kap.depth > 0)]

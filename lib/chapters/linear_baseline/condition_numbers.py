@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from lib.book.plotting import figure, mark_infinite, palette
+from lib.book.plotting import figure, mark_infinite, ordered_palette
 from lib.book.results import Check
 from lib.book.wording import ints
 from lib.chapters.linear_baseline.depth_zero import depth_zero_check
@@ -39,7 +39,7 @@ def plot_condition_numbers(df: pd.DataFrame, df_over: pd.DataFrame) -> Figure:
     n_widths = df.width.nunique()
     for ax, d, title in ((axs[0, 0], df, f"digits, n={df.n.iloc[0]} < d={df.d.iloc[0]}"),
                          (axs[0, 1], df_over, f"Gaussian, n={df_over.n.iloc[0]} > d={df_over.d.iloc[0]}")):
-        cols = palette(n_widths)
+        cols = ordered_palette(n_widths)
         for c, (w, g) in zip(cols, d.groupby("width")):
             k = g.groupby("depth")["kappa"].agg(["min", "max", "median"])
             finite = k[np.isfinite(k["max"])]

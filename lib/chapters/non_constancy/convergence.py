@@ -169,6 +169,8 @@ def plot_convergence(runs: KernelRuns) -> Figure:
     axs[0, 1].set(xlabel="GD step t", ylabel=r"$\lambda_{\min}(K_t)/\lambda_{\min}(K_0)$ (solid)", xscale="symlog",
                   yscale="log", title=r"Smallest kernel eigenvalue, output slope")
     axs[0, 1].legend(fontsize=9)
+    for ax in axs[0]:
+        ax.set_xlim(left=0)  # symlog's margin would show negative steps; the runs start at t = 0
     return fig
 
 

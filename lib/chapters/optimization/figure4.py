@@ -20,7 +20,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from scipy.stats import spearmanr
 
-from lib.book.plotting import figure, palette
+from lib.book.plotting import figure, ordered_palette
 from lib.book.results import Check
 from lib.book.wording import floats, ints, paper_vs_book
 from lib.chapters.optimization.sgd import (FOLDER_PARAMS, MNIST_SETS, PAPER_FIGURE4, PAPER_PROTOCOL, SGDStudies, SGDStudy,
@@ -555,12 +555,12 @@ def plot_loss_curves(study: SGDStudy) -> Figure:
     curves = table_loss_curves(study)
     fig, axs = figure()
     ax = axs[0, 0]
-    for L, colour in zip(study.depths, palette(len(study.depths))):  # one distinct colour per depth
+    for L, colour in zip(study.depths, ordered_palette(len(study.depths))):  # depths in order: an ordered palette
         c = curves[curves.depth == L]
         ax.semilogy(c.epoch, c["geometric mean"], color=colour, label=f"L={L} (lr {c.lr.iloc[0]:g})")
         ax.fill_between(c.epoch, c["min"], c["max"], color=colour, alpha=0.2, linewidth=0)
     kind = "mean batch loss of the epoch" if study.loss_record == "epoch_mean" else "training loss"
-    ax.set(xlabel="epoch", ylabel=f"cross-entropy ({kind})",
+    ax.set(xlabel="epoch", ylabel=f"cross-entropy\n({kind})",
            title=f"ReLU nets on {study.data}, width {study.width}, {study.updates:,} updates"
                  + (" (record)" if study.recorded else ""))
     ax.legend(ncol=2, fontsize=9, framealpha=0.9)

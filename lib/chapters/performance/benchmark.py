@@ -13,8 +13,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.legend_handler import HandlerTuple
+from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+from lib.book.figure_data import NOT_MEASURED_GID
 from lib.book.plotting import figure, palette
 from lib.book.profile_files import profile_values
 from lib.book.wording import ints
@@ -260,13 +263,17 @@ def plot_time_memory(bench: BenchmarkRun) -> Figure:
                 shift = k - (len(methods) - 1) / 2
                 pts = pts * 1.06 ** shift if by_n else pts + 0.15 * shift
                 ax.scatter(pts, [top] * len(pts), marker=MARKS[m], facecolors="none", edgecolors=cols[m],
-                           s=70, clip_on=False, zorder=5)
+                           s=70, clip_on=False, zorder=5, gid=NOT_MEASURED_GID, label=f"{LABELS[m]}: not run")
     handles, labels = axs[0, 0].get_legend_handles_labels()
-    if len(missing):
-        handles.append(axs[0, 0].scatter([], [], marker="o", facecolors="none", edgecolors="0.4"))
+    handles, labels = zip(*[(h, lab) for h, lab in zip(handles, labels) if not lab.endswith(": not run")]) \
+        if handles else ((), ())
+    handles, labels = list(handles), list(labels)
+    not_run = [m for m in methods if (missing.method == m).any()]
+    if not_run:  # the open markers as they are drawn: each method's own, open
+        handles.append(tuple(Line2D([], [], marker=MARKS[m], mfc="none", mec=cols[m], ms=8, ls="") for m in not_run))
         labels.append("not run at that size (open, top edge)")
     fig.legend(handles, labels, loc="lower center", ncol=min(len(handles), 4 if by_n and len(depths) >= 3 else 3),
-               bbox_to_anchor=(0.5, 1.0))
+               bbox_to_anchor=(0.5, 1.0), handler_map={tuple: HandlerTuple(ndivide=None)})
     return fig
 
 
