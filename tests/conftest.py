@@ -16,6 +16,13 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ["_config.yml", "_toc.yml", "jupytext.toml", "_static", "book", "notebooks", "lib", "pyproject.toml"]
 
 
+@pytest.fixture(autouse=True)
+def results_outside_the_checkout(tmp_path_factory, monkeypatch):
+    """Every test starts with ``NTK_RESULTS_DIR`` in a scratch folder of its own, so no test writes into (or
+    deletes from) the checkout's ``results/``; a test that needs another folder sets its own."""
+    monkeypatch.setenv("NTK_RESULTS_DIR", str(tmp_path_factory.mktemp("results")))
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)

@@ -158,3 +158,11 @@ def test_glue_writes_the_profile_where_a_value_says_profile(monkeypatch):
     cfg = ChapterSpec("01_linear_baseline", dict(profile=Param("default", P.text, "p"))).config(profile="smoke")
     Recorder(cfg, display=True).glue({"a": "Setting: m = 8; {profile}.", "b": "no profile", "c": 3})
     assert glued == {"a": "Setting: m = 8; profile smoke with overrides width = 64.", "b": "no profile", "c": 3}
+
+
+def test_no_test_writes_into_the_checkouts_results():
+    """The autouse fixture of tests/conftest.py: results_dir() inside a test is a scratch folder, never the
+    checkout's results/ (a Recorder test without its own NTK_RESULTS_DIR once deleted a figure record there)."""
+    from lib.book.folders import results_dir
+    from lib.book.paths import ROOT
+    assert ROOT not in results_dir().resolve().parents and results_dir().resolve() != (ROOT / "results").resolve()
