@@ -9,8 +9,8 @@ what is already math or code (``$...$``, backticks, ``{ref}`` roles).
 The rules, in the order they are tried at each position of the text:
 
 * ``sqrt(a)`` -> $\\sqrt{a}$;
-* ``base^exp`` with ``base`` a word, a number, ``(...)`` (one level of brackets inside: ``(sqrt(q) z)^2``) or
-  ``||...||`` and ``exp`` ``(...)`` or a short token (``m^(-1/2)``, ``(L+1)^p``, ``||x||^2``) -> $base^{exp}$;
+* ``base^exp`` with ``base`` a word, a number, ``(...)`` (one level of brackets inside: ``(sqrt(q) z)^2``),
+  ``|x|`` or ``||...||`` and ``exp`` ``(...)`` or a short token (``m^(-1/2)``, ``(L+1)^p``, ``||x||^2``) -> $base^{exp}$;
 * ``||a||`` (optionally followed by a subscript such as ``_F``) -> $\\|a\\|_F$;
 * a Greek letter's name, with an optional subscript (``kappa_0``, ``theta_in``, ``lambda_min``,
   ``Delta_K``) -> $\\kappa_0$, $\\theta_{\\mathrm{in}}$, $\\lambda_{\\min}$, $\\Delta_K$;
@@ -42,7 +42,8 @@ _PROTECTED = re.compile(r"(\$[^$]+\$|\{[\w-]+\}`[^`]*`|`[^`]*`)")
 _SUB = r"(?:_(?:\{[^{}]{1,12}\}|[A-Za-z0-9]{1,4}))"
 _TOKEN = re.compile(
     r"(?P<sqrt>\bsqrt\((?P<arg>[^()]{1,40})\))"
-    r"|(?P<power>(?P<base>\|\|[^|$`]{1,40}\|\|" + _SUB + r"?|\((?:[^()$`]|\([^()$`]{1,20}\)){1,30}\)"
+    r"|(?P<power>(?P<base>\|\|[^|$`]{1,40}\|\|" + _SUB + r"?|(?<!\|)\|[^|$`\s]{1,20}\|"
+    r"|\((?:[^()$`]|\([^()$`]{1,20}\)){1,30}\)"
     r"|\b[A-Za-z]\w*|\b\d+(?:\.\d+)?)"
     r"\^(?P<exp>\([^()]{1,20}\)|[-+]?[A-Za-z0-9.]+(?:/[A-Za-z0-9]+)?))"
     r"|(?P<norm>\|\|(?P<inner>[^|$`]{1,60})\|\|(?P<nsub>" + _SUB + r")?)"

@@ -347,7 +347,7 @@ def _drop_remarks(text: str) -> str:
 
 def first_clause(text: str, limit: int = 130) -> str:
     """The first clause of ``text``, for a reason cell: up to the first ``;``, ``:``, ``, which`` or sentence
-    end, parenthetical remarks dropped (:func:`_drop_remarks`), then at most about ``limit`` characters
+    end, parenthetical remarks dropped (``_drop_remarks``), then at most about ``limit`` characters
     (:func:`cut_phrase`).
 
     Args:
@@ -431,8 +431,8 @@ def reason(row: ClaimRow) -> str:
     other rows' verdicts, links to them; for a claim with no record, why (:attr:`lib.book.claims.Claim.untestable`,
     else its note); else, from the part that decides it (:func:`deciding_record`), the first clause
     (:func:`first_clause`) of its caveat (a deviation from the paper's protocol, a named caveat), else the statement it
-    judged with the measured figure (:func:`_judged_clause`), else the phrase of its measurement that states the figure
-    (:func:`_measured_clause`), or a word on the verdict itself. An erratum the row carries is linked, not counted
+    judged with the measured figure (``_judged_clause``), else the phrase of its measurement that states the figure
+    (``_measured_clause``), or a word on the verdict itself. An erratum the row carries is linked, not counted
     (:attr:`ClaimRow.errata`); parts that tested nothing are counted.
 
     Args:
@@ -485,7 +485,7 @@ def _short_title(title: str, limit: int = 48) -> str:
 def where_checked(row: ClaimRow, root: Path, from_doc: Path) -> str:
     """The "Checked in" cell: one link per chapter that recorded the row, to the section of its first record there
     (the deciding part's, :func:`deciding_record`, first), shown as the chapter's number and the section's title
-    (:func:`_short_title`); a section the page lacks gives the chapter's number and a link to its top."""
+    (``_short_title``); a section the page lacks gives the chapter's number and a link to its top."""
     first = deciding_record(row)
     by_chapter: dict[str, str | None] = {}
     for r in ([first] if first else []) + [r for r in row.records if r is not first]:

@@ -3,7 +3,8 @@ statement is whole, no Python word or ASCII formula in the prose, no development
 
 Runs over the HTML of the smoke-profile book (fixture ``smoke_book``) without a browser; with ``NTK_BUILT_BOOK`` set to
 the root of a book already built (its ``_build/html`` and ``results/``), it reads that one instead, e.g. the default
-build of main: ``NTK_BUILT_BOOK=/path/to/checkout pytest tests/e2e/test_reader_text.py``. Each check is a function
+build of main: ``NTK_BUILT_BOOK=/path/to/checkout pytest tests/e2e/test_reader_text.py`` (its verdicts from
+``NTK_RESULTS_DIR`` when set, as the build read them). Each check is a function
 over a page's HTML, shown failing on a counterfactual page first. The layout of the same pages is read in Chromium by
 ``test_browser.py``; the report's reasons follow :func:`lib.site.report.phrase_problems`.
 """
@@ -31,7 +32,7 @@ DEV_WORDS = re.compile(r"\b(?:issues?|round|PR)\s*#?\d+\b", re.I)
 #: yes or no (a keyword argument written as code, ``unit_norm=True``, is not an answer)
 BOOL_ANSWER = re.compile(r"(?::\s*|\s=\s*)(?:True|False)\b")
 #: a power in ASCII ("(L+1)^2", "m^(-1/2)") in prose, beside typeset math
-ASCII_POWER = re.compile(r"[\w)\]]\^[\w({-]")
+ASCII_POWER = re.compile(r"[\w)\]|]\^[\w({-]")
 #: pages whose prose the book writes itself (every formula typeset): the introduction, the report, the errata
 OWN_PAGES = {"intro", "report", "errata"}
 
@@ -196,7 +197,8 @@ def test_each_check_fails_on_its_counterfactual_page(tmp_path):
         assert what in found, (what, found)
     bad = {"<p>Tracked in issue 27: tables show no index.</p>": ("api", "development vocabulary"),
            "<p>power iteration converged: True</p>": ("05_non_constancy", "a Python boolean"),
-           "<p>[LH] Cor 2.4 (K = (L+1)^2 G): at width 2048</p>": ("errata", "a power in ASCII")}
+           "<p>[LH] Cor 2.4 (K = (L+1)^2 G): at width 2048</p>": ("errata", "a power in ASCII"),
+           "<p>K_xx / ((L+1)|x|^2) has mean 1</p>": ("report", "a power in ASCII")}
     for snippet, (stem, what) in bad.items():
         assert any(what in f for f in text_problems(snippet, stem)), (snippet, text_problems(snippet, stem))
     assert text_problems('<p>converged: yes, <span class="math">\\((L+1)^2\\)</span></p><pre>x: True</pre>',
@@ -229,16 +231,17 @@ def _pages(html_dir: Path) -> list[Path]:
     return sorted(p for p in html_dir.rglob("*.html") if not SKIP_DIRS & set(p.relative_to(html_dir).parts))
 
 
-def _records(root: Path) -> list[dict]:
+def _records(folder: Path) -> list[dict]:
     out = []
-    for f in sorted((root / "results").glob("*.json")):
+    for f in sorted(folder.glob("*.json")):
         data = json.loads(f.read_text())
         out += list(data.values()) if isinstance(data, dict) else data
     return out
 
 
 def test_every_recorded_section_is_on_its_page(built):
-    problems = section_problems(built / "_build" / "html", _records(built))
+    given = os.environ.get("NTK_BUILT_BOOK") and os.environ.get("NTK_RESULTS_DIR")  # a book built elsewhere
+    problems = section_problems(built / "_build" / "html", _records(Path(given) if given else built / "results"))
     assert not problems, "\n".join(problems)
 
 
@@ -255,3 +258,45 @@ def test_no_page_has_python_words_ascii_powers_or_development_vocabulary(built):
         if problems:
             failures[page.name] = problems
     assert not failures, "\n".join(f"{k}:\n  " + "\n  ".join(v[:6]) for k, v in failures.items())
+
+
+# --------------------------------------------------------------------------- as seen in Chromium
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+#: what a reviewer looks at first: the report's reasons, the chapter 04 section that once rendered as code, the errata
+SHOTS = {"report-reasons.png": ("_executed/book/report.html", "#the-table"),
+         "chapter-04-more-of-aak.png": ("_executed/notebooks/04_infinite_depth.html", "#sec-aak-more"),
+         "errata-part-labels.png": ("_executed/book/errata.html", "#erratum-gradient-norm")}
+
+
+def test_the_reasons_and_the_aak_section_as_a_reader_sees_them(built):
+    """Screenshots (test-artifacts/) of the report's first reason table, of chapter 04's "More of [AAK]" section and of
+    the errata's erratum box, at 1280 px in headless Chromium, with MathJax's typesetting done; each element is
+    shown (not a code cell) and its text is the page's."""
+    from playwright.sync_api import sync_playwright
+
+    from lib.site.pdf import chromium_path, serve_directory
+    exe = chromium_path()
+    if exe is None:
+        if os.environ.get("REQUIRE_BROWSER") == "1":
+            pytest.fail("REQUIRE_BROWSER=1 but no Chromium found")
+        pytest.skip("no Chromium found (apt-get install -y chromium, or set CHROMIUM=/path)")
+    ARTIFACTS.mkdir(exist_ok=True)
+    with serve_directory(built / "_build" / "html") as base, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=exe, headless=True, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        for name, (url, selector) in SHOTS.items():
+            page.goto(base + url, wait_until="load", timeout=60_000)
+            page.wait_for_function("() => !window.MathJax || !MathJax.startup || MathJax.startup.promise"
+                                   " .then(() => true)", timeout=30_000)
+            page.wait_for_timeout(500)
+            target = page.locator(selector).first
+            if selector.startswith("#"):  # a MyST target: the section (or box) that follows it
+                target = page.locator(f"section:has(> span{selector}), section{selector}, div{selector}").first
+            assert target.count() and target.is_visible(), f"{url}: {selector} is not shown"
+            assert target.evaluate("e => !e.closest('pre, .highlight')"), f"{url}: {selector} is inside a code cell"
+            box = target.bounding_box()
+            page.screenshot(path=str(ARTIFACTS / name), full_page=True,
+                            clip={"x": 0, "y": box["y"], "width": 1280, "height": min(box["height"] + 20, 1400)})
+            assert (ARTIFACTS / name).stat().st_size > 10_000, name
+        browser.close()
