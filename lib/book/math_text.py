@@ -66,6 +66,7 @@ def to_tex(expr: str) -> str:
     ``||``, ``sqrt(...)``, ``grad``, the comparison operators; other words of several letters upright."""
     out = re.sub(r"\bsqrt\(([^()]*)\)", lambda m: "\\sqrt{" + to_tex(m.group(1)) + "}", expr)
     out = out.replace("||", "\\|")
+    out = re.sub(r"\^\(([^()]{1,12})\)", r"^{(\1)}", out)  # a^(l): the superscript (l), brackets and all
     for a, b in _OPERATORS_TEX:
         out = out.replace(a, b)
 

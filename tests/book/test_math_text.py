@@ -21,6 +21,7 @@ from lib.site.pages import md_escape
     ("rho* = 1, log|rho_L - rho*| and x* (a fixed point)", r"$\rho^*$ = 1, log|$\rho_L$ - $\rho^*$| and $x^*$ (a fixed point)"),
     ("c_s E[s(sqrt(q) z)^2] = q", r"$c_s$ E[s$(\sqrt{q} z)^{2}$] = q"),  # a root inside the base of a power
     ("K_xx / ((L+1)|x|^2)", r"$K_{xx}$ / ((L+1)$|x|^{2}$)"),  # an absolute value as the base
+    ("||a^(l)(x)|| / ||x||", r"$\|a^{(l)}(x)\|$ / $\|x\|$"),
 ])
 def test_the_chapters_notations_are_typeset(plain, page):
     assert typeset(plain) == page
