@@ -27,6 +27,7 @@ import functools
 from dataclasses import dataclass
 
 from lib.book.claim_links import CheckLink, check_links
+from lib.book.math_text import label_markdown
 
 __all__ = ["Claim", "CLAIMS", "PAPERS", "claim_by_id", "resolve_claim_id", "match_claim",
            "claims_of", "links_of", "check_table", "Erratum", "ERRATA", "GRADIENT_NORM_ERRATUM", "erratum_by_key"]
@@ -158,8 +159,8 @@ CLAIMS: tuple[Claim, ...] = (
           "ReLU separates similar samples, \"it is expected that the NTK condition number will decrease\". Across "
           "networks and data, the smallest gradient angle orders $\\lambda_{min}$.", "Sec. 4"),
     Claim("[LH] Thm 4.2", "With only the first layer trainable, at infinite width and for non-degenerate data, "
-          "the ReLU NTK has $\\lambda_{min} > \\lambda_{min}$ of the linear network's NTK, "
-          "$\\kappa < \\bar\\kappa$, and $\\kappa$ strictly decreases with depth.",
+          "the ReLU NTK has a larger smallest eigenvalue than the linear network's NTK, "
+          "$\\lambda_{min} > \\bar\\lambda_{min}$, $\\kappa < \\bar\\kappa$, and $\\kappa$ strictly decreases with depth.",
           "Sec. 4",
           parts=(("infinite width", "at infinite width, $\\lambda_{min}(K_L) \\ge \\lambda_{min}(G)$, "
                   "$\\kappa(K_L) < \\kappa_0$ and $\\kappa(K_L)$ strictly decreasing in depth (the theorem)"),
@@ -480,7 +481,8 @@ def check_table() -> str:
     (the part labels they record in brackets), generated from the checks' sources, never typed."""
     rows = ["| Claim | Checked by (`lib.chapters.`...) |", "|---|---|"]
     for c in CLAIMS:
-        cells = [f"`{link.function}`" + (f" ({', '.join(link.parts)})".replace("|", "\\|") if link.parts else "")
+        cells = [f"`{link.function}`" + (f" ({', '.join(map(label_markdown, link.parts))})".replace("|", "\\|")
+                                         if link.parts else "")
                  for link in links_of(c.claim_id)]
         if cells:
             rows.append(f"| {c.claim_id} | {', '.join(cells)} |")

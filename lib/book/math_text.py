@@ -9,8 +9,8 @@ what is already math or code (``$...$``, backticks, ``{ref}`` roles).
 The rules, in the order they are tried at each position of the text:
 
 * ``sqrt(a)`` -> $\\sqrt{a}$;
-* ``base^exp`` with ``base`` a word, a number, ``(...)`` or ``||...||`` and ``exp`` ``(...)`` or a short
-  token (``m^(-1/2)``, ``(L+1)^p``, ``||x||^2``) -> $base^{exp}$;
+* ``base^exp`` with ``base`` a word, a number, ``(...)`` (one level of brackets inside: ``(sqrt(q) z)^2``),
+  ``|x|`` or ``||...||`` and ``exp`` ``(...)`` or a short token (``m^(-1/2)``, ``(L+1)^p``, ``||x||^2``) -> $base^{exp}$;
 * ``||a||`` (optionally followed by a subscript such as ``_F``) -> $\\|a\\|_F$;
 * a Greek letter's name, with an optional subscript (``kappa_0``, ``theta_in``, ``lambda_min``,
   ``Delta_K``) -> $\\kappa_0$, $\\theta_{\\mathrm{in}}$, $\\lambda_{\\min}$, $\\Delta_K$;
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["GREEK", "typeset", "to_tex", "escape_emphasis"]
+__all__ = ["GREEK", "typeset", "to_tex", "escape_emphasis", "is_formula", "label_markdown", "label_text"]
 
 #: Greek letters written out in the chapters' plain text (``Delta`` for the capital)
 GREEK = ("alpha", "beta", "gamma", "delta", "Delta", "epsilon", "eta", "theta", "kappa", "lambda", "mu", "rho",
@@ -42,7 +42,9 @@ _PROTECTED = re.compile(r"(\$[^$]+\$|\{[\w-]+\}`[^`]*`|`[^`]*`)")
 _SUB = r"(?:_(?:\{[^{}]{1,12}\}|[A-Za-z0-9]{1,4}))"
 _TOKEN = re.compile(
     r"(?P<sqrt>\bsqrt\((?P<arg>[^()]{1,40})\))"
-    r"|(?P<power>(?P<base>\|\|[^|$`]{1,40}\|\|" + _SUB + r"?|\([^()$`]{1,30}\)|\b[A-Za-z]\w*|\b\d+(?:\.\d+)?)"
+    r"|(?P<power>(?P<base>\|\|[^|$`]{1,40}\|\|" + _SUB + r"?|(?<!\|)\|[^|$`\s]{1,20}\|"
+    r"|\((?:[^()$`]|\([^()$`]{1,20}\)){1,30}\)"
+    r"|\b[A-Za-z]\w*|\b\d+(?:\.\d+)?)"
     r"\^(?P<exp>\([^()]{1,20}\)|[-+]?[A-Za-z0-9.]+(?:/[A-Za-z0-9]+)?))"
     r"|(?P<norm>\|\|(?P<inner>[^|$`]{1,60})\|\|(?P<nsub>" + _SUB + r")?)"
     r"|(?P<star>\b(?:" + _G + r"|[A-Za-z])" + _SUB + r"?\*(?![*\w]))"
@@ -64,6 +66,7 @@ def to_tex(expr: str) -> str:
     ``||``, ``sqrt(...)``, ``grad``, the comparison operators; other words of several letters upright."""
     out = re.sub(r"\bsqrt\(([^()]*)\)", lambda m: "\\sqrt{" + to_tex(m.group(1)) + "}", expr)
     out = out.replace("||", "\\|")
+    out = re.sub(r"\^\(([^()]{1,12})\)", r"^{(\1)}", out)  # a^(l): the superscript (l), brackets and all
     for a, b in _OPERATORS_TEX:
         out = out.replace(a, b)
 
@@ -126,3 +129,32 @@ def escape_emphasis(text: str) -> str:
     (:func:`lib.site.pages.md_escape`)."""
     pieces = _PROTECTED.split(text)
     return "".join(p if i % 2 else re.sub(r"(?<![*\\])\*(?!\*)", r"\\*", p) for i, p in enumerate(pieces))
+
+
+def is_formula(text: str) -> bool:
+    """Whether ``text`` is one formula in plain text (``"K = (L+1)^2 G"``): an ``=``, ``<``, ``>`` or ``^`` and, for
+    words, only one-letter symbols and Greek names, so that it reads best typeset whole."""
+    words = re.findall(r"[A-Za-z]+", text)
+    return bool(re.search(r"[=<>^]", text)) and all(len(w) == 1 or w in GREEK or w in _WORDS_TEX for w in words)
+
+
+def label_markdown(label: str) -> str:
+    """A part label (:attr:`lib.book.results.Check.part`) for a Markdown page: a formula typeset whole
+    (:func:`is_formula`: ``"K = (L+1)^2 G"`` -> $K = (L+1)^{2} G$), anything else through :func:`typeset`
+    (``"rho* below 1"`` -> $\\rho^*$ below 1)."""
+    if is_formula(label):
+        return "$" + re.sub(r"\^(\w+)", r"^{\1}", to_tex(label)) + "$"
+    return typeset(label)
+
+
+_SUPERSCRIPTS = str.maketrans("0123456789-+", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺")
+_GREEK_LETTERS = dict(zip(GREEK, "αβγδΔεηθκλμρστφχψωπ"))
+
+
+def label_text(label: str) -> str:
+    """A part label as the plain text of a link (a link's text holds no math): Greek names as letters and short
+    powers as superscripts (``"K = (L+1)^2 G"`` -> ``"K = (L+1)² G"``, ``"rho* below 1"`` -> ``"ρ* below 1"``)."""
+    out = re.sub(r"\^\(?([-+]?\d{1,2})\)?", lambda m: m.group(1).translate(_SUPERSCRIPTS), label)
+    for a, b in _OPERATORS_TEXT:
+        out = out.replace(a, b)
+    return re.sub(r"\b(" + _G + r")(?=_|\*|\b)", lambda m: _GREEK_LETTERS[m.group(1)], out)

@@ -55,7 +55,7 @@ from myst_nb import glue
 from lib.book.claims import claim_by_id, erratum_by_key, resolve_claim_id
 from lib.book.figures import Figures
 from lib.book.folders import results_dir
-from lib.book.math_text import escape_emphasis, typeset
+from lib.book.math_text import escape_emphasis, label_text, typeset
 from lib.book.provenance import kernel_seconds, profile_text, provenance_line, run_info
 from lib.book.wording import paper_vs_book
 from lib.validation import InputError
@@ -262,7 +262,7 @@ def record(chapter: str, check: Check, section: str | None = None, profile: str 
         judged=[{k: (None if v is None else bool(v)) if k == "holds" else v for k, v in r.items()}
                 for r in check.rows], **ctx)
     _write_rows(path, rows)
-    label = _key(cid, check.part).replace("<", "\\<").replace("`", "'")
+    label = _key(cid, label_text(check.part)).replace("<", "\\<").replace("`", "'")
     text = f"**Verdict ({{ref}}`{label} <{report_label(cid)}>`): {check.status}.**"
     if check.caveat:
         caveat = escape_emphasis(typeset(check.caveat[0].upper() + check.caveat[1:]))

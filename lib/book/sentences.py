@@ -17,8 +17,8 @@ __all__ = ["ABBREVIATIONS", "top_level", "find_top_level", "sentence_end", "firs
 #: Words after which a full stop does not end a sentence (the papers' references and common abbreviations),
 #: compared in lower case.
 ABBREVIATIONS = frozenset({"eq", "eqs", "sec", "secs", "thm", "thms", "fig", "figs", "app", "apps", "cor", "prop",
-                           "def", "lem", "tab", "ch", "ref", "refs", "e.g", "i.e", "vs", "cf", "al", "resp",
-                           "approx", "viz", "param", "params"})
+                           "def", "lem", "tab", "ch", "ref", "refs", "e.g", "i.e", "i.i.d", "vs", "cf", "al",
+                           "resp", "approx", "viz", "param", "params"})
 
 _OPEN, _CLOSE = "([{", ")]}"
 

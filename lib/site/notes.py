@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from lib.book.math_text import typeset
+from lib.book.math_text import label_text, typeset
 from lib.book.results import report_label
 from lib.chapters.conditioning.figure3 import PAPER_FIGURE3
 from lib.chapters.performance.recorded import recorded_scale
@@ -91,7 +91,7 @@ def _find(records: list[dict], claim_id: str, part: str) -> dict | None:
 
 def _carried(records: list[dict], claim_id: str, part: str, root: Path, from_doc: Path) -> str:
     r = _find(records, claim_id, part)
-    label = f"{claim_id} ({part})" if part else claim_id
+    label = f"{claim_id} ({label_text(part)})" if part else claim_id
     if r is None:
         return f"- **{md_escape(label)}**: *not recorded in this run.*"
     return (f"- {{ref}}`{label} <{report_label(claim_id)}>`: **{r['status']}.** "

@@ -9,18 +9,21 @@ chapter and rebuilding the book updates them. Links to the chapters come from
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lib.book.claims import CLAIMS, Claim, erratum_by_key, match_claim, resolve_claim_id
-from lib.book.math_text import typeset
+from lib.book.math_text import label_markdown, label_text, typeset
 from lib.book.results import OUTSIDE_PIPELINE, SEVERITY, VERDICTS, report_label
-from lib.book.sentences import cut_at_word, find_top_level, first_sentence
-from lib.site.pages import chapter_headings, chapter_source, md_escape, section_link, short_chapter_link
+from lib.book.sentences import cut_at_word, find_top_level, first_sentence, top_level
+from lib.site.pages import (chapter_headings, chapter_source, find_section, md_escape, section_link,
+                            short_chapter_link)
 
 __all__ = ["ClaimRow", "badge", "BADGES", "build_rows", "overall_status", "verdict_counts", "claim_counts",
-           "KINDS", "row_kind", "rows_by_kind", "counts_apart", "GROUP_ORDER", "first_clause", "reason",
+           "KINDS", "row_kind", "rows_by_kind", "counts_apart", "GROUP_ORDER", "first_clause", "cut_phrase", "DANGLING",
+           "deciding_record", "reason", "distinct_reasons", "phrase_problems", "where_checked",
            "report_table", "report_details", "one_line", "extra_table", "errata_entries", "errata_markdown",
            "confirmed_errata", "erratum_markdown",
            "provenance", "list_table"]
@@ -226,7 +229,7 @@ def _part_label(r: dict, row: ClaimRow) -> str:
             part = resolve_claim_id(r["claim_id"])[1]
         except KeyError:
             part = r["claim_id"]
-    return md_escape(part or "main")
+    return md_escape(label_markdown(part)) if part else "main"
 
 
 def list_table(header: list[str], body: list[list[str]], widths: list[int], name: str) -> str:
@@ -261,9 +264,91 @@ def one_line(text: str, limit: int = 110) -> str:
     return short + (" ..." if cut and not short.endswith(".") else "")
 
 
-def first_clause(text: str, limit: int = 90) -> str:
+#: Words a phrase cut for length may not end on: it would read as cut mid-thought ("... though their ...",
+#: "... by up to 32% at ..."); :func:`cut_phrase` drops them before its ellipsis.
+DANGLING = frozenset({"a", "an", "the", "of", "at", "by", "to", "in", "on", "for", "from", "with", "and", "or", "nor",
+                      "than", "vs", "versus", "against", "over", "their", "its", "his", "her", "though", "although",
+                      "as", "into", "that", "which", "while", "but", "is", "are", "was", "were", "be", "so", "if",
+                      "when", "where", "whose", "every", "each", "per", "up", "down", "not", "no", "only", "still"})
+
+
+def _shown_length(text: str) -> int:
+    """About how many characters ``text`` takes on the page: inline math counts its symbols, not its TeX."""
+    def math(m: re.Match) -> str:
+        return "x" * len(re.sub(r"\\[A-Za-z]+|[{}$^_ ]", "", re.sub(r"\\[A-Za-z]+", "x", m.group(0))))
+    return len(re.sub(r"\$[^$]+\$", math, text))
+
+
+def cut_phrase(text: str, limit: int = 130) -> str:
+    """``text`` when it shows at most about ``limit`` characters, else its longest start that does: cut after a whole
+    item of a list (at a comma outside math and brackets) when that keeps at least half, else at a space outside math, code and
+    brackets; trailing words that leave the phrase hanging (:data:`DANGLING`: "at", "their", "by", ...) and
+    punctuation are dropped, and " ..." marks the cut. A cut never splits a word, a number or inline math.
+
+    >>> cut_phrase("the late rate differs by up to 32% at depth 1 in seed 2", 40)
+    'the late rate differs by up to 32% ...'
+    """
+    text = " ".join(str(text).split())
+    if _shown_length(text) <= limit:
+        return text
+    mask = top_level(text)
+    ends = [m.start() for m in re.finditer(r", ", text) if mask[m.start()]]
+    fits = [i for i in ends if _shown_length(text[:i]) <= limit]
+    if fits and _shown_length(text[:fits[-1]]) >= limit / 2:
+        short = text[:fits[-1]]
+    else:
+        spaces = [i for i, ch in enumerate(text) if ch == " " and mask[i]]
+        inside = [i for i in spaces if 0 < i and _shown_length(text[:i]) <= limit]
+        short = text[:inside[-1]] if inside else text[:next(iter(spaces), len(text))]
+    words = short.rstrip(",;: ").split(" ")
+    while len(words) > 1 and words[-1].lower().strip(",;:") in DANGLING:
+        words.pop()
+    return " ".join(words).rstrip(",;: ") + " ..."
+
+
+#: A bracket that holds data, not a remark: a number or a reference ("Eq. (7)"), a tuple of numbers ("(0.25, 1)").
+_DATA_BRACKET = re.compile(r"\(\s*[-+]?[\d.,\s]+[a-z]?\s*\)")
+
+
+def _drop_remarks(text: str) -> str:
+    """``text`` without its parenthetical remarks. A remark is a bracket opened after a space, outside inline math,
+    with what it holds (nested brackets too). Kept: a bracket glued to what precedes it (``1/(1 - cos phi)``,
+    ``f(x)``: part of a formula), one after an operator (``x / (sqrt(L+1) y)``) or glued to what follows
+    (``((pi - t) cos t)/pi``), one holding data
+    (:data:`_DATA_BRACKET`), and a short label of at most 20 characters right after a number ("0.128 (m=128)",
+    "-0.09 (swish)"), which says what the number is."""
+    spans = re.findall(r"\$[^$]+\$", text)  # inline math is one token: never cut inside, never split on
+    index = iter(range(len(spans)))
+    text = re.sub(r"\$[^$]+\$", lambda m: f"\x00{next(index)}\x01", text)
+    out, i = [], 0
+    while i < len(text):
+        if text[i] == "(" and i > 0 and text[i - 1].isspace():
+            depth, j = 0, i
+            while j < len(text):
+                depth += {"(": 1, ")": -1}.get(text[j], 0)
+                if depth == 0:
+                    break
+                j += 1
+            before = "".join(out).rstrip()
+            bracket = text[i:j + 1]
+            glued = j + 1 < len(text) and text[j + 1] not in " ,;:.)]"  # "(a + b)/c": a formula
+            keep = (j == len(text) or glued or not before or before[-1] in "/*+-=<>^×·≤≥−(,"
+                    or _DATA_BRACKET.fullmatch(bracket)
+                    or (before[-1].isdigit() or before[-1] == "%") and len(bracket) <= 22)
+            if not keep:
+                out = [before]
+                i = j + 1
+                continue
+        out.append(text[i])
+        i += 1
+    text = "".join(out)
+    return re.sub(r"\x00(\d+)\x01", lambda m: spans[int(m.group(1))], text)
+
+
+def first_clause(text: str, limit: int = 130) -> str:
     """The first clause of ``text``, for a reason cell: up to the first ``;``, ``:``, ``, which`` or sentence
-    end, parenthetical remarks dropped, then at most about ``limit`` characters (:func:`one_line`).
+    end, parenthetical remarks dropped (``_drop_remarks``), then at most about ``limit`` characters
+    (:func:`cut_phrase`).
 
     Args:
         text: a caveat, a reason, a note.
@@ -272,33 +357,60 @@ def first_clause(text: str, limit: int = 90) -> str:
     Returns:
         The clause, with no final full stop ("..." when it was cut).
     """
-    text = " ".join(str(text).split())
-    spans = re.findall(r"\$[^$]+\$", text)  # inline math is one token: never cut inside, never split on
-    index = iter(range(len(spans)))
-    text = re.sub(r"\$[^$]+\$", lambda m: f"\x00{next(index)}\x01", text)
-    text = re.sub(r"\s*\([^()]*\)", "", text)
-    text = re.sub(r"\x00(\d+)\x01", lambda m: spans[int(m.group(1))], text)
-    text = first_sentence(text)
+    text = first_sentence(_drop_remarks(" ".join(str(text).split())))
     stop = find_top_level(r";\s|:\s|,\s+which\s|,\s+so\s", text)
     text = text[:stop.start()] if stop else text
-    short = one_line(text.strip().rstrip("."), limit)
+    short = cut_phrase(text.strip().rstrip("."), limit)
     return short if short.endswith(" ...") else short.rstrip(".")
 
 
-def _measured_clause(text: str) -> str:
-    """The first clause of a part's measurement that states a figure: a setting that opens it and ends at a colon
-    ("At n=512, width 512, depth 10: the ratio is 1.02") is skipped for a figure that follows it, or kept before a
-    short answer ("increasing and below the identity: yes")."""
-    clause = first_clause(text)
-    flat = " ".join(text.split())
-    stop = find_top_level(r":\s", flat)
-    if stop and not re.search(r"\d.*(=|<|>|≤|≥| is | are | falls | rises )", clause):
-        rest = first_clause(flat[stop.end():])
-        if len(rest) >= 25 and re.search(r"\d", rest):
-            return rest
-        if rest:
-            return one_line(f"{clause}: {rest}", 110)
-    return clause
+#: Openings of a measurement that only set the scene ("At n=512, width 512: ..."): the figure after the colon
+#: stands for the row, the setting is in the dropdown.
+_SETTING = re.compile(r"(At|On|Over|For|Where|With|Across|Along|In|Under)\b")
+
+
+def _measured_clause(text: str, limit: int = 130) -> str:
+    """The phrase of a part's measurement that states its figure: the first sentence up to a ``;``; a setting that
+    opens it and ends at a colon ("At n=512, width 512, depth 10: the ratio is 1.02") gives way to the figure that
+    follows; any other head before a colon is kept with what follows ("Crossover angles: L=1: 66.8 deg, ...", "On the
+    grid g is increasing: yes"), so that a list never stands without what it lists."""
+    flat = first_sentence(_drop_remarks(" ".join(str(text).split())))
+    stop = find_top_level(r";\s", flat)
+    flat = flat[:stop.start()] if stop else flat
+    flat = flat.strip().rstrip(".")
+    colon = find_top_level(r":\s", flat)
+    if colon and re.search(r"\d", flat[colon.end():]):
+        head, rest = flat[:colon.start()], flat[colon.end():]
+        if _SETTING.match(head) and not re.search(r"\d.*(=|<|>|≤|≥| is | are | falls | rises )", head) \
+                and len(rest) >= 25:
+            flat = rest
+        elif _shown_length(flat) > limit:  # the figure after the colon stays; what it is of gives way
+            comma = find_top_level(r",\s", head) if _SETTING.match(head) else None
+            if comma and len(head) - comma.end() >= 10:  # "On n = 30 points, kappa of ReLU / linear: ..."
+                head = head[comma.end():]
+            rest = cut_phrase(rest, limit * 2 // 3)
+            flat = f"{cut_phrase(head, max(30, limit - _shown_length(rest) - 2))}: {rest}"
+            return flat if flat.endswith(" ...") else flat.rstrip(".")
+    short = cut_phrase(flat, limit)
+    return short if short.endswith(" ...") else short.rstrip(".")
+
+
+def _judged_clause(r: dict, status: str, limit: int = 130) -> str:
+    """The statement a part judged (:attr:`lib.book.results.Check.rows`) that carries its verdict, as "what: the
+    measured figure (paper: what it states)": the first judged row that holds for a reproduced part, the first that
+    fails for a refuted one; ``""`` when the part judged none. The figure is kept whole; the statement is cut
+    (:func:`cut_phrase`) to leave it room, and the paper's value is added only when it fits."""
+    want = status == "reproduced"
+    row = next((j for j in r.get("judged") or () if j.get("holds") is want), None)
+    if row is None:
+        return ""
+    value = cut_phrase(" ".join(str(row["this book"]).split()), limit * 2 // 3)
+    what = cut_phrase(" ".join(str(row["statement"]).split()), max(30, limit - _shown_length(value) - 2))
+    text = f"{what}: {value}"
+    paper = " ".join(str(row.get("paper", "")).split())
+    if paper and not re.fullmatch(r"\([^()]*\)", paper) and _shown_length(f"{text} (paper: {paper})") <= limit:
+        text += f" (paper: {paper})"
+    return text
 
 
 def _ref(text: str, label: str) -> str:
@@ -306,13 +418,22 @@ def _ref(text: str, label: str) -> str:
     return f"{{ref}}`{text.replace('<', chr(92) + '<').replace('`', chr(39))} <{label}>`"
 
 
+def deciding_record(row: ClaimRow) -> dict | None:
+    """The recorded part that gives a row its verdict: the first part of its substance with the row's verdict, one
+    that names a caveat first (what qualifies or leaves open the claim); None for a row with no record. The
+    row's reason (:func:`reason`) quotes it and its "Checked in" link (:func:`where_checked`) lands on its section."""
+    decisive = [r for r in row.substance if r["status"] == row.status]
+    return next((r for r in decisive if r.get("caveat")), decisive[0] if decisive else None)
+
+
 def reason(row: ClaimRow) -> str:
-    """Why a row has its verdict, in a few words (MyST), derived from what is recorded only: for a row that takes
+    """Why a row has its verdict, in a phrase (MyST), derived from what is recorded only: for a row that takes
     other rows' verdicts, links to them; for a claim with no record, why (:attr:`lib.book.claims.Claim.untestable`,
-    else its note); else the first clause (:func:`first_clause`) of the caveat of a part with the row's verdict
-    (a deviation from the paper's protocol, a named caveat), else the first clause of what that part measured
-    (the measured figure against the rule), or a word on the verdict itself. An erratum the
-    row carries is linked, not counted (:attr:`ClaimRow.errata`); parts that tested nothing are counted.
+    else its note); else, from the part that decides it (:func:`deciding_record`), the first clause
+    (:func:`first_clause`) of its caveat (a deviation from the paper's protocol, a named caveat), else the statement it
+    judged with the measured figure (``_judged_clause``), else the phrase of its measurement that states the figure
+    (``_measured_clause``), or a word on the verdict itself. An erratum the row carries is linked, not counted
+    (:attr:`ClaimRow.errata`); parts that tested nothing are counted.
 
     Args:
         row: a row of :func:`build_rows`.
@@ -329,15 +450,18 @@ def reason(row: ClaimRow) -> str:
         if row.claim is not None and row.claim.note:
             return "no chapter recorded a verdict: " + md_escape(first_clause(row.claim.note))
         return "no chapter recorded a verdict"
-    decisive = [r for r in row.substance if r["status"] == row.status]
-    caveat = next((r["caveat"] for r in decisive if r.get("caveat")), "")
-    if caveat:
-        why = md_escape(first_clause(typeset(caveat)))
+    r = deciding_record(row) or {}
+    if r.get("caveat"):
+        why = md_escape(first_clause(typeset(r["caveat"])))
     else:
-        measured = next((r["measured"] for r in decisive if r.get("measured")), "")
-        many = f"all {len(row.substance)} parts agree: " if len(row.substance) > 1 else ""
-        if measured and row.status in ("reproduced", "not reproduced"):  # the measured figure against the rule
-            why = many + md_escape(_measured_clause(typeset(measured)))
+        n = len(row.substance)
+        many = "both parts agree: " if n == 2 else f"all {n} parts agree: " if n > 2 else ""
+        figure = ""
+        if row.status in ("reproduced", "not reproduced"):  # the measured figure against the rule
+            figure = (_judged_clause(r, row.status) and typeset(_judged_clause(r, row.status))) \
+                or (r.get("measured") and _measured_clause(typeset(r["measured"])))
+        if figure:
+            why = many + md_escape(figure)
         else:
             why = {"reproduced": many.rstrip(": ") or "agrees within the check's tolerance",
                    "not reproduced": "contradicted under the paper's protocol",
@@ -350,11 +474,34 @@ def reason(row: ClaimRow) -> str:
     return why
 
 
-def _where(row: ClaimRow, root: Path, from_doc: Path) -> str:
-    by_chapter: dict[str, list] = {}
-    for r in row.records:
-        by_chapter.setdefault(r["chapter"], []).append(r.get("section"))
-    return ", ".join(short_chapter_link(root, from_doc, ch, secs[0]) for ch, secs in by_chapter.items())
+def _short_title(title: str, limit: int = 48) -> str:
+    """A section's title short enough for a narrow column: up to a top-level colon, then cut at a word
+    (:func:`cut_phrase`)."""
+    title = " ".join(title.split())
+    colon = find_top_level(r":\s", title)
+    return cut_phrase(title[:colon.start()] if colon else title, limit)
+
+
+def where_checked(row: ClaimRow, root: Path, from_doc: Path) -> str:
+    """The "Checked in" cell: one link per chapter that recorded the row, to the section of its first record there
+    (the deciding part's, :func:`deciding_record`, first), shown as the chapter's number and the section's title
+    (``_short_title``); a section the page lacks gives the chapter's number and a link to its top."""
+    first = deciding_record(row)
+    by_chapter: dict[str, str | None] = {}
+    for r in ([first] if first else []) + [r for r in row.records if r is not first]:
+        by_chapter.setdefault(r["chapter"], r.get("section"))
+    out = []
+    for chapter, section in by_chapter.items():
+        src = chapter_source(root, chapter)
+        h = find_section(chapter_headings(src), section) if src is not None and section else None
+        if src is None or h is None or not h.slug or h.level == 1:
+            out.append(short_chapter_link(root, from_doc, chapter, None))
+            continue
+        number = int(chapter[:2]) if chapter[:2].isdigit() else chapter
+        rel = os.path.relpath(src, Path(from_doc).parent).replace(os.sep, "/")
+        title = _short_title(h.source).replace("[", "\\[").replace("]", "\\]")
+        out.append(f"[Ch. {number} § {title}]({rel}#{h.slug})")
+    return ", ".join(out)
 
 
 #: The order of the verdict groups of the report's table; what contradicts or qualifies a claim first.
@@ -372,9 +519,55 @@ def _claim_cell(row: ClaimRow) -> str:
     return f"({report_label(row.claim_id)})=\n**{md_escape(row.claim_id)}** {statement}"
 
 
-def _group_table(rows: list[ClaimRow], root: Path, from_doc: Path, with_badge: bool) -> str:
-    body = [[_claim_cell(row), (badge(row.status) + " " if with_badge else "") + reason(row),
-             _where(row, root, from_doc) if row.records else ""] for row in rows]
+def distinct_reasons(rows: list[ClaimRow]) -> dict[str, str]:
+    """:func:`reason` of every row, by claim id, made distinct among the rows with records: rows whose reasons read
+    alike (one caveat shared by three training theorems) each add the setting of the part that decides them, the head
+    of its measurement (its first clause, :func:`first_clause`), so that no two measured rows give the same reason."""
+    out = {row.claim_id: reason(row) for row in rows}
+    groups: dict[str, list[ClaimRow]] = {}
+    for row in rows:
+        if row.records:
+            groups.setdefault(out[row.claim_id], []).append(row)
+    for why, group in groups.items():
+        if len(group) > 1:
+            for row in group:
+                setting = first_clause(typeset((deciding_record(row) or {}).get("measured", "")), 60)
+                if setting:
+                    out[row.claim_id] = f"{why} ({md_escape(setting[0].lower() + setting[1:])})"
+    return out
+
+
+def phrase_problems(text: str) -> list[str]:
+    """What keeps a reason cell (its text as shown, math included) from reading as a phrase: a bare word, a cut in
+    the middle of a word or after a word that leaves it hanging ("... at ...", "... their ..."), a line that ends on
+    a colon or a comma, or an unclosed bracket or formula. Empty when it reads as a phrase; the report's reasons
+    (:func:`reason`) keep this rule, and the book's browser test reads every reason cell with it."""
+    flat = " ".join(str(text).split())
+    bare = re.sub(r"\$[^$]*\$|\\\(.*?\\\)", "x", flat)
+    found = []
+    if len(re.findall(r"[^\W\d_]{2,}|\d", bare)) < 2:
+        found.append(f"a bare word: {flat!r}")
+    cut = re.search(r"(\S*)\s*(?:\.\.\.|…)$", bare)
+    if cut:
+        word = cut.group(1).lower().strip(",;:")
+        if not re.search(r"\s(?:\.\.\.|…)$", bare):
+            found.append(f"cut inside a word: {flat[-40:]!r}")
+        elif word in DANGLING or not re.search(r"[^\W_]", word):
+            found.append(f"cut after {word!r}: {flat[-40:]!r}")
+    if re.search(r"[:,;]$", bare):
+        found.append(f"ends on a {bare[-1]!r}: {flat[-40:]!r}")
+    if sum(map(bare.count, "([")) != sum(map(bare.count, ")]")):  # "(0, 60]" is an interval
+        found.append(f"an unclosed bracket: {flat!r}")
+    if flat.count("$") % 2:
+        found.append(f"an unclosed formula: {flat!r}")
+    return found
+
+
+def _group_table(rows: list[ClaimRow], root: Path, from_doc: Path, with_badge: bool,
+                 reasons: dict[str, str] | None = None) -> str:
+    reasons = reasons if reasons is not None else distinct_reasons(rows)
+    body = [[_claim_cell(row), (badge(row.status) + " " if with_badge else "") + reasons[row.claim_id],
+             where_checked(row, root, from_doc) if row.records else ""] for row in rows]
     if not any(row.records for row in rows):  # e.g. rows that take others' verdicts: no empty column
         return list_table(["Claim", "Why"], [b[:2] for b in body], [62, 38], "report-table")
     return list_table(["Claim", "Why", "Checked in"], body, [56, 27, 17], "report-table")
@@ -400,17 +593,18 @@ def report_table(rows: list[ClaimRow], root: Path, from_doc: Path) -> str:
         MyST Markdown (level-3 headings, one per group).
     """
     kinds = rows_by_kind(rows)
+    reasons = distinct_reasons(rows)
     blocks = []
     for status in GROUP_ORDER:
         group = [r for r in kinds["paper"] if r.status == status]
         if group:
             blocks += [f"### {status.capitalize()}: {_plural(len(group), 'claim')}", "",
-                       _group_table(group, root, from_doc, with_badge=False), ""]
+                       _group_table(group, root, from_doc, with_badge=False, reasons=reasons), ""]
     for kind in ("inherited", "target"):
         if kinds[kind]:
             counts = ", ".join(f"{n} {v}" for v, n in verdict_counts(kinds[kind]).items() if n)
             blocks += [f"### Counted apart: {KINDS[kind]} ({counts})", "",
-                       _group_table(kinds[kind], root, from_doc, with_badge=True), ""]
+                       _group_table(kinds[kind], root, from_doc, with_badge=True, reasons=reasons), ""]
     return "\n".join(blocks)
 
 
@@ -511,7 +705,7 @@ def erratum_markdown(confirmed: dict[str, list[dict]], root: Path, from_doc: Pat
     blocks = []
     for key, recs in confirmed.items():
         e = erratum_by_key(key)
-        carried = [f"- **{md_escape(r['claim_id'])}** ({md_escape(r.get('part') or '')}): "
+        carried = [f"- **{md_escape(r['claim_id'])}** ({md_escape(label_markdown(r.get('part') or ''))}): "
                    f"{md_escape(typeset(r.get('measured', '')))} "
                    f"({section_link(root, from_doc, r['chapter'], r.get('section'))})" for r in recs]
         blocks.append("\n".join([
@@ -536,12 +730,12 @@ def errata_markdown(entries: list[dict], root: Path, from_doc: Path, kind: str =
             part = r.get("part") or resolve_claim_id(r["claim_id"])[1]
         except KeyError:
             part = ""
-        title = (c.claim_id if c else r["claim_id"]) + (f" ({part})" if part else "")
+        title = md_escape(c.claim_id if c else r["claim_id"]) + (f" ({md_escape(label_markdown(part))})" if part else "")
         cav = f"*{md_escape(typeset(r['caveat']))}.* " if r.get("caveat") else ""
         corrected = [f"**The words it corrects.** {c.part_statement(part)}", ""] \
             if c is not None and part and dict(c.parts).get(part) else []
         blocks.append("\n".join([
-            f"::::{{admonition}} {md_escape(title)}", f":class: {kind}", "",
+            f"::::{{admonition}} {title}", f":class: {kind}", "",
             f"**What {md_escape(where)} states.** {statement}", "", *corrected,
             f"**What we measured** ({_md_provenance(r)}). {cav}{md_escape(typeset(r.get('measured', '')))}", "",
             f"**Where.** {section_link(root, from_doc, r['chapter'], r.get('section'))}",

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lib.book.math_text import typeset
+from lib.book.math_text import is_formula, label_markdown, label_text, typeset
 from lib.site.pages import md_escape
 
 
@@ -19,6 +19,9 @@ from lib.site.pages import md_escape
     ("||grad f||^2 = (L+1)||x||^2", r"$\|\nabla  f\|^{2}$ = (L+1)$\|x\|^{2}$"),
     ("fit a + b/sqrt(m), 0.01 +- 0.02, L=1->2", r"fit a + b/$\sqrt{m}$, 0.01 ± 0.02, L=1→2"),
     ("rho* = 1, log|rho_L - rho*| and x* (a fixed point)", r"$\rho^*$ = 1, log|$\rho_L$ - $\rho^*$| and $x^*$ (a fixed point)"),
+    ("c_s E[s(sqrt(q) z)^2] = q", r"$c_s$ E[s$(\sqrt{q} z)^{2}$] = q"),  # a root inside the base of a power
+    ("K_xx / ((L+1)|x|^2)", r"$K_{xx}$ / ((L+1)$|x|^{2}$)"),  # an absolute value as the base
+    ("||a^(l)(x)|| / ||x||", r"$\|a^{(l)}(x)\|$ / $\|x\|$"),
 ])
 def test_the_chapters_notations_are_typeset(plain, page):
     assert typeset(plain) == page
@@ -41,3 +44,17 @@ def test_math_spans_stay_balanced_in_any_text(text):
     """New math spans never break the old ones: the dollars the typesetter adds come in pairs."""
     assert (typeset(text).count("$") - text.count("$")) % 2 == 0
     md_escape(typeset(text))  # and the table-cell escaping still accepts it
+
+
+@pytest.mark.parametrize("label, markdown, text", [
+    ("K = (L+1)^2 G", r"$K = (L+1)^{2} G$", "K = (L+1)² G"),            # a formula: typeset whole, never half
+    ("rho* below 1, exponential rate", r"$\rho^*$ below 1, exponential rate", "ρ* below 1, exponential rate"),
+    ("phi -> 90 deg", r"$\phi$ → 90 deg", "φ → 90 deg"),
+    ("ReLU vs linear kappa", r"ReLU vs linear $\kappa$", "ReLU vs linear κ"),
+    ("tanh [m, b, m] net", "tanh [m, b, m] net", "tanh [m, b, m] net"),
+])
+def test_a_part_label_shows_no_ascii_math(label, markdown, text):
+    """A part label on a page (the report's dropdowns, the errata) is typeset; in a link's text, which holds no
+    math, it gets letters and superscripts; either way no "^2" or "kappa" is left."""
+    assert label_markdown(label) == markdown and label_text(label) == text
+    assert is_formula("K = (L+1)^2 G") and not is_formula("every b, lambda_b = 1.0507")

@@ -10,7 +10,7 @@ from lib.book.sentences import ABBREVIATIONS, cut_at_word, find_top_level, first
 
 
 @pytest.mark.parametrize("abbr", ["Eq.", "Eqs.", "App.", "Sec.", "Fig.", "Thm.", "Cor.", "Prop.", "Lem.", "e.g.",
-                                  "i.e.", "vs.", "cf.", "et al.", "approx.", "Ch.", "resp."])
+                                  "i.e.", "vs.", "cf.", "et al.", "approx.", "Ch.", "resp.", "i.i.d."])
 def test_an_abbreviation_does_not_end_a_sentence(abbr):
     text = f"Curves as in {abbr} Smith and Figure 3. Then more."
     assert first_sentence(text) == f"Curves as in {abbr} Smith and Figure 3."

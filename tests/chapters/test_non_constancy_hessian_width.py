@@ -45,7 +45,7 @@ def test_plot_hessian_returns_a_figure():
 def test_figure_hessian_setting_and_the_judged_row():
     f = NC.figure_hessian(F.make_hessian())
     assert f["label"] == "fig-hessian-width" and f["drawn_by"] is NC.plot_hessian
-    assert "widths m = 20, 200, 2,000" in f["setting"] and "all converged = True" in f["setting"]
+    assert "widths m = 20, 200, 2,000" in f["setting"] and "every run converged" in f["setting"]
     (row,) = NC.check_hessian(F.make_hessian()).rows
     assert row["paper"] == "-0.5" and row["this book"] == "-0.50 (m = 20 to 2,000)" and row["holds"] is True
     assert row["statement"] == "Hessian norm in the ball, linear output, against m"

@@ -28,7 +28,7 @@ def test_every_library_bad_input_gets_an_own_error_naming_the_problem(library_ou
 def test_the_answers_are_right(library_outcomes):
     outcomes, _ = library_outcomes
     by_what = {o.case.what: o for o in outcomes}
-    assert by_what["a singular kernel"].message == f"kappa = {math.inf}; singular = True"
+    assert by_what["a singular kernel"].message == f"kappa = {math.inf}; singular: yes"
     # the depth-1e7 ReLU NTK: normalized off-diagonal entries tend to 1/4 ([LH] Thm 4.3, n = 3 points)
     ratio = float(by_what["depth 10^7 of the ReLU NTK"].message.rsplit("=", 1)[1])
     assert abs(ratio - 0.25) < 1e-3

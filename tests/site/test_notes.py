@@ -18,7 +18,7 @@ def test_each_note_quotes_the_verdicts_that_carry_it_or_says_they_were_not_recor
     md = notes_markdown(recs, ROOT, HERE)
     for note in paper_notes():
         assert f"({note.key})=" in md
-    assert ("{ref}`[LH] Fig 3 (ReLU vs linear kappa) <report-lh-fig-3>`: **reproduced.** synthetic: linear "
+    assert ("{ref}`[LH] Fig 3 (ReLU vs linear κ) <report-lh-fig-3>`: **reproduced.** synthetic: linear "
             "$\\kappa$ = ∞ ($\\kappa_0$ = ∞)") in md
     assert "**\\[LH\\] Fig 3 (agreement with the authors' code)**: *not recorded in this run.*" in md
 

@@ -344,6 +344,156 @@ def test_a_reproduced_row_gives_its_measured_figure_not_a_stock_phrase():
         "ours runs at 47.3 GFLOP/s against 79.4"          # a setting before a colon gives way to the figure
     assert why("On the grid g is increasing and below the identity: yes") == \
         "On the grid g is increasing and below the identity: yes"   # a short answer keeps its question
-    assert why("the bound falls 263 to 10.4", n=2) == "all 2 parts agree: the bound falls 263 to 10.4"
+    assert why("the bound falls 263 to 10.4", n=2) == "both parts agree: the bound falls 263 to 10.4"
     assert why("the bound rises 3 to 9", "not reproduced") == "the bound rises 3 to 9"
     assert why("") == "agrees within the check's tolerance"
+
+
+# --------------------------------------------------------------------------- reasons that read as phrases
+
+#: Measurements and caveats of the default build whose reasons were cut mid-thought or cryptic ("… though their …",
+#: "32% at …", "φ < …", "digits", "relu 1 and 3"), with the reason each gave before.
+CUT_BEFORE = {
+    "[LH] Thm 3.5": (dict(status="reproduced with caveat", caveat="input angle(s) 0.001 deg not yet within 1 deg of "
+                          "the limit at L = 1,000,000, though their gaps still shrink at least like L^(-1/2)"),
+                     "input angle 0.001 deg not yet within 1 deg of the limit at L = 1,000,000, though their ..."),
+    "[LH] Eq 9": (dict(status="reproduced with caveat", caveat="the late rate differs from the one the NTK at "
+                       "initialization predicts by up to 32% (in log) at depth 1 (seed 2): the kernel moved during training"),
+                  "the late rate differs from the one the NTK at initialization predicts by up to 32% at ..."),
+    "[LH] Thm 3.2": (dict(status="reproduced with caveat", caveat="below the onset angle a finite ReLU net is linear "
+                          "between the two inputs and phi < theta_in; the onset falls with the width"),
+                     "below the onset angle a finite ReLU net is linear between the two inputs and $\\phi$ \\< ..."),
+    "[AAK] Thm H.1": (dict(measured="Gram matrix of m one-layer ReLU features, 10 seeds per width (widths below n are "
+                           "below the theorem's condition, rank at most m): digits (n = 100, delta = 0.0214, bound b = "
+                           "6.8e-05): share of seeds with lambda_min >= b 0% (m = 64), 10% (m = 128), 100% (m = 256)"),
+                      "digits"),
+    "[AAK] App D.4(list)": (dict(status="not reproduced", measured="Length map of App. D.4's list from the squared "
+                                 "lengths 0.25, 0.5, 0.9, 1.1, 2, 4 over 100 layers; largest per-layer ratio |q' - 1| / "
+                                 "|q - 1| and largest |q - 1| at the deepest layer: relu 1 and 3; leaky_relu 1 and 3",
+                                 judged=[{"statement": "relu: the length map from q0 = 0.25 to 4", "paper": "converges "
+                                          "to the fixed point 1", "this book": "keeps every length (the identity map); "
+                                          "largest ratio 1", "rule": "|q - 1| <= 1e-06 at depth 100", "holds": False}]),
+                            "relu 1 and 3"),
+    "[LH] Thm 4.2": (dict(measured="Where kappa_0 is finite (2 data set/protocol pairs): digits (small batches): ...",
+                          judged=[{"statement": "digits (small batches), infinite width: kappa(K_L) against kappa_0",
+                                   "paper": "kappa(K_L) < kappa_0 at every L >= 1", "this book": "kappa_0 = 4.28e+04; "
+                                   "kappa(K_L) 263 (L=1) -> 10.4 (L=10)", "rule": "below at every depth", "holds": True}]),
+                     "Where $\\kappa_0$ is finite"),
+}
+
+
+def _rows_of(cases):
+    recs = [record(cid, **{"status": "reproduced", **fields}) for cid, (fields, _) in cases.items()]
+    return {r.claim_id: r for r in build_rows(recs)[0] if r.records}
+
+
+def test_every_reason_reads_as_a_phrase_and_the_cuts_it_replaced_do_not():
+    """The check (phrase_problems) fails on each reason the default build gave before, and passes on each now."""
+    from lib.site.report import distinct_reasons, phrase_problems
+    rows = _rows_of(CUT_BEFORE)
+    why = distinct_reasons(list(rows.values()))
+    for cid, (_, before) in CUT_BEFORE.items():
+        assert phrase_problems(why[cid]) == [], (cid, why[cid])
+        if cid not in ("[LH] Thm 4.2", "[AAK] App D.4(list)"):  # these read as phrases, but said not what of
+            assert phrase_problems(before), (cid, before)
+    assert "263 (L=1) → 10.4 (L=10)" in why["[LH] Thm 4.2"]  # the judged figure against the paper's value
+    assert "up to 32% (in log) at depth 1" in why["[LH] Eq 9"]
+    assert why["[AAK] App D.4(list)"].startswith("relu: the length map from q0 = 0.25 to 4: keeps every length")
+    assert "0% (m = 64), 10% (m = 128), 100% (m = 256)" in why["[AAK] Thm H.1"]
+    assert phrase_problems("a finite ReLU net is line...") and phrase_problems("the ratio is:")
+    assert phrase_problems("between (0, 1") and not phrase_problems("on (0, 60] deg at every depth: yes")
+
+
+def test_a_long_phrase_is_cut_after_a_whole_item_or_word_never_after_a_hanging_one():
+    from lib.site.report import cut_phrase, first_clause
+    assert cut_phrase("the late rate differs by up to 32% at depth 1 in seed 2", 40) == "the late rate differs by up to 32% ..."
+    assert cut_phrase("slopes 1.02 (l=1), 0.99 (l=3), 0.98 (l=10), 1.01 (l=30)", 40) == "slopes 1.02 (l=1), 0.99 (l=3) ..."
+    assert cut_phrase("short", 40) == "short"
+    # a bracket glued to a formula or holding data is kept; a remark after a space is dropped
+    assert first_clause("kappa >= 1/(1 - cos phi) in 212/212 (every non-singular cell)") == \
+        "kappa >= 1/(1 - cos phi) in 212/212"
+    assert first_clause("against ((pi - t) cos t)/pi: rest") == "against ((pi - t) cos t)/pi"
+    assert first_clause("against Eq. (7) over widths (a remark)") == "against Eq. (7) over widths"
+    assert first_clause("slopes -0.09 (swish), -0.16 (softmax) (fitted over m)") == "slopes -0.09 (swish), -0.16 (softmax)"
+
+
+def test_rows_that_share_a_caveat_give_distinct_reasons():
+    from lib.site.report import distinct_reasons
+    cav = "at the depths with kappa <= 2 the width-512 kernel misses the width premise"
+    recs = [record("[AAK] Thm 4.1", "inconclusive", caveat=cav, measured="Top layer, gradient descent, width 512: 570"),
+            record("[AAK] Thm E.3", "inconclusive", caveat=cav, measured="Top layer, SGD (batch 1), width 512: 40"),
+            record("[AAK] Thm 4.2", "inconclusive", caveat=cav, measured="All layers, gradient descent, width 512: 392")]
+    rows = [r for r in build_rows(recs)[0] if r.records]
+    why = distinct_reasons(rows)
+    assert len(set(why.values())) == 3 and all(w.startswith("at the depths with $\\kappa$ ≤ 2") for w in why.values())
+    assert why["[AAK] Thm E.3"].endswith("(top layer, SGD, width 512)")
+    assert len({reason(r) for r in rows}) == 1  # the counterfactual: without the setting they read alike
+
+
+def test_checked_in_names_the_section_and_lands_on_the_part_that_decides(tmp_path, tiny_book):
+    """"Ch. 9 § Claim A", not "Ch. 9 §"; the link goes to the section of the deciding part (its caveat), not to the
+    first section that recorded the claim."""
+    from lib.site.report import where_checked
+    root = tiny_book(tmp_path)
+    doc = root / "_executed" / "book" / "report.ipynb"
+    recs = [record("[LH] Fig 3", chapter="09_demo", section="Data", part="agreement"),
+            record("[LH] Fig 3", "reproduced with caveat", chapter="09_demo", section="Claim A", part="trend",
+                   caveat="kappa ticks up")]
+    (row,) = [r for r in build_rows(recs)[0] if r.records]
+    src = root / "_executed" / "notebooks" / "09_demo.ipynb"
+    from lib.site.pages import chapter_headings
+    slug = next(h.slug for h in chapter_headings(src) if h.source.startswith("Claim A"))
+    assert where_checked(row, root, doc) == f"[Ch. 9 § Claim A](../notebooks/09_demo.ipynb#{slug})"
+    row.records.reverse()
+    assert where_checked(row, root, doc) == f"[Ch. 9 § Claim A](../notebooks/09_demo.ipynb#{slug})"
+    (plain,) = [r for r in build_rows([record("[LH] Fig 3", chapter="09_demo", section="Nowhere")])[0] if r.records]
+    assert where_checked(plain, root, doc) == "[Ch. 9](../notebooks/09_demo.ipynb)"  # no such section: the chapter
+
+
+# --------------------------------------------------------------------------- statements
+
+def _cut_at_an_abbreviation(statement: str) -> bool:
+    """Whether the first sentence the claim cell shows ends on an abbreviation ("with i.i.d. …")."""
+    from lib.book.sentences import first_sentence
+    first = first_sentence(statement)
+    if first == statement:
+        return False
+    word = first[:-1].split()[-1].lstrip("([{*_\"'").lower()
+    return bool(re.fullmatch(r"(?:[a-z]\.)+[a-z]", word)) or len(word) == 1
+
+
+def test_every_statement_the_table_shows_is_whole(monkeypatch):
+    """The table shows a statement's first sentence; it never stops at "i.i.d." (counterfactual: without the
+    abbreviation, Lemma D.1 and E.2 are cut), and no statement compares a quantity with itself ("λmin > λmin")."""
+    bad = [c.claim_id for c in CLAIMS if _cut_at_an_abbreviation(c.statement)]
+    assert not bad, bad
+    import lib.book.sentences as sentences
+    monkeypatch.setattr(sentences, "ABBREVIATIONS", sentences.ABBREVIATIONS - {"i.i.d"})
+    assert {"[LH] Lemma D.1", "[LH] Lemma E.2"} <= {c.claim_id for c in CLAIMS if _cut_at_an_abbreviation(c.statement)}
+
+
+def _self_comparisons(statement: str) -> list[str]:
+    """Relations inside a statement's math whose two sides are the same text (``\\lambda_{min} > \\lambda_{min}``)."""
+    out = []
+    for math in re.findall(r"\$([^$]+)\$", statement):
+        sides = [s.strip() for s in re.split(r"\s*(?:[<>=]|\\[lg]eq?|\\ne)\s*", math)]
+        out += [math for a, b in zip(sides, sides[1:]) if a and a == b]
+    return out
+
+
+def test_no_statement_compares_a_quantity_with_itself():
+    bad = {c.claim_id: _self_comparisons(c.statement) for c in CLAIMS if _self_comparisons(c.statement)}
+    assert not bad, bad
+    assert _self_comparisons("has $\\lambda_{min} > \\lambda_{min}$ of the linear NTK") == ["\\lambda_{min} > \\lambda_{min}"]
+    assert _self_comparisons("$\\lambda_{min} > \\bar\\lambda_{min}$") == []
+
+
+def test_the_errata_and_the_dropdowns_typeset_a_part_label_whole():
+    """No "(K = (L+1)^2 G)" in ASCII beside typeset math: the part label is one formula."""
+    from lib.site.report import confirmed_errata, erratum_markdown
+    recs = [record("[LH] Cor 2.4", "not reproduced", part="K = (L+1)^2 G", erratum="erratum-gradient-norm"),
+            record("[LH] Cor 2.4", part="conditioning")]
+    md = erratum_markdown(confirmed_errata(recs), ROOT, DOC)
+    details = report_details(build_rows(recs)[0], ROOT, DOC)
+    for text in (md, details):
+        assert "$K = (L+1)^{2} G$" in text and "^" not in re.sub(r"\$[^$]+\$", "", text)  # no caret outside math

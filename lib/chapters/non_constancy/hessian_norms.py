@@ -182,4 +182,5 @@ def hessian_summary(h: HessianNorms) -> str:
         A clause for the setting under Figure 5.4.
     """
     dh = h.frame
-    return f"power iteration: all converged = {bool(dh.converged.all())}, at most {int(dh.iterations.max())} iterations"
+    converged = "every run converged" if bool(dh.converged.all()) else "not every run converged"
+    return f"power iteration: {converged}, at most {int(dh.iterations.max())} iterations"
