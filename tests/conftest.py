@@ -76,3 +76,40 @@ def html_dir(smoke_book) -> Path:
     if book is None or book.returncode != 0:
         pytest.fail("the book did not build; see tests/e2e/test_book.py")
     return root / "_build" / "html"
+
+
+#: What a build writes into the checkout; no test may write or delete there (scratch copies and NTK_RESULTS_DIR
+#: exist for that). The session fails naming the files a test changed.
+GUARDED = ("results", "_executed", "notebooks")
+
+
+def checkout_outputs(root: Path = ROOT) -> dict[str, int]:
+    """Build outputs in the checkout (results, executed pages, notebooks' .ipynb), path -> modification time."""
+    out = {}
+    for name in GUARDED:
+        base = root / name
+        if base.is_dir():
+            for p in base.rglob("*"):
+                if p.is_file() and (name != "notebooks" or p.suffix == ".ipynb"):
+                    out[str(p.relative_to(root))] = p.stat().st_mtime_ns
+    return out
+
+
+def changed_outputs(before: dict[str, int], after: dict[str, int]) -> list[str]:
+    """Files written, created or deleted between two snapshots of :func:`checkout_outputs`."""
+    return sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+
+
+def pytest_sessionstart(session):
+    session.config.stash[OUTPUTS] = checkout_outputs()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    changed = changed_outputs(session.config.stash[OUTPUTS], checkout_outputs())
+    if changed:
+        session.config.get_terminal_writer().line(
+            f"tests wrote into the checkout's build outputs ({len(changed)} files), e.g. {changed[:5]}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+OUTPUTS = pytest.StashKey[dict]()

@@ -574,3 +574,21 @@ def test_no_import_cycle_between_lib_modules(tmp_path):
     assert _cycles(_module_imports(fake)) == []
     bad = _cycles(_module_imports(ROOT))
     assert not bad, bad
+
+
+def test_the_session_guard_sees_a_written_a_created_and_a_deleted_output(tmp_path):
+    """tests/conftest.py fails the session when a test changed the checkout's results, executed pages or .ipynb
+    (counterfactual tree: each kind of change is seen; sources are not watched)."""
+    from tests.conftest import changed_outputs, checkout_outputs
+    for rel in ("results/a.json", "_executed/notebooks/b.ipynb", "notebooks/c.ipynb", "notebooks/c.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+    before = checkout_outputs(tmp_path)
+    assert changed_outputs(before, checkout_outputs(tmp_path)) == []
+    (tmp_path / "results/a.json").unlink()
+    (tmp_path / "results/new.json").write_text("y")
+    import os
+    os.utime(tmp_path / "notebooks/c.ipynb", ns=(1, 1))
+    (tmp_path / "notebooks/c.py").write_text("changed source")
+    assert changed_outputs(before, checkout_outputs(tmp_path)) == ["notebooks/c.ipynb", "results/a.json",
+                                                                  "results/new.json"]

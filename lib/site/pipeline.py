@@ -66,7 +66,7 @@ from pathlib import Path
 import yaml
 
 from lib.book.cache import probe_writable
-from lib.book.params import path_or_none
+from lib.book.params import ParameterError, path_or_none
 from lib.book.paths import ROOT
 from lib.book.profile_files import PROFILES, ProfileError, load_profiles, load_yaml
 from lib.book.results import results_dir
@@ -223,7 +223,25 @@ def resolve_parameters(src: Path, ipynb: Path, profile: str, overrides: dict, pr
     if unknown:
         raise PipelineError(
             f"{src.name}: unknown parameter(s) {unknown}; this notebook declares: {sorted(declared)}")
+    check_values(src, params)
     return params
+
+
+def check_values(src: Path, params: dict) -> None:
+    """Check the values of ``params`` with the chapter's spec before anything runs: a bad value found by the
+    notebook's parameters cell would come after the chapter's verdicts were cleared and its executed page
+    overwritten with a failed run.
+
+    Raises:
+        PipelineError: naming the notebook and each bad parameter.
+    """
+    spec = chapter_spec(Path(src).stem)
+    if spec is None:
+        return
+    try:
+        spec.validate({**spec.defaults(), **{k: v for k, v in params.items() if k in spec.params}}, display=False)
+    except ParameterError as exc:
+        raise PipelineError(f"{Path(src).name}: {exc}") from None
 
 
 #: a Python warning as ``warnings.warn`` prints it (``file:line; CategoryWarning; message``), or a

@@ -68,9 +68,15 @@ def test_unknown_profile_and_notebook_are_rejected():
 
 
 def test_bad_parameter_value_fails_with_a_clear_message():
+    """A bad value is refused before the chapter runs: its verdicts are not cleared, its executed page is not
+    overwritten (the notebook's own check came after both)."""
+    page = executed_path(ROOT / "notebooks" / "01_linear_baseline.py", ROOT)
+    before = page.stat().st_mtime_ns if page.exists() else None
     r = pipeline("--only", "01", "-p", "widths", "[-5]", "--profile", "smoke")
     assert r.returncode == 2
+    assert "01_linear_baseline.py: bad notebook parameter(s):" in r.stderr
     assert "parameter 'widths' must contain integers >= 1" in r.stderr
+    assert "running" not in r.stdout and (page.stat().st_mtime_ns if page.exists() else None) == before
 
 
 def test_verdicts_round_trip(tmp_path, monkeypatch):
