@@ -166,11 +166,8 @@ with rec.section("sec-opt-relu-linear"): rec(optimization.check_relu_vs_linear(r
 studies = optimization.measure_sgd_studies(cfg)
 # the paper-protocol cases of the last two sections, read (or computed) here: a verdict on [LH] Figure 4 or Table 1
 # is one part of its claim, and the line under it weighs every part the page records, as the report does
-mnist_case = optimization.sgd_record_case("read", data="mnist")
-case = optimization.sgd_record_case(cfg, data="mnist_5k")
-parts = optimization.sgd_verdicts(*[(study, study, "sec-opt-sgd") for study in studies],
-                                  (mnist_case.figure4, mnist_case.table1, "sec-opt-record-mnist"),
-                                  (case.figure4, case.table1, "sec-opt-record"))
+mnist_case, case = optimization.sgd_record_case("read", data="mnist"), optimization.sgd_record_case(cfg, data="mnist_5k")
+parts = optimization.sgd_verdicts(studies, mnist_case, case)
 
 # %% [markdown]
 # Below, for each data set: the training loss against epoch by depth ([LH] Figure 4), the grid search
@@ -236,8 +233,7 @@ with rec.section("sec-opt-deep-kernel"):
 
 # %%
 with rec.section("sec-opt-record-mnist"):
-    optimization.record_sgd(rec, mnist_case.figure4, mnist_case.table1, "opt-mnist", optimization.measure_sgd_case,
-                            parts)
+    optimization.record_sgd(rec, mnist_case.figure4, mnist_case.table1, "opt-mnist", optimization.measure_sgd_case, parts)
 
 # %% [markdown]
 # (sec-opt-record)=

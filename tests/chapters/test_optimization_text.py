@@ -328,27 +328,25 @@ def test_a_part_says_the_claims_verdict_as_the_report_gives_it_and_which_part_de
     mnist = _part("[LH] Fig 4", "reproduced with caveat", "MNIST, the paper's protocol")
     rec5k = _part("[LH] Fig 4", "inconclusive", "MNIST-5k, the paper's protocol")
     table1 = _part("[LH] Table 1", "inconclusive", "MNIST-5k")
-    parts = [(short, "sec-opt-sgd"), (table1, "sec-opt-sgd"), (mnist, "sec-opt-record-mnist"), (rec5k, "sec-opt-record")]
+    parts = [short, table1, mnist, rec5k]
     rows, _ = build_rows([dict(claim_id=c.claim_id, part=c.part, status=c.status, chapter="06_optimization",
-                               section=sec, measured="m") for c, sec in parts], CLAIMS)
+                               section="sec-opt-sgd", measured="m") for c in parts], CLAIMS)
     report = {r.claim_id: r.status for r in rows}
     line = OPT.claim_line(short, parts)
     assert report["[LH] Fig 4"] == "reproduced with caveat"
     assert line.startswith("**[LH] Fig 4 as a whole, as {ref}`the report <report-lh-fig-4>` judges it: "
                            "reproduced with caveat**")
-    assert "decided by the part {ref}`MNIST, the paper's protocol <sec-opt-record-mnist>`, not by this one " \
-           "(inconclusive)" in line and line.endswith(f"The report's rule: {CLAIM_RULE}.")
+    assert "decided by the part *MNIST, the paper's protocol*, not by this one (inconclusive)" in line and line.endswith(f"The report's rule: {CLAIM_RULE}.")
     deciding = OPT.claim_line(mnist, parts)
     assert "decided by this part; the other 2 parts do not outrank it." in deciding and "rule" not in deciding
     # every part inconclusive: so is the claim, in the report and on the page
     assert OPT.claim_line(table1, parts) == ""                              # one part of Table 1 on this page
-    both = [(table1, "sec-opt-sgd"), (_part("[LH] Table 1", "inconclusive", "MNIST-5k, the paper's protocol"),
-                                      "sec-opt-record")]
+    both = [table1, _part("[LH] Table 1", "inconclusive", "MNIST-5k, the paper's protocol")]
     assert "judges it: inconclusive**, every one of its 2 parts on this page is inconclusive" in OPT.claim_line(
         table1, both)
     # a part that contradicts outranks a caveat: the line follows the rule, as the report does
-    worse = parts + [(_part("[LH] Fig 4", "not reproduced", "digits"), "sec-opt-sgd")]
-    assert "judges it: not reproduced**, decided by the part {ref}`digits <sec-opt-sgd>`" in OPT.claim_line(mnist, worse)
+    worse = parts + [_part("[LH] Fig 4", "not reproduced", "digits")]
+    assert "judges it: not reproduced**, decided by the part *digits*, not by this one" in OPT.claim_line(mnist, worse)
 
 
 def test_record_sgd_writes_the_claims_line_under_each_part(monkeypatch):
@@ -371,8 +369,7 @@ def test_record_sgd_writes_the_claims_line_under_each_part(monkeypatch):
     short = _part("[LH] Fig 4", "inconclusive", "MNIST-5k")
     mnist = _part("[LH] Fig 4", "reproduced with caveat", "MNIST, the paper's protocol")
     monkeypatch.setattr(F4, "check_depth_speed", lambda st: short)
-    OPT.record_sgd(Rec(), sgd_study(), None, "opt-x", OPT.measure_sgd_study,
-                   [(short, "sec-opt-sgd"), (mnist, "sec-opt-record-mnist")])
+    OPT.record_sgd(Rec(), sgd_study(), None, "opt-x", OPT.measure_sgd_study, [short, mnist])
     assert shown[-2] == "verdict MNIST-5k" and "decided by the part" in shown[-1]
     shown.clear()
     OPT.record_sgd(Rec(), sgd_study(), None, "opt-x", OPT.measure_sgd_study)
@@ -381,10 +378,10 @@ def test_record_sgd_writes_the_claims_line_under_each_part(monkeypatch):
 
 def test_sgd_verdicts_are_every_part_with_its_section():
     st = sgd_study()
-    parts = OPT.sgd_verdicts((st, st, "sec-opt-sgd"), (None, None, "sec-opt-record-mnist"), (st, None, "sec-opt-record"))
-    assert [(c.registry_id, sec) for c, sec in parts] == [("[LH] Fig 4", "sec-opt-sgd"), ("[LH] Table 1", "sec-opt-sgd"),
-                                                          ("[LH] Fig 4", "sec-opt-record")]
-    assert parts[0][0] == OPT.check_depth_speed(st)
+    parts = OPT.sgd_verdicts([st], OPT.RecordCase("read", "mnist", None, {}),
+                             OPT.RecordCase("read", "mnist_5k", {}, {"Figure 4": st}))
+    assert [c.registry_id for c in parts] == ["[LH] Fig 4", "[LH] Table 1", "[LH] Fig 4"]
+    assert parts[0] == OPT.check_depth_speed(st)
 
 
 # ---------------------------------------------------------------- commands in glued text survive typography

@@ -665,63 +665,65 @@ def figure_accuracy(study: SGDStudy, name: str, data_from) -> dict:
                         "paper's.")
 
 
-def sgd_verdicts(*shown: tuple[SGDStudy | None, SGDStudy | None, str]) -> list[tuple[Check, str]]:
-    """Every verdict on [LH] Figure 4 and Table 1 the page records, each with the section it is recorded in: the
-    parts of those claims, which the line under each part's verdict weighs (:func:`claim_line`).
+def sgd_verdicts(*shown) -> list[Check]:
+    """Every verdict on [LH] Figure 4 and Table 1 the page records: the parts of those claims, which the line under
+    each part's verdict weighs (:func:`claim_line`).
 
     Args:
-        shown: per block of the page (:func:`record_sgd`), the study of Figure 4, the study of Table 1 (None when a
-            record lacks it) and the block's section label.
+        shown: what the page's :func:`record_sgd` blocks show, in order: the chapter's own studies (each draws
+            Figure 4 and Table 1) or a paper-protocol case (:class:`lib.chapters.optimization.paper_record.RecordCase`:
+            its ``figure4`` and ``table1`` studies, None where a partial record lacks one).
     """
     out = []
-    for speed, acc, section in shown:
-        out += [(check_depth_speed(speed), section)] if speed is not None else []
-        out += [(check_accuracy(acc), section)] if acc is not None else []
+    for block in shown:
+        pairs = [(block.figure4, block.table1)] if hasattr(block, "figure4") else [(st, st) for st in block]
+        for speed, acc in pairs:
+            out += [check_depth_speed(speed)] if speed is not None else []
+            out += [check_accuracy(acc)] if acc is not None else []
     return out
 
 
-def _part_name(check: Check) -> str:
-    return check.part or "the whole claim"
+def _parts(checks: Sequence[Check]) -> str:
+    return "; ".join(f"*{c.part or 'the whole claim'}*" for c in checks)
 
 
-def claim_line(check: Check, parts: Sequence[tuple[Check, str]]) -> str:
+def claim_line(check: Check, parts: Sequence[Check]) -> str:
     """The line under a part's verdict of a claim the page judges in several parts: the claim's verdict as the report
     gives it (:func:`lib.book.results.claim_status` over the parts, those that confirm an erratum left out as the
-    report leaves them out), the part or parts that decide it, linked to their sections, and the report's rule in
-    its words (:data:`lib.book.results.CLAIM_RULE`). So a part that reads "inconclusive" on the page never
-    contradicts a claim the report calls "reproduced with caveat" without saying why.
+    report leaves them out), linked to the claim's row of the report, and the part or parts that decide it; under a
+    part whose verdict is not the claim's, the report's rule in its words (:data:`lib.book.results.CLAIM_RULE`). So a
+    part that reads "inconclusive" on the page never stands beside a claim the report calls "reproduced with caveat"
+    without saying why.
 
     Args:
         check: the part's verdict.
-        parts: every verdict the page records with its section (:func:`sgd_verdicts`); those of ``check``'s claim
-            are weighed.
+        parts: every verdict the page records (:func:`sgd_verdicts`); those of ``check``'s claim are weighed.
 
     Returns:
         One line of MyST Markdown, or "" when the claim has one part on the page.
     """
-    mine = [(c, sec) for c, sec in parts if c.registry_id == check.registry_id]
+    mine = [c for c in parts if c.registry_id == check.registry_id]
     if len(mine) < 2:
         return ""
-    substance = [(c, sec) for c, sec in mine if not c.erratum] or mine
-    status = claim_status(c.status for c, _ in substance)
-    deciding = [(c, sec) for c, sec in substance if c.status == status]
-    claim = check.registry_id
-    names = "; ".join(f"{{ref}}`{_part_name(c)} <{sec}>`" for c, sec in deciding)
+    substance = [c for c in mine if not c.erratum] or mine
+    status = claim_status(c.status for c in substance)
+    deciding = [c for c in substance if c.status == status]
     if len(deciding) == len(substance):
-        why = f"every one of its {len(substance)} parts on this page is {status} ({names})"
-    elif any(c.part == check.part for c, _ in deciding):
-        also = "; ".join(f"{{ref}}`{_part_name(c)} <{sec}>`" for c, sec in deciding if c.part != check.part)
+        why = f"every one of its {len(substance)} parts on this page is {status} ({_parts(substance)})"
+    elif any(c.part == check.part for c in deciding):
+        also = [c for c in deciding if c.part != check.part]
         others = len(substance) - len(deciding)
-        why = (f"decided by this part{' and ' + also if also else ''}; the other {others} "
+        why = (f"decided by this part{' and ' + _parts(also) if also else ''}; the other {others} "
                f"part{'s do' if others > 1 else ' does'} not outrank it")
     else:
-        why = (f"decided by the part{'s' if len(deciding) > 1 else ''} {names}, not by this one ({check.status})")
+        why = f"decided by the part{'s' if len(deciding) > 1 else ''} {_parts(deciding)}, not by this one ({check.status})"
+    claim = check.registry_id
     rule = f" The report's rule: {CLAIM_RULE}." if check.status != status else ""
-    return (f"**{claim} as a whole, as {{ref}}`the report <{report_label(claim)}>` judges it: {status}**, {why}.{rule}")
+    return f"**{claim} as a whole, as {{ref}}`the report <{report_label(claim)}>` judges it: {status}**, {why}.{rule}"
 
 
 def record_sgd(rec, speed: SGDStudy | None, acc: SGDStudy | None, name: str, data_from,
-               parts: Sequence[tuple[Check, str]] = ()) -> None:
+               parts: Sequence[Check] = ()) -> None:
     """Record [LH] Figure 4 (the loss curves, the rate search, the verdict on depth and speed) and Table 1 (the accuracy
     beside the paper's, the verdict) of one study or record, in the recorder's open section: the one block the
     chapter's page repeats (its own data sets, the MNIST record, the MNIST-5k record).
@@ -732,9 +734,8 @@ def record_sgd(rec, speed: SGDStudy | None, acc: SGDStudy | None, name: str, dat
         acc: the study Table 1 is read from, or None likewise.
         name: the figure labels' middle part (``"opt-mnist"``).
         data_from: the function that measured the studies (the figures' source).
-        parts: every verdict on these claims the page records, with its section (:func:`sgd_verdicts`): under
-            each verdict, the claim's verdict as the report gives it and the part that decides it
-            (:func:`claim_line`).
+        parts: every verdict on these claims the page records (:func:`sgd_verdicts`): under each verdict, the
+            claim's verdict as the report gives it and the part that decides it (:func:`claim_line`).
     """
     def verdict(check: Check) -> None:
         rec(check)
