@@ -280,13 +280,13 @@ def test_the_rate_table_names_the_quantity_its_unit_and_each_rate():
     from lib.book.tables import table_html
     st = sgd_study()
     tab = OPT.table_lr_grid(st)
-    assert list(tab.columns) == [f"late loss (nats) at η = {r}" for r in ("2", "8", "32", "128")] + [
+    assert list(tab.columns) == [f"late loss (nats) at η\u00a0=\u00a0{r}" for r in ("2", "8", "32", "128")] + [
         "chosen η (least late loss)"]
     assert tab.index.name == "depth" and tab["chosen η (least late loss)"].tolist() == ["8"] * 4
     html = table_html(tab)
     headers = re.findall(r"<th [^>]*>(.*?)</th>", html)
     assert headers and all(_says_what(h) for h in headers), headers
-    assert "late loss (nats) at η = 32" in html and ">8<" in html
+    assert "late loss (nats) at η\u00a0=\u00a032" in html and ">8<" in html
     cap = OPT.lr_grid_caption(st)
     assert cap.startswith("**Learning-rate search on MNIST-5k.**") and "cross-entropy, in nats" in cap
     assert "last 10% of the epochs" in cap and "of seed 0" in cap and "for all 50 epochs" in cap and "∞ = diverged" in cap
@@ -306,7 +306,8 @@ def test_the_rate_table_of_a_record_gives_its_search_horizon_and_rates_not_searc
                                                   chosen=False)])], ignore_index=True)
     st = dataclasses.replace(st, grid=grid, search_epochs=5)
     tab = OPT.table_lr_grid(st)
-    assert "late loss (nats) at η = 11.31" in tab.columns and tab["late loss (nats) at η = 11.31"].isna().sum() == 3
+    col = "late loss (nats) at η\u00a0=\u00a011.31"
+    assert col in tab.columns and tab[col].isna().sum() == 3
     cap = OPT.lr_grid_caption(st)
     assert "for the first 5 of the 50 epochs" in cap and "— = a rate not searched at that depth" in cap
 

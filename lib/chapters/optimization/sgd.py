@@ -734,15 +734,15 @@ CHOSEN_COLUMN = "chosen η (least late loss)"
 
 def rate_column(lr: float) -> str:
     """The header of the rate search table's column of learning rate ``lr`` (:func:`table_lr_grid`): the quantity,
-    its unit and the rate, ``"late loss (nats) at η = 2"``."""
-    return f"late loss (nats) at η = {_rate(lr)}"
+    its unit and the rate, ``"late loss (nats) at η = 2"`` ("η = 2" held together on one line)."""
+    return f"late loss (nats) at η\u00a0=\u00a0{_rate(lr)}"
 
 
 def table_lr_grid(study: SGDStudy) -> pd.DataFrame:
     """The learning-rate search: late-epoch training loss per depth (rows) and rate (columns), and the rate chosen.
 
     Each column says what its numbers are (:func:`rate_column`: the late-epoch cross-entropy, in nats, at one
-    learning rate η); the last, :data:`CHOSEN_COLUMN`, the rate the other seeds train with. The caption line
+    learning rate η); the last, :data:`~lib.chapters.optimization.sgd.CHOSEN_COLUMN`, the rate the other seeds train with. The caption line
     above it is :func:`lr_grid_caption`.
 
     Args:
