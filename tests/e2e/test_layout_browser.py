@@ -2,7 +2,7 @@
 typography, glued text rendered, a verdict grid whose every cell opens its claim's row, and a part's verdict that
 says its claim's verdict as the report gives it.
 
-On every page of the smoke-profile book (fixtures ``html_dir`` and ``server`` of ``tests/conftest.py`` and
+On every page of the smoke-profile book, its own pages in ``_executed/`` (fixtures ``html_dir`` and ``server`` of ``tests/conftest.py`` and
 ``tests/e2e/test_browser.py``), a page fails if
 
 - two neighbouring cells of a table row show their text with less than :data:`MIN_CELL_GAP` px between them
@@ -33,6 +33,7 @@ MIN_CELL_GAP = 6
 
 LAYOUT_JS = r"""
 () => {
+  if (!document.body) { throw new Error('no document body yet (navigating)'); }
   const main = document.querySelector('main') || document.body;
   // where a cell's content is drawn: its text outside math, and each typeset formula's box (MathJax's hidden
   // assistive copy of a formula is laid out elsewhere and is not read)
@@ -109,6 +110,9 @@ def layout(browser, url: str, shots: dict[str, Path] | None = None) -> dict:  # 
     page = context.new_page()
     try:
         page.goto(url, wait_until="load", timeout=60_000)
+        if _evaluate(page, "!!document.querySelector('meta[http-equiv=refresh i]')"):  # index.html: a redirect
+            page.wait_for_url(lambda u: u != url, timeout=30_000)
+            page.wait_for_load_state("load")
         _evaluate(page, "window.MathJax && MathJax.startup && MathJax.startup.promise || null")
         info = _evaluate(page, LAYOUT_JS)
         for selector, path in (shots or {}).items():
@@ -149,7 +153,7 @@ def test_tables_commands_glued_text_grid_and_claim_lines_in_the_book(browser, se
              "_executed/book/intro.html": {".verdict-grid": ARTIFACTS / "intro-verdict-grid.png"},
              "_executed/book/report.html": {".verdict-grid": ARTIFACTS / "report-verdict-grid.png"}}
     failures, grids = {}, {}
-    for path in html_pages(html_dir):
+    for path in html_pages(html_dir / "_executed"):  # the book's pages (not Sphinx's index and module listings)
         rel = path.relative_to(html_dir).as_posix()
         info = layout(browser, server + rel, shots.get(rel))
         if info["gridCells"]:
