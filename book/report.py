@@ -115,15 +115,16 @@ glue("not_reproduced_ids", "; ".join(r.claim_id for r in kinds["paper"] if r.sta
 
 # %% [markdown]
 # ## At a glance
-# Every claim as one cell coloured by its verdict, grouped by paper, in the papers' order. The map from
+# Every claim as one cell coloured by its verdict, grouped by paper, in the papers' order; a cell opens its row
+# of the table below. The map from
 # each figure and table of the papers to the book's figures that redo it is in the [introduction](intro.md).
 
 # %%
 from lib.book.figures import load_figures
-from lib.site.overview import grid_alt, save_overview
+from lib.site.overview import save_overview
 
-grid_png, map_md = save_overview(rows, load_figures(chapters), ROOT, HERE)
-display(Markdown(f"![{grid_alt(rows)}]({grid_png.relative_to(HERE.parent).as_posix()})"))
+grid_md, map_md = save_overview(rows, load_figures(chapters), ROOT, HERE)
+display(Markdown(grid_md.read_text()))
 
 # %% [markdown]
 # ## The table

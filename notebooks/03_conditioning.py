@@ -151,7 +151,7 @@ rec.show(data.note, data.info)
 #   certified interval for $\kappa$ instead of a number (shown as a band).
 #
 # On the 5,000 MNIST-5k images the authors' protocol is their own procedure, not an approximation:
-# {glue:text}`mnist5k_batches`. {glue:text}`full_seeds_note`
+# {glue:text}`mnist5k_batches`. {glue:md}`full_seeds_note:myst`
 #
 # The minimum gradient angle is taken on the full set in both (as the authors' `min_angle.py` does).
 # A linear network's NTK is $XQX^\top$ with $Q$ its NTK on the unit vectors (its gradient is linear

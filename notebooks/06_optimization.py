@@ -164,8 +164,10 @@ with rec.section("sec-opt-relu-linear"): rec(optimization.check_relu_vs_linear(r
 
 # %%
 studies = optimization.measure_sgd_studies(cfg)
-
-
+# the paper-protocol cases of the last two sections, read (or computed) here: a verdict on [LH] Figure 4 or Table 1
+# is one part of its claim, and the line under it weighs every part the page records, as the report does
+mnist_case, case = optimization.sgd_record_case("read", data="mnist"), optimization.sgd_record_case(cfg, data="mnist_5k")
+parts = optimization.sgd_verdicts(studies, mnist_case, case)
 
 # %% [markdown]
 # Below, for each data set: the training loss against epoch by depth ([LH] Figure 4), the grid search
@@ -185,7 +187,7 @@ studies = optimization.measure_sgd_studies(cfg)
 # %%
 with rec.section("sec-opt-sgd"):
     for study in studies:
-        optimization.record_sgd(rec, study, study, f"opt-{study.data.lower()}", optimization.measure_sgd_study)
+        optimization.record_sgd(rec, study, study, f"opt-{study.data.lower()}", optimization.measure_sgd_study, parts)
 
 # %% [markdown]
 # **How this setting differs from the argument of Sec. 5.** The worst-case rates of the first
@@ -217,11 +219,11 @@ with rec.section("sec-opt-deep-kernel"):
 # (sec-opt-record-mnist)=
 # ## Figure 4 and Table 1 under the paper's protocol, on all of MNIST
 # The runs above are a short version that fits a book build. Here is the paper's protocol on the paper's data:
-# {glue:text}`mnist_data`; the authors' network exactly (their layer scaling $\sqrt{2/\text{fan-in}}$, obtained
+# {glue:md}`mnist_data:myst`; the authors' network exactly (their layer scaling $\sqrt{2/\text{fan-in}}$, obtained
 # here by feeding the pixels in $[-1, 1]$ times $\sqrt{2/784}$), {glue:text}`mnist_protocol`. The learning rate of
 # each depth is chosen by grid search: {glue:text}`mnist_search`. The loss of an epoch is what the authors' script
 # logs, the mean of that epoch's batch losses. Every depth's rate search and every seed's run is one piece of the
-# record, computed and committed on its own, and the case is {glue:text}`mnist_source`.
+# record, computed and committed on its own, and the case is {glue:md}`mnist_source:myst`.
 #
 # {glue:text}`mnist_deviations`
 #
@@ -230,23 +232,21 @@ with rec.section("sec-opt-deep-kernel"):
 # accuracy after the last epoch, the paper's number beside ours at every depth), each with its verdict.
 
 # %%
-mnist_case = optimization.sgd_record_case("read", data="mnist")
 with rec.section("sec-opt-record-mnist"):
-    optimization.record_sgd(rec, mnist_case.figure4, mnist_case.table1, "opt-mnist", optimization.measure_sgd_case)
+    optimization.record_sgd(rec, mnist_case.figure4, mnist_case.table1, "opt-mnist", optimization.measure_sgd_case, parts)
 
 # %% [markdown]
 # (sec-opt-record)=
 # ## Figure 4 and Table 1 under the paper's protocol, on MNIST-5k
 # The same protocol on the 5,000-image subset, recorded before all of MNIST was at hand:
-# {glue:text}`rec_data`; {glue:text}`rec_protocol`. The learning rate of each depth: {glue:text}`rec_search`. The
-# case is {glue:text}`rec_source`.
+# {glue:md}`rec_data:myst`; {glue:text}`rec_protocol`. The learning rate of each depth: {glue:text}`rec_search`. The
+# case is {glue:md}`rec_source:myst`.
 #
 # {glue:text}`rec_deviations`
 
 # %%
-case = optimization.sgd_record_case(cfg, data="mnist_5k")
 with rec.section("sec-opt-record"):
-    optimization.record_sgd(rec, case.figure4, case.table1, "opt-record", optimization.measure_sgd_case)
+    optimization.record_sgd(rec, case.figure4, case.table1, "opt-record", optimization.measure_sgd_case, parts)
 
 # %% tags=["hide-input"]
 rec.close(optimization.glue_gd(gds, relu) | optimization.glue_sgd(studies) | optimization.glue_record(case)

@@ -60,15 +60,20 @@ from lib.book.provenance import kernel_seconds, profile_text, provenance_line, r
 from lib.book.wording import paper_vs_book
 from lib.validation import InputError
 
-__all__ = ["VERDICTS", "SEVERITY", "NAMED", "OUTSIDE_PIPELINE", "SECTION_LABEL", "PROFILE_FIELD", "Check", "ResultsError", "results_dir",
-           "report_label", "run_context", "verdict", "record", "Recorder", "load_all"]
+__all__ = ["VERDICTS", "SEVERITY", "CLAIM_RULE", "claim_status", "NAMED", "OUTSIDE_PIPELINE", "SECTION_LABEL", "PROFILE_FIELD", "Check", "ResultsError", "results_dir",
+           "report_label", "run_context", "verdict", "record", "GluedText", "Recorder", "load_all"]
 
 #: The verdict levels. The first three keep their historical meaning and spelling;
 #: "inconclusive" (at this size or protocol) and "not checked" are the two ways of not settling a claim.
 VERDICTS = ("reproduced", "reproduced with caveat", "not reproduced", "inconclusive", "not checked")
 
-#: How a claim's parts combine (:func:`lib.site.report.overall_status`); the most severe checked part wins.
+#: How a claim's parts combine (:func:`claim_status`); the most severe checked part wins.
 SEVERITY = {"reproduced": 0, "reproduced with caveat": 1, "inconclusive": 2, "not reproduced": 3}
+
+#: The rule of :func:`claim_status` in words, as a chapter quotes it under a part whose verdict is not the claim's.
+CLAIM_RULE = ("a claim takes the most severe verdict among its parts that settle it (not reproduced, then reproduced "
+              "with caveat, then reproduced); an inconclusive part, one that cannot settle the claim at its size or "
+              "protocol, does not outrank a part that does; the claim is inconclusive only when every checked part is")
 
 #: Verdicts that must name why (the caveat, the deviation from the paper's protocol, the missing premise).
 NAMED = ("reproduced with caveat", "inconclusive", "not checked")
@@ -81,6 +86,24 @@ SECTION_LABEL = re.compile(r"sec-[a-z0-9][a-z0-9-]*")
 
 #: Where a figure's declared caption or setting takes the run's profile text (:meth:`Recorder.figure`).
 PROFILE_FIELD = "{profile}"
+
+def claim_status(statuses) -> str:
+    """The verdict of a claim from the verdicts of its parts (:data:`CLAIM_RULE`, the one home of that rule; the
+    report's rows, :func:`lib.site.report.overall_status`, and the chapters' lines under a part's verdict read it):
+    the most severe decisive verdict (:data:`SEVERITY`: not reproduced > with caveat > reproduced); "inconclusive"
+    when every checked part is (a part that cannot resolve the claim, e.g. a run below the paper's budget, does
+    not outrank a part that does, such as the same claim under the paper's protocol); "not checked" when no part
+    was checked.
+
+    Args:
+        statuses: the parts' verdicts (:data:`VERDICTS`).
+    """
+    checked = [s for s in statuses if s in SEVERITY]
+    if not checked:
+        return "not checked"
+    decisive = [s for s in checked if s != "inconclusive"]
+    return max(decisive or checked, key=SEVERITY.__getitem__)
+
 
 class ResultsError(InputError):
     """A verdict file that cannot be read or written; the message names the file and what to do."""
@@ -273,6 +296,22 @@ def record(chapter: str, check: Check, section: str | None = None, profile: str 
     return text
 
 
+class GluedText:
+    """A text a chapter glues (:meth:`Recorder.glue`), displayed as plain text (``text/plain``, what
+    ``{glue:text}`` pastes, the same as a glued ``str``) and as Markdown (``text/markdown``, what ``{glue:md}``
+    renders).
+
+    Attributes:
+        text: the text.
+    """
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
+        return {"text/plain": repr(self.text), "text/markdown": self.text}
+
+
 class Recorder:
     """The one channel from a chapter's notebook to the book: ``rec = Recorder(cfg)`` once, then per section::
 
@@ -351,17 +390,19 @@ class Recorder:
         return None
 
     def glue(self, values: dict[str, str]) -> None:
-        """Glue each text the chapter's prose shows (``{glue:text}`name```), as ``myst_nb.glue(name, text,
-        display=False)``: the values of the chapter's ``glue_*`` functions, ``{profile}`` written as the run's profile
-        text; without display (tests) nothing is glued."""
+        """Glue each text the chapter's prose shows, as ``myst_nb.glue(name, ..., display=False)``: the values of the
+        chapter's ``glue_*`` functions, ``{profile}`` written as the run's profile text; without display (tests)
+        nothing is glued. A text is glued as plain text and as Markdown (:class:`GluedText`): the prose pastes plain
+        words with ``{glue:text}`name``` and a value that holds Markdown (a command in backticks, bold) with
+        ``{glue:md}`name:myst```, which renders it (a command stays code, which typography never touches)."""
         bad = sorted(repr(k) for k in values if not isinstance(k, str))
         if bad:
             raise TypeError(f"Recorder.glue takes names that are text, got {', '.join(bad)}")
         if not self.display:
             return
         for name, text in values.items():
-            glue(name, text.replace(PROFILE_FIELD, profile_text(self.profile)) if isinstance(text, str) else text,
-                 display=False)
+            glue(name, GluedText(text.replace(PROFILE_FIELD, profile_text(self.profile))) if isinstance(text, str)
+                 else text, display=False)
 
     def figure(self, fig, label: str, caption: str, drawn_by, data_from=(), setting: str = "",
                data=None) -> str:

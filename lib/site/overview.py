@@ -1,34 +1,26 @@
-"""The book at a glance: every verdict in one figure, and the map from the papers' figures and tables to the
+"""The book at a glance: every verdict in one grid of links, and the map from the papers' figures and tables to the
 book's. Both read only what the chapters recorded: the verdicts (:mod:`lib.book.results`), the
 figure registry (:func:`lib.book.figures.load_figures`), each figure with the section it was drawn in.
 """
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 
-import numpy as np
-from matplotlib.figure import Figure
-from matplotlib.patches import Patch, Rectangle
-
 from lib.book.claims import PAPERS
-from lib.book.plotting import COLUMN_INCHES
-from lib.book.results import VERDICTS
+from lib.book.results import VERDICTS, report_label
 from lib.site.pages import short_chapter_link
 from lib.site.report import ClaimRow, badge, list_table
 
-__all__ = ["VERDICT_COLOURS", "GRID_COLUMNS", "COLOUR_WORDS", "OVERVIEW_DIR", "grid_rows", "grid_levels", "grid_alt",
-           "plot_verdict_grid",
+__all__ = ["VERDICT_COLOURS", "COLOUR_WORDS", "OVERVIEW_DIR", "REPORT_PAGE", "grid_rows", "grid_levels",
+           "grid_alt", "grid_html",
            "paper_items", "figure_map", "save_overview"]
 
 #: One colour per verdict level, the colours of the report's badges (sphinx-design's success, warning,
-#: danger, info and muted), so the figure and the tables read alike.
+#: danger, info and muted), so the grid and the tables read alike.
 VERDICT_COLOURS = {"reproduced": "#198754", "reproduced with caveat": "#ffc107", "not reproduced": "#dc3545",
                    "inconclusive": "#0dcaf0", "not checked": "#adb5bd"}
-#: Claims per row of the verdict grid; 9 cells of 0.8 inch fill the text column and hold a label such as
-#: "Lemma E.5" at 8 pt.
-GRID_COLUMNS = 9
-
 #: The words the alt text uses for each verdict level's colour (:data:`VERDICT_COLOURS`).
 COLOUR_WORDS = {"reproduced": "green", "reproduced with caveat": "yellow", "not reproduced": "red",
                 "inconclusive": "blue", "not checked": "grey"}
@@ -64,39 +56,39 @@ def grid_alt(rows: list[ClaimRow]) -> str:
     return f"Every claim of the three papers and of the book's own targets as one cell, coloured by its verdict: {counts}"
 
 
-def plot_verdict_grid(rows: list[ClaimRow]) -> Figure:
-    """Every claim of the registry as one cell coloured by its verdict, one panel per paper, in registry
-    order (which follows each paper's sections). The book's own performance targets form the last panel. The
-    legend lists the levels some cell has, each with its count (:func:`grid_levels`).
+#: The page the verdict grid's cells link to, beside the pages that show the grid (the report and the introduction,
+#: both in ``_executed/book/``): each cell opens its claim's row there (:func:`lib.book.results.report_label`).
+REPORT_PAGE = "report.html"
+
+
+def grid_html(rows: list[ClaimRow], report: str = REPORT_PAGE) -> str:
+    """The verdict grid as HTML: one panel per paper in registry order (which follows each paper's sections; the
+    book's own targets last), every cell a link to its claim's row of the report (``report#report-...``), coloured by
+    its verdict (:data:`VERDICT_COLOURS`), with the claim and its verdict as the link's title and accessible name; the
+    legend lists the levels present, with their counts (:func:`grid_levels`). One HTML block without a blank line,
+    so that MyST passes it through whole.
 
     Args:
         rows: the report's rows (:func:`lib.site.report.build_rows`).
+        report: the report page, relative to the page that shows the grid.
     """
-    by_paper = grid_rows(rows)
-    papers = list(by_paper)
-    heights = [int(np.ceil(len(v) / GRID_COLUMNS)) for v in by_paper.values()]
-    cell = COLUMN_INCHES / GRID_COLUMNS
-    fig = Figure(figsize=(COLUMN_INCHES, cell * 0.62 * (sum(heights) + 0.9 * len(papers)) + 0.7))
-    gs = fig.add_gridspec(len(papers), 1, height_ratios=[h + 0.9 for h in heights], hspace=0.15)
-    for k, (paper, items) in enumerate(by_paper.items()):
-        ax = fig.add_subplot(gs[k])
-        nrow = heights[k]
-        for i, row in enumerate(items):
-            x, y = i % GRID_COLUMNS, nrow - 1 - i // GRID_COLUMNS
-            ax.add_patch(Rectangle((x + 0.04, y + 0.06), 0.92, 0.88, color=VERDICT_COLOURS[row.status], lw=0))
-            dark = row.status in ("reproduced", "not reproduced")
-            ax.text(x + 0.5, y + 0.5, _short(row.claim_id), ha="center", va="center", fontsize=8,
-                    color="white" if dark else "black")
-        ax.set_xlim(0, GRID_COLUMNS)
-        ax.set_ylim(0, nrow)
-        ax.set_axis_off()
+    out = ['<div class="verdict-grid" role="group" aria-label="' + html.escape(grid_alt(rows), quote=True) + '">']
+    for paper, items in grid_rows(rows).items():
         tag = f"[{paper}] " if paper != "book" else ""
-        ax.set_title(f"{tag}{PAPERS[paper]}: {len(items)} claims", loc="left", fontsize=10)
-    levels = grid_levels(rows)  # only the levels some cell has, each with its count
-    fig.legend(handles=[Patch(color=VERDICT_COLOURS[v], label=f"{v} ({n})") for v, n in levels.items()],
-               loc="lower center", ncol=len(levels) if len(levels) <= 3 else -(-len(levels) // 2), fontsize=9, frameon=False)
-    fig.subplots_adjust(left=0.01, right=0.99, top=0.96, bottom=0.65 / fig.get_figheight())
-    return fig
+        out.append(f'<p class="verdict-grid-title">{html.escape(tag + PAPERS[paper])}: {len(items)} claims</p>')
+        out.append('<div class="verdict-grid-cells">')
+        for row in items:
+            dark = row.status in ("reproduced", "not reproduced")
+            name = html.escape(f"{row.claim_id}: {row.status}", quote=True)
+            out.append(f'<a class="verdict-cell" href="{report}#{report_label(row.claim_id)}" title="{name}" '
+                       f'aria-label="{name}" style="background: {VERDICT_COLOURS[row.status]}; color: '
+                       f'{"white" if dark else "black"}">{html.escape(_short(row.claim_id))}</a>')
+        out.append("</div>")
+    legend = "".join(f'<span class="verdict-grid-key"><span class="verdict-grid-swatch" style="background: '
+                     f'{VERDICT_COLOURS[v]}"></span>{html.escape(v)} ({n})</span>' for v, n in grid_levels(rows).items())
+    out.append(f'<p class="verdict-grid-legend">{legend}</p>')
+    out.append("</div>")
+    return "\n".join(out)
 
 
 def paper_items(rows: list[ClaimRow]) -> list[ClaimRow]:
@@ -135,19 +127,19 @@ def figure_map(rows: list[ClaimRow], figures: list[dict], root: Path, from_doc: 
 
 
 def save_overview(rows: list[ClaimRow], figures: list[dict], root: Path, page: Path) -> tuple[Path, Path]:
-    """Write the verdict grid (``verdict_grid.png``) and the figure map (``figure_map.md``, MyST) into the
-    folder :data:`OVERVIEW_DIR` beside ``page``, the report page, so that the introduction shows the same
-    files (a Markdown page cannot paste another page's glued table).
+    """Write the verdict grid (``verdict_grid.md``, the HTML of :func:`grid_html`, every cell a link to its row of the
+    report) and the figure map (``figure_map.md``, MyST) into the folder :data:`OVERVIEW_DIR` beside ``page``, the
+    report page, so that the introduction shows the same files (a Markdown page cannot paste another page's glued
+    table).
 
     Returns:
-        The paths of the image and of the Markdown table.
+        The paths of the grid and of the figure map.
     """
     out = Path(page).parent / OVERVIEW_DIR
     out.mkdir(parents=True, exist_ok=True)
-    fig = plot_verdict_grid(rows)
-    png = out / "verdict_grid.png"
-    fig.savefig(png, dpi=fig.dpi)
+    grid = out / "verdict_grid.md"
+    grid.write_text(grid_html(rows) + "\n", encoding="utf-8")
     md = out / "figure_map.md"
     # the table is included into pages one folder up, so its links are written from there
     md.write_text(figure_map(rows, figures, root, Path(page)) + "\n", encoding="utf-8")
-    return png, md
+    return grid, md

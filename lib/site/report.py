@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lib.book.claims import CLAIMS, Claim, erratum_by_key, match_claim, resolve_claim_id
-from lib.book.math_text import label_markdown, label_text, typeset
-from lib.book.results import OUTSIDE_PIPELINE, SEVERITY, VERDICTS, report_label
+from lib.book.math_text import label_markdown, typeset
+from lib.book.results import OUTSIDE_PIPELINE, VERDICTS, claim_status, report_label
 from lib.book.sentences import cut_at_word, find_top_level, first_sentence, top_level
 from lib.site.pages import (chapter_headings, chapter_source, find_section, md_escape, section_link,
                             short_chapter_link)
@@ -77,16 +77,10 @@ class ClaimRow:
 # --------------------------------------------------------------------------- the claim table
 
 def overall_status(records: list[dict]) -> str:
-    """The verdict of a claim from its recorded parts: the most severe decisive verdict
-    (:data:`lib.book.results.SEVERITY`: not reproduced > with caveat > reproduced); "inconclusive"
-    when every checked part is (a part that cannot resolve the claim, e.g. a run below the paper's
-    budget, does not outrank a part that does, such as the same claim under the paper's protocol);
-    "not checked" when no part was checked."""
-    checked = [r["status"] for r in records if r["status"] in SEVERITY]
-    if not checked:
-        return "not checked"
-    decisive = [s for s in checked if s != "inconclusive"]
-    return max(decisive or checked, key=SEVERITY.__getitem__)
+    """The verdict of a claim from its recorded parts: :func:`lib.book.results.claim_status` of their statuses
+    (the most severe decisive verdict; "inconclusive" when every checked part is; "not checked" when no part was
+    checked)."""
+    return claim_status(r["status"] for r in records)
 
 
 def build_rows(records: list[dict], claims: tuple[Claim, ...] = CLAIMS) -> tuple[list[ClaimRow], list[ClaimRow]]:

@@ -60,7 +60,8 @@ def test_recorder_glue_glues_each_text_by_name_and_refuses_a_name_that_is_not_te
     monkeypatch.setattr(R, "glue", lambda name, text, display: glued.append((name, text, display)))
     cfg = ChapterSpec("01_linear_baseline", dict(profile=Param("default", P.text, "p"))).config()
     Recorder(cfg, display=True).glue({"a": "1", "b": "two"})
-    assert glued == [("a", "1", False), ("b", "two", False)]
+    assert [(n, t.text, d) for n, t, d in glued] == [("a", "1", False), ("b", "two", False)]
+    assert all(isinstance(t, R.GluedText) for _, t, _ in glued)  # plain text for {glue:text}, Markdown for {glue:md}
     Recorder(cfg, display=False).glue({"c": "3"})
     assert len(glued) == 2
     try:
@@ -153,7 +154,8 @@ def test_close_glues_then_shows_the_provenance_and_paper_vs_book_reads_the_recor
 def test_glue_writes_the_profile_where_a_value_says_profile(monkeypatch):
     import lib.book.results as R
     glued = {}
-    monkeypatch.setattr(R, "glue", lambda name, text, display: glued.update({name: text}))
+    monkeypatch.setattr(R, "glue", lambda name, text, display: glued.update(
+        {name: text.text if isinstance(text, R.GluedText) else text}))
     monkeypatch.setenv("NTK_OVERRIDES", '{"width": 64}')
     cfg = ChapterSpec("01_linear_baseline", dict(profile=Param("default", P.text, "p"))).config(profile="smoke")
     Recorder(cfg, display=True).glue({"a": "Setting: m = 8; {profile}.", "b": "no profile", "c": 3})

@@ -160,7 +160,7 @@ def test_late_loss_and_tables():
     assert tab["seeds"].tolist() == [2, 2] and tab["mean (%)"].iloc[0] == pytest.approx(89.95)
     assert tab["[LH] MNIST (%)"].tolist() == [95.98, 97.43]
     grid = OPT.table_lr_grid(make_study())
-    assert grid["chosen"].tolist() == [1.0, 1.0, 1.0]
+    assert grid[OPT.CHOSEN_COLUMN].tolist() == ["1", "1", "1"]
     s = OPT.sgd_summary(make_study(protocol=DIGITS))
     assert "1297 training and 300 test images; batch 500, 50 epochs = 150 SGD updates" in s
     assert "The paper's protocol." in OPT.sgd_summary(make_study())

@@ -243,19 +243,20 @@ def test_record_sgd_records_figure_4_then_table_1_in_the_open_section_and_skips_
             calls.append(("figure", kw["label"]))
 
         def show(self, *items):
-            calls.append(("show", type(items[0]).__name__))
+            calls.append(("show", "+".join(type(x).__name__ for x in items)))
 
         def __call__(self, check):
             calls.append(("verdict", check))
 
     monkeypatch.setattr(F4, "figure_loss_curves", lambda st, name, src: dict(label=f"fig-{name}-loss"))
     monkeypatch.setattr(F4, "figure_accuracy", lambda st, name, src: dict(label=f"fig-{name}-accuracy"))
-    monkeypatch.setattr(F4, "table_lr_grid", lambda st: "grid")
+    monkeypatch.setattr(F4, "table_lr_grid", lambda st: __import__("pandas").DataFrame({"grid": [st]}))
+    monkeypatch.setattr(F4, "lr_grid_caption", lambda st: "caption")
     monkeypatch.setattr(F4, "check_depth_speed", lambda st: "speed verdict")
     monkeypatch.setattr(F4, "check_accuracy", lambda st: "table 1 verdict")
     monkeypatch.setattr(F4, "table_table1_vs_paper", lambda c: __import__("pandas").DataFrame({"c": [c]}))
     OPT.record_sgd(Rec(), "speed", "acc", "opt-x", OPT.measure_sgd_study)
-    assert calls == [("figure", "fig-opt-x-loss"), ("show", "str"), ("verdict", "speed verdict"),
+    assert calls == [("figure", "fig-opt-x-loss"), ("show", "str+DataFrame"), ("verdict", "speed verdict"),
                      ("figure", "fig-opt-x-accuracy"), ("show", "Styler"), ("verdict", "table 1 verdict")]
     calls.clear()
     OPT.record_sgd(Rec(), None, "acc", "opt-x", OPT.measure_sgd_study)
@@ -263,3 +264,160 @@ def test_record_sgd_records_figure_4_then_table_1_in_the_open_section_and_skips_
     calls.clear()
     OPT.record_sgd(Rec(), None, None, "opt-x", OPT.measure_sgd_study)
     assert calls == []
+
+
+# ---------------------------------------------------------------- the rate search table says what its numbers are
+def _says_what(header: str) -> bool:
+    """A column header a reader can read alone: not a bare number ("2.0"), and naming the loss or the rate."""
+    return not re.fullmatch(r"[\d.eE+-]+", header.strip()) and ("loss" in header or "η" in header
+                                                                  or header in ("depth",))
+
+
+def test_the_rate_table_names_the_quantity_its_unit_and_each_rate():
+    """[LH] Figure 4's rate search: every header names what its numbers are (the late loss in nats at one learning
+    rate, written as a rate), the last the rate chosen; the caption line gives the window, the seed, the horizon and
+    what ∞ means. Counterfactual: the table as it was (learning rates as bare float headers, "chosen") fails."""
+    from lib.book.tables import table_html
+    st = sgd_study()
+    tab = OPT.table_lr_grid(st)
+    assert list(tab.columns) == [f"late loss (nats) at η\u00a0=\u00a0{r}" for r in ("2", "8", "32", "128")] + [
+        "chosen η (least late loss)"]
+    assert tab.index.name == "depth" and tab["chosen η (least late loss)"].tolist() == ["8"] * 4
+    html = table_html(tab)
+    headers = re.findall(r"<th [^>]*>(.*?)</th>", html)
+    assert headers and all(_says_what(h) for h in headers), headers
+    assert "late loss (nats) at η\u00a0=\u00a032" in html and ">8<" in html
+    cap = OPT.lr_grid_caption(st)
+    assert cap.startswith("**Learning-rate search on MNIST-5k.**") and "cross-entropy, in nats" in cap
+    assert "last 10% of the epochs" in cap and "of seed 0" in cap and "for all 50 epochs" in cap and "∞ = diverged" in cap
+    assert "not searched" not in cap
+    # the table as it was: the rates as float headers and a bare "chosen"
+    grid = st.grid
+    before = grid.pivot(index="depth", columns="lr", values="late_loss").astype(float).assign(
+        chosen=grid[grid.chosen].set_index("depth")["lr"])
+    assert not all(_says_what(h) for h in re.findall(r"<th [^>]*>(.*?)</th>", table_html(before)))
+
+
+def test_the_rate_table_of_a_record_gives_its_search_horizon_and_rates_not_searched():
+    """A record searches the rates on its first epochs and refines the grid per depth: the caption says both."""
+    import dataclasses
+    st = sgd_study(lrs=(0.5, 8.0, 128.0))
+    grid = pd.concat([st.grid, pd.DataFrame([dict(dataset="MNIST-5k", depth=3, lr=8 * 2 ** 0.5, late_loss=0.2,
+                                                  chosen=False)])], ignore_index=True)
+    st = dataclasses.replace(st, grid=grid, search_epochs=5)
+    tab = OPT.table_lr_grid(st)
+    col = "late loss (nats) at η\u00a0=\u00a011.31"
+    assert col in tab.columns and tab[col].isna().sum() == 3
+    cap = OPT.lr_grid_caption(st)
+    assert "for the first 5 of the 50 epochs" in cap and "— = a rate not searched at that depth" in cap
+
+
+# ---------------------------------------------------------------- a part's verdict and its claim's
+def _part(claim, status, part):
+    from lib.book.results import Check
+    return Check(claim, status, "m", part=part, caveat="" if status == "reproduced" else "named")
+
+
+def test_a_part_says_the_claims_verdict_as_the_report_gives_it_and_which_part_decides():
+    """Under a part's verdict, the claim's verdict is the report's (the same rule: compared with
+    lib.site.report.build_rows on the same statuses) and names the part that decides it; an inconclusive part under a
+    claim another part settles says it does not decide it, in the words of the report's rule."""
+    from lib.book.claims import CLAIMS
+    from lib.book.results import CLAIM_RULE
+    from lib.site.report import build_rows
+    short = _part("[LH] Fig 4", "inconclusive", "MNIST-5k")
+    mnist = _part("[LH] Fig 4", "reproduced with caveat", "MNIST, the paper's protocol")
+    rec5k = _part("[LH] Fig 4", "inconclusive", "MNIST-5k, the paper's protocol")
+    table1 = _part("[LH] Table 1", "inconclusive", "MNIST-5k")
+    parts = [short, table1, mnist, rec5k]
+    rows, _ = build_rows([dict(claim_id=c.claim_id, part=c.part, status=c.status, chapter="06_optimization",
+                               section="sec-opt-sgd", measured="m") for c in parts], CLAIMS)
+    report = {r.claim_id: r.status for r in rows}
+    line = OPT.claim_line(short, parts)
+    assert report["[LH] Fig 4"] == "reproduced with caveat"
+    assert line.startswith("**[LH] Fig 4 as a whole, as {ref}`the report <report-lh-fig-4>` judges it: "
+                           "reproduced with caveat**")
+    assert "decided by the part *MNIST, the paper's protocol*, not by this one (inconclusive)" in line and line.endswith(f"The report's rule: {CLAIM_RULE}.")
+    deciding = OPT.claim_line(mnist, parts)
+    assert "decided by this part; the other 2 parts do not outrank it." in deciding and "rule" not in deciding
+    # every part inconclusive: so is the claim, in the report and on the page
+    assert OPT.claim_line(table1, parts) == ""                              # one part of Table 1 on this page
+    both = [table1, _part("[LH] Table 1", "inconclusive", "MNIST-5k, the paper's protocol")]
+    assert "judges it: inconclusive**, every one of its 2 parts on this page is inconclusive" in OPT.claim_line(
+        table1, both)
+    # a part that contradicts outranks a caveat: the line follows the rule, as the report does
+    worse = parts + [_part("[LH] Fig 4", "not reproduced", "digits")]
+    assert "judges it: not reproduced**, decided by the part *digits*, not by this one" in OPT.claim_line(mnist, worse)
+
+
+def test_record_sgd_writes_the_claims_line_under_each_part(monkeypatch):
+    """With the page's parts, each verdict is followed by its claim's line (counterfactual: without them, none)."""
+    import lib.chapters.optimization.figure4 as F4
+    shown = []
+
+    class Rec:
+        def figure(self, **kw):
+            pass
+
+        def show(self, *items):
+            shown.extend(x for x in items if isinstance(x, str))
+
+        def __call__(self, check):
+            shown.append(f"verdict {check.part}")
+
+    monkeypatch.setattr(F4, "figure_loss_curves", lambda st, name, src: {})
+    monkeypatch.setattr(F4, "table_lr_grid", lambda st: pd.DataFrame())
+    short = _part("[LH] Fig 4", "inconclusive", "MNIST-5k")
+    mnist = _part("[LH] Fig 4", "reproduced with caveat", "MNIST, the paper's protocol")
+    monkeypatch.setattr(F4, "check_depth_speed", lambda st: short)
+    OPT.record_sgd(Rec(), sgd_study(), None, "opt-x", OPT.measure_sgd_study, [short, mnist])
+    assert shown[-2] == "verdict MNIST-5k" and "decided by the part" in shown[-1]
+    shown.clear()
+    OPT.record_sgd(Rec(), sgd_study(), None, "opt-x", OPT.measure_sgd_study)
+    assert shown[-1] == "verdict MNIST-5k"
+
+
+def test_sgd_verdicts_are_every_part_with_its_section():
+    st = sgd_study()
+    parts = OPT.sgd_verdicts([st], OPT.RecordCase("read", "mnist", None, {}),
+                             OPT.RecordCase("read", "mnist_5k", {}, {"Figure 4": st}))
+    assert [c.registry_id for c in parts] == ["[LH] Fig 4", "[LH] Table 1", "[LH] Fig 4"]
+    assert parts[0] == OPT.check_depth_speed(st)
+
+
+# ---------------------------------------------------------------- commands in glued text survive typography
+def _pasted(src: str) -> dict[str, str]:
+    return dict((k, role) for role, k in re.findall(r"\{glue:(text|md)\}`(\w+)(?::\w+)?`", src))
+
+
+def _glued_values() -> dict[str, str]:
+    return (OPT.glue_gd(gd_study(), gd_study("faces", d=625)) | OPT.glue_sgd(studies(sgd_study()))
+            | OPT.glue_record(OPT.sgd_record_case("read", data="mnist_5k"))
+            | OPT.glue_record(OPT.sgd_record_case("read", data="mnist", record_dir=ROOT / "no-such-folder"), "mnist"))
+
+
+def markup_pasted_as_text(src: str, values: dict[str, str]) -> list[str]:
+    """The glued values with Markdown (a command in backticks, bold) or a command-line option that the prose pastes
+    as plain text: myst-nb shows their backticks and stars raw and typography turns ``--record`` into "–record"."""
+    return sorted(k for k, role in _pasted(src).items()
+                  if role == "text" and re.search(r"`|\*\*|(?<![\w-])--\w", values.get(k, "")))
+
+
+def test_glued_markdown_and_commands_are_pasted_as_markdown():
+    """Every glued value of chapter 06 that holds Markdown or a command is pasted with {glue:md} (rendered: the
+    command is code, which typography never touches). Counterfactual: the notebook as it was ({glue:text}) fails."""
+    src, values = NOTEBOOK.read_text(), _glued_values()
+    assert any("--record" in v for v in values.values())                      # the commands are there to protect
+    assert markup_pasted_as_text(src, values) == []
+    assert {k for k, role in _pasted(src).items() if role == "md"} >= {"rec_source", "mnist_source"}
+    before = re.sub(r"\{glue:md\}`(\w+):myst`", r"{glue:text}`\1`", src)
+    assert markup_pasted_as_text(before, values) == ["mnist_data", "mnist_source", "rec_source"]
+
+
+def test_a_glued_text_is_plain_text_and_markdown():
+    """Recorder.glue's values: text/plain as a glued str (what {glue:text} pastes), text/markdown for {glue:md}."""
+    from IPython.core.formatters import format_display_data
+    from lib.book.results import GluedText
+    bundle, _ = format_display_data(GluedText("run `python -m x --record`"))
+    assert bundle == {"text/plain": "'run `python -m x --record`'", "text/markdown": "run `python -m x --record`"}
+    assert bundle["text/plain"] == format_display_data("run `python -m x --record`")[0]["text/plain"]

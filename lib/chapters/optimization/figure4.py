@@ -14,6 +14,7 @@ prose shows, from the studies as they ran.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -21,16 +22,17 @@ from matplotlib.figure import Figure
 from scipy.stats import spearmanr
 
 from lib.book.plotting import figure, ordered_palette
-from lib.book.results import Check
+from lib.book.results import CLAIM_RULE, Check, claim_status, report_label
 from lib.book.wording import floats, ints, paper_vs_book
 from lib.chapters.optimization.sgd import (FOLDER_PARAMS, MNIST_SETS, PAPER_FIGURE4, PAPER_PROTOCOL, SGDStudies, SGDStudy,
-                                           deviation_levels, protocol_deviations, table_lr_grid)
+                                           deviation_levels, lr_grid_caption, protocol_deviations,
+                                           table_lr_grid)
 from lib.validation import InputError
 
 __all__ = ["PAPER_TABLE1", "SPEED_RHO", "SE_MULTIPLE", "BF16_SHIFT", "BF16_NOTE", "LOSS_FLOOR", "bf16_margin", "late_loss_table", "depth_pairs",
            "check_depth_speed", "accuracy_table", "table1_statements", "check_accuracy", "table_table1_vs_paper",
            "table_loss_curves", "plot_loss_curves", "plot_accuracy", "sgd_setting", "figure_loss_curves",
-           "figure_accuracy", "record_sgd", "glue_sgd"]
+           "figure_accuracy", "sgd_verdicts", "claim_line", "record_sgd", "glue_sgd"]
 
 #: Test accuracy (%) on MNIST by depth, [LH] Table 1 (:data:`lib.chapters.optimization.sgd.PAPER_FIGURE4`).
 PAPER_TABLE1 = dict(PAPER_FIGURE4["table1"])
@@ -663,7 +665,65 @@ def figure_accuracy(study: SGDStudy, name: str, data_from) -> dict:
                         "paper's.")
 
 
-def record_sgd(rec, speed: SGDStudy | None, acc: SGDStudy | None, name: str, data_from) -> None:
+def sgd_verdicts(*shown) -> list[Check]:
+    """Every verdict on [LH] Figure 4 and Table 1 the page records: the parts of those claims, which the line under
+    each part's verdict weighs (:func:`claim_line`).
+
+    Args:
+        shown: what the page's :func:`record_sgd` blocks show, in order: the chapter's own studies (each draws
+            Figure 4 and Table 1) or a paper-protocol case (:class:`lib.chapters.optimization.paper_record.RecordCase`:
+            its ``figure4`` and ``table1`` studies, None where a partial record lacks one).
+    """
+    out = []
+    for block in shown:
+        pairs = [(block.figure4, block.table1)] if hasattr(block, "figure4") else [(st, st) for st in block]
+        for speed, acc in pairs:
+            out += [check_depth_speed(speed)] if speed is not None else []
+            out += [check_accuracy(acc)] if acc is not None else []
+    return out
+
+
+def _parts(checks: Sequence[Check]) -> str:
+    return "; ".join(f"*{c.part or 'the whole claim'}*" for c in checks)
+
+
+def claim_line(check: Check, parts: Sequence[Check]) -> str:
+    """The line under a part's verdict of a claim the page judges in several parts: the claim's verdict as the report
+    gives it (:func:`lib.book.results.claim_status` over the parts, those that confirm an erratum left out as the
+    report leaves them out), linked to the claim's row of the report, and the part or parts that decide it; under a
+    part whose verdict is not the claim's, the report's rule in its words (:data:`lib.book.results.CLAIM_RULE`). So a
+    part that reads "inconclusive" on the page never stands beside a claim the report calls "reproduced with caveat"
+    without saying why.
+
+    Args:
+        check: the part's verdict.
+        parts: every verdict the page records (:func:`sgd_verdicts`); those of ``check``'s claim are weighed.
+
+    Returns:
+        One line of MyST Markdown, or "" when the claim has one part on the page.
+    """
+    mine = [c for c in parts if c.registry_id == check.registry_id]
+    if len(mine) < 2:
+        return ""
+    substance = [c for c in mine if not c.erratum] or mine
+    status = claim_status(c.status for c in substance)
+    deciding = [c for c in substance if c.status == status]
+    if len(deciding) == len(substance):
+        why = f"every one of its {len(substance)} parts on this page is {status} ({_parts(substance)})"
+    elif any(c.part == check.part for c in deciding):
+        also = [c for c in deciding if c.part != check.part]
+        others = len(substance) - len(deciding)
+        why = (f"decided by this part{' and ' + _parts(also) if also else ''}; the other {others} "
+               f"part{'s do' if others > 1 else ' does'} not outrank it")
+    else:
+        why = f"decided by the part{'s' if len(deciding) > 1 else ''} {_parts(deciding)}, not by this one ({check.status})"
+    claim = check.registry_id
+    rule = f" The report's rule: {CLAIM_RULE}." if check.status != status else ""
+    return f"**{claim} as a whole, as {{ref}}`the report <{report_label(claim)}>` judges it: {status}**, {why}.{rule}"
+
+
+def record_sgd(rec, speed: SGDStudy | None, acc: SGDStudy | None, name: str, data_from,
+               parts: Sequence[Check] = ()) -> None:
     """Record [LH] Figure 4 (the loss curves, the rate search, the verdict on depth and speed) and Table 1 (the accuracy
     beside the paper's, the verdict) of one study or record, in the recorder's open section: the one block the
     chapter's page repeats (its own data sets, the MNIST record, the MNIST-5k record).
@@ -674,16 +734,24 @@ def record_sgd(rec, speed: SGDStudy | None, acc: SGDStudy | None, name: str, dat
         acc: the study Table 1 is read from, or None likewise.
         name: the figure labels' middle part (``"opt-mnist"``).
         data_from: the function that measured the studies (the figures' source).
+        parts: every verdict on these claims the page records (:func:`sgd_verdicts`): under each verdict, the
+            claim's verdict as the report gives it and the part that decides it (:func:`claim_line`).
     """
+    def verdict(check: Check) -> None:
+        rec(check)
+        line = claim_line(check, parts)
+        if line:
+            rec.show(line)
+
     if speed is not None:
         rec.figure(**figure_loss_curves(speed, name, data_from))
-        rec.show(table_lr_grid(speed))
-        rec(check_depth_speed(speed))
+        rec.show(lr_grid_caption(speed), table_lr_grid(speed))
+        verdict(check_depth_speed(speed))
     if acc is not None:
         rec.figure(**figure_accuracy(acc, name, data_from))
         table1 = check_accuracy(acc)
         rec.show(table_table1_vs_paper(table1).style.hide(axis="index"))
-        rec(table1)
+        verdict(table1)
 
 
 def _across(studies: SGDStudies, text) -> str:

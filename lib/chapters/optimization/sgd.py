@@ -38,7 +38,8 @@ __all__ = ["PAPER_FIGURE4", "PAPER_PROTOCOL", "paper_parameters", "LATE_FRACTION
            "RATE_STEP", "RATE_STEP_TOL", "train_test_split", "stratified_split", "mnist5k_split", "mnist_split",
            "late_loss", "diverged_on_the_way", "rate_score", "updates_per_epoch", "rate_gaps", "coarse_rates",
            "measure_sgd_depths", "SGDStudy", "measure_sgd_study", "SGDStudies", "measure_sgd_studies", "edge_rates",
-           "deviation_levels", "protocol_deviations", "data_deviations", "sgd_summary", "table_lr_grid"]
+           "deviation_levels", "protocol_deviations", "data_deviations", "sgd_summary", "CHOSEN_COLUMN", "rate_column",
+           "table_lr_grid", "lr_grid_caption"]
 
 #: The paper's setting of [LH] Figure 4 and Table 1 ([LH] Sec. 5 and the authors' training script), declared once:
 #: the data and its sizes, the batch, the epochs, the width, the seeds, Figure 4's depths and Table 1's accuracy (%)
@@ -722,16 +723,57 @@ def sgd_summary(study: SGDStudy) -> str:
             + (f" {study.note}" if study.note else ""))
 
 
+def _rate(lr: float) -> str:
+    """A learning rate as the rate search writes it: ``2``, ``0.5``, ``45.25`` (never ``2.0``)."""
+    return f"{lr:.4g}"
+
+
+#: The rate search table's column of the rate chosen at each depth (:func:`table_lr_grid`).
+CHOSEN_COLUMN = "chosen η (least late loss)"
+
+
+def rate_column(lr: float) -> str:
+    """The header of the rate search table's column of learning rate ``lr`` (:func:`table_lr_grid`): the quantity,
+    its unit and the rate, ``"late loss (nats) at η = 2"`` ("η = 2" held together on one line)."""
+    return f"late loss (nats) at η\u00a0=\u00a0{_rate(lr)}"
+
+
 def table_lr_grid(study: SGDStudy) -> pd.DataFrame:
     """The learning-rate search: late-epoch training loss per depth (rows) and rate (columns), and the rate chosen.
+
+    Each column says what its numbers are (:func:`rate_column`: the late-epoch cross-entropy, in nats, at one
+    learning rate η); the last, :data:`~lib.chapters.optimization.sgd.CHOSEN_COLUMN`, the rate the other seeds train with. The caption line
+    above it is :func:`lr_grid_caption`.
 
     Args:
         study: :func:`measure_sgd_study` output.
 
     Returns:
-        The table (``inf`` = diverged on the way, excluded from the choice: :func:`rate_score`).
+        The table (``inf`` = diverged on the way, excluded from the choice: :func:`rate_score`; NaN = a rate
+        not searched at that depth), indexed by depth.
     """
     grid = study.grid
-    return grid.pivot(index="depth", columns="lr", values="late_loss").astype(float).assign(
-        chosen=grid[grid.chosen].set_index("depth")["lr"])
+    tab = grid.pivot(index="depth", columns="lr", values="late_loss").astype(float)
+    tab.columns = [rate_column(lr) for lr in tab.columns]
+    chosen = grid[grid.chosen].set_index("depth")["lr"]
+    return tab.assign(**{CHOSEN_COLUMN: [_rate(chosen[L]) for L in tab.index]})
 
+
+def lr_grid_caption(study: SGDStudy) -> str:
+    """The line above :func:`table_lr_grid`: which study, what a number is (the quantity, its unit, its window and
+    seed, the search horizon), what ∞ and — mean, and how the chosen rate was chosen ([LH] Figure 4's rate search).
+
+    Args:
+        study: :func:`measure_sgd_study` output (or a study of a record).
+
+    Returns:
+        One line of Markdown.
+    """
+    horizon = (f"the first {study.search_epochs} of the {study.epochs} epochs"
+               if study.search_epochs is not None and study.search_epochs < study.epochs else f"all {study.epochs} epochs")
+    searched = study.grid.groupby("depth")["lr"].nunique()
+    gaps = " — = a rate not searched at that depth;" if searched.nunique() > 1 else ""
+    return (f"**Learning-rate search on {study.name}.** Each number is the late-epoch training loss (cross-entropy, "
+            f"in nats: the mean over the last {LATE_FRACTION:.0%} of the epochs) of seed 0 trained with learning "
+            f"rate η for {horizon}; ∞ = diverged on the way, never chosen;{gaps} the last column is the rate with "
+            f"the least late loss, which every seed of that depth then trains with.")
