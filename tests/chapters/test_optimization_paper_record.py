@@ -4,6 +4,7 @@ studies and text, and the command line's refusals (one line, exit status 2)."""
 import json
 import re
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,12 +21,21 @@ TINY = ["--record", "--data", "mnist_5k", "--depths", "1", "3", "6", "12", "--ep
 TINY_PROTOCOL = PR.PAPER_SGD_5K._replace(epochs=3, search_epochs=2, width=8, lrs=(1.0, 4.0, 1e4))
 
 
+def tiny_cells(config) -> "Path":
+    """The tiny case's cell cache: a stable folder of pytest's cache (``.pytest_cache/d/``), so that a later session
+    (each mutant's test run of ``tools/mutate.py``) reuses the trained cells instead of training them again (7 s ->
+    0.7 s of wall time per session); :func:`lib.book.sweep.run_sweep` verifies every cell before reuse, and the
+    cells' key holds their parameters, data fingerprint and code version (``paper_record.VERSION``)."""
+    return config.cache.mkdir("optimization-tiny-record-cells")
+
+
 @pytest.fixture(scope="module")
-def tiny_record(tmp_path_factory):
-    """A tiny case written by the command line in two pieces (seed 0, then seeds 1 and 2; fresh cache, own folder)."""
+def tiny_record(tmp_path_factory, request):
+    """A tiny case written by the command line in two pieces (seed 0, then seeds 1 and 2; own folder), its cells
+    trained once and reused from :func:`tiny_cells`."""
     d = tmp_path_factory.mktemp("rec")
     mp = pytest.MonkeyPatch()
-    mp.setenv("NTK_CACHE_DIR", str(d / "cache"))
+    mp.setenv("NTK_CACHE_DIR", str(tiny_cells(request.config)))
     assert PR.main(TINY + ["--seeds", "0", "--record-dir", str(d)]) == 0
     assert PR.main(TINY + ["--seeds", "1", "2", "--record-dir", str(d)]) == 0
     mp.undo()
@@ -83,9 +93,10 @@ def test_a_rerun_reuses_the_verified_pieces(tiny_record, tmp_path, monkeypatch):
     assert rec["runs"] == PR.read_sgd_record("mnist_5k", tiny_record)["runs"]
 
 
-def test_an_interrupted_piece_resumes_from_the_cache(tiny_record, tmp_path, monkeypatch):
+def test_an_interrupted_piece_resumes_from_the_cache(tiny_record, tmp_path, monkeypatch, request):
     """The pieces' cells stay in the sweep cache: with the pieces gone, a rerun writes them again without training."""
-    monkeypatch.setenv("NTK_CACHE_DIR", str(tiny_record / "cache"))
+    monkeypatch.setenv("NTK_CACHE_DIR", str(tiny_cells(request.config)))
+    monkeypatch.setattr(PR, "sgd_record_cell", lambda *a, **k: pytest.fail("a cached cell was trained again"))
     for name in (RF.search_piece_name(6), RF.run_piece_name(6, 0)):
         (tmp_path / PR.RECORD_FOLDERS["mnist_5k"]).mkdir(exist_ok=True)
         (tmp_path / PR.RECORD_FOLDERS["mnist_5k"] / name).write_bytes((folder(tiny_record) / name).read_bytes())
