@@ -381,3 +381,29 @@ def test_table1_on_fashion_mnist_is_other_data():
 
 def test_the_fakes_grid_is_fine_enough():
     assert SGD.coarse_rates(loss_study([0.0, -1.0])) == [] and LRS[2] == 1.0
+
+
+def test_late_loss_table_counts_each_depths_finite_seeds_and_floors_a_zero_loss():
+    """Depth 1: three finite seeds (their mean and sd); depth 2: one finite seed of three (sd 0, two diverged: null
+    late loss); depth 3: every seed diverged (mean +inf); depth 4: one seed only, a loss of exactly 0 floored at
+    LOSS_FLOOR; each depth's rate its own."""
+    import dataclasses
+    study = loss_study([0.0, -1.0, -2.0, -3.0], sds=0.5)
+    runs = study.runs.copy()
+    runs["late_loss"] = runs["late_loss"].astype(object)
+    runs.loc[(runs.depth == 2) & (runs.seed > 0), "late_loss"] = None
+    runs.loc[runs.depth == 3, "late_loss"] = None
+    runs = runs[(runs.depth != 4) | (runs.seed == 0)]
+    runs.loc[runs.depth == 4, "late_loss"] = 0.0
+    runs["lr"] = runs.depth * 2.0
+    tab = OPT.late_loss_table(dataclasses.replace(study, runs=runs.reset_index(drop=True)))
+    assert tab.index.name == "depth" and list(tab.index) == [1, 2, 3, 4]
+    one = np.log10(study.runs[study.runs.depth == 1].late_loss.to_numpy(dtype=float))
+    assert tab.loc[1, "log10 late loss"] == pytest.approx(one.mean()) and tab.loc[1, "sd"] == pytest.approx(one.std(ddof=1))
+    assert tab.loc[1, "sd"] > 0 and (tab.loc[1, "seeds"], tab.loc[1, "diverged"]) == (3, 0)
+    assert (tab.loc[2, "sd"], tab.loc[2, "seeds"], tab.loc[2, "diverged"]) == (0.0, 1, 2)
+    assert tab.loc[3, "log10 late loss"] == np.inf and (tab.loc[3, "seeds"], tab.loc[3, "diverged"]) == (0, 3)
+    assert tab.loc[4, "log10 late loss"] == np.log10(F4.LOSS_FLOOR) and tab.loc[4, "sd"] == 0.0
+    assert tab["lr"].tolist() == [2.0, 4.0, 6.0, 8.0]
+    two = OPT.late_loss_table(loss_study([0.0], sds=0.5, seeds=2))
+    assert two.loc[1, "sd"] > 0 and two.loc[1, "seeds"] == 2
