@@ -475,6 +475,8 @@ def _set(path, value):
     # the grid against the record
     (_set(("grid",), []), "chosen_lr", "must name one rate for every depth of the grid"),
     (_set(("chosen_lr",), []), "chosen_lr", "must name one rate for every depth of the grid"),
+    (lambda r: r.update(grid=list(r["grid"])), "chosen_lr", "must name one rate for every depth"),   # same keys
+    (lambda r: r.update(chosen_lr=list(r["chosen_lr"])), "chosen_lr", "must name one rate for every depth"),
     (_set(("chosen_lr", "3"), ...), "chosen_lr", "must name one rate for every depth"),
     (lambda r: (r["grid"].update({"2": r["grid"]["3"]}), r["chosen_lr"].update({"2": 1.0})), "grid.2",
      r"is a depth the protocol does not run \(\[1, 3\]\)"),
