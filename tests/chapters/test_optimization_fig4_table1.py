@@ -488,3 +488,37 @@ def test_depth_speed_rows_end_with_the_protocol_and_bf16_before_it(monkeypatch):
     assert fp32.rows[-1] != F4._protocol_row(loss_study([0.0] * 3), table=True)
     short = _speed_of(tab, monkeypatch, protocol=dict(PAPER, epochs=50))
     assert short.status == "inconclusive" and short.caveat.startswith("50 epochs")
+
+
+def test_bf16_margin_at_exactly_its_bounds():
+    """Each comparison of bf16_margin at equality: a pair exactly 2 delta from its threshold is close (unsafe); two
+    means exactly 2 delta apart can swap (unsafe); rho exactly ``move`` from SPEED_RHO can cross it (unsafe); three
+    depths are judged by rho's move, two by their distance (rho does not enter)."""
+    gap = 2 * F4.BF16_SHIFT
+    rho0 = DOCUMENTED["SPEED_RHO"]
+    far = lambda tab: OPT.depth_pairs(tab).assign(se2=10.0)     # every pair far from its threshold
+
+    apart = _table([0.0, -1.0], [0.0, 0.0])
+    assert F4.bf16_margin(apart, far(apart), rho0)[0] is True                  # two depths: rho not read
+    edge = _table([0.0, gap], [0.0, 0.0])
+    assert F4.bf16_margin(edge, far(edge), -1.0)[0] is False                   # exactly 2 delta apart
+    assert "the two means are" in F4.bf16_margin(edge, far(edge), -1.0)[1]
+    sym = _table([1.0, -1.0], [0.0, 0.0])                                      # a difference of 2, a sum of 0
+    assert F4.bf16_margin(sym, far(sym), -1.0)[0] is True
+
+    three = _table([0.0, -1.0, -2.0], [0.0] * 3)                              # no two means within 2 delta: move 0
+    assert F4.bf16_margin(three, far(three), rho0)[0] is False                 # rho at its bound: can cross it
+    assert F4.bf16_margin(three, far(three), rho0 - 1e-9)[0] is True
+    assert "can move by at most 0.000" in F4.bf16_margin(three, far(three), rho0)[1]
+
+    tie = _table([0.0, gap, 5.0], [0.0] * 3)                                   # depths 1 and 2 exactly 2 delta apart
+    d = np.array([1, 2, 3]) - np.arange(1, 4)
+    c = np.array([1, 1, 0])
+    move = 6 * np.sum(2 * np.abs(d) * c + c * c) / (3 * 8)
+    ok, text = F4.bf16_margin(tie, far(tie), rho0 + move / 2)
+    assert ok is False and f"can move by at most {move:.3f}" in text
+
+    pairs = far(three)
+    pairs.loc[0, ["excess", "se2"]] = [gap, 0.0]                               # exactly 2 delta from its threshold
+    ok, text = F4.bf16_margin(three, pairs, -1.0)
+    assert ok is False and "pairs within that of their threshold: 1-2" in text
