@@ -522,3 +522,14 @@ def test_bf16_margin_at_exactly_its_bounds():
     pairs.loc[0, ["excess", "se2"]] = [gap, 0.0]                               # exactly 2 delta from its threshold
     ok, text = F4.bf16_margin(three, pairs, -1.0)
     assert ok is False and "pairs within that of their threshold: 1-2" in text
+
+
+def test_depth_pairs_of_one_seed_equal_means_and_one_depth():
+    """One seed per depth: the standard error of a difference is sqrt(sd_i^2 + sd_j^2) (n = 1, not more); equal means
+    are not inverted; one depth has no pair but the table still has its columns."""
+    pairs = OPT.depth_pairs(_table([0.0, 0.0], [1.0, 1.0], seeds=1))
+    assert pairs.se2.tolist() == [pytest.approx(DOCUMENTED["SE_MULTIPLE"] * math.sqrt(2))]
+    assert pairs.inverted.tolist() == [False] and pairs.significant.tolist() == [False]
+    assert OPT.depth_pairs(_table([0.0, 0.5], [0.0, 0.0], seeds=0)).se2.tolist() == [0.0]
+    one = OPT.depth_pairs(_table([0.0], [0.0]))
+    assert one.empty and list(one.columns) == ["shallow", "deep", "excess", "se2", "inverted", "significant"]
