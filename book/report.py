@@ -31,8 +31,8 @@
 # - *Inconclusive*: the sizes or protocol we could run cannot settle it; the deviation is named.
 # - *Not checked*: nothing was measured; the reason is given.
 #
-# A claim takes the verdict of its most severe part. A part that confirms an erratum of the paper's text
-# is left out of that and counted once on the [errata page](errata.ipynb).
+# The rule, as every chapter applies it: {glue:text}`claim_rule`. A part that confirms an erratum of the paper's
+# text is left out of that and counted once on the [errata page](errata.ipynb).
 
 # %% tags=["parameters"]
 profile = "default"  # parameter profile of this run (the page itself has nothing to size)
@@ -51,7 +51,7 @@ from lib.site.pages import page_path
 from lib.site.report import (KINDS, build_rows, claim_counts, confirmed_errata, counts_apart, extra_table,
                              report_details, report_table, rows_by_kind)
 from lib.book.claims import check_table
-from lib.book.results import load_all
+from lib.book.results import CLAIM_RULE, GluedText, load_all
 
 cfg = P.validate(profile=(profile, P.text))
 ROOT = Path.cwd().parent                    # papermill runs this page in book/
@@ -108,6 +108,7 @@ for key, name in (("reproduced", "n_reproduced"), ("reproduced with caveat", "n_
                   ("not checked", "n_not_checked")):
     glue(name, counts[key], display=False)
 glue("n_verdicts", len(records), display=False)
+glue("claim_rule", GluedText(CLAIM_RULE), display=False)  # the one rule (lib.book.results), quoted by chapter 06 too
 glue("n_errata", len(errata), display=False)
 glue("profiles", ", ".join(profiles) or "none", display=False)
 glue("not_reproduced_ids", "; ".join(r.claim_id for r in kinds["paper"] if r.status == "not reproduced") or "none",
