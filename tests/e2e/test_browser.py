@@ -14,45 +14,26 @@ Without them the test is skipped, unless ``REQUIRE_BROWSER=1`` (CI), where it fa
 from __future__ import annotations
 
 import html.parser
-import os
 import time
 import urllib.parse
 from pathlib import Path
 
 import pytest
 
-from lib.site.pdf import chromium_path, serve_directory
+from lib.site.pdf import serve_directory
+from tests.e2e.conftest import ARTIFACTS, ROOT
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SKIP_DIRS = {"_static", "_sources", "_images", "_downloads"}
 #: a figure shown narrower than this fraction of its pixel width has text too small to read
 MIN_IMAGE_SCALE = 0.85
-
-
-def _missing(reason: str):
-    if os.environ.get("REQUIRE_BROWSER") == "1":
-        pytest.fail(f"REQUIRE_BROWSER=1 but {reason}")
-    pytest.skip(reason)
-
-
 
 
 def html_pages(html_dir: Path) -> list[Path]:
     """Every page of the built book (not the static assets)."""
     return sorted(p for p in html_dir.rglob("*.html")
                   if not (SKIP_DIRS & set(p.relative_to(html_dir).parts)))
-
-
-@pytest.fixture(scope="module")
-def server(html_dir):
-    """The built HTML over http://127.0.0.1:<free port>/ (a thread; stopped after the module)."""
-    with serve_directory(html_dir) as base:
-        yield base
 
 
 # --------------------------------------------------------------------------- no browser needed
@@ -211,21 +192,6 @@ async () => {
   };
 }
 """
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing("the Python package playwright is not installed (pip install playwright)")
-    exe = chromium_path()
-    if exe is None:
-        _missing("no Chromium found (apt-get install -y chromium, or set CHROMIUM=/path)")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_FLAGS)
-        yield b
-        b.close()
 
 
 def _evaluate(page, js: str):

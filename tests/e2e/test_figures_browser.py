@@ -12,19 +12,16 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from lib.site.pdf import chromium_path, serve_directory
+from lib.site.pdf import serve_directory
+from tests.e2e.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 
 
 def registry_breaks(results: Path, page_dir: Path) -> list[str]:
@@ -94,27 +91,6 @@ FIGURE_LINKS_JS = r"""
 """
 
 
-def _missing(reason: str):
-    if os.environ.get("REQUIRE_BROWSER") == "1":
-        pytest.fail(f"REQUIRE_BROWSER=1 but {reason}")
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing("the Python package playwright is not installed (pip install playwright)")
-    exe = chromium_path()
-    if exe is None:
-        _missing("no Chromium found (apt-get install -y chromium, or set CHROMIUM=/path)")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_FLAGS)
-        yield b
-        b.close()
-
-
 def figure_link_breaks(browser, url: str) -> list[str]:
     """Each figure of the page at ``url`` without a vector link that loads as SVG, without a CSV with rows, or
     without the re-run note (what it overwrites, ``--root``)."""
@@ -142,7 +118,7 @@ def figure_link_breaks(browser, url: str) -> list[str]:
     return out
 
 
-def test_the_link_check_fails_on_a_page_whose_figure_lacks_them(chromium, tmp_path):
+def test_the_link_check_fails_on_a_page_whose_figure_lacks_them(browser, tmp_path):
     (tmp_path / "figures").mkdir()
     (tmp_path / "figure-data").mkdir()
     (tmp_path / "figures" / "fig-a.png").write_bytes(b"")
@@ -151,20 +127,20 @@ def test_the_link_check_fails_on_a_page_whose_figure_lacks_them(chromium, tmp_pa
                                        '<a href="figure-data/fig-a.csv">fig-a.csv</a> Re-run: <code>python</code></p>'
                                        "</section></main>")
     with serve_directory(tmp_path) as base:
-        got = figure_link_breaks(chromium, base + "bad.html")
+        got = figure_link_breaks(browser, base + "bad.html")
     assert got == ["fig-a: no vector (SVG) link", "fig-a: its CSV has a header and no rows",
                    "fig-a: the re-run command does not say what it overwrites or how to run elsewhere"]
 
 
-def test_every_figure_offers_its_vector_version_and_data_in_chromium(chromium, html_dir):
+def test_every_figure_offers_its_vector_version_and_data_in_chromium(browser, html_dir):
     pages = sorted(html_dir.glob("**/notebooks/0*.html"))  # the chapters (_executed/notebooks/NN_*.html)
     assert pages, "no chapter pages"
     ARTIFACTS.mkdir(exist_ok=True)
     breaks = []
     with serve_directory(html_dir) as base:
         for p in pages:
-            breaks += figure_link_breaks(chromium, base + str(p.relative_to(html_dir)))
-        page = chromium.new_page(viewport={"width": 1280, "height": 900})
+            breaks += figure_link_breaks(browser, base + str(p.relative_to(html_dir)))
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
         for chapter, label in (("02_better_separation", "fig-separation-app-b"), ("03_conditioning", "fig-figure3"),
                                ("04_infinite_depth", "fig-aak-training")):
             page.goto(base + str(next(p for p in pages if p.stem == chapter).relative_to(html_dir)), wait_until="load")

@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 
 from lib.site.pdf import serve_directory
-from tests.e2e.test_browser import ARTIFACTS, ROOT, _evaluate, browser, html_pages, server  # noqa: F401 (fixtures)
+from tests.e2e.conftest import ARTIFACTS, ROOT
+from tests.e2e.test_browser import _evaluate, html_pages
 
 pytestmark = pytest.mark.slow
 
@@ -143,7 +144,7 @@ def problems(info: dict) -> list[str]:
     return out
 
 
-def test_tables_commands_glued_text_grid_and_claim_lines_in_the_book(browser, server, html_dir):  # noqa: F811
+def test_tables_commands_glued_text_grid_and_claim_lines_in_the_book(browser, server, html_dir):
     """Every page of the book; the grid's cells on the introduction and the report are one link per claim row of the
     report, each to an anchor that exists; chapter 06 shows its rate table and, under a part of [LH] Figure 4, the
     claim's verdict (screenshots kept)."""
@@ -171,7 +172,7 @@ def test_tables_commands_glued_text_grid_and_claim_lines_in_the_book(browser, se
         assert shot.exists() and shot.stat().st_size > 2_000, f"no screenshot {shot}"
 
 
-def test_a_grid_cell_opens_its_claims_row_of_the_report(browser, server, html_dir):  # noqa: F811
+def test_a_grid_cell_opens_its_claims_row_of_the_report(browser, server, html_dir):
     """Clicking a cell of the introduction's grid lands on the report, at that claim's row, in view."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
@@ -194,7 +195,7 @@ NO_PADDING_CSS = "div.cell_output table th, div.cell_output table td { padding: 
 
 
 @pytest.mark.parametrize("fixed", [True, False])
-def test_the_layout_checks_catch_each_defect(browser, tmp_path, fixed):  # noqa: F811
+def test_the_layout_checks_catch_each_defect(browser, tmp_path, fixed):
     """The checks themselves, on a page as the book shows it (fixed) and as it was (counterfactual): an output table
     without padding (values run together), a command whose -- became an en dash in glued text, glued text whose
     Markdown shows raw, the verdict grid as an image, and a part's line naming another verdict than the report's row."""

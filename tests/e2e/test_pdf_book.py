@@ -6,30 +6,19 @@ which cannot run inside that module's open browser. Needs Chromium and playwrigh
 """
 from __future__ import annotations
 
-import importlib.util
-import os
 from pathlib import Path
 
 import pytest
 
-from lib.site.pdf import chromium_path
+from tests.e2e.conftest import require_chromium
 
 pytestmark = pytest.mark.slow
 
 
-def _missing(reason: str):
-    """Skip without a browser, except under REQUIRE_BROWSER=1 (CI), where it fails (as tests/e2e/test_browser.py)."""
-    if os.environ.get("REQUIRE_BROWSER") == "1":
-        pytest.fail(f"REQUIRE_BROWSER=1 but {reason}")
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
-def chromium() -> None:
-    if importlib.util.find_spec("playwright") is None:
-        _missing("the Python package playwright is not installed (pip install playwright)")
-    if chromium_path() is None:
-        _missing("no Chromium found (apt-get install -y chromium, or set CHROMIUM=/path)")
+def chromium() -> str:
+    """The Chromium build_pdf drives (its own Playwright session), or skipped/failed as every browser test."""
+    return require_chromium()
 
 
 #: the most pages the book's PDF (without the API reference) may have

@@ -20,6 +20,7 @@ import pytest
 
 from lib.book.results import SECTION_LABEL
 from lib.site.report import phrase_problems
+from tests.e2e.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.slow
 
@@ -262,28 +263,19 @@ def test_no_page_has_python_words_ascii_powers_or_development_vocabulary(built):
 
 # --------------------------------------------------------------------------- as seen in Chromium
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 #: what a reviewer looks at first: the report's reasons, the chapter 04 section that once rendered as code, the errata
 SHOTS = {"report-reasons.png": ("_executed/book/report.html", "#the-table"),
          "chapter-04-more-of-aak.png": ("_executed/notebooks/04_infinite_depth.html", "#sec-aak-more"),
          "errata-part-labels.png": ("_executed/book/errata.html", "#erratum-gradient-norm")}
 
 
-def test_the_reasons_and_the_aak_section_as_a_reader_sees_them(built):
+def test_the_reasons_and_the_aak_section_as_a_reader_sees_them(built, browser):
     """Screenshots (test-artifacts/) of the report's first reason table, of chapter 04's "More of [AAK]" section and of
     the errata's erratum box, at 1280 px in headless Chromium, with MathJax's typesetting done; each element is
     shown (not a code cell) and its text is the page's."""
-    from playwright.sync_api import sync_playwright
-
-    from lib.site.pdf import chromium_path, serve_directory
-    exe = chromium_path()
-    if exe is None:
-        if os.environ.get("REQUIRE_BROWSER") == "1":
-            pytest.fail("REQUIRE_BROWSER=1 but no Chromium found")
-        pytest.skip("no Chromium found (apt-get install -y chromium, or set CHROMIUM=/path)")
+    from lib.site.pdf import serve_directory
     ARTIFACTS.mkdir(exist_ok=True)
-    with serve_directory(built / "_build" / "html") as base, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=exe, headless=True, args=["--no-sandbox", "--disable-gpu"])
+    with serve_directory(built / "_build" / "html") as base:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         for name, (url, selector) in SHOTS.items():
             page.goto(base + url, wait_until="load", timeout=60_000)
@@ -299,4 +291,4 @@ def test_the_reasons_and_the_aak_section_as_a_reader_sees_them(built):
             page.screenshot(path=str(ARTIFACTS / name), full_page=True,
                             clip={"x": 0, "y": box["y"], "width": 1280, "height": min(box["height"] + 20, 1400)})
             assert (ARTIFACTS / name).stat().st_size > 10_000, name
-        browser.close()
+        page.close()
