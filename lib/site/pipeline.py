@@ -446,11 +446,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         folders = {"NTK_RESULTS_DIR": str(root / "results"), **user_environment(cwd)}
         with stop_on_sigterm(), scoped_environment(folders):
-            stage_pages(root)
             if args.stage_pages:
+                stage_pages(root)
                 return 0
             jobs = 1 if args.log_output else (args.jobs or default_jobs())
-            plan = make_plan(root, args, cwd)
+            plan = make_plan(root, args, cwd)  # every check first: a refused command line writes nothing
+            if plan or args.html:
+                stage_pages(root)
             if plan:
                 check_results_dir()
             rate_before = measure_matmul_rate() if plan or args.html else None

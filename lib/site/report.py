@@ -515,20 +515,37 @@ def _claim_cell(row: ClaimRow) -> str:
 
 def distinct_reasons(rows: list[ClaimRow]) -> dict[str, str]:
     """:func:`reason` of every row, by claim id, made distinct among the rows with records: rows whose reasons read
-    alike (one caveat shared by three training theorems) each add the setting of the part that decides them, the head
-    of its measurement (its first clause, :func:`first_clause`), so that no two measured rows give the same reason."""
+    alike (one caveat shared by three training theorems) each add a detail of the part that decides them: the head
+    of its measurement (its first clause, :func:`first_clause`), else its part label, else the claim's statement, else
+    its id: the first of these that the reason does not already say and that tells the rows apart, so that no two
+    measured rows give the same reason (two targets whose caveat is their shared setting add their statements)."""
     out = {row.claim_id: reason(row) for row in rows}
     groups: dict[str, list[ClaimRow]] = {}
     for row in rows:
         if row.records:
             groups.setdefault(out[row.claim_id], []).append(row)
     for why, group in groups.items():
-        if len(group) > 1:
-            for row in group:
-                setting = first_clause(typeset((deciding_record(row) or {}).get("measured", "")), 60)
-                if setting:
-                    out[row.claim_id] = f"{why} ({md_escape(setting[0].lower() + setting[1:])})"
+        if len(group) < 2:
+            continue
+        options = {row.claim_id: [x for x in _details(row) if x.lower() not in why.lower()] for row in group}
+        levels = max(map(len, options.values()))
+        for level in range(levels):
+            shown = {cid: opts[min(level, len(opts) - 1)] if opts else "" for cid, opts in options.items()}
+            if len(set(shown.values())) == len(shown):
+                break
+        for row in group:
+            extra = shown[row.claim_id] if levels else ""
+            if extra:
+                out[row.claim_id] = f"{why} ({md_escape(extra[0].lower() + extra[1:])})"
     return out
+
+
+def _details(row: ClaimRow) -> list[str]:
+    """What tells a row apart, in order: its deciding part's measurement head, that part's label, the statement."""
+    rec = deciding_record(row) or {}
+    statement = row.claim.statement if row.claim is not None else ""
+    found = [first_clause(typeset(str(x)), 60) for x in (rec.get("measured", ""), rec.get("part", ""), statement) if x]
+    return [x for x in found if x] + [row.claim_id]
 
 
 def phrase_problems(text: str) -> list[str]:

@@ -497,3 +497,30 @@ def test_the_errata_and_the_dropdowns_typeset_a_part_label_whole():
     details = report_details(build_rows(recs)[0], ROOT, DOC)
     for text in (md, details):
         assert "$K = (L+1)^{2} G$" in text and "^" not in re.sub(r"\$[^$]+\$", "", text)  # no caret outside math
+
+
+def test_rows_whose_caveat_is_their_setting_add_what_else_tells_them_apart():
+    """Two of the book's targets on the smoke profile: the same caveat, which is also the head of both measurements
+    ("At n=64, width 64, depth 2"): the setting adds nothing, so each adds its part label or statement."""
+    from lib.site.report import distinct_reasons
+    cav = "At n=64, width 64, depth 2"
+    speed, memory = "Performance: speed-up vs Jacobian", "Performance: memory vs Jacobian"
+    recs = [record(speed, "inconclusive", caveat=cav, measured="At n=64, width 64, depth 2: 1.3x"),
+            record(memory, "inconclusive", caveat=cav, measured="At n=64, width 64, depth 2: 2.0x")]
+    why = distinct_reasons([r for r in build_rows(recs)[0] if r.records])
+    assert len(set(why.values())) == 2, why
+    assert all(w.count("n=64") == 1 for w in why.values()), why   # the setting is not said twice
+    assert "100 times faster" in why[speed] and "peak memory" in why[memory], why
+    from lib.site.report import phrase_problems
+    assert not any(phrase_problems(w) for w in why.values()), why
+    # statements that begin alike (their first 60 characters) leave the claim's id as what tells them apart
+    recs = [record("[LH] Thm 2.3", "inconclusive", caveat=cav, measured="At n=64, width 64, depth 2: 1.3x"),
+            record("[LH] Cor 2.4", "inconclusive", caveat=cav, measured="At n=64, width 64, depth 2: 2.0x")]
+    why = distinct_reasons([r for r in build_rows(recs)[0] if r.records])
+    assert len(set(why.values())) == 2 and why["[LH] Cor 2.4"].endswith("Cor 2.4)"), why
+    recs = [record("[LH] Thm 2.3", "inconclusive", caveat=cav, measured="At n=64, width 64, depth 2: 1.3x",
+                   part="speed"),
+            record("[LH] Cor 2.4", "inconclusive", caveat=cav, measured="At n=64, width 64, depth 2: 2.0x",
+                   part="memory")]
+    why = distinct_reasons([r for r in build_rows(recs)[0] if r.records])
+    assert why["[LH] Thm 2.3"].endswith("(speed)") and why["[LH] Cor 2.4"].endswith("(memory)"), why
