@@ -239,7 +239,7 @@ def check_values(src: Path, params: dict) -> None:
     if spec is None:
         return
     try:
-        spec.validate({**spec.defaults(), **{k: v for k, v in params.items() if k in spec.params}}, display=False)
+        spec.config(**{k: v for k, v in params.items() if k in spec.params})
     except ParameterError as exc:
         raise PipelineError(f"{Path(src).name}: {exc}") from None
 

@@ -410,6 +410,16 @@ def _set(path, value):
     return edit
 
 
+def _accepted_or_refused(edit, field, why, whole=True):
+    """The record after ``edit`` is accepted whole (``field`` None) or refused naming ``field`` and ``why``."""
+    rec = _record()
+    edit(rec)
+    if field is None:
+        assert _check(rec)["missing"] == ""
+    else:
+        _refused(rec, field, why, whole=whole)
+
+
 @pytest.mark.parametrize("edit,field,why", [
     # the record and its protocol
     (lambda r: r.update(protocol=[1]), "protocol", "is not a JSON object"),
@@ -483,12 +493,7 @@ def _set(path, value):
 ])
 def test_check_record_refuses_each_field_with_its_own_message(edit, field, why):
     """Every refusal of the protocol and the grids, and the value just inside each bound (``field`` None: accepted)."""
-    rec = _record()
-    edit(rec)
-    if field is None:
-        assert _check(rec)["missing"] == ""
-    else:
-        _refused(rec, field, why)
+    _accepted_or_refused(edit, field, why)
 
 
 @pytest.mark.parametrize("k", ["width", "batch", "epochs", "seeds", "search_epochs", "n_test"])
@@ -539,12 +544,7 @@ def test_each_protocol_count_is_a_positive_integer(k):
     (lambda r: (r["grid"].pop("3"), r["chosen_lr"].pop("3")), "runs[3].depth", "is 3, a depth with no rate search"),
 ])
 def test_check_record_refuses_each_run_field_with_its_own_message(edit, field, why):
-    rec = _record()
-    edit(rec)
-    if field is None:
-        assert _check(rec)["missing"] == ""
-    else:
-        _refused(rec, field, why, whole=False)
+    _accepted_or_refused(edit, field, why, whole=False)
 
 
 @pytest.mark.parametrize("k", ["protocol", "data", "grid", "chosen_lr", "runs"])
