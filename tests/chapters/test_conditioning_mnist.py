@@ -3,10 +3,12 @@
 import copy
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from lib.book.cache import cache_root
 from lib.chapters import conditioning as C
 from lib.chapters.conditioning import mnist_figure3 as M
 from lib.validation import InputError
@@ -39,12 +41,21 @@ def test_the_cells_are_batch_only_and_limited_only_when_asked():
     assert all("batches" not in c for c in C.mnist_figure3_cells(DEPTHS, 16, 2, batches=118))
 
 
+def small_cells() -> Path:
+    """The tiny protocol's cell cache: a stable folder (``<cache>/tests/conditioning-mnist-small``, beside the book's
+    cells in :func:`lib.book.cache.cache_root`), so that a later session (each mutant's test run of
+    ``tools/mutate.py``) reuses the measured cells instead of measuring them again; :func:`lib.book.sweep.run_sweep`
+    verifies every cell before reuse, and a cell's key holds its parameters, data fingerprint and code version."""
+    return cache_root() / "tests" / "conditioning-mnist-small"
+
+
 @pytest.fixture(scope="module")
 def small_record(tmp_path_factory):
-    """The protocol at a tiny size (width 16, 2 seeds, 2 batches of 512 per seed), measured and recorded."""
+    """The protocol at a tiny size (width 16, 2 seeds, 2 batches of 512 per seed), measured (cells reused from
+    :func:`small_cells`) and recorded."""
     base = tmp_path_factory.mktemp("mnistfig3")
     mp = pytest.MonkeyPatch()
-    mp.setenv("NTK_CACHE_DIR", str(base / "cache"))
+    mp.setenv("NTK_CACHE_DIR", str(small_cells()))
     proto = C.AuthorsFigure3(tuple(DEPTHS), 16, 2, 512, 2)
     rec = C.record_mnist_figure3(proto, record_dir=base / "records")
     built = C.measure_mnist_figure3(DEPTHS, 16, 2, batches=2, progress=False)
