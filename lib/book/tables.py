@@ -8,12 +8,14 @@ as the cell's last expression, as before.
 """
 from __future__ import annotations
 
+import html
 import math
 
 import numpy as np
 import pandas as pd
 
-from lib.book.wording import number
+from lib.book.math_text import typeset_html
+from lib.book.wording import TYPESET_ATTR, number
 
 __all__ = ["SIGNIFICANT_DIGITS", "FIXED_RANGE", "FIXED_MIN", "REPEAT_MIN_ROWS", "REPEAT_MIN_CHARS", "header",
            "shared_columns", "column_formatter", "table_html", "styler_html",
@@ -93,6 +95,7 @@ def table_html(df: pd.DataFrame, index: bool | None = None) -> str:
     """The HTML of ``df`` as the book shows tables (see the module docstring). By default a ``RangeIndex``
     is hidden and a meaningful index (depths, data sets) is kept as the first column; ``index`` forces either."""
     shown = df.copy()
+    prose = {header(c) for c in df.attrs.get(TYPESET_ATTR, ())}  # plain-text math typeset (MathJax)
     shown.columns = [header(c) for c in shown.columns]
     keep_index = (not isinstance(df.index, pd.RangeIndex) or df.index.name is not None) if index is None else index
     if keep_index:
@@ -102,11 +105,14 @@ def table_html(df: pd.DataFrame, index: bool | None = None) -> str:
     shown = shown.loc[:, ~pd.Index(shown.columns).duplicated()]
     shared = shared_columns(shown)
     shown = shown.drop(columns=list(shared))
-    styler = shown.style.hide(axis="index").format({c: column_formatter(shown[c]) for c in shown.columns})
+    formats = {c: column_formatter(shown[c]) for c in shown.columns}
+    for c in prose & set(shown.columns):
+        formats[c] = (lambda f: lambda v: typeset_html(v) if isinstance(v, str) else f(v))(formats[c])
+    styler = shown.style.hide(axis="index").format(formats)
     if shared:  # stated once, as the table's caption, not row after row
-        import html
-        styler = styler.set_caption("; ".join(f"{html.escape(c)} (every row): {html.escape(v)}"
-                                              for c, v in shared.items()))
+        styler = styler.set_caption("; ".join(
+            f"{html.escape(c)} (every row): {typeset_html(v) if c in prose else html.escape(v)}"
+            for c, v in shared.items()))
     return styler.to_html()
 
 

@@ -14,7 +14,7 @@ from typing import Iterable
 
 import pandas as pd
 
-__all__ = ["ints", "floats", "words", "number", "PAPER_TABLE_COLUMNS", "paper_vs_book"]
+__all__ = ["ints", "floats", "words", "number", "TYPESET_ATTR", "PAPER_TABLE_COLUMNS", "paper_vs_book"]
 
 
 def ints(values: Iterable, ranges: bool = True) -> str:
@@ -47,6 +47,10 @@ def number(v: float | None, digits: int = 3, unit: str = "") -> str:
 
 
 #: the columns of a "paper vs this book" table, in order (keys of a :attr:`lib.book.results.Check.rows` row)
+#: The ``DataFrame.attrs`` key naming the text columns whose plain-text math a page typesets
+#: (:func:`lib.book.tables.table_html` through :func:`lib.book.math_text.typeset_html`): prose written for a terminal
+#: ("L^(-1/2)", "kappa_0", "+-"), not identifiers.
+TYPESET_ATTR = "typeset_columns"
 PAPER_TABLE_COLUMNS = ("statement", "paper", "this book", "rule", "holds")
 
 
@@ -69,4 +73,6 @@ def paper_vs_book(checks: Iterable) -> pd.DataFrame:
             holds = r["holds"]
             out.append({"claim": c.claim_id, **{k: r[k] for k in PAPER_TABLE_COLUMNS[:-1]},
                         "holds": "—" if holds is None else ("yes" if holds else "no")})
-    return pd.DataFrame(out, columns=["claim", *PAPER_TABLE_COLUMNS])
+    table = pd.DataFrame(out, columns=["claim", *PAPER_TABLE_COLUMNS])
+    table.attrs[TYPESET_ATTR] = list(PAPER_TABLE_COLUMNS[:-1])  # their plain-text math typeset on the page
+    return table

@@ -58,3 +58,10 @@ def test_a_part_label_shows_no_ascii_math(label, markdown, text):
     math, it gets letters and superscripts; either way no "^2" or "kappa" is left."""
     assert label_markdown(label) == markdown and label_text(label) == text
     assert is_formula("K = (L+1)^2 G") and not is_formula("every b, lambda_b = 1.0507")
+
+
+def test_typeset_html_writes_mathjax_spans_and_escapes_the_rest():
+    from lib.book.math_text import typeset_html
+    assert typeset_html("like L^(-1/2) & kappa_0 < 1") == r"like \(L^{-1/2}\) &amp; \(\kappa_0\) &lt; 1"
+    assert typeset_html("92.77 +- 0.35 %") == "92.77 ± 0.35 %"
+    assert typeset_html("no math here") == "no math here"

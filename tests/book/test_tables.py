@@ -79,3 +79,25 @@ def test_a_long_text_every_row_shares_is_stated_once_as_the_caption():
     assert shared_columns(df.iloc[:rows - 1]) == {}  # too few rows
     assert shared_columns(df.assign(rule=rule[:-1])) == {}  # too short
     assert shared_columns(df.assign(rule=[rule] * (rows - 1) + [rule + "!"])) == {}  # not every row
+
+
+def test_the_paper_vs_book_tables_prose_is_typeset_and_other_columns_are_not():
+    """The columns a table names in ``attrs`` (the "paper vs this book" table's statement, paper, this book and
+    rule) get their plain-text math as MathJax; an identifier column (a parameter's name) keeps its underscores."""
+    from lib.book.results import Check
+    from lib.book.wording import TYPESET_ATTR, paper_vs_book
+    row = {"statement": "the gap shrinks like L^(-1/2)", "paper": "kappa_0 <= 3", "this book": "92.77 +- 0.35 %",
+           "rule": "a < b", "holds": True}
+    t = paper_vs_book([Check("[LH] Thm 2.3", status="reproduced", measured="m", rows=(row,))])
+    html = table_html(t)
+    assert r"like \(L^{-1/2}\)" in html and r"\(\kappa_0\) ≤ 3" in html and "92.77 ± 0.35 %" in html
+    assert "a &lt; b" in html and "L^(-1/2)" not in html
+    plain = table_html(t.assign(claim="kappa_ns"))  # the claim column is not prose
+    assert "kappa_ns" in plain
+    bare = t.copy()
+    bare.attrs.pop(TYPESET_ATTR)  # counterfactual: without the attribute nothing is typeset
+    assert "L^(-1/2)" in table_html(bare) and r"\(L^{-1/2}\)" not in table_html(bare)
+    many = pd.concat([t] * 3, ignore_index=True)  # a shared rule is the caption, typeset too
+    many.attrs = dict(t.attrs)
+    assert "<caption>" in table_html(many.assign(rule="every row: x^2 >= kappa_0 always"))
+    assert r"\(x^{2}\) ≥ \(\kappa_0\) always" in table_html(many.assign(rule="every row: x^2 >= kappa_0 always"))
