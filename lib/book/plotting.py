@@ -31,10 +31,12 @@ COLUMN_INCHES = 7.2
 #: narrowest panel; below this, tick labels collide, so a figure of many panels may exceed the column
 MIN_PANEL_INCHES = 2.6
 
-#: the book's colours for series of no order: the colour-blind palette's first five, then black, sky blue and brown,
-#: no two closer than :data:`lib.book.figures_audit.MIN_COLOUR_DISTANCE` (17.0 at the closest, orange and
-#: vermilion); that palette's tan, second pink, grey and pale yellow are left out
-QUALITATIVE = ["#0173b2", "#de8f05", "#029e73", "#d55e00", "#cc78bc", "#000000", "#56b4e9", "#8c564b"]
+#: the book's colours for series of no order: the colour-blind palette's first five, then black, sky blue, brown,
+#: dark purple and olive, no two closer than :data:`lib.book.figures_audit.MIN_COLOUR_DISTANCE` (17.0 at the
+#: closest, orange and vermilion; the purple and olive 28.2 and 24.9 from all others); the colour-blind palette's
+#: tan, second pink, grey and pale yellow are left out. Ten: Figure 2.7 draws nine activations.
+QUALITATIVE = ["#0173b2", "#de8f05", "#029e73", "#d55e00", "#cc78bc", "#000000", "#56b4e9", "#8c564b", "#6a3d9a",
+               "#808000"]
 
 
 #: where a legend may sit inside its panel, tried in this order (:func:`place_legends`)
@@ -99,7 +101,7 @@ def show(fig) -> None:
 
 def palette(n: int) -> list:
     """``n`` colours for series with no order (activations, data sets, methods): the :data:`QUALITATIVE` colours,
-    all distinct up to eight; beyond eight they repeat, so the caller draws the later series with other markers
+    all distinct up to ten; beyond ten they repeat, so the caller draws the later series with other markers
     or line styles (:func:`lib.book.figures_audit.close_colours` holds every legend to that).
 
     Series keyed by an ordered quantity (depth, width, sample size) take :func:`ordered_palette` instead."""

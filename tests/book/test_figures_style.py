@@ -95,16 +95,16 @@ def _legend_in(colours, labels=None, marker="o"):
 
 def test_colours_that_cannot_be_told_apart_are_found():
     """Figure 2.7 drew nine series in the colour-blind palette: its two pinks (14.6 apart) and its orange and tan
-    (11.6) are found; the book's palette keeps eight series apart."""
+    (11.6) are found; the book's palette keeps ten series apart."""
     bad = FA.close_colours(_legend_in(sns.color_palette("colorblind", 9)))
     assert any("'variant 4' and 'variant 6'" in p for p in bad) and any("'variant 1' and 'variant 5'" in p for p in bad)
-    assert FA.close_colours(_legend_in(PL.palette(8))) == []
+    assert FA.close_colours(_legend_in(PL.palette(10))) == []
     assert min(FA.colour_distance(a, b) for i, a in enumerate(PL.QUALITATIVE) for b in PL.QUALITATIVE[i + 1:]) \
         >= FA.MIN_COLOUR_DISTANCE
-    # beyond eight the colours repeat: drawn alike they are found, drawn with another marker they are told apart
-    assert FA.close_colours(_legend_in(PL.palette(9)))
-    fig = _legend_in(PL.palette(9))
-    fig.axes[0].lines[8].set_marker("s")
+    # beyond ten the colours repeat: drawn alike they are found, drawn with another marker they are told apart
+    assert FA.close_colours(_legend_in(PL.palette(11)))
+    fig = _legend_in(PL.palette(11))
+    fig.axes[0].lines[10].set_marker("s")
     fig.axes[0].legend()
     assert FA.close_colours(fig) == []
     plt.close("all")

@@ -115,7 +115,7 @@ def figure_other_activations(acts: Activations) -> dict:
                 r"linear network, dotted: $90^\circ$.",
         setting=f"Setting: {acts.grids.pairs_text()}; activations {words(acts.activations)}; width m = {acts.width}; "
                 f"depths L = {ints(acts.depths)}; {acts.seeds} seeds; {{profile}}. Deviation: the paper's "
-                "Figure 2 shows ReLU^2, GeLU and tanh curves only; the finite-width markers and the normalized "
+                "Figure 2 shows ReLU$^2$, GeLU and tanh curves only; the finite-width markers and the normalized "
                 "activations of [AAK] are ours.")
 
 
