@@ -1,7 +1,9 @@
 """The book's Sphinx extension: the API reference directive and offline page hygiene.
 
 The directive ``{lib-api}`` (for MyST Markdown pages) documents every public module of the
-``lib`` package with ``automodule`` (members, in source order), one section per module. The
+``lib`` package with ``automodule`` (members, in source order), one section per module. A package's
+``__all__`` that re-exports its submodules' functions (a chapter's thin public layer) is listed as links to
+where they are documented, once (:func:`split_reexports`), never documented a second time. The
 module list is found by walking the package at build time, so a module added later appears by
 itself and a module that is not there yet cannot break the build. ``:modules:`` restricts the
 page to a list (names that do not import are reported in the page, not as build warnings).
@@ -29,7 +31,7 @@ from docutils.statemachine import StringList
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
 
-__all__ = ["public_modules", "LibApi", "drop_thebe_scripts", "keep_value_docs_as_prose", "setup", "PARALLEL_SAFE_UNDECLARED", "declare_parallel_safe",
+__all__ = ["public_modules", "split_reexports", "module_lines", "LibApi", "drop_thebe_scripts", "keep_value_docs_as_prose", "setup", "PARALLEL_SAFE_UNDECLARED", "declare_parallel_safe",
            "COLLECT_EVERY", "freeze_read_objects", "collect_now_and_then", "unfreeze"]
 
 
@@ -52,6 +54,54 @@ def public_modules(package: str = "lib") -> list[str]:
     return [out[0]] + sorted(out[1:]) if out else []
 
 
+def split_reexports(name: str, modules: list[str]) -> tuple[list[str], dict[str, str]]:
+    """A module's public names split into those it defines and those it re-exports from another of ``modules``.
+
+    A name is re-exported when the object is the same as that name of another module in ``modules`` that lists it in
+    its ``__all__`` and defines it there (its ``__module__``, or for a constant: the module whose ``__all__`` lists
+    it and which is not a package re-exporting it). A module without ``__all__`` defines all its members.
+
+    Args:
+        name: the module (e.g. ``"lib.chapters.conditioning"``).
+        modules: the public modules documented beside it (:func:`public_modules`).
+
+    Returns:
+        ``(own, reexported)``: the names documented here, in ``__all__``'s order, and the others with the module
+        that documents each.
+    """
+    mod = importlib.import_module(name)
+    names = list(getattr(mod, "__all__", []) or [])
+    own, moved = [], {}
+    for n in names:
+        obj = getattr(mod, n, None)
+        home = getattr(obj, "__module__", None) if callable(obj) or isinstance(obj, type) else None
+        if home is None or home == name:  # a constant: look for the module that lists and holds it, not a package
+            home = next((m for m in modules if m != name and m.startswith(name + ".")
+                         and n in (getattr(importlib.import_module(m), "__all__", None) or [])
+                         and getattr(importlib.import_module(m), n, None) is obj
+                         and not hasattr(importlib.import_module(m), "__path__")), home)
+        if home and home != name and home in modules:
+            moved[n] = home
+        else:
+            own.append(n)
+    return own, moved
+
+
+def module_lines(name: str, modules: list[str]) -> list[str]:
+    """The MyST lines of one module's section of the API page: ``automodule`` with the members it defines, then
+    one line of links to the members it re-exports (:func:`split_reexports`), documented where they are defined."""
+    own, moved = split_reexports(name, modules)
+    if not moved:
+        members = ["   :members:"]
+    else:
+        members = ["   :members: " + ", ".join(own)] if own else []
+    rst = [f".. automodule:: {name}", *members, "   :member-order: bysource"]
+    if moved:
+        rst += ["", "Re-exported from its modules: " + ", ".join(f":py:obj:`~{home}.{n}`" for n, home in moved.items())
+                + "."]
+    return [f"## `{name}`", "", "```{eval-rst}", *rst, "```", ""]
+
+
 class LibApi(SphinxDirective):
     """``{lib-api}``: one section with ``automodule`` per public module of a package.
 
@@ -72,8 +122,7 @@ class LibApi(SphinxDirective):
             if name in missing:
                 continue
             # autodoc writes reStructuredText, so its directive must run inside eval-rst
-            lines += [f"## `{name}`", "", "```{eval-rst}", f".. automodule:: {name}",
-                      "   :members:", "   :member-order: bysource", "```", ""]
+            lines += module_lines(name, found)
         if missing:
             lines += ["Not documented (module missing or failing to import): "
                       + ", ".join(f"`{n}`" for n in missing), ""]
