@@ -46,11 +46,11 @@ def number(v: float | None, digits: int = 3, unit: str = "") -> str:
     return f"{v:.{digits}g}{unit}"
 
 
-#: the columns of a "paper vs this book" table, in order (keys of a :attr:`lib.book.results.Check.rows` row)
 #: The ``DataFrame.attrs`` key naming the text columns whose plain-text math a page typesets
 #: (:func:`lib.book.tables.table_html` through :func:`lib.book.math_text.typeset_html`): prose written for a terminal
 #: ("L^(-1/2)", "kappa_0", "+-"), not identifiers.
 TYPESET_ATTR = "typeset_columns"
+#: the columns of a "paper vs this book" table, in order (keys of a :attr:`lib.book.results.Check.rows` row)
 PAPER_TABLE_COLUMNS = ("statement", "paper", "this book", "rule", "holds")
 
 

@@ -7,12 +7,12 @@ functions on the API page. It parses no caption.
 """
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 from lib.book.figures import load_figures
 from lib.site.pages import section_link
 from lib.site.report import list_table
+from lib.site.sphinxext import api_home
 
 __all__ = ["figure_index", "figure_table"]
 
@@ -24,20 +24,18 @@ def figure_index(chapters: list[str], results: Path | None = None) -> list[dict]
 
 
 def _api_role(name: str, documented: set[str]) -> str:
-    """``{py:obj}`` role for a documented lib object or module, plain code otherwise."""
+    """``{py:obj}`` role for a documented lib object or module (linking to the section that documents it:
+    :func:`lib.site.sphinxext.api_home`), plain code otherwise."""
     mod, _, attr = name.rpartition(".")
     if name in documented:
         return f"{{py:mod}}`{name}`"
-    if mod in documented:
-        try:
-            obj = getattr(importlib.import_module(mod), attr)
-        except (ImportError, AttributeError):
-            return f"`{name}`"
-        public = getattr(importlib.import_module(mod), "__all__", None)
-        if (public is None and getattr(obj, "__module__", None) == mod and not attr.startswith("_")) or \
-                (public is not None and attr in public):
-            return f"{{py:obj}}`{name}`"
-    return f"`{name}`"
+    try:
+        home = api_home(mod, attr, sorted(documented)) if mod in documented else None
+    except ImportError:
+        home = None
+    if home is None:
+        return f"`{name}`"
+    return f"{{py:obj}}`{name}`" if home == mod else f"{{py:obj}}`{name} <{home}.{attr}>`"
 
 
 def figure_table(figures: list[dict], root: Path, from_doc: Path, documented: set[str]) -> str:

@@ -31,7 +31,7 @@ from docutils.statemachine import StringList
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
 
-__all__ = ["public_modules", "split_reexports", "module_lines", "LibApi", "drop_thebe_scripts", "keep_value_docs_as_prose", "setup", "PARALLEL_SAFE_UNDECLARED", "declare_parallel_safe",
+__all__ = ["public_modules", "split_reexports", "api_home", "module_lines", "LibApi", "drop_thebe_scripts", "keep_value_docs_as_prose", "setup", "PARALLEL_SAFE_UNDECLARED", "declare_parallel_safe",
            "COLLECT_EVERY", "freeze_read_objects", "collect_now_and_then", "unfreeze"]
 
 
@@ -54,12 +54,23 @@ def public_modules(package: str = "lib") -> list[str]:
     return [out[0]] + sorted(out[1:]) if out else []
 
 
+def _lists(module: str, attr: str) -> bool:
+    """Whether ``module`` documents ``attr`` as its own public member (in its ``__all__``, or with no ``__all__``
+    a public name it defines)."""
+    mod = importlib.import_module(module)
+    public = getattr(mod, "__all__", None)
+    if public is not None:
+        return attr in public
+    obj = getattr(mod, attr, None)
+    return not attr.startswith("_") and getattr(obj, "__module__", None) == module
+
+
 def split_reexports(name: str, modules: list[str]) -> tuple[list[str], dict[str, str]]:
     """A module's public names split into those it defines and those it re-exports from another of ``modules``.
 
-    A name is re-exported when the object is the same as that name of another module in ``modules`` that lists it in
-    its ``__all__`` and defines it there (its ``__module__``, or for a constant: the module whose ``__all__`` lists
-    it and which is not a package re-exporting it). A module without ``__all__`` defines all its members.
+    A name is re-exported when another module of ``modules`` defines the same object and lists it
+    (:func:`_lists`): a function's or class's ``__module__``; for a constant, a module inside ``name`` (not a
+    package) whose ``__all__`` lists it under that name. A module without ``__all__`` defines all its members.
 
     Args:
         name: the module (e.g. ``"lib.chapters.conditioning"``).
@@ -70,26 +81,46 @@ def split_reexports(name: str, modules: list[str]) -> tuple[list[str], dict[str,
         that documents each.
     """
     mod = importlib.import_module(name)
-    names = list(getattr(mod, "__all__", []) or [])
     own, moved = [], {}
-    for n in names:
+    for n in list(getattr(mod, "__all__", []) or []):
         obj = getattr(mod, n, None)
         home = getattr(obj, "__module__", None) if callable(obj) or isinstance(obj, type) else None
-        if home is None or home == name:  # a constant: look for the module that lists and holds it, not a package
-            home = next((m for m in modules if m != name and m.startswith(name + ".")
-                         and n in (getattr(importlib.import_module(m), "__all__", None) or [])
+        if home is None or home == name:  # a constant: the module inside this one that lists and holds it
+            home = next((m for m in modules if m.startswith(name + ".") and _lists(m, n)
                          and getattr(importlib.import_module(m), n, None) is obj
-                         and not hasattr(importlib.import_module(m), "__path__")), home)
-        if home and home != name and home in modules:
+                         and not hasattr(importlib.import_module(m), "__path__")), None)
+        if home and home != name and home in modules and _lists(home, n) \
+                and getattr(importlib.import_module(home), n, None) is obj:
             moved[n] = home
         else:
             own.append(n)
     return own, moved
 
 
+def api_home(module: str, attr: str, modules: list[str]) -> str | None:
+    """The module whose section of the API page documents ``module.attr`` (:func:`split_reexports`), or None when
+    the page does not document it (not public there, or ``module`` not on the page)."""
+    if module not in modules or not _lists(module, attr):
+        return None
+    return split_reexports(module, modules)[1].get(attr, module)
+
+
+def _documented(module: str, attr: str) -> bool:
+    """Whether autodoc writes an entry for ``module.attr``: a function or class with a docstring, a constant with a
+    ``#:`` comment (autodoc leaves undocumented members out)."""
+    obj = getattr(importlib.import_module(module), attr, None)
+    if callable(obj) or isinstance(obj, type):
+        return bool(getattr(obj, "__doc__", None))
+    from sphinx.pycode import ModuleAnalyzer
+    try:
+        return ("", attr) in ModuleAnalyzer.for_module(module).find_attr_docs()
+    except Exception:  # noqa: BLE001 - no source: nothing documented
+        return False
+
+
 def module_lines(name: str, modules: list[str]) -> list[str]:
     """The MyST lines of one module's section of the API page: ``automodule`` with the members it defines, then
-    one line of links to the members it re-exports (:func:`split_reexports`), documented where they are defined."""
+    one line naming the members it re-exports (:func:`split_reexports`), each a link to where it is documented."""
     own, moved = split_reexports(name, modules)
     if not moved:
         members = ["   :members:"]
@@ -97,8 +128,9 @@ def module_lines(name: str, modules: list[str]) -> list[str]:
         members = ["   :members: " + ", ".join(own)] if own else []
     rst = [f".. automodule:: {name}", *members, "   :member-order: bysource"]
     if moved:
-        rst += ["", "Re-exported from its modules: " + ", ".join(f":py:obj:`~{home}.{n}`" for n, home in moved.items())
-                + "."]
+        refs = [f":py:obj:`~{home}.{n}`" if _documented(home, n) else f"``{n}`` (``{home}``)"
+                for n, home in moved.items()]
+        rst += ["", "Re-exported from its modules: " + ", ".join(refs) + "."]
     return [f"## `{name}`", "", "```{eval-rst}", *rst, "```", ""]
 
 

@@ -36,3 +36,19 @@ def test_figure_table_links_each_figure_and_documented_public_code_only(tmp_path
     assert "{py:obj}`lib.site.figure_index.figure_index`" in table and "`lib.site.pages.md_escape`" in table
     assert "{py:obj}`lib.site.pages.md_escape`" not in table  # its module is not documented in this call
     assert "[9. Demo chapter](../notebooks/09_demo.ipynb)" in table
+
+
+def test_a_function_named_by_its_chapter_package_links_to_the_module_that_documents_it():
+    """The figures name their code by the chapter package (``lib.chapters.infinite_depth.plot_collapse``); the API page
+    documents it once, in its own module: the link goes there, the text keeps the name the figure gave."""
+    from lib.site.figure_index import _api_role
+    from lib.site.sphinxext import public_modules
+    found = set(public_modules())
+    role = _api_role("lib.chapters.infinite_depth.plot_collapse", found)
+    assert role == ("{py:obj}`lib.chapters.infinite_depth.plot_collapse "
+                    "<lib.chapters.infinite_depth.collapse.plot_collapse>`")
+    assert _api_role("lib.chapters.infinite_depth.collapse.plot_collapse", found) == \
+        "{py:obj}`lib.chapters.infinite_depth.collapse.plot_collapse`"
+    assert _api_role("lib.chapters.infinite_depth.no_such_thing", found) == "`lib.chapters.infinite_depth.no_such_thing`"
+    assert _api_role("lib.chapters.infinite_depth.plot_collapse", found - {"lib.chapters.infinite_depth"}) == \
+        "`lib.chapters.infinite_depth.plot_collapse`"

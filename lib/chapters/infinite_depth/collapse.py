@@ -235,7 +235,7 @@ figure_collapse = ChapterFigure(
     caption="Left: $g^l$ for several $l$ (circles: $g$ measured on one random ReLU layer by Monte Carlo, bars "
     "$\\pm$ one standard error). Right: embedding angles against depth (lines: infinite width; circles: "
     "finite width).",
-    setting="Setting: infinite width (lib.theory), Monte Carlo of g with 10^6 Gaussian rows per angle, input angles "
+    setting="Setting: infinite width (lib.theory), Monte Carlo of g with $10^6$ Gaussian rows per angle, input angles "
     "{angles_deg} deg, layers up to {depth:,}; finite "
     "width: pairs in d = {d}, width m = {fw_width:,}, layers 0 to {fw_depth}, {seeds} seeds; {profile}. "
     + NO_EXPERIMENT)

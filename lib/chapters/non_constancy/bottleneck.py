@@ -157,7 +157,7 @@ def figure_bottleneck_hessian(h: HessianNorms) -> dict:
             f"m = {', '.join(f'{w:,}' for w in h.widths)} at b = {min(h.bottlenecks)} (right)")
     q = getattr(h, "quadratic", None)
     if q is not None and not q.empty:
-        nets += (f"; the network of [LZB] Eq 31 (sigma(z) = z^2/2, linear bottleneck b = {int(q.bottleneck.iloc[0])}) "
+        nets += (f"; the network of [LZB] Eq 31 ($\\sigma(z) = z^2/2$, linear bottleneck b = {int(q.bottleneck.iloc[0])}) "
                  f"at the same m, {q.seed.nunique()} seed(s), at w_0 and {q[q.point != 'init'].point.nunique()} "
                  f"random point(s) at distance R = {h.ball_radius:g}")
     caption = ("Spectral norm of the model Hessian of the bottleneck nets at initialization (line: mean over seeds; "
