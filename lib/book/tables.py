@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -17,10 +18,12 @@ import pandas as pd
 from lib.book.math_text import typeset_html
 from lib.book.wording import TYPESET_ATTR, number
 
-__all__ = ["SIGNIFICANT_DIGITS", "FIXED_RANGE", "FIXED_MIN", "REPEAT_MIN_ROWS", "REPEAT_MIN_CHARS", "header",
+__all__ = ["ASCII_POWER", "SIGNIFICANT_DIGITS", "FIXED_RANGE", "FIXED_MIN", "REPEAT_MIN_ROWS", "REPEAT_MIN_CHARS", "header",
            "shared_columns", "column_formatter", "table_html", "styler_html",
            "use_book_tables"]
 
+#: A power written in ASCII ("(L+1)^2", "m^(-1/2)"): a header holding one is typeset (:func:`table_html`).
+ASCII_POWER = re.compile(r"[\w)\]|]\^[\w({-]")
 #: Significant digits of a float column; enough for the tolerances the verdicts quote (1e-3 relative), few
 #: enough that a column of measurements reads at a glance.
 SIGNIFICANT_DIGITS = 4
@@ -103,6 +106,8 @@ def table_html(df: pd.DataFrame, index: bool | None = None) -> str:
         shown = shown.reset_index()
         shown.columns = names + list(shown.columns[len(names):])
     shown = shown.loc[:, ~pd.Index(shown.columns).duplicated()]
+    # a header holding a power in ASCII ("(1-eta lmin)^2") is a formula: typeset, as the prose columns' math
+    shown.columns = [typeset_html(c) if isinstance(c, str) and ASCII_POWER.search(c) else c for c in shown.columns]
     shared = shared_columns(shown)
     shown = shown.drop(columns=list(shared))
     formats = {c: column_formatter(shown[c]) for c in shown.columns}

@@ -101,3 +101,12 @@ def test_the_paper_vs_book_tables_prose_is_typeset_and_other_columns_are_not():
     many.attrs = dict(t.attrs)
     assert "<caption>" in table_html(many.assign(rule="every row: x^2 >= kappa_0 always"))
     assert r"\(x^{2}\) ≥ \(\kappa_0\) always" in table_html(many.assign(rule="every row: x^2 >= kappa_0 always"))
+
+
+def test_a_header_with_an_ascii_power_is_typeset_and_others_are_kept():
+    from lib.book.tables import ASCII_POWER
+    df = pd.DataFrame({"(1-eta lmin)^2": [0.5], "1-1/kappa": [0.25], "kappa_ns": [3.0]})
+    html = table_html(df)
+    assert r"\((1-\eta \mathrm{lmin})^{2}\)" in html and "(1-eta lmin)^2" not in html
+    assert "1-1/kappa" in html and "kappa ns" in html  # no power: as header() writes them
+    assert ASCII_POWER.search("m^(-1/2)") and ASCII_POWER.search("|x|^2") and not ASCII_POWER.search("x ^ y")

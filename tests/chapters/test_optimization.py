@@ -203,7 +203,7 @@ def test_plot_gd_bounds(depths, n_axes):
 def test_the_figures_draw_their_tables():
     gd = make_gd(kappas=(10.0, 5.0), rates=(0.8, 0.7), steps=4)
     curves = OPT.table_gd_curves(gd)
-    assert list(curves.columns) == ["depth", "step", "measured", "linearized", "1 − η λmin/2", "1-1/kappa"]
+    assert list(curves.columns) == ["depth", "step", "measured", "linearized", "1-eta lmin/2", "1-1/kappa"]
     assert len(curves) == 2 * 5 and (curves[curves.step == 0].drop(columns=["depth", "step"]) == 1.0).all().all()
     assert curves[curves.depth == 1].measured.tolist() == pytest.approx(0.8 ** np.arange(5))
     study = make_study(depths=(1, 6), seeds=2, acc=(0.95, 0.97), protocol=dict(PAPER, epochs=3))

@@ -264,8 +264,8 @@ def test_table_gd_rates_columns_and_values():
     """kappa 10, eta = 1, lambda_min 0.1, loss 2 x 0.85^t: every column of the table from its definition."""
     tab = OPT.table_gd_rates(eq9_study(eq9_run(0.85), eq9_run(0.8, kappa=5.0)))
     assert tab.index.name == "depth" and list(tab.index) == [1, 2]
-    assert list(tab.columns) == ["kappa", "measured late factor", "linearized late factor", "(1 − η λmin)²",
-                                 "1 − η λmin/2", "1-1/kappa", "max_t loss/paper bound", "max_t loss/kappa bound",
+    assert list(tab.columns) == ["kappa", "measured late factor", "linearized late factor", "(1-eta lmin)^2",
+                                 "1-eta lmin/2", "1-1/kappa", "max_t loss/paper bound", "max_t loss/kappa bound",
                                  "loss/kappa bound at the end"]
     expect = {1: [10.0, 0.85, 0.85, 0.81, 0.95, 0.9, 1.0, 1.0, (0.85 / 0.9) ** STEPS],
               2: [5.0, 0.8, 0.8, 0.64, 0.9, 0.8, 1.0, 1.0, 1.0]}

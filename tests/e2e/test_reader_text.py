@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from lib.book.results import SECTION_LABEL
+from lib.book.tables import ASCII_POWER  # a power in ASCII ("(L+1)^2", "m^(-1/2)")
 from lib.site.report import phrase_problems
 from tests.e2e.conftest import ARTIFACTS
 
@@ -32,8 +33,6 @@ DEV_WORDS = re.compile(r"\b(?:issues?|round|PR)\s*#?\d+\b", re.I)
 #: a Python boolean printed as the answer to a question ("converged: True", "all converged = True"): the book writes
 #: yes or no (a keyword argument written as code, ``unit_norm=True``, is not an answer)
 BOOL_ANSWER = re.compile(r"(?::\s*|\s=\s*)(?:True|False)\b")
-#: a power in ASCII ("(L+1)^2", "m^(-1/2)") in prose, beside typeset math
-ASCII_POWER = re.compile(r"[\w)\]|]\^[\w({-]")
 #: pages that quote the terminal's messages as they are printed (a message keeps its ASCII: "|x|^2")
 MESSAGE_PAGES = {"troubleshooting"}
 

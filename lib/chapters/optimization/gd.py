@@ -283,7 +283,7 @@ def table_gd_rates(gd: GDStudy) -> pd.DataFrame:
 
     Returns:
         A frame indexed by ``depth`` with columns ``kappa``, ``measured late factor``, ``linearized late
-        factor`` (GD on the model linearized at w_0), ``(1 − η λmin)²``, ``1 − η λmin/2``, ``1-1/kappa``,
+        factor`` (GD on the model linearized at w_0), ``(1-eta lmin)^2``, ``1-eta lmin/2``, ``1-1/kappa``,
         ``max_t loss/paper bound`` (the largest ratio of the measured loss to the paper's bound
         L0 (1 - eta lambda_min / 2)^t over the run), ``max_t loss/kappa bound`` (the same against
         L0 (1 - 1/kappa)^t) and ``loss/kappa bound at the end``.
@@ -293,8 +293,8 @@ def table_gd_rates(gd: GDStudy) -> pd.DataFrame:
         "kappa": {L: gd[L]["kappa"] for L in depths},
         "measured late factor": {L: late_rate(gd[L]["loss"]) for L in depths},
         "linearized late factor": {L: late_rate(gd[L]["linear"]) for L in depths},
-        "(1 − η λmin)²": {L: (1 - gd[L]["eta"] * gd[L]["lambda_min"]) ** 2 for L in depths},
-        "1 − η λmin/2": {L: 1 - gd[L]["eta"] * gd[L]["lambda_min"] / 2 for L in depths},
+        "(1-eta lmin)^2": {L: (1 - gd[L]["eta"] * gd[L]["lambda_min"]) ** 2 for L in depths},
+        "1-eta lmin/2": {L: 1 - gd[L]["eta"] * gd[L]["lambda_min"] / 2 for L in depths},
         "1-1/kappa": {L: 1 - 1 / gd[L]["kappa"] for L in depths},
         "max_t loss/paper bound": {L: float(np.max(np.asarray(gd[L]["loss"]) / gd[L]["bound_lmin"])) for L in depths},
         "max_t loss/kappa bound": {L: float(np.max(np.asarray(gd[L]["loss"]) / gd[L]["bound_kappa"])) for L in depths},
@@ -334,7 +334,7 @@ def table_gd_curves(gd: GDStudy) -> pd.DataFrame:
         gd: :func:`measure_gd` output.
 
     Returns:
-        A long frame with columns ``depth``, ``step``, ``measured``, ``linearized``, ``1 − η λmin/2`` and
+        A long frame with columns ``depth``, ``step``, ``measured``, ``linearized``, ``1-eta lmin/2`` and
         ``1-1/kappa`` (the bounds L0 (1 - eta lambda_min / 2)^t and L0 (1 - 1/kappa)^t over L0).
     """
     parts = []
@@ -342,7 +342,7 @@ def table_gd_curves(gd: GDStudy) -> pd.DataFrame:
         r = gd[L]
         L0 = r["loss"][0]
         parts.append(pd.DataFrame({"depth": L, "step": np.arange(len(r["loss"])), "measured": r["loss"] / L0,
-                                   "linearized": np.asarray(r["linear"]) / L0, "1 − η λmin/2": r["bound_lmin"] / L0,
+                                   "linearized": np.asarray(r["linear"]) / L0, "1-eta lmin/2": r["bound_lmin"] / L0,
                                    "1-1/kappa": r["bound_kappa"] / L0}))
     return pd.concat(parts, ignore_index=True)
 
@@ -367,7 +367,7 @@ def plot_gd_bounds(gd: GDStudy) -> Figure:
         c = curves[curves.depth == L]
         ax.semilogy(c.step, c.measured, lw=2.5, label="measured")
         ax.semilogy(c.step, c.linearized, "--", label=r"linearized $\frac{1}{2}\|(I-\eta K)^t r_0\|^2$")
-        ax.semilogy(c.step, c["1 − η λmin/2"], ":", label=r"$(1-\eta\lambda_{\min}/2)^t$")
+        ax.semilogy(c.step, c["1-eta lmin/2"], ":", label=r"$(1-\eta\lambda_{\min}/2)^t$")
         ax.semilogy(c.step, c["1-1/kappa"], "-.", label=r"$(1-1/\kappa)^t$")
         ax.set(title=f"depth L={L}, $\\kappa$={gd[L]['kappa']:.0f}", xlabel="GD step t", ylim=(1e-16, 2))
         if i % 2 == 0:
@@ -416,7 +416,7 @@ def _eq9(studies: tuple) -> Check:
         meas=", ".join(f"{np.mean([t.loc[L, 'measured late factor'] for _, t in tabs]):.4f}" for L in depths),
         end=float(np.median([t["loss/kappa bound at the end"].median() for _, t in tabs])),
         mean=f" (mean over {len(studies)} weight seeds)" if len(studies) > 1 else "",
-        slowest=", ".join(f"{v:.4f}" for v in tabs[0][1]["(1 − η λmin)²"]))
+        slowest=", ".join(f"{v:.4f}" for v in tabs[0][1]["(1-eta lmin)^2"]))
     measured = (
         f"kappa(K(w_0)) = {text['kappas']}{text['mean']} {_where(studies)}. Largest ratio of the measured loss to the paper's "
         f"bound L0 (1 - eta lambda_min/2)^t over every step, depth and seed: {paper:.6g} (it holds: {'yes' if paper_ok else 'no'}); to "
