@@ -69,7 +69,7 @@ def split_reexports(name: str, modules: list[str]) -> tuple[list[str], dict[str,
     """A module's public names split into those it defines and those it re-exports from another of ``modules``.
 
     A name is re-exported when another module of ``modules`` defines the same object and lists it
-    (:func:`_lists`): a function's or class's ``__module__``; for a constant, a module inside ``name`` (not a
+    (listed in its ``__all__``, or defined there when it has none): a function's or class's ``__module__``; for a constant, a module inside ``name`` (not a
     package) whose ``__all__`` lists it under that name. A module without ``__all__`` defines all its members.
 
     Args:
