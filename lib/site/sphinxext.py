@@ -130,7 +130,8 @@ def module_lines(name: str, modules: list[str]) -> list[str]:
     if moved:
         refs = [f":py:obj:`~{home}.{n}`" if _documented(home, n) else f"``{n}`` (``{home}``)"
                 for n, home in moved.items()]
-        rst += ["", "Re-exported from its modules: " + ", ".join(refs) + "."]
+        # one reference per line of one paragraph: docutils refuses a line longer than 10,000 characters
+        rst += ["", "Re-exported from its modules:", *[r + ("," if i < len(refs) - 1 else ".") for i, r in enumerate(refs)]]
     return [f"## `{name}`", "", "```{eval-rst}", *rst, "```", ""]
 
 
