@@ -179,6 +179,9 @@ def test_a_recorded_mnist_case_at_60000_is_not_missing_and_the_intro_states_it()
     assert "rank X = 713 ≤ 784 < 60,000" in text and "infinite (singular)" in text and "Not yet" not in text
     assert "depth 10." in performance.intro_text(rows[rows.depth == 1], None)
     assert "$" not in text and "`" not in text  # plain text: the introduction pastes it as it is
+    large = performance.intro_text(rows.assign(kappa_low=5.0589e9, kappa_high=7.3303e9), 713)
+    assert "its κ lies in [5.059 × 10⁹, 7.330 × 10⁹], certified" in large  # not ten digits
+    assert "[999,990, 1.000 × 10⁶]" in performance.intro_text(rows.assign(kappa_low=999990.0, kappa_high=1e6), 713)
 
 
 def test_the_linear_networks_kappa_is_infinite_with_its_rank():

@@ -413,7 +413,10 @@ def intro_text(rec: pd.DataFrame, rank: int | None) -> str:
     mn = rec[(rec.data == "mnist") & (rec.n == MNIST_N)].sort_values("depth") if len(rec) else rec
     parts = []
     for r in mn.itertuples():
-        def big(v: float) -> str:
+        def big(v: float) -> str:  # 249,361; 5.059 × 10⁹ in plain text (the introduction pastes it as it is)
+            if v >= 1e6:
+                mant, exp = f"{v:.3e}".split("e")
+                return f"{mant} × 10" + str(int(exp)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
             return f"{v:,.0f}" if v >= 1e4 else f"{v:.4g}"
         kap = ("infinite (singular)" if r.kappa_low is None or not np.isfinite(r.kappa_low) else
                f"in [{big(r.kappa_low)}, {big(r.kappa_high)}]" if r.kappa_high is not None
