@@ -419,7 +419,7 @@ def _key_blob(v: Any) -> Any:
 
 
 def cached_call(name: str, key: Mapping, fn: Callable[[], Any], *, version: str = "1",
-                cache_dir: str | Path | None = None) -> Any:
+                cache_dir: str | Path | None = None, keep: Callable[[Any], bool] | None = None) -> Any:
     """Return ``fn()``, computed once and then read from ``<cache>/sweeps/<name>/<hash>.json``.
 
     The record has the format of a :func:`lib.book.sweep.run_sweep` cell (verified the same way), with the
@@ -434,6 +434,9 @@ def cached_call(name: str, key: Mapping, fn: Callable[[], Any], *, version: str 
         fn: computes the result (anything :func:`to_json` accepts).
         version: part of the key; bump it when ``fn`` changes what it computes.
         cache_dir: overrides ``<cache>/sweeps``.
+        keep: whether a result is the computation ``key`` names (None: always). A result it refuses (say, bounds
+            only because this machine lacked the memory a certified case asked for) is returned but never cached,
+            and a cached one it refuses is computed again.
 
     Returns:
         The result, as computed or decoded from the record (arrays with their dtype and shape).
@@ -444,12 +447,15 @@ def cached_call(name: str, key: Mapping, fn: Callable[[], Any], *, version: str 
     path = directory / f"{k}.json"
     rec = read_record(path, k, name)
     if rec is not None and "value" in rec["result"]:
-        return from_json(rec["result"]["value"])
+        cached = from_json(rec["result"]["value"])
+        if keep is None or keep(cached):
+            return cached
     ensure_dir(directory)
     t0 = time.perf_counter()
     out = fn()
     secs = time.perf_counter() - t0
-    write_record(path, make_record(k, name, version, params, None, {"value": to_json(out)}, secs))
+    if keep is None or keep(out):
+        write_record(path, make_record(k, name, version, params, None, {"value": to_json(out)}, secs))
     return out
 
 

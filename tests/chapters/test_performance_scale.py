@@ -90,3 +90,33 @@ def test_run_scale_case_reports_a_failed_worker():
     with pytest.raises(InputError, match="n=1"):
         bench.run_scale_case(1, 1, width=8, in_dim=3, progress=False)
     assert math.isfinite(bench.run_scale_case(40, 1, width=8, in_dim=3, progress=False)["min_angle"])
+
+
+def test_a_certified_case_that_fell_back_to_bounds_is_never_cached_as_certified(tmp_path, monkeypatch):
+    """Found writing the n = 60,000 MNIST depth-10 record: run while other jobs held memory, the certified case fell
+    back to bounds, was cached under the certified key, and the rerun on an idle machine read the bounds back."""
+    kw = dict(width=16, in_dim=6, lambda_min="certified", tile=64, cache_dir=tmp_path)
+    real = performance.scale.run_scale_case
+    calls = []
+
+    def short_of_memory(**k):
+        calls.append(k)
+        return dict(real(**{**k, "lambda_min": "bounds"}), lambda_min_mode="bounds", note="bounds only")
+    monkeypatch.setattr(performance.scale, "run_scale_case", short_of_memory)
+    first = performance.measure_scale_cases([80], [1], **kw)
+    assert first.lambda_min_mode[0] == "bounds" and list(tmp_path.rglob("*.json")) == []  # returned, not cached
+    monkeypatch.setattr(performance.scale, "run_scale_case", real)
+    second = performance.measure_scale_cases([80], [1], **kw)  # the memory is there now: certified, and cached
+    assert second.lambda_min_mode[0] == "certified" and len(list(tmp_path.rglob("*.json"))) == 1
+    assert performance.scale.asked_for("auto")({"lambda_min_mode": "bounds"})  # "auto" chooses: any mode is its own
+
+
+def test_cached_call_keep_refuses_a_result_both_ways(tmp_path):
+    from lib.book.cache import cached_call
+    got = []
+    fn = lambda: got.append(1) or {"ok": len(got) > 1}  # noqa: E731 - the first call fails the test, later ones pass
+    keep = lambda r: r["ok"]  # noqa: E731
+    assert cached_call("t", {"a": 1}, fn, cache_dir=tmp_path, keep=keep) == {"ok": False}
+    assert cached_call("t", {"a": 1}, fn, cache_dir=tmp_path, keep=keep) == {"ok": True}  # computed again, cached
+    assert cached_call("t", {"a": 1}, fn, cache_dir=tmp_path, keep=keep) == {"ok": True} and len(got) == 2
+    assert cached_call("t", {"a": 1}, fn, cache_dir=tmp_path, keep=lambda r: False) == {"ok": True} and len(got) == 3
