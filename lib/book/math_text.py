@@ -24,7 +24,7 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["GREEK", "typeset", "typeset_html", "to_tex", "escape_emphasis", "is_formula", "label_markdown", "label_text"]
+__all__ = ["GREEK", "typeset", "MATH_SPAN", "typeset_html", "to_tex", "escape_emphasis", "is_formula", "label_markdown", "label_text"]
 
 #: Greek letters written out in the chapters' plain text (``Delta`` for the capital)
 GREEK = ("alpha", "beta", "gamma", "delta", "Delta", "epsilon", "eta", "theta", "kappa", "lambda", "mu", "rho",
@@ -123,18 +123,22 @@ def typeset(text: str) -> str:
     return "".join(p if i % 2 else _plain(p) for i, p in enumerate(pieces))
 
 
+#: the element Sphinx writes around inline math (MathJax typesets it, readers of the HTML know it for math)
+MATH_SPAN = '<span class="math notranslate nohighlight">'
+
+
 def typeset_html(text: str) -> str:
     """``text`` typeset (:func:`typeset`) for an HTML table cell, where Markdown's ``$...$`` is not read: each math
-    span becomes MathJax's inline ``\\(...\\)`` (the book's MathJax typesets the whole page, tables of cell
-    outputs included) and everything is HTML-escaped (``<`` in a statement is text, never a tag).
+    span becomes MathJax's inline ``\\(...\\)`` in the span Sphinx writes around math (:data:`MATH_SPAN`) and
+    everything is HTML-escaped (``<`` in a statement is text, never a tag).
 
     Args:
         text: a judged row's statement, the paper's value, this book's value or the rule
             (:func:`lib.book.wording.paper_vs_book`).
     """
     parts = re.split(r"(\$[^$]+\$)", typeset(text))
-    return "".join(html.escape(p, quote=False) if i % 2 == 0 else "\\(" + html.escape(p[1:-1], quote=False) + "\\)"
-                   for i, p in enumerate(parts))
+    return "".join(html.escape(p, quote=False) if i % 2 == 0 else
+                   MATH_SPAN + "\\(" + html.escape(p[1:-1], quote=False) + "\\)</span>" for i, p in enumerate(parts))
 
 
 def escape_emphasis(text: str) -> str:

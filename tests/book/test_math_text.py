@@ -62,6 +62,8 @@ def test_a_part_label_shows_no_ascii_math(label, markdown, text):
 
 def test_typeset_html_writes_mathjax_spans_and_escapes_the_rest():
     from lib.book.math_text import typeset_html
-    assert typeset_html("like L^(-1/2) & kappa_0 < 1") == r"like \(L^{-1/2}\) &amp; \(\kappa_0\) &lt; 1"
+    from lib.book.math_text import MATH_SPAN
+    assert typeset_html("like L^(-1/2) & kappa_0 < 1") == \
+        rf"like {MATH_SPAN}\(L^{{-1/2}}\)</span> &amp; {MATH_SPAN}\(\kappa_0\)</span> &lt; 1"
     assert typeset_html("92.77 +- 0.35 %") == "92.77 ± 0.35 %"
     assert typeset_html("no math here") == "no math here"

@@ -97,7 +97,10 @@ def test_reader_check_catches_each_kind_of_problem():
              '<pre>x = "\\lambda"  # TeX in code is fine</pre>'
              '<div class="highlight-bash notranslate"><pre>papermill /tmp/01.ipynb out.ipynb</pre></div>')
     assert reader_problems(clean) == []
+    from lib.book.math_text import typeset_html  # a table cell's math, as the book's tables write it
+    assert reader_problems(f"<table><tr><td>{typeset_html('like L^(-1/2), kappa_0')}</td></tr></table>") == []
     bad = {
+        "<table><tr><td>like \\(\\kappa\\) here</td></tr></table>": "raw TeX",  # the same math outside its span
         '<div class="output stderr"><pre>warning</pre></div>': "stderr",
         "<p>Executing: 96%|█████████▌| 24/25 [00:30&lt;00:01, 1.2s/it]</p>": "progress bar",
         "<p>cached in /work/main/.cache/sweep</p>": "machine path",

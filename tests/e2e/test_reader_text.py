@@ -206,7 +206,8 @@ def test_each_check_fails_on_its_counterfactual_page(tmp_path):
                          "report") == []
     assert text_problems("<p>status: True unless refuted</p>", "api") == []  # a docstring's Python on the API page
     # a chapter's paper-vs-book table: its math as MathJax spans passes, the same cell in ASCII is found
-    assert text_problems(r"<table><tr><td>shrinks like \(L^{-1/2}\)</td></tr></table>", "04_infinite_depth") == []
+    assert text_problems(r'<table><tr><td>shrinks like <span class="math">\(L^{-1/2}\)</span></td></tr></table>',
+                         "04_infinite_depth") == []
     assert any("a power in ASCII" in f for f in
                text_problems("<table><tr><td>shrinks like L^(-1/2)</td></tr></table>", "04_infinite_depth"))
     assert text_problems("<p>the kernel scales like |x|^2</p>", "troubleshooting") == []  # a message as printed
