@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from lib.book.math_text import label_text
 from lib.book.paths import ROOT
 from lib.book.provenance import run_info
 from lib.chapters.performance.scale import (DATA_WORDS, MNIST_N, SCALE_TILE, ScaleRun, data_label, measure_scale_cases,
@@ -416,7 +417,7 @@ def intro_text(rec: pd.DataFrame, rank: int | None) -> str:
         def big(v: float) -> str:  # 249,361; 5.059 × 10⁹ in plain text (the introduction pastes it as it is)
             if v >= 1e6:
                 mant, exp = f"{v:.3e}".split("e")
-                return f"{mant} × 10" + str(int(exp)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+                return label_text(f"{mant} × 10^{int(exp)}")  # the power as superscripts, as a link's text
             return f"{v:,.0f}" if v >= 1e4 else f"{v:.4g}"
         kap = ("infinite (singular)" if r.kappa_low is None or not np.isfinite(r.kappa_low) else
                f"in [{big(r.kappa_low)}, {big(r.kappa_high)}]" if r.kappa_high is not None
