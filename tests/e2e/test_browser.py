@@ -125,7 +125,7 @@ async () => {
     typeset: math.filter(m => m.querySelector('mjx-container')).length,
     mathErrors: document.querySelectorAll('mjx-merror').length,
     mathjax: !!window.MathJax,
-    // issue 27: debris on the book's own pages (not the API reference, whose signatures show defaults)
+    // debris on the book's own pages (not the API reference, whose signatures show defaults)
     book: location.pathname.includes('/_executed/'),
     reprs: (document.querySelector('main') || document.body).innerText
              .match(/<[\\w.]+ object( at 0x[0-9a-f]+)?>|<Figure size [\\d.]+x[\\d.]+ with \\d+ Axes>/g) || [],
