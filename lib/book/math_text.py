@@ -123,7 +123,9 @@ def typeset(text: str) -> str:
     return "".join(p if i % 2 else _plain(p) for i, p in enumerate(pieces))
 
 
-#: the element Sphinx writes around inline math (MathJax typesets it, readers of the HTML know it for math)
+#: the element Sphinx writes around inline math: its class ``math`` is one of MathJax's ``processHtmlClass`` names in
+#: MyST's configuration, so MathJax typesets it even inside a notebook's output on a page marked ``mathjax_ignore``,
+#: and readers of the HTML know it for math
 MATH_SPAN = '<span class="math notranslate nohighlight">'
 
 

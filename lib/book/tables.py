@@ -18,13 +18,10 @@ import pandas as pd
 from lib.book.math_text import typeset_html
 from lib.book.wording import TYPESET_ATTR, number
 
-__all__ = ["MATHJAX_PROCESS", "ASCII_POWER", "SIGNIFICANT_DIGITS", "FIXED_RANGE", "FIXED_MIN", "REPEAT_MIN_ROWS", "REPEAT_MIN_CHARS", "header",
+__all__ = ["ASCII_POWER", "SIGNIFICANT_DIGITS", "FIXED_RANGE", "FIXED_MIN", "REPEAT_MIN_ROWS", "REPEAT_MIN_CHARS", "header",
            "shared_columns", "column_formatter", "table_html", "styler_html",
            "use_book_tables"]
 
-#: The class that makes the book's MathJax typeset inside an element of a page MyST marks ``mathjax_ignore`` (one of
-#: its ``processHtmlClass`` names): a table with typeset math carries it (:func:`table_html`).
-MATHJAX_PROCESS = "mathjax_process"
 #: A power written in ASCII ("(L+1)^2", "m^(-1/2)"): a header holding one is typeset (:func:`table_html`).
 ASCII_POWER = re.compile(r"[\w)\]|]\^[\w({-]")
 #: Significant digits of a float column; enough for the tolerances the verdicts quote (1e-3 relative), few
@@ -122,10 +119,6 @@ def table_html(df: pd.DataFrame, index: bool | None = None) -> str:
         styler = styler.set_caption("; ".join(
             f"{html.escape(c)} (every row): {typeset_html(v) if c in prose else html.escape(v)}"
             for c, v in shared.items()))
-    if any(typeset_headers) or prose & set(shown.columns) or prose & set(shared):
-        # the page's MathJax skips a notebook's outputs (MyST marks the page mathjax_ignore): this class brings
-        # the table's \\(...\\) spans back (the book's MathJax processHtmlClass)
-        styler = styler.set_table_attributes(f'class="{MATHJAX_PROCESS}"')
     return styler.to_html()
 
 

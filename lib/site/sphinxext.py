@@ -21,6 +21,7 @@ Loaded through ``_config.yml`` (``sphinx: extra_extensions: [..., lib.site.sphin
 """
 from __future__ import annotations
 
+import functools
 import gc
 import importlib
 import pkgutil
@@ -80,6 +81,14 @@ def split_reexports(name: str, modules: list[str]) -> tuple[list[str], dict[str,
         ``(own, reexported)``: the names documented here, in ``__all__``'s order, and the others with the module
         that documents each.
     """
+    own, moved = _split_reexports(name, tuple(modules))
+    return list(own), dict(moved)
+
+
+@functools.lru_cache(maxsize=None)
+def _split_reexports(name: str, modules: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """:func:`split_reexports`, once per module and documented set in a process (the figure index asks once per
+    figure's code name, about 90 times a build), as tuples so that no caller can change the memo."""
     mod = importlib.import_module(name)
     own, moved = [], {}
     for n in list(getattr(mod, "__all__", []) or []):
@@ -94,7 +103,7 @@ def split_reexports(name: str, modules: list[str]) -> tuple[list[str], dict[str,
             moved[n] = home
         else:
             own.append(n)
-    return own, moved
+    return tuple(own), tuple(moved.items())
 
 
 def api_home(module: str, attr: str, modules: list[str]) -> str | None:

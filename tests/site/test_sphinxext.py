@@ -57,6 +57,23 @@ def test_a_packages_reexports_are_links_and_each_function_is_documented_once():
     assert {n: ms for n, ms in documented.items() if len(ms) != 1} == {}
 
 
+def test_the_split_is_computed_once_per_module_and_no_caller_changes_it():
+    """The figure index asks for a module's split once per figure's code name: it is remembered, and what a caller
+    gets is its own copy (a change to it does not reach the next caller)."""
+    from lib.site.sphinxext import public_modules, split_reexports
+    found = public_modules()
+    own, moved = split_reexports("lib.data.base", found)
+    own.append("not_a_name")
+    moved["not_a_name"] = "lib.data"
+    again_own, again_moved = split_reexports("lib.data.base", found)
+    assert "not_a_name" not in again_own and "not_a_name" not in again_moved
+    assert (again_own, again_moved) == (own[:-1], {k: v for k, v in moved.items() if k != "not_a_name"})
+    from lib.site import sphinxext
+    before = sphinxext._split_reexports.cache_info().hits  # noqa: SLF001 - the memo under test
+    split_reexports("lib.data.base", found)
+    assert sphinxext._split_reexports.cache_info().hits == before + 1  # noqa: SLF001
+
+
 def test_no_line_of_the_api_page_reaches_docutils_limit():
     """docutils refuses a line of 10,000 characters or more (chapter 04's package re-exports 207 names)."""
     from lib.site.sphinxext import module_lines, public_modules
