@@ -384,7 +384,7 @@ def test_the_fakes_grid_is_fine_enough():
 
 
 def test_late_loss_table_counts_each_depths_finite_seeds_and_floors_a_zero_loss():
-    """Depth 1: three finite seeds (their mean and sd); depth 2: one finite seed of three (sd 0, two diverged: null
+    """Depth 1: three finite seeds (their mean and sd); depth 2: one finite seed of three (no sd, two diverged: null
     late loss); depth 3: every seed diverged (mean +inf); depth 4: one seed only, a loss of exactly 0 floored at
     LOSS_FLOOR; each depth's rate its own."""
     import dataclasses
@@ -401,9 +401,10 @@ def test_late_loss_table_counts_each_depths_finite_seeds_and_floors_a_zero_loss(
     one = np.log10(study.runs[study.runs.depth == 1].late_loss.to_numpy(dtype=float))
     assert tab.loc[1, "log10 late loss"] == pytest.approx(one.mean()) and tab.loc[1, "sd"] == pytest.approx(one.std(ddof=1))
     assert tab.loc[1, "sd"] > 0 and (tab.loc[1, "seeds"], tab.loc[1, "diverged"]) == (3, 0)
-    assert (tab.loc[2, "sd"], tab.loc[2, "seeds"], tab.loc[2, "diverged"]) == (0.0, 1, 2)
+    assert np.isnan(tab.loc[2, "sd"]) and (tab.loc[2, "seeds"], tab.loc[2, "diverged"]) == (1, 2)
     assert tab.loc[3, "log10 late loss"] == np.inf and (tab.loc[3, "seeds"], tab.loc[3, "diverged"]) == (0, 3)
-    assert tab.loc[4, "log10 late loss"] == np.log10(F4.LOSS_FLOOR) and tab.loc[4, "sd"] == 0.0
+    assert tab.loc[3, "sd"] == 0.0  # no finite run: the mean is infinite, beyond any spread
+    assert tab.loc[4, "log10 late loss"] == np.log10(F4.LOSS_FLOOR) and np.isnan(tab.loc[4, "sd"])
     assert tab["lr"].tolist() == [2.0, 4.0, 6.0, 8.0]
     two = OPT.late_loss_table(loss_study([0.0], sds=0.5, seeds=2))
     assert two.loc[1, "sd"] > 0 and two.loc[1, "seeds"] == 2
@@ -533,3 +534,76 @@ def test_depth_pairs_of_one_seed_equal_means_and_one_depth():
     assert OPT.depth_pairs(_table([0.0, 0.5], [0.0, 0.0], seeds=0)).se2.tolist() == [0.0]
     one = OPT.depth_pairs(_table([0.0], [0.0]))
     assert one.empty and list(one.columns) == ["shallow", "deep", "excess", "se2", "inverted", "significant"]
+
+
+# ---------------------------------------------------------------- one seed: no seed spread
+def one_seed_at(study, *depths):
+    """``study`` with only seed 0's run at ``depths`` (as a partial record holds them), its protocol unchanged."""
+    import dataclasses
+    runs = study.runs
+    return dataclasses.replace(study, runs=runs[~runs.depth.isin(depths) | (runs.seed == 0)].reset_index(drop=True))
+
+
+def test_a_depth_with_one_seed_has_no_spread_and_its_pairs_are_not_judged_fig4():
+    """A depth with one seed has no seed spread: a difference with it has no standard error, never one of 0 (a
+    partial MNIST record of one seed per depth read "twice the standard error 0.00" and every pair "beyond the
+    seed spread"). The paper's shape, reproduced with three seeds everywhere; one seed at the deepest depth:
+    inconclusive, naming it, its pairs unjudged; a pair of three-seed depths inverted beyond their spread still
+    reads as inverted."""
+    whole = loss_study(FALLING[:4])
+    assert OPT.check_depth_speed(whole).status == "reproduced"
+    c = OPT.check_depth_speed(one_seed_at(whole, 4))
+    assert c.status == "inconclusive" and c.caveat.startswith(
+        "one seed at depth 4: no seed spread there, so a difference between depths cannot be judged against it")
+    rows = {r["statement"]: r for r in c.rows}
+    assert rows["no deeper net slower beyond the seed spread (every pair of depths)"]["holds"] is None
+    assert rows["the deepest net ends below the shallowest beyond the seed spread"]["holds"] is None
+    assert rows["the deepest net ends below the shallowest beyond the seed spread"]["rule"] == (
+        "a difference above twice its standard error (none: one seed)")
+    resolved = rows["the seed spread resolves the order (some pair of depths differs beyond it)"]
+    assert resolved["holds"] is False and "one seed at depth 4" in resolved["this book"]
+    assert "depth 1 minus depth 4: 3.05 (no standard error: one seed)" in c.measured
+    assert "nan" not in c.measured.lower() and "sd over seeds up to 0.05" in c.measured
+    inverted = OPT.check_depth_speed(one_seed_at(loss_study([0.0, -2.0, -1.0, -3.0]), 4))
+    row = next(r for r in inverted.rows if r["statement"].startswith("no deeper net slower"))
+    assert row["holds"] is False and "3 slower than 2 by 1.00" in row["this book"]
+    assert inverted.status == "inconclusive" and inverted.caveat.startswith("one seed at depth 4")
+    every = OPT.check_depth_speed(one_seed_at(whole, 1, 2, 3, 4))
+    assert every.caveat.startswith("one seed at depths 1, 2, 3, 4:") and "(one seed: no sd over seeds)" in every.measured
+    two = OPT.check_depth_speed(loss_study(FALLING[:4], seeds=2))   # two seeds: a spread (the budget is short)
+    assert "one seed" not in two.caveat and all(r["holds"] is not None for r in two.rows)
+
+
+def test_a_depth_with_one_seed_has_no_spread_and_its_pairs_are_not_judged_table1():
+    """Table 1 alike: a statement whose difference has no error is not judged (None), unless a judged difference
+    decides it; the shown accuracy of a one-seed depth has no +- sd."""
+    whole = acc_study({1: 0.95, 6: 0.97, 12: 0.96})
+    assert OPT.check_accuracy(whole).status == "reproduced"
+    c = OPT.check_accuracy(one_seed_at(whole, 12))
+    assert c.status == "inconclusive" and c.caveat.startswith("one seed at depth 12: no seed spread")
+    rows = {r["statement"]: r for r in c.rows}
+    assert rows["test accuracy at depth 12"]["this book"] == "95.90 % (1 seed)"
+    assert rows["test accuracy at depth 6"]["this book"] == "97.00 +- 0.10 % (3 seeds)"
+    assert [rows[k]["holds"] for k in ("the peak is at depth 6", "the accuracy decreases after depth 6",
+                                       "the decrease does not start before depth 6 (depth 6 against the shallowest "
+                                       "depth)", "the accuracy at the deepest depth is not above depth 6")] == [
+        None, None, True, None]
+    resolved = rows["the seed spread resolves the curve (some pair of depths differs beyond it)"]
+    assert resolved["holds"] is False and "one seed at depth 12" in resolved["this book"]
+    assert "(no standard error: one seed), the clearest fall after depth 6 (not judged)" in c.measured
+    assert "nan" not in c.measured.lower()
+    # judged differences still decide: a peak at 10 beyond the spread fails statement 1, a fall at 12 makes 2 hold
+    late = OPT.check_accuracy(one_seed_at(acc_study({1: 0.95, 6: 0.96, 10: 0.975, 12: 0.95}), 1))
+    late_rows = {r["statement"]: r["holds"] for r in late.rows}
+    assert late_rows["the peak is at depth 6"] is False and late_rows["the accuracy decreases after depth 6"] is True
+    assert late.status == "inconclusive" and late.caveat.startswith("one seed at depth 1:")
+    # a judged contradiction (depth 6 below the shallowest beyond the spread) is False, the rest unjudged
+    falls = OPT.check_accuracy(one_seed_at(acc_study({1: 0.97, 3: 0.95, 6: 0.96, 12: 0.95}), 12))
+    f_rows = {r["statement"]: r["holds"] for r in falls.rows}
+    assert f_rows["the decrease does not start before depth 6 (depth 6 against the shallowest depth)"] is False
+    assert f_rows["the accuracy at the deepest depth is not above depth 6"] is None
+    assert falls.status == "inconclusive"
+    v = OPT.table1_statements(OPT.accuracy_table(one_seed_at(acc_study({1: 0.97, 3: 0.95, 6: 0.96, 12: 0.95}), 12)))[1]
+    assert v["contradicts"] is True and v["agrees"] is False and v["flat"].startswith("one seed at depth 12")
+    v = OPT.table1_statements(OPT.accuracy_table(one_seed_at(whole, 12)))[1]
+    assert v["contradicts"] is False and v["agrees"] is False

@@ -56,6 +56,27 @@ SE_MULTIPLE = 2.0
 #: moved by 0.025 (depth 3) and 0.019 (depth 10) from float32 to bf16, about twice this shift.
 BF16_SHIFT = math.log10(1.03)
 
+
+def _twice_se(se2: float) -> str:
+    """A difference's error in words: twice its standard error, or, where a depth has one seed (no seed spread:
+    :func:`depth_pairs` gives NaN), that there is none."""
+    return f"twice the standard error {se2:.2f}" if np.isfinite(se2) else "no standard error: one seed"
+
+
+def _sd_words(sd: pd.Series) -> str:
+    """The largest sd over seeds of a per-depth table, or that every depth has one seed (sd NaN)."""
+    return f"sd over seeds up to {np.nanmax(sd):.2f}" if sd.notna().any() else "one seed: no sd over seeds"
+
+
+def _one_seed(seeds: pd.Series) -> str:
+    """Why a study whose depths ``seeds`` counts are not all two or more cannot be judged (empty when they are): a
+    depth with one seed has no seed spread, and every difference is judged against it ([LH] Figure 4, Table 1)."""
+    lone = [int(L) for L, n in seeds.items() if n == 1]
+    if not lone:
+        return ""
+    return (f"one seed at depth{'s' if len(lone) > 1 else ''} {ints(lone, ranges=False)}: no seed spread there, so "
+            f"a difference between depths cannot be judged against it")
+
 #: Why a study trained with bfloat16 products is judged as a float32 one would be (the verdicts quote it).
 BF16_NOTE = ("bfloat16 products: a bf16 run is its float32 twin perturbed by rounding (its loss within 3 % of "
              "float32's over the first updates of the paper's network, tested), and the verdict judges only "
@@ -130,7 +151,8 @@ def late_loss_table(study: SGDStudy) -> pd.DataFrame:
         study: :func:`lib.chapters.optimization.sgd.measure_sgd_study` output (its runs, at its depths).
 
     Returns:
-        A frame indexed by ``depth`` with ``log10 late loss``, ``sd``, ``seeds`` (finite runs),
+        A frame indexed by ``depth`` with ``log10 late loss``, ``sd`` (NaN with one finite run: no spread; 0
+        with none, the mean then infinite), ``seeds`` (finite runs),
         ``diverged`` (runs of the chosen rate whose loss became NaN or inf: left out of the mean,
         and named as a deviation by :func:`lib.chapters.optimization.sgd.protocol_deviations`), ``lr``.
     """
@@ -144,7 +166,7 @@ def late_loss_table(study: SGDStudy) -> pd.DataFrame:
         v = np.log10(np.maximum(sub.late_loss.to_numpy(dtype=float), LOSS_FLOOR))
         ok = v[np.isfinite(v)]
         rows[int(L)] = {"log10 late loss": float(np.mean(ok)) if ok.size else np.inf,
-                        "sd": float(np.std(ok, ddof=1)) if ok.size > 1 else 0.0,
+                        "sd": float(np.std(ok, ddof=1)) if ok.size > 1 else (np.nan if ok.size else 0.0),
                         "seeds": int(ok.size), "diverged": int(v.size - ok.size), "lr": float(sub.lr.iloc[0])}
     tab = pd.DataFrame.from_dict(rows, orient="index")
     tab.index.name = "depth"
@@ -163,8 +185,8 @@ def depth_pairs(tab: pd.DataFrame, value: str = "log10 late loss", sd: str = "sd
     Returns:
         One row per pair i < j: ``shallow``, ``deep``, ``excess`` (value of the deeper minus the
         shallower; > 0 means the deeper net is worse, e.g. slower), ``se2`` (:data:`~lib.chapters.optimization.figure4.SE_MULTIPLE` times
-        the standard error of that difference over seeds), ``inverted`` (excess > 0) and
-        ``significant`` (excess > se2).
+        the standard error of that difference over seeds; NaN when either depth has one seed, sd NaN),
+        ``inverted`` (excess > 0) and ``significant`` (excess > se2; never with se2 NaN).
     """
     rows = []
     idx = list(tab.index)
@@ -236,9 +258,11 @@ def check_depth_speed(study: SGDStudy) -> Check:
     - order: the Spearman correlation rho of depth with the mean loss is below
       :data:`~lib.chapters.optimization.figure4.SPEED_RHO` (-0.5) (two depths: rho is the sign of the
       deeper minus the shallower);
-    - resolved: some pair of depths differs beyond the seed spread, in either direction.
+    - resolved: some pair of depths differs beyond the seed spread, in either direction, and every depth has a
+      seed spread (a depth with one seed has none: its pairs are not judged, and the first two statements hold
+      only where no pair is left unjudged).
 
-    Rule: a curve flat within the noise (no pair differs beyond 2 standard errors) cannot tell whether
+    Rule: a depth with one seed, or a curve flat within the noise (no pair differs beyond 2 standard errors) cannot tell whether
     deeper is faster: *inconclusive*, whatever the order of the means. Otherwise one pair inverted beyond
     the seed spread *contradicts* "always" (every such pair is named); with none, it *agrees* if the ends
     and the order hold, and is *between* if not (deeper is faster only in part: the order or the end gap
@@ -277,15 +301,16 @@ def check_depth_speed(study: SGDStudy) -> Check:
     sig = pairs[pairs.significant]
     falls = pairs[-pairs.excess > pairs.se2]
     n_inv, n_sig = int(pairs.inverted.sum()), len(sig)
-    named = ", ".join(f"{r.deep} slower than {r.shallow} by {r.excess:.2f} (twice the standard error {r.se2:.2f})"
+    named = ", ".join(f"{r.deep} slower than {r.shallow} by {r.excess:.2f} ({_twice_se(r.se2)})"
                       for r in sig.itertuples())
+    lone = _one_seed(tab["seeds"])
     flat = "" if n_sig or len(falls) else (
         f"flat within the seed noise: no pair of the {len(tab)} depths differs by more than twice its standard "
         f"error, so the data cannot tell whether deeper is faster")
     agrees = n_sig == 0 and diff > se and rho < SPEED_RHO
     contradicts = n_sig > 0
     safe, margin = bf16_margin(tab, pairs, rho) if study.precision == "bf16" else (True, "")
-    unresolved = flat or ("" if safe else f"bfloat16 products could change this verdict: {margin}")
+    unresolved = lone or flat or ("" if safe else f"bfloat16 products could change this verdict: {margin}")
     if contradicts:
         partial = f"{n_sig} of {len(pairs)} depth pairs inverted beyond the seed spread: {named}"
     elif agrees:
@@ -301,9 +326,9 @@ def check_depth_speed(study: SGDStudy) -> Check:
         f"On {study.data} ({study.n_train:,} training images, batch {study.batch}, {study.epochs} epochs = "
         f"{study.updates:,} SGD updates, {study.seeds} seeds, width {study.width}, rate chosen per depth"
         f"{', bfloat16 products' if study.precision == 'bf16' else ''}), log10 of "
-        f"the late-epoch training loss is {', '.join(f'{v:.2f}' for v in m)} at depths {list(tab.index)} (sd over "
-        f"seeds up to {sd.max():.2f}); Spearman correlation with depth {rho:.2f} (-1: faster with every added "
-        f"layer); depth {first} minus depth {last}: {diff:.2f} (twice the standard error {se:.2f}); deeper net "
+        f"the late-epoch training loss is {', '.join(f'{v:.2f}' for v in m)} at depths {list(tab.index)} "
+        f"({_sd_words(sd)}); Spearman correlation with depth {rho:.2f} (-1: faster with every added "
+        f"layer); depth {first} minus depth {last}: {diff:.2f} ({_twice_se(se)}); deeper net "
         f"slower in {n_inv} of {len(pairs)} depth pairs, {n_sig} beyond twice the standard error"
         + (f" ({named})" if n_sig else "") + f"; {len(falls)} pairs faster beyond it."
         f"{(' ' + study.note) if study.note else ''}{f' A record: {study.recorded}.' if study.recorded else ''}")
@@ -312,18 +337,20 @@ def check_depth_speed(study: SGDStudy) -> Check:
              paper="always faster", **{"this book": f"{n_sig} of {len(pairs)} pairs inverted beyond twice the standard "
                                                    f"error" + (f": {named}" if n_sig else f" ({n_inv} within it)")},
              rule="no pair whose deeper net's log10 loss is higher by more than twice its standard error; one such "
-                  "pair contradicts the paper", holds=n_sig == 0),
+                  "pair contradicts the paper; a pair without one (one seed) is not judged",
+             holds=False if n_sig else (None if lone else True)),
         dict(statement="the deepest net ends below the shallowest beyond the seed spread",
              paper="yes", **{"this book": f"log10 loss of depth {first} minus depth {last}: {diff:.2f}"},
-             rule=f"a difference above twice its standard error ({se:.2f})", holds=diff > se),
+             rule="a difference above twice its standard error " + (f"({se:.2f})" if np.isfinite(se) else "(none: one seed)"),
+             holds=bool(diff > se) if np.isfinite(se) else None),
         dict(statement="deeper nets end lower (Spearman correlation of depth with the late loss)",
              paper="always faster with depth", **{"this book": f"{rho:.2f}"},
              rule=f"a correlation below {SPEED_RHO}", holds=rho < SPEED_RHO),
         dict(statement="the seed spread resolves the order (some pair of depths differs beyond it)",
              paper="the curves are apart", **{"this book": f"{n_sig + len(falls)} of {len(pairs)} pairs apart "
-                                                           f"beyond twice the standard error"},
-             rule="at least one pair beyond twice its standard error, either way; none -> inconclusive",
-             holds=not flat),
+                                                           f"beyond twice the standard error" + (f"; {lone}" if lone else "")},
+             rule="at least one pair beyond twice its standard error, either way, and a seed spread at every depth; "
+                  "otherwise inconclusive", holds=not (flat or lone)),
         _protocol_row(study, table=False))
     if study.precision == "bf16":
         rows = rows[:-1] + (dict(
@@ -343,13 +370,13 @@ def accuracy_table(study: SGDStudy) -> pd.DataFrame:
         study: :func:`lib.chapters.optimization.sgd.measure_sgd_study` output (its runs, at its depths).
 
     Returns:
-        A frame indexed by depth: ``mean (%)``, ``sd (%)`` (sd over seeds, ddof 1; 0 with one seed), ``seeds``,
+        A frame indexed by depth: ``mean (%)``, ``sd (%)`` (sd over seeds, ddof 1; NaN with one seed), ``seeds``,
         ``[LH] MNIST (%)`` (NaN at a depth the paper did not run).
     """
     runs = study.runs
     sub = runs[runs.depth.isin(list(study.depths))]
     g = sub.groupby("depth")["test_acc"]
-    tab = pd.DataFrame({"mean (%)": 100 * g.mean(), "sd (%)": 100 * g.std(ddof=1).fillna(0.0), "seeds": g.count()})
+    tab = pd.DataFrame({"mean (%)": 100 * g.mean(), "sd (%)": 100 * g.std(ddof=1), "seeds": g.count()})
     tab["[LH] MNIST (%)"] = tab.index.map(PAPER_TABLE1)
     return tab
 
@@ -369,16 +396,21 @@ def table1_statements(acc: pd.DataFrame) -> tuple[tuple[dict, ...], dict]:
        shallowest depth already: deeper is worse from the start);
     4. depth 6 is not below the deepest depth beyond the error (else the accuracy has not decreased at the
        deepest depth);
-    5. the seed spread resolves the curve: some pair of depths differs beyond the error.
+    5. the seed spread resolves the curve: some pair of depths differs beyond the error, and every depth has a
+       spread.
+
+    A depth with one seed has no spread (sd NaN): a difference with it has no error, and a statement that needs one
+    is not judged (``holds`` None) unless a judged difference already decides it (a depth above 6 beyond the error
+    fails 1; a fall beyond the error makes 2 hold); 5 fails, so the verdict is inconclusive.
 
     Args:
         acc: :func:`accuracy_table` output (depth 6, a shallower and a deeper depth).
 
     Returns:
         (rows, judged): the five judged rows (``statement``, ``paper``, ``this book``, ``rule``, ``holds``, a
-        bool) and ``{"agrees", "contradicts", "flat", "partial"}``: agrees = 1 and 2 hold; contradicts = 3 or 4
-        fails; flat = 5 fails (a phrase, empty when it holds); partial = the failed statements in words, with
-        their numbers.
+        bool, or None when not judged) and ``{"agrees", "contradicts", "flat", "partial"}``: agrees = 1 and 2 hold;
+        contradicts = 3 or 4 fails; flat = 5 fails (a phrase, empty when it holds); partial = the failed statements
+        in words, with their numbers.
 
     Raises:
         lib.validation.InputError: no depth 6, none shallower or none deeper.
@@ -405,33 +437,36 @@ def table1_statements(acc: pd.DataFrame) -> tuple[tuple[dict, ...], dict]:
     tail, tail_se = gap(last, 6)
     apart = sum(abs(gap(a, b)[0]) > gap(a, b)[1] for i, a in enumerate(depths) for b in depths[i + 1:])
     n_pairs = len(depths) * (len(depths) - 1) // 2
-    above_txt = ", ".join(f"depth {L} {x:.2f} points above depth 6 (twice the standard error {e:.2f})"
-                          for L, x, e in above)
+    above_txt = ", ".join(f"depth {L} {x:.2f} points above depth 6 ({_twice_se(e)})" for L, x, e in above)
+    lone = _one_seed(ns)
+    unjudged = bool(lone)   # some difference has no error: a statement it could decide stays open
     rows = [
         dict(statement="the peak is at depth 6", paper=f"depth {p_best} ({paper[p_best]:.2f} %)",
-             **{"this book": f"best depth {best} ({m[best]:.2f} %), {excess:.2f} points above depth 6 (twice the "
-                             f"standard error {excess_se:.2f})" + (f"; beyond the seed spread: {above_txt}"
-                                                                   if above else "")},
-             rule="no depth above depth 6 by more than twice its standard error", holds=not above),
+             **{"this book": f"best depth {best} ({m[best]:.2f} %), {excess:.2f} points above depth 6 "
+                             f"({_twice_se(excess_se)})" + (f"; beyond the seed spread: {above_txt}" if above else "")},
+             rule="no depth above depth 6 by more than twice its standard error",
+             holds=False if above else (None if unjudged else True)),
         dict(statement="the accuracy decreases after depth 6",
              paper=f"{paper[12] - paper[6]:+.2f} points (6 -> 12)",
-             **{"this book": f"depth {fall_L} {fall:.2f} points below depth 6 (twice the standard error "
-                             f"{fall_se:.2f}), the clearest fall after depth 6"},
-             rule="a deeper depth below depth 6 by more than twice its standard error", holds=fall > fall_se),
+             **{"this book": f"depth {fall_L} {fall:.2f} points below depth 6 ({_twice_se(fall_se)}), the "
+                             f"clearest fall after depth 6"},
+             rule="a deeper depth below depth 6 by more than twice its standard error",
+             holds=True if fall > fall_se else (None if unjudged else False)),
         dict(statement="the decrease does not start before depth 6 (depth 6 against the shallowest depth)",
              paper=f"{paper[6] - paper[1]:+.2f} points (1 -> 6)",
-             **{"this book": f"{-head:+.2f} points ({first} -> 6; twice the standard error {head_se:.2f})"},
+             **{"this book": f"{-head:+.2f} points ({first} -> 6; {_twice_se(head_se)})"},
              rule="depth 6 not below the shallowest depth by more than twice its standard error; below it "
-                  "contradicts the paper", holds=head <= head_se),
+                  "contradicts the paper", holds=bool(head <= head_se) if np.isfinite(head_se) else None),
         dict(statement="the accuracy at the deepest depth is not above depth 6",
              paper=f"{paper[12] - paper[6]:+.2f} points (6 -> 12)",
-             **{"this book": f"{tail:+.2f} points (6 -> {last}; twice the standard error {tail_se:.2f})"},
+             **{"this book": f"{tail:+.2f} points (6 -> {last}; {_twice_se(tail_se)})"},
              rule="the deepest depth not above depth 6 by more than twice its standard error; above it "
-                  "contradicts the paper", holds=tail <= tail_se),
+                  "contradicts the paper", holds=bool(tail <= tail_se) if np.isfinite(tail_se) else None),
         dict(statement="the seed spread resolves the curve (some pair of depths differs beyond it)",
              paper="the accuracies are apart", **{"this book": f"{apart} of {n_pairs} pairs apart beyond twice "
-                                                               f"the standard error"},
-             rule="at least one pair beyond twice its standard error; none -> inconclusive", holds=apart > 0),
+                                                               f"the standard error" + (f"; {lone}" if lone else "")},
+             rule="at least one pair beyond twice its standard error and a seed spread at every depth; otherwise "
+                  "inconclusive", holds=apart > 0 and not lone),
     ]
     failed = []
     if above:
@@ -439,11 +474,12 @@ def table1_statements(acc: pd.DataFrame) -> tuple[tuple[dict, ...], dict]:
     if fall <= fall_se:
         failed.append(f"the fall after depth 6 is within the seed spread (at most {fall:.2f} points, at depth "
                       f"{fall_L}, against twice the standard error {fall_se:.2f})")
-    flat = "" if apart else (f"flat within the seed noise: no pair of the {len(depths)} depths differs by more than "
-                             f"twice its standard error, so the data cannot tell where the accuracy starts to "
-                             f"decrease")
-    judged = dict(agrees=rows[0]["holds"] and rows[1]["holds"],
-                  contradicts=not (rows[2]["holds"] and rows[3]["holds"]), flat=flat, partial="; ".join(failed))
+    flat = lone or ("" if apart else (f"flat within the seed noise: no pair of the {len(depths)} depths differs by "
+                                      f"more than twice its standard error, so the data cannot tell where the "
+                                      f"accuracy starts to decrease"))
+    judged = dict(agrees=rows[0]["holds"] is True and rows[1]["holds"] is True,
+                  contradicts=rows[2]["holds"] is False or rows[3]["holds"] is False, flat=flat,
+                  partial="; ".join(failed))
     return tuple(rows), judged
 
 
@@ -485,15 +521,18 @@ def check_accuracy(study: SGDStudy) -> Check:
     measured = (
         f"On {study.data} ({study.n_train:,} training / {study.n_test:,} test images, {study.updates:,} SGD updates, "
         f"{study.seeds} seeds{', bfloat16 products' if study.precision == 'bf16' else ''}), the mean test accuracy "
-        f"is {', '.join(f'{v:.2f}' for v in m)} % at depths {list(acc.index)} (sd over seeds up to {sd.max():.2f}): "
-        + "; ".join(f"{r['statement']}: {r['this book']} ({'holds' if r['holds'] else 'does not hold'})"
+        f"is {', '.join(f'{v:.2f}' for v in m)} % at depths {list(acc.index)} ({_sd_words(sd)}): "
+        + "; ".join(f"{r['statement']}: {r['this book']} "
+                    f"({'not judged' if r['holds'] is None else 'holds' if r['holds'] else 'does not hold'})"
                     for r in judged)
         + f"; the paper's change from 6 to 12 is {PAPER_TABLE1[12] - PAPER_TABLE1[6]:+.2f} points on MNIST."
         f"{(' ' + study.note) if study.note else ''}{f' A record: {study.recorded}.' if study.recorded else ''}")
     ns = acc["seeds"]
     shown = tuple(
         dict(statement=f"test accuracy at depth {L}", paper=f"{PAPER_TABLE1[L]:.2f} %" if L in PAPER_TABLE1 else "not run",
-             **{"this book": f"{m[L]:.2f} +- {sd[L]:.2f} % ({int(ns[L])} seeds)" if L in acc.index else "not run"},
+             **{"this book": (f"{m[L]:.2f} % (1 seed)" if ns[L] == 1 else f"{m[L]:.2f} +- {sd[L]:.2f} % "
+                                                                          f"({int(ns[L])} seeds)")
+                             if L in acc.index else "not run"},
              rule="shown, not judged (the absolute value depends on the data set and the budget)", holds=None)
         for L in sorted(set(int(v) for v in acc.index) | set(PAPER_TABLE1)))
     return Check("[LH] Table 1", status=status, measured=measured, caveat=caveat, part=study.name,
