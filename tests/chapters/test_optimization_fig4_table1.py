@@ -568,6 +568,8 @@ def test_a_depth_with_one_seed_has_no_spread_and_its_pairs_are_not_judged_fig4()
     row = next(r for r in inverted.rows if r["statement"].startswith("no deeper net slower"))
     assert row["holds"] is False and "3 slower than 2 by 1.00" in row["this book"]
     assert inverted.status == "inconclusive" and inverted.caveat.startswith("one seed at depth 4")
+    pair = OPT.check_depth_speed(one_seed_at(whole, 1, 4))
+    assert pair.caveat.startswith("one seed at depths 1, 4: no seed spread there")
     every = OPT.check_depth_speed(one_seed_at(whole, 1, 2, 3, 4))
     assert every.caveat.startswith("one seed at depths 1, 2, 3, 4:") and "(one seed: no sd over seeds)" in every.measured
     two = OPT.check_depth_speed(loss_study(FALLING[:4], seeds=2))   # two seeds: a spread (the budget is short)
@@ -596,7 +598,10 @@ def test_a_depth_with_one_seed_has_no_spread_and_its_pairs_are_not_judged_table1
     late = OPT.check_accuracy(one_seed_at(acc_study({1: 0.95, 6: 0.96, 10: 0.975, 12: 0.95}), 1))
     late_rows = {r["statement"]: r["holds"] for r in late.rows}
     assert late_rows["the peak is at depth 6"] is False and late_rows["the accuracy decreases after depth 6"] is True
+    assert late_rows["the decrease does not start before depth 6 (depth 6 against the shallowest depth)"] is None
     assert late.status == "inconclusive" and late.caveat.startswith("one seed at depth 1:")
+    v = OPT.table1_statements(OPT.accuracy_table(one_seed_at(acc_study({1: 0.95, 6: 0.96, 10: 0.975, 12: 0.95}), 1)))[1]
+    assert v["contradicts"] is False
     # a judged contradiction (depth 6 below the shallowest beyond the spread) is False, the rest unjudged
     falls = OPT.check_accuracy(one_seed_at(acc_study({1: 0.97, 3: 0.95, 6: 0.96, 12: 0.95}), 12))
     f_rows = {r["statement"]: r["holds"] for r in falls.rows}
@@ -607,3 +612,12 @@ def test_a_depth_with_one_seed_has_no_spread_and_its_pairs_are_not_judged_table1
     assert v["contradicts"] is True and v["agrees"] is False and v["flat"].startswith("one seed at depth 12")
     v = OPT.table1_statements(OPT.accuracy_table(one_seed_at(whole, 12)))[1]
     assert v["contradicts"] is False and v["agrees"] is False
+
+
+def test_table1_one_pair_apart_resolves_the_curve():
+    """Statement 5 holds with a single pair of depths apart beyond the error: sd 0.5 points over 3 seeds, twice the
+    error of a difference 0.816; 1 -> 6 and 6 -> 12 differ by 0.5 (within), 1 -> 12 by 1.0 (beyond)."""
+    c = table1({1: 0.950, 6: 0.955, 12: 0.960}, sd=0.005)
+    row = next(r for r in c.rows if r["statement"].startswith("the seed spread resolves the curve"))
+    assert row["this book"] == "1 of 3 pairs apart beyond twice the standard error" and row["holds"] is True
+    assert "flat within the seed noise" not in c.caveat
