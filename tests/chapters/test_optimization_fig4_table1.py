@@ -621,3 +621,16 @@ def test_table1_one_pair_apart_resolves_the_curve():
     row = next(r for r in c.rows if r["statement"].startswith("the seed spread resolves the curve"))
     assert row["this book"] == "1 of 3 pairs apart beyond twice the standard error" and row["holds"] is True
     assert "flat within the seed noise" not in c.caveat
+
+
+def test_the_accuracy_legend_counts_the_seeds_the_runs_have():
+    """The legend of the accuracy figure names the seeds at hand, not the protocol's: a partial record with one seed
+    per depth had been drawn as "mean +- sd over 3 seeds"."""
+    whole = acc_study({1: 0.95, 6: 0.97, 12: 0.96})
+
+    def legend(study):
+        return next(t.get_text() for t in OPT.plot_accuracy(study).axes[0].get_legend().get_texts()
+                    if "(ours)" in t.get_text())
+    assert legend(whole) == "MNIST (ours), mean $\\pm$ sd over 3 seeds"
+    assert legend(one_seed_at(whole, 1, 6, 12)) == "MNIST (ours), one seed per depth, no sd"
+    assert legend(one_seed_at(whole, 12)) == "MNIST (ours), mean $\\pm$ sd over 1-3 seeds"
