@@ -80,3 +80,36 @@ def test_cut_from_a_tiny_real_sweep():
     sw = S.measure_relu_sweep(cfg)
     assert sw.depth.width == 256 and sw.depth.depths == [1, 3] and len(sw.depth.rows) == 2 * 2 * 2 * 12
     assert S.check_phi_depth(sw.depth).status in ("reproduced", "inconclusive", "not checked")
+
+
+def test_one_seed_is_not_judged_against_a_spread_it_does_not_have():
+    """With one seed a step has no standard error: a rise everywhere is "with caveat", a step that does not rise
+    is not a contradiction but "inconclusive", naming it; the same fall with seeds is "not reproduced"."""
+    fall = {1: 35.0, 5: 30.0, 20: 60.0}
+    c = S.check_phi_depth(study(seeds=1, phi_deg=fall))
+    assert c.status == "inconclusive" and "one seed: phi does not rise at 3.0e-01 rad, L=1->5" in c.caveat
+    assert "1 do not, with one seed (no standard error) (3.0e-01 rad, L=1->5)" in c.measured
+    assert "beyond" not in c.measured and "within" not in c.caveat
+    assert status(seeds=4, phi_deg=fall) == "not reproduced"                       # the counterfactual
+    assert status(seeds=1, phi_deg={1: 35.0, 5: 35.0, 20: 60.0}) == "inconclusive"  # a tie does not rise
+    assert status(seeds=1, phi_deg={1: 35.0, 5: 35.0 + 1e-6, 20: 60.0}) == "reproduced with caveat"
+    one = study(seeds=1)
+    n = 2 * S.phi_depth_table(one).theta.nunique()
+    assert f"of {n} steps to the next depth, {n} rise and 0 do not, with one seed (no standard error)." \
+        in S.check_phi_depth(one).measured
+
+
+def test_a_one_seed_step_beside_judged_ones():
+    """Only the steps with one seed go unjudged: a judged fall still contradicts, a judged flat step and an
+    unjudged fall are both named, and the tally counts both kinds."""
+    def mixed(phi_deg, sd=0.1):
+        r = rows(phi_deg=phi_deg, sd=sd)
+        r = r[(r.depth != 20) | (r.seed == 0)]            # depth 20: one seed
+        return S.check_phi_depth(S.small_angle_depths(r, S.Grids(**{**GRIDS.__dict__, "fw_small_angles": ANGLES}), 4))
+    assert mixed({1: 35.0, 5: 30.0, 20: 60.0}).status == "not reproduced"         # judged fall 1->5
+    c = mixed({1: 48.0, 5: 48.0, 20: 45.0})
+    assert c.status == "inconclusive" and "within 2 standard errors over seeds at 3.0e-01 rad, L=1->5" in c.caveat
+    assert "one seed: phi does not rise at 3.0e-01 rad, L=5->20" in c.caveat
+    assert "of 6 steps to the next depth, 2 rise beyond 2 se, 1 within, 0 fall beyond; 2 rise and 1 do not" \
+        in c.measured
+    assert mixed({1: 35.0, 5: 40.0, 20: 60.0}).status == "reproduced with caveat"

@@ -87,8 +87,9 @@ def check_phi_depth(pdep: PhiDepth) -> Check:
 
     * "not reproduced" if at some angle phi falls from one depth to the next by more than k standard errors;
     * "reproduced" if at every angle it rises from each depth to the next by more than k standard errors;
-    * "inconclusive" if some change is within k standard errors (not resolved against the seed spread);
-    * "reproduced with caveat" if it rises everywhere but with one seed (no spread to judge against);
+    * "inconclusive" if some change is within k standard errors (not resolved against the seed spread), or,
+      with one seed (no standard error, so a change is not judged), phi does not rise at some step;
+    * "reproduced with caveat" if it rises everywhere, some step with one seed (no spread to judge against);
     * "not checked" with one depth, or no small angle above every depth's onset at the largest width.
 
     Args:
@@ -106,33 +107,46 @@ def check_phi_depth(pdep: PhiDepth) -> Check:
         return Check("[LH] Thm 3.2", status="not checked", part=part,
                      measured=f"At width {pdep.width} no small input angle lies above the onset of every depth.",
                      caveat=f"not testable at width {pdep.width}: no small angle where every depth separates")
-    falls, flat, steps = [], [], 0
+    falls, flat, lone, steps, lone_rises = [], [], [], 0, 0
     for theta, g in t.groupby("theta"):
         g = g.sort_values("depth")
-        var = (g.sd ** 2 / g.seeds).fillna(0.0).to_numpy()
+        var = (g.sd ** 2 / g.seeds).to_numpy()      # NaN with one seed: no spread, the step is not judged
         d = np.diff(g["mean"].to_numpy())
         se = np.sqrt(var[1:] + var[:-1])
         L = g.depth.to_numpy()
         for i in range(len(d)):
             steps += 1
-            if d[i] < -k * se[i]:
-                falls.append(f"{theta:.1e} rad, L={L[i]}->{L[i + 1]}")
+            where = f"{theta:.1e} rad, L={L[i]}->{L[i + 1]}"
+            if not np.isfinite(se[i]):
+                lone_rises += bool(d[i] > 0)
+                if d[i] <= 0:
+                    lone.append(where)
+            elif d[i] < -k * se[i]:
+                falls.append(where)
             elif d[i] <= k * se[i]:
-                flat.append(f"{theta:.1e} rad, L={L[i]}->{L[i + 1]}")
+                flat.append(where)
     angles = sorted(t.theta.unique())
     lo, hi = t[t.theta == angles[0]], t[t.theta == angles[-1]]
+    judged = steps - lone_rises - len(lone)
+    tally = (f"{judged - len(falls) - len(flat)} rise beyond {k:g} se, {len(flat)} within, {len(falls)} fall beyond"
+             + (f" ({'; '.join(falls)})" if falls else ""))
+    if judged < steps:
+        tally = ((tally + "; " if judged else "")
+                 + f"{lone_rises} rise and {len(lone)} do not, with one seed (no standard error)"
+                 + (f" ({'; '.join(lone)})" if lone else ""))
     measured = (f"At width {pdep.width}, {pdep.seeds} seed(s), on the {len(angles)} small input angles from "
                 f"{angles[0]:.1e} to {angles[-1]:.2g} rad above every depth's onset: phi (seed mean) at the smallest "
                 + ", ".join(f"{m:.3g} deg (L={L})" for L, m in zip(lo.depth, lo["mean"])) + " and at the largest "
                 + ", ".join(f"{m:.3g} deg (L={L})" for L, m in zip(hi.depth, hi["mean"]))
-                + f"; of {steps} steps to the next depth, {steps - len(falls) - len(flat)} rise beyond {k:g} se, "
-                f"{len(flat)} within, {len(falls)} fall beyond" + (f" ({'; '.join(falls)})" if falls else "") + ".")
+                + f"; of {steps} steps to the next depth, {tally}.")
     if falls:
         return Check("[LH] Thm 3.2", status="not reproduced", part=part, measured=measured)
-    if flat:
-        return Check("[LH] Thm 3.2", status="inconclusive", part=part, measured=measured,
-                     caveat=f"the change is within {k:g} standard errors over seeds at {'; '.join(flat)}")
-    if pdep.seeds < 2:
+    if flat or lone:
+        why = ([f"the change is within {k:g} standard errors over seeds at {'; '.join(flat)}"] if flat else []) + (
+            [f"one seed: phi does not rise at {'; '.join(lone)}, with no seed spread to judge the change against"]
+            if lone else [])
+        return Check("[LH] Thm 3.2", status="inconclusive", part=part, measured=measured, caveat="; ".join(why))
+    if lone_rises:
         return Check("[LH] Thm 3.2", status="reproduced with caveat", part=part, measured=measured,
                      caveat="one seed: the rise is judged without a seed spread")
     return Check("[LH] Thm 3.2", status="reproduced", part=part, measured=measured)
