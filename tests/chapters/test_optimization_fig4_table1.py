@@ -634,3 +634,24 @@ def test_the_accuracy_legend_counts_the_seeds_the_runs_have():
     assert legend(whole) == "MNIST (ours), mean $\\pm$ sd over 3 seeds"
     assert legend(one_seed_at(whole, 1, 6, 12)) == "MNIST (ours), one seed per depth, no sd"
     assert legend(one_seed_at(whole, 12)) == "MNIST (ours), mean $\\pm$ sd over 1-3 seeds"
+
+
+def test_the_text_counts_the_seeds_the_runs_have():
+    """A partial record's verdict text, setting line and summary name the seeds at hand beside the protocol's
+    (they said "3 seeds" for a record of one seed per depth); a whole study says the protocol's number."""
+    whole = acc_study({1: 0.95, 6: 0.97, 12: 0.96})
+    one, some = one_seed_at(whole, 1, 6, 12), one_seed_at(whole, 12)
+    assert (whole.seed_counts, one.seed_counts, some.seed_counts) == ([3], [1], [1, 3])
+    assert (whole.seeds_run, one.seeds_run, some.seeds_run) == (
+        "3 seeds", "1 seed (of the protocol's 3)", "1-3 seeds (of the protocol's 3)")
+    for study in (whole, one, some):
+        words = study.seeds_run
+        assert f"SGD updates, {words}), the mean test accuracy" in OPT.check_accuracy(study).measured
+        assert f", {words} per depth;" in F4.sgd_setting(study, table=True)
+        assert f"SGD updates, {words}, width" in SGD.sgd_summary(study)
+    loss = loss_study({1: -1.0, 2: -1.5, 3: -2.0})
+    assert loss.seeds_run == "3 seeds" and "SGD updates, 3 seeds, width" in OPT.check_depth_speed(loss).measured
+    lone = one_seed_at(loss, 3)
+    assert "SGD updates, 1-3 seeds (of the protocol's 3), width" in OPT.check_depth_speed(lone).measured
+    import dataclasses
+    assert dataclasses.replace(whole, seeds=1, runs=one.runs).seeds_run == "1 seed"

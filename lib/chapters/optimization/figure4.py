@@ -63,6 +63,12 @@ def _twice_se(se2: float) -> str:
     return f"twice the standard error {se2:.2f}" if np.isfinite(se2) else "no standard error: one seed"
 
 
+def _judged(holds: bool, se2: float) -> bool | None:
+    """A statement about a difference with error ``se2``: ``holds``, or None (not judged) where a depth has one seed
+    and the difference has no error (``se2`` NaN)."""
+    return bool(holds) if np.isfinite(se2) else None
+
+
 def _sd_words(sd: pd.Series) -> str:
     """The largest sd over seeds of a per-depth table, or that every depth has one seed (sd NaN)."""
     return f"sd over seeds up to {np.nanmax(sd):.2f}" if sd.notna().any() else "one seed: no sd over seeds"
@@ -134,7 +140,7 @@ def _protocol_row(study: SGDStudy, table: bool) -> dict:
         paper=f"{p['data']}, {p['n_train']:,} training images, batch {p['batch']}, about {p['updates']:,} SGD updates, "
               f"{p['seeds']} seeds",
         **{"this book": f"{study.data}, {study.n_train:,} training images, batch {study.batch}, {study.updates:,} SGD "
-                        f"updates, {study.seeds} seeds" + (", bfloat16 products" if study.precision == "bf16" else "")},
+                        f"updates, {study.seeds_run}" + (", bfloat16 products" if study.precision == "bf16" else "")},
         rule=f"no pair of depths apart beyond the error -> inconclusive. Otherwise {where} at the paper's 500 epochs: "
              f"{agree} -> reproduced; {against} -> not reproduced; otherwise reproduced with caveat. On other data at "
              "the paper's budget: agreement -> reproduced with caveat, otherwise inconclusive. Fewer epochs or seeds, "
@@ -324,7 +330,7 @@ def check_depth_speed(study: SGDStudy) -> Check:
     status, caveat = _verdict(agrees, contradicts, study, partial, unresolved=unresolved)
     measured = (
         f"On {study.data} ({study.n_train:,} training images, batch {study.batch}, {study.epochs} epochs = "
-        f"{study.updates:,} SGD updates, {study.seeds} seeds, width {study.width}, rate chosen per depth"
+        f"{study.updates:,} SGD updates, {study.seeds_run}, width {study.width}, rate chosen per depth"
         f"{', bfloat16 products' if study.precision == 'bf16' else ''}), log10 of "
         f"the late-epoch training loss is {', '.join(f'{v:.2f}' for v in m)} at depths {list(tab.index)} "
         f"({_sd_words(sd)}); Spearman correlation with depth {rho:.2f} (-1: faster with every added "
@@ -342,7 +348,7 @@ def check_depth_speed(study: SGDStudy) -> Check:
         dict(statement="the deepest net ends below the shallowest beyond the seed spread",
              paper="yes", **{"this book": f"log10 loss of depth {first} minus depth {last}: {diff:.2f}"},
              rule="a difference above twice its standard error " + (f"({se:.2f})" if np.isfinite(se) else "(none: one seed)"),
-             holds=bool(diff > se) if np.isfinite(se) else None),
+             holds=_judged(diff > se, se)),
         dict(statement="deeper nets end lower (Spearman correlation of depth with the late loss)",
              paper="always faster with depth", **{"this book": f"{rho:.2f}"},
              rule=f"a correlation below {SPEED_RHO}", holds=rho < SPEED_RHO),
@@ -456,12 +462,12 @@ def table1_statements(acc: pd.DataFrame) -> tuple[tuple[dict, ...], dict]:
              paper=f"{paper[6] - paper[1]:+.2f} points (1 -> 6)",
              **{"this book": f"{-head:+.2f} points ({first} -> 6; {_twice_se(head_se)})"},
              rule="depth 6 not below the shallowest depth by more than twice its standard error; below it "
-                  "contradicts the paper", holds=bool(head <= head_se) if np.isfinite(head_se) else None),
+                  "contradicts the paper", holds=_judged(head <= head_se, head_se)),
         dict(statement="the accuracy at the deepest depth is not above depth 6",
              paper=f"{paper[12] - paper[6]:+.2f} points (6 -> 12)",
              **{"this book": f"{tail:+.2f} points (6 -> {last}; {_twice_se(tail_se)})"},
              rule="the deepest depth not above depth 6 by more than twice its standard error; above it "
-                  "contradicts the paper", holds=bool(tail <= tail_se) if np.isfinite(tail_se) else None),
+                  "contradicts the paper", holds=_judged(tail <= tail_se, tail_se)),
         dict(statement="the seed spread resolves the curve (some pair of depths differs beyond it)",
              paper="the accuracies are apart", **{"this book": f"{apart} of {n_pairs} pairs apart beyond twice "
                                                                f"the standard error" + (f"; {lone}" if lone else "")},
@@ -473,7 +479,7 @@ def table1_statements(acc: pd.DataFrame) -> tuple[tuple[dict, ...], dict]:
         failed.append(f"the peak is not at depth 6: {above_txt}, beyond the seed spread")
     if fall <= fall_se:
         failed.append(f"the fall after depth 6 is within the seed spread (at most {fall:.2f} points, at depth "
-                      f"{fall_L}, against twice the standard error {fall_se:.2f})")
+                      f"{fall_L}, against {_twice_se(fall_se)})")
     flat = lone or ("" if apart else (f"flat within the seed noise: no pair of the {len(depths)} depths differs by "
                                       f"more than twice its standard error, so the data cannot tell where the "
                                       f"accuracy starts to decrease"))
@@ -520,7 +526,7 @@ def check_accuracy(study: SGDStudy) -> Check:
     status, caveat = _verdict(v["agrees"], v["contradicts"], study, v["partial"], table=True, unresolved=v["flat"])
     measured = (
         f"On {study.data} ({study.n_train:,} training / {study.n_test:,} test images, {study.updates:,} SGD updates, "
-        f"{study.seeds} seeds{', bfloat16 products' if study.precision == 'bf16' else ''}), the mean test accuracy "
+        f"{study.seeds_run}{', bfloat16 products' if study.precision == 'bf16' else ''}), the mean test accuracy "
         f"is {', '.join(f'{v:.2f}' for v in m)} % at depths {list(acc.index)} ({_sd_words(sd)}): "
         + "; ".join(f"{r['statement']}: {r['this book']} "
                     f"({'not judged' if r['holds'] is None else 'holds' if r['holds'] else 'does not hold'})"
@@ -621,7 +627,7 @@ def plot_accuracy(study: SGDStudy) -> Figure:
     fig, axs = figure()
     ax = axs[0, 0]
     m, sd = acc["mean (%)"], acc["sd (%)"].fillna(0.0)
-    counts = sorted(set(int(n) for n in acc["seeds"]))   # the runs at hand (a partial record has fewer)
+    counts = study.seed_counts   # the runs at hand (a partial record has fewer)
     over = ("one seed per depth, no sd" if counts == [1] else
             f"mean $\\pm$ sd over {counts[0]}" + (f"-{counts[-1]}" if len(counts) > 1 else "") + " seeds")
     ax.errorbar(acc.index, m, yerr=[np.minimum(sd, m), np.minimum(sd, 100 - m)], fmt="o-", capsize=3,
@@ -679,7 +685,7 @@ def sgd_setting(study: SGDStudy, table: bool = False) -> str:
     if table and sorted(study.depths) != sorted(PAPER_TABLE1):  # named here; the verdict judges 6 against its neighbours
         devs = devs + [f"depths {ints(study.depths, ranges=False)} instead of {ints(PAPER_TABLE1, ranges=False)}"]
     return (f"Setting: {'held-out accuracy after the last epoch on ' if table else ''}{data}, {_sizes(study)}; ReLU "
-            f"nets without biases of width m = {study.width}, depths L = {ints(study.depths)}, {study.seeds} seeds per "
+            f"nets without biases of width m = {study.width}, depths L = {ints(study.depths)}, {study.seeds_run} per "
             f"depth; cross-entropy, mini-batch SGD; {search}{source}. Paper: {_paper_setting(table)}. Deviations: "
             + ("; ".join(devs) if devs else "none (the paper's protocol)") + ".")
 

@@ -417,6 +417,22 @@ class SGDStudy:
         """SGD updates of one run: epochs x :func:`updates_per_epoch`."""
         return int(self.epochs) * updates_per_epoch(self.n_train, self.batch)
 
+    @property
+    def seed_counts(self) -> list[int]:
+        """The distinct numbers of seeds run per depth, ascending (a partial record may hold fewer than ``seeds``)."""
+        return sorted({int(n) for n in self.runs.groupby("depth")["seed"].nunique()})
+
+    @property
+    def seeds_run(self) -> str:
+        """The seeds the runs have per depth, in words: ``"3 seeds"`` when every depth has ``seeds`` of them, else
+        the counts at hand beside the protocol's (``"1 seed (of the protocol's 3)"``, ``"1-3 seeds (of the
+        protocol's 3)"``)."""
+        c = self.seed_counts
+        if c == [self.seeds]:
+            return f"{self.seeds} seed{'s' * (self.seeds != 1)}"
+        have = f"{c[0]}" + (f"-{c[-1]}" if len(c) > 1 else "") if c else "0"
+        return f"{have} seed{'s' * (have != '1')} (of the protocol's {self.seeds})"
+
 
 def _load(data: str, idx_dir, n_train: int | None, n_test: int):
     """Training and held-out split of ``data``; MNIST and Fashion-MNIST use their own test split (MNIST from the
@@ -717,7 +733,7 @@ def sgd_summary(study: SGDStudy) -> str:
     """
     dev = protocol_deviations(study)
     return (f"{study.data}: {study.n_train} training and {study.n_test} test images; batch {study.batch}, "
-            f"{study.epochs} epochs = {study.updates:,} SGD updates, {study.seeds} seeds, width {study.width}; "
+            f"{study.epochs} epochs = {study.updates:,} SGD updates, {study.seeds_run}, width {study.width}; "
             f"took {study.seconds:.1f} s. "
             + (f"Deviations from the paper's protocol: {'; '.join(dev)}." if dev else "The paper's protocol.")
             + (f" {study.note}" if study.note else ""))
