@@ -573,3 +573,30 @@ def test_missing_text_names_each_gap_and_a_whole_record_refuses_it():
     assert RF.missing_text(_check(none, whole=False)) == ("seeds 0, 1, 2 missing at depth 1; seeds 0, 1, 2 missing "
                                                           "at depth 3 (0 of 6 runs recorded)")
     assert RF.missing_text(_record()) == ""
+
+
+def test_the_pieces_table_lists_each_piece_with_its_time_and_result(tiny_record, tmp_path):
+    """One row per piece in (depth, search then runs by seed) order, each with the command's arguments, the commit,
+    the piece's own seconds and its result; a count against the protocol's; only the header without pieces."""
+    d = folder(tiny_record)
+    lines = RF.pieces_table(d).splitlines()
+    assert lines[:2] == ["| piece | command (after `--record`) | commit | worker s | result |", "|---|---|---|---:|---|"]
+    rows = lines[2:-2]
+    assert [r.split(" | ")[0] for r in rows] == [
+        f"| {w}" for L in (1, 3, 6, 12) for w in [f"search, depth {L}"] + [f"run, depth {L}, seed {s}" for s in range(3)]]
+    search, run = RF.read_piece(d / RF.search_piece_name(6)), RF.read_piece(d / RF.run_piece_name(6, 2))
+    assert (f"| search, depth 6 | `--data mnist_5k --depths 1 3 6 12 --epochs 3 --search-epochs 2 --width 8 --lrs 1 4 1e4 "
+            f"--seeds 0 --record-dir {tiny_record}` | {search['commit'][:7]} | {search['seconds']:,.0f} | "
+            f"rate {search['chosen_lr']:.4g} |") in rows
+    assert any(r.startswith("| run, depth 6, seed 2 |") and r.endswith(
+        f"| {run['seconds']:,.0f} | test accuracy {100 * run['run']['test_acc']:.2f}% |") for r in rows)
+    assert lines[-2:] == ["", "12 of the 33 runs and 4 of the 11 rate searches."]
+    gone = _copy(tiny_record, tmp_path)
+    (gone / RF.run_piece_name(3, 1)).unlink()
+    assert RF.pieces_table(gone).splitlines()[-1] == "11 of the 33 runs and 4 of the 11 rate searches."
+    assert RF.pieces_table(tmp_path / "none") == lines[0] + "\n" + lines[1]
+    (tmp_path / "d").mkdir()
+    diverged = _copy(tiny_record, tmp_path / "d", lambda p: p["run"].update(test_acc=None, diverged=True),
+                     RF.run_piece_name(12, 0))
+    assert [r for r in RF.pieces_table(diverged).splitlines() if r.startswith("| run, depth 12, seed 0 |")][0] \
+        .endswith("| diverged |")

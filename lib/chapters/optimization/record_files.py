@@ -30,7 +30,7 @@ from lib.finite.batched_sgd import PRECISIONS
 from lib.validation import InputError, check_int, check_seed
 
 __all__ = ["PROTOCOL_FIELDS", "RERUN", "search_piece_name", "run_piece_name", "write_piece", "read_piece",
-           "assemble_pieces", "read_single_record", "check_record", "missing_text"]
+           "assemble_pieces", "read_single_record", "check_record", "missing_text", "pieces_table"]
 
 #: the protocol's fields every record holds (:class:`lib.chapters.optimization.paper_record.PaperSGDProtocol`); a
 #: single-file record written before ``data``, ``precision`` and ``refine`` existed ran MNIST-5k in float32
@@ -416,3 +416,38 @@ def assemble_pieces(folder: Path) -> dict | None:
     rec = check_record(rec, folder, whole=False)
     rec.update(from_file=True, pieces=[p.name for p in paths])
     return rec
+
+
+def pieces_table(folder: Path) -> str:
+    """The pieces of a record folder as a Markdown table, one row per piece in (depth, kind, seed) order: what it
+    is, the command's arguments after ``--record``, the commit that wrote it, its compute time (worker seconds)
+    and its result (the rate a search chose, a run's test accuracy); the README quotes it
+    ([LH] Figure 4 / Table 1 record).
+
+    Args:
+        folder: the record's folder.
+
+    Returns:
+        The table (header and rows, no trailing newline), then a line counting the runs and searches held
+        against the protocol's (depths x seeds, depths); just the header for an empty or absent folder.
+
+    Raises:
+        lib.validation.InputError: a bad piece (:func:`read_piece`).
+    """
+    folder = Path(folder)
+    pieces = [read_piece(p) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+    order = lambda x: (x["depth"], x["kind"] == "run", x["run"]["seed"] if x["kind"] == "run" else -1)  # noqa: E731
+    rows = ["| piece | command (after `--record`) | commit | worker s | result |", "|---|---|---|---:|---|"]
+    for x in sorted(pieces, key=order):
+        what = (f"search, depth {x['depth']}" if x["kind"] == "search"
+                else f"run, depth {x['depth']}, seed {x['run']['seed']}")
+        args = x["command"].split("--record", 1)[-1].strip()
+        result = (f"rate {x['chosen_lr']:.4g}" if x["kind"] == "search" else
+                  "diverged" if x["run"]["test_acc"] is None else f"test accuracy {100 * x['run']['test_acc']:.2f}%")
+        rows.append(f"| {what} | `{args}` | {x['commit'][:7]} | {x['seconds']:,.0f} | {result} |")
+    if pieces:
+        proto = pieces[0]["protocol"]
+        runs = sum(x["kind"] == "run" for x in pieces)
+        rows += ["", f"{runs} of the {len(proto['depths']) * proto['seeds']} runs and {len(pieces) - runs} of the "
+                     f"{len(proto['depths'])} rate searches."]
+    return "\n".join(rows)
