@@ -91,10 +91,13 @@ def test_one_seed_is_not_judged_against_a_spread_it_does_not_have():
     assert "1 do not, with one seed (no standard error) (3.0e-01 rad, L=1->5)" in c.measured
     assert "beyond" not in c.measured and "within" not in c.caveat
     assert status(seeds=4, phi_deg=fall) == "not reproduced"                       # the counterfactual
-    assert status(seeds=1, phi_deg={1: 35.0, 5: 35.0, 20: 60.0}) == "inconclusive"  # a tie does not rise
-    assert status(seeds=1, phi_deg={1: 35.0, 5: 35.0 + 1e-6, 20: 60.0}) == "reproduced with caveat"
     one = study(seeds=1)
     n = 2 * S.phi_depth_table(one).theta.nunique()
+    tie = S.check_phi_depth(study(seeds=1, phi_deg={1: 35.0, 5: 35.0, 20: 60.0}))
+    assert tie.status == "inconclusive" and f"{n - 1} rise and 1 do not" in tie.measured   # a tie does not rise
+    above = S.check_phi_depth(study(seeds=1, phi_deg={1: 35.0, 5: 35.0 + 1e-6, 20: 60.0}))
+    assert above.status == "reproduced with caveat" and f"{n} rise and 0 do not" in above.measured
+    assert "with one seed" not in S.check_phi_depth(study()).measured                   # every step judged
     assert f"of {n} steps to the next depth, {n} rise and 0 do not, with one seed (no standard error)." \
         in S.check_phi_depth(one).measured
 
