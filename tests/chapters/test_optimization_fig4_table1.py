@@ -633,7 +633,7 @@ def test_the_accuracy_legend_counts_the_seeds_the_runs_have():
                     if "(ours)" in t.get_text())
     assert legend(whole) == "MNIST (ours), mean $\\pm$ sd over 3 seeds"
     assert legend(one_seed_at(whole, 1, 6, 12)) == "MNIST (ours), one seed per depth, no sd"
-    assert legend(one_seed_at(whole, 12)) == "MNIST (ours), mean $\\pm$ sd over 1-3 seeds"
+    assert legend(one_seed_at(whole, 12)) == "MNIST (ours), mean $\\pm$ sd over 1-3 seeds (of the protocol's 3)"
 
 
 def test_the_text_counts_the_seeds_the_runs_have():

@@ -627,9 +627,8 @@ def plot_accuracy(study: SGDStudy) -> Figure:
     fig, axs = figure()
     ax = axs[0, 0]
     m, sd = acc["mean (%)"], acc["sd (%)"].fillna(0.0)
-    counts = study.seed_counts   # the runs at hand (a partial record has fewer)
-    over = ("one seed per depth, no sd" if counts == [1] else
-            f"mean $\\pm$ sd over {counts[0]}" + (f"-{counts[-1]}" if len(counts) > 1 else "") + " seeds")
+    # the runs at hand, in the study's words (a partial record has fewer seeds than the protocol)
+    over = "one seed per depth, no sd" if study.seed_counts == [1] else f"mean $\\pm$ sd over {study.seeds_run}"
     ax.errorbar(acc.index, m, yerr=[np.minimum(sd, m), np.minimum(sd, 100 - m)], fmt="o-", capsize=3,
                 label=f"{study.data} (ours), {over}")
     ax.plot(acc.index, acc["[LH] MNIST (%)"], "s--", label="[LH] Table 1, MNIST")
