@@ -599,4 +599,10 @@ def test_the_pieces_table_lists_each_piece_with_its_time_and_result(tiny_record,
     diverged = _copy(tiny_record, tmp_path / "d", lambda p: p["run"].update(test_acc=None, diverged=True),
                      RF.run_piece_name(12, 0))
     assert [r for r in RF.pieces_table(diverged).splitlines() if r.startswith("| run, depth 12, seed 0 |")][0] \
-        .endswith("| diverged |")
+        .endswith("| diverged |")     # no loss left out: the epoch is not known
+    (tmp_path / "e").mkdir()
+    stopped = _copy(tiny_record, tmp_path / "e", lambda p: p["run"].update(
+        test_acc=None, diverged=True, train_loss=p["run"]["train_loss"][:2] + [None] * (len(p["run"]["train_loss"]) - 2)),
+        RF.run_piece_name(12, 0))
+    assert [r for r in RF.pieces_table(stopped).splitlines() if r.startswith("| run, depth 12, seed 0 |")][0] \
+        .endswith("| diverged (stopped in epoch 2) |")

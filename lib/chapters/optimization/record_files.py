@@ -418,6 +418,13 @@ def assemble_pieces(folder: Path) -> dict | None:
     return rec
 
 
+def _diverged(train_loss: list) -> str:
+    """A diverged run's result in the pieces table: the epoch whose loss is the first not recorded (index 0 is the
+    loss before training), if any."""
+    gone = [i for i, v in enumerate(train_loss) if v is None or v != v]
+    return f"diverged (stopped in epoch {gone[0]})" if gone else "diverged"
+
+
 def pieces_table(folder: Path) -> str:
     """The pieces of a record folder as a Markdown table, one row per piece in (depth, kind, seed) order: what it
     is, the command's arguments after ``--record``, the commit that wrote it, its compute time (worker seconds)
@@ -443,7 +450,8 @@ def pieces_table(folder: Path) -> str:
                 else f"run, depth {x['depth']}, seed {x['run']['seed']}")
         args = x["command"].split("--record", 1)[-1].strip()
         result = (f"rate {x['chosen_lr']:.4g}" if x["kind"] == "search" else
-                  "diverged" if x["run"]["test_acc"] is None else f"test accuracy {100 * x['run']['test_acc']:.2f}%")
+                  _diverged(x["run"]["train_loss"]) if x["run"]["test_acc"] is None
+                  else f"test accuracy {100 * x['run']['test_acc']:.2f}%")
         rows.append(f"| {what} | `{args}` | {x['commit'][:7]} | {x['seconds']:,.0f} | {result} |")
     if pieces:
         proto = pieces[0]["protocol"]
