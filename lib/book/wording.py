@@ -4,6 +4,7 @@ One home for the formatting every chapter needs, so that a depth list, a conditi
 infinite value reads the same on every page:
 
 * :func:`ints`, :func:`floats`, :func:`words` -- lists in prose (``"0 to 10"``, ``"0.5, 1, 2"``);
+* :func:`count` -- a number of things (``"1 pair"``, ``"2 pairs"``);
 * :func:`number` -- one measured number (``"∞"`` for an infinite one, ``"—"`` for one not measured);
 * :func:`paper_vs_book` -- the table of the rows a chapter's checks judged (:attr:`lib.book.results.Check.rows`).
 """
@@ -14,7 +15,7 @@ from typing import Iterable
 
 import pandas as pd
 
-__all__ = ["ints", "floats", "words", "number", "TYPESET_ATTR", "PAPER_TABLE_COLUMNS", "paper_vs_book"]
+__all__ = ["ints", "floats", "words", "count", "number", "TYPESET_ATTR", "PAPER_TABLE_COLUMNS", "paper_vs_book"]
 
 
 def ints(values: Iterable, ranges: bool = True) -> str:
@@ -34,6 +35,12 @@ def floats(values: Iterable) -> str:
 def words(values: Iterable) -> str:
     """Anything as a comma-separated list."""
     return ", ".join(str(v) for v in values)
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` things in words, the noun in the singular for one: ``count(1, "pair")`` is ``"1 pair"``,
+    ``count(2, "pair")`` is ``"2 pairs"`` (``plural`` for a noun that does not take an ``s``)."""
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"
 
 
 def number(v: float | None, digits: int = 3, unit: str = "") -> str:

@@ -4,7 +4,7 @@ import math
 import pytest
 
 from lib.book.results import Check
-from lib.book.wording import floats, ints, number, paper_vs_book
+from lib.book.wording import count, floats, ints, number, paper_vs_book
 
 
 def test_lists_and_numbers():
@@ -12,6 +12,12 @@ def test_lists_and_numbers():
     assert ints([0, 1, 2, 3], ranges=False) == "0, 1, 2, 3" and floats([0.5, 2.0]) == "0.5, 2"
     assert number(math.inf) == "∞" and number(float("nan")) == "—" and number(None) == "—"
     assert number(1234.5) == "1.23e+03" and number(0.1234, 2) == "0.12"
+
+
+def test_a_count_names_one_thing_in_the_singular():
+    assert count(1, "pair") == "1 pair" and count(2, "pair") == "2 pairs" and count(0, "pair") == "0 pairs"
+    assert count(1, "data set/protocol pair") == "1 data set/protocol pair" and count(3, "axis", "axes") == "3 axes"
+    assert count(1, "axis", "axes") == "1 axis"
 
 
 def test_paper_vs_book_renders_the_rows_a_check_judged():

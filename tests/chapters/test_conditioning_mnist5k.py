@@ -116,6 +116,7 @@ def test_kappa_check_tests_mnist_batches_and_says_its_full_data_is_not_testable(
     c = C.check_figure3_kappa(_sweep(_summary()))
     assert c.status == "reproduced" and "mnist_5k (authors' batches)" in c.measured
     assert "mnist_5k (full data): linear kappa = inf" in c.measured
+    assert c.measured.startswith("Where the linear kappa is finite (1 data set/protocol pair): ")
     # counterfactual: the ReLU batch kappa above the linear one fails
     bad = C.check_figure3_kappa(_sweep(_summary(relu_b=(3000.0, 10.0))))
     assert bad.status == "not reproduced" and [r["holds"] for r in bad.rows] == [None, False]

@@ -266,6 +266,10 @@ def test_thm42_reproduced_when_every_clause_holds():
     tested_all = C.FirstLayerTable(_t42().table, names=("s",), depths=(0, 1, 2, 3), width=32)
     assert "Not testable" not in C.check_first_layer(tested_all).measured
     assert [r["holds"] for r in c.rows] == [True, True, True]
+    assert c.measured.startswith("Where kappa_0 is finite (1 data set/protocol pair): ")
+    two = C.FirstLayerTable(pd.concat([_t42().table, _t42(protocol="small batches").table]), names=("s", "t"),
+                            depths=(0, 1, 2, 3), width=32)
+    assert C.check_first_layer(two).measured.startswith("Where kappa_0 is finite (2 data set/protocol pairs): ")
     c = C.check_first_layer(_t42(fw=None, fw_below=None, protocol="small batches"))
     assert c.status == "reproduced" and len(c.rows) == 3 and "(every batch)" in c.rows[0]["rule"]
 

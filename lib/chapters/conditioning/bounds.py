@@ -11,7 +11,7 @@ from matplotlib.ticker import MaxNLocator
 
 from lib.book.plotting import figure
 from lib.book.results import Check
-from lib.book.wording import ints, number
+from lib.book.wording import count, ints, number
 from lib.chapters.conditioning.data import LABELS, colors, sets_text
 from lib.chapters.conditioning.summary import ConditioningSweep, full_data_reductions, monotone_violations
 from lib.chapters.conditioning.theory_cells import TheoryResult
@@ -510,7 +510,7 @@ def check_first_layer(t42: FirstLayerTable) -> Check:
              "rule": f"falls by more than {FIRST_LAYER_RTOL:g} relative from L = {depths[0]} to L = {depths[-1]}, "
                      "no rise beyond it (a step within it: caveat)",
              "holds": (fell and not rises) if two else None}]
-    measured = f"Where kappa_0 is finite ({len(tab)} data set/protocol pairs): " + "; ".join(lines) + "." + note
+    measured = f"Where kappa_0 is finite ({count(len(tab), 'data set/protocol pair')}): " + "; ".join(lines) + "." + note
     if fails:
         measured += " Fails: " + "; ".join(fails) + "."
         return Check("[LH] Thm 4.2", status="not reproduced", part=part, measured=measured, rows=tuple(judged))

@@ -11,7 +11,7 @@ from matplotlib.ticker import MaxNLocator
 
 from lib.book.plotting import break_at_gaps, figure, mark_infinite
 from lib.book.results import Check
-from lib.book.wording import ints, number
+from lib.book.wording import count, ints, number
 from lib.chapters.conditioning.data import LABELS, colors, sets_text
 from lib.chapters.conditioning.figure3_depth import check_figure3_angle_depth
 from lib.chapters.conditioning.summary import ConditioningSweep, full_data_reductions, monotone_violations
@@ -304,7 +304,7 @@ def check_figure3_kappa(sweep: ConditioningSweep) -> Check:
                      "'smaller'; run data with n <= rank G (faces) or batches below the rank (digits)",
                      rows=tuple(judged))
     return Check("[LH] Fig 3", status="reproduced" if all(tested) else "not reproduced", part="ReLU vs linear kappa",
-                 measured=f"Where the linear kappa is finite ({len(tested)} data set/protocol pairs): " + "; ".join(lines)
+                 measured=f"Where the linear kappa is finite ({count(len(tested), 'data set/protocol pair')}): " + "; ".join(lines)
                  + "." + not_testable, rows=tuple(judged))
 
 
