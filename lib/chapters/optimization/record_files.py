@@ -419,10 +419,10 @@ def assemble_pieces(folder: Path) -> dict | None:
 
 
 def _diverged(train_loss: list) -> str:
-    """A diverged run's result in the pieces table: the epoch whose loss is the first not recorded (index 0 is the
-    loss before training), if any."""
-    gone = [i for i, v in enumerate(train_loss) if v is None or v != v]
-    return f"diverged (stopped in epoch {gone[0]})" if gone else "diverged"
+    """A diverged run's result in the pieces table: the first epoch whose loss is not finite (None in the file;
+    index 0 is the loss before training), if any."""
+    gone = np.flatnonzero(~np.isfinite(np.asarray(train_loss, dtype=float)))
+    return f"diverged (stopped in epoch {gone[0]})" if gone.size else "diverged"
 
 
 def pieces_table(folder: Path) -> str:
