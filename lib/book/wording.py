@@ -15,7 +15,7 @@ from typing import Iterable
 
 import pandas as pd
 
-__all__ = ["ints", "floats", "words", "count", "number", "TYPESET_ATTR", "PAPER_TABLE_COLUMNS", "paper_vs_book"]
+__all__ = ["ints", "floats", "words", "noun_for", "count", "number", "TYPESET_ATTR", "PAPER_TABLE_COLUMNS", "paper_vs_book"]
 
 
 def ints(values: Iterable, ranges: bool = True) -> str:
@@ -37,10 +37,16 @@ def words(values: Iterable) -> str:
     return ", ".join(str(v) for v in values)
 
 
+def noun_for(n: int, noun: str, plural: str | None = None) -> str:
+    """The noun for ``n`` things, in the singular for one: ``noun_for(1, "depth")`` is ``"depth"``,
+    ``noun_for(3, "depth")`` is ``"depths"`` (``plural`` for a noun that does not take an ``s``)."""
+    return noun if n == 1 else (plural or noun + "s")
+
+
 def count(n: int, noun: str, plural: str | None = None) -> str:
     """``n`` things in words, the noun in the singular for one: ``count(1, "pair")`` is ``"1 pair"``,
     ``count(2, "pair")`` is ``"2 pairs"`` (``plural`` for a noun that does not take an ``s``)."""
-    return f"{n} {noun if n == 1 else (plural or noun + 's')}"
+    return f"{n} {noun_for(n, noun, plural)}"
 
 
 def number(v: float | None, digits: int = 3, unit: str = "") -> str:

@@ -18,6 +18,7 @@ from lib.book.claims import CLAIMS, Claim, erratum_by_key, match_claim, resolve_
 from lib.book.math_text import label_markdown, typeset
 from lib.book.results import OUTSIDE_PIPELINE, VERDICTS, claim_status, report_label
 from lib.book.sentences import cut_at_word, find_top_level, first_sentence, top_level
+from lib.book.wording import count
 from lib.site.pages import (chapter_headings, chapter_source, find_section, md_escape, section_link,
                             short_chapter_link)
 
@@ -722,7 +723,7 @@ def erratum_markdown(confirmed: dict[str, list[dict]], root: Path, from_doc: Pat
         blocks.append("\n".join([
             f"({key})=", f"::::{{admonition}} Erratum: {e.title}", ":class: warning", "",
             f"**The paper states** {e.paper}.", "", f"**What holds instead.** {e.correct}", "",
-            f"**Carried by {len(recs)} claim part(s), each measured** ({_md_provenance(recs[0])}):", "",
+            f"**Carried by {count(len(recs), 'claim part')}, each measured** ({_md_provenance(recs[0])}):", "",
             *carried, "::::", ""]))
     return "\n".join(blocks)
 

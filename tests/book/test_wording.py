@@ -4,7 +4,7 @@ import math
 import pytest
 
 from lib.book.results import Check
-from lib.book.wording import count, floats, ints, number, paper_vs_book
+from lib.book.wording import count, floats, ints, noun_for, number, paper_vs_book
 
 
 def test_lists_and_numbers():
@@ -18,6 +18,8 @@ def test_a_count_names_one_thing_in_the_singular():
     assert count(1, "pair") == "1 pair" and count(2, "pair") == "2 pairs" and count(0, "pair") == "0 pairs"
     assert count(1, "data set/protocol pair") == "1 data set/protocol pair" and count(3, "axis", "axes") == "3 axes"
     assert count(1, "axis", "axes") == "1 axis"
+    assert (noun_for(1, "depth"), noun_for(0, "depth"), noun_for(2, "depth")) == ("depth", "depths", "depths")
+    assert noun_for(2, "axis", "axes") == "axes" and noun_for(1, "axis", "axes") == "axis"
 
 
 def test_paper_vs_book_renders_the_rows_a_check_judged():

@@ -245,9 +245,14 @@ def test_diverged_seed_is_left_out_and_named():
     study.runs.at[i, "diverged"] = True
     tab = OPT.late_loss_table(study)
     assert tab.loc[12, "seeds"] == 2 and tab.loc[12, "diverged"] == 1 and np.isfinite(tab.loc[12, "log10 late loss"])
-    assert any("diverged at the chosen rate (depths [12]" in d for d in OPT.protocol_deviations(study))
+    assert "1 run diverged at the chosen rate (depth [12]; left out)" in OPT.protocol_deviations(study)
     assert OPT.check_depth_speed(study).status == "inconclusive"
     assert len(OPT.plot_loss_curves(study).axes) == 1
+    # two runs at two depths: counted in the plural
+    j = study.runs.index[(study.runs.depth == study.runs.depth.min()) & (study.runs.seed == 1)][0]
+    study.runs.at[j, "diverged"] = True
+    L = int(study.runs.depth.min())
+    assert f"2 runs diverged at the chosen rate (depths [{L}, 12]; left out)" in OPT.protocol_deviations(study)
 
 
 def test_paper_profile_is_the_papers_protocol():

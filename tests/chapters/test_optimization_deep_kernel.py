@@ -51,6 +51,8 @@ def test_holds_fails_and_caveat():
 def test_vacuous_premise():
     assert status(study([0.96])) == "not checked"
     assert status(study([0.96, 0.1], splits=1)) == "not checked"
+    assert OPT.check_sec5c(study([0.96])).measured.startswith("1 depth, ")
+    assert OPT.check_sec5c(study([0.96, 0.1], splits=1)).measured == "2 depths, 1 split."
 
 
 def test_chance_margin_boundary():

@@ -655,3 +655,7 @@ def test_the_text_counts_the_seeds_the_runs_have():
     assert "SGD updates, 1-3 seeds (of the protocol's 3), width" in OPT.check_depth_speed(lone).measured
     import dataclasses
     assert dataclasses.replace(whole, seeds=1, runs=one.runs).seeds_run == "1 seed"
+    runs = whole.runs
+    two = dataclasses.replace(whole, runs=runs[runs.seed < 2].reset_index(drop=True))
+    assert two.seed_counts == [2] and two.seeds_run == "2 seeds (of the protocol's 3)"
+    assert dataclasses.replace(whole, seeds=2, runs=two.runs).seeds_run == "2 seeds"

@@ -51,7 +51,7 @@ def test_the_erratum_is_counted_once_and_not_listed_as_a_contradiction(tmp_path)
     assert [r["claim_id"] for r in errata_entries(RECORDS)["not reproduced"]] == ["[LH] Lemma 3.1"]
     md = erratum_markdown(confirmed, tmp_path, tmp_path / "book" / "errata.md")
     assert md.startswith(f"({KEY})=") and md.count("::::{admonition}") == 1
-    assert "\\[LH\\] Thm 2.3" in md and "\\[LH\\] Cor 2.4" in md and "Carried by 2 claim part(s)" in md
+    assert "\\[LH\\] Thm 2.3" in md and "\\[LH\\] Cor 2.4" in md and "Carried by 2 claim parts" in md
     assert erratum_markdown({}, tmp_path, tmp_path / "e.md") == "*None confirmed in this run.*"
 
 

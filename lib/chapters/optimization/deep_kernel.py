@@ -31,7 +31,7 @@ from threadpoolctl import threadpool_limits  # a dependency of scikit-learn
 from lib.book.cache import cached_call
 from lib.book.plotting import figure, palette
 from lib.book.results import Check
-from lib.book.wording import ints
+from lib.book.wording import count, ints
 from lib.data.datasets import load_digits_subset
 from lib.progress import tqdm
 from lib.theory import relu_ntk_between
@@ -227,7 +227,7 @@ def check_sec5c(dk: DeepKernel) -> Check:
     """
     t = deep_kernel_table(dk)
     if len(t) < 2 or dk.splits < 2:
-        return Check("[LH] Sec 5(c)", status="not checked", measured=f"{len(t)} depth(s), {dk.splits} split(s).",
+        return Check("[LH] Sec 5(c)", status="not checked", measured=f"{count(len(t), 'depth')}, {count(dk.splits, 'split')}.",
                      caveat="needs at least two depths and two splits to judge a fall against the split spread")
     chance = 1.0 / dk.classes
     se = t.sd / math.sqrt(dk.splits)

@@ -23,7 +23,7 @@ from scipy.stats import spearmanr
 
 from lib.book.plotting import figure, ordered_palette
 from lib.book.results import CLAIM_RULE, Check, claim_status, report_label
-from lib.book.wording import floats, ints, paper_vs_book
+from lib.book.wording import floats, ints, noun_for, paper_vs_book
 from lib.chapters.optimization.sgd import (FOLDER_PARAMS, MNIST_SETS, PAPER_FIGURE4, PAPER_PROTOCOL, SGDStudies, SGDStudy,
                                            deviation_levels, lr_grid_caption, protocol_deviations,
                                            table_lr_grid)
@@ -80,7 +80,7 @@ def _one_seed(seeds: pd.Series) -> str:
     lone = [int(L) for L, n in seeds.items() if n == 1]
     if not lone:
         return ""
-    return (f"one seed at depth{'s' if len(lone) > 1 else ''} {ints(lone, ranges=False)}: no seed spread there, so "
+    return (f"one seed at {noun_for(len(lone), 'depth')} {ints(lone, ranges=False)}: no seed spread there, so "
             f"a difference between depths cannot be judged against it")
 
 #: Why a study trained with bfloat16 products is judged as a float32 one would be (the verdicts quote it).

@@ -26,7 +26,7 @@ from lib.book.spec import reads_config
 from lib.book.cache import cached_call
 from lib.book.plotting import figure
 from lib.book.results import Check
-from lib.book.wording import ints
+from lib.book.wording import count, ints
 from lib.chapters.optimization.figure4 import SE_MULTIPLE, depth_pairs
 from lib.data import synthetic_regression
 from lib.data.datasets import load_faces
@@ -477,7 +477,7 @@ def _sec5b(studies: tuple) -> Check:
                                   if len(sig) else ""),
                           caveat=f"the {what}: " + ", ".join(
                               ([within] if not fall > se else [])
-                              + ([f"{len(sig)} depth pair(s) inverted beyond the seed spread"] if len(sig) else [])))
+                              + ([f"{count(len(sig), 'depth pair')} inverted beyond the seed spread"] if len(sig) else [])))
         rows += [dict(statement=f"the {what} falls from the shallowest to the deepest depth",
                       paper="deeper: smaller kappa, faster worst-case rate",
                       **{"this book": f"{col}, depth {first} minus depth {last}: {fall:.4g}"},

@@ -27,6 +27,7 @@ import pandas as pd
 
 from lib.book.spec import reads_config
 from lib.book.cache import cached_call
+from lib.book.wording import count, noun_for
 from lib.data.base import check_seed
 from lib.data.datasets import load_digits_subset, load_faces, load_idx_dataset, load_mnist_5k
 from lib.data.mnist import load_mnist
@@ -429,9 +430,9 @@ class SGDStudy:
         protocol's 3)"``)."""
         c = self.seed_counts
         if c == [self.seeds]:
-            return f"{self.seeds} seed{'s' * (self.seeds != 1)}"
-        have = f"{c[0]}" + (f"-{c[-1]}" if len(c) > 1 else "") if c else "0"
-        return f"{have} seed{'s' * (have != '1')} (of the protocol's {self.seeds})"
+            return count(self.seeds, "seed")
+        have = f"{c[0]}-{c[-1]} seeds" if len(c) > 1 else count(c[0] if c else 0, "seed")
+        return f"{have} (of the protocol's {self.seeds})"
 
 
 def _load(data: str, idx_dir, n_train: int | None, n_test: int):
@@ -678,8 +679,9 @@ def deviation_levels(study: SGDStudy, table: bool = False) -> dict[str, list[str
         out["budget"].append(f"{study.seeds} seeds instead of at least {p['seeds']}")
     div = study.runs[study.runs.diverged.astype(bool)]
     if len(div):
-        out["budget"].append(f"{len(div)} run(s) diverged at the chosen rate (depths "
-                             f"{sorted(set(int(L) for L in div.depth))}; left out)")
+        depths = sorted(set(int(L) for L in div.depth))
+        out["budget"].append(f"{count(len(div), 'run')} diverged at the chosen rate ({noun_for(len(depths), 'depth')} "
+                             f"{depths}; left out)")
     edge = edge_rates(study)
     if edge:
         out["budget"].append(f"chosen learning rate at the edge of the grid {study.lrs} at depths {edge}")
