@@ -4,7 +4,7 @@ One home for the formatting every chapter needs, so that a depth list, a conditi
 infinite value reads the same on every page:
 
 * :func:`ints`, :func:`floats`, :func:`words` -- lists in prose (``"0 to 10"``, ``"0.5, 1, 2"``);
-* :func:`count` -- a number of things (``"1 pair"``, ``"2 pairs"``);
+* :func:`count`, :func:`noun_for` -- a number of things (``"1 pair"``, ``"2 pairs"``), or the noun alone (``"depth"``, ``"depths"``);
 * :func:`number` -- one measured number (``"∞"`` for an infinite one, ``"—"`` for one not measured);
 * :func:`paper_vs_book` -- the table of the rows a chapter's checks judged (:attr:`lib.book.results.Check.rows`).
 """
