@@ -197,6 +197,10 @@ def test_fig4_inversions_on_a_grid_coarser_than_sqrt2_are_inconclusive(where, st
 def test_coarse_rates_boundary(where, coarse):
     st = loss_study([0.0, -1.0], lrs=grid_around(where * DOCUMENTED["RATE_STEP"]))
     assert SGD.coarse_rates(st) == coarse and SGD.edge_rates(st) == []
+    coarse_text = [d for d in OPT.protocol_deviations(st) if "coarser than a factor sqrt 2" in d]
+    assert coarse_text == ([] if not coarse else ["learning-rate grid coarser than a factor sqrt 2 around the chosen "
+                                                   "rate at depths 1, 2 (the rate of a depth may be up to that factor "
+                                                   "from its best)"])
     # decimal sqrt 2 (1.4142) is sqrt 2
     assert SGD.coarse_rates(loss_study([0.0, -1.0], lrs=[0.5, 0.7071, 1.0, 1.4142, 2.0])) == []
 
@@ -204,6 +208,7 @@ def test_coarse_rates_boundary(where, coarse):
 def test_edge_rates_read_each_depths_own_grid():
     st = loss_study([0.0, -1.0], lrs=[1.0, 2 ** 0.5, 2.0])
     assert SGD.edge_rates(st) == [1, 2]
+    assert "chosen learning rate at the edge of the grid 1, 1.41421, 2 at depths 1, 2" in OPT.protocol_deviations(st)
     assert SGD.rate_gaps([1.0, 2.0, 4.0], 2.0) == (2.0, 2.0) and SGD.rate_gaps([1.0, 2.0], 1.0)[0] == math.inf
 
 
@@ -313,6 +318,18 @@ def test_table1_the_caveat_matches_the_numbers():
     assert c.status == "reproduced with caveat"
     assert "depth 10 0.12 points above depth 6 (twice the standard error 0.08), beyond the seed spread" in c.caveat
     assert "not beyond the seed spread" not in c.caveat
+
+
+def test_table1_a_rise_after_six_is_not_called_a_fall():
+    """Every deeper depth above depth 6: the text names the closest one as above it, never as a negative fall."""
+    c = table1({1: 0.9701, 6: 0.97, 8: 0.9720, 12: 0.9710}, sd=0.0001)
+    row = next(r for r in c.rows if r["statement"] == "the accuracy decreases after depth 6")
+    assert row["holds"] is False
+    assert row["this book"].startswith("no deeper depth below depth 6: the closest, depth 12, is 0.10 points above it (")
+    assert "no deeper depth falls below depth 6 (the closest, depth 12, is 0.10 points above it)" in c.caveat
+    assert "points below" not in c.measured and "-0." not in row["this book"]
+    tie = table1({1: 0.95, 6: 0.97, 12: 0.97}, sd=0.0001)   # a fall of exactly 0 is still a fall of 0.00 points
+    assert "depth 12 0.00 points below depth 6" in tie.measured
 
 
 @pytest.mark.parametrize("where,status", [(IN, "reproduced"), (OUT, "reproduced with caveat")])

@@ -332,7 +332,7 @@ def check_depth_speed(study: SGDStudy) -> Check:
         f"On {study.data} ({study.n_train:,} training images, batch {study.batch}, {study.epochs} epochs = "
         f"{study.updates:,} SGD updates, {study.seeds_run}, width {study.width}, rate chosen per depth"
         f"{', bfloat16 products' if study.precision == 'bf16' else ''}), log10 of "
-        f"the late-epoch training loss is {', '.join(f'{v:.2f}' for v in m)} at depths {list(tab.index)} "
+        f"the late-epoch training loss is {', '.join(f'{v:.2f}' for v in m)} at depths {ints(tab.index, ranges=False)} "
         f"({_sd_words(sd)}); Spearman correlation with depth {rho:.2f} (-1: faster with every added "
         f"layer); depth {first} minus depth {last}: {diff:.2f} ({_twice_se(se)}); deeper net "
         f"slower in {n_inv} of {len(pairs)} depth pairs, {n_sig} beyond twice the standard error"
@@ -455,7 +455,9 @@ def table1_statements(acc: pd.DataFrame) -> tuple[tuple[dict, ...], dict]:
         dict(statement="the accuracy decreases after depth 6",
              paper=f"{paper[12] - paper[6]:+.2f} points (6 -> 12)",
              **{"this book": f"depth {fall_L} {fall:.2f} points below depth 6 ({_twice_se(fall_se)}), the "
-                             f"clearest fall after depth 6"},
+                             f"clearest fall after depth 6" if fall >= 0 else
+                             f"no deeper depth below depth 6: the closest, depth {fall_L}, is {-fall:.2f} points "
+                             f"above it ({_twice_se(fall_se)})"},
              rule="a deeper depth below depth 6 by more than twice its standard error",
              holds=True if fall > fall_se else (None if unjudged else False)),
         dict(statement="the decrease does not start before depth 6 (depth 6 against the shallowest depth)",
@@ -479,7 +481,9 @@ def table1_statements(acc: pd.DataFrame) -> tuple[tuple[dict, ...], dict]:
         failed.append(f"the peak is not at depth 6: {above_txt}, beyond the seed spread")
     if fall <= fall_se:
         failed.append(f"the fall after depth 6 is within the seed spread (at most {fall:.2f} points, at depth "
-                      f"{fall_L}, against {_twice_se(fall_se)})")
+                      f"{fall_L}, against {_twice_se(fall_se)})" if fall >= 0 else
+                      f"no deeper depth falls below depth 6 (the closest, depth {fall_L}, is {-fall:.2f} points "
+                      f"above it)")
     flat = lone or ("" if apart else (f"flat within the seed noise: no pair of the {len(depths)} depths differs by "
                                       f"more than twice its standard error, so the data cannot tell where the "
                                       f"accuracy starts to decrease"))
@@ -527,7 +531,7 @@ def check_accuracy(study: SGDStudy) -> Check:
     measured = (
         f"On {study.data} ({study.n_train:,} training / {study.n_test:,} test images, {study.updates:,} SGD updates, "
         f"{study.seeds_run}{', bfloat16 products' if study.precision == 'bf16' else ''}), the mean test accuracy "
-        f"is {', '.join(f'{v:.2f}' for v in m)} % at depths {list(acc.index)} ({_sd_words(sd)}): "
+        f"is {', '.join(f'{v:.2f}' for v in m)} % at depths {ints(acc.index, ranges=False)} ({_sd_words(sd)}): "
         + "; ".join(f"{r['statement']}: {r['this book']} "
                     f"({'not judged' if r['holds'] is None else 'holds' if r['holds'] else 'does not hold'})"
                     for r in judged)

@@ -26,7 +26,7 @@ from lib.book.spec import reads_config
 from lib.book.cache import cached_call
 from lib.book.plotting import figure
 from lib.book.results import Check
-from lib.book.wording import count, ints
+from lib.book.wording import count, ints, noun_for
 from lib.chapters.optimization.figure4 import SE_MULTIPLE, depth_pairs
 from lib.data import synthetic_regression
 from lib.data.datasets import load_faces
@@ -379,8 +379,8 @@ def plot_gd_bounds(gd: GDStudy) -> Figure:
 
 
 def _where(studies: tuple) -> str:
-    """``at depths [...] (width m, n=...)``: the setting the verdict sentences of a GD study quote."""
-    return f"at depths {list(studies[0].depths)} (width {studies[0].width}, n={studies[0].n})"
+    """``at depths 1, 2, 3 (width m, n=...)``: the setting the verdict sentences of a GD study quote."""
+    return f"at depths {ints(studies[0].depths, ranges=False)} (width {studies[0].width}, n={studies[0].n})"
 
 
 def _eq9(studies: tuple) -> Check:
@@ -401,7 +401,8 @@ def _eq9(studies: tuple) -> Check:
     follows = worst <= RATE_TOLERANCE
     caveats = []
     if paper_ok and not kappa_ok:
-        caveats.append(f"the loss exceeds the (1-1/kappa)^t form at depths {kappa_over} (by up to "
+        caveats.append(f"the loss exceeds the (1-1/kappa)^t form at "
+                       f"{noun_for(len(kappa_over), 'depth')} {ints(kappa_over, ranges=False)} (by up to "
                        f"a factor {kap:.3g}) while it stays below the paper's (1 - eta lambda_min/2)^t bound; at "
                        "eta = 1/lambda_max the paper's bound is (1 - 1/(2 kappa))^t, and (1-1/kappa)^t is only its "
                        "'about' form")
@@ -610,7 +611,8 @@ def check_relu_vs_linear(relu: GDStudy, linear: GDStudy) -> Check:
         status = "not reproduced"
     else:
         status = "reproduced with caveat"
-        caveat = f"the ReLU net is not better at depths {[L for L, w in zip(depths, wins) if not w]}"
+        worse = [L for L, w in zip(depths, wins) if not w]
+        caveat = f"the ReLU net is not better at {noun_for(len(worse), 'depth')} {ints(worse, ranges=False)}"
     measured = (f"On n = {n_samples} points in d = {dim} dimensions, kappa(K(w_0)) of ReLU / linear nets: "
                 + ", ".join(f"{a:.0f} / {b:.0f} (L={L})" for L, a, b in zip(depths, kr, kl))
                 + "; measured late per-step loss factors: "

@@ -27,7 +27,7 @@ import pandas as pd
 
 from lib.book.spec import reads_config
 from lib.book.cache import cached_call
-from lib.book.wording import count, noun_for
+from lib.book.wording import count, floats, ints, noun_for
 from lib.data.base import check_seed
 from lib.data.datasets import load_digits_subset, load_faces, load_idx_dataset, load_mnist_5k
 from lib.data.mnist import load_mnist
@@ -681,14 +681,15 @@ def deviation_levels(study: SGDStudy, table: bool = False) -> dict[str, list[str
     if len(div):
         depths = sorted(set(int(L) for L in div.depth))
         out["budget"].append(f"{count(len(div), 'run')} diverged at the chosen rate ({noun_for(len(depths), 'depth')} "
-                             f"{depths}; left out)")
+                             f"{ints(depths, ranges=False)}; left out)")
     edge = edge_rates(study)
     if edge:
-        out["budget"].append(f"chosen learning rate at the edge of the grid {study.lrs} at depths {edge}")
+        out["budget"].append(f"chosen learning rate at the edge of the grid {floats(study.lrs)} at "
+                             f"{noun_for(len(edge), 'depth')} {ints(edge, ranges=False)}")
     coarse = coarse_rates(study)
     if coarse:
-        out["budget"].append(f"learning-rate grid coarser than a factor sqrt 2 around the chosen rate at depths "
-                             f"{coarse} (the rate of a depth may be up to that factor from its best)")
+        out["budget"].append(f"learning-rate grid coarser than a factor sqrt 2 around the chosen rate at "
+                             f"{noun_for(len(coarse), 'depth')} {ints(coarse, ranges=False)} (the rate of a depth may be up to that factor from its best)")
     if study.missing:
         out["budget"].append(f"a partial record: {study.missing}")
     if study.search_epochs is not None and study.search_epochs < study.epochs:
