@@ -160,7 +160,9 @@ with rec.section("sec-opt-relu-linear"): rec(optimization.check_relu_vs_linear(r
 # {glue:text}`paper_updates` updates on MNIST; the verdicts name every deviation from that protocol
 # (data, number of updates, batch, seeds, rates at the grid's edge or a grid coarser than a factor
 # $\sqrt 2$ around them). A measurement that disagrees with the paper under a deviation is "inconclusive",
-# not "not reproduced".
+# not "not reproduced". A deviation bound to some depths (a run diverged at the chosen rate, a rate at the
+# grid's edge or on a coarse grid, seeds not recorded yet) leaves the other depths under the paper's protocol:
+# when they contradict the paper on their own, the verdict is "not reproduced", naming the depths left out.
 
 # %%
 studies = optimization.measure_sgd_studies(cfg)

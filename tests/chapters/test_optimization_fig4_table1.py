@@ -584,7 +584,11 @@ def test_a_depth_with_one_seed_has_no_spread_and_its_pairs_are_not_judged_fig4()
     inverted = OPT.check_depth_speed(one_seed_at(loss_study([0.0, -2.0, -1.0, -3.0]), 4))
     row = next(r for r in inverted.rows if r["statement"].startswith("no deeper net slower"))
     assert row["holds"] is False and "3 slower than 2 by 1.00" in row["this book"]
-    assert inverted.status == "inconclusive" and inverted.caveat.startswith("one seed at depth 4")
+    # depths 1-3 ran with every seed and 3 is slower than 2 beyond their spread: that contradiction stands
+    assert inverted.status == "not reproduced"
+    assert inverted.caveat.startswith("contradicted on the depths run under the paper's protocol, 1, 2, 3: 1 of 3 "
+                                      "depth pairs inverted beyond the seed spread: 3 slower than 2 by 1.00")
+    assert inverted.caveat.endswith("; left out: depth 4: 1 of 3 runs recorded")
     pair = OPT.check_depth_speed(one_seed_at(whole, 1, 4))
     assert pair.caveat.startswith("one seed at depths 1, 4: no seed spread there")
     every = OPT.check_depth_speed(one_seed_at(whole, 1, 2, 3, 4))
@@ -676,3 +680,98 @@ def test_the_text_counts_the_seeds_the_runs_have():
     two = dataclasses.replace(whole, runs=runs[runs.seed < 2].reset_index(drop=True))
     assert two.seed_counts == [2] and two.seeds_run == "2 seeds (of the protocol's 3)"
     assert dataclasses.replace(whole, seeds=2, runs=two.runs).seeds_run == "2 seeds"
+
+
+# ---------------------------------------------------------------- depths off the protocol: a contradiction on the rest stands
+def diverged_at(study, *depths):
+    """``study`` with seed 2's run at ``depths`` diverged at the chosen rate (its loss NaN, no accuracy), as the
+    MNIST record's seed 1 at depth 8."""
+    import dataclasses
+    runs = study.runs.copy()
+    hit = runs.depth.isin(depths) & (runs.seed == 2)
+    runs.loc[hit, "diverged"] = True
+    runs.loc[hit, "late_loss"] = np.nan
+    runs.loc[hit, "test_acc"] = np.nan
+    return dataclasses.replace(study, runs=runs)
+
+
+def test_off_protocol_depths_name_each_reason():
+    st = loss_study([0.0, -1.0, -2.0, -3.0])
+    assert SGD.off_protocol_depths(st) == {} and SGD.on_protocol_part(st) is None
+    off = SGD.off_protocol_depths(one_seed_at(diverged_at(st, 2, 3), 3))
+    assert off == {2: ["a run diverged at the chosen rate"], 3: ["1 of 3 runs recorded"]}
+    edge = loss_study([0.0, -1.0], lrs=[1.0, 2 ** 0.5, 2.0])           # the chosen rate 1 at the grid's edge
+    assert SGD.off_protocol_depths(edge) == {1: ["the chosen rate at the edge of the grid"],
+                                             2: ["the chosen rate at the edge of the grid"]}
+    coarse = loss_study([0.0, -1.0], lrs=grid_around(OUT * DOCUMENTED["RATE_STEP"]))
+    assert SGD.off_protocol_depths(coarse) == {1: ["a grid coarser than a factor sqrt 2 around the chosen rate"],
+                                               2: ["a grid coarser than a factor sqrt 2 around the chosen rate"]}
+    assert SGD.off_protocol_depths(loss_study([0.0, -1.0], lrs=grid_around(IN * DOCUMENTED["RATE_STEP"]))) == {}
+    import dataclasses
+    div = diverged_at(st, 4)                                             # seed 2 diverged, seed 1 missing
+    both = dataclasses.replace(div, runs=div.runs[(div.runs.depth != 4) | (div.runs.seed != 1)])
+    assert SGD.off_protocol_depths(both) == {4: ["a run diverged at the chosen rate", "2 of 3 runs recorded"]}
+
+
+def test_on_protocol_part_keeps_the_depths_free_of_deviations():
+    st = diverged_at(loss_study([0.0, -1.0, -2.0, -3.0]), 3)
+    part = SGD.on_protocol_part(st)
+    assert part.depths == [1, 2, 4] and sorted(set(part.runs.depth)) == [1, 2, 4]
+    assert sorted(set(part.grid.depth)) == [1, 2, 4] and part.missing == "" and SGD.off_protocol_depths(part) == {}
+    assert SGD.on_protocol_part(diverged_at(loss_study([0.0, -1.0, -2.0]), 2, 3)) is None      # one depth left
+    assert SGD.on_protocol_part(diverged_at(loss_study([0.0, -1.0, -2.0]), 3)).depths == [1, 2]  # two: enough
+
+
+def test_fig4_a_contradiction_on_the_depths_under_the_protocol_stands():
+    """An inversion beyond the spread between two depths that ran as the paper ran them contradicts "always",
+    whatever a diverged depth holds; agreement on them is not agreement of the claim; an inversion that needs the
+    diverged depth cannot decide."""
+    means = list(FALLING[:5])
+    means[2] = means[1] + 0.5                            # 3 slower than 2
+    c = OPT.check_depth_speed(diverged_at(loss_study(means), 5))
+    assert c.status == "not reproduced"
+    assert c.caveat.startswith("contradicted on the depths run under the paper's protocol, 1, 2, 3, 4: 1 of 6 depth "
+                               "pairs inverted beyond the seed spread: 3 slower than 2 by 0.50")
+    assert c.caveat.endswith("; left out: depth 5: a run diverged at the chosen rate")
+    agree = OPT.check_depth_speed(diverged_at(loss_study(FALLING[:5]), 5))
+    assert agree.status == "inconclusive" and "1 run diverged at the chosen rate (depth 5; left out)" in agree.caveat
+    only_off = list(FALLING[:5])
+    only_off[4] = only_off[3] + 0.5                      # 5 slower than 4: 5 is the diverged depth
+    assert OPT.check_depth_speed(diverged_at(loss_study(only_off), 5)).status == "inconclusive"
+    short = dict(PAPER, epochs=50)                       # a budget deviation of the whole study: nothing stands
+    assert OPT.check_depth_speed(diverged_at(loss_study(means, protocol=short), 5)).status == "inconclusive"
+
+
+@pytest.mark.parametrize("where,status", [(IN, "inconclusive"), (OUT, "not reproduced")])
+def test_fig4_standing_inversion_boundary(where, status):
+    means = list(FALLING[:4])
+    means[2] = means[1] + where * se2(0.05)
+    assert OPT.check_depth_speed(diverged_at(loss_study(means), 4)).status == status
+
+
+def test_table1_a_contradiction_on_the_depths_under_the_protocol_stands():
+    """The MNIST record's case: depth 1 above depth 6 beyond the spread, a run diverged at depth 8. Depths 1, 3, 6,
+    10, 12 ran as the paper ran them and contradict "starts to decrease at depth 6" on their own."""
+    acc = {1: 0.981, 3: 0.9806, 6: 0.9785, 8: 0.9803, 10: 0.975, 12: 0.978}
+    c = table1_of(diverged_at(acc_study(acc), 8))
+    assert c.status == "not reproduced"
+    assert c.caveat.startswith("contradicted on the depths run under the paper's protocol, 1, 3, 6, 10, 12: the peak "
+                               "is not at depth 6")
+    assert c.caveat.endswith("; left out: depth 8: a run diverged at the chosen rate")
+    agree = table1_of(diverged_at(acc_study({1: 0.95, 6: 0.97, 8: 0.96, 12: 0.96}), 8))
+    assert agree.status == "inconclusive"
+    six = table1_of(diverged_at(acc_study({1: 0.98, 6: 0.96, 12: 0.95}), 6))   # depth 6 itself left out
+    assert six.status == "inconclusive"
+    deep = table1_of(diverged_at(acc_study({1: 0.98, 6: 0.96, 12: 0.95}), 12))   # no deeper depth left
+    assert deep.status == "inconclusive"
+    only_off = table1_of(diverged_at(acc_study({1: 0.95, 6: 0.97, 8: 0.96, 12: 0.99}), 12))  # 12 above 6: left out
+    assert only_off.status == "inconclusive"
+
+
+@pytest.mark.parametrize("where,status", [(IN, "inconclusive"), (OUT, "not reproduced")])
+def test_table1_standing_contradiction_boundary(where, status):
+    assert table1_of(diverged_at(acc_study({1: 0.97 + where * ERR, 6: 0.97, 8: 0.96, 12: 0.95}), 8)).status == status
+
+
+def table1_of(study):
+    return OPT.check_accuracy(study)

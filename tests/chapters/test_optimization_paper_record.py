@@ -237,6 +237,9 @@ def test_glue_and_settings_come_from_the_record(tiny_record):
     assert "a record, not re-run by this build" in g["rec_source"] and "--depths 1 3 6 12" in g["rec_source"]
     assert "**It is partial**: no rate search at depths 2, 4, 5" in g["rec_source"]
     assert "4,000 training images instead of 60,000" in g["rec_deviations"]
+    # each part names what its own depths lack: Table 1 reads no depth 2, 4, 5, 7 or 9
+    assert case.figure4.missing == "no rate search at depths 2, 4, 5, 7, 8, 9, 10 (12 of 33 runs recorded)"
+    assert case.table1.missing == "no rate search at depths 8, 10 (12 of 33 runs recorded)"
     fig4 = OPT.sgd_setting(case.figure4)
     assert fig4.startswith("Setting: MNIST-5k, n = 4,000 training and 1,000 test images, batch 500, 3 epochs")
     assert "depths L = 1, 3, 6," in fig4 and "over the first 2 of the 3 epochs" in fig4
@@ -573,6 +576,11 @@ def test_missing_text_names_each_gap_and_a_whole_record_refuses_it():
     assert RF.missing_text(_check(none, whole=False)) == ("seeds 0, 1, 2 missing at depth 1; seeds 0, 1, 2 missing "
                                                           "at depth 3 (0 of 6 runs recorded)")
     assert RF.missing_text(_record()) == ""
+    # a part of the record: only its depths' gaps, the count the whole record's
+    assert RF.missing_text(_check(rec, whole=False), depths=[1, 4]) == ("no rate search at depth 4; seeds 1, 2 missing "
+                                                                        "at depth 1 (2 of 24 runs recorded)")
+    assert RF.missing_text(_check(rec, whole=False), depths=[3]) == "seeds 0, 1, 2, 3 missing at depth 3 (2 of 24 runs recorded)"
+    assert RF.missing_text(_check(one, whole=False), depths=[1]) == ""
 
 
 def test_the_pieces_table_lists_each_piece_with_its_time_and_result(tiny_record, tmp_path):

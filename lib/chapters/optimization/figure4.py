@@ -25,8 +25,8 @@ from lib.book.plotting import figure, ordered_palette
 from lib.book.results import CLAIM_RULE, Check, claim_status, report_label
 from lib.book.wording import floats, ints, noun_for, paper_vs_book
 from lib.chapters.optimization.sgd import (FOLDER_PARAMS, MNIST_SETS, PAPER_FIGURE4, PAPER_PROTOCOL, SGDStudies, SGDStudy,
-                                           deviation_levels, lr_grid_caption, protocol_deviations,
-                                           table_lr_grid)
+                                           deviation_levels, lr_grid_caption, off_protocol_depths, on_protocol_part,
+                                           protocol_deviations, table_lr_grid)
 from lib.validation import InputError
 
 __all__ = ["PAPER_TABLE1", "SPEED_RHO", "SE_MULTIPLE", "BF16_SHIFT", "BF16_NOTE", "LOSS_FLOOR", "bf16_margin", "late_loss_table", "depth_pairs",
@@ -102,7 +102,8 @@ def _verdict(agrees: bool, contradicts: bool, study: SGDStudy, partial: str, tab
     protocol. Otherwise, by
     :func:`lib.chapters.optimization.sgd.deviation_levels`: a budget deviation (fewer epochs or seeds, another
     batch, a rate at the grid's edge, a diverged run, a partial record) means the run cannot resolve the
-    claim: "inconclusive" whatever the direction. Another data set at the paper's budget: agreement is
+    claim: "inconclusive" whatever the direction (a contradiction on the depths free of such deviations
+    stands: ``_standing``, weighed before this). Another data set at the paper's budget: agreement is
     "reproduced with caveat", anything else "inconclusive". Otherwise (MNIST, or a subset of its images, at
     the paper's 500 epochs) the verdict is decisive: agree -> "reproduced", contradict -> "not reproduced",
     between -> "reproduced with caveat"; the named deviations (fewer training images, a shorter rate search)
@@ -122,6 +123,32 @@ def _verdict(agrees: bool, contradicts: bool, study: SGDStudy, partial: str, tab
     if agrees:
         return "reproduced", quoted
     return "reproduced with caveat", partial + (f"; {quoted}" if quoted else "")
+
+
+def _standing(study: SGDStudy, check) -> tuple[str, str] | None:
+    """A contradiction of the paper on the depths that ran under its protocol stands: ("not reproduced", caveat), or
+    None when there is none.
+
+    Some depths may be off the protocol on their own (:func:`lib.chapters.optimization.sgd.off_protocol_depths`:
+    a diverged run, a rate at the grid's edge or on a coarse grid, missing seeds). Their values cannot decide the
+    claim, but the other depths ran as the paper ran them: ``check`` ([LH] Figure 4's or Table 1's) judges
+    those alone (:func:`lib.chapters.optimization.sgd.on_protocol_part`), and if they contradict the paper
+    (its verdict "not reproduced"), the claim is contradicted under the paper's protocol, whatever the depths
+    left out hold. Agreement on them is not agreement of the claim, which reads every depth: it stays
+    inconclusive. The caveat names the depths judged and each depth left out, with why.
+    """
+    part = on_protocol_part(study)
+    if part is None:
+        return None
+    try:
+        sub = check(part)
+    except InputError:      # Table 1 without depth 6, a shallower or a deeper depth among them
+        return None
+    if sub.status != "not reproduced":
+        return None
+    left = "; ".join(f"depth {L}: {', '.join(why)}" for L, why in off_protocol_depths(study).items())
+    return "not reproduced", (f"contradicted on the depths run under the paper's protocol, "
+                              f"{ints(part.depths, ranges=False)}: {sub.caveat}; left out: {left}")
 
 
 def _protocol_row(study: SGDStudy, table: bool) -> dict:
@@ -144,7 +171,9 @@ def _protocol_row(study: SGDStudy, table: bool) -> dict:
         rule=f"no pair of depths apart beyond the error -> inconclusive. Otherwise {where} at the paper's 500 epochs: "
              f"{agree} -> reproduced; {against} -> not reproduced; otherwise reproduced with caveat. On other data at "
              "the paper's budget: agreement -> reproduced with caveat, otherwise inconclusive. Fewer epochs or seeds, "
-             "another batch, a rate at the grid's edge, a diverged run or a partial record -> inconclusive. "
+             "another batch, a rate at the grid's edge, a diverged run or a partial record -> inconclusive, unless "
+             "the depths that ran under the paper's protocol contradict it on their own -> not reproduced, naming the "
+             "depths left out. "
              + (BF16_NOTE + " " if study.precision == "bf16" else "")
              + "Deviations here: " + ("; ".join(devs) if devs else "none") + ".",
         holds=not (lv["budget"] or lv["data"]))
@@ -279,7 +308,10 @@ def check_depth_speed(study: SGDStudy) -> Check:
     contradict -> "not reproduced", between -> "reproduced with caveat" on MNIST (or MNIST-5k) at the paper's
     500 epochs; "inconclusive" below the paper's budget (fewer epochs or seeds, another batch, a rate at the
     grid's edge, a diverged run, a partial record); on other data at the paper's budget, agreement is
-    "reproduced with caveat" and anything else "inconclusive".
+    "reproduced with caveat" and anything else "inconclusive". A deviation bound to some depths (a diverged run,
+    a rate at the grid's edge or on a coarse grid, missing seeds) leaves the others under the paper's protocol:
+    if they contradict the paper on their own, the verdict is "not reproduced", naming the depths left out
+    (``_standing``).
 
     Precision: a study trained with bfloat16 products (``precision="bf16"``) is judged by the same rule; the
     protocol row says why that cannot change the verdict (:data:`~lib.chapters.optimization.figure4.BF16_NOTE`).
@@ -327,7 +359,8 @@ def check_depth_speed(study: SGDStudy) -> Check:
               f"standard error {se:.2f})"] if diff <= se else [])
             + ([f"the order is weak (Spearman correlation {rho:.2f}, not below {SPEED_RHO})"] if rho >= SPEED_RHO
                else []))
-    status, caveat = _verdict(agrees, contradicts, study, partial, unresolved=unresolved)
+    status, caveat = _standing(study, check_depth_speed) or _verdict(agrees, contradicts, study, partial,
+                                                                     unresolved=unresolved)
     measured = (
         f"On {study.data} ({study.n_train:,} training images, batch {study.batch}, {study.epochs} epochs = "
         f"{study.updates:,} SGD updates, {study.seeds_run}, width {study.width}, rate chosen per depth"
@@ -507,7 +540,9 @@ def check_accuracy(study: SGDStudy) -> Check:
     6) and some deeper depth is below it beyond the error (a fall after the peak); otherwise it is *between*
     (e.g. the peak beyond the error at depth 10 with a fall after it: the decrease starts later; or the fall
     after 6 within the noise), and the caveat says which, with its numbers. The verdict level then follows the
-    protocol as in :func:`check_depth_speed`; a study trained with bfloat16 products is judged alike
+    protocol as in :func:`check_depth_speed`, a contradiction on the depths that ran under the paper's protocol
+    standing when other depths deviate (``_standing``; e.g. a diverged run at depth 8 leaves depths 1, 3, 6, 10,
+    12 to judge); a study trained with bfloat16 products is judged alike
     (:data:`~lib.chapters.optimization.figure4.BF16_NOTE`: the accuracies are measured with the float32
     weights).
 
@@ -527,7 +562,8 @@ def check_accuracy(study: SGDStudy) -> Check:
     acc = accuracy_table(study)
     judged, v = table1_statements(acc)
     m, sd = acc["mean (%)"], acc["sd (%)"]
-    status, caveat = _verdict(v["agrees"], v["contradicts"], study, v["partial"], table=True, unresolved=v["flat"])
+    status, caveat = _standing(study, check_accuracy) or _verdict(v["agrees"], v["contradicts"], study, v["partial"],
+                                                                  table=True, unresolved=v["flat"])
     measured = (
         f"On {study.data} ({study.n_train:,} training / {study.n_test:,} test images, {study.updates:,} SGD updates, "
         f"{study.seeds_run}{', bfloat16 products' if study.precision == 'bf16' else ''}), the mean test accuracy "

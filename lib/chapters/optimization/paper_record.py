@@ -55,7 +55,7 @@ from lib.book.paths import ROOT
 from lib.book.provenance import run_info
 from lib.book.sweep import run_sweep
 from lib.book.wording import floats, ints
-from lib.chapters.optimization.record_files import (assemble_pieces, check_record, read_piece,
+from lib.chapters.optimization.record_files import (assemble_pieces, check_record, missing_text, read_piece,
                                                     read_single_record, run_piece_name, search_piece_name, write_piece)
 from lib.chapters.optimization.sgd import (PAPER_FIGURE4, RATE_STEP, RATE_STEP_TOL, SGDStudy, late_loss, mnist5k_split, mnist_split,
                                            protocol_deviations, rate_gaps, rate_score)
@@ -413,7 +413,8 @@ def record_studies(rec: dict) -> dict[str, SGDStudy]:
         ``{"Figure 4": SGDStudy, "Table 1": SGDStudy}`` on the record's data, each with its protocol,
         ``search_epochs``, ``loss_record``, ``precision``, the part of the claims it settles
         (:data:`~lib.chapters.optimization.paper_record.RECORD_PARTS`), for a record read from disk where it came from (``recorded``), and for a
-        partial record what it lacks (``missing``). Only depths with a run enter; a part with fewer than two such
+        partial record what the part's depths lack (``missing``: :func:`~lib.chapters.optimization.record_files.missing_text`
+        of them). Only depths with a run enter; a part with fewer than two such
         depths (Table 1: without depth 6, a shallower and a deeper one) is left out.
     """
     p = rec["protocol"]
@@ -431,8 +432,8 @@ def record_studies(rec: dict) -> dict[str, SGDStudy]:
     where = _where(rec) if rec.get("from_file") else ""
     ran = set(int(L) for L in runs.depth)
     out = {}
-    for part, depths in (("Figure 4", FIG4_DEPTHS), ("Table 1", TABLE1_DEPTHS)):
-        depths = [L for L in depths if L in p["depths"] and L in ran]
+    for part, reads in (("Figure 4", FIG4_DEPTHS), ("Table 1", TABLE1_DEPTHS)):
+        depths = [L for L in reads if L in p["depths"] and L in ran]
         if len(depths) < 2 or (part == "Table 1" and not (6 in depths and min(depths) < 6 < max(depths))):
             continue
         out[part] = SGDStudy(name, grid[grid.depth.isin(depths)].reset_index(drop=True),
@@ -440,7 +441,7 @@ def record_studies(rec: dict) -> dict[str, SGDStudy]:
                              rec["data"]["n_test"], p["batch"], p["epochs"], p["seeds"], p["width"], list(p["lrs"]),
                              float(rec["seconds"]["search"] + rec["seconds"]["final"]), search_epochs=p["search_epochs"],
                              loss_record=p["loss_record"], recorded=where, part=RECORD_PARTS[p["data"]],
-                             precision=p["precision"], missing=rec["missing"])
+                             precision=p["precision"], missing=missing_text(rec, reads))
     return out
 
 

@@ -21,11 +21,12 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
 from lib.book.cache import result_checksum
-from lib.book.wording import ints
+from lib.book.wording import ints, noun_for
 from lib.finite.batched_sgd import PRECISIONS
 from lib.validation import InputError, check_int, check_seed
 
@@ -170,28 +171,31 @@ def _check_run(f: _Fields, where: str, r, proto: dict, chosen: dict) -> None:
             f.bad(f"{where}.{k}", f"is {acc!r}, not an accuracy in [0, 1]")
 
 
-def missing_text(rec: dict) -> str:
+def missing_text(rec: dict, depths: Sequence[int] | None = None) -> str:
     """What a record does not hold yet, in words ("" when it is whole): the depths without a rate search or with
     fewer runs than the protocol's seeds.
 
     Args:
         rec: a record (:func:`check_record` has checked it).
+        depths: only what these depths lack (a part of the record: [LH] Table 1 reads 1, 3, 6, 8, 10, 12); default
+            every depth of the protocol. The count of runs is the whole record's.
 
     Returns:
         E.g. ``"no rate search at depths 7, 8; seeds 1, 2 missing at depth 3 (20 of 33 runs recorded)"``.
     """
     proto = rec["protocol"]
+    read = [L for L in proto["depths"] if depths is None or L in depths]
     have: dict[int, set] = {}
     for r in rec["runs"]:
         have.setdefault(r["depth"], set()).add(r["seed"])
     parts = []
-    no_search = [L for L in proto["depths"] if str(L) not in rec["grid"]]
+    no_search = [L for L in read if str(L) not in rec["grid"]]
     if no_search:
-        parts.append(f"no rate search at depths {ints(no_search, ranges=False)}")
-    for L in proto["depths"]:
+        parts.append(f"no rate search at {noun_for(len(no_search), 'depth')} {ints(no_search, ranges=False)}")
+    for L in read:
         lack = [s for s in range(proto["seeds"]) if s not in have.get(L, set())]
         if lack and str(L) in rec["grid"]:
-            parts.append(f"seed{'s' if len(lack) > 1 else ''} {ints(lack, ranges=False)} missing at depth {L}")
+            parts.append(f"{noun_for(len(lack), 'seed')} {ints(lack, ranges=False)} missing at depth {L}")
     if not parts:
         return ""
     total = len(proto["depths"]) * proto["seeds"]

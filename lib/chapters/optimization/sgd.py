@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -39,7 +39,7 @@ __all__ = ["PAPER_FIGURE4", "PAPER_PROTOCOL", "paper_parameters", "LATE_FRACTION
            "RATE_STEP", "RATE_STEP_TOL", "train_test_split", "stratified_split", "mnist5k_split", "mnist_split",
            "late_loss", "diverged_on_the_way", "rate_score", "updates_per_epoch", "rate_gaps", "coarse_rates",
            "measure_sgd_depths", "SGDStudy", "measure_sgd_study", "SGDStudies", "measure_sgd_studies", "edge_rates",
-           "deviation_levels", "protocol_deviations", "data_deviations", "sgd_summary", "CHOSEN_COLUMN", "rate_column",
+           "off_protocol_depths", "on_protocol_part", "deviation_levels", "protocol_deviations", "data_deviations", "sgd_summary", "CHOSEN_COLUMN", "rate_column",
            "table_lr_grid", "lr_grid_caption"]
 
 #: The paper's setting of [LH] Figure 4 and Table 1 ([LH] Sec. 5 and the authors' training script), declared once:
@@ -627,6 +627,53 @@ def coarse_rates(study: SGDStudy) -> list:
     limit = RATE_STEP * (1 + RATE_STEP_TOL)
     return [int(L) for L in study.depths
             if any(limit < g < math.inf for g in rate_gaps(*_depth_grid(study, L)))]
+
+
+def off_protocol_depths(study: SGDStudy) -> dict[int, list[str]]:
+    """The depths whose own runs depart from the paper's protocol ([LH] Sec. 5, Figure 4 / Table 1), each with why.
+
+    A depth is off the protocol on its own when a run diverged at its chosen rate, when its chosen rate lies at
+    the edge of its grid (:func:`edge_rates`) or its grid is coarser than a factor sqrt 2 around it
+    (:func:`coarse_rates`), or when it has fewer runs than the study's seeds (a partial record). The deviations of
+    the whole study (epochs, batch, number of seeds, data) are bound to no depth and are not listed here.
+
+    Args:
+        study: :func:`measure_sgd_study` output.
+
+    Returns:
+        ``{depth: [reason, ...]}`` in increasing depth (empty when every depth ran under the protocol).
+    """
+    out: dict[int, list[str]] = {}
+    for L in study.depths:
+        mine = study.runs[study.runs.depth == L]
+        if mine.diverged.astype(bool).any():
+            out.setdefault(int(L), []).append("a run diverged at the chosen rate")
+        if len(mine) < study.seeds:
+            out.setdefault(int(L), []).append(f"{len(mine)} of {study.seeds} runs recorded")
+    for L in edge_rates(study):
+        out.setdefault(int(L), []).append("the chosen rate at the edge of the grid")
+    for L in coarse_rates(study):
+        out.setdefault(int(L), []).append("a grid coarser than a factor sqrt 2 around the chosen rate")
+    return {L: out[L] for L in sorted(out)}
+
+
+def on_protocol_part(study: SGDStudy) -> SGDStudy | None:
+    """``study`` on the depths that ran under the paper's protocol, without the :func:`off_protocol_depths`: a
+    contradiction of [LH] Figure 4 or Table 1 found on them alone is one under the paper's protocol.
+
+    Args:
+        study: :func:`measure_sgd_study` output.
+
+    Returns:
+        The study restricted to those depths (their grid and runs; nothing missing), or None when no depth is off the
+        protocol or fewer than two depths are left.
+    """
+    off = off_protocol_depths(study)
+    keep = [L for L in study.depths if int(L) not in off]
+    if not off or len(keep) < 2:
+        return None
+    return replace(study, depths=keep, grid=study.grid[study.grid.depth.isin(keep)].reset_index(drop=True),
+                   runs=study.runs[study.runs.depth.isin(keep)].reset_index(drop=True), missing="")
 
 
 def deviation_levels(study: SGDStudy, table: bool = False) -> dict[str, list[str]]:
