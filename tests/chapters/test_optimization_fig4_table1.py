@@ -328,8 +328,9 @@ def test_table1_a_rise_after_six_is_not_called_a_fall():
     assert row["this book"].startswith("no deeper depth below depth 6: the closest, depth 12, is 0.10 points above it (")
     assert "no deeper depth falls below depth 6 (the closest, depth 12, is 0.10 points above it)" in c.caveat
     assert "points below" not in c.measured and "-0." not in row["this book"]
-    tie = table1({1: 0.95, 6: 0.97, 12: 0.97}, sd=0.0001)   # a fall of exactly 0 is still a fall of 0.00 points
+    tie = table1({1: 0.95, 6: 0.97, 12: 0.97}, sd=0.0)   # a fall of exactly 0 is still a fall of 0.00 points
     assert "depth 12 0.00 points below depth 6" in tie.measured
+    assert "the fall after depth 6 is within the seed spread (at most 0.00 points, at depth 12" in tie.caveat
 
 
 @pytest.mark.parametrize("where,status", [(IN, "reproduced"), (OUT, "reproduced with caveat")])
