@@ -61,9 +61,9 @@ def test_check_backward_needs_two_widths_and_two_suffice():
     assert NC.check_backward(_norms(-0.5, -0.5, -0.5, widths=(32, 128))).status == "reproduced"
     assert NC.check_backward(_norms(-0.5, 0.0, -0.5, widths=(32, 128))).status == "not reproduced"
     one = NC.check_backward(_norms(-0.5, -0.5, -0.5, widths=(32,)))
-    assert one.status == "inconclusive" and "fewer than two widths" in one.caveat
+    assert one.status == "inconclusive" and "fewer than two widths" in one.caveat and one.measured == "Widths run: 32."
     none = NC.check_backward(NC.BackwardNorms(pd.DataFrame([]), (4096,), 1))  # every width above the memory cap
-    assert none.status == "inconclusive" and none.measured == "Widths run: []."
+    assert none.status == "inconclusive" and none.measured == "Widths run: none."
 
 
 def test_check_backward_judges_the_sup_over_the_ball():
@@ -122,6 +122,7 @@ def test_lemma31_bounded_quantities_hold_fail_and_their_boundaries(quantity, col
     f.loc[f.width > 32, col] = float("nan")
     inc = NC.check_lemma31_bounded(NC.BackwardNorms(f, one.widths, 2, ball_radius=10.0, q_max_width=32), quantity)
     assert inc.status == "inconclusive" and "fewer than two widths at or below m = 32" in inc.caveat
+    assert "computed at widths: 32 (up to m = 32)." in inc.measured
 
 
 def test_bounded_status_thresholds():

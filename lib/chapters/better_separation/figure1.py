@@ -165,6 +165,6 @@ def check_width_convergence(ga: GradientAngles) -> Check:
     return Check(
         "[LH] Lemma 3.1", status=status, part="Eq. 7", caveat=caveat,
         measured="Fitted log-log slopes of the rms error of phi against Eq. (7) over widths "
-        + f"{sorted(int(w) for w in errs.width.unique())}: " + ", ".join(f"L={L}: {v:.2f}" for L, v in slopes.items())
+        + f"{ints(sorted(errs.width.unique()), ranges=False)}: " + ", ".join(f"L={L}: {v:.2f}" for L, v in slopes.items())
         + f" (O(1/sqrt(m)) predicts -0.5; an error that does not shrink, slope above {NO_CONVERGENCE_SLOPE}, means "
         + f"another limit); at m={wmax} the rms error is {at_max}.")

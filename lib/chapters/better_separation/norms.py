@@ -143,7 +143,7 @@ def check_gradient_norm(gn: GradientNorms) -> Check:
     return Check(
         "[LH] Lemma 3.1", status=status, part="gradient norm", caveat=caveat, erratum=erratum,
         measured=f"At width {wmax}, ||grad f||^2 / ||x||^2 grows like (L+1)^p with fitted p = {p:.2f} over depths "
-        f"{list(depths)} (the paper's statement predicts p = 2, the derivation p = 1); K_xx / ((L+1)|x|^2) has mean "
+        f"{ints(depths, ranges=False)} (the paper's statement predicts p = 2, the derivation p = 1); K_xx / ((L+1)|x|^2) has mean "
         f"within {dev:.3f} of 1 (spread over inputs and seeds up to {sd:.3f})"
         + (f"; the measured norm is ||grad f(x)||^2 = (L+1)||x||^2, so the paper's (L+1)^2||x||^2 is off by a "
            f"factor L+1 up to {max(depths) + 1}." if abs(p - 1) < EXPONENT_PASS else "."))

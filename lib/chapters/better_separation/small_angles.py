@@ -179,7 +179,7 @@ def check_small_angle_law(sa: SmallAngles) -> Check:
     at_01 = small[(small.theta_L > 0.05) & (small.theta_L < 0.2)]
     return Check(
         "[LH] Cor 3.3", status=status, caveat=caveat,
-        measured=f"Over depths {list(depths)} and L theta_in <= {LAW_WINDOW:g} the exact angle differs from "
+        measured=f"Over depths {ints(depths, ranges=False)} and L theta_in <= {LAW_WINDOW:g} the exact angle differs from "
         f"sqrt(theta^2 + L theta/pi) by at most {worst_law:.2g} (relative)"
         + (f", and by at most {worst_0:.2g} for L theta_in <= {LIMIT_WINDOW:g}: an error that falls like L theta_in"
            if len(lowest) else "")

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from lib.book.results import Check
+from lib.book.wording import ints
 from lib.book.sweep import torch_threads
 from lib.data import synthetic_regression
 from lib.chapters.non_constancy.ball import W0_ONLY, ball_models, ball_reduce, ball_words, trained_copy
@@ -138,6 +139,11 @@ def measure_backward_norms(X, widths, seeds: int, depth: int = 3, activation: st
     return pd.DataFrame(rows)
 
 
+def _widths_run(widths: list) -> str:
+    """The widths a sweep measured, in words: ``"32, 128"``, or ``"none"``."""
+    return ints(widths, ranges=False) or "none"
+
+
 def _layer_slopes(backward: BackwardNorms, col: str) -> tuple[dict, bool, list, pd.DataFrame]:
     """Per layer, the log-log slope of the seed mean of the sup over the ball searched of ``col``; whether the ball
     was searched; the widths fitted; the rows with ``col`` measured."""
@@ -184,7 +190,7 @@ def check_backward(backward: BackwardNorms) -> Check:
     bw = backward.frame
     slopes, searched, widths, _ = _layer_slopes(backward, "inf_norm")
     if not slopes:
-        return Check("[LZB] Lemma 3.1", status="inconclusive", part=part, measured=f"Widths run: {widths}.",
+        return Check("[LZB] Lemma 3.1", status="inconclusive", part=part, measured=f"Widths run: {_widths_run(widths)}.",
                      caveat="fewer than two widths within the memory cap of the sweep: no slope to fit")
     statuses = {decay_status(v) for v in slopes.values()}
     status = next(s for s in ("not reproduced", "reproduced with caveat", "reproduced") if s in statuses)
@@ -229,9 +235,9 @@ def check_lemma31_bounded(backward: BackwardNorms, quantity: str) -> Check:
     slopes, searched, widths, bw = _layer_slopes(backward, col)
     if not slopes:
         return Check("[LZB] Lemma 3.1", status="inconclusive", part=part,
-                     measured=f"{what[0].upper() + what[1:]} computed at widths {widths} (up to m = "
-                     f"{backward.q_max_width}).", caveat=f"fewer than two widths at or below m = {backward.q_max_width}: "
-                     "no slope to fit")
+                     measured=f"{what[0].upper() + what[1:]} computed at widths: {_widths_run(widths)} (up to m = "
+                              f"{backward.q_max_width}).",
+                     caveat=f"fewer than two widths at or below m = {backward.q_max_width}: no slope to fit")
     statuses = {bounded_status(v) for v in slopes.values()}
     status = next(s for s in ("not reproduced", "reproduced with caveat", "reproduced") if s in statuses)
     caveat = "a layer's quantity drifts upwards with m" if status == "reproduced with caveat" else ""
