@@ -103,7 +103,7 @@ def _verdict(agrees: bool, contradicts: bool, study: SGDStudy, partial: str, tab
     :func:`lib.chapters.optimization.sgd.deviation_levels`: a budget deviation (fewer epochs or seeds, another
     batch, a rate at the grid's edge, a diverged run, a partial record) means the run cannot resolve the
     claim: "inconclusive" whatever the direction (a contradiction on the depths free of such deviations
-    stands: ``_standing``, weighed before this). Another data set at the paper's budget: agreement is
+    stands: ``_standing``, weighed after this). Another data set at the paper's budget: agreement is
     "reproduced with caveat", anything else "inconclusive". Otherwise (MNIST, or a subset of its images, at
     the paper's 500 epochs) the verdict is decisive: agree -> "reproduced", contradict -> "not reproduced",
     between -> "reproduced with caveat"; the named deviations (fewer training images, a shorter rate search)
@@ -359,8 +359,10 @@ def check_depth_speed(study: SGDStudy) -> Check:
               f"standard error {se:.2f})"] if diff <= se else [])
             + ([f"the order is weak (Spearman correlation {rho:.2f}, not below {SPEED_RHO})"] if rho >= SPEED_RHO
                else []))
-    status, caveat = _standing(study, check_depth_speed) or _verdict(agrees, contradicts, study, partial,
-                                                                     unresolved=unresolved)
+    status, caveat = _verdict(agrees, contradicts, study, partial, unresolved=unresolved)
+    standing = _standing(study, check_depth_speed)
+    if standing:
+        status, caveat = standing
     measured = (
         f"On {study.data} ({study.n_train:,} training images, batch {study.batch}, {study.epochs} epochs = "
         f"{study.updates:,} SGD updates, {study.seeds_run}, width {study.width}, rate chosen per depth"
@@ -562,8 +564,10 @@ def check_accuracy(study: SGDStudy) -> Check:
     acc = accuracy_table(study)
     judged, v = table1_statements(acc)
     m, sd = acc["mean (%)"], acc["sd (%)"]
-    status, caveat = _standing(study, check_accuracy) or _verdict(v["agrees"], v["contradicts"], study, v["partial"],
-                                                                  table=True, unresolved=v["flat"])
+    status, caveat = _verdict(v["agrees"], v["contradicts"], study, v["partial"], table=True, unresolved=v["flat"])
+    standing = _standing(study, check_accuracy)
+    if standing:
+        status, caveat = standing
     measured = (
         f"On {study.data} ({study.n_train:,} training / {study.n_test:,} test images, {study.updates:,} SGD updates, "
         f"{study.seeds_run}{', bfloat16 products' if study.precision == 'bf16' else ''}), the mean test accuracy "
