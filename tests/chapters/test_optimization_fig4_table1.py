@@ -696,6 +696,13 @@ def diverged_at(study, *depths):
     return dataclasses.replace(study, runs=runs)
 
 
+def test_diverged_runs_are_the_rows_flagged_diverged():
+    st = loss_study([0.0, -1.0, -2.0, -3.0])
+    assert SGD.diverged_runs(st).empty
+    div = SGD.diverged_runs(diverged_at(st, 2, 4))
+    assert list(div.depth) == [2, 4] and list(div.seed) == [2, 2] and div.diverged.all()
+
+
 def test_off_protocol_depths_name_each_reason():
     st = loss_study([0.0, -1.0, -2.0, -3.0])
     assert SGD.off_protocol_depths(st) == {} and SGD.on_protocol_part(st) is None

@@ -39,7 +39,7 @@ __all__ = ["PAPER_FIGURE4", "PAPER_PROTOCOL", "paper_parameters", "LATE_FRACTION
            "RATE_STEP", "RATE_STEP_TOL", "train_test_split", "stratified_split", "mnist5k_split", "mnist_split",
            "late_loss", "diverged_on_the_way", "rate_score", "updates_per_epoch", "rate_gaps", "coarse_rates",
            "measure_sgd_depths", "SGDStudy", "measure_sgd_study", "SGDStudies", "measure_sgd_studies", "edge_rates",
-           "off_protocol_depths", "on_protocol_part", "deviation_levels", "protocol_deviations", "data_deviations", "sgd_summary", "CHOSEN_COLUMN", "rate_column",
+           "diverged_runs", "off_protocol_depths", "on_protocol_part", "deviation_levels", "protocol_deviations", "data_deviations", "sgd_summary", "CHOSEN_COLUMN", "rate_column",
            "table_lr_grid", "lr_grid_caption"]
 
 #: The paper's setting of [LH] Figure 4 and Table 1 ([LH] Sec. 5 and the authors' training script), declared once:
@@ -629,6 +629,18 @@ def coarse_rates(study: SGDStudy) -> list:
             if any(limit < g < math.inf for g in rate_gaps(*_depth_grid(study, L)))]
 
 
+def diverged_runs(study: SGDStudy) -> pd.DataFrame:
+    """The runs that diverged at their depth's chosen rate ([LH] Figure 4 / Table 1 read converged runs only).
+
+    Args:
+        study: :func:`measure_sgd_study` output.
+
+    Returns:
+        Those rows of ``study.runs`` (none: an empty frame).
+    """
+    return study.runs[study.runs.diverged.astype(bool)]
+
+
 def off_protocol_depths(study: SGDStudy) -> dict[int, list[str]]:
     """The depths whose own runs depart from the paper's protocol ([LH] Sec. 5, Figure 4 / Table 1), each with why.
 
@@ -644,9 +656,10 @@ def off_protocol_depths(study: SGDStudy) -> dict[int, list[str]]:
         ``{depth: [reason, ...]}`` in increasing depth (empty when every depth ran under the protocol).
     """
     out: dict[int, list[str]] = {}
+    diverged = set(int(L) for L in diverged_runs(study).depth)
     for L in study.depths:
         mine = study.runs[study.runs.depth == L]
-        if mine.diverged.astype(bool).any():
+        if int(L) in diverged:
             out.setdefault(int(L), []).append("a run diverged at the chosen rate")
         if len(mine) < study.seeds:
             out.setdefault(int(L), []).append(f"{len(mine)} of {study.seeds} runs recorded")
@@ -724,7 +737,7 @@ def deviation_levels(study: SGDStudy, table: bool = False) -> dict[str, list[str
             out["budget"].append(f"batch {study.batch} instead of {p['batch']}")
     if study.seeds < p["seeds"]:
         out["budget"].append(f"{study.seeds} seeds instead of at least {p['seeds']}")
-    div = study.runs[study.runs.diverged.astype(bool)]
+    div = diverged_runs(study)
     if len(div):
         depths = sorted(set(int(L) for L in div.depth))
         out["budget"].append(f"{count(len(div), 'run')} diverged at the chosen rate ({noun_for(len(depths), 'depth')} "
