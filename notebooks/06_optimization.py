@@ -184,7 +184,8 @@ parts = optimization.sgd_verdicts(studies, mnist_case, case)
 # The table "paper vs this book" lists the statements the verdict judged (where the accuracy peaks,
 # the rise up to the peak, the change from depth 6 to the deepest depth) against ours, with the rule
 # in words (a difference counts only beyond twice its standard error over seeds), and the protocol,
-# on which the verdict level depends.
+# on which the verdict level depends. That rule is loose with few seeds: {glue:text}`se_chance`. A
+# verdict resting on one such difference is weaker evidence than one resting on several.
 
 # %%
 with rec.section("sec-opt-sgd"):

