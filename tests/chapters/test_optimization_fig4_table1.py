@@ -562,6 +562,19 @@ def one_seed_at(study, *depths):
     return dataclasses.replace(study, runs=runs[~runs.depth.isin(depths) | (runs.seed == 0)].reset_index(drop=True))
 
 
+def test_the_clearest_fall_after_depth_6_is_one_with_an_error_when_there_is_one():
+    """The MNIST record's shape: one seed at depths 8 and 12 (no error), three at 10, which falls below depth 6
+    beyond its error. The text names depth 10's fall and statement 2 holds; it once read "no deeper depth below depth
+    6: the closest, depth 8" (a sort on NaN keys). With no error at any deeper depth, the largest fall is named."""
+    c = OPT.check_accuracy(one_seed_at(acc_study({1: 0.95, 6: 0.97, 8: 0.975, 10: 0.96, 12: 0.965}), 8, 12))
+    assert ("the accuracy decreases after depth 6: depth 10 1.00 points below depth 6 (twice the standard error "
+            "0.16), the clearest fall after depth 6 (holds)") in c.measured
+    assert {r["statement"]: r["holds"] for r in c.rows}["the accuracy decreases after depth 6"] is True
+    lone = OPT.check_accuracy(one_seed_at(acc_study({1: 0.95, 6: 0.97, 8: 0.965, 12: 0.96}), 8, 12))
+    assert ("depth 12 1.10 points below depth 6 (no standard error: one seed), the clearest fall after depth 6 "
+            "(not judged)") in lone.measured
+
+
 def test_a_depth_with_one_seed_has_no_spread_and_its_pairs_are_not_judged_fig4():
     """A depth with one seed has no seed spread: a difference with it has no standard error, never one of 0 (a
     partial MNIST record of one seed per depth read "twice the standard error 0.00" and every pair "beyond the

@@ -497,8 +497,11 @@ def table1_statements(acc: pd.DataFrame) -> tuple[tuple[dict, ...], dict]:
     above = [(L, *gap(L, 6)) for L in depths if L != 6]
     above = [(L, x, e) for L, x, e in above if x > e]           # depths above depth 6 beyond the error
     excess, excess_se = gap(best, 6)
-    falls = sorted(((L, *gap(6, L)) for L in depths if L > 6), key=lambda t: t[1] - t[2], reverse=True)
-    fall_L, fall, fall_se = falls[0]                            # the clearest fall after depth 6
+    # the clearest fall after depth 6: the largest beyond its error; a fall with no error (one seed) only when no
+    # deeper depth has one, then the largest
+    falls = sorted(((L, *gap(6, L)) for L in depths if L > 6), reverse=True,
+                   key=lambda t: (bool(np.isfinite(t[2])), t[1] - t[2] if np.isfinite(t[2]) else t[1]))
+    fall_L, fall, fall_se = falls[0]
     head, head_se = gap(first, 6)
     tail, tail_se = gap(last, 6)
     apart = sum(abs(gap(a, b)[0]) > gap(a, b)[1] for i, a in enumerate(depths) for b in depths[i + 1:])
