@@ -570,6 +570,16 @@ def test_the_clearest_fall_after_depth_6_is_one_with_an_error_when_there_is_one(
     assert ("the accuracy decreases after depth 6: depth 10 1.00 points below depth 6 (twice the standard error "
             "0.16), the clearest fall after depth 6 (holds)") in c.measured
     assert {r["statement"]: r["holds"] for r in c.rows}["the accuracy decreases after depth 6"] is True
+    # among falls with an error, the largest beyond it (not the largest, nor the largest plus its error); a larger
+    # fall with no error (depth 12, one seed) does not outrank them
+    import dataclasses
+    st = acc_study({1: 0.95, 6: 0.97, 8: 0.958, 10: 0.961, 12: 0.951})
+    runs = st.runs.copy()
+    at8 = runs.depth == 8
+    runs.loc[at8, "test_acc"] = 0.958 + 5 * (runs.loc[at8, "test_acc"] - 0.958)     # depth 8: a 5 times wider spread
+    ranked = OPT.check_accuracy(one_seed_at(dataclasses.replace(st, runs=runs), 12))
+    assert ("the accuracy decreases after depth 6: depth 10 0.90 points below depth 6 (twice the standard error "
+            "0.16), the clearest fall after depth 6 (holds)") in ranked.measured
     lone = OPT.check_accuracy(one_seed_at(acc_study({1: 0.95, 6: 0.97, 8: 0.965, 12: 0.96}), 8, 12))
     assert ("depth 12 1.10 points below depth 6 (no standard error: one seed), the clearest fall after depth 6 "
             "(not judged)") in lone.measured
