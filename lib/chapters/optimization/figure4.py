@@ -27,7 +27,7 @@ from lib.book.wording import floats, ints, noun_for, paper_vs_book
 from lib.chapters.optimization.sgd import (FOLDER_PARAMS, MNIST_SETS, PAPER_FIGURE4, PAPER_PROTOCOL, SGDStudies, SGDStudy,
                                            deviation_levels, lr_grid_caption, off_protocol_depths, on_protocol_part,
                                            protocol_deviations, table_lr_grid)
-from lib.validation import InputError
+from lib.validation import InputError, check_int
 
 __all__ = ["PAPER_TABLE1", "SPEED_RHO", "SE_MULTIPLE", "BF16_SHIFT", "BF16_NOTE", "LOSS_FLOOR", "chance_beyond", "bf16_margin", "late_loss_table", "depth_pairs",
            "check_depth_speed", "accuracy_table", "table1_statements", "check_accuracy", "table_table1_vs_paper",
@@ -67,10 +67,9 @@ def chance_beyond(seeds: int) -> tuple[float, float]:
         (low, high): the chance with equal spreads and with one spread dominating, as fractions.
 
     Raises:
-        lib.validation.InputError: ``seeds`` not an integer of at least 2.
+        lib.validation.InputError: ``seeds`` not an integer of at least 2 (:func:`lib.validation.check_int`).
     """
-    if isinstance(seeds, bool) or not isinstance(seeds, (int, np.integer)) or seeds < 2:
-        raise InputError(f"seeds must be an integer of at least 2 (one seed has no spread), got {seeds!r}")
+    seeds = check_int(seeds, "seeds", minimum=2, meaning="runs per depth; one seed has no spread")
     tail = [float(2 * student_t.sf(SE_MULTIPLE, df)) for df in (2 * (seeds - 1), seeds - 1)]
     return tail[0], tail[1]
 
