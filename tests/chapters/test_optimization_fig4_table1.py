@@ -733,10 +733,12 @@ def test_chance_beyond_is_welchs_two_sided_tail_at_the_error_rule():
     wide = np.mean(np.abs(1000 * a.mean(axis=1) - b.mean(axis=1))
                    > F4.SE_MULTIPLE * np.sqrt(1e6 * a.var(axis=1, ddof=1) / 3 + b.var(axis=1, ddof=1) / 3))
     assert wide == pytest.approx(high, abs=0.003)                 # one spread dominates: t with 2, the high end
+    assert F4.welch_dfs(3) == (4, 2) and F4.welch_dfs(2) == (2, 1) and F4.welch_dfs(11) == (20, 10)
     for bad in (1, 0, 2.5, True, np.bool_(True), "3"):
-        with pytest.raises(InputError, match=r"seeds must be an integer >= 2 \(runs per depth; one seed has no "
-                                             r"spread\), got "):
-            F4.chance_beyond(bad)
+        for f in (F4.chance_beyond, F4.welch_dfs):
+            with pytest.raises(InputError, match=r"seeds must be an integer >= 2 \(runs per depth; one seed has no "
+                                                 r"spread\), got "):
+                f(bad)
 
 
 def test_diverged_runs_are_the_rows_flagged_diverged():

@@ -29,7 +29,7 @@ from lib.chapters.optimization.sgd import (FOLDER_PARAMS, MNIST_SETS, PAPER_FIGU
                                            protocol_deviations, table_lr_grid)
 from lib.validation import InputError, check_int
 
-__all__ = ["PAPER_TABLE1", "SPEED_RHO", "SE_MULTIPLE", "BF16_SHIFT", "BF16_NOTE", "LOSS_FLOOR", "chance_beyond", "bf16_margin", "late_loss_table", "depth_pairs",
+__all__ = ["PAPER_TABLE1", "SPEED_RHO", "SE_MULTIPLE", "BF16_SHIFT", "BF16_NOTE", "LOSS_FLOOR", "chance_beyond", "welch_dfs", "bf16_margin", "late_loss_table", "depth_pairs",
            "check_depth_speed", "accuracy_table", "table1_statements", "check_accuracy", "table_table1_vs_paper",
            "table_loss_curves", "plot_loss_curves", "plot_accuracy", "sgd_setting", "figure_loss_curves",
            "figure_accuracy", "sgd_verdicts", "claim_line", "record_sgd", "glue_sgd"]
@@ -69,9 +69,26 @@ def chance_beyond(seeds: int) -> tuple[float, float]:
     Raises:
         lib.validation.InputError: ``seeds`` not an integer of at least 2 (:func:`lib.validation.check_int`).
     """
-    seeds = check_int(seeds, "seeds", minimum=2, meaning="runs per depth; one seed has no spread")
-    tail = [float(2 * student_t.sf(SE_MULTIPLE, df)) for df in (2 * (seeds - 1), seeds - 1)]
+    tail = [float(2 * student_t.sf(SE_MULTIPLE, df)) for df in welch_dfs(seeds)]
     return tail[0], tail[1]
+
+
+def welch_dfs(seeds: int) -> tuple[int, int]:
+    """The degrees of freedom of Welch's t for a difference of two depths' means over ``seeds`` seeds each:
+    ``2 (seeds - 1)`` when the two spreads are equal, ``seeds - 1`` when one dominates (the bounds of the
+    Welch-Satterthwaite value; :func:`chance_beyond` reads both).
+
+    Args:
+        seeds: runs per depth, at least 2 (one seed has no spread).
+
+    Returns:
+        (equal spreads, one dominating).
+
+    Raises:
+        lib.validation.InputError: ``seeds`` not an integer of at least 2 (:func:`lib.validation.check_int`).
+    """
+    seeds = check_int(seeds, "seeds", minimum=2, meaning="runs per depth; one seed has no spread")
+    return 2 * (seeds - 1), seeds - 1
 
 #: How far bfloat16 products may move a depth's mean log10 late loss from float32's, in the verdict rule of [LH]
 #: Figure 4: log10(1.03), the bound the tests put on the loss curves of the paper's network (3 % after each of the
@@ -920,8 +937,7 @@ def glue_sgd(studies: SGDStudies) -> dict[str, str]:
             "with one seed per depth there is no seed spread to judge a difference by" if st.seeds < 2 else
             "with {} seeds per depth, two depths that do not differ still pass it {:.0f} to {:.0f} % of the time "
             "(Welch's t: {} degrees of freedom when the two spreads are equal, {} when one dominates), not the 5 % "
-            "of many seeds".format(st.seeds, *(100 * v for v in chance_beyond(st.seeds)), 2 * (st.seeds - 1),
-                                   st.seeds - 1))),
+            "of many seeds".format(st.seeds, *(100 * v for v in chance_beyond(st.seeds)), *welch_dfs(st.seeds)))),
         binomial_se="; ".join(f"{100 * math.sqrt(0.95 * 0.05 / st.n_test):.1f} points for the {st.n_test:,} test "
                               f"images of {st.data}" for st in studies),
         paper_table1=", ".join(f"{v:.2f}" for v in PAPER_TABLE1.values()) + " % at depths "
