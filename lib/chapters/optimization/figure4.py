@@ -133,8 +133,15 @@ BF16_NOTE = ("bfloat16 products: a bf16 run is its float32 twin perturbed by rou
              "bound (the precision statement checks both); the accuracies are measured with the float32 weights")
 
 
-def _verdict(agrees: bool, contradicts: bool, study: SGDStudy, partial: str, table: bool = False,
+def _verdict(agrees: bool, contradicts: bool, study: SGDStudy, partial: str, check, table: bool = False,
              unresolved: str = "") -> tuple[str, str]:
+    """(status, caveat) of ``check`` ([LH] Figure 4's or Table 1's) on ``study``: a contradiction on the depths that
+    ran under the paper's protocol stands (``_standing``); otherwise the level the protocol allows (``_level``)."""
+    return _standing(study, check) or _level(agrees, contradicts, study, partial, table=table, unresolved=unresolved)
+
+
+def _level(agrees: bool, contradicts: bool, study: SGDStudy, partial: str, table: bool = False,
+           unresolved: str = "") -> tuple[str, str]:
     """(status, caveat) from the measurement's direction and the study's deviations from the paper's protocol;
     ``partial`` says where the measurement departs from the paper (empty when it agrees) and is quoted first.
 
@@ -144,7 +151,7 @@ def _verdict(agrees: bool, contradicts: bool, study: SGDStudy, partial: str, tab
     :func:`lib.chapters.optimization.sgd.deviation_levels`: a budget deviation (fewer epochs or seeds, another
     batch, a rate at the grid's edge, a diverged run, a partial record) means the run cannot resolve the
     claim: "inconclusive" whatever the direction (a contradiction on the depths free of such deviations
-    stands: ``_standing``, weighed after this). Another data set at the paper's budget: agreement is
+    stands: ``_standing``, weighed before this by ``_verdict``). Another data set at the paper's budget: agreement is
     "reproduced with caveat", anything else "inconclusive". Otherwise (MNIST, or a subset of its images, at
     the paper's 500 epochs) the verdict is decisive: agree -> "reproduced", contradict -> "not reproduced",
     between -> "reproduced with caveat"; the named deviations (fewer training images, a shorter rate search)
@@ -400,10 +407,7 @@ def check_depth_speed(study: SGDStudy) -> Check:
               f"standard error {se:.2f})"] if diff <= se else [])
             + ([f"the order is weak (Spearman correlation {rho:.2f}, not below {SPEED_RHO})"] if rho >= SPEED_RHO
                else []))
-    status, caveat = _verdict(agrees, contradicts, study, partial, unresolved=unresolved)
-    standing = _standing(study, check_depth_speed)
-    if standing:
-        status, caveat = standing
+    status, caveat = _verdict(agrees, contradicts, study, partial, check_depth_speed, unresolved=unresolved)
     measured = (
         f"On {study.data} ({study.n_train:,} training images, batch {study.batch}, {study.epochs} epochs = "
         f"{study.updates:,} SGD updates, {study.seeds_run}, width {study.width}, rate chosen per depth"
@@ -608,10 +612,8 @@ def check_accuracy(study: SGDStudy) -> Check:
     acc = accuracy_table(study)
     judged, v = table1_statements(acc)
     m, sd = acc["mean (%)"], acc["sd (%)"]
-    status, caveat = _verdict(v["agrees"], v["contradicts"], study, v["partial"], table=True, unresolved=v["flat"])
-    standing = _standing(study, check_accuracy)
-    if standing:
-        status, caveat = standing
+    status, caveat = _verdict(v["agrees"], v["contradicts"], study, v["partial"], check_accuracy, table=True,
+                              unresolved=v["flat"])
     measured = (
         f"On {study.data} ({study.n_train:,} training / {study.n_test:,} test images, {study.updates:,} SGD updates, "
         f"{study.seeds_run}{', bfloat16 products' if study.precision == 'bf16' else ''}), the mean test accuracy "
