@@ -828,3 +828,28 @@ def test_table1_standing_contradiction_boundary(where, status):
 
 def table1_of(study):
     return OPT.check_accuracy(study)
+
+
+@pytest.mark.parametrize("where,status", [(IN, "inconclusive"), (OUT, "not reproduced")])
+def test_bf16_a_robust_inversion_contradicts_whatever_a_pair_near_its_threshold_does(where, status):
+    """Three depths, bf16: depth 3 slower than depth 2 beyond its threshold by ``where`` x 2 BF16_SHIFT, and depth 3
+    against depth 1 within 2 BF16_SHIFT of its threshold (a shift could move that pair across it). An inversion
+    beyond its threshold by more than any shift contradicts "always" whatever the close pair does: not reproduced
+    (the record's case: depth 6 slower than depth 4 by 0.37 against 0.04, depths 3-6 0.031 against 0.039); an
+    inversion within that margin could be undone by the shift: inconclusive."""
+    gap = 2 * DOCUMENTED["BF16_SHIFT"]
+    sd = 0.05
+    s2 = se2(sd)
+    close = s2 - gap / 2                                         # depth 3 above depth 1, within gap of its threshold
+    inv = s2 + where * gap                                       # depth 3 above depth 2: beyond its threshold
+    c = speed([0.0, close - inv, close], precision="bf16")
+    assert c.status == status
+    row = next(r for r in c.rows if r["statement"].startswith("bfloat16"))
+    assert row["holds"] is (status == "not reproduced")
+    if status == "not reproduced":
+        assert "inverted beyond their threshold by more than that: 3 slower than 2 by" in row["this book"]
+    assert speed([0.0, close - inv, close]).status == "not reproduced"   # float32: the inversion alone decides
+    tab = OPT.late_loss_table(loss_study([0.0, -1.0], sds=0.0))
+    pairs = OPT.depth_pairs(tab).assign(se2=0.0)                         # the threshold at 0: exact arithmetic
+    assert F4.bf16_margin(tab, pairs.assign(excess=gap * (1 + 1e-9)), -1.0)[0] is True
+    assert F4.bf16_margin(tab, pairs.assign(excess=gap), -1.0)[0] is False  # exactly 2 delta beyond: not robust

@@ -130,7 +130,8 @@ BF16_NOTE = ("bfloat16 products: a bf16 run is its float32 twin perturbed by rou
              "differences between depths against twice their standard error over seeds; a shift of each depth's mean "
              f"log10 loss by up to {BF16_SHIFT:.3f} moves a difference by at most {2 * BF16_SHIFT:.3f}, so the verdict "
              "stands unless a pair lies that close to its threshold or the depth order that close to the Spearman "
-             "bound (the precision statement checks both); the accuracies are measured with the float32 weights")
+             "bound, and a pair inverted beyond its threshold by more than that contradicts \"always\" whatever "
+             "they do (the precision statement checks these); the accuracies are measured with the float32 weights")
 
 
 def _verdict(agrees: bool, contradicts: bool, study: SGDStudy, partial: str, check, table: bool = False,
@@ -288,7 +289,10 @@ def bf16_margin(tab: pd.DataFrame, pairs: pd.DataFrame, rho: float) -> tuple[boo
     """Whether bfloat16 products could change the verdict of :func:`check_depth_speed` ([LH] Figure 4).
 
     Every depth's mean log10 late loss may move by up to :data:`~lib.chapters.optimization.figure4.BF16_SHIFT`
-    (delta), so a pair's difference by up to 2 delta. The pair statements (inverted, faster, apart, the ends) keep
+    (delta), so a pair's difference by up to 2 delta. A pair inverted beyond its threshold (twice its standard error)
+    by more than 2 delta stays inverted beyond it under any such shift: "always" is contradicted whatever the other
+    pairs do, so the verdict cannot change (safe, the robust inversions named). Otherwise every statement must keep
+    its truth. The pair statements (inverted, faster, apart, the ends) keep
     their truth if no pair's absolute difference lies within 2 delta of its threshold (twice its standard error). The
     Spearman order keeps its side of :data:`~lib.chapters.optimization.figure4.SPEED_RHO` if rho is farther from it
     than the most the ranks can move: depth i's rank moves by at most c_i, the number of other depths whose means lie
@@ -304,6 +308,13 @@ def bf16_margin(tab: pd.DataFrame, pairs: pd.DataFrame, rho: float) -> tuple[boo
         (safe, text): ``safe`` when no shift of that size can change a statement, and the numbers in words.
     """
     gap = 2 * BF16_SHIFT
+    robust = pairs[pairs.excess - pairs.se2 > gap]
+    if len(robust):
+        named = ", ".join(f"{r.deep} slower than {r.shallow} by {r.excess:.3f} against {r.se2:.3f}"
+                          for r in robust.itertuples())
+        return True, (f"a shift of {BF16_SHIFT:.4f} per depth moves a difference by at most {gap:.4f}; inverted beyond "
+                      f"their threshold by more than that: {named}, so \"always\" is contradicted whatever the "
+                      "other pairs and the order do")
     close = pairs[(pairs.excess.abs() - pairs.se2).abs() <= gap]
     m = tab["log10 late loss"].to_numpy(dtype=float)
     n = len(m)
