@@ -1,7 +1,6 @@
 """How every table of the book is shown: no pandas index that means nothing, human column
 headers, "yes"/"no" for truth values, "—" for a value not measured, "∞" for a singular kernel's kappa, one
-number format per column, a long text every row shares (a rule) stated once as the caption, and, where a table
-says how its columns share the width (``DataFrame.attrs``, :data:`lib.book.wording.WIDTHS_ATTR`), those shares.
+number format per column, and a long text every row shares (a rule) stated once as the caption.
 
 :func:`use_book_tables` registers :func:`table_html` as the notebook's HTML formatter of DataFrames (the
 chapters call it through :meth:`lib.book.spec.ChapterSpec.validate`), so a chapter shows a table by leaving it
@@ -17,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from lib.book.math_text import typeset_html
-from lib.book.wording import TYPESET_ATTR, WIDTHS_ATTR, number
+from lib.book.wording import TYPESET_ATTR, number
 
 __all__ = ["ASCII_POWER", "SIGNIFICANT_DIGITS", "FIXED_RANGE", "FIXED_MIN", "REPEAT_MIN_ROWS", "REPEAT_MIN_CHARS", "header",
            "shared_columns", "column_formatter", "table_html", "styler_html",
@@ -116,12 +115,6 @@ def table_html(df: pd.DataFrame, index: bool | None = None) -> str:
     for c in prose & set(shown.columns):
         formats[c] = (lambda f: lambda v: typeset_html(v) if isinstance(v, str) else f(v))(formats[c])
     styler = shown.style.hide(axis="index").format(formats)
-    widths = {header(c): w for c, w in df.attrs.get(WIDTHS_ATTR, {}).items()}
-    if widths and all(c in widths for c in shown.columns):  # shares of the column's width (CSS: .fixed-columns)
-        total = sum(widths[c] for c in shown.columns)
-        styler = styler.set_table_attributes('class="fixed-columns"').set_table_styles(
-            [{"selector": f"th.col{i}", "props": [("width", f"{100 * widths[c] / total:.1f}%")]}
-             for i, c in enumerate(shown.columns)])
     if shared:  # stated once, as the table's caption, not row after row
         styler = styler.set_caption("; ".join(
             f"{html.escape(c)} (every row): {typeset_html(v) if c in prose else html.escape(v)}"

@@ -15,8 +15,7 @@ from typing import Iterable
 
 import pandas as pd
 
-__all__ = ["ints", "floats", "words", "noun_for", "count", "number", "TYPESET_ATTR", "PAPER_TABLE_COLUMNS", "WIDTHS_ATTR",
-           "PAPER_TABLE_WIDTHS", "paper_vs_book"]
+__all__ = ["ints", "floats", "words", "noun_for", "count", "number", "TYPESET_ATTR", "PAPER_TABLE_COLUMNS", "paper_vs_book"]
 
 
 def ints(values: Iterable, ranges: bool = True) -> str:
@@ -66,13 +65,6 @@ def number(v: float | None, digits: int = 3, unit: str = "") -> str:
 TYPESET_ATTR = "typeset_columns"
 #: the columns of a "paper vs this book" table, in order (keys of a :attr:`lib.book.results.Check.rows` row)
 PAPER_TABLE_COLUMNS = ("statement", "paper", "this book", "rule", "holds")
-#: The ``DataFrame.attrs`` key giving the shares of the text column's width its columns take (header -> weight),
-#: where the browser's own sharing would squeeze a column of long prose (:func:`lib.book.tables.table_html`).
-WIDTHS_ATTR = "column_widths"
-#: the shares of a "paper vs this book" table's columns: the measurement ("this book") and the rule are its longest
-#: prose (left to the browser, the measurement got the narrowest of the four prose columns and ran to a word per
-#: line). Measured in Chromium at 1300 px on chapter 06's three tables: 11 to 17 % shorter than the browser's sharing.
-PAPER_TABLE_WIDTHS = {"claim": 8, "statement": 16, "paper": 12, "this book": 27, "rule": 28, "holds": 9}
 
 
 def paper_vs_book(checks: Iterable) -> pd.DataFrame:
@@ -83,9 +75,7 @@ def paper_vs_book(checks: Iterable) -> pd.DataFrame:
             :data:`PAPER_TABLE_COLUMNS` (``holds`` is True, False or None for "not tested").
 
     Returns:
-        One row per judged statement, with the claim id first; ``holds`` written "yes", "no" or "—". Its attrs
-        name the columns whose plain-text math is typeset (:data:`TYPESET_ATTR`) and their width shares
-        (:data:`WIDTHS_ATTR`).
+        One row per judged statement, with the claim id first; ``holds`` written "yes", "no" or "—".
     """
     out = []
     for c in checks:
@@ -98,5 +88,4 @@ def paper_vs_book(checks: Iterable) -> pd.DataFrame:
                         "holds": "—" if holds is None else ("yes" if holds else "no")})
     table = pd.DataFrame(out, columns=["claim", *PAPER_TABLE_COLUMNS])
     table.attrs[TYPESET_ATTR] = list(PAPER_TABLE_COLUMNS[:-1])  # their plain-text math typeset on the page
-    table.attrs[WIDTHS_ATTR] = dict(PAPER_TABLE_WIDTHS)
     return table

@@ -111,34 +111,3 @@ def test_a_header_with_an_ascii_power_is_typeset_and_others_are_kept():
     assert r"\((1-\eta \mathrm{lmin})^{2}\)</span>" in html and "(1-eta lmin)^2" not in html
     assert "1-1/kappa" in html and "kappa ns" in html  # no power: as header() writes them
     assert ASCII_POWER.search("m^(-1/2)") and ASCII_POWER.search("|x|^2") and not ASCII_POWER.search("x ^ y")
-
-
-def test_a_paper_vs_book_table_shares_the_width_as_declared_and_others_are_left_to_the_browser():
-    """A "paper vs this book" table carries its column shares (attrs): each header gets its share of the width, in
-    percent of the shown columns (a column stated once as the caption drops out and the others fill its share), and
-    the table the class whose CSS fixes the layout; a table without shares, or with a column that has none, keeps
-    the browser's own sharing."""
-    import re
-
-    from lib.book.results import Check
-    from lib.book.wording import PAPER_TABLE_WIDTHS, WIDTHS_ATTR, paper_vs_book
-    row = {"statement": "s", "paper": "p", "this book": "b", "rule": "r", "holds": True}
-    t = paper_vs_book([Check("[LH] Table 1", status="reproduced", measured="m", rows=(row, row))])
-    html = table_html(t)
-    assert 'class="fixed-columns"' in html
-    shares = [float(w) for w in re.findall(r"th\.col\d \{\s*width: ([\d.]+)%;", html)]
-    assert shares == [float(w) for w in PAPER_TABLE_WIDTHS.values()] and sum(shares) == 100
-    assert re.search(r"th\.col3 \{\s*width: 27\.0%;", html)                     # "this book", the 4th column
-    rule = "the same long rule in every row, stated once"
-    many = pd.concat([t] * 2, ignore_index=True).assign(rule=rule)              # 4 rows: the rule is the caption
-    many.attrs = dict(t.attrs)
-    left = [w for c, w in PAPER_TABLE_WIDTHS.items() if c != "rule"]
-    assert [float(w) for w in re.findall(r"width: ([\d.]+)%;", table_html(many))] == [
-        round(100 * w / sum(left), 1) for w in left]
-    indexed = t.set_index(["claim", "statement"])                               # chapter 02's shape
-    assert 'class="fixed-columns"' in table_html(indexed)
-    bare = t.copy()
-    bare.attrs.pop(WIDTHS_ATTR)                                                 # counterfactual: no shares
-    assert "fixed-columns" not in table_html(bare) and "width:" not in table_html(bare)
-    extra = t.assign(note="n")                                                  # a column without a share
-    assert "fixed-columns" not in table_html(extra) and "width:" not in table_html(extra)
